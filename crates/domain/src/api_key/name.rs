@@ -1,0 +1,91 @@
+use std::fmt;
+
+use crate::Invalid;
+
+/// A key's display name: 3 to 25 characters (spec 2.1, 8).
+///
+/// Characters are counted as Unicode scalar values, so "Clé" is three characters, not four bytes.
+/// Leading and trailing whitespace is removed before counting and is not stored: "  ab  " is a
+/// two-character name and is refused. Control characters (newlines, tabs, …) are refused anywhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyName(String);
+
+impl KeyName {
+    pub const MIN_CHARS: usize = 3;
+    pub const MAX_CHARS: usize = 25;
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let trimmed = raw.trim();
+        if trimmed.chars().any(char::is_control) {
+            return Err(Invalid::new("name", "must not contain control characters"));
+        }
+        let chars = trimmed.chars().count();
+        if !(Self::MIN_CHARS..=Self::MAX_CHARS).contains(&chars) {
+            return Err(Invalid::new(
+                "name",
+                format!(
+                    "must be {} to {} characters long (got {chars})",
+                    Self::MIN_CHARS,
+                    Self::MAX_CHARS
+                ),
+            ));
+        }
+        Ok(Self(trimmed.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for KeyName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_bounds_in_unicode_scalar_values() {
+        let cases: [(&str, bool); 12] = [
+            ("ab", false),
+            ("abc", true),
+            (&"a".repeat(25), true),
+            (&"a".repeat(26), false),
+            ("", false),
+            // Multi-byte: three scalar values but six bytes.
+            ("éàü", true),
+            // Two scalar values even though four bytes each.
+            ("😀😀", false),
+            ("😀😀😀", true),
+            (&"é".repeat(25), true),
+            (&"é".repeat(26), false),
+            ("   ", false),
+            ("a\nb", false),
+        ];
+        for (raw, ok) in cases {
+            assert_eq!(KeyName::parse(raw).is_ok(), ok, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn surrounding_whitespace_is_trimmed_before_counting() {
+        assert_eq!(
+            KeyName::parse("  Backend  ").map(|n| n.0),
+            Ok("Backend".into())
+        );
+        assert!(KeyName::parse("  ab  ").is_err());
+        let padded = format!(" {} ", "a".repeat(25));
+        assert!(KeyName::parse(&padded).is_ok());
+    }
+
+    #[test]
+    fn refusal_names_the_field() {
+        let err = KeyName::parse("ab").unwrap_err();
+        assert_eq!(err.field, "name");
+        assert!(err.message.contains("3 to 25"), "{}", err.message);
+    }
+}

@@ -1,0 +1,109 @@
+//! Typed identifiers. Each carries the prefix of its resource, so a merchant id can never be
+//! passed where a key id is expected, and ids read from a request are checked before any lookup.
+
+use std::fmt;
+
+use crate::Invalid;
+
+macro_rules! typed_id {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
+
+        impl $name {
+            pub const PREFIX: &'static str = $prefix;
+
+            /// Builds the id from the identifier part produced by the `Ids` port.
+            pub fn from_suffix(suffix: &str) -> Self {
+                Self(format!("{}{}", $prefix, suffix))
+            }
+
+            /// Parses an id received from outside: the prefix, then 1 to 64 ASCII letters or digits.
+            pub fn parse(field: &'static str, raw: &str) -> Result<Self, Invalid> {
+                match raw.strip_prefix($prefix) {
+                    Some(rest)
+                        if !rest.is_empty()
+                            && rest.len() <= 64
+                            && rest.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+                    {
+                        Ok(Self(raw.to_owned()))
+                    }
+                    _ => Err(Invalid::new(
+                        field,
+                        format!("must be an id starting with {}", $prefix),
+                    )),
+                }
+            }
+
+            /// Rebuilds an id read back from our own storage, where it was validated on the way in.
+            pub fn from_trusted(raw: String) -> Self {
+                Self(raw)
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
+    };
+}
+
+typed_id!(
+    /// A platform: the tenant that owns merchants, users and keys.
+    PlatformId,
+    "pfm_"
+);
+typed_id!(
+    /// A user account of a platform.
+    UserId,
+    "usr_"
+);
+typed_id!(
+    /// An API key's public identifier (never its secret value).
+    KeyId,
+    "key_"
+);
+typed_id!(
+    /// A merchant of a platform.
+    MerchantId,
+    "mid_"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_accepts_prefix_and_alphanumerics_only() {
+        let cases = [
+            ("mid_01JDX3", true),
+            ("mid_", false),
+            ("mid_abc-def", false),
+            ("key_01JDX3", false),
+            ("MID_01JDX3", false),
+            ("", false),
+        ];
+        for (raw, ok) in cases {
+            assert_eq!(MerchantId::parse("id", raw).is_ok(), ok, "{raw:?}");
+        }
+        let too_long = format!("mid_{}", "a".repeat(65));
+        assert!(MerchantId::parse("id", &too_long).is_err());
+    }
+
+    #[test]
+    fn from_suffix_prepends_prefix() {
+        assert_eq!(KeyId::from_suffix("ABC").as_str(), "key_ABC");
+    }
+}

@@ -1,0 +1,31 @@
+#![doc = include_str!("../README.md")]
+
+pub mod api_key;
+pub mod auth;
+pub mod ids;
+pub mod merchant;
+pub mod mode;
+pub mod page;
+pub mod platform;
+pub mod ports;
+pub mod services;
+pub mod user;
+
+/// A field-level validation failure: which field, and what rule it broke.
+///
+/// Adapters turn it into a 400 that names `field` (the API's camelCase name).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct Invalid {
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl Invalid {
+    pub fn new(field: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            field,
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Merchants: they belong to a platform, live in one mode, and take payments in one currency.
+
+use time::OffsetDateTime;
+
+use crate::Invalid;
+use crate::ids::{MerchantId, PlatformId};
+use crate::mode::Mode;
+use crate::platform::bounded_text;
+use crate::user::Email;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merchant {
+    pub id: MerchantId,
+    pub platform_id: PlatformId,
+    pub mode: Mode,
+    pub details: MerchantDetails,
+    pub created_on: OffsetDateTime,
+    pub updated_on: OffsetDateTime,
+}
+
+/// The fields a client sets. Create and update both take the whole set (update is a replacement
+/// of what is sent; see `MerchantPatch`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MerchantDetails {
+    pub name: MerchantName,
+    pub currency: Currency,
+    pub email: Option<Email>,
+}
+
+/// Changes to a merchant: only the fields present are changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MerchantPatch {
+    pub name: Option<MerchantName>,
+    pub currency: Option<Currency>,
+    /// `Some(None)` clears the email.
+    pub email: Option<Option<Email>>,
+}
+
+impl MerchantDetails {
+    #[must_use]
+    pub fn apply(&self, patch: MerchantPatch) -> Self {
+        Self {
+            name: patch.name.unwrap_or_else(|| self.name.clone()),
+            currency: patch.currency.unwrap_or(self.currency),
+            email: patch.email.unwrap_or_else(|| self.email.clone()),
+        }
+    }
+}
+
+/// 1 to 100 characters after trimming; no control characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MerchantName(String);
+
+impl MerchantName {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        bounded_text("name", raw, 1, 100).map(Self)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A three-letter ISO 4217 currency code in upper case.
+///
+/// Any three ASCII upper-case letters are accepted: the list of currencies a processor settles in
+/// belongs to the processor connection, which decides at payment time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Currency([u8; 3]);
+
+impl Currency {
+    pub const USD: Currency = Currency(*b"USD");
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        match raw.as_bytes() {
+            &[a, b, c] if [a, b, c].iter().all(u8::is_ascii_uppercase) => Ok(Self([a, b, c])),
+            _ => Err(Invalid::new(
+                "currency",
+                "must be a three-letter ISO 4217 code in upper case, like USD",
+            )),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("ASCII by construction")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn currency_rules() {
+        let cases = [
+            ("USD", true),
+            ("EUR", true),
+            ("usd", false),
+            ("US", false),
+            ("USDD", false),
+            ("U$D", false),
+            ("", false),
+        ];
+        for (raw, ok) in cases {
+            assert_eq!(Currency::parse(raw).is_ok(), ok, "{raw:?}");
+        }
+        assert_eq!(Currency::parse("EUR").unwrap().as_str(), "EUR");
+    }
+
+    #[test]
+    fn patch_changes_only_what_is_sent() {
+        let details = MerchantDetails {
+            name: MerchantName::parse("Shop").unwrap(),
+            currency: Currency::USD,
+            email: Some(Email::parse("a@example.com").unwrap()),
+        };
+        let renamed = details.apply(MerchantPatch {
+            name: Some(MerchantName::parse("Shop 2").unwrap()),
+            ..MerchantPatch::default()
+        });
+        assert_eq!(renamed.name.as_str(), "Shop 2");
+        assert_eq!(renamed.currency, Currency::USD);
+        assert_eq!(renamed.email, details.email);
+        let cleared = details.apply(MerchantPatch {
+            email: Some(None),
+            ..MerchantPatch::default()
+        });
+        assert_eq!(cleared.email, None);
+    }
+}

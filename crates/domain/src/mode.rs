@@ -1,0 +1,98 @@
+//! Mode and key type: the two axes of the key prefix table (spec 2.1).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Every key and every resource lives in exactly one mode; the two never see each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Test,
+    Live,
+}
+
+/// Public keys tokenize from client code; private keys have full server-side access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyType {
+    Public,
+    Private,
+}
+
+/// A textual value that is not one of the allowed words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown value {0:?}")]
+pub struct UnknownValue(pub String);
+
+impl Mode {
+    pub const ALL: [Mode; 2] = [Mode::Test, Mode::Live];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Test => "test",
+            Mode::Live => "live",
+        }
+    }
+}
+
+impl KeyType {
+    pub const ALL: [KeyType; 2] = [KeyType::Public, KeyType::Private];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyType::Public => "public",
+            KeyType::Private => "private",
+        }
+    }
+}
+
+impl FromStr for Mode {
+    type Err = UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "test" => Ok(Mode::Test),
+            "live" => Ok(Mode::Live),
+            other => Err(UnknownValue(other.to_owned())),
+        }
+    }
+}
+
+impl FromStr for KeyType {
+    type Err = UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "public" => Ok(KeyType::Public),
+            "private" => Ok(KeyType::Private),
+            other => Err(UnknownValue(other.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for KeyType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip() {
+        for mode in Mode::ALL {
+            assert_eq!(mode.as_str().parse::<Mode>(), Ok(mode));
+        }
+        for key_type in KeyType::ALL {
+            assert_eq!(key_type.as_str().parse::<KeyType>(), Ok(key_type));
+        }
+        assert!("Test".parse::<Mode>().is_err());
+        assert!("secret".parse::<KeyType>().is_err());
+    }
+}

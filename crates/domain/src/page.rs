@@ -1,0 +1,98 @@
+//! Cursor pagination: `limit` and `startingAfter`, newest first.
+
+use crate::Invalid;
+
+/// A validated page request. Ids are time-ordered, so the cursor is simply the last id seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRequest {
+    pub limit: u32,
+    pub starting_after: Option<String>,
+}
+
+impl PageRequest {
+    pub const DEFAULT_LIMIT: u32 = 10;
+    pub const MAX_LIMIT: u32 = 100;
+
+    pub fn new(limit: Option<i64>, starting_after: Option<String>) -> Result<Self, Invalid> {
+        let limit = match limit {
+            None => Self::DEFAULT_LIMIT,
+            Some(n) if (1..=i64::from(Self::MAX_LIMIT)).contains(&n) => {
+                u32::try_from(n).expect("bounded above")
+            }
+            Some(_) => {
+                return Err(Invalid::new(
+                    "limit",
+                    format!("must be between 1 and {}", Self::MAX_LIMIT),
+                ));
+            }
+        };
+        Ok(Self {
+            limit,
+            starting_after,
+        })
+    }
+
+    /// How many rows to fetch: one more than the page, to learn whether another page follows.
+    pub fn fetch_count(&self) -> i64 {
+        i64::from(self.limit) + 1
+    }
+}
+
+/// One page of results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page<T> {
+    pub data: Vec<T>,
+    pub has_more: bool,
+}
+
+impl<T> Page<T> {
+    /// Builds a page from `fetch_count()` rows.
+    pub fn from_overfetch(mut rows: Vec<T>, request: &PageRequest) -> Self {
+        let limit = request.limit as usize;
+        let has_more = rows.len() > limit;
+        rows.truncate(limit);
+        Self {
+            data: rows,
+            has_more,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_bounds() {
+        for (limit, ok) in [
+            (None, true),
+            (Some(0), false),
+            (Some(1), true),
+            (Some(100), true),
+            (Some(101), false),
+            (Some(-1), false),
+        ] {
+            assert_eq!(PageRequest::new(limit, None).is_ok(), ok, "{limit:?}");
+        }
+        assert_eq!(PageRequest::new(None, None).unwrap().limit, 10);
+    }
+
+    #[test]
+    fn overfetch_sets_has_more() {
+        let req = PageRequest::new(Some(2), None).unwrap();
+        assert_eq!(
+            Page::from_overfetch(vec![1, 2, 3], &req),
+            Page {
+                data: vec![1, 2],
+                has_more: true
+            }
+        );
+        assert_eq!(
+            Page::from_overfetch(vec![1, 2], &req),
+            Page {
+                data: vec![1, 2],
+                has_more: false
+            }
+        );
+    }
+}

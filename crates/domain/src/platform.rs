@@ -1,0 +1,64 @@
+//! The platform: the tenant that owns users, keys and merchants.
+
+use time::OffsetDateTime;
+
+use crate::Invalid;
+use crate::ids::{PlatformId, UserId};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Platform {
+    pub id: PlatformId,
+    pub name: PlatformName,
+    /// The user who created the platform; the default generator of its keys.
+    pub owner_id: UserId,
+    pub created_on: OffsetDateTime,
+}
+
+/// 1 to 100 characters after trimming surrounding whitespace; no control characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlatformName(String);
+
+impl PlatformName {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        bounded_text("name", raw, 1, 100).map(Self)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Shared rule for free-text names: trimmed, `min..=max` Unicode scalar values, no control chars.
+pub(crate) fn bounded_text(
+    field: &'static str,
+    raw: &str,
+    min: usize,
+    max: usize,
+) -> Result<String, Invalid> {
+    let trimmed = raw.trim();
+    if trimmed.chars().any(char::is_control) {
+        return Err(Invalid::new(field, "must not contain control characters"));
+    }
+    let n = trimmed.chars().count();
+    if n < min || n > max {
+        return Err(Invalid::new(
+            field,
+            format!("must be {min} to {max} characters long (got {n})"),
+        ));
+    }
+    Ok(trimmed.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_bounds() {
+        assert!(PlatformName::parse("").is_err());
+        assert!(PlatformName::parse("  ").is_err());
+        assert!(PlatformName::parse("A").is_ok());
+        assert!(PlatformName::parse(&"x".repeat(100)).is_ok());
+        assert!(PlatformName::parse(&"x".repeat(101)).is_err());
+    }
+}

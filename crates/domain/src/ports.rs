@@ -1,0 +1,141 @@
+//! The ports: what the domain needs from the outside world, named for the need.
+//!
+//! Every store method is scoped by platform (and by mode for mode-bound resources), so an
+//! adapter cannot forget the scope: there is no unscoped lookup except the key-hash lookup that
+//! establishes the scope in the first place.
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
+use crate::ids::{KeyId, MerchantId, PlatformId, UserId};
+use crate::merchant::Merchant;
+use crate::mode::Mode;
+use crate::page::{Page, PageRequest};
+use crate::platform::Platform;
+use crate::user::User;
+
+/// The error contract shared by every store port.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The row to change does not exist in the given scope.
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness rule was broken; names the rule (for example `"users.email"`).
+    #[error("duplicate {0}")]
+    Duplicate(&'static str),
+    /// Anything else: the database is down, a query failed. Carries context for the log only.
+    #[error("store failure: {0}")]
+    Unexpected(String),
+}
+
+/// The current time. Injected so rules about time are tested with fixed clocks.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait Clock: Send + Sync {
+    fn now(&self) -> OffsetDateTime;
+}
+
+/// Identifiers and secrets.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait Ids: Send + Sync {
+    /// A new, unique, time-ordered identifier suffix (ASCII alphanumerics) for any resource id.
+    fn next_id(&self) -> String;
+    /// 26 characters from `SECRET_ALPHABET`, drawn from a cryptographically secure source.
+    fn key_secret(&self) -> String;
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait PlatformStore: Send + Sync {
+    /// Atomically writes a platform, its owner and its default keys: all of them or none.
+    async fn create_platform_atomically(
+        &self,
+        platform: &Platform,
+        owner: &User,
+        keys: &[ApiKey],
+    ) -> Result<(), StoreError>;
+
+    async fn get_platform(&self, id: &PlatformId) -> Result<Option<Platform>, StoreError>;
+
+    /// Whether any platform exists (the demo bootstrap runs only on an empty database).
+    async fn any_platform(&self) -> Result<bool, StoreError>;
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait UserStore: Send + Sync {
+    /// Returns `Duplicate("users.email")` when the platform already has a user with that email.
+    async fn insert_user(&self, user: &User) -> Result<(), StoreError>;
+    async fn get_user(
+        &self,
+        platform: &PlatformId,
+        id: &UserId,
+    ) -> Result<Option<User>, StoreError>;
+    async fn list_users(&self, platform: &PlatformId) -> Result<Vec<User>, StoreError>;
+    /// Returns `NotFound` when no such user exists on the platform.
+    async fn delete_user(&self, platform: &PlatformId, id: &UserId) -> Result<(), StoreError>;
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait KeyStore: Send + Sync {
+    async fn insert_key(&self, key: &ApiKey) -> Result<(), StoreError>;
+    /// The one unscoped lookup: by the hash of a presented value, on an indexed column.
+    async fn find_key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError>;
+    async fn get_key(
+        &self,
+        platform: &PlatformId,
+        id: &KeyId,
+    ) -> Result<Option<ApiKey>, StoreError>;
+    /// All keys of the platform, both modes, oldest first.
+    async fn list_keys(&self, platform: &PlatformId) -> Result<Vec<ApiKey>, StoreError>;
+    /// Returns `NotFound` when the key does not exist on the platform.
+    async fn rename_key(
+        &self,
+        platform: &PlatformId,
+        id: &KeyId,
+        name: &KeyName,
+    ) -> Result<(), StoreError>;
+    /// Returns `NotFound` when the key does not exist on the platform.
+    async fn set_key_status(
+        &self,
+        platform: &PlatformId,
+        id: &KeyId,
+        status: KeyStatus,
+    ) -> Result<(), StoreError>;
+    /// Permanently removes the key. Returns `NotFound` when it does not exist on the platform.
+    async fn delete_key(&self, platform: &PlatformId, id: &KeyId) -> Result<(), StoreError>;
+    /// Records a use of the key (best effort, called at most about once a minute per key).
+    async fn touch_key(&self, id: &KeyId, at: OffsetDateTime) -> Result<(), StoreError>;
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait MerchantStore: Send + Sync {
+    async fn insert_merchant(&self, merchant: &Merchant) -> Result<(), StoreError>;
+    /// A deleted merchant, or one of another platform or mode, is `None`.
+    async fn get_merchant(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &MerchantId,
+    ) -> Result<Option<Merchant>, StoreError>;
+    /// Newest first; `starting_after` is the id of the last merchant of the previous page.
+    async fn list_merchants(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        page: &PageRequest,
+    ) -> Result<Page<Merchant>, StoreError>;
+    /// Writes the details and `updated_on`. Returns `NotFound` when it no longer exists.
+    async fn update_merchant(&self, merchant: &Merchant) -> Result<(), StoreError>;
+    /// Marks the merchant deleted (its past payments keep pointing at it).
+    /// Returns `NotFound` when it does not exist or is already deleted.
+    async fn delete_merchant(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &MerchantId,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+}

@@ -1,0 +1,44 @@
+//! Use-case services, generic over their ports.
+
+mod authenticator;
+mod keys;
+mod merchants;
+mod platforms;
+mod users;
+
+pub use authenticator::{AuthenticateError, Authenticator};
+pub use keys::{CreatedKey, KeyService};
+pub use merchants::MerchantService;
+pub use platforms::{CreatedPlatform, PlatformService};
+pub use users::UserService;
+
+use crate::Invalid;
+use crate::ports::StoreError;
+
+/// The error contract of the CRUD-like use cases.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The resource does not exist in the caller's scope (platform and, where it applies, mode).
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    /// The request conflicts with existing state; the message says how.
+    #[error("{message}")]
+    Conflict {
+        field: &'static str,
+        message: String,
+    },
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+impl ServiceError {
+    /// Maps a store error, turning `NotFound` into this operation's resource name.
+    pub(crate) fn from_store(resource: &'static str, err: StoreError) -> Self {
+        match err {
+            StoreError::NotFound => ServiceError::NotFound(resource),
+            other => ServiceError::Store(other),
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! Turns the `x-api-key` header into a principal, or a refusal (spec 5).
+
+use time::Duration;
+
+use crate::api_key::KeyValue;
+use crate::auth::{Access, AuthError, Presented, Principal, decide};
+use crate::ports::{Clock, KeyStore, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuthenticateError {
+    #[error(transparent)]
+    Denied(#[from] AuthError),
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+#[derive(Debug, Clone)]
+pub struct Authenticator<K, C> {
+    keys: K,
+    clock: C,
+}
+
+impl<K: KeyStore, C: Clock> Authenticator<K, C> {
+    /// `lastUsedOn` is refreshed at most this often, so authentication is a read, not a write,
+    /// on nearly every request.
+    pub const TOUCH_INTERVAL: Duration = Duration::minutes(1);
+
+    pub fn new(keys: K, clock: C) -> Self {
+        Self { keys, clock }
+    }
+
+    pub async fn authenticate(
+        &self,
+        header: Option<&str>,
+        required: Access,
+    ) -> Result<Principal, AuthenticateError> {
+        let Some(raw) = header else {
+            return decide(Presented::Missing, required).map_err(Into::into);
+        };
+        let Ok(value) = KeyValue::parse(raw) else {
+            return decide(Presented::Malformed, required).map_err(Into::into);
+        };
+        let stored = self
+            .keys
+            .find_key_by_hash(&value.hash())
+            .await
+            .map_err(AuthenticateError::Store)?;
+        let principal = decide(
+            Presented::Parsed {
+                value: &value,
+                stored: stored.as_ref(),
+            },
+            required,
+        )?;
+        let now = self.clock.now();
+        let stale = stored
+            .and_then(|k| k.last_used_on)
+            .is_none_or(|at| now - at >= Self::TOUCH_INTERVAL);
+        if stale {
+            // Best effort: failing to note the time of use must not fail an authorised request.
+            let _ = self.keys.touch_key(&principal.key_id, now).await;
+        }
+        Ok(principal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api_key::{ApiKey, KeyName, KeyStatus};
+    use crate::ids::{KeyId, PlatformId, UserId};
+    use crate::mode::{KeyType, Mode};
+    use crate::ports::{MockClock, MockKeyStore};
+    use time::OffsetDateTime;
+    use time::macros::datetime;
+
+    const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+    const VALUE: &str = "priv_test_ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+    fn stored(last_used_on: Option<OffsetDateTime>) -> ApiKey {
+        let value = KeyValue::parse(VALUE).unwrap();
+        ApiKey {
+            id: KeyId::from_suffix("1"),
+            platform_id: PlatformId::from_suffix("1"),
+            name: KeyName::parse("Backend").unwrap(),
+            key_type: KeyType::Private,
+            mode: Mode::Test,
+            status: KeyStatus::Active,
+            hash: value.hash(),
+            last4: value.last4(),
+            created_by: UserId::from_suffix("1"),
+            created_on: NOW,
+            last_used_on,
+        }
+    }
+
+    fn clock() -> MockClock {
+        let mut clock = MockClock::new();
+        clock.expect_now().return_const(NOW);
+        clock
+    }
+
+    #[tokio::test]
+    async fn missing_or_malformed_header_never_reaches_the_store() {
+        let mut keys = MockKeyStore::new();
+        keys.expect_find_key_by_hash().never();
+        let auth = Authenticator::new(keys, clock());
+        for header in [None, Some(""), Some("priv_test_short"), Some("Bearer x")] {
+            let err = auth
+                .authenticate(header, Access::Private)
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, AuthenticateError::Denied(AuthError::Unauthenticated)),
+                "{header:?}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn last_used_is_written_only_when_stale() {
+        let cases = [
+            (None, 1),
+            (Some(NOW - Duration::seconds(59)), 0),
+            (Some(NOW - Duration::seconds(60)), 1),
+        ];
+        for (last_used_on, touches) in cases {
+            let mut keys = MockKeyStore::new();
+            keys.expect_find_key_by_hash()
+                .returning(move |_| Ok(Some(stored(last_used_on))));
+            keys.expect_touch_key()
+                .times(touches)
+                .returning(|_, _| Ok(()));
+            let auth = Authenticator::new(keys, clock());
+            let principal = auth
+                .authenticate(Some(VALUE), Access::Private)
+                .await
+                .unwrap();
+            assert_eq!(principal.mode, Mode::Test);
+        }
+    }
+
+    #[tokio::test]
+    async fn touch_failure_does_not_fail_the_request() {
+        let mut keys = MockKeyStore::new();
+        keys.expect_find_key_by_hash()
+            .returning(|_| Ok(Some(stored(None))));
+        keys.expect_touch_key()
+            .returning(|_, _| Err(StoreError::Unexpected("down".into())));
+        let auth = Authenticator::new(keys, clock());
+        assert!(
+            auth.authenticate(Some(VALUE), Access::Private)
+                .await
+                .is_ok()
+        );
+    }
+}

@@ -1,0 +1,293 @@
+//! Key management (spec 3.1, 4.6): generate, rename, activate, deactivate, delete, list.
+
+use crate::api_key::{ApiKey, KeyEvent, KeyName, KeyStatus, KeyTransition, KeyValue};
+use crate::ids::{KeyId, PlatformId, UserId};
+use crate::mode::{KeyType, Mode};
+use crate::ports::{Clock, Ids, KeyStore, UserStore};
+
+use super::ServiceError;
+
+/// A key just generated, with the one copy of its full value the caller will ever see.
+#[derive(Debug, Clone)]
+pub struct CreatedKey {
+    pub key: ApiKey,
+    pub value: KeyValue,
+}
+
+/// Builds a new active key and its value; shared with platform creation.
+pub(crate) fn new_key(
+    clock: &impl Clock,
+    ids: &impl Ids,
+    platform: &PlatformId,
+    created_by: &UserId,
+    name: KeyName,
+    key_type: KeyType,
+    mode: Mode,
+) -> CreatedKey {
+    let value = KeyValue::generate(key_type, mode, &ids.key_secret())
+        .expect("the Ids port yields 26 alphanumerics");
+    let key = ApiKey {
+        id: KeyId::from_suffix(&ids.next_id()),
+        platform_id: platform.clone(),
+        name,
+        key_type,
+        mode,
+        status: KeyStatus::Active,
+        hash: value.hash(),
+        last4: value.last4(),
+        created_by: created_by.clone(),
+        created_on: clock.now(),
+        last_used_on: None,
+    };
+    CreatedKey { key, value }
+}
+
+#[derive(Debug, Clone)]
+pub struct KeyService<K, U, C, I> {
+    keys: K,
+    users: U,
+    clock: C,
+    ids: I,
+}
+
+impl<K: KeyStore, U: UserStore, C: Clock, I: Ids> KeyService<K, U, C, I> {
+    pub fn new(keys: K, users: U, clock: C, ids: I) -> Self {
+        Self {
+            keys,
+            users,
+            clock,
+            ids,
+        }
+    }
+
+    /// Generates a key (spec 3.1 first row): active at once, value returned once.
+    /// Refuses with `NotFound("user")` when `created_by` is not a user of the platform.
+    pub async fn generate(
+        &self,
+        platform: &PlatformId,
+        created_by: &UserId,
+        name: KeyName,
+        key_type: KeyType,
+        mode: Mode,
+    ) -> Result<CreatedKey, ServiceError> {
+        self.users
+            .get_user(platform, created_by)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("user"))?;
+        let created = new_key(
+            &self.clock,
+            &self.ids,
+            platform,
+            created_by,
+            name,
+            key_type,
+            mode,
+        );
+        self.keys
+            .insert_key(&created.key)
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(created)
+    }
+
+    pub async fn list(&self, platform: &PlatformId) -> Result<Vec<ApiKey>, ServiceError> {
+        self.keys
+            .list_keys(platform)
+            .await
+            .map_err(ServiceError::Store)
+    }
+
+    pub async fn rename(
+        &self,
+        platform: &PlatformId,
+        id: &KeyId,
+        name: &KeyName,
+    ) -> Result<ApiKey, ServiceError> {
+        self.keys
+            .rename_key(platform, id, name)
+            .await
+            .map_err(|e| ServiceError::from_store("key", e))?;
+        self.get(platform, id).await
+    }
+
+    /// Applies a lifecycle event. Returns the key as it now is, or `None` once deleted.
+    pub async fn apply(
+        &self,
+        platform: &PlatformId,
+        id: &KeyId,
+        event: KeyEvent,
+    ) -> Result<Option<ApiKey>, ServiceError> {
+        let key = self.get(platform, id).await?;
+        let transition = key
+            .status
+            .apply(event)
+            .map_err(|e| ServiceError::Conflict {
+                field: "status",
+                message: e.to_string(),
+            })?;
+        match transition {
+            KeyTransition::To(status) => {
+                self.keys
+                    .set_key_status(platform, id, status)
+                    .await
+                    .map_err(|e| ServiceError::from_store("key", e))?;
+                Ok(Some(ApiKey { status, ..key }))
+            }
+            KeyTransition::Deleted => {
+                self.keys
+                    .delete_key(platform, id)
+                    .await
+                    .map_err(|e| ServiceError::from_store("key", e))?;
+                Ok(None)
+            }
+        }
+    }
+
+    async fn get(&self, platform: &PlatformId, id: &KeyId) -> Result<ApiKey, ServiceError> {
+        self.keys
+            .get_key(platform, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("key"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{MockClock, MockIds, MockKeyStore, MockUserStore};
+    use crate::user::{Email, User};
+    use time::macros::datetime;
+
+    fn clock() -> MockClock {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .return_const(datetime!(2026-11-22 12:00 UTC));
+        clock
+    }
+
+    fn ids() -> MockIds {
+        let mut ids = MockIds::new();
+        ids.expect_next_id().return_const("01JDX".to_owned());
+        ids.expect_key_secret()
+            .return_const("ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned());
+        ids
+    }
+
+    fn user() -> User {
+        User {
+            id: UserId::from_suffix("1"),
+            platform_id: PlatformId::from_suffix("1"),
+            email: Email::parse("owner@example.com").unwrap(),
+            created_on: datetime!(2026-01-01 0:00 UTC),
+        }
+    }
+
+    #[tokio::test]
+    async fn generate_stores_only_hash_and_returns_value_once() {
+        let mut users = MockUserStore::new();
+        users.expect_get_user().returning(|_, _| Ok(Some(user())));
+        let mut keys = MockKeyStore::new();
+        keys.expect_insert_key()
+            .withf(|k| {
+                k.status == KeyStatus::Active
+                    && k.last4 == "WXYZ"
+                    && k.hash == crate::api_key::KeyHash::of("priv_ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            })
+            .times(1)
+            .returning(|_| Ok(()));
+        let service = KeyService::new(keys, users, clock(), ids());
+        let created = service
+            .generate(
+                &PlatformId::from_suffix("1"),
+                &UserId::from_suffix("1"),
+                KeyName::parse("Backend").unwrap(),
+                KeyType::Private,
+                Mode::Live,
+            )
+            .await
+            .unwrap();
+        assert_eq!(created.value.expose(), "priv_ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+        assert_eq!(created.key.id.as_str(), "key_01JDX");
+        assert_eq!(created.key.mode, Mode::Live);
+    }
+
+    #[tokio::test]
+    async fn generate_for_unknown_user_writes_nothing() {
+        let mut users = MockUserStore::new();
+        users.expect_get_user().returning(|_, _| Ok(None));
+        let mut keys = MockKeyStore::new();
+        keys.expect_insert_key().never();
+        let service = KeyService::new(keys, users, clock(), ids());
+        let err = service
+            .generate(
+                &PlatformId::from_suffix("1"),
+                &UserId::from_suffix("2"),
+                KeyName::parse("Backend").unwrap(),
+                KeyType::Public,
+                Mode::Test,
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ServiceError::NotFound("user")), "{err:?}");
+    }
+
+    #[tokio::test]
+    async fn lifecycle_events_reach_the_store() {
+        let platform = PlatformId::from_suffix("1");
+        let id = KeyId::from_suffix("1");
+        let cases = [
+            (KeyEvent::Deactivate, Some(KeyStatus::Inactive)),
+            (KeyEvent::Activate, Some(KeyStatus::Active)),
+            (KeyEvent::Delete, None),
+        ];
+        for (event, expected) in cases {
+            let mut keys = MockKeyStore::new();
+            keys.expect_get_key().returning(|_, _| {
+                let created = new_key(
+                    &clock(),
+                    &ids(),
+                    &PlatformId::from_suffix("1"),
+                    &UserId::from_suffix("1"),
+                    KeyName::parse("Backend").unwrap(),
+                    KeyType::Private,
+                    Mode::Test,
+                );
+                Ok(Some(created.key))
+            });
+            if let Some(status) = expected {
+                keys.expect_set_key_status()
+                    .withf(move |_, _, s| *s == status)
+                    .times(1)
+                    .returning(|_, _, _| Ok(()));
+                keys.expect_delete_key().never();
+            } else {
+                keys.expect_delete_key().times(1).returning(|_, _| Ok(()));
+                keys.expect_set_key_status().never();
+            }
+            let service = KeyService::new(keys, MockUserStore::new(), clock(), ids());
+            let after = service.apply(&platform, &id, event).await.unwrap();
+            assert_eq!(after.map(|k| k.status), expected, "{event:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn events_on_a_missing_key_are_not_found() {
+        let mut keys = MockKeyStore::new();
+        keys.expect_get_key().returning(|_, _| Ok(None));
+        let service = KeyService::new(keys, MockUserStore::new(), clock(), ids());
+        for event in [KeyEvent::Activate, KeyEvent::Deactivate, KeyEvent::Delete] {
+            let err = service
+                .apply(
+                    &PlatformId::from_suffix("1"),
+                    &KeyId::from_suffix("9"),
+                    event,
+                )
+                .await
+                .unwrap_err();
+            assert!(matches!(err, ServiceError::NotFound("key")), "{err:?}");
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Merchant CRUD, always inside the caller's platform and mode.
+
+use crate::auth::Principal;
+use crate::ids::MerchantId;
+use crate::merchant::{Merchant, MerchantDetails, MerchantPatch};
+use crate::page::{Page, PageRequest};
+use crate::ports::{Clock, Ids, MerchantStore};
+
+use super::ServiceError;
+
+#[derive(Debug, Clone)]
+pub struct MerchantService<M, C, I> {
+    merchants: M,
+    clock: C,
+    ids: I,
+}
+
+impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
+    pub fn new(merchants: M, clock: C, ids: I) -> Self {
+        Self {
+            merchants,
+            clock,
+            ids,
+        }
+    }
+
+    pub async fn create(
+        &self,
+        who: &Principal,
+        details: MerchantDetails,
+    ) -> Result<Merchant, ServiceError> {
+        let now = self.clock.now();
+        let merchant = Merchant {
+            id: MerchantId::from_suffix(&self.ids.next_id()),
+            platform_id: who.platform_id.clone(),
+            mode: who.mode,
+            details,
+            created_on: now,
+            updated_on: now,
+        };
+        self.merchants
+            .insert_merchant(&merchant)
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(merchant)
+    }
+
+    /// A merchant of another platform or mode is `NotFound`, exactly like one that never existed.
+    pub async fn get(&self, who: &Principal, id: &MerchantId) -> Result<Merchant, ServiceError> {
+        self.merchants
+            .get_merchant(&who.platform_id, who.mode, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("merchant"))
+    }
+
+    pub async fn list(
+        &self,
+        who: &Principal,
+        page: &PageRequest,
+    ) -> Result<Page<Merchant>, ServiceError> {
+        self.merchants
+            .list_merchants(&who.platform_id, who.mode, page)
+            .await
+            .map_err(ServiceError::Store)
+    }
+
+    pub async fn update(
+        &self,
+        who: &Principal,
+        id: &MerchantId,
+        patch: MerchantPatch,
+    ) -> Result<Merchant, ServiceError> {
+        let current = self.get(who, id).await?;
+        let updated = Merchant {
+            details: current.details.apply(patch),
+            updated_on: self.clock.now(),
+            ..current
+        };
+        self.merchants
+            .update_merchant(&updated)
+            .await
+            .map_err(|e| ServiceError::from_store("merchant", e))?;
+        Ok(updated)
+    }
+
+    pub async fn delete(&self, who: &Principal, id: &MerchantId) -> Result<(), ServiceError> {
+        self.merchants
+            .delete_merchant(&who.platform_id, who.mode, id, self.clock.now())
+            .await
+            .map_err(|e| ServiceError::from_store("merchant", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{KeyId, PlatformId, UserId};
+    use crate::merchant::{Currency, MerchantName};
+    use crate::mode::{KeyType, Mode};
+    use crate::ports::{MockClock, MockIds, MockMerchantStore};
+    use time::macros::datetime;
+
+    fn principal(mode: Mode) -> Principal {
+        Principal {
+            platform_id: PlatformId::from_suffix("1"),
+            mode,
+            key_type: KeyType::Private,
+            key_id: KeyId::from_suffix("1"),
+            user_id: UserId::from_suffix("1"),
+        }
+    }
+
+    #[tokio::test]
+    async fn create_takes_platform_and_mode_from_the_principal() {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let mut ids = MockIds::new();
+        ids.expect_next_id().return_const("01".to_owned());
+        let mut store = MockMerchantStore::new();
+        store
+            .expect_insert_merchant()
+            .withf(|m| m.mode == Mode::Live && m.platform_id.as_str() == "pfm_1")
+            .times(1)
+            .returning(|_| Ok(()));
+        let service = MerchantService::new(store, clock, ids);
+        let details = MerchantDetails {
+            name: MerchantName::parse("Shop").unwrap(),
+            currency: Currency::USD,
+            email: None,
+        };
+        let merchant = service
+            .create(&principal(Mode::Live), details)
+            .await
+            .unwrap();
+        assert_eq!(merchant.id.as_str(), "mid_01");
+    }
+
+    #[tokio::test]
+    async fn lookups_are_scoped_by_the_principal_mode() {
+        let mut store = MockMerchantStore::new();
+        store
+            .expect_get_merchant()
+            .withf(|_, mode, _| *mode == Mode::Test)
+            .returning(|_, _, _| Ok(None));
+        let service = MerchantService::new(store, MockClock::new(), MockIds::new());
+        let err = service
+            .get(&principal(Mode::Test), &MerchantId::from_suffix("9"))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ServiceError::NotFound("merchant")));
+    }
+}

@@ -1,0 +1,190 @@
+//! Platform creation: the platform, its owner, and the two default test keys (spec 2.1).
+
+use crate::api_key::KeyName;
+use crate::ids::{PlatformId, UserId};
+use crate::mode::{KeyType, Mode};
+use crate::platform::{Platform, PlatformName};
+use crate::ports::{Clock, Ids, PlatformStore};
+use crate::user::{Email, User};
+
+use super::ServiceError;
+use super::keys::{CreatedKey, new_key};
+
+/// The names spec 2.1 gives the default keys.
+pub const DEFAULT_PRIVATE_KEY_NAME: &str = "Default Private Key";
+pub const DEFAULT_PUBLIC_KEY_NAME: &str = "Default Public Key";
+
+#[derive(Debug, Clone)]
+pub struct CreatedPlatform {
+    pub platform: Platform,
+    pub owner: User,
+    /// The default private key, then the default public key, with their values shown once.
+    pub keys: Vec<CreatedKey>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PlatformService<P, C, I> {
+    platforms: P,
+    clock: C,
+    ids: I,
+}
+
+impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
+    pub fn new(platforms: P, clock: C, ids: I) -> Self {
+        Self {
+            platforms,
+            clock,
+            ids,
+        }
+    }
+
+    /// Creates a platform with its owner user and two default test-mode keys, atomically.
+    pub async fn create(
+        &self,
+        name: PlatformName,
+        owner_email: Email,
+    ) -> Result<CreatedPlatform, ServiceError> {
+        let now = self.clock.now();
+        let owner_id = UserId::from_suffix(&self.ids.next_id());
+        let platform = Platform {
+            id: PlatformId::from_suffix(&self.ids.next_id()),
+            name,
+            owner_id: owner_id.clone(),
+            created_on: now,
+        };
+        let owner = User {
+            id: owner_id,
+            platform_id: platform.id.clone(),
+            email: owner_email,
+            created_on: now,
+        };
+        let keys: Vec<CreatedKey> = [
+            (DEFAULT_PRIVATE_KEY_NAME, KeyType::Private),
+            (DEFAULT_PUBLIC_KEY_NAME, KeyType::Public),
+        ]
+        .into_iter()
+        .map(|(name, key_type)| {
+            let name = KeyName::parse(name).expect("default names are valid");
+            new_key(
+                &self.clock,
+                &self.ids,
+                &platform.id,
+                &owner.id,
+                name,
+                key_type,
+                Mode::Test,
+            )
+        })
+        .collect();
+        let stored: Vec<_> = keys.iter().map(|k| k.key.clone()).collect();
+        self.platforms
+            .create_platform_atomically(&platform, &owner, &stored)
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(CreatedPlatform {
+            platform,
+            owner,
+            keys,
+        })
+    }
+
+    /// Creates the demo platform when the database has none, so that a newcomer's first
+    /// `holdfast serve` can be called at once. Returns `None` when platforms already exist.
+    pub async fn bootstrap_demo(
+        &self,
+        name: PlatformName,
+        owner_email: Email,
+    ) -> Result<Option<CreatedPlatform>, ServiceError> {
+        if self
+            .platforms
+            .any_platform()
+            .await
+            .map_err(ServiceError::Store)?
+        {
+            return Ok(None);
+        }
+        self.create(name, owner_email).await.map(Some)
+    }
+
+    pub async fn get(&self, id: &PlatformId) -> Result<Platform, ServiceError> {
+        self.platforms
+            .get_platform(id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("platform"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api_key::KeyStatus;
+    use crate::ports::{MockClock, MockIds, MockPlatformStore};
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use time::macros::datetime;
+
+    #[tokio::test]
+    async fn new_platform_gets_two_default_test_keys_owned_by_the_owner() {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let counter = AtomicU32::new(0);
+        let mut ids = MockIds::new();
+        ids.expect_next_id()
+            .returning(move || format!("{}", counter.fetch_add(1, Ordering::Relaxed)));
+        ids.expect_key_secret()
+            .returning(|| "ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned());
+        let mut store = MockPlatformStore::new();
+        store
+            .expect_create_platform_atomically()
+            .withf(|p, owner, keys| {
+                keys.len() == 2
+                    && keys.iter().all(|k| {
+                        k.mode == Mode::Test
+                            && k.status == KeyStatus::Active
+                            && k.created_by == owner.id
+                            && k.platform_id == p.id
+                    })
+                    && p.owner_id == owner.id
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        let service = PlatformService::new(store, clock, ids);
+        let created = service
+            .create(
+                PlatformName::parse("Acme").unwrap(),
+                Email::parse("owner@acme.test").unwrap(),
+            )
+            .await
+            .unwrap();
+        let shown: Vec<_> = created
+            .keys
+            .iter()
+            .map(|k| (k.key.name.as_str(), k.key.key_type, &k.value.expose()[..5]))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("Default Private Key", KeyType::Private, "priv_"),
+                ("Default Public Key", KeyType::Public, "pub_t"),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn bootstrap_does_nothing_when_a_platform_exists() {
+        let mut store = MockPlatformStore::new();
+        store.expect_any_platform().returning(|| Ok(true));
+        store.expect_create_platform_atomically().never();
+        let service = PlatformService::new(store, MockClock::new(), MockIds::new());
+        let out = service
+            .bootstrap_demo(
+                PlatformName::parse("Demo").unwrap(),
+                Email::parse("demo@example.com").unwrap(),
+            )
+            .await
+            .unwrap();
+        assert!(out.is_none());
+    }
+}

@@ -1,0 +1,78 @@
+//! Users of a platform. An email address is what the auto-disable email of spec 6.3 goes to.
+
+use std::fmt;
+
+use time::OffsetDateTime;
+
+use crate::Invalid;
+use crate::ids::{PlatformId, UserId};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub id: UserId,
+    pub platform_id: PlatformId,
+    pub email: Email,
+    pub created_on: OffsetDateTime,
+}
+
+/// An email address, trimmed and lower-cased in its domain part.
+///
+/// The check is deliberately modest (one `@`, a non-empty local part, a dotted domain, no
+/// whitespace or control characters, at most 254 bytes): deliverability is proven by sending,
+/// not by a regular expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Email(String);
+
+impl Email {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let email = raw.trim();
+        let bad = || Invalid::new("email", "must be an email address like name@example.com");
+        if email.len() > 254 || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(bad());
+        }
+        let (local, domain) = email.split_once('@').ok_or_else(bad)?;
+        let domain_ok = !domain.contains('@')
+            && domain.contains('.')
+            && domain.split('.').all(|label| !label.is_empty());
+        if local.is_empty() || !domain_ok {
+            return Err(bad());
+        }
+        Ok(Self(format!("{local}@{}", domain.to_ascii_lowercase())))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Email {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn email_rules() {
+        let cases = [
+            ("ops@example.com", Some("ops@example.com")),
+            ("  Ops@Example.COM ", Some("Ops@example.com")),
+            ("ops@localhost", None),
+            ("@example.com", None),
+            ("ops@@example.com", None),
+            ("ops example@example.com", None),
+            ("ops@example..com", None),
+            ("", None),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(
+                Email::parse(raw).ok().map(|e| e.0),
+                want.map(String::from),
+                "{raw:?}"
+            );
+        }
+    }
+}
