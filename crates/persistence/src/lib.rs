@@ -1,1 +1,12 @@
-//! placeholder
+#![doc = include_str!("../README.md")]
+
+mod database;
+mod error;
+mod rows;
+mod schema;
+mod stores;
+#[cfg(feature = "test-support")]
+pub mod testing;
+
+pub use database::{Database, DatabaseError, DatabaseUrl, PoolOptions, Stores};
+pub use stores::{PgStore, SqliteStore};

@@ -139,3 +139,5 @@ pub trait MerchantStore: Send + Sync {
         at: OffsetDateTime,
     ) -> Result<(), StoreError>;
 }
+
+mod shared;

@@ -1,0 +1,277 @@
+//! Opening a database from its URL: pool, connection settings, migrations, health.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use diesel_async::pooled_connection::deadpool::Pool;
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::{
+    AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection,
+};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use holdfast_domain::ports::{KeyStore, MerchantStore, PlatformStore, StoreError, UserStore};
+use secrecy::{ExposeSecret, SecretString};
+
+use crate::stores::{PgStore, SqliteConn, SqliteStore};
+
+pub(crate) const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+/// Held while migrating, so replicas starting together never migrate twice at once.
+const MIGRATION_LOCK_ID: i64 = 0x486f_6c64_6661_7374; // "Holdfast"
+
+/// Where the data lives, parsed from `HOLDFAST_DATABASE_URL`.
+#[derive(Debug, Clone)]
+pub enum DatabaseUrl {
+    /// `postgres://…` or `postgresql://…`; may carry a password, so it is kept secret.
+    Postgres(SecretString),
+    /// `sqlite://PATH` or `sqlite:PATH`: a file, created with its folder when missing.
+    Sqlite(PathBuf),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DatabaseError {
+    #[error(
+        "unsupported database URL (expected postgres://…, postgresql://… or sqlite://PATH): {0}"
+    )]
+    UnsupportedUrl(String),
+    #[error("cannot prepare the SQLite file {path}: {source}")]
+    SqliteFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot build the connection pool: {0}")]
+    Pool(String),
+    #[error("cannot connect to the database: {0}")]
+    Connect(String),
+    #[error("migrations failed: {0}")]
+    Migrate(String),
+}
+
+impl DatabaseUrl {
+    pub fn parse(raw: &str) -> Result<Self, DatabaseError> {
+        if raw.starts_with("postgres://") || raw.starts_with("postgresql://") {
+            return Ok(Self::Postgres(SecretString::from(raw.to_owned())));
+        }
+        let path = raw
+            .strip_prefix("sqlite://")
+            .or_else(|| raw.strip_prefix("sqlite:"))
+            .filter(|p| !p.is_empty())
+            .ok_or_else(|| {
+                // Never echo a URL that might hold a password; the scheme is enough.
+                DatabaseError::UnsupportedUrl(raw.split(':').next().unwrap_or_default().to_owned())
+            })?;
+        Ok(Self::Sqlite(PathBuf::from(path)))
+    }
+
+    /// A form safe to log: the backend and, for SQLite, the file.
+    pub fn redacted(&self) -> String {
+        match self {
+            Self::Postgres(_) => "postgres://…".to_owned(),
+            Self::Sqlite(path) => format!("sqlite://{}", path.display()),
+        }
+    }
+}
+
+/// Pool sizing and timeouts.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolOptions {
+    /// PostgreSQL connections per process. SQLite always uses one: it has a single writer, and
+    /// one connection per process avoids lock-upgrade deadlocks between transactions.
+    pub max_size: usize,
+    pub wait_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        Self {
+            max_size: 8,
+            wait_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// An open database: one store object implementing every store port.
+#[derive(Debug, Clone)]
+pub enum Database {
+    Postgres(PgStore),
+    Sqlite(SqliteStore),
+}
+
+/// The store ports as trait objects, for wiring services without naming the backend.
+#[derive(Clone)]
+pub struct Stores {
+    pub platforms: Arc<dyn PlatformStore>,
+    pub users: Arc<dyn UserStore>,
+    pub keys: Arc<dyn KeyStore>,
+    pub merchants: Arc<dyn MerchantStore>,
+}
+
+impl std::fmt::Debug for Stores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stores")
+    }
+}
+
+impl Database {
+    /// Opens a pool. Connections are made lazily; call `ping` to check reachability.
+    pub fn open(url: &DatabaseUrl, options: PoolOptions) -> Result<Self, DatabaseError> {
+        match url {
+            DatabaseUrl::Postgres(secret) => {
+                let manager =
+                    AsyncDieselConnectionManager::<AsyncPgConnection>::new(secret.expose_secret());
+                let pool = Pool::builder(manager)
+                    .max_size(options.max_size)
+                    .wait_timeout(Some(options.wait_timeout))
+                    .create_timeout(Some(options.wait_timeout))
+                    .runtime(deadpool_runtime())
+                    .build()
+                    .map_err(|e| DatabaseError::Pool(e.to_string()))?;
+                Ok(Self::Postgres(PgStore::new(pool)))
+            }
+            DatabaseUrl::Sqlite(path) => {
+                prepare_sqlite_file(path)?;
+                let mut config = ManagerConfig::default();
+                config.custom_setup = Box::new(|url| Box::pin(establish_sqlite(url.to_owned())));
+                let manager = AsyncDieselConnectionManager::<SqliteConn>::new_with_config(
+                    path.to_string_lossy(),
+                    config,
+                );
+                let pool = Pool::builder(manager)
+                    .max_size(1)
+                    .wait_timeout(Some(options.wait_timeout))
+                    .runtime(deadpool_runtime())
+                    .build()
+                    .map_err(|e| DatabaseError::Pool(e.to_string()))?;
+                Ok(Self::Sqlite(SqliteStore::new(pool)))
+            }
+        }
+    }
+
+    /// Applies pending migrations. Needs the multi-threaded tokio runtime (the migration
+    /// harness blocks in place).
+    pub async fn migrate(url: &DatabaseUrl) -> Result<Vec<String>, DatabaseError> {
+        let applied = match url {
+            DatabaseUrl::Postgres(secret) => {
+                let mut conn = AsyncPgConnection::establish(secret.expose_secret())
+                    .await
+                    .map_err(|e| DatabaseError::Connect(e.to_string()))?;
+                let lock = format!("SELECT pg_advisory_lock({MIGRATION_LOCK_ID})");
+                conn.batch_execute(&lock)
+                    .await
+                    .map_err(|e| DatabaseError::Migrate(e.to_string()))?;
+                let mut harness = AsyncMigrationHarness::new(conn);
+                let applied = harness
+                    .run_pending_migrations(PG_MIGRATIONS)
+                    .map(|v| v.iter().map(ToString::to_string).collect())
+                    .map_err(|e| DatabaseError::Migrate(e.to_string()));
+                // Closing the connection releases the advisory lock.
+                drop(harness.into_inner());
+                applied?
+            }
+            DatabaseUrl::Sqlite(path) => {
+                prepare_sqlite_file(path)?;
+                let conn = establish_sqlite(path.to_string_lossy().into_owned())
+                    .await
+                    .map_err(|e| DatabaseError::Connect(e.to_string()))?;
+                let mut harness = AsyncMigrationHarness::new(conn);
+                harness
+                    .run_pending_migrations(SQLITE_MIGRATIONS)
+                    .map(|v| v.iter().map(ToString::to_string).collect())
+                    .map_err(|e| DatabaseError::Migrate(e.to_string()))?
+            }
+        };
+        Ok(applied)
+    }
+
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        match self {
+            Self::Postgres(s) => s.ping().await,
+            Self::Sqlite(s) => s.ping().await,
+        }
+    }
+
+    pub fn stores(&self) -> Stores {
+        fn all<S>(s: &S) -> Stores
+        where
+            S: PlatformStore + UserStore + KeyStore + MerchantStore + Clone + 'static,
+        {
+            Stores {
+                platforms: Arc::new(s.clone()),
+                users: Arc::new(s.clone()),
+                keys: Arc::new(s.clone()),
+                merchants: Arc::new(s.clone()),
+            }
+        }
+        match self {
+            Self::Postgres(s) => all(s),
+            Self::Sqlite(s) => all(s),
+        }
+    }
+}
+
+fn deadpool_runtime() -> deadpool::Runtime {
+    deadpool::Runtime::Tokio1
+}
+
+fn prepare_sqlite_file(path: &Path) -> Result<(), DatabaseError> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            std::fs::create_dir_all(dir).map_err(|source| DatabaseError::SqliteFile {
+                path: path.to_owned(),
+                source,
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// WAL lets readers (other processes, such as the operator CLI) run beside the writer;
+/// `busy_timeout` makes a second process wait for the lock instead of failing at once.
+async fn establish_sqlite(url: String) -> diesel::ConnectionResult<SqliteConn> {
+    let mut conn = SqliteConn::establish(&url).await?;
+    conn.batch_execute(
+        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; \
+         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;",
+    )
+    .await
+    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+    Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_forms() {
+        assert!(matches!(
+            DatabaseUrl::parse("postgres://u:p@h/db"),
+            Ok(DatabaseUrl::Postgres(_))
+        ));
+        assert!(matches!(
+            DatabaseUrl::parse("postgresql://h/db"),
+            Ok(DatabaseUrl::Postgres(_))
+        ));
+        match DatabaseUrl::parse("sqlite://./data/holdfast.db") {
+            Ok(DatabaseUrl::Sqlite(p)) => assert_eq!(p, PathBuf::from("./data/holdfast.db")),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            DatabaseUrl::parse("sqlite:x.db"),
+            Ok(DatabaseUrl::Sqlite(_))
+        ));
+        for bad in ["mysql://u:secret@h/db", "sqlite://", "x.db", ""] {
+            let err = DatabaseUrl::parse(bad).unwrap_err().to_string();
+            assert!(!err.contains("secret"), "{err}");
+        }
+    }
+
+    #[test]
+    fn redacted_hides_credentials() {
+        let url = DatabaseUrl::parse("postgres://u:hunter2@h/db").unwrap();
+        assert!(!url.redacted().contains("hunter2"));
+        assert!(!format!("{url:?}").contains("hunter2"));
+    }
+}

@@ -1,0 +1,29 @@
+//! Infrastructure errors mapped to the ports' error contract.
+
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use holdfast_domain::ports::StoreError;
+
+/// Maps a query error; a unique violation becomes `Duplicate(rule)`.
+pub fn query_error(rule: &'static str) -> impl Fn(DieselError) -> StoreError {
+    move |err| match err {
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
+            StoreError::Duplicate(rule)
+        }
+        DieselError::NotFound => StoreError::NotFound,
+        other => StoreError::Unexpected(other.to_string()),
+    }
+}
+
+/// Maps any other failure (pool exhausted, connection refused, …).
+pub fn unexpected(err: impl std::fmt::Display) -> StoreError {
+    StoreError::Unexpected(err.to_string())
+}
+
+/// `NotFound` when an update or delete touched no row.
+pub fn expect_one_row(affected: usize) -> Result<(), StoreError> {
+    if affected == 0 {
+        Err(StoreError::NotFound)
+    } else {
+        Ok(())
+    }
+}

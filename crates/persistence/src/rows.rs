@@ -1,0 +1,143 @@
+//! Rows as the database returns them, and their conversion to domain types.
+//!
+//! Stored values were validated on the way in; one that no longer parses means the row was
+//! changed behind our back, which is reported as `StoreError::Unexpected`, never papered over.
+
+use diesel::Queryable;
+use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
+use holdfast_domain::ids::{KeyId, MerchantId, PlatformId, UserId};
+use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
+use holdfast_domain::platform::{Platform, PlatformName};
+use holdfast_domain::ports::StoreError;
+use holdfast_domain::user::{Email, User};
+use time::OffsetDateTime;
+
+fn corrupt(what: &str, err: impl std::fmt::Display) -> StoreError {
+    StoreError::Unexpected(format!("stored {what} does not parse: {err}"))
+}
+
+#[derive(Debug, Queryable)]
+pub struct PlatformRow {
+    pub id: String,
+    pub name: String,
+    pub owner_id: String,
+    pub created_on: OffsetDateTime,
+}
+
+impl TryFrom<PlatformRow> for Platform {
+    type Error = StoreError;
+    fn try_from(row: PlatformRow) -> Result<Self, StoreError> {
+        Ok(Platform {
+            id: PlatformId::from_trusted(row.id),
+            name: PlatformName::parse(&row.name).map_err(|e| corrupt("platform name", e))?,
+            owner_id: UserId::from_trusted(row.owner_id),
+            created_on: row.created_on,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub struct UserRow {
+    pub id: String,
+    pub platform_id: String,
+    pub email: String,
+    pub created_on: OffsetDateTime,
+}
+
+impl TryFrom<UserRow> for User {
+    type Error = StoreError;
+    fn try_from(row: UserRow) -> Result<Self, StoreError> {
+        Ok(User {
+            id: UserId::from_trusted(row.id),
+            platform_id: PlatformId::from_trusted(row.platform_id),
+            email: Email::parse(&row.email).map_err(|e| corrupt("email", e))?,
+            created_on: row.created_on,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub struct KeyRow {
+    pub id: String,
+    pub platform_id: String,
+    pub name: String,
+    pub key_type: String,
+    pub mode: String,
+    pub value_hash: Vec<u8>,
+    pub last4: String,
+    pub active: bool,
+    pub created_by: String,
+    pub created_on: OffsetDateTime,
+    pub last_used_on: Option<OffsetDateTime>,
+}
+
+impl TryFrom<KeyRow> for ApiKey {
+    type Error = StoreError;
+    fn try_from(row: KeyRow) -> Result<Self, StoreError> {
+        let hash: [u8; 32] = row
+            .value_hash
+            .try_into()
+            .map_err(|_| corrupt("key hash", "not 32 bytes"))?;
+        Ok(ApiKey {
+            id: KeyId::from_trusted(row.id),
+            platform_id: PlatformId::from_trusted(row.platform_id),
+            name: KeyName::parse(&row.name).map_err(|e| corrupt("key name", e))?,
+            key_type: row.key_type.parse().map_err(|e| corrupt("key type", e))?,
+            mode: row.mode.parse().map_err(|e| corrupt("mode", e))?,
+            status: if row.active {
+                KeyStatus::Active
+            } else {
+                KeyStatus::Inactive
+            },
+            hash: KeyHash::from_bytes(hash),
+            last4: row.last4,
+            created_by: UserId::from_trusted(row.created_by),
+            created_on: row.created_on,
+            last_used_on: row.last_used_on,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub struct MerchantRow {
+    pub id: String,
+    pub platform_id: String,
+    pub mode: String,
+    pub name: String,
+    pub currency: String,
+    pub email: Option<String>,
+    pub created_on: OffsetDateTime,
+    pub updated_on: OffsetDateTime,
+    /// Always `None` in what the stores return: deleted merchants are filtered out.
+    pub deleted_on: Option<OffsetDateTime>,
+}
+
+impl TryFrom<MerchantRow> for Merchant {
+    type Error = StoreError;
+    fn try_from(row: MerchantRow) -> Result<Self, StoreError> {
+        Ok(Merchant {
+            id: MerchantId::from_trusted(row.id),
+            platform_id: PlatformId::from_trusted(row.platform_id),
+            mode: row.mode.parse().map_err(|e| corrupt("mode", e))?,
+            details: MerchantDetails {
+                name: MerchantName::parse(&row.name).map_err(|e| corrupt("merchant name", e))?,
+                currency: Currency::parse(&row.currency).map_err(|e| corrupt("currency", e))?,
+                email: row
+                    .email
+                    .as_deref()
+                    .map(Email::parse)
+                    .transpose()
+                    .map_err(|e| corrupt("email", e))?,
+            },
+            created_on: row.created_on,
+            updated_on: row.updated_on,
+        })
+    }
+}
+
+/// Converts a list of rows, failing on the first that does not parse.
+pub fn convert_all<R, T: TryFrom<R, Error = StoreError>>(
+    rows: Vec<R>,
+) -> Result<Vec<T>, StoreError> {
+    rows.into_iter().map(T::try_from).collect()
+}

@@ -1,0 +1,94 @@
+//! The store adapters. Every query is written once (in the macros of the sibling files) and
+//! compiled twice, against the PostgreSQL and the SQLite schema and connection types, so the two
+//! backends cannot drift apart.
+
+#[macro_use]
+mod keys;
+#[macro_use]
+mod merchants;
+#[macro_use]
+mod platforms;
+
+use diesel::prelude::*;
+use diesel::sqlite::SqliteConnection;
+use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
+use holdfast_domain::ids::{KeyId, MerchantId, PlatformId, UserId};
+use holdfast_domain::merchant::Merchant;
+use holdfast_domain::mode::Mode;
+use holdfast_domain::page::{Page, PageRequest};
+use holdfast_domain::platform::Platform;
+use holdfast_domain::ports::StoreError;
+use holdfast_domain::user::{Email, User};
+use time::OffsetDateTime;
+
+use crate::error::{expect_one_row, query_error, unexpected};
+use crate::rows::{KeyRow, MerchantRow, PlatformRow, UserRow, convert_all};
+
+pub type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
+
+/// Ties a store to its connection type, so shared helpers can name it.
+pub trait Backend {
+    type Conn;
+}
+
+macro_rules! sql_store {
+    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $store {
+            pool: Pool<$conn>,
+        }
+
+        impl Backend for $store {
+            type Conn = $conn;
+        }
+
+        impl std::fmt::Debug for $store {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($store))
+                    .field("pool", &self.pool.status())
+                    .finish()
+            }
+        }
+
+        impl $store {
+            pub fn new(pool: Pool<$conn>) -> Self {
+                Self { pool }
+            }
+
+            async fn conn(&self) -> Result<Object<$conn>, StoreError> {
+                self.pool.get().await.map_err(unexpected)
+            }
+
+            /// Whether the database answers a trivial query.
+            pub async fn ping(&self) -> Result<(), StoreError> {
+                let mut conn = self.conn().await?;
+                diesel::sql_query("SELECT 1")
+                    .execute(&mut conn)
+                    .await
+                    .map(drop)
+                    .map_err(unexpected)
+            }
+        }
+
+        platform_and_user_stores!($store, $schema);
+        key_store!($store, $schema);
+        merchant_store!($store, $schema);
+    };
+}
+
+sql_store!(
+    /// All store ports on PostgreSQL, through a deadpool of `AsyncPgConnection`s.
+    PgStore,
+    AsyncPgConnection,
+    pg
+);
+sql_store!(
+    /// All store ports on SQLite, through diesel-async's `SyncConnectionWrapper`.
+    SqliteStore,
+    SqliteConn,
+    sqlite
+);

@@ -1,0 +1,233 @@
+//! Test databases: every test gets its own, so tests run in parallel with nothing shared.
+//!
+//! - SQLite: a fresh file in a temporary folder, migrated.
+//! - PostgreSQL: `CREATE DATABASE … TEMPLATE` from a template migrated once (its name carries a
+//!   hash of the migration list, so a new migration makes a new template). The server comes from
+//!   `HOLDFAST_TEST_DATABASE_URL`. When it is unset the PostgreSQL tests are skipped with a
+//!   message, except under `CI=true`, where that is a failure. When it is set, an unreachable
+//!   server is always a failure.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use diesel::migration::MigrationSource;
+use diesel::pg::Pg;
+use tokio_postgres::{Client, NoTls};
+
+use crate::database::PG_MIGRATIONS;
+use crate::{Database, DatabaseUrl, PoolOptions};
+
+pub const TEST_DATABASE_URL_VAR: &str = "HOLDFAST_TEST_DATABASE_URL";
+const TEMPLATE_LOCK_ID: i64 = 0x486f_6c64_7465_6d70;
+
+/// A database that exists for one test and is dropped with it.
+#[derive(Debug)]
+pub struct TestDatabase {
+    url: String,
+    cleanup: Cleanup,
+}
+
+#[derive(Debug)]
+enum Cleanup {
+    Sqlite(
+        #[expect(dead_code, reason = "held only to delete the folder on drop")] tempfile::TempDir,
+    ),
+    Postgres {
+        admin_url: String,
+        name: String,
+    },
+}
+
+impl TestDatabase {
+    /// A migrated SQLite database in a temporary folder.
+    pub async fn sqlite() -> Self {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let url = format!("sqlite://{}", dir.path().join("holdfast.db").display());
+        Database::migrate(&DatabaseUrl::parse(&url).expect("sqlite url"))
+            .await
+            .expect("migrate the SQLite test database");
+        Self {
+            url,
+            cleanup: Cleanup::Sqlite(dir),
+        }
+    }
+
+    /// A migrated PostgreSQL database of its own, or `None` (with a message) when no server is
+    /// configured outside CI.
+    pub async fn postgres() -> Option<Self> {
+        let Some(admin_url) = std::env::var(TEST_DATABASE_URL_VAR)
+            .ok()
+            .filter(|v| !v.is_empty())
+        else {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{TEST_DATABASE_URL_VAR} must be set when CI=true: PostgreSQL tests may not be skipped"
+            );
+            eprintln!("skipping: {TEST_DATABASE_URL_VAR} is not set");
+            return None;
+        };
+        let admin = connect(&admin_url).await;
+        let template = ensure_template(&admin, &admin_url).await;
+        let name = unique_name();
+        admin
+            .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
+            .await
+            .unwrap_or_else(|e| panic!("create test database {name}: {e}"));
+        Some(Self {
+            url: with_database(&admin_url, &name),
+            cleanup: Cleanup::Postgres { admin_url, name },
+        })
+    }
+
+    /// The URL to give `HOLDFAST_DATABASE_URL`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    pub fn open(&self) -> Database {
+        let url = DatabaseUrl::parse(&self.url).expect("test url");
+        Database::open(&url, PoolOptions::default()).expect("open test database")
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let Cleanup::Postgres { admin_url, name } = &self.cleanup else {
+            return;
+        };
+        let (admin_url, name) = (admin_url.clone(), name.clone());
+        // Drop may run inside a runtime, which cannot block; a thread with its own runtime can.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async {
+                let admin = connect(&admin_url).await;
+                admin
+                    .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .await
+            })
+        })
+        .join();
+        if !matches!(dropped, Ok(Ok(()))) {
+            eprintln!("warning: could not drop test database: {dropped:?}");
+        }
+    }
+}
+
+async fn connect(url: &str) -> Client {
+    let (client, connection) = tokio_postgres::connect(url, NoTls)
+        .await
+        .unwrap_or_else(|e| {
+            panic!("{TEST_DATABASE_URL_VAR} is set but PostgreSQL is unreachable: {e}")
+        });
+    tokio::spawn(connection);
+    client
+}
+
+/// Creates the migrated template once per migration list, under an advisory lock so parallel
+/// test processes wait for the first instead of racing it.
+async fn ensure_template(admin: &Client, admin_url: &str) -> String {
+    let names: Vec<String> = MigrationSource::<Pg>::migrations(&PG_MIGRATIONS)
+        .expect("embedded migrations")
+        .iter()
+        .map(|m| m.name().to_string())
+        .collect();
+    let template = format!("holdfast_tpl_{:016x}", fnv1a(names.join(",").as_bytes()));
+    admin
+        .execute("SELECT pg_advisory_lock($1)", &[&TEMPLATE_LOCK_ID])
+        .await
+        .expect("template lock");
+    let exists = admin
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&template])
+        .await
+        .expect("look up template")
+        .is_some();
+    if !exists {
+        // Built under another name and renamed when complete, so a crash mid-way never leaves a
+        // half-migrated template behind.
+        let building = format!("{template}_building");
+        let statements = [
+            format!("DROP DATABASE IF EXISTS {building} WITH (FORCE)"),
+            format!("CREATE DATABASE {building}"),
+        ];
+        for sql in statements {
+            admin.batch_execute(&sql).await.expect("create template");
+        }
+        let url = DatabaseUrl::parse(&with_database(admin_url, &building)).expect("url");
+        Database::migrate(&url).await.expect("migrate template");
+        admin
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+                &[&building],
+            )
+            .await
+            .expect("disconnect template");
+        admin
+            .batch_execute(&format!("ALTER DATABASE {building} RENAME TO {template}"))
+            .await
+            .expect("publish template");
+    }
+    admin
+        .execute("SELECT pg_advisory_unlock($1)", &[&TEMPLATE_LOCK_ID])
+        .await
+        .expect("template unlock");
+    template
+}
+
+fn unique_name() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_nanos();
+    format!(
+        "holdfast_test_{}_{}_{}",
+        std::process::id(),
+        nanos,
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Swaps the database name in a URL, keeping its query string.
+fn with_database(url: &str, name: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let authority_start = base.find("://").map_or(0, |i| i + 3);
+    let root = match base[authority_start..].find('/') {
+        Some(i) => &base[..authority_start + i],
+        None => base,
+    };
+    match query {
+        Some(q) => format!("{root}/{name}?{q}"),
+        None => format!("{root}/{name}"),
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
+        (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_database;
+
+    #[test]
+    fn swaps_database_name() {
+        let cases = [
+            ("postgres://u@h:5432/postgres", "postgres://u@h:5432/x"),
+            (
+                "postgres://u@h:5432/postgres?sslmode=disable",
+                "postgres://u@h:5432/x?sslmode=disable",
+            ),
+            ("postgres://u@h:5432", "postgres://u@h:5432/x"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(with_database(url, "x"), want);
+        }
+    }
+}

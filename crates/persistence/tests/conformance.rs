@@ -1,0 +1,437 @@
+//! The repository conformance suite: every store contract, written once, run on SQLite and on
+//! PostgreSQL. Each test gets a database of its own.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use holdfast_domain::api_key::{KeyHash, KeyName, KeyStatus};
+use holdfast_domain::auth::Principal;
+use holdfast_domain::ids::{KeyId, MerchantId, PlatformId, UserId};
+use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
+use holdfast_domain::mode::{KeyType, Mode};
+use holdfast_domain::page::PageRequest;
+use holdfast_domain::platform::PlatformName;
+use holdfast_domain::ports::{Clock, Ids, StoreError};
+use holdfast_domain::services::{CreatedPlatform, PlatformService};
+use holdfast_domain::user::{Email, User};
+use holdfast_persistence::{Database, Stores};
+use time::OffsetDateTime;
+use time::macros::datetime;
+
+const T0: OffsetDateTime = datetime!(2026-11-22 12:00:00.123456 UTC);
+
+struct FixedClock;
+impl Clock for FixedClock {
+    fn now(&self) -> OffsetDateTime {
+        T0
+    }
+}
+
+/// Increasing, zero-padded ids, so creation order is id order as with real time-ordered ids.
+struct CountingIds;
+impl Ids for CountingIds {
+    fn next_id(&self) -> String {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        format!("{:020}", NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+    fn key_secret(&self) -> String {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        format!("S{:025}", NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+async fn new_platform(stores: &Stores, name: &str) -> CreatedPlatform {
+    PlatformService::new(stores.platforms.clone(), FixedClock, CountingIds)
+        .create(
+            PlatformName::parse(name).unwrap(),
+            Email::parse("owner@example.com").unwrap(),
+        )
+        .await
+        .unwrap()
+}
+
+fn principal(created: &CreatedPlatform, mode: Mode) -> Principal {
+    Principal {
+        platform_id: created.platform.id.clone(),
+        mode,
+        key_type: KeyType::Private,
+        key_id: created.keys[0].key.id.clone(),
+        user_id: created.owner.id.clone(),
+    }
+}
+
+fn merchant(p: &Principal, name: &str) -> Merchant {
+    Merchant {
+        id: MerchantId::from_suffix(&CountingIds.next_id()),
+        platform_id: p.platform_id.clone(),
+        mode: p.mode,
+        details: MerchantDetails {
+            name: MerchantName::parse(name).unwrap(),
+            currency: Currency::parse("EUR").unwrap(),
+            email: Some(Email::parse("shop@example.com").unwrap()),
+        },
+        created_on: T0,
+        updated_on: T0,
+    }
+}
+
+mod cases {
+    use super::*;
+
+    pub async fn platform_is_created_with_owner_and_default_keys(db: Database) {
+        let stores = db.stores();
+        assert!(!stores.platforms.any_platform().await.unwrap());
+        let created = new_platform(&stores, "Acme").await;
+        let platform = stores
+            .platforms
+            .get_platform(&created.platform.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            platform, created.platform,
+            "round trip, microseconds included"
+        );
+        let owner = stores
+            .users
+            .get_user(&platform.id, &platform.owner_id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(owner, created.owner);
+        let keys = stores.keys.list_keys(&platform.id).await.unwrap();
+        let stored: Vec<_> = created.keys.iter().map(|k| k.key.clone()).collect();
+        assert_eq!(keys, stored);
+        assert!(stores.platforms.any_platform().await.unwrap());
+    }
+
+    pub async fn platform_creation_is_all_or_nothing(db: Database) {
+        let stores = db.stores();
+        let created = new_platform(&stores, "Acme").await;
+        // A second platform whose key collides with an existing hash must leave no trace.
+        let mut clash = created.clone();
+        clash.platform.id = PlatformId::from_suffix("clash");
+        clash.owner.id = UserId::from_suffix("clash");
+        clash.owner.platform_id = clash.platform.id.clone();
+        let mut key = clash.keys[0].key.clone();
+        key.id = KeyId::from_suffix("clash");
+        key.platform_id = clash.platform.id.clone();
+        let err = stores
+            .platforms
+            .create_platform_atomically(&clash.platform, &clash.owner, &[key])
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Duplicate(_)), "{err:?}");
+        assert!(
+            stores
+                .platforms
+                .get_platform(&clash.platform.id)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            stores
+                .users
+                .get_user(&clash.platform.id, &clash.owner.id)
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    pub async fn user_email_is_unique_per_platform(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let b = new_platform(&stores, "B").await;
+        let user = |p: &CreatedPlatform, id: &str| User {
+            id: UserId::from_suffix(id),
+            platform_id: p.platform.id.clone(),
+            email: Email::parse("dev@example.com").unwrap(),
+            created_on: T0,
+        };
+        stores.users.insert_user(&user(&a, "a1")).await.unwrap();
+        let err = stores.users.insert_user(&user(&a, "a2")).await.unwrap_err();
+        assert!(
+            matches!(err, StoreError::Duplicate("users.email")),
+            "{err:?}"
+        );
+        stores.users.insert_user(&user(&b, "b1")).await.unwrap();
+        assert_eq!(
+            stores.users.list_users(&a.platform.id).await.unwrap().len(),
+            2
+        );
+        // Deleting is scoped by platform.
+        let err = stores
+            .users
+            .delete_user(&b.platform.id, &UserId::from_suffix("a1"))
+            .await;
+        assert!(matches!(err, Err(StoreError::NotFound)), "{err:?}");
+        stores
+            .users
+            .delete_user(&a.platform.id, &UserId::from_suffix("a1"))
+            .await
+            .unwrap();
+        assert!(
+            stores
+                .users
+                .get_user(&a.platform.id, &UserId::from_suffix("a1"))
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    pub async fn key_is_found_by_hash_only(db: Database) {
+        let stores = db.stores();
+        let created = new_platform(&stores, "Acme").await;
+        let public = &created.keys[1];
+        let found = stores
+            .keys
+            .find_key_by_hash(&public.value.hash())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(found, public.key);
+        assert_eq!(found.last4, public.value.last4());
+        let unknown = KeyHash::of("pub_test_00000000000000000000000000");
+        assert!(
+            stores
+                .keys
+                .find_key_by_hash(&unknown)
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    pub async fn key_lifecycle_is_scoped_by_platform(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let b = new_platform(&stores, "B").await;
+        let id = &a.keys[0].key.id;
+        let foreign = &b.platform.id;
+        let name = KeyName::parse("Renamed key").unwrap();
+        assert!(matches!(
+            stores.keys.rename_key(foreign, id, &name).await,
+            Err(StoreError::NotFound)
+        ));
+        assert!(matches!(
+            stores
+                .keys
+                .set_key_status(foreign, id, KeyStatus::Inactive)
+                .await,
+            Err(StoreError::NotFound)
+        ));
+        assert!(matches!(
+            stores.keys.delete_key(foreign, id).await,
+            Err(StoreError::NotFound)
+        ));
+        assert!(stores.keys.get_key(foreign, id).await.unwrap().is_none());
+
+        let own = &a.platform.id;
+        stores.keys.rename_key(own, id, &name).await.unwrap();
+        stores
+            .keys
+            .set_key_status(own, id, KeyStatus::Inactive)
+            .await
+            .unwrap();
+        let key = stores.keys.get_key(own, id).await.unwrap().unwrap();
+        assert_eq!(
+            (key.name.as_str(), key.status),
+            ("Renamed key", KeyStatus::Inactive)
+        );
+        assert_eq!(key.mode, Mode::Test, "mode never changes");
+
+        stores.keys.touch_key(id, T0).await.unwrap();
+        assert_eq!(
+            stores
+                .keys
+                .get_key(own, id)
+                .await
+                .unwrap()
+                .unwrap()
+                .last_used_on,
+            Some(T0)
+        );
+
+        stores.keys.delete_key(own, id).await.unwrap();
+        assert!(stores.keys.get_key(own, id).await.unwrap().is_none());
+        assert!(
+            stores
+                .keys
+                .find_key_by_hash(&a.keys[0].value.hash())
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(matches!(
+            stores.keys.delete_key(own, id).await,
+            Err(StoreError::NotFound)
+        ));
+    }
+
+    pub async fn merchants_are_scoped_by_platform_and_mode(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let b = new_platform(&stores, "B").await;
+        let test = principal(&a, Mode::Test);
+        let m = merchant(&test, "Shop");
+        stores.merchants.insert_merchant(&m).await.unwrap();
+        let got = stores
+            .merchants
+            .get_merchant(&test.platform_id, Mode::Test, &m.id)
+            .await
+            .unwrap();
+        assert_eq!(got.as_ref(), Some(&m));
+        for (platform, mode) in [(&a.platform.id, Mode::Live), (&b.platform.id, Mode::Test)] {
+            assert!(
+                stores
+                    .merchants
+                    .get_merchant(platform, mode, &m.id)
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
+            let page = PageRequest::new(None, None).unwrap();
+            assert!(
+                stores
+                    .merchants
+                    .list_merchants(platform, mode, &page)
+                    .await
+                    .unwrap()
+                    .data
+                    .is_empty()
+            );
+            assert!(matches!(
+                stores
+                    .merchants
+                    .delete_merchant(platform, mode, &m.id, T0)
+                    .await,
+                Err(StoreError::NotFound)
+            ));
+        }
+    }
+
+    pub async fn merchant_update_and_soft_delete(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Live);
+        let mut m = merchant(&p, "Shop");
+        stores.merchants.insert_merchant(&m).await.unwrap();
+        m.details.name = MerchantName::parse("Shop renamed").unwrap();
+        m.details.email = None;
+        m.updated_on = T0 + time::Duration::seconds(5);
+        stores.merchants.update_merchant(&m).await.unwrap();
+        let got = stores
+            .merchants
+            .get_merchant(&p.platform_id, p.mode, &m.id)
+            .await
+            .unwrap();
+        assert_eq!(got, Some(m.clone()));
+
+        stores
+            .merchants
+            .delete_merchant(&p.platform_id, p.mode, &m.id, T0)
+            .await
+            .unwrap();
+        assert!(
+            stores
+                .merchants
+                .get_merchant(&p.platform_id, p.mode, &m.id)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(matches!(
+            stores.merchants.update_merchant(&m).await,
+            Err(StoreError::NotFound)
+        ));
+        assert!(matches!(
+            stores
+                .merchants
+                .delete_merchant(&p.platform_id, p.mode, &m.id, T0)
+                .await,
+            Err(StoreError::NotFound)
+        ));
+    }
+
+    pub async fn merchant_pages_newest_first(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let mut ids = Vec::new();
+        for i in 0..25 {
+            let m = merchant(&p, &format!("Shop {i}"));
+            stores.merchants.insert_merchant(&m).await.unwrap();
+            ids.push(m.id);
+        }
+        let deleted = ids.remove(3);
+        stores
+            .merchants
+            .delete_merchant(&p.platform_id, p.mode, &deleted, T0)
+            .await
+            .unwrap();
+        ids.reverse();
+
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        let mut pages = Vec::new();
+        loop {
+            let req = PageRequest::new(Some(10), cursor.clone()).unwrap();
+            let page = stores
+                .merchants
+                .list_merchants(&p.platform_id, p.mode, &req)
+                .await
+                .unwrap();
+            pages.push((page.data.len(), page.has_more));
+            cursor = page.data.last().map(|m| m.id.to_string());
+            seen.extend(page.data.into_iter().map(|m| m.id));
+            if !page.has_more {
+                break;
+            }
+        }
+        assert_eq!(pages, [(10, true), (10, true), (4, false)]);
+        assert_eq!(seen, ids);
+    }
+
+    pub async fn ping_answers(db: Database) {
+        db.ping().await.unwrap();
+    }
+}
+
+macro_rules! conformance {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            use holdfast_persistence::testing::TestDatabase;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let db = TestDatabase::sqlite().await;
+                    super::cases::$case(db.open()).await;
+                }
+            )*
+        }
+        mod postgres {
+            use holdfast_persistence::testing::TestDatabase;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let Some(db) = TestDatabase::postgres().await else { return };
+                    super::cases::$case(db.open()).await;
+                }
+            )*
+        }
+    };
+}
+
+conformance!(
+    platform_is_created_with_owner_and_default_keys,
+    platform_creation_is_all_or_nothing,
+    user_email_is_unique_per_platform,
+    key_is_found_by_hash_only,
+    key_lifecycle_is_scoped_by_platform,
+    merchants_are_scoped_by_platform_and_mode,
+    merchant_update_and_soft_delete,
+    merchant_pages_newest_first,
+    ping_answers,
+);
