@@ -1,1 +1,19 @@
-fn main() {}
+use clap::Parser;
+use holdfast::cli::Cli;
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    holdfast::telemetry::init(&cli.log);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    match runtime.block_on(holdfast::commands::run(cli)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            tracing::error!(error = format!("{err:#}"), "holdfast failed");
+            eprintln!("error: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

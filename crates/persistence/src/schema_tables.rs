@@ -2,7 +2,7 @@
 // tables, so every query is written once for both backends.
 
 diesel::table! {
-    use diesel::sql_types::*;
+    use diesel::sql_types::{Binary, Bool, Nullable, Text};
     use super::Ts;
 
     platforms (id) {
@@ -14,7 +14,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::*;
+    use diesel::sql_types::{Binary, Bool, Nullable, Text};
     use super::Ts;
 
     users (id) {
@@ -26,7 +26,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::*;
+    use diesel::sql_types::{Binary, Bool, Nullable, Text};
     use super::Ts;
 
     api_keys (id) {
@@ -45,7 +45,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::*;
+    use diesel::sql_types::{Binary, Bool, Nullable, Text};
     use super::Ts;
 
     merchants (id) {

@@ -1,4 +1,5 @@
 //! The repository conformance suite: every store contract, written once, run on SQLite and on
+#![expect(clippy::unwrap_used, reason = "test code: a panic is the failure report")]
 //! PostgreSQL. Each test gets a database of its own.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -98,9 +99,9 @@ mod cases {
             .unwrap()
             .unwrap();
         assert_eq!(owner, created.owner);
-        let keys = stores.keys.list_keys(&platform.id).await.unwrap();
-        let stored: Vec<_> = created.keys.iter().map(|k| k.key.clone()).collect();
-        assert_eq!(keys, stored);
+        let listed = stores.keys.list_keys(&platform.id).await.unwrap();
+        let expected: Vec<_> = created.keys.iter().map(|k| k.key.clone()).collect();
+        assert_eq!(listed, expected);
         assert!(stores.platforms.any_platform().await.unwrap());
     }
 

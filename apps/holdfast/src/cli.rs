@@ -1,0 +1,166 @@
+//! The command line: `holdfast serve | migrate | platforms … | keys … | users …`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use holdfast_domain::mode::{KeyType, Mode};
+
+use crate::config::{DatabaseArgs, LogArgs, ServeArgs};
+
+#[derive(Debug, Parser)]
+#[command(name = "holdfast", version, about = "Holdfast payment platform API", long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub log: LogArgs,
+
+    /// Print machine-readable JSON instead of text (operator commands).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP API (applies pending migrations first).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Platforms: the tenants that own users, keys and merchants.
+    #[command(subcommand)]
+    Platforms(PlatformCommand),
+    /// API keys (the dashboard's API Keys page, spec 4.6).
+    #[command(subcommand)]
+    Keys(KeyCommand),
+    /// Users of a platform.
+    #[command(subcommand)]
+    Users(UserCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlatformCommand {
+    /// Create a platform, its owner user and its two default test keys (values shown once).
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        owner_email: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KeyTypeArg {
+    Public,
+    Private,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Test,
+    Live,
+}
+
+impl From<KeyTypeArg> for KeyType {
+    fn from(arg: KeyTypeArg) -> Self {
+        match arg {
+            KeyTypeArg::Public => KeyType::Public,
+            KeyTypeArg::Private => KeyType::Private,
+        }
+    }
+}
+
+impl From<ModeArg> for Mode {
+    fn from(arg: ModeArg) -> Self {
+        match arg {
+            ModeArg::Test => Mode::Test,
+            ModeArg::Live => Mode::Live,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct PlatformArg {
+    /// The platform id (pfm_…).
+    #[arg(long)]
+    pub platform: String,
+}
+
+#[derive(Debug, Args)]
+pub struct KeyTarget {
+    #[command(flatten)]
+    pub platform: PlatformArg,
+    /// The key id (key_…), as `keys list` shows it.
+    pub key_id: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Generate a key; its full value is printed once and never again.
+    Create {
+        #[command(flatten)]
+        platform: PlatformArg,
+        /// 3 to 25 characters.
+        #[arg(long)]
+        name: String,
+        #[arg(long = "type", value_enum)]
+        key_type: KeyTypeArg,
+        #[arg(long, value_enum)]
+        mode: ModeArg,
+        /// The user generating the key (default: the platform owner).
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// List keys (never their values).
+    List {
+        #[command(flatten)]
+        platform: PlatformArg,
+    },
+    /// Rename a key.
+    Rename {
+        #[command(flatten)]
+        target: KeyTarget,
+        #[arg(long)]
+        name: String,
+    },
+    /// Make a key usable again.
+    Activate(KeyTarget),
+    /// Make a key refused with 401 until activated again.
+    Deactivate(KeyTarget),
+    /// Delete a key permanently.
+    Delete(KeyTarget),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Add a user to a platform.
+    Create {
+        #[command(flatten)]
+        platform: PlatformArg,
+        #[arg(long)]
+        email: String,
+    },
+    /// List a platform's users.
+    List {
+        #[command(flatten)]
+        platform: PlatformArg,
+    },
+    /// Delete a user (not the owner). Keys and subscriptions they created keep working.
+    Delete {
+        #[command(flatten)]
+        platform: PlatformArg,
+        user_id: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,55 @@
+//! What each command does.
+
+mod keys;
+mod platforms;
+mod serve;
+mod users;
+
+use anyhow::Context;
+use holdfast_domain::ids::PlatformId;
+use holdfast_domain::services::ServiceError;
+use holdfast_persistence::Database;
+
+use crate::cli::{Cli, Command};
+use crate::config::DatabaseArgs;
+use crate::state::AppState;
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let json = cli.json;
+    match cli.command {
+        Command::Serve(args) => serve::run(&cli.database, &args).await,
+        Command::Migrate => {
+            let applied = Database::migrate(&cli.database.url).await?;
+            tracing::info!(database = cli.database.url.redacted(), applied = ?applied, "migrated");
+            crate::output::emit(json, &serde_json::json!({ "applied": applied }), || {
+                format!("{} migration(s) applied", applied.len())
+            });
+            Ok(())
+        }
+        Command::Platforms(cmd) => platforms::run(&open(&cli.database).await?, cmd, json).await,
+        Command::Keys(cmd) => keys::run(&open(&cli.database).await?, cmd, json).await,
+        Command::Users(cmd) => users::run(&open(&cli.database).await?, cmd, json).await,
+    }
+}
+
+/// Opens the database for an operator command, applying pending migrations first so the
+/// commands work on a fresh database, and safely beside a running `serve`.
+async fn open(database: &DatabaseArgs) -> anyhow::Result<AppState> {
+    Database::migrate(&database.url)
+        .await
+        .with_context(|| format!("migrating {}", database.url.redacted()))?;
+    let db = Database::open(&database.url, database.pool())?;
+    Ok(AppState::new(db))
+}
+
+fn platform_id(raw: &str) -> anyhow::Result<PlatformId> {
+    PlatformId::parse("platform", raw).map_err(|e| anyhow::anyhow!("--{e}"))
+}
+
+/// Service errors as an operator reads them.
+fn explain(err: ServiceError) -> anyhow::Error {
+    match err {
+        ServiceError::Invalid(invalid) => anyhow::anyhow!("--{invalid}"),
+        other => anyhow::Error::new(other),
+    }
+}

@@ -1,0 +1,36 @@
+use holdfast_domain::platform::PlatformName;
+use holdfast_domain::user::Email;
+use serde_json::json;
+
+use super::explain;
+use crate::cli::PlatformCommand;
+use crate::output::{created_key_json, created_key_line, emit};
+use crate::state::AppState;
+
+pub async fn run(state: &AppState, cmd: PlatformCommand, json: bool) -> anyhow::Result<()> {
+    match cmd {
+        PlatformCommand::Create { name, owner_email } => {
+            let name = PlatformName::parse(&name).map_err(|e| explain(e.into()))?;
+            let email = Email::parse(&owner_email)
+                .map_err(|e| anyhow::anyhow!("--owner-email: {}", e.message))?;
+            let created = state.platforms.create(name, email).await.map_err(explain)?;
+            let value = json!({
+                "platform": { "id": created.platform.id, "name": created.platform.name.as_str() },
+                "user": { "id": created.owner.id, "email": created.owner.email.as_str() },
+                "keys": created.keys.iter().map(created_key_json).collect::<Vec<_>>(),
+            });
+            emit(json, &value, || {
+                let keys: Vec<_> = created.keys.iter().map(created_key_line).collect();
+                format!(
+                    "platform {}  {}\nowner    {}  {}\n{}",
+                    created.platform.id,
+                    created.platform.name.as_str(),
+                    created.owner.id,
+                    created.owner.email,
+                    keys.join("\n")
+                )
+            });
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,57 @@
+use std::fmt::Write as _;
+
+use anyhow::Context;
+use holdfast_domain::platform::PlatformName;
+use holdfast_domain::services::CreatedPlatform;
+use holdfast_domain::user::Email;
+use holdfast_persistence::Database;
+
+use crate::config::{DatabaseArgs, ServeArgs};
+use crate::output;
+use crate::state::AppState;
+
+pub async fn run(database: &DatabaseArgs, args: &ServeArgs) -> anyhow::Result<()> {
+    let applied = Database::migrate(&database.url)
+        .await
+        .with_context(|| format!("migrating {}", database.url.redacted()))?;
+    tracing::info!(
+        database = database.url.redacted(),
+        applied = applied.len(),
+        "database ready"
+    );
+    let db = Database::open(&database.url, database.pool())?;
+    db.ping().await.context("database unreachable")?;
+    let state = AppState::new(db);
+    if args.bootstrap_demo {
+        let demo = state
+            .platforms
+            .bootstrap_demo(
+                PlatformName::parse("Demo Platform").expect("valid"),
+                Email::parse("owner@example.com").expect("valid"),
+            )
+            .await?;
+        if let Some(created) = demo {
+            print_demo(&created);
+        }
+    }
+    crate::http::serve(state, args).await
+}
+
+/// The demo keys go to standard output once, never to the log.
+fn print_demo(created: &CreatedPlatform) {
+    tracing::info!(platform = %created.platform.id, "created the demo platform (empty database)");
+    let mut text = format!(
+        "\nEmpty database: created the demo platform {} (owner {}).\n\
+         Its default test keys, shown this once:\n",
+        created.platform.id, created.owner.email
+    );
+    for key in &created.keys {
+        let _ = writeln!(
+            text,
+            "  {:<20} {}",
+            key.key.name.as_str(),
+            key.value.expose()
+        );
+    }
+    output::print(&text);
+}

@@ -1,0 +1,95 @@
+//! Typed configuration, read once from `HOLDFAST_*` environment variables (or the same-named
+//! flags) by clap, and passed down explicitly.
+//!
+//! | Variable | Default | Meaning |
+//! |---|---|---|
+//! | `HOLDFAST_DATABASE_URL` | `sqlite://./data/holdfast.db` | `postgres://…` or `sqlite://PATH` |
+//! | `HOLDFAST_DB_POOL_SIZE` | `8` | PostgreSQL connections per process |
+//! | `HOLDFAST_BIND` | `127.0.0.1:8080` | address `serve` listens on (port 0 picks one) |
+//! | `HOLDFAST_BOOTSTRAP_DEMO` | `true` | on an empty database, `serve` creates a demo platform |
+//! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
+//! | `HOLDFAST_LOG_FORMAT` | `json` | `json` or `pretty` |
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use holdfast_persistence::{DatabaseUrl, PoolOptions};
+
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArgs {
+    /// Where the data lives: `postgres://…` or `sqlite://PATH`.
+    #[arg(
+        long = "database-url",
+        env = "HOLDFAST_DATABASE_URL",
+        default_value = "sqlite://./data/holdfast.db",
+        hide_env_values = true,
+        global = true,
+        value_parser = parse_database_url
+    )]
+    pub url: DatabaseUrl,
+
+    /// PostgreSQL connections per process (SQLite always uses one).
+    #[arg(
+        long = "db-pool-size",
+        env = "HOLDFAST_DB_POOL_SIZE",
+        default_value_t = 8,
+        global = true
+    )]
+    pub pool_size: usize,
+}
+
+impl DatabaseArgs {
+    pub fn pool(&self) -> PoolOptions {
+        PoolOptions {
+            max_size: self.pool_size.max(1),
+            wait_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+fn parse_database_url(raw: &str) -> Result<DatabaseUrl, String> {
+    DatabaseUrl::parse(raw).map_err(|e| e.to_string())
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 lets the system pick (the chosen address is logged).
+    #[arg(long, env = "HOLDFAST_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+
+    /// On an empty database, create a demo platform and print its two default keys once.
+    #[arg(long, env = "HOLDFAST_BOOTSTRAP_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
+    pub bootstrap_demo: bool,
+
+    /// HTTP worker threads (default: one per core).
+    #[arg(long, env = "HOLDFAST_HTTP_WORKERS")]
+    pub http_workers: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LogArgs {
+    /// Log filter, for example `info` or `holdfast=debug,info`.
+    #[arg(
+        long = "log",
+        env = "HOLDFAST_LOG",
+        default_value = "info",
+        global = true
+    )]
+    pub filter: String,
+
+    #[arg(
+        long = "log-format",
+        env = "HOLDFAST_LOG_FORMAT",
+        value_enum,
+        default_value = "json",
+        global = true
+    )]
+    pub format: LogFormat,
+}

@@ -1,0 +1,171 @@
+//! The one error envelope:
+//! `{"error": {"type", "code", "message", "param", "requestId"}}`.
+//!
+//! 500s are opaque to the client; their cause goes to the log under the same request id.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use holdfast_domain::auth::{Access, AuthError};
+use holdfast_domain::services::{AuthenticateError, ServiceError};
+use serde_json::json;
+
+use super::request_context;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("missing, unknown or inactive API key")]
+    Unauthenticated,
+    #[error("wrong key type")]
+    WrongKeyType { required: Access },
+    #[error("{resource} not found")]
+    NotFound { resource: &'static str },
+    #[error("no such route")]
+    RouteNotFound,
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("{param}: {message}")]
+    Invalid { param: String, message: String },
+    #[error("request body too large")]
+    PayloadTooLarge { limit: usize },
+    #[error("{param}: {message}")]
+    Conflict { param: String, message: String },
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn invalid(param: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            param: param.into(),
+            message: message.into(),
+        }
+    }
+
+    fn parts(&self) -> (&'static str, &'static str, String, Option<&str>) {
+        match self {
+            Self::Unauthenticated => (
+                "authentication_error",
+                "invalid_api_key",
+                "Missing, unknown or inactive API key. Send an active key in the x-api-key header."
+                    .into(),
+                None,
+            ),
+            Self::WrongKeyType { required } => (
+                "permission_error",
+                "wrong_key_type",
+                match required {
+                    Access::Private | Access::PublicOrPrivate => {
+                        "This operation needs a private key; public keys can only create single-use tokens."
+                    }
+                    Access::Public => "This operation needs a public key.",
+                }
+                .into(),
+                None,
+            ),
+            Self::NotFound { resource } => (
+                "invalid_request_error",
+                "resource_missing",
+                format!("No such {resource}."),
+                Some("id"),
+            ),
+            Self::RouteNotFound => (
+                "invalid_request_error",
+                "route_not_found",
+                "No such route. See docs/api.md for the endpoints.".into(),
+                None,
+            ),
+            Self::MethodNotAllowed => (
+                "invalid_request_error",
+                "method_not_allowed",
+                "This route does not accept that HTTP method.".into(),
+                None,
+            ),
+            Self::Invalid { param, message } => (
+                "invalid_request_error",
+                "parameter_invalid",
+                format!("{param}: {message}"),
+                Some(param),
+            ),
+            Self::PayloadTooLarge { limit } => (
+                "invalid_request_error",
+                "payload_too_large",
+                format!("The request body may be at most {limit} bytes."),
+                None,
+            ),
+            Self::Conflict { param, message } => (
+                "invalid_request_error",
+                "resource_conflict",
+                message.clone(),
+                Some(param),
+            ),
+            Self::Internal(_) => (
+                "api_error",
+                "internal_error",
+                "Something went wrong on our side. Quote the requestId when you contact us.".into(),
+                None,
+            ),
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::Unauthenticated => StatusCode::UNAUTHORIZED,
+            Self::WrongKeyType { .. } => StatusCode::FORBIDDEN,
+            Self::NotFound { .. } | Self::RouteNotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Invalid { .. } => StatusCode::BAD_REQUEST,
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let request_id = request_context::current_id();
+        if let Self::Internal(cause) = self {
+            tracing::error!(request_id, cause, "request failed");
+        }
+        let (kind, code, message, param) = self.parts();
+        HttpResponse::build(self.status_code()).json(json!({
+            "error": {
+                "type": kind,
+                "code": code,
+                "message": message,
+                "param": param,
+                "requestId": request_id,
+            }
+        }))
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(err: ServiceError) -> Self {
+        match err {
+            ServiceError::NotFound(resource) => Self::NotFound { resource },
+            ServiceError::Invalid(invalid) => Self::invalid(invalid.field, invalid.message),
+            ServiceError::Conflict { field, message } => Self::Conflict {
+                param: field.into(),
+                message,
+            },
+            ServiceError::Store(e) => Self::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<holdfast_domain::Invalid> for ApiError {
+    fn from(invalid: holdfast_domain::Invalid) -> Self {
+        Self::invalid(invalid.field, invalid.message)
+    }
+}
+
+impl ApiError {
+    pub fn from_auth(err: AuthenticateError, required: Access) -> Self {
+        match err {
+            AuthenticateError::Denied(AuthError::Unauthenticated) => Self::Unauthenticated,
+            AuthenticateError::Denied(AuthError::WrongKeyType) => Self::WrongKeyType { required },
+            AuthenticateError::Store(e) => Self::Internal(e.to_string()),
+        }
+    }
+}

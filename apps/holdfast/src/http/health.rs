@@ -1,0 +1,27 @@
+//! Liveness and readiness, outside `/v1` and without authentication.
+
+use actix_web::{HttpResponse, web};
+use serde_json::json;
+
+use crate::state::AppState;
+
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.route("/healthz", web::get().to(healthz))
+        .route("/readyz", web::get().to(readyz));
+}
+
+async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "status": "ok" }))
+}
+
+/// Ready when the database answers; a load balancer stops sending traffic otherwise.
+async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    match state.database.ping().await {
+        Ok(()) => HttpResponse::Ok().json(json!({ "status": "ready" })),
+        Err(err) => {
+            tracing::warn!(error = %err, "database unreachable");
+            HttpResponse::ServiceUnavailable()
+                .json(json!({ "status": "unavailable", "database": "unreachable" }))
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! `/v1/merchants`: create, list, get, update, delete (private keys, scoped by mode).
+
+use actix_web::http::Method;
+use actix_web::{HttpRequest, HttpResponse, web};
+use holdfast_domain::auth::Access;
+use holdfast_domain::ids::MerchantId;
+use holdfast_domain::merchant::{Currency, MerchantDetails, MerchantName, MerchantPatch};
+use holdfast_domain::user::Email;
+use serde::Deserialize;
+
+use super::error::ApiError;
+use super::extract::{ApiJson, Caller, Field, page_request};
+use super::routes::Routes;
+use super::views::{DeletedView, ListView, MerchantView};
+use crate::state::AppState;
+
+pub fn routes(r: &mut Routes) {
+    r.add(
+        Method::POST,
+        "/v1/merchants",
+        Access::Private,
+        web::route().to(create),
+    );
+    r.add(
+        Method::GET,
+        "/v1/merchants",
+        Access::Private,
+        web::route().to(list),
+    );
+    r.add(
+        Method::GET,
+        "/v1/merchants/{id}",
+        Access::Private,
+        web::route().to(get),
+    );
+    r.add(
+        Method::PATCH,
+        "/v1/merchants/{id}",
+        Access::Private,
+        web::route().to(update),
+    );
+    r.add(
+        Method::DELETE,
+        "/v1/merchants/{id}",
+        Access::Private,
+        web::route().to(delete),
+    );
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct CreateMerchant {
+    name: String,
+    currency: Option<String>,
+    email: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct UpdateMerchant {
+    #[serde(default)]
+    name: Field<String>,
+    #[serde(default)]
+    currency: Field<String>,
+    #[serde(default)]
+    email: Field<String>,
+}
+
+async fn create(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    ApiJson(body): ApiJson<CreateMerchant>,
+) -> Result<HttpResponse, ApiError> {
+    let details = MerchantDetails {
+        name: MerchantName::parse(&body.name)?,
+        currency: body
+            .currency
+            .as_deref()
+            .map_or(Ok(Currency::USD), Currency::parse)?,
+        email: body.email.as_deref().map(Email::parse).transpose()?,
+    };
+    let merchant = state.merchants.create(&who, details).await?;
+    Ok(HttpResponse::Created().json(MerchantView::from(merchant)))
+}
+
+async fn list(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let page = page_request(&req, MerchantId::PREFIX)?;
+    let merchants = state.merchants.list(&who, &page).await?;
+    Ok(HttpResponse::Ok().json(ListView::from_page(merchants, MerchantView::from)))
+}
+
+/// A malformed id cannot name a merchant: 404, exactly like an unknown one.
+fn merchant_id(raw: &str) -> Result<MerchantId, ApiError> {
+    MerchantId::parse("id", raw).map_err(|_| ApiError::NotFound {
+        resource: "merchant",
+    })
+}
+
+async fn get(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let merchant = state.merchants.get(&who, &merchant_id(&id)?).await?;
+    Ok(HttpResponse::Ok().json(MerchantView::from(merchant)))
+}
+
+async fn update(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    id: web::Path<String>,
+    ApiJson(body): ApiJson<UpdateMerchant>,
+) -> Result<HttpResponse, ApiError> {
+    let required = |field: &'static str| ApiError::invalid(field, "may not be null");
+    let patch = MerchantPatch {
+        name: match body.name {
+            Field::Absent => None,
+            Field::Null => return Err(required("name")),
+            Field::Value(name) => Some(MerchantName::parse(&name)?),
+        },
+        currency: match body.currency {
+            Field::Absent => None,
+            Field::Null => return Err(required("currency")),
+            Field::Value(c) => Some(Currency::parse(&c)?),
+        },
+        email: match body.email {
+            Field::Absent => None,
+            Field::Null => Some(None),
+            Field::Value(e) => Some(Some(Email::parse(&e)?)),
+        },
+    };
+    let merchant = state
+        .merchants
+        .update(&who, &merchant_id(&id)?, patch)
+        .await?;
+    Ok(HttpResponse::Ok().json(MerchantView::from(merchant)))
+}
+
+async fn delete(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = merchant_id(&id)?;
+    state.merchants.delete(&who, &id).await?;
+    Ok(HttpResponse::Ok().json(DeletedView {
+        id: id.to_string(),
+        deleted: true,
+    }))
+}

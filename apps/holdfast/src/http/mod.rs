@@ -1,0 +1,59 @@
+//! The HTTP API: actix-web application, routes, extractors and error mapping.
+
+mod error;
+mod extract;
+mod health;
+mod merchants;
+mod request_context;
+pub mod routes;
+pub mod views;
+
+use std::net::TcpListener;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::from_fn;
+use actix_web::{App, Error, HttpServer, web};
+
+pub use error::ApiError;
+
+use crate::config::ServeArgs;
+use crate::state::AppState;
+
+/// The application, shared by `serve` and the in-process tests.
+pub fn app(
+    state: web::Data<AppState>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(state)
+        .app_data(web::PayloadConfig::new(extract::MAX_BODY_BYTES))
+        .configure(health::config)
+        .configure(routes::register)
+        .default_service(web::to(|| async { Err::<(), _>(ApiError::RouteNotFound) }))
+        .wrap(from_fn(request_context::middleware))
+}
+
+/// Serves until SIGINT or SIGTERM, then drains in-flight requests (up to 30 s).
+pub async fn serve(state: AppState, args: &ServeArgs) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(args.bind)?;
+    let address = listener.local_addr()?;
+    let data = web::Data::new(state);
+    let mut server = HttpServer::new(move || app(data.clone()))
+        .listen(listener)?
+        .shutdown_timeout(30);
+    if let Some(workers) = args.http_workers {
+        server = server.workers(workers.max(1));
+    }
+    tracing::info!(address = %address, "listening");
+    server.run().await?;
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,10 @@
+#![doc = include_str!("../README.md")]
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod http;
+mod output;
+pub mod state;
+pub mod system;
+pub mod telemetry;
