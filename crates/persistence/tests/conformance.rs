@@ -1,5 +1,8 @@
 //! The repository conformance suite: every store contract, written once, run on SQLite and on
-#![expect(clippy::unwrap_used, reason = "test code: a panic is the failure report")]
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
 //! PostgreSQL. Each test gets a database of its own.
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,1 +1,145 @@
+#![doc = include_str!("../README.md")]
+#![expect(
+    clippy::unwrap_used,
+    reason = "test harness: a panic is the failure report"
+)]
 
+mod http;
+mod process;
+
+pub use http::{Api, Reply};
+pub use process::{CliOutput, Server};
+
+use holdfast_persistence::testing::TestDatabase;
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// One test's world: a database of its own and the binary to run against it.
+#[derive(Debug)]
+pub struct Env {
+    pub backend: Backend,
+    db: TestDatabase,
+}
+
+/// A platform made by `holdfast platforms create`, with its default keys' values.
+#[derive(Debug, Clone)]
+pub struct PlatformFixture {
+    pub id: String,
+    pub owner_id: String,
+    pub private_key: String,
+    pub private_key_id: String,
+    pub public_key: String,
+    pub public_key_id: String,
+}
+
+impl Env {
+    /// `None` only when PostgreSQL is not configured outside CI (see `TestDatabase::postgres`).
+    pub async fn new(backend: Backend) -> Option<Self> {
+        let db = match backend {
+            Backend::Sqlite => TestDatabase::sqlite().await,
+            Backend::Postgres => TestDatabase::postgres().await?,
+        };
+        Some(Self { backend, db })
+    }
+
+    pub fn database_url(&self) -> &str {
+        self.db.url()
+    }
+
+    /// Runs `holdfast ARGS…` against this test's database.
+    pub fn cli(&self, args: &[&str]) -> CliOutput {
+        process::run_cli(self.database_url(), args)
+    }
+
+    /// Runs `holdfast --json ARGS…`, asserts success and parses the output.
+    pub fn cli_json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let out = self.cli(&all);
+        assert!(out.success, "holdfast {args:?} failed:\n{}", out.stderr);
+        serde_json::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("holdfast {args:?} printed no JSON ({e}):\n{}", out.stdout))
+    }
+
+    pub fn create_platform(&self, name: &str) -> PlatformFixture {
+        let out = self.cli_json(&[
+            "platforms",
+            "create",
+            "--name",
+            name,
+            "--owner-email",
+            "owner@example.com",
+        ]);
+        let key = |i: usize, field: &str| out["keys"][i][field].as_str().unwrap().to_owned();
+        PlatformFixture {
+            id: out["platform"]["id"].as_str().unwrap().to_owned(),
+            owner_id: out["user"]["id"].as_str().unwrap().to_owned(),
+            private_key: key(0, "value"),
+            private_key_id: key(0, "id"),
+            public_key: key(1, "value"),
+            public_key_id: key(1, "id"),
+        }
+    }
+
+    /// `holdfast keys create …`: returns (id, value).
+    pub fn create_key(&self, platform: &str, key_type: &str, mode: &str) -> (String, String) {
+        let out = self.cli_json(&[
+            "keys",
+            "create",
+            "--platform",
+            platform,
+            "--name",
+            "Test key",
+            "--type",
+            key_type,
+            "--mode",
+            mode,
+        ]);
+        (
+            out["id"].as_str().unwrap().to_owned(),
+            out["value"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// Starts `holdfast serve` on a free port, demo bootstrap off.
+    pub fn serve(&self) -> Server {
+        Server::start(self.database_url(), &[("HOLDFAST_BOOTSTRAP_DEMO", "false")])
+    }
+
+    pub fn serve_with(&self, env: &[(&str, &str)]) -> Server {
+        Server::start(self.database_url(), env)
+    }
+}
+
+/// Declares each listed scenario `async fn NAME(env: Env)` as a test on SQLite and on
+/// PostgreSQL.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let env = $crate::Env::new($crate::Backend::Sqlite).await.expect("sqlite");
+                    super::$case(env).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let Some(env) = $crate::Env::new($crate::Backend::Postgres).await else {
+                        return;
+                    };
+                    super::$case(env).await;
+                }
+            )*
+        }
+    };
+}

@@ -1,0 +1,93 @@
+//! A small typed HTTP client for the API.
+
+use reqwest::header::HeaderMap;
+use reqwest::{Client, Method, StatusCode};
+use serde_json::Value;
+
+use crate::Server;
+
+#[derive(Debug, Clone)]
+pub struct Api {
+    client: Client,
+    base_url: String,
+}
+
+/// A response: status, headers and the body as JSON (`Value::Null` when empty or not JSON).
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Reply {
+    /// The error body without its per-request id, for comparing two refusals.
+    pub fn error_without_request_id(&self) -> Value {
+        let mut body = self.body.clone();
+        if let Some(error) = body.get_mut("error").and_then(Value::as_object_mut) {
+            error.remove("requestId");
+        }
+        body
+    }
+
+    pub fn error_param(&self) -> Option<&str> {
+        self.body["error"]["param"].as_str()
+    }
+}
+
+impl Api {
+    pub fn new(server: &Server) -> Self {
+        Self {
+            client: Client::new(),
+            base_url: server.base_url.clone(),
+        }
+    }
+
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&str>,
+    ) -> Reply {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.base_url));
+        if let Some(key) = key {
+            request = request.header("x-api-key", key);
+        }
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(body.to_owned());
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("body read");
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Reply {
+            status,
+            headers,
+            body,
+            text,
+        }
+    }
+
+    pub async fn get(&self, path: &str, key: &str) -> Reply {
+        self.send(Method::GET, path, Some(key), None).await
+    }
+
+    pub async fn post(&self, path: &str, key: &str, body: &str) -> Reply {
+        self.send(Method::POST, path, Some(key), Some(body)).await
+    }
+
+    pub async fn patch(&self, path: &str, key: &str, body: &str) -> Reply {
+        self.send(Method::PATCH, path, Some(key), Some(body)).await
+    }
+
+    pub async fn delete(&self, path: &str, key: &str) -> Reply {
+        self.send(Method::DELETE, path, Some(key), None).await
+    }
+}

@@ -1,0 +1,167 @@
+//! Running the real binary: one-shot commands and a server with captured output.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// The `holdfast` binary: `HOLDFAST_BIN`, or built once per test process.
+pub fn holdfast_bin() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(bin) = std::env::var_os("HOLDFAST_BIN") {
+            return PathBuf::from(bin);
+        }
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "holdfast", "--bin", "holdfast"])
+            .current_dir(&root)
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build -p holdfast failed");
+        let target =
+            std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+        target.join("debug").join("holdfast")
+    })
+    .clone()
+}
+
+#[derive(Debug)]
+pub struct CliOutput {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn run_cli(database_url: &str, args: &[&str]) -> CliOutput {
+    let out = Command::new(holdfast_bin())
+        .args(args)
+        .env("HOLDFAST_DATABASE_URL", database_url)
+        .env("HOLDFAST_LOG", "warn")
+        .output()
+        .expect("run holdfast");
+    CliOutput {
+        success: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A running `holdfast serve`; killed when dropped.
+#[derive(Debug)]
+pub struct Server {
+    child: Option<Child>,
+    pub base_url: String,
+    stdout: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Server {
+    pub fn start(database_url: &str, env: &[(&str, &str)]) -> Self {
+        let mut command = Command::new(holdfast_bin());
+        command
+            .arg("serve")
+            .env("HOLDFAST_DATABASE_URL", database_url)
+            .env("HOLDFAST_BIND", "127.0.0.1:0")
+            .env("HOLDFAST_LOG_FORMAT", "json")
+            .env("HOLDFAST_HTTP_WORKERS", "2")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("spawn holdfast serve");
+        let stdout = Arc::new(Mutex::new(String::new()));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let (address_tx, address_rx) = mpsc::channel();
+        capture(child.stdout.take().expect("stdout"), stdout.clone(), None);
+        capture(
+            child.stderr.take().expect("stderr"),
+            stderr.clone(),
+            Some(address_tx),
+        );
+        let Ok(address) = address_rx.recv_timeout(Duration::from_secs(30)) else {
+            let _ = child.kill();
+            panic!(
+                "holdfast serve did not start:\n{}",
+                stderr.lock().expect("log").as_str()
+            );
+        };
+        Self {
+            child: Some(child),
+            base_url: format!("http://{address}"),
+            stdout,
+            stderr,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    /// Everything the server wrote so far: standard output, then its log (standard error).
+    pub fn output(&self) -> String {
+        format!(
+            "{}{}",
+            self.stdout.lock().expect("out"),
+            self.stderr.lock().expect("log")
+        )
+    }
+
+    pub fn stdout(&self) -> String {
+        self.stdout.lock().expect("out").clone()
+    }
+
+    pub fn log(&self) -> String {
+        self.stderr.lock().expect("log").clone()
+    }
+
+    /// Sends SIGTERM and waits for the process to exit.
+    pub fn terminate(mut self) -> ExitStatus {
+        let mut child = self.child.take().expect("running");
+        let status = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        child.wait().expect("wait")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Copies a stream into `sink`; when `listening` is given, sends the address from the
+/// server's `listening` log line.
+fn capture(
+    stream: impl Read + Send + 'static,
+    sink: Arc<Mutex<String>>,
+    listening: Option<mpsc::Sender<String>>,
+) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if let Some(tx) = &listening {
+                if let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) {
+                    if entry["message"] == "listening" {
+                        if let Some(address) = entry["address"].as_str() {
+                            let _ = tx.send(address.to_owned());
+                        }
+                    }
+                }
+            }
+            let mut text = sink.lock().expect("sink");
+            text.push_str(&line);
+            text.push('\n');
+        }
+    });
+}

@@ -1,0 +1,203 @@
+//! Spec 5 and 7 over every route: 401 for a missing, malformed, unknown, inactive or deleted
+//! key (one identical body), 403 for the wrong key type, 404 for another mode's or another
+//! platform's resource. The table must list exactly the routes the server registers.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use holdfast::http::routes::catalogue;
+use holdfast_domain::auth::Access;
+use holdfast_e2e::{Api, Env, on_both_backends};
+use reqwest::{Method, StatusCode};
+
+/// Every authenticated route: method, path, required key, and a valid body for it.
+/// `{id}` stands for a resource of the kind the route serves.
+const ROUTES: &[(&str, &str, Access, Option<&str>)] = &[
+    (
+        "POST",
+        "/v1/merchants",
+        Access::Private,
+        Some(r#"{"name": "Shop"}"#),
+    ),
+    ("GET", "/v1/merchants", Access::Private, None),
+    ("GET", "/v1/merchants/{id}", Access::Private, None),
+    (
+        "PATCH",
+        "/v1/merchants/{id}",
+        Access::Private,
+        Some(r#"{"name": "Renamed"}"#),
+    ),
+    ("DELETE", "/v1/merchants/{id}", Access::Private, None),
+];
+
+fn method(name: &str) -> Method {
+    name.parse().unwrap()
+}
+
+#[test]
+fn the_table_lists_exactly_the_served_routes() {
+    let table: Vec<(String, &str, Access)> = ROUTES
+        .iter()
+        .map(|(m, path, access, _)| ((*m).to_owned(), *path, *access))
+        .collect();
+    let served: Vec<(String, &str, Access)> = catalogue()
+        .into_iter()
+        .map(|r| (r.method.to_string(), r.path, r.access))
+        .collect();
+    for route in &served {
+        assert!(
+            table.contains(route),
+            "route missing from the security table: {route:?}"
+        );
+    }
+    for route in &table {
+        assert!(
+            served.contains(route),
+            "table names a route that is not served: {route:?}"
+        );
+    }
+}
+
+async fn refusals_on_every_route(env: Env) {
+    let platform = env.create_platform("Acme");
+    let other_platform = env.create_platform("Other");
+    let (inactive_id, inactive) = env.create_key(&platform.id, "private", "test");
+    let (deleted_id, deleted) = env.create_key(&platform.id, "private", "test");
+    env.cli_json(&[
+        "keys",
+        "deactivate",
+        "--platform",
+        &platform.id,
+        &inactive_id,
+    ]);
+    env.cli_json(&["keys", "delete", "--platform", &platform.id, &deleted_id]);
+    let (_, live_private) = env.create_key(&platform.id, "private", "live");
+    let (_, live_public) = env.create_key(&platform.id, "public", "live");
+    let server = env.serve();
+    let api = Api::new(&server);
+
+    let unknown = "priv_test_ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let malformed = "priv_test_short";
+    let unauthenticated: [(&str, Option<&str>); 5] = [
+        ("missing", None),
+        ("malformed", Some(malformed)),
+        ("unknown", Some(unknown)),
+        ("inactive", Some(&inactive)),
+        ("deleted", Some(&deleted)),
+    ];
+
+    for (m, template, access, body) in ROUTES {
+        // A live merchant: the resource of the other mode for test keys.
+        let live = api
+            .post("/v1/merchants", &live_private, r#"{"name": "Live shop"}"#)
+            .await;
+        assert_eq!(live.status, StatusCode::CREATED, "{}", live.text);
+        let live_id = live.body["id"].as_str().unwrap();
+        let path = template.replace("{id}", live_id);
+        let label = format!("{m} {template}");
+
+        let mut first_body = None;
+        for (case, key) in unauthenticated {
+            let reply = api.send(method(m), &path, key, *body).await;
+            assert_eq!(
+                reply.status,
+                StatusCode::UNAUTHORIZED,
+                "{label} with {case} key"
+            );
+            let body = reply.error_without_request_id();
+            assert_eq!(body["error"]["type"], "authentication_error", "{label}");
+            let first = first_body.get_or_insert(body.clone());
+            assert_eq!(&body, first, "{label}: {case} differs from the other 401s");
+        }
+
+        let (wrong, right_other_mode) = match access {
+            Access::Private => (&platform.public_key, &platform.private_key),
+            Access::Public => (&platform.private_key, &platform.public_key),
+            Access::PublicOrPrivate => unreachable!("no such route yet"),
+        };
+        for key in [wrong, &live_public] {
+            let reply = api.send(method(m), &path, Some(key), *body).await;
+            assert_eq!(
+                reply.status,
+                StatusCode::FORBIDDEN,
+                "{label}: wrong key type"
+            );
+            assert_eq!(reply.body["error"]["type"], "permission_error");
+        }
+
+        if template.contains("{id}") {
+            // Other mode, other platform: not found, exactly as if it did not exist.
+            for key in [right_other_mode, &other_platform.private_key] {
+                let reply = api.send(method(m), &path, Some(key), *body).await;
+                assert_eq!(
+                    reply.status,
+                    StatusCode::NOT_FOUND,
+                    "{label}: {}",
+                    reply.text
+                );
+            }
+            // Positive control: the owner of the resource is served.
+            let reply = api.send(method(m), &path, Some(&live_private), *body).await;
+            assert!(
+                reply.status.is_success(),
+                "{label} as owner: {}",
+                reply.text
+            );
+        } else {
+            let reply = api
+                .send(method(m), &path, Some(right_other_mode), *body)
+                .await;
+            assert!(reply.status.is_success(), "{label}: {}", reply.text);
+        }
+    }
+
+    // Collections are per mode: the test list never shows live merchants and vice versa.
+    let test_list = api
+        .get("/v1/merchants?limit=100", &platform.private_key)
+        .await;
+    let live_list = api.get("/v1/merchants?limit=100", &live_private).await;
+    let modes = |list: &serde_json::Value| -> Vec<String> {
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["mode"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(
+        !modes(&test_list.body).is_empty() && modes(&test_list.body).iter().all(|m| m == "test")
+    );
+    assert!(
+        !modes(&live_list.body).is_empty() && modes(&live_list.body).iter().all(|m| m == "live")
+    );
+    let other = api
+        .get("/v1/merchants?limit=100", &other_platform.private_key)
+        .await;
+    assert_eq!(
+        other.body["data"],
+        serde_json::json!([]),
+        "another platform sees nothing"
+    );
+}
+
+async fn wrong_type_on_an_inactive_key_is_401_not_403(env: Env) {
+    let platform = env.create_platform("Acme");
+    env.cli_json(&[
+        "keys",
+        "deactivate",
+        "--platform",
+        &platform.id,
+        &platform.public_key_id,
+    ]);
+    let server = env.serve();
+    let reply = Api::new(&server)
+        .get("/v1/merchants", &platform.public_key)
+        .await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+}
+
+on_both_backends!(
+    refusals_on_every_route,
+    wrong_type_on_an_inactive_key_is_401_not_403
+);
