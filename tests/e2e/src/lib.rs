@@ -4,9 +4,11 @@
     reason = "test harness: a panic is the failure report"
 )]
 
+mod dump;
 mod http;
 mod process;
 
+pub use dump::contains;
 pub use http::{Api, Reply};
 pub use process::{CliOutput, Server};
 

@@ -54,6 +54,7 @@ pub fn run_cli(database_url: &str, args: &[&str]) -> CliOutput {
 #[derive(Debug)]
 pub struct Server {
     child: Option<Child>,
+    readers: Vec<std::thread::JoinHandle<()>>,
     pub base_url: String,
     stdout: Arc<Mutex<String>>,
     stderr: Arc<Mutex<String>>,
@@ -77,12 +78,14 @@ impl Server {
         let stdout = Arc::new(Mutex::new(String::new()));
         let stderr = Arc::new(Mutex::new(String::new()));
         let (address_tx, address_rx) = mpsc::channel();
-        capture(child.stdout.take().expect("stdout"), stdout.clone(), None);
-        capture(
-            child.stderr.take().expect("stderr"),
-            stderr.clone(),
-            Some(address_tx),
-        );
+        let readers = vec![
+            capture(child.stdout.take().expect("stdout"), stdout.clone(), None),
+            capture(
+                child.stderr.take().expect("stderr"),
+                stderr.clone(),
+                Some(address_tx),
+            ),
+        ];
         let Ok(address) = address_rx.recv_timeout(Duration::from_secs(30)) else {
             let _ = child.kill();
             panic!(
@@ -92,6 +95,7 @@ impl Server {
         };
         Self {
             child: Some(child),
+            readers,
             base_url: format!("http://{address}"),
             stdout,
             stderr,
@@ -119,15 +123,19 @@ impl Server {
         self.stderr.lock().expect("log").clone()
     }
 
-    /// Sends SIGTERM and waits for the process to exit.
-    pub fn terminate(mut self) -> ExitStatus {
+    /// Sends SIGTERM, waits for the process to exit and for its output to be read in full.
+    pub fn terminate(&mut self) -> ExitStatus {
         let mut child = self.child.take().expect("running");
         let status = Command::new("kill")
             .args(["-TERM", &child.id().to_string()])
             .status()
             .expect("kill");
         assert!(status.success());
-        child.wait().expect("wait")
+        let exit = child.wait().expect("wait");
+        for reader in self.readers.drain(..) {
+            let _ = reader.join();
+        }
+        exit
     }
 }
 
@@ -146,22 +154,20 @@ fn capture(
     stream: impl Read + Send + 'static,
     sink: Arc<Mutex<String>>,
     listening: Option<mpsc::Sender<String>>,
-) {
+) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         for line in BufReader::new(stream).lines() {
             let Ok(line) = line else { break };
-            if let Some(tx) = &listening {
-                if let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line) {
-                    if entry["message"] == "listening" {
-                        if let Some(address) = entry["address"].as_str() {
-                            let _ = tx.send(address.to_owned());
-                        }
-                    }
-                }
+            if let Some(tx) = &listening
+                && let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line)
+                && entry["message"] == "listening"
+                && let Some(address) = entry["address"].as_str()
+            {
+                let _ = tx.send(address.to_owned());
             }
             let mut text = sink.lock().expect("sink");
             text.push_str(&line);
             text.push('\n');
         }
-    });
+    })
 }

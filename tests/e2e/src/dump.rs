@@ -1,0 +1,53 @@
+//! Everything a database holds, as bytes, for tests that look for what must not be stored.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::Env;
+
+impl Env {
+    /// SQLite: the raw bytes of the database file and its write-ahead log. PostgreSQL: every
+    /// row of every table of the test database, as text (bytea shows as `\x` + hex).
+    pub async fn dump(&self) -> Vec<u8> {
+        let url = self.database_url();
+        if let Some(path) = url.strip_prefix("sqlite://") {
+            let mut bytes = Vec::new();
+            for suffix in ["", "-wal"] {
+                let file = format!("{path}{suffix}");
+                if Path::new(&file).exists() {
+                    bytes.extend(std::fs::read(&file).expect("read database file"));
+                }
+            }
+            return bytes;
+        }
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .expect("connect to the test database");
+        tokio::spawn(connection);
+        let tables = client
+            .query(
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
+                &[],
+            )
+            .await
+            .expect("list tables");
+        let mut text = String::new();
+        for row in tables {
+            let table: String = row.get(0);
+            let sql =
+                format!("SELECT coalesce(string_agg(t::text, E'\\n'), '') FROM \"{table}\" t");
+            let rows: String = client
+                .query_one(&sql, &[])
+                .await
+                .expect("dump table")
+                .get(0);
+            let _ = writeln!(text, "-- {table}\n{rows}");
+        }
+        text.into_bytes()
+    }
+}
+
+/// Whether `needle` occurs in `haystack`.
+pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}

@@ -1,0 +1,224 @@
+//! The merchants API from outside: create, list, get, update, delete; every refusal names its
+//! field and writes nothing.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use holdfast_e2e::{Api, Env, on_both_backends};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+async fn lifecycle(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+
+    let created = api
+        .post(
+            "/v1/merchants",
+            key,
+            r#"{"name": "  Corner Shop  ", "email": "shop@example.com"}"#,
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let m = &created.body;
+    let keys: Vec<&str> = m.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "platformId",
+            "mode",
+            "name",
+            "currency",
+            "email",
+            "createdOn",
+            "updatedOn"
+        ]
+    );
+    let id = m["id"].as_str().unwrap();
+    assert!(id.starts_with("mid_"), "{id}");
+    assert_eq!(m["platformId"], platform.id.as_str());
+    assert_eq!(m["mode"], "test");
+    assert_eq!(
+        m["name"], "Corner Shop",
+        "surrounding whitespace is trimmed"
+    );
+    assert_eq!(m["currency"], "USD", "USD when none is given");
+    assert_eq!(m["email"], "shop@example.com");
+    assert!(m["createdOn"].as_str().unwrap().ends_with('Z'));
+
+    let path = format!("/v1/merchants/{id}");
+    let fetched = api.get(&path, key).await;
+    assert_eq!((fetched.status, &fetched.body), (StatusCode::OK, m));
+
+    let updated = api
+        .patch(&path, key, r#"{"currency": "EUR", "email": null}"#)
+        .await;
+    assert_eq!(updated.status, StatusCode::OK, "{}", updated.text);
+    assert_eq!(updated.body["currency"], "EUR");
+    assert_eq!(updated.body["email"], Value::Null);
+    assert_eq!(
+        updated.body["name"], "Corner Shop",
+        "fields not sent are kept"
+    );
+    assert_eq!(updated.body["createdOn"], m["createdOn"]);
+    assert_eq!(api.get(&path, key).await.body, updated.body);
+
+    let deleted = api.delete(&path, key).await;
+    assert_eq!(
+        (deleted.status, deleted.body),
+        (StatusCode::OK, json!({"id": id, "deleted": true}))
+    );
+    for method in [Method::GET, Method::DELETE] {
+        let gone = api.send(method, &path, Some(key), None).await;
+        assert_eq!(gone.status, StatusCode::NOT_FOUND);
+        assert_eq!(gone.body["error"]["code"], "resource_missing");
+    }
+    assert_eq!(
+        api.patch(&path, key, r#"{"name": "X"}"#).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(api.get("/v1/merchants", key).await.body["data"], json!([]));
+    assert_eq!(
+        api.get("/v1/merchants/not-an-id", key).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+async fn bad_input_names_the_field_and_writes_nothing(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let long_name = format!(r#"{{"name": "{}"}}"#, "x".repeat(101));
+    let create_cases: Vec<(&str, &str)> = vec![
+        ("", "body"),
+        ("not json", "body"),
+        ("[]", "body"),
+        ("{}", "name"),
+        (r#"{"name": ""}"#, "name"),
+        (r#"{"name": "   "}"#, "name"),
+        (&long_name, "name"),
+        (r#"{"name": 5}"#, "name"),
+        (r#"{"name": "A", "currency": "usd"}"#, "currency"),
+        (r#"{"name": "A", "currency": "US"}"#, "currency"),
+        (r#"{"name": "A", "currency": 840}"#, "currency"),
+        (r#"{"name": "A", "email": "not-an-email"}"#, "email"),
+        (r#"{"name": "A", "curency": "EUR"}"#, "curency"),
+    ];
+    for (body, param) in &create_cases {
+        let reply = api.post("/v1/merchants", key, body).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{body}: {}",
+            reply.text
+        );
+        assert_eq!(reply.error_param(), Some(*param), "{body}: {}", reply.text);
+        assert_eq!(reply.body["error"]["type"], "invalid_request_error");
+        assert!(
+            reply.body["error"]["requestId"]
+                .as_str()
+                .unwrap()
+                .starts_with("req_")
+        );
+    }
+    assert_eq!(
+        api.get("/v1/merchants", key).await.body["data"],
+        json!([]),
+        "nothing half-written"
+    );
+
+    let created = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+    let path = format!("/v1/merchants/{}", created.body["id"].as_str().unwrap());
+    let patch_cases = [
+        (r#"{"name": null}"#, "name"),
+        (r#"{"currency": null}"#, "currency"),
+        (r#"{"currency": "eu"}"#, "currency"),
+        (r#"{"name": "ok", "email": "bad"}"#, "email"),
+        (r#"{"mode": "live"}"#, "mode"),
+    ];
+    for (body, param) in patch_cases {
+        let reply = api.patch(&path, key, body).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{body}: {}",
+            reply.text
+        );
+        assert_eq!(reply.error_param(), Some(param), "{body}");
+    }
+    assert_eq!(
+        api.get(&path, key).await.body,
+        created.body,
+        "refused updates change nothing"
+    );
+
+    let oversized = format!(r#"{{"name": "{}"}}"#, "x".repeat(70_000));
+    let reply = api.post("/v1/merchants", key, &oversized).await;
+    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+async fn pages_are_newest_first_with_a_cursor(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let mut created = Vec::new();
+    for i in 0..12 {
+        let reply = api
+            .post("/v1/merchants", key, &format!(r#"{{"name": "Shop {i}"}}"#))
+            .await;
+        created.push(reply.body["id"].as_str().unwrap().to_owned());
+    }
+    created.reverse();
+    let mut seen = Vec::new();
+    let mut shape = Vec::new();
+    let mut path = "/v1/merchants?limit=5".to_owned();
+    loop {
+        let page = api.get(&path, key).await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+        let data = page.body["data"].as_array().unwrap();
+        let more = page.body["hasMore"].as_bool().unwrap();
+        shape.push((data.len(), more));
+        seen.extend(data.iter().map(|m| m["id"].as_str().unwrap().to_owned()));
+        if !more {
+            break;
+        }
+        path = format!(
+            "/v1/merchants?limit=5&startingAfter={}",
+            seen.last().unwrap()
+        );
+    }
+    assert_eq!(shape, [(5, true), (5, true), (2, false)]);
+    assert_eq!(seen, created);
+    assert_eq!(
+        api.get("/v1/merchants", key).await.body["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10,
+        "default limit"
+    );
+
+    for (query, param) in [
+        ("limit=0", "limit"),
+        ("limit=101", "limit"),
+        ("limit=ten", "limit"),
+        ("startingAfter=key_123", "startingAfter"),
+        ("sort=name", "sort"),
+    ] {
+        let reply = api.get(&format!("/v1/merchants?{query}"), key).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{query}");
+        assert_eq!(reply.error_param(), Some(param), "{query}");
+    }
+}
+
+on_both_backends!(
+    lifecycle,
+    bad_input_names_the_field_and_writes_nothing,
+    pages_are_newest_first_with_a_cursor,
+);

@@ -1,0 +1,105 @@
+//! `holdfast serve` as an operator meets it: health, request ids, the demo bootstrap on an empty
+//! database, graceful shutdown.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::collections::HashSet;
+
+use holdfast_e2e::{Api, Env, on_both_backends};
+use reqwest::{Method, StatusCode};
+
+async fn health_and_request_ids(env: Env) {
+    let platform = env.create_platform("Acme");
+    let mut server = env.serve();
+    let api = Api::new(&server);
+    let health = api.send(Method::GET, "/healthz", None, None).await;
+    assert_eq!(
+        (health.status, health.body["status"].as_str()),
+        (StatusCode::OK, Some("ok"))
+    );
+    let ready = api.send(Method::GET, "/readyz", None, None).await;
+    assert_eq!(
+        (ready.status, ready.body["status"].as_str()),
+        (StatusCode::OK, Some("ready"))
+    );
+
+    let replies = [
+        api.send(Method::GET, "/healthz", None, None).await,
+        api.send(Method::GET, "/v1/merchants", None, None).await,
+        api.get("/v1/merchants", &platform.private_key).await,
+        api.send(Method::GET, "/v1/nothing-here", None, None).await,
+        api.send(
+            Method::PUT,
+            "/v1/merchants",
+            Some(&platform.private_key),
+            None,
+        )
+        .await,
+    ];
+    let statuses: Vec<_> = replies.iter().map(|r| r.status.as_u16()).collect();
+    assert_eq!(statuses, [200, 401, 200, 404, 405]);
+    let mut ids = HashSet::new();
+    for reply in &replies {
+        let id = reply.headers["x-request-id"].to_str().unwrap().to_owned();
+        assert!(id.starts_with("req_"), "{id}");
+        if let Some(in_body) = reply.body["error"]["requestId"].as_str() {
+            assert_eq!(in_body, id, "error bodies carry the same id");
+        }
+        ids.insert(id);
+    }
+    assert_eq!(ids.len(), replies.len(), "one id per request");
+
+    assert!(server.terminate().success(), "SIGTERM is a clean stop");
+    assert!(server.log().contains("\"message\":\"stopped\""));
+}
+
+async fn an_empty_database_gets_a_demo_platform_once(env: Env) {
+    let mut first = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "true")]);
+    let banner = first.stdout();
+    let key_after = |name: &str| {
+        banner
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .and_then(|l| l.split_whitespace().last())
+            .unwrap_or_else(|| panic!("no {name} in:\n{banner}"))
+            .to_owned()
+    };
+    let private = key_after("Default Private Key");
+    let public = key_after("Default Public Key");
+    assert!(private.starts_with("priv_test_") && public.starts_with("pub_test_"));
+    let api = Api::new(&first);
+    assert_eq!(
+        api.get("/v1/merchants", &private).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        api.get("/v1/merchants", &public).await.status,
+        StatusCode::FORBIDDEN
+    );
+    assert!(first.terminate().success());
+    assert!(
+        !first.log().contains(&private),
+        "keys go to standard output, never the log"
+    );
+
+    let second = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "true")]);
+    assert!(
+        !second.stdout().contains("priv_test_"),
+        "shown once: {}",
+        second.stdout()
+    );
+    assert_eq!(
+        Api::new(&second)
+            .get("/v1/merchants", &private)
+            .await
+            .status,
+        StatusCode::OK
+    );
+}
+
+on_both_backends!(
+    health_and_request_ids,
+    an_empty_database_gets_a_demo_platform_once
+);
