@@ -199,113 +199,47 @@ async fn key_states_of_spec_3_1_as_seen_by_the_api(env: Env) {
 async fn operator_mistakes_are_refused_clearly(env: Env) {
     let platform = env.create_platform("Acme");
     let too_long = "x".repeat(26);
-    let cases: [(Vec<&str>, &str); 8] = [
+    // Arguments separated by `|`; {p} is the platform, {k} a key of it, {long} 26 characters.
+    let cases = [
         (
-            vec![
-                "keys",
-                "create",
-                "--platform",
-                &platform.id,
-                "--name",
-                "ab",
-                "--type",
-                "private",
-                "--mode",
-                "test",
-            ],
+            "keys|create|--platform|{p}|--name|ab|--type|private|--mode|test",
             "name: must be 3 to 25 characters long",
         ),
         (
-            vec![
-                "keys",
-                "create",
-                "--platform",
-                &platform.id,
-                "--name",
-                &too_long,
-                "--type",
-                "private",
-                "--mode",
-                "test",
-            ],
+            "keys|create|--platform|{p}|--name|{long}|--type|private|--mode|test",
             "name: must be 3 to 25",
         ),
         (
-            vec![
-                "keys",
-                "create",
-                "--platform",
-                "pfm_nope",
-                "--name",
-                "Backend",
-                "--type",
-                "private",
-                "--mode",
-                "test",
-            ],
+            "keys|create|--platform|pfm_nope|--name|Backend|--type|private|--mode|test",
             "platform not found",
         ),
         (
-            vec![
-                "keys",
-                "create",
-                "--platform",
-                &platform.id,
-                "--name",
-                "Backend",
-                "--type",
-                "private",
-                "--mode",
-                "test",
-                "--user",
-                "usr_nope",
-            ],
+            "keys|create|--platform|{p}|--name|Backend|--type|private|--mode|test|--user|usr_nope",
             "user not found",
         ),
         (
-            vec![
-                "keys",
-                "create",
-                "--platform",
-                &platform.id,
-                "--name",
-                "Backend",
-                "--type",
-                "secret",
-                "--mode",
-                "test",
-            ],
+            "keys|create|--platform|{p}|--name|Backend|--type|secret|--mode|test",
             "invalid value 'secret'",
         ),
         (
-            vec![
-                "keys",
-                "rename",
-                "--platform",
-                &platform.id,
-                &platform.private_key_id,
-                "--name",
-                "  x ",
-            ],
+            "keys|rename|--platform|{p}|{k}|--name|  x ",
             "name: must be 3 to 25",
         ),
         (
-            vec![
-                "platforms",
-                "create",
-                "--name",
-                "B",
-                "--owner-email",
-                "nope",
-            ],
+            "platforms|create|--name|B|--owner-email|nope",
             "--owner-email",
         ),
         (
-            vec!["keys", "list", "--platform", "acme"],
+            "keys|list|--platform|acme",
             "--platform: must be an id starting with pfm_",
         ),
     ];
-    for (args, message) in cases {
+    for (line, message) in cases {
+        let line = line
+            .replace("{p}", &platform.id)
+            .replace("{k}", &platform.private_key_id)
+            .replace("{long}", &too_long);
+        let args: Vec<&str> = line.split('|').collect();
         let out = env.cli(&args);
         assert!(!out.success, "{args:?} succeeded");
         assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);

@@ -97,19 +97,7 @@ async fn refusals_on_every_route(env: Env) {
         let path = template.replace("{id}", live_id);
         let label = format!("{m} {template}");
 
-        let mut first_body = None;
-        for (case, key) in unauthenticated {
-            let reply = api.send(method(m), &path, key, *body).await;
-            assert_eq!(
-                reply.status,
-                StatusCode::UNAUTHORIZED,
-                "{label} with {case} key"
-            );
-            let body = reply.error_without_request_id();
-            assert_eq!(body["error"]["type"], "authentication_error", "{label}");
-            let first = first_body.get_or_insert(body.clone());
-            assert_eq!(&body, first, "{label}: {case} differs from the other 401s");
-        }
+        assert_identical_401s(&api, m, &path, *body, &unauthenticated, &label).await;
 
         let (wrong, right_other_mode) = match access {
             Access::Private => (&platform.public_key, &platform.private_key),
@@ -152,33 +140,13 @@ async fn refusals_on_every_route(env: Env) {
         }
     }
 
-    // Collections are per mode: the test list never shows live merchants and vice versa.
-    let test_list = api
-        .get("/v1/merchants?limit=100", &platform.private_key)
-        .await;
-    let live_list = api.get("/v1/merchants?limit=100", &live_private).await;
-    let modes = |list: &serde_json::Value| -> Vec<String> {
-        list["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["mode"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    assert!(
-        !modes(&test_list.body).is_empty() && modes(&test_list.body).iter().all(|m| m == "test")
-    );
-    assert!(
-        !modes(&live_list.body).is_empty() && modes(&live_list.body).iter().all(|m| m == "live")
-    );
-    let other = api
-        .get("/v1/merchants?limit=100", &other_platform.private_key)
-        .await;
-    assert_eq!(
-        other.body["data"],
-        serde_json::json!([]),
-        "another platform sees nothing"
-    );
+    collections_are_per_mode(
+        &api,
+        &platform.private_key,
+        &live_private,
+        &other_platform.private_key,
+    )
+    .await;
 }
 
 async fn wrong_type_on_an_inactive_key_is_401_not_403(env: Env) {
@@ -195,6 +163,56 @@ async fn wrong_type_on_an_inactive_key_is_401_not_403(env: Env) {
         .get("/v1/merchants", &platform.public_key)
         .await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+}
+
+/// Every way of not being authenticated gets 401 with one identical body: no oracle.
+async fn assert_identical_401s(
+    api: &Api,
+    m: &str,
+    path: &str,
+    body: Option<&str>,
+    keys: &[(&str, Option<&str>)],
+    label: &str,
+) {
+    let mut first_body = None;
+    for (case, key) in keys {
+        let reply = api.send(method(m), path, *key, body).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNAUTHORIZED,
+            "{label} with {case} key"
+        );
+        let body = reply.error_without_request_id();
+        assert_eq!(body["error"]["type"], "authentication_error", "{label}");
+        let first = first_body.get_or_insert(body.clone());
+        assert_eq!(&body, first, "{label}: {case} differs from the other 401s");
+    }
+}
+
+/// Collections are per mode and per platform.
+async fn collections_are_per_mode(api: &Api, test_key: &str, live_key: &str, other_platform: &str) {
+    let modes = |list: &serde_json::Value| -> Vec<String> {
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["mode"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for (key, mode) in [(test_key, "test"), (live_key, "live")] {
+        let list = api.get("/v1/merchants?limit=100", key).await;
+        let seen = modes(&list.body);
+        assert!(
+            !seen.is_empty() && seen.iter().all(|m| m == mode),
+            "{mode}: {seen:?}"
+        );
+    }
+    let other = api.get("/v1/merchants?limit=100", other_platform).await;
+    assert_eq!(
+        other.body["data"],
+        serde_json::json!([]),
+        "another platform sees nothing"
+    );
 }
 
 on_both_backends!(
