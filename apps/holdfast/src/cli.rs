@@ -48,6 +48,8 @@ pub enum PlatformCommand {
         #[arg(long)]
         owner_email: String,
     },
+    /// List every platform.
+    List,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -6,6 +6,7 @@
 //! | `HOLDFAST_DATABASE_URL` | `sqlite://./data/holdfast.db` | `postgres://…` or `sqlite://PATH` |
 //! | `HOLDFAST_DB_POOL_SIZE` | `8` | PostgreSQL connections per process |
 //! | `HOLDFAST_BIND` | `127.0.0.1:8080` | address `serve` listens on (port 0 picks one) |
+//! | `HOLDFAST_HTTP_WORKERS` | one per core | HTTP worker threads |
 //! | `HOLDFAST_BOOTSTRAP_DEMO` | `true` | on an empty database, `serve` creates a demo platform |
 //! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
 //! | `HOLDFAST_LOG_FORMAT` | `json` | `json` or `pretty` |

@@ -9,6 +9,7 @@ pub mod page;
 pub mod platform;
 pub mod ports;
 pub mod services;
+mod text;
 pub mod user;
 
 /// A field-level validation failure: which field, and what rule it broke.

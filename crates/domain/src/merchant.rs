@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 use crate::Invalid;
 use crate::ids::{MerchantId, PlatformId};
 use crate::mode::Mode;
-use crate::platform::bounded_text;
+use crate::text::bounded_text;
 use crate::user::Email;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,8 +18,7 @@ pub struct Merchant {
     pub updated_on: OffsetDateTime,
 }
 
-/// The fields a client sets. Create and update both take the whole set (update is a replacement
-/// of what is sent; see `MerchantPatch`).
+/// The fields a client sets at creation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MerchantDetails {
     pub name: MerchantName,
@@ -34,17 +33,6 @@ pub struct MerchantPatch {
     pub currency: Option<Currency>,
     /// `Some(None)` clears the email.
     pub email: Option<Option<Email>>,
-}
-
-impl MerchantDetails {
-    #[must_use]
-    pub fn apply(&self, patch: MerchantPatch) -> Self {
-        Self {
-            name: patch.name.unwrap_or_else(|| self.name.clone()),
-            currency: patch.currency.unwrap_or(self.currency),
-            email: patch.email.unwrap_or_else(|| self.email.clone()),
-        }
-    }
 }
 
 /// 1 to 100 characters after trimming; no control characters.
@@ -105,26 +93,5 @@ mod tests {
             assert_eq!(Currency::parse(raw).is_ok(), ok, "{raw:?}");
         }
         assert_eq!(Currency::parse("EUR").unwrap().as_str(), "EUR");
-    }
-
-    #[test]
-    fn patch_changes_only_what_is_sent() {
-        let details = MerchantDetails {
-            name: MerchantName::parse("Shop").unwrap(),
-            currency: Currency::USD,
-            email: Some(Email::parse("a@example.com").unwrap()),
-        };
-        let renamed = details.apply(MerchantPatch {
-            name: Some(MerchantName::parse("Shop 2").unwrap()),
-            ..MerchantPatch::default()
-        });
-        assert_eq!(renamed.name.as_str(), "Shop 2");
-        assert_eq!(renamed.currency, Currency::USD);
-        assert_eq!(renamed.email, details.email);
-        let cleared = details.apply(MerchantPatch {
-            email: Some(None),
-            ..MerchantPatch::default()
-        });
-        assert_eq!(cleared.email, None);
     }
 }

@@ -4,6 +4,7 @@ use time::OffsetDateTime;
 
 use crate::Invalid;
 use crate::ids::{PlatformId, UserId};
+use crate::text::bounded_text;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Platform {
@@ -26,27 +27,6 @@ impl PlatformName {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-}
-
-/// Shared rule for free-text names: trimmed, `min..=max` Unicode scalar values, no control chars.
-pub(crate) fn bounded_text(
-    field: &'static str,
-    raw: &str,
-    min: usize,
-    max: usize,
-) -> Result<String, Invalid> {
-    let trimmed = raw.trim();
-    if trimmed.chars().any(char::is_control) {
-        return Err(Invalid::new(field, "must not contain control characters"));
-    }
-    let n = trimmed.chars().count();
-    if n < min || n > max {
-        return Err(Invalid::new(
-            field,
-            format!("must be {min} to {max} characters long (got {n})"),
-        ));
-    }
-    Ok(trimmed.to_owned())
 }
 
 #[cfg(test)]

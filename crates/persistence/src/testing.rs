@@ -84,6 +84,18 @@ impl TestDatabase {
         &self.url
     }
 
+    /// Drops a PostgreSQL test database at once, closing its connections (for tests of what
+    /// happens when the database goes away). Does nothing to SQLite.
+    pub async fn drop_now(&self) {
+        if let Cleanup::Postgres { admin_url, name } = &self.cleanup {
+            connect(admin_url)
+                .await
+                .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .await
+                .expect("drop test database");
+        }
+    }
+
     pub fn open(&self) -> Database {
         let url = DatabaseUrl::parse(&self.url).expect("test url");
         Database::open(&url, PoolOptions::default()).expect("open test database")
@@ -129,12 +141,7 @@ async fn connect(url: &str) -> Client {
 /// Creates the migrated template once per migration list, under an advisory lock so parallel
 /// test processes wait for the first instead of racing it.
 async fn ensure_template(admin: &Client, admin_url: &str) -> String {
-    let names: Vec<String> = MigrationSource::<Pg>::migrations(&PG_MIGRATIONS)
-        .expect("embedded migrations")
-        .iter()
-        .map(|m| m.name().to_string())
-        .collect();
-    let template = format!("holdfast_tpl_{:016x}", fnv1a(names.join(",").as_bytes()));
+    let template = format!("holdfast_tpl_{:016x}", fnv1a(&migrations_fingerprint()));
     admin
         .execute("SELECT pg_advisory_lock($1)", &[&TEMPLATE_LOCK_ID])
         .await
@@ -168,12 +175,41 @@ async fn ensure_template(admin: &Client, admin_url: &str) -> String {
             .batch_execute(&format!("ALTER DATABASE {building} RENAME TO {template}"))
             .await
             .expect("publish template");
+        // Templates of older migration lists are of no further use.
+        let stale = admin
+            .query(
+                "SELECT datname::text FROM pg_database WHERE datname LIKE 'holdfast\\_tpl\\_%' AND datname <> $1",
+                &[&template],
+            )
+            .await
+            .expect("list old templates");
+        for row in stale {
+            let name: String = row.get(0);
+            let _ = admin
+                .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .await;
+        }
     }
     admin
         .execute("SELECT pg_advisory_unlock($1)", &[&TEMPLATE_LOCK_ID])
         .await
         .expect("template unlock");
     template
+}
+
+/// The names of the embedded migrations and the SQL text of each, so an edited migration gets
+/// a new template too. Tests run in the source tree, where the SQL files are.
+fn migrations_fingerprint() -> Vec<u8> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/postgres");
+    let mut bytes = Vec::new();
+    for migration in MigrationSource::<Pg>::migrations(&PG_MIGRATIONS).expect("embedded migrations")
+    {
+        let name = migration.name().to_string();
+        bytes.extend(name.as_bytes());
+        let up = dir.join(&name).join("up.sql");
+        bytes.extend(std::fs::read(&up).unwrap_or_else(|e| panic!("{}: {e}", up.display())));
+    }
+    bytes
 }
 
 fn unique_name() -> String {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use holdfast_domain::api_key::{KeyHash, KeyName, KeyStatus};
 use holdfast_domain::auth::Principal;
 use holdfast_domain::ids::{KeyId, MerchantId, PlatformId, UserId};
-use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
+use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
 use holdfast_domain::mode::{KeyType, Mode};
 use holdfast_domain::page::PageRequest;
 use holdfast_domain::platform::PlatformName;
@@ -83,7 +83,7 @@ mod cases {
 
     pub async fn platform_is_created_with_owner_and_default_keys(db: Database) {
         let stores = db.stores();
-        assert!(!stores.platforms.any_platform().await.unwrap());
+        assert!(stores.platforms.list_platforms().await.unwrap().is_empty());
         let created = new_platform(&stores, "Acme").await;
         let platform = stores
             .platforms
@@ -105,7 +105,7 @@ mod cases {
         let listed = stores.keys.list_keys(&platform.id).await.unwrap();
         let expected: Vec<_> = created.keys.iter().map(|k| k.key.clone()).collect();
         assert_eq!(listed, expected);
-        assert!(stores.platforms.any_platform().await.unwrap());
+        assert_eq!(stores.platforms.list_platforms().await.unwrap(), [platform]);
     }
 
     pub async fn platform_creation_is_all_or_nothing(db: Database) {
@@ -246,17 +246,22 @@ mod cases {
         );
         assert_eq!(key.mode, Mode::Test, "mode never changes");
 
-        stores.keys.touch_key(id, T0).await.unwrap();
-        assert_eq!(
+        let last_used = async |platform| {
             stores
                 .keys
-                .get_key(own, id)
+                .get_key(platform, id)
                 .await
                 .unwrap()
-                .unwrap()
-                .last_used_on,
-            Some(T0)
+                .map(|k| k.last_used_on)
+        };
+        stores.keys.touch_key(foreign, id, T0).await.unwrap();
+        assert_eq!(
+            last_used(own).await,
+            Some(None),
+            "touching is scoped by platform"
         );
+        stores.keys.touch_key(own, id, T0).await.unwrap();
+        assert_eq!(last_used(own).await, Some(Some(T0)));
 
         stores.keys.delete_key(own, id).await.unwrap();
         assert!(stores.keys.get_key(own, id).await.unwrap().is_none());
@@ -316,22 +321,76 @@ mod cases {
         }
     }
 
-    pub async fn merchant_update_and_soft_delete(db: Database) {
+    pub async fn merchant_update_writes_only_what_is_sent(db: Database) {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;
         let p = principal(&a, Mode::Live);
-        let mut m = merchant(&p, "Shop");
+        let m = merchant(&p, "Shop");
         stores.merchants.insert_merchant(&m).await.unwrap();
-        m.details.name = MerchantName::parse("Shop renamed").unwrap();
-        m.details.email = None;
-        m.updated_on = T0 + time::Duration::seconds(5);
-        stores.merchants.update_merchant(&m).await.unwrap();
-        let got = stores
+        let later = T0 + time::Duration::seconds(5);
+        // Two clients patch different fields from the same starting point: both changes stay.
+        let rename = MerchantPatch {
+            name: Some(MerchantName::parse("Shop renamed").unwrap()),
+            ..MerchantPatch::default()
+        };
+        let clear_email = MerchantPatch {
+            email: Some(None),
+            ..MerchantPatch::default()
+        };
+        let after_rename = stores
+            .merchants
+            .update_merchant(&p.platform_id, p.mode, &m.id, &rename, later)
+            .await
+            .unwrap();
+        assert_eq!(after_rename.details.name.as_str(), "Shop renamed");
+        assert_eq!(after_rename.details.email, m.details.email);
+        assert_eq!(after_rename.updated_on, later);
+        assert_eq!(after_rename.created_on, m.created_on);
+        let after_both = stores
+            .merchants
+            .update_merchant(&p.platform_id, p.mode, &m.id, &clear_email, later)
+            .await
+            .unwrap();
+        assert_eq!(after_both.details.name.as_str(), "Shop renamed");
+        assert_eq!(after_both.details.email, None);
+        assert_eq!(after_both.details.currency, m.details.currency);
+        let reread = stores
             .merchants
             .get_merchant(&p.platform_id, p.mode, &m.id)
             .await
             .unwrap();
-        assert_eq!(got, Some(m.clone()));
+        assert_eq!(reread, Some(after_both));
+    }
+
+    pub async fn merchant_update_and_delete_are_scoped(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let b = new_platform(&stores, "B").await;
+        let p = principal(&a, Mode::Live);
+        let m = merchant(&p, "Shop");
+        stores.merchants.insert_merchant(&m).await.unwrap();
+        let rename = MerchantPatch {
+            name: Some(MerchantName::parse("Stolen").unwrap()),
+            ..MerchantPatch::default()
+        };
+        for (platform, mode) in [(&a.platform.id, Mode::Test), (&b.platform.id, Mode::Live)] {
+            let err = stores
+                .merchants
+                .update_merchant(platform, mode, &m.id, &rename, T0)
+                .await;
+            assert!(matches!(err, Err(StoreError::NotFound)), "{err:?}");
+            let err = stores
+                .merchants
+                .delete_merchant(platform, mode, &m.id, T0)
+                .await;
+            assert!(matches!(err, Err(StoreError::NotFound)), "{err:?}");
+        }
+        let unchanged = stores
+            .merchants
+            .get_merchant(&p.platform_id, p.mode, &m.id)
+            .await
+            .unwrap();
+        assert_eq!(unchanged, Some(m.clone()));
 
         stores
             .merchants
@@ -346,10 +405,14 @@ mod cases {
                 .unwrap()
                 .is_none()
         );
-        assert!(matches!(
-            stores.merchants.update_merchant(&m).await,
-            Err(StoreError::NotFound)
-        ));
+        let err = stores
+            .merchants
+            .update_merchant(&p.platform_id, p.mode, &m.id, &rename, T0)
+            .await;
+        assert!(
+            matches!(err, Err(StoreError::NotFound)),
+            "a deleted merchant cannot be updated"
+        );
         assert!(matches!(
             stores
                 .merchants
@@ -357,6 +420,40 @@ mod cases {
                 .await,
             Err(StoreError::NotFound)
         ));
+    }
+
+    pub async fn only_one_first_platform_under_concurrency(db: Database) {
+        let stores = db.stores();
+        let attempts = (0..4).map(|i| {
+            let stores = stores.clone();
+            tokio::spawn(async move {
+                let candidate =
+                    PlatformService::new(stores.platforms.clone(), FixedClock, CountingIds)
+                        .bootstrap_demo(
+                            PlatformName::parse(&format!("Demo {i}")).unwrap(),
+                            Email::parse("demo@example.com").unwrap(),
+                        )
+                        .await
+                        .unwrap();
+                candidate.is_some()
+            })
+        });
+        let mut created = 0;
+        for attempt in attempts.collect::<Vec<_>>() {
+            created += usize::from(attempt.await.unwrap());
+        }
+        assert_eq!(created, 1);
+        assert_eq!(stores.platforms.list_platforms().await.unwrap().len(), 1);
+        // Once a platform exists, even a platform made the ordinary way, bootstrap does nothing.
+        new_platform(&stores, "Other").await;
+        let again = PlatformService::new(stores.platforms.clone(), FixedClock, CountingIds)
+            .bootstrap_demo(
+                PlatformName::parse("Demo").unwrap(),
+                Email::parse("d@example.com").unwrap(),
+            )
+            .await
+            .unwrap();
+        assert!(again.is_none());
     }
 
     pub async fn merchant_pages_newest_first(db: Database) {
@@ -435,7 +532,9 @@ conformance!(
     key_is_found_by_hash_only,
     key_lifecycle_is_scoped_by_platform,
     merchants_are_scoped_by_platform_and_mode,
-    merchant_update_and_soft_delete,
+    merchant_update_writes_only_what_is_sent,
+    merchant_update_and_delete_are_scoped,
+    only_one_first_platform_under_concurrency,
     merchant_pages_newest_first,
     ping_answers,
 );

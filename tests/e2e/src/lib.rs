@@ -53,6 +53,11 @@ impl Env {
         self.db.url()
     }
 
+    /// Makes the database unreachable (PostgreSQL: drops it, closing every connection).
+    pub async fn drop_database(&self) {
+        self.db.drop_now().await;
+    }
+
     /// Runs `holdfast ARGS…` against this test's database.
     pub fn cli(&self, args: &[&str]) -> CliOutput {
         process::run_cli(self.database_url(), args)

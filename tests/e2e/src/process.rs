@@ -68,6 +68,8 @@ impl Server {
             .env("HOLDFAST_DATABASE_URL", database_url)
             .env("HOLDFAST_BIND", "127.0.0.1:0")
             .env("HOLDFAST_LOG_FORMAT", "json")
+            // The start-up line the harness waits for is logged at info.
+            .env("HOLDFAST_LOG", "info")
             .env("HOLDFAST_HTTP_WORKERS", "2")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -125,9 +127,14 @@ impl Server {
 
     /// Sends SIGTERM, waits for the process to exit and for its output to be read in full.
     pub fn terminate(&mut self) -> ExitStatus {
+        self.stop_with("TERM")
+    }
+
+    /// Sends a signal (`TERM`, `INT`, …), waits for the process to exit and for its output.
+    pub fn stop_with(&mut self, signal: &str) -> ExitStatus {
         let mut child = self.child.take().expect("running");
         let status = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
+            .args([&format!("-{signal}"), &child.id().to_string()])
             .status()
             .expect("kill");
         assert!(status.success());

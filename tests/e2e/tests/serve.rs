@@ -57,6 +57,12 @@ async fn health_and_request_ids(env: Env) {
 
 async fn an_empty_database_gets_a_demo_platform_once(env: Env) {
     let mut first = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "true")]);
+    let api = Api::new(&first);
+    assert_eq!(
+        api.send(Method::GET, "/healthz", None, None).await.status,
+        StatusCode::OK
+    );
+    assert!(first.terminate().success());
     let banner = first.stdout();
     let key_after = |name: &str| {
         banner
@@ -69,7 +75,13 @@ async fn an_empty_database_gets_a_demo_platform_once(env: Env) {
     let private = key_after("Default Private Key");
     let public = key_after("Default Public Key");
     assert!(private.starts_with("priv_test_") && public.starts_with("pub_test_"));
-    let api = Api::new(&first);
+    assert!(
+        !first.log().contains(&private),
+        "keys go to standard output, never the log"
+    );
+
+    let mut second = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "true")]);
+    let api = Api::new(&second);
     assert_eq!(
         api.get("/v1/merchants", &private).await.status,
         StatusCode::OK
@@ -78,24 +90,26 @@ async fn an_empty_database_gets_a_demo_platform_once(env: Env) {
         api.get("/v1/merchants", &public).await.status,
         StatusCode::FORBIDDEN
     );
-    assert!(first.terminate().success());
     assert!(
-        !first.log().contains(&private),
-        "keys go to standard output, never the log"
+        second.stop_with("INT").success(),
+        "SIGINT is a clean stop too"
     );
-
-    let second = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "true")]);
     assert!(
         !second.stdout().contains("priv_test_"),
         "shown once: {}",
         second.stdout()
     );
+    let platforms = env.cli_json(&["platforms", "list"]);
+    let names: Vec<_> = platforms["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
     assert_eq!(
-        Api::new(&second)
-            .get("/v1/merchants", &private)
-            .await
-            .status,
-        StatusCode::OK
+        names,
+        ["Demo Platform"],
+        "one demo platform, however often serve starts"
     );
 }
 
@@ -103,3 +117,30 @@ on_both_backends!(
     health_and_request_ids,
     an_empty_database_gets_a_demo_platform_once
 );
+
+/// `/readyz` reports a database that went away; `/healthz` still answers (the process is up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readiness_fails_when_postgres_goes_away() {
+    let Some(env) = Env::new(holdfast_e2e::Backend::Postgres).await else {
+        return;
+    };
+    let server = env.serve();
+    let api = Api::new(&server);
+    assert_eq!(
+        api.send(Method::GET, "/readyz", None, None).await.status,
+        StatusCode::OK
+    );
+    env.drop_database().await;
+    let ready = api.send(Method::GET, "/readyz", None, None).await;
+    assert_eq!(
+        ready.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        ready.text
+    );
+    assert_eq!(ready.body["status"], "unavailable");
+    assert_eq!(
+        api.send(Method::GET, "/healthz", None, None).await.status,
+        StatusCode::OK
+    );
+}

@@ -4,6 +4,7 @@ use serde_json::json;
 
 use super::explain;
 use crate::cli::PlatformCommand;
+use crate::http::views::rfc3339;
 use crate::output::{created_key_json, created_key_line, emit};
 use crate::state::AppState;
 
@@ -29,6 +30,28 @@ pub async fn run(state: &AppState, cmd: PlatformCommand, json: bool) -> anyhow::
                     created.owner.email,
                     keys.join("\n")
                 )
+            });
+            Ok(())
+        }
+        PlatformCommand::List => {
+            let platforms = state.platforms.list().await.map_err(explain)?;
+            let data: Vec<_> = platforms
+                .iter()
+                .map(|p| {
+                    json!({
+                        "id": p.id,
+                        "name": p.name.as_str(),
+                        "ownerId": p.owner_id,
+                        "createdOn": rfc3339(p.created_on),
+                    })
+                })
+                .collect();
+            emit(json, &json!({ "data": data }), || {
+                platforms
+                    .iter()
+                    .map(|p| format!("{}  {}", p.id, p.name.as_str()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
             });
             Ok(())
         }

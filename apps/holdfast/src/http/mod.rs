@@ -9,6 +9,7 @@ pub mod routes;
 pub mod views;
 
 use std::net::TcpListener;
+use std::sync::Arc;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
@@ -32,12 +33,34 @@ pub fn app(
         InitError = (),
     >,
 > {
+    app_with(state, |_| {})
+}
+
+/// The application with extra services registered beside the declared ones; tests use it to
+/// prove that an undeclared `/v1` route is never served.
+pub fn app_with(
+    state: web::Data<AppState>,
+    extra: impl FnOnce(&mut web::ServiceConfig),
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = Error,
+        InitError = (),
+    >,
+> {
+    let catalogue = Arc::new(routes::catalogue());
     App::new()
         .app_data(state)
         .app_data(web::PayloadConfig::new(extract::MAX_BODY_BYTES))
         .configure(health::config)
         .configure(routes::register)
+        .configure(extra)
         .default_service(web::to(|| async { Err::<(), _>(ApiError::RouteNotFound) }))
+        .wrap(from_fn(move |req, next| {
+            routes::gate(catalogue.clone(), req, next)
+        }))
         .wrap(from_fn(request_context::middleware))
 }
 

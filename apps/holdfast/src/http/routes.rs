@@ -1,27 +1,52 @@
-//! The route catalogue: every `/v1` route is declared once, with the key type it requires, and
-//! registered from that declaration wrapped in authentication. A route cannot be served without
-//! its access rule, and `catalogue()` lists exactly what is served (the security test compares
-//! it with its own table).
+//! The route catalogue and the gate in front of it.
+//!
+//! Every `/v1` route is declared once, with the key type it requires. The gate runs before
+//! routing and matches each `/v1` request against the catalogue: no match is 404, a known path
+//! with another method is 405, a match is authenticated for its declared access before anything
+//! else runs. A route registered any other way is therefore never reachable: forgetting to
+//! declare a route fails closed, never open.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use actix_web::body::BoxBody;
+use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
-use actix_web::middleware::{Next, from_fn};
+use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, ResponseError, Route, web};
 use holdfast_domain::auth::Access;
 
 use super::error::ApiError;
 use crate::state::AppState;
 
-/// One route as the outside sees it.
+/// The prefix of every authenticated route.
+pub const API_PREFIX: &str = "/v1";
+
+/// One route as the outside sees it. `{name}` in the path matches one non-empty segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RouteSpec {
     pub method: Method,
     pub path: &'static str,
     pub access: Access,
+}
+
+impl RouteSpec {
+    /// Whether `path` (a request path, without query) is an instance of this route's template.
+    pub fn matches_path(&self, path: &str) -> bool {
+        let mut template = self.path.split('/');
+        let mut actual = path.split('/');
+        loop {
+            match (template.next(), actual.next()) {
+                (None, None) => return true,
+                (Some(t), Some(a)) if t.starts_with('{') && t.ends_with('}') => {
+                    if a.is_empty() {
+                        return false;
+                    }
+                }
+                (Some(t), Some(a)) if t == a => {}
+                _ => return false,
+            }
+        }
+    }
 }
 
 /// Collects routes from each API area.
@@ -40,6 +65,10 @@ impl std::fmt::Debug for Routes {
 
 impl Routes {
     pub fn add(&mut self, method: Method, path: &'static str, access: Access, route: Route) {
+        assert!(
+            path.starts_with(API_PREFIX),
+            "{path} is outside {API_PREFIX}"
+        );
         self.entries.push((
             RouteSpec {
                 method: method.clone(),
@@ -57,52 +86,64 @@ fn all() -> Routes {
     routes
 }
 
-/// Every authenticated route served, in declaration order.
+/// Every `/v1` route served, in declaration order.
 pub fn catalogue() -> Vec<RouteSpec> {
     all().entries.into_iter().map(|(spec, _)| spec).collect()
 }
 
-/// Registers every route, one resource per path, each wrapped in authentication for its methods.
+/// Registers every declared route, one resource per path.
 pub fn register(cfg: &mut web::ServiceConfig) {
-    let mut paths: Vec<&'static str> = Vec::new();
-    let mut by_path: HashMap<&'static str, Vec<(RouteSpec, Route)>> = HashMap::new();
+    let mut resources: Vec<(&'static str, actix_web::Resource)> = Vec::new();
     for (spec, route) in all().entries {
-        if !by_path.contains_key(spec.path) {
-            paths.push(spec.path);
+        match resources.iter_mut().find(|(path, _)| *path == spec.path) {
+            Some((_, resource)) => {
+                let taken = std::mem::replace(resource, web::resource(spec.path));
+                *resource = taken.route(route);
+            }
+            None => resources.push((spec.path, web::resource(spec.path).route(route))),
         }
-        by_path.entry(spec.path).or_default().push((spec, route));
     }
-    for path in paths {
-        let mut resource = web::resource(path).default_service(web::to(|| async {
-            Err::<(), _>(ApiError::MethodNotAllowed)
-        }));
-        let mut access = HashMap::new();
-        for (spec, route) in by_path.remove(path).unwrap_or_default() {
-            access.insert(spec.method, spec.access);
-            resource = resource.route(route);
-        }
-        let access = Arc::new(access);
-        cfg.service(resource.wrap(from_fn(move |req, next| {
-            authenticate(access.clone(), req, next)
-        })));
+    for (_, resource) in resources {
+        cfg.service(resource);
     }
 }
 
-/// Authenticates a request for the access its method requires (spec 5.6): 401 or 403 before
-/// any handler runs; on success the `Principal` is left for the `Caller` extractor.
-async fn authenticate(
-    access: Arc<HashMap<Method, Access>>,
+/// The gate (see the module documentation); wraps the whole application.
+pub async fn gate(
+    catalogue: Arc<Vec<RouteSpec>>,
     req: ServiceRequest,
-    next: Next<BoxBody>,
-) -> Result<ServiceResponse<BoxBody>, Error> {
-    let Some(required) = access.get(req.method()).copied() else {
-        return next.call(req).await;
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let path = req.path();
+    let under_api = path == API_PREFIX || path.starts_with("/v1/");
+    if !under_api {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
+    }
+    let mut known_path = false;
+    let mut required = None;
+    for spec in catalogue.iter().filter(|spec| spec.matches_path(path)) {
+        known_path = true;
+        if spec.method == req.method() {
+            required = Some(spec.access);
+            break;
+        }
+    }
+    let Some(required) = required else {
+        let refusal = if known_path {
+            ApiError::MethodNotAllowed
+        } else {
+            ApiError::RouteNotFound
+        };
+        return Ok(req.into_response(refusal.error_response()));
     };
     let state = req
         .app_data::<web::Data<AppState>>()
         .expect("AppState is registered")
         .clone();
-    // A header that is not visible ASCII cannot be a key: treat it as malformed, not missing.
+    // A header that is not visible ASCII cannot be a key: malformed, not missing.
     let header = req
         .headers()
         .get("x-api-key")
@@ -110,8 +151,55 @@ async fn authenticate(
     match state.auth.authenticate(header, required).await {
         Ok(principal) => {
             req.extensions_mut().insert(principal);
-            next.call(req).await
+            next.call(req)
+                .await
+                .map(ServiceResponse::map_into_boxed_body)
         }
-        Err(err) => Ok(req.into_response(ApiError::from_auth(err, required).error_response())),
+        Err(err) => {
+            let refusal = ApiError::from_auth(err, required);
+            Ok(req.into_response(refusal.error_response()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(path: &'static str) -> RouteSpec {
+        RouteSpec {
+            method: Method::GET,
+            path,
+            access: Access::Private,
+        }
+    }
+
+    #[test]
+    fn templates_match_whole_segments() {
+        let cases = [
+            ("/v1/merchants", "/v1/merchants", true),
+            ("/v1/merchants", "/v1/merchants/", false),
+            ("/v1/merchants", "/v1/merchantsx", false),
+            ("/v1/merchants", "/v1", false),
+            ("/v1/merchants/{id}", "/v1/merchants/mid_1", true),
+            ("/v1/merchants/{id}", "/v1/merchants/", false),
+            ("/v1/merchants/{id}", "/v1/merchants/mid_1/x", false),
+            ("/v1/merchants/{id}", "/v1/merchants", false),
+        ];
+        for (template, path, expected) in cases {
+            assert_eq!(
+                spec(template).matches_path(path),
+                expected,
+                "{template} ~ {path}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_declared_route_is_under_the_api_prefix_and_matches_itself() {
+        for route in catalogue() {
+            let sample = route.path.replace("{id}", "x_1");
+            assert!(route.matches_path(&sample), "{route:?}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 use std::fmt;
 
 use crate::Invalid;
+use crate::text::bounded_text;
 
 /// A key's display name: 3 to 25 characters (spec 2.1, 8).
 ///
@@ -15,22 +16,7 @@ impl KeyName {
     pub const MAX_CHARS: usize = 25;
 
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
-        let trimmed = raw.trim();
-        if trimmed.chars().any(char::is_control) {
-            return Err(Invalid::new("name", "must not contain control characters"));
-        }
-        let chars = trimmed.chars().count();
-        if !(Self::MIN_CHARS..=Self::MAX_CHARS).contains(&chars) {
-            return Err(Invalid::new(
-                "name",
-                format!(
-                    "must be {} to {} characters long (got {chars})",
-                    Self::MIN_CHARS,
-                    Self::MAX_CHARS
-                ),
-            ));
-        }
-        Ok(Self(trimmed.to_owned()))
+        bounded_text("name", raw, Self::MIN_CHARS, Self::MAX_CHARS).map(Self)
     }
 
     pub fn as_str(&self) -> &str {

@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
 use crate::ids::{KeyId, MerchantId, PlatformId, UserId};
-use crate::merchant::Merchant;
+use crate::merchant::{Merchant, MerchantPatch};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
 use crate::platform::Platform;
@@ -55,10 +55,20 @@ pub trait PlatformStore: Send + Sync {
         keys: &[ApiKey],
     ) -> Result<(), StoreError>;
 
+    /// Like `create_platform_atomically`, but only when no platform exists yet; returns whether
+    /// it created one. Atomic against concurrent callers (replicas starting together on an
+    /// empty database create one demo platform, not several).
+    async fn create_first_platform_atomically(
+        &self,
+        platform: &Platform,
+        owner: &User,
+        keys: &[ApiKey],
+    ) -> Result<bool, StoreError>;
+
     async fn get_platform(&self, id: &PlatformId) -> Result<Option<Platform>, StoreError>;
 
-    /// Whether any platform exists (the demo bootstrap runs only on an empty database).
-    async fn any_platform(&self) -> Result<bool, StoreError>;
+    /// Every platform, oldest first (operators only).
+    async fn list_platforms(&self) -> Result<Vec<Platform>, StoreError>;
 }
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -106,7 +116,12 @@ pub trait KeyStore: Send + Sync {
     /// Permanently removes the key. Returns `NotFound` when it does not exist on the platform.
     async fn delete_key(&self, platform: &PlatformId, id: &KeyId) -> Result<(), StoreError>;
     /// Records a use of the key (best effort, called at most about once a minute per key).
-    async fn touch_key(&self, id: &KeyId, at: OffsetDateTime) -> Result<(), StoreError>;
+    async fn touch_key(
+        &self,
+        platform: &PlatformId,
+        id: &KeyId,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError>;
 }
 
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -127,8 +142,17 @@ pub trait MerchantStore: Send + Sync {
         mode: Mode,
         page: &PageRequest,
     ) -> Result<Page<Merchant>, StoreError>;
-    /// Writes the details and `updated_on`. Returns `NotFound` when it no longer exists.
-    async fn update_merchant(&self, merchant: &Merchant) -> Result<(), StoreError>;
+    /// Changes only the fields the patch carries, and `updated_on`, in one statement (two
+    /// concurrent patches of different fields both take effect). Returns the merchant as it now
+    /// is, or `NotFound` when it does not exist in that scope or is deleted.
+    async fn update_merchant(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &MerchantId,
+        patch: &MerchantPatch,
+        at: OffsetDateTime,
+    ) -> Result<Merchant, StoreError>;
     /// Marks the merchant deleted (its past payments keep pointing at it).
     /// Returns `NotFound` when it does not exist or is already deleted.
     async fn delete_merchant(

@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use super::{Clock, Ids, KeyStore, MerchantStore, PlatformStore, StoreError, UserStore};
 use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
 use crate::ids::{KeyId, MerchantId, PlatformId, UserId};
-use crate::merchant::Merchant;
+use crate::merchant::{Merchant, MerchantPatch};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
 use crate::platform::Platform;
@@ -42,11 +42,21 @@ impl<T: PlatformStore + ?Sized> PlatformStore for Arc<T> {
             .create_platform_atomically(platform, owner, keys)
             .await
     }
+    async fn create_first_platform_atomically(
+        &self,
+        platform: &Platform,
+        owner: &User,
+        keys: &[ApiKey],
+    ) -> Result<bool, StoreError> {
+        (**self)
+            .create_first_platform_atomically(platform, owner, keys)
+            .await
+    }
     async fn get_platform(&self, id: &PlatformId) -> Result<Option<Platform>, StoreError> {
         (**self).get_platform(id).await
     }
-    async fn any_platform(&self) -> Result<bool, StoreError> {
-        (**self).any_platform().await
+    async fn list_platforms(&self) -> Result<Vec<Platform>, StoreError> {
+        (**self).list_platforms().await
     }
 }
 
@@ -94,8 +104,13 @@ impl<T: KeyStore + ?Sized> KeyStore for Arc<T> {
     async fn delete_key(&self, p: &PlatformId, id: &KeyId) -> Result<(), StoreError> {
         (**self).delete_key(p, id).await
     }
-    async fn touch_key(&self, id: &KeyId, at: OffsetDateTime) -> Result<(), StoreError> {
-        (**self).touch_key(id, at).await
+    async fn touch_key(
+        &self,
+        p: &PlatformId,
+        id: &KeyId,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        (**self).touch_key(p, id, at).await
     }
 }
 
@@ -120,8 +135,15 @@ impl<T: MerchantStore + ?Sized> MerchantStore for Arc<T> {
     ) -> Result<Page<Merchant>, StoreError> {
         (**self).list_merchants(p, mode, page).await
     }
-    async fn update_merchant(&self, m: &Merchant) -> Result<(), StoreError> {
-        (**self).update_merchant(m).await
+    async fn update_merchant(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        id: &MerchantId,
+        patch: &MerchantPatch,
+        at: OffsetDateTime,
+    ) -> Result<Merchant, StoreError> {
+        (**self).update_merchant(p, mode, id, patch, at).await
     }
     async fn delete_merchant(
         &self,

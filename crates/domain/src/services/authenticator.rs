@@ -58,7 +58,10 @@ impl<K: KeyStore, C: Clock> Authenticator<K, C> {
             .is_none_or(|at| now - at >= Self::TOUCH_INTERVAL);
         if stale {
             // Best effort: failing to note the time of use must not fail an authorised request.
-            let _ = self.keys.touch_key(&principal.key_id, now).await;
+            let _ = self
+                .keys
+                .touch_key(&principal.platform_id, &principal.key_id, now)
+                .await;
         }
         Ok(principal)
     }
@@ -129,8 +132,9 @@ mod tests {
             keys.expect_find_key_by_hash()
                 .returning(move |_| Ok(Some(stored(last_used_on))));
             keys.expect_touch_key()
+                .withf(|platform, _, at| platform.as_str() == "pfm_1" && *at == NOW)
                 .times(touches)
-                .returning(|_, _| Ok(()));
+                .returning(|_, _, _| Ok(()));
             let auth = Authenticator::new(keys, clock());
             let principal = auth
                 .authenticate(Some(VALUE), Access::Private)
@@ -146,7 +150,7 @@ mod tests {
         keys.expect_find_key_by_hash()
             .returning(|_| Ok(Some(stored(None))));
         keys.expect_touch_key()
-            .returning(|_, _| Err(StoreError::Unexpected("down".into())));
+            .returning(|_, _, _| Err(StoreError::Unexpected("down".into())));
         let auth = Authenticator::new(keys, clock());
         assert!(
             auth.authenticate(Some(VALUE), Access::Private)

@@ -274,6 +274,57 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn rename_writes_the_name_and_returns_the_key() {
+        let mut keys = MockKeyStore::new();
+        keys.expect_rename_key()
+            .withf(|p, id, name| {
+                p.as_str() == "pfm_1" && id.as_str() == "key_01JDX" && name.as_str() == "Checkout"
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        keys.expect_get_key().returning(|_, _| {
+            let mut created = new_key(
+                &clock(),
+                &ids(),
+                &PlatformId::from_suffix("1"),
+                &UserId::from_suffix("1"),
+                KeyName::parse("Checkout").unwrap(),
+                KeyType::Private,
+                Mode::Test,
+            );
+            created.key.status = KeyStatus::Inactive;
+            Ok(Some(created.key))
+        });
+        let service = KeyService::new(keys, MockUserStore::new(), clock(), ids());
+        let key = service
+            .rename(
+                &PlatformId::from_suffix("1"),
+                &KeyId::from_suffix("01JDX"),
+                &KeyName::parse("Checkout").unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(key.name.as_str(), "Checkout");
+    }
+
+    #[tokio::test]
+    async fn rename_of_a_missing_key_is_not_found() {
+        let mut keys = MockKeyStore::new();
+        keys.expect_rename_key()
+            .returning(|_, _, _| Err(crate::ports::StoreError::NotFound));
+        let service = KeyService::new(keys, MockUserStore::new(), clock(), ids());
+        let err = service
+            .rename(
+                &PlatformId::from_suffix("1"),
+                &KeyId::from_suffix("9"),
+                &KeyName::parse("Checkout").unwrap(),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ServiceError::NotFound("key")), "{err:?}");
+    }
+
+    #[tokio::test]
     async fn events_on_a_missing_key_are_not_found() {
         let mut keys = MockKeyStore::new();
         keys.expect_get_key().returning(|_, _| Ok(None));

@@ -71,17 +71,10 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
         id: &MerchantId,
         patch: MerchantPatch,
     ) -> Result<Merchant, ServiceError> {
-        let current = self.get(who, id).await?;
-        let updated = Merchant {
-            details: current.details.apply(patch),
-            updated_on: self.clock.now(),
-            ..current
-        };
         self.merchants
-            .update_merchant(&updated)
+            .update_merchant(&who.platform_id, who.mode, id, &patch, self.clock.now())
             .await
-            .map_err(|e| ServiceError::from_store("merchant", e))?;
-        Ok(updated)
+            .map_err(|e| ServiceError::from_store("merchant", e))
     }
 
     pub async fn delete(&self, who: &Principal, id: &MerchantId) -> Result<(), ServiceError> {
@@ -96,7 +89,7 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
 mod tests {
     use super::*;
     use crate::ids::{KeyId, PlatformId, UserId};
-    use crate::merchant::{Currency, MerchantName};
+    use crate::merchant::{Currency, MerchantName, MerchantPatch};
     use crate::mode::{KeyType, Mode};
     use crate::ports::{MockClock, MockIds, MockMerchantStore};
     use time::macros::datetime;
@@ -136,6 +129,36 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(merchant.id.as_str(), "mid_01");
+    }
+
+    #[tokio::test]
+    async fn update_and_delete_are_scoped_and_map_not_found() {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let mut store = MockMerchantStore::new();
+        store
+            .expect_update_merchant()
+            .withf(|p, mode, _, patch, _| {
+                p.as_str() == "pfm_1" && *mode == Mode::Live && patch.name.is_some()
+            })
+            .returning(|_, _, _, _, _| Err(crate::ports::StoreError::NotFound));
+        store
+            .expect_delete_merchant()
+            .withf(|p, mode, _, _| p.as_str() == "pfm_1" && *mode == Mode::Live)
+            .returning(|_, _, _, _| Err(crate::ports::StoreError::NotFound));
+        let service = MerchantService::new(store, clock, MockIds::new());
+        let who = principal(Mode::Live);
+        let id = MerchantId::from_suffix("9");
+        let patch = MerchantPatch {
+            name: Some(MerchantName::parse("New").unwrap()),
+            ..MerchantPatch::default()
+        };
+        let err = service.update(&who, &id, patch).await.unwrap_err();
+        assert!(matches!(err, ServiceError::NotFound("merchant")), "{err:?}");
+        let err = service.delete(&who, &id).await.unwrap_err();
+        assert!(matches!(err, ServiceError::NotFound("merchant")), "{err:?}");
     }
 
     #[tokio::test]

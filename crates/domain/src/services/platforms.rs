@@ -22,6 +22,12 @@ pub struct CreatedPlatform {
     pub keys: Vec<CreatedKey>,
 }
 
+impl CreatedPlatform {
+    fn stored_keys(&self) -> Vec<crate::api_key::ApiKey> {
+        self.keys.iter().map(|k| k.key.clone()).collect()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct PlatformService<P, C, I> {
     platforms: P,
@@ -44,6 +50,42 @@ impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
         name: PlatformName,
         owner_email: Email,
     ) -> Result<CreatedPlatform, ServiceError> {
+        let created = self.build(name, owner_email);
+        self.platforms
+            .create_platform_atomically(&created.platform, &created.owner, &created.stored_keys())
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(created)
+    }
+
+    /// Creates the demo platform when the database has none, so that a newcomer's first
+    /// `holdfast serve` can be called at once. Returns `None` when a platform already exists.
+    pub async fn bootstrap_demo(
+        &self,
+        name: PlatformName,
+        owner_email: Email,
+    ) -> Result<Option<CreatedPlatform>, ServiceError> {
+        let created = self.build(name, owner_email);
+        let first = self
+            .platforms
+            .create_first_platform_atomically(
+                &created.platform,
+                &created.owner,
+                &created.stored_keys(),
+            )
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(first.then_some(created))
+    }
+
+    pub async fn list(&self) -> Result<Vec<Platform>, ServiceError> {
+        self.platforms
+            .list_platforms()
+            .await
+            .map_err(ServiceError::Store)
+    }
+
+    fn build(&self, name: PlatformName, owner_email: Email) -> CreatedPlatform {
         let now = self.clock.now();
         let owner_id = UserId::from_suffix(&self.ids.next_id());
         let platform = Platform {
@@ -58,7 +100,7 @@ impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
             email: owner_email,
             created_on: now,
         };
-        let keys: Vec<CreatedKey> = [
+        let keys = [
             (DEFAULT_PRIVATE_KEY_NAME, KeyType::Private),
             (DEFAULT_PUBLIC_KEY_NAME, KeyType::Public),
         ]
@@ -76,34 +118,11 @@ impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
             )
         })
         .collect();
-        let stored: Vec<_> = keys.iter().map(|k| k.key.clone()).collect();
-        self.platforms
-            .create_platform_atomically(&platform, &owner, &stored)
-            .await
-            .map_err(ServiceError::Store)?;
-        Ok(CreatedPlatform {
+        CreatedPlatform {
             platform,
             owner,
             keys,
-        })
-    }
-
-    /// Creates the demo platform when the database has none, so that a newcomer's first
-    /// `holdfast serve` can be called at once. Returns `None` when platforms already exist.
-    pub async fn bootstrap_demo(
-        &self,
-        name: PlatformName,
-        owner_email: Email,
-    ) -> Result<Option<CreatedPlatform>, ServiceError> {
-        if self
-            .platforms
-            .any_platform()
-            .await
-            .map_err(ServiceError::Store)?
-        {
-            return Ok(None);
         }
-        self.create(name, owner_email).await.map(Some)
     }
 
     pub async fn get(&self, id: &PlatformId) -> Result<Platform, ServiceError> {
@@ -173,11 +192,22 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn bootstrap_does_nothing_when_a_platform_exists() {
+    async fn bootstrap_reports_when_a_platform_already_exists() {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let mut ids = MockIds::new();
+        ids.expect_next_id().returning(|| "1".to_owned());
+        ids.expect_key_secret()
+            .returning(|| "ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned());
         let mut store = MockPlatformStore::new();
-        store.expect_any_platform().returning(|| Ok(true));
+        store
+            .expect_create_first_platform_atomically()
+            .times(1)
+            .returning(|_, _, _| Ok(false));
         store.expect_create_platform_atomically().never();
-        let service = PlatformService::new(store, MockClock::new(), MockIds::new());
+        let service = PlatformService::new(store, clock, ids);
         let out = service
             .bootstrap_demo(
                 PlatformName::parse("Demo").unwrap(),

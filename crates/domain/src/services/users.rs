@@ -83,3 +83,96 @@ impl<U: UserStore, P: PlatformStore, C: Clock, I: Ids> UserService<U, P, C, I> {
             .ok_or(ServiceError::NotFound("platform"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::{Platform, PlatformName};
+    use crate::ports::{MockClock, MockIds, MockPlatformStore, MockUserStore};
+    use time::macros::datetime;
+
+    fn platforms() -> MockPlatformStore {
+        let mut platforms = MockPlatformStore::new();
+        platforms.expect_get_platform().returning(|id| {
+            Ok((id.as_str() == "pfm_1").then(|| Platform {
+                id: PlatformId::from_suffix("1"),
+                name: PlatformName::parse("Acme").unwrap(),
+                owner_id: UserId::from_suffix("owner"),
+                created_on: datetime!(2026-01-01 0:00 UTC),
+            }))
+        });
+        platforms
+    }
+
+    fn service(
+        users: MockUserStore,
+    ) -> UserService<MockUserStore, MockPlatformStore, MockClock, MockIds> {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let mut ids = MockIds::new();
+        ids.expect_next_id().return_const("2".to_owned());
+        UserService::new(users, platforms(), clock, ids)
+    }
+
+    #[tokio::test]
+    async fn duplicate_email_is_a_conflict_on_email() {
+        let mut users = MockUserStore::new();
+        users
+            .expect_insert_user()
+            .returning(|_| Err(StoreError::Duplicate("users.email")));
+        let err = service(users)
+            .create(
+                &PlatformId::from_suffix("1"),
+                Email::parse("a@b.co").unwrap(),
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, ServiceError::Conflict { field: "email", .. }),
+            "{err:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn unknown_platform_writes_nothing() {
+        let mut users = MockUserStore::new();
+        users.expect_insert_user().never();
+        users.expect_list_users().never();
+        let s = service(users);
+        let nope = PlatformId::from_suffix("nope");
+        let err = s
+            .create(&nope, Email::parse("a@b.co").unwrap())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ServiceError::NotFound("platform")), "{err:?}");
+        assert!(matches!(
+            s.list(&nope).await,
+            Err(ServiceError::NotFound("platform"))
+        ));
+    }
+
+    #[tokio::test]
+    async fn the_owner_cannot_be_deleted_others_can() {
+        let mut users = MockUserStore::new();
+        users
+            .expect_delete_user()
+            .withf(|_, id| id.as_str() == "usr_dev")
+            .times(1)
+            .returning(|_, _| Ok(()));
+        let s = service(users);
+        let platform = PlatformId::from_suffix("1");
+        let err = s
+            .delete(&platform, &UserId::from_suffix("owner"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, ServiceError::Conflict { field: "user", .. }),
+            "{err:?}"
+        );
+        s.delete(&platform, &UserId::from_suffix("dev"))
+            .await
+            .unwrap();
+    }
+}

@@ -1,5 +1,14 @@
 //! `KeyStore`, written once for both backends.
 
+/// The key `$id` of platform `$platform`: every key query but the hash lookup goes through it.
+macro_rules! platform_key {
+    ($k:ident, $platform:expr, $id:expr) => {
+        $k::table
+            .filter($k::platform_id.eq($platform.as_str()))
+            .filter($k::id.eq($id.as_str()))
+    };
+}
+
 macro_rules! key_store {
     ($store:ident, $schema:ident) => {
         impl $store {
@@ -57,9 +66,7 @@ macro_rules! key_store {
             ) -> Result<Option<ApiKey>, StoreError> {
                 use crate::schema::$schema::api_keys as k;
                 let mut conn = self.conn().await?;
-                k::table
-                    .filter(k::platform_id.eq(platform.as_str()))
-                    .filter(k::id.eq(id.as_str()))
+                platform_key!(k, platform, id)
                     .first::<KeyRow>(&mut conn)
                     .await
                     .optional()
@@ -88,15 +95,11 @@ macro_rules! key_store {
             ) -> Result<(), StoreError> {
                 use crate::schema::$schema::api_keys as k;
                 let mut conn = self.conn().await?;
-                let n = diesel::update(
-                    k::table
-                        .filter(k::platform_id.eq(platform.as_str()))
-                        .filter(k::id.eq(id.as_str())),
-                )
-                .set(k::name.eq(name.as_str()))
-                .execute(&mut conn)
-                .await
-                .map_err(query_error("api_keys"))?;
+                let n = diesel::update(platform_key!(k, platform, id))
+                    .set(k::name.eq(name.as_str()))
+                    .execute(&mut conn)
+                    .await
+                    .map_err(query_error("api_keys"))?;
                 expect_one_row(n)
             }
 
@@ -108,15 +111,11 @@ macro_rules! key_store {
             ) -> Result<(), StoreError> {
                 use crate::schema::$schema::api_keys as k;
                 let mut conn = self.conn().await?;
-                let n = diesel::update(
-                    k::table
-                        .filter(k::platform_id.eq(platform.as_str()))
-                        .filter(k::id.eq(id.as_str())),
-                )
-                .set(k::active.eq(status == KeyStatus::Active))
-                .execute(&mut conn)
-                .await
-                .map_err(query_error("api_keys"))?;
+                let n = diesel::update(platform_key!(k, platform, id))
+                    .set(k::active.eq(status == KeyStatus::Active))
+                    .execute(&mut conn)
+                    .await
+                    .map_err(query_error("api_keys"))?;
                 expect_one_row(n)
             }
 
@@ -127,21 +126,22 @@ macro_rules! key_store {
             ) -> Result<(), StoreError> {
                 use crate::schema::$schema::api_keys as k;
                 let mut conn = self.conn().await?;
-                let n = diesel::delete(
-                    k::table
-                        .filter(k::platform_id.eq(platform.as_str()))
-                        .filter(k::id.eq(id.as_str())),
-                )
-                .execute(&mut conn)
-                .await
-                .map_err(query_error("api_keys"))?;
+                let n = diesel::delete(platform_key!(k, platform, id))
+                    .execute(&mut conn)
+                    .await
+                    .map_err(query_error("api_keys"))?;
                 expect_one_row(n)
             }
 
-            async fn touch_key(&self, id: &KeyId, at: OffsetDateTime) -> Result<(), StoreError> {
+            async fn touch_key(
+                &self,
+                platform: &PlatformId,
+                id: &KeyId,
+                at: OffsetDateTime,
+            ) -> Result<(), StoreError> {
                 use crate::schema::$schema::api_keys as k;
                 let mut conn = self.conn().await?;
-                diesel::update(k::table.filter(k::id.eq(id.as_str())))
+                diesel::update(platform_key!(k, platform, id))
                     .set(k::last_used_on.eq(Some(at)))
                     .execute(&mut conn)
                     .await

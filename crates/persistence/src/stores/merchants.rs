@@ -70,26 +70,41 @@ macro_rules! merchant_store {
                 Ok(Page::from_overfetch(convert_all(rows)?, page))
             }
 
-            async fn update_merchant(&self, m: &Merchant) -> Result<(), StoreError> {
+            async fn update_merchant(
+                &self,
+                platform: &PlatformId,
+                mode: Mode,
+                id: &MerchantId,
+                patch: &MerchantPatch,
+                at: OffsetDateTime,
+            ) -> Result<Merchant, StoreError> {
                 use crate::schema::$schema::merchants as t;
                 let mut conn = self.conn().await?;
-                let n = diesel::update(
+                // Only the columns sent are written: a concurrent patch of other fields survives.
+                let changes = (
+                    patch.name.as_ref().map(|n| t::name.eq(n.as_str())),
+                    patch.currency.as_ref().map(|c| t::currency.eq(c.as_str())),
+                    patch
+                        .email
+                        .as_ref()
+                        .map(|e| t::email.eq(e.as_ref().map(Email::as_str))),
+                    t::updated_on.eq(at),
+                );
+                diesel::update(
                     t::table
-                        .filter(t::platform_id.eq(m.platform_id.as_str()))
-                        .filter(t::mode.eq(m.mode.as_str()))
-                        .filter(t::id.eq(m.id.as_str()))
+                        .filter(t::platform_id.eq(platform.as_str()))
+                        .filter(t::mode.eq(mode.as_str()))
+                        .filter(t::id.eq(id.as_str()))
                         .filter(t::deleted_on.is_null()),
                 )
-                .set((
-                    t::name.eq(m.details.name.as_str()),
-                    t::currency.eq(m.details.currency.as_str()),
-                    t::email.eq(m.details.email.as_ref().map(Email::as_str)),
-                    t::updated_on.eq(m.updated_on),
-                ))
-                .execute(&mut conn)
+                .set(changes)
+                .get_result::<MerchantRow>(&mut conn)
                 .await
-                .map_err(query_error("merchants"))?;
-                expect_one_row(n)
+                .optional()
+                .map_err(query_error("merchants"))?
+                .map(Merchant::try_from)
+                .transpose()?
+                .ok_or(StoreError::NotFound)
             }
 
             async fn delete_merchant(

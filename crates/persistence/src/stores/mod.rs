@@ -16,7 +16,7 @@ use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
 use holdfast_domain::ids::{KeyId, MerchantId, PlatformId, UserId};
-use holdfast_domain::merchant::Merchant;
+use holdfast_domain::merchant::{Merchant, MerchantPatch};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::platform::Platform;
@@ -29,13 +29,16 @@ use crate::rows::{KeyRow, MerchantRow, PlatformRow, UserRow, convert_all};
 
 pub type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
 
-/// Ties a store to its connection type, so shared helpers can name it.
+/// What differs between the backends beyond the schema's timestamp type.
 pub trait Backend {
     type Conn;
+    /// Taken first in the transaction that creates the first platform, so concurrent callers
+    /// queue behind it before checking that no platform exists.
+    const FIRST_PLATFORM_LOCK: &'static str;
 }
 
 macro_rules! sql_store {
-    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident) => {
+    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident, $first_platform_lock:expr) => {
         $(#[$doc])*
         #[derive(Clone)]
         pub struct $store {
@@ -44,6 +47,7 @@ macro_rules! sql_store {
 
         impl Backend for $store {
             type Conn = $conn;
+            const FIRST_PLATFORM_LOCK: &'static str = $first_platform_lock;
         }
 
         impl std::fmt::Debug for $store {
@@ -84,11 +88,14 @@ sql_store!(
     /// All store ports on PostgreSQL, through a deadpool of `AsyncPgConnection`s.
     PgStore,
     AsyncPgConnection,
-    pg
+    pg,
+    "SELECT pg_advisory_xact_lock(4857326011373040244)"
 );
 sql_store!(
     /// All store ports on SQLite, through diesel-async's `SyncConnectionWrapper`.
     SqliteStore,
     SqliteConn,
-    sqlite
+    sqlite,
+    // A write that changes nothing still takes SQLite's write lock for the transaction.
+    "UPDATE platforms SET id = id WHERE 0"
 );

@@ -11,23 +11,36 @@ macro_rules! platform_and_user_stores {
                 owner: &User,
                 keys: &[ApiKey],
             ) -> Result<(), StoreError> {
+                let mut conn = self.conn().await?;
+                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    Self::insert_platform_on(conn, platform, owner, keys).await
+                })
+                .await
+                .map_err(query_error("platforms"))
+            }
+
+            #[tracing::instrument(skip_all, fields(platform = %platform.id), err)]
+            async fn create_first_platform_atomically(
+                &self,
+                platform: &Platform,
+                owner: &User,
+                keys: &[ApiKey],
+            ) -> Result<bool, StoreError> {
                 use crate::schema::$schema::platforms as p;
                 let mut conn = self.conn().await?;
                 conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    diesel::insert_into(p::table)
-                        .values((
-                            p::id.eq(platform.id.as_str()),
-                            p::name.eq(platform.name.as_str()),
-                            p::owner_id.eq(owner.id.as_str()),
-                            p::created_on.eq(platform.created_on),
-                        ))
+                    // Serialises concurrent bootstraps before the emptiness check.
+                    diesel::sql_query(<Self as crate::stores::Backend>::FIRST_PLATFORM_LOCK)
                         .execute(conn)
                         .await?;
-                    Self::insert_user_on(conn, owner).await?;
-                    for key in keys {
-                        Self::insert_key_on(conn, key).await?;
+                    let exists: bool = diesel::select(diesel::dsl::exists(p::table.select(p::id)))
+                        .get_result(conn)
+                        .await?;
+                    if exists {
+                        return Ok(false);
                     }
-                    Ok(())
+                    Self::insert_platform_on(conn, platform, owner, keys).await?;
+                    Ok(true)
                 })
                 .await
                 .map_err(query_error("platforms"))
@@ -46,17 +59,42 @@ macro_rules! platform_and_user_stores {
                     .transpose()
             }
 
-            async fn any_platform(&self) -> Result<bool, StoreError> {
+            async fn list_platforms(&self) -> Result<Vec<Platform>, StoreError> {
                 use crate::schema::$schema::platforms as p;
                 let mut conn = self.conn().await?;
-                diesel::select(diesel::dsl::exists(p::table.select(p::id)))
-                    .get_result(&mut conn)
+                let rows = p::table
+                    .order(p::id.asc())
+                    .load::<PlatformRow>(&mut conn)
                     .await
-                    .map_err(query_error("platforms"))
+                    .map_err(query_error("platforms"))?;
+                convert_all(rows)
             }
         }
 
         impl $store {
+            async fn insert_platform_on(
+                conn: &mut <Self as crate::stores::Backend>::Conn,
+                platform: &Platform,
+                owner: &User,
+                keys: &[ApiKey],
+            ) -> diesel::QueryResult<()> {
+                use crate::schema::$schema::platforms as p;
+                diesel::insert_into(p::table)
+                    .values((
+                        p::id.eq(platform.id.as_str()),
+                        p::name.eq(platform.name.as_str()),
+                        p::owner_id.eq(owner.id.as_str()),
+                        p::created_on.eq(platform.created_on),
+                    ))
+                    .execute(conn)
+                    .await?;
+                Self::insert_user_on(conn, owner).await?;
+                for key in keys {
+                    Self::insert_key_on(conn, key).await?;
+                }
+                Ok(())
+            }
+
             async fn insert_user_on(
                 conn: &mut <Self as crate::stores::Backend>::Conn,
                 user: &User,
