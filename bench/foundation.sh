@@ -14,7 +14,7 @@ PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
 PORT=18181
 BIN=target/release/holdfast
 
-cargo build --release --locked -p holdfast --bin holdfast >/dev/null
+cargo build --release --locked --quiet -p holdfast --bin holdfast
 work=$(mktemp -d)
 server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"; }
