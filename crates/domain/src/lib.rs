@@ -6,6 +6,7 @@ pub mod ids;
 pub mod merchant;
 pub mod mode;
 pub mod page;
+pub mod payment;
 pub mod platform;
 pub mod ports;
 pub mod services;

@@ -1,0 +1,153 @@
+//! Card brand and funding type, and brand detection by IIN range for cards no BIN table lists.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::mode::UnknownValue;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CardBrand {
+    Visa,
+    Mastercard,
+    Amex,
+    Discover,
+    Jcb,
+    Diners,
+    UnionPay,
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FundingType {
+    Credit,
+    Debit,
+    Prepaid,
+    Unknown,
+}
+
+impl CardBrand {
+    pub const ALL: [CardBrand; 8] = [
+        Self::Visa,
+        Self::Mastercard,
+        Self::Amex,
+        Self::Discover,
+        Self::Jcb,
+        Self::Diners,
+        Self::UnionPay,
+        Self::Unknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Visa => "visa",
+            Self::Mastercard => "mastercard",
+            Self::Amex => "amex",
+            Self::Discover => "discover",
+            Self::Jcb => "jcb",
+            Self::Diners => "diners",
+            Self::UnionPay => "unionpay",
+            Self::Unknown => "unknown",
+        }
+    }
+
+    /// The brand by the published IIN ranges, from the first six digits.
+    pub fn from_iin(bin: &str) -> Self {
+        let prefix = |n: usize| bin.get(..n).and_then(|p| p.parse::<u32>().ok());
+        let in_range =
+            |n: usize, lo: u32, hi: u32| prefix(n).is_some_and(|p| (lo..=hi).contains(&p));
+        if in_range(1, 4, 4) {
+            Self::Visa
+        } else if in_range(2, 51, 55) || in_range(4, 2221, 2720) {
+            Self::Mastercard
+        } else if in_range(2, 34, 34) || in_range(2, 37, 37) {
+            Self::Amex
+        } else if in_range(4, 6011, 6011)
+            || in_range(3, 644, 649)
+            || in_range(2, 65, 65)
+            || in_range(6, 622_126, 622_925)
+        {
+            Self::Discover
+        } else if in_range(4, 3528, 3589) {
+            Self::Jcb
+        } else if in_range(3, 300, 305) || in_range(2, 36, 36) || in_range(2, 38, 39) {
+            Self::Diners
+        } else if in_range(2, 62, 62) {
+            Self::UnionPay
+        } else {
+            Self::Unknown
+        }
+    }
+}
+
+impl FundingType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Credit => "credit",
+            Self::Debit => "debit",
+            Self::Prepaid => "prepaid",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
+impl FromStr for CardBrand {
+    type Err = UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|b| b.as_str() == s)
+            .ok_or_else(|| UnknownValue(s.to_owned()))
+    }
+}
+
+impl FromStr for FundingType {
+    type Err = UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [Self::Credit, Self::Debit, Self::Prepaid, Self::Unknown]
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| UnknownValue(s.to_owned()))
+    }
+}
+
+impl fmt::Display for CardBrand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iin_ranges() {
+        let cases = [
+            ("411111", CardBrand::Visa),
+            ("555555", CardBrand::Mastercard),
+            ("222100", CardBrand::Mastercard),
+            ("272099", CardBrand::Mastercard),
+            ("272100", CardBrand::Unknown),
+            ("378282", CardBrand::Amex),
+            ("341111", CardBrand::Amex),
+            ("601111", CardBrand::Discover),
+            ("644000", CardBrand::Discover),
+            ("622126", CardBrand::Discover),
+            ("622125", CardBrand::UnionPay),
+            ("353011", CardBrand::Jcb),
+            ("305693", CardBrand::Diners),
+            ("361234", CardBrand::Diners),
+            ("999999", CardBrand::Unknown),
+        ];
+        for (bin, brand) in cases {
+            assert_eq!(CardBrand::from_iin(bin), brand, "{bin}");
+        }
+    }
+
+    #[test]
+    fn words_round_trip() {
+        for brand in CardBrand::ALL {
+            assert_eq!(brand.as_str().parse::<CardBrand>(), Ok(brand));
+        }
+    }
+}

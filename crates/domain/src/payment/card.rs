@@ -1,0 +1,217 @@
+//! Raw card data as it arrives. Every type here redacts itself in `Debug`, so card data cannot
+//! reach a log through `{:?}`; none of them is ever stored in clear.
+
+use std::fmt;
+
+use time::{Month, OffsetDateTime};
+
+use crate::Invalid;
+
+/// A primary account number: 12 to 19 digits passing the Luhn check.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CardNumber(String);
+
+impl CardNumber {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let field = "payment.number";
+        if !(12..=19).contains(&raw.len()) || !raw.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Invalid::new(field, "must be 12 to 19 digits"));
+        }
+        if !luhn_valid(raw) {
+            return Err(Invalid::new(
+                field,
+                "is not a valid card number (Luhn check failed)",
+            ));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    /// The first six digits: the issuer identification number.
+    pub fn bin(&self) -> &str {
+        &self.0[..6]
+    }
+
+    pub fn last4(&self) -> &str {
+        &self.0[self.0.len() - 4..]
+    }
+
+    /// The full number, for the processor call and the vault's encryption only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for CardNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CardNumber({}…{})", self.bin(), self.last4())
+    }
+}
+
+pub fn luhn_valid(digits: &str) -> bool {
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            if i % 2 == 1 {
+                let doubled = d * 2;
+                if doubled > 9 { doubled - 9 } else { doubled }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum.is_multiple_of(10)
+}
+
+/// The card security code: 3 or 4 digits. Never stored, not even encrypted.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Cvv(String);
+
+impl Cvv {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        if (3..=4).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_digit()) {
+            Ok(Self(raw.to_owned()))
+        } else {
+            Err(Invalid::new("payment.cvv", "must be 3 or 4 digits"))
+        }
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Cvv {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Cvv(***)")
+    }
+}
+
+/// Card expiration, given as `MMYY`. A card is valid through the last day of its month (UTC).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Expiration {
+    month: Month,
+    year: i32,
+}
+
+impl Expiration {
+    pub fn parse(raw: &str, now: OffsetDateTime) -> Result<Self, Invalid> {
+        let field = "payment.expiration";
+        if raw.len() != 4 || !raw.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Invalid::new(field, "must be four digits, MMYY"));
+        }
+        let month: u8 = raw[..2].parse().expect("two digits");
+        let yy: i32 = raw[2..].parse().expect("two digits");
+        let month =
+            Month::try_from(month).map_err(|_| Invalid::new(field, "month must be 01 to 12"))?;
+        let expiration = Self {
+            month,
+            year: 2000 + yy,
+        };
+        if expiration.is_past(now) {
+            return Err(Invalid::new(field, "the card has expired"));
+        }
+        Ok(expiration)
+    }
+
+    pub fn is_past(self, now: OffsetDateTime) -> bool {
+        (self.year, u8::from(self.month)) < (now.year(), u8::from(now.month()))
+    }
+
+    pub fn month(self) -> u8 {
+        self.month.into()
+    }
+
+    pub fn year(self) -> i32 {
+        self.year
+    }
+
+    /// Rebuilds an expiration read back from our own storage.
+    pub fn from_parts(month: u8, year: i32) -> Option<Self> {
+        Month::try_from(month)
+            .ok()
+            .map(|month| Self { month, year })
+    }
+}
+
+impl fmt::Debug for Expiration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Expiration(**/**)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+
+    #[test]
+    fn luhn_and_length() {
+        let cases = [
+            ("4111111111111111", true),
+            ("4111111111111112", false),
+            ("5555555555554444", true),
+            ("378282246310005", true),
+            ("41111111111", false),
+            ("41111111111111111111", false),
+            ("4111 1111 1111 1111", false),
+            ("", false),
+        ];
+        for (raw, ok) in cases {
+            let got = CardNumber::parse(raw);
+            assert_eq!(got.is_ok(), ok, "{raw:?}");
+            if let Err(e) = got {
+                assert_eq!(e.field, "payment.number");
+            }
+        }
+    }
+
+    #[test]
+    fn bin_last4_and_redaction() {
+        let pan = CardNumber::parse("4111111111111111").unwrap();
+        assert_eq!((pan.bin(), pan.last4()), ("411111", "1111"));
+        assert_eq!(format!("{pan:?}"), "CardNumber(411111…1111)");
+        assert_eq!(format!("{:?}", Cvv::parse("123").unwrap()), "Cvv(***)");
+    }
+
+    #[test]
+    fn cvv_is_three_or_four_digits() {
+        for (raw, ok) in [
+            ("12", false),
+            ("123", true),
+            ("1234", true),
+            ("12345", false),
+            ("12a", false),
+        ] {
+            assert_eq!(Cvv::parse(raw).is_ok(), ok, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn expiration_is_mmyy_valid_through_its_month() {
+        let cases = [
+            ("1126", true),
+            ("1026", false),
+            ("1225", false),
+            ("0127", true),
+            ("1326", false),
+            ("0026", false),
+            ("126", false),
+            ("11/26", false),
+        ];
+        for (raw, ok) in cases {
+            assert_eq!(Expiration::parse(raw, NOW).is_ok(), ok, "{raw:?}");
+        }
+        let last_day = datetime!(2026-11-30 23:59:59 UTC);
+        assert!(!Expiration::parse("1126", NOW).unwrap().is_past(last_day));
+        assert!(
+            Expiration::parse("1126", NOW)
+                .unwrap()
+                .is_past(datetime!(2026-12-01 0:00 UTC))
+        );
+    }
+}

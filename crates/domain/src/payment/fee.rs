@@ -1,0 +1,86 @@
+//! What a plan charges the merchant, in integer minor units.
+//!
+//! A plan's fee is `basis_points` of the amount plus `fixed`. Where the money moves decides
+//! which part a transaction carries, so an auth later captured costs exactly what a sale costs:
+//!
+//! | transaction | fee |
+//! |---|---|
+//! | auth (approved) | `fixed` |
+//! | capture | `basis_points` × captured amount |
+//! | sale (approved) | `basis_points` × amount + `fixed` |
+//! | void, refund, any declined or failed attempt | 0 |
+//!
+//! The percentage is rounded half up to the minor unit.
+
+use crate::Invalid;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FeeRule {
+    basis_points: u32,
+    fixed: i64,
+}
+
+impl FeeRule {
+    pub fn new(basis_points: i64, fixed: i64) -> Result<Self, Invalid> {
+        let basis_points = u32::try_from(basis_points)
+            .ok()
+            .filter(|bp| *bp <= 10_000)
+            .ok_or_else(|| Invalid::new("fee.basisPoints", "must be 0 to 10000"))?;
+        if !(0..=1_000_000).contains(&fixed) {
+            return Err(Invalid::new(
+                "fee.fixed",
+                "must be 0 to 1000000 minor units",
+            ));
+        }
+        Ok(Self {
+            basis_points,
+            fixed,
+        })
+    }
+
+    pub fn basis_points(self) -> u32 {
+        self.basis_points
+    }
+
+    pub fn fixed(self) -> i64 {
+        self.fixed
+    }
+
+    /// `basis_points` of `amount`, rounded half up.
+    pub fn percentage_of(self, amount: i64) -> i64 {
+        let scaled = i128::from(amount) * i128::from(self.basis_points);
+        i64::try_from((scaled + 5_000) / 10_000).expect("bounded by amount")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_half_up() {
+        let rule = FeeRule::new(290, 30).unwrap();
+        let cases = [
+            (1000, 29),
+            (1, 0),
+            (18, 1),
+            (17, 0),
+            (10_000, 290),
+            (99_999_999, 2_900_000),
+        ];
+        for (amount, fee) in cases {
+            assert_eq!(rule.percentage_of(amount), fee, "{amount}");
+        }
+    }
+
+    #[test]
+    fn bounds_name_the_field() {
+        assert_eq!(
+            FeeRule::new(10_001, 0).unwrap_err().field,
+            "fee.basisPoints"
+        );
+        assert_eq!(FeeRule::new(-1, 0).unwrap_err().field, "fee.basisPoints");
+        assert_eq!(FeeRule::new(0, -1).unwrap_err().field, "fee.fixed");
+        assert!(FeeRule::new(10_000, 0).is_ok());
+    }
+}

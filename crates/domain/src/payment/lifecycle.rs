@@ -1,0 +1,353 @@
+//! What may follow a transaction: capture and void of an auth, refunds of money that moved.
+//!
+//! | original | state | capture | void | refund |
+//! |---|---|---|---|---|
+//! | auth | authorized | once, up to the approved amount | yes | no |
+//! | auth | captured or voided | no | no | no (refund the capture) |
+//! | sale or capture | settled | no | no | repeatedly, never more in total than its amount |
+//! | any | declined or failed | no | no | no |
+//! | capture, void, refund | — | no | no | refunds of a capture only |
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::mode::UnknownValue;
+
+use super::amount::Amount;
+
+/// The five transaction types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TxnType {
+    Auth,
+    Sale,
+    Capture,
+    Void,
+    Refund,
+}
+
+/// Where a transaction stands with respect to what may follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TxnState {
+    /// An approved auth holding funds, not yet captured or voided.
+    Authorized,
+    /// An auth whose capture completed.
+    Captured,
+    /// An auth that was voided; the hold is released.
+    Voided,
+    /// Money moved (approved sale or capture) or the record is final (void, refund).
+    Settled,
+    /// The processor declined; nothing follows.
+    Declined,
+    /// A processor error or timeout; any hold was reversed; nothing follows.
+    Failed,
+}
+
+/// A follow-up asked of an original transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowUp {
+    Capture(Option<Amount>),
+    Void,
+    Refund(Option<Amount>),
+}
+
+/// Why a follow-up is refused. Each names the rule broken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    #[error("only an auth can be captured or voided")]
+    NotAnAuth,
+    #[error("this auth was already captured")]
+    AlreadyCaptured,
+    #[error("this auth was voided")]
+    AlreadyVoided,
+    #[error("a declined or failed transaction cannot be followed up")]
+    NotApproved,
+    #[error("only a sale or a capture can be refunded")]
+    NotRefundable,
+    #[error("the amount exceeds what remains: at most {remaining}")]
+    AmountTooHigh { remaining: i64 },
+    #[error("nothing remains to refund")]
+    FullyRefunded,
+}
+
+/// What the rules need to know of the original.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Original {
+    pub kind: TxnType,
+    pub state: TxnState,
+    /// The approved amount (auth, sale) or the captured amount (capture).
+    pub approved_amount: i64,
+    /// The sum of refunds already made of it.
+    pub refunded_amount: i64,
+}
+
+impl Original {
+    /// The amount the follow-up moves, or why it may not happen. A missing amount means "all
+    /// that remains" (full capture, full refund); a void moves nothing new, so it is the
+    /// approved amount being released.
+    pub fn allows(&self, follow_up: FollowUp) -> Result<i64, Refused> {
+        match follow_up {
+            FollowUp::Capture(amount) => {
+                self.open_auth()?;
+                within(amount, self.approved_amount)
+            }
+            FollowUp::Void => {
+                self.open_auth()?;
+                Ok(self.approved_amount)
+            }
+            FollowUp::Refund(amount) => {
+                if !matches!(self.kind, TxnType::Sale | TxnType::Capture) {
+                    return Err(Refused::NotRefundable);
+                }
+                if self.state != TxnState::Settled {
+                    return Err(Refused::NotApproved);
+                }
+                let remaining = self.approved_amount - self.refunded_amount;
+                if remaining <= 0 {
+                    return Err(Refused::FullyRefunded);
+                }
+                within(amount, remaining)
+            }
+        }
+    }
+
+    fn open_auth(&self) -> Result<(), Refused> {
+        if self.kind != TxnType::Auth {
+            return Err(Refused::NotAnAuth);
+        }
+        match self.state {
+            TxnState::Authorized => Ok(()),
+            TxnState::Captured => Err(Refused::AlreadyCaptured),
+            TxnState::Voided => Err(Refused::AlreadyVoided),
+            TxnState::Declined | TxnState::Failed | TxnState::Settled => Err(Refused::NotApproved),
+        }
+    }
+}
+
+fn within(amount: Option<Amount>, remaining: i64) -> Result<i64, Refused> {
+    match amount {
+        None => Ok(remaining),
+        Some(a) if a.minor_units() <= remaining => Ok(a.minor_units()),
+        Some(_) => Err(Refused::AmountTooHigh { remaining }),
+    }
+}
+
+impl TxnType {
+    pub const ALL: [TxnType; 5] = [
+        Self::Auth,
+        Self::Sale,
+        Self::Capture,
+        Self::Void,
+        Self::Refund,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auth => "auth",
+            Self::Sale => "sale",
+            Self::Capture => "capture",
+            Self::Void => "void",
+            Self::Refund => "refund",
+        }
+    }
+}
+
+impl TxnState {
+    pub const ALL: [TxnState; 6] = [
+        Self::Authorized,
+        Self::Captured,
+        Self::Voided,
+        Self::Settled,
+        Self::Declined,
+        Self::Failed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Authorized => "authorized",
+            Self::Captured => "captured",
+            Self::Voided => "voided",
+            Self::Settled => "settled",
+            Self::Declined => "declined",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+impl FromStr for TxnType {
+    type Err = UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| UnknownValue(s.to_owned()))
+    }
+}
+
+impl FromStr for TxnState {
+    type Err = UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| UnknownValue(s.to_owned()))
+    }
+}
+
+impl fmt::Display for TxnType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use FollowUp::{Capture, Refund, Void};
+    use TxnState::{Authorized, Captured, Declined, Failed, Settled, Voided};
+    use TxnType::{Auth, Sale};
+
+    fn amount(n: i64) -> Amount {
+        Amount::new("amount", n).unwrap()
+    }
+
+    fn original(kind: TxnType, state: TxnState, refunded: i64) -> Original {
+        Original {
+            kind,
+            state,
+            approved_amount: 1000,
+            refunded_amount: refunded,
+        }
+    }
+
+    #[test]
+    fn every_allowed_transition() {
+        let rows = [
+            (original(Auth, Authorized, 0), Capture(None), 1000),
+            (
+                original(Auth, Authorized, 0),
+                Capture(Some(amount(400))),
+                400,
+            ),
+            (
+                original(Auth, Authorized, 0),
+                Capture(Some(amount(1000))),
+                1000,
+            ),
+            (original(Auth, Authorized, 0), Void, 1000),
+            (original(Sale, Settled, 0), Refund(None), 1000),
+            (original(Sale, Settled, 0), Refund(Some(amount(1))), 1),
+            (original(Sale, Settled, 600), Refund(None), 400),
+            (original(Sale, Settled, 600), Refund(Some(amount(400))), 400),
+            (
+                original(TxnType::Capture, Settled, 0),
+                Refund(Some(amount(250))),
+                250,
+            ),
+        ];
+        for (orig, follow_up, moved) in rows {
+            assert_eq!(orig.allows(follow_up), Ok(moved), "{orig:?} {follow_up:?}");
+        }
+    }
+
+    #[test]
+    fn every_refused_transition() {
+        let rows = [
+            (
+                original(Auth, Authorized, 0),
+                Capture(Some(amount(1001))),
+                Refused::AmountTooHigh { remaining: 1000 },
+            ),
+            (
+                original(Auth, Captured, 0),
+                Capture(None),
+                Refused::AlreadyCaptured,
+            ),
+            (original(Auth, Captured, 0), Void, Refused::AlreadyCaptured),
+            (
+                original(Auth, Voided, 0),
+                Capture(None),
+                Refused::AlreadyVoided,
+            ),
+            (original(Auth, Voided, 0), Void, Refused::AlreadyVoided),
+            (
+                original(Auth, Declined, 0),
+                Capture(None),
+                Refused::NotApproved,
+            ),
+            (original(Auth, Failed, 0), Void, Refused::NotApproved),
+            (
+                original(Auth, Authorized, 0),
+                Refund(None),
+                Refused::NotRefundable,
+            ),
+            (
+                original(Auth, Captured, 0),
+                Refund(None),
+                Refused::NotRefundable,
+            ),
+            (
+                original(Sale, Settled, 0),
+                Capture(None),
+                Refused::NotAnAuth,
+            ),
+            (original(Sale, Settled, 0), Void, Refused::NotAnAuth),
+            (
+                original(Sale, Declined, 0),
+                Refund(None),
+                Refused::NotApproved,
+            ),
+            (
+                original(Sale, Settled, 1000),
+                Refund(None),
+                Refused::FullyRefunded,
+            ),
+            (
+                original(Sale, Settled, 600),
+                Refund(Some(amount(401))),
+                Refused::AmountTooHigh { remaining: 400 },
+            ),
+            (
+                original(TxnType::Capture, Settled, 0),
+                Capture(None),
+                Refused::NotAnAuth,
+            ),
+            (
+                original(TxnType::Capture, Settled, 0),
+                Void,
+                Refused::NotAnAuth,
+            ),
+            (
+                original(TxnType::Void, Settled, 0),
+                Refund(None),
+                Refused::NotRefundable,
+            ),
+            (
+                original(TxnType::Refund, Settled, 0),
+                Refund(None),
+                Refused::NotRefundable,
+            ),
+            (
+                original(TxnType::Refund, Settled, 0),
+                Void,
+                Refused::NotAnAuth,
+            ),
+        ];
+        for (orig, follow_up, refused) in rows {
+            assert_eq!(
+                orig.allows(follow_up),
+                Err(refused),
+                "{orig:?} {follow_up:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn words_round_trip() {
+        for t in TxnType::ALL {
+            assert_eq!(t.as_str().parse::<TxnType>(), Ok(t));
+        }
+        for s in TxnState::ALL {
+            assert_eq!(s.as_str().parse::<TxnState>(), Ok(s));
+        }
+    }
+}

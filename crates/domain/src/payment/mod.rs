@@ -1,0 +1,7 @@
+//! Payments: amounts, card data, brands, fees, and what may follow a transaction.
+
+pub mod amount;
+pub mod brand;
+pub mod card;
+pub mod fee;
+pub mod lifecycle;
