@@ -80,6 +80,26 @@ typed_id!(
     MerchantId,
     "mid_"
 );
+typed_id!(
+    /// A transaction of any type.
+    TxnId,
+    "txn_"
+);
+typed_id!(
+    /// A pricing and routing plan.
+    PlanId,
+    "plan_"
+);
+typed_id!(
+    /// A connection to a payment processor.
+    ConnectionId,
+    "midCon_"
+);
+typed_id!(
+    /// An event in the outbox.
+    EventId,
+    "evt_"
+);
 
 #[cfg(test)]
 mod tests {

@@ -3,6 +3,7 @@
 //! | original | state | capture | void | refund |
 //! |---|---|---|---|---|
 //! | auth | authorized | once, up to the approved amount | yes | no |
+//! | auth | closing (a capture or void in flight) | no | no | no |
 //! | auth | captured or voided | no | no | no (refund the capture) |
 //! | sale or capture | settled | no | no | repeatedly, never more in total than its amount |
 //! | any | declined or failed | no | no | no |
@@ -28,8 +29,12 @@ pub enum TxnType {
 /// Where a transaction stands with respect to what may follow it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TxnState {
+    /// Recorded before the processor call; final once the call returns.
+    Pending,
     /// An approved auth holding funds, not yet captured or voided.
     Authorized,
+    /// An auth whose capture or void is in flight: no other follow-up may start.
+    Closing,
     /// An auth whose capture completed.
     Captured,
     /// An auth that was voided; the hold is released.
@@ -55,6 +60,8 @@ pub enum FollowUp {
 pub enum Refused {
     #[error("only an auth can be captured or voided")]
     NotAnAuth,
+    #[error("a capture or void of this auth is in progress")]
+    InFlight,
     #[error("this auth was already captured")]
     AlreadyCaptured,
     #[error("this auth was voided")]
@@ -116,9 +123,12 @@ impl Original {
         }
         match self.state {
             TxnState::Authorized => Ok(()),
+            TxnState::Closing => Err(Refused::InFlight),
             TxnState::Captured => Err(Refused::AlreadyCaptured),
             TxnState::Voided => Err(Refused::AlreadyVoided),
-            TxnState::Declined | TxnState::Failed | TxnState::Settled => Err(Refused::NotApproved),
+            TxnState::Pending | TxnState::Declined | TxnState::Failed | TxnState::Settled => {
+                Err(Refused::NotApproved)
+            }
         }
     }
 }
@@ -152,8 +162,10 @@ impl TxnType {
 }
 
 impl TxnState {
-    pub const ALL: [TxnState; 6] = [
+    pub const ALL: [TxnState; 8] = [
+        Self::Pending,
         Self::Authorized,
+        Self::Closing,
         Self::Captured,
         Self::Voided,
         Self::Settled,
@@ -163,7 +175,9 @@ impl TxnState {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::Pending => "pending",
             Self::Authorized => "authorized",
+            Self::Closing => "closing",
             Self::Captured => "captured",
             Self::Voided => "voided",
             Self::Settled => "settled",
@@ -272,6 +286,26 @@ mod tests {
             (
                 original(Auth, Declined, 0),
                 Capture(None),
+                Refused::NotApproved,
+            ),
+            (
+                original(Auth, TxnState::Pending, 0),
+                Capture(None),
+                Refused::NotApproved,
+            ),
+            (
+                original(Auth, TxnState::Closing, 0),
+                Capture(None),
+                Refused::InFlight,
+            ),
+            (
+                original(Auth, TxnState::Closing, 0),
+                Void,
+                Refused::InFlight,
+            ),
+            (
+                original(Sale, TxnState::Pending, 0),
+                Refund(None),
                 Refused::NotApproved,
             ),
             (original(Auth, Failed, 0), Void, Refused::NotApproved),

@@ -5,3 +5,5 @@ pub mod brand;
 pub mod card;
 pub mod fee;
 pub mod lifecycle;
+pub mod routing;
+pub mod transaction;

@@ -164,4 +164,7 @@ pub trait MerchantStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+mod payments;
 mod shared;
+
+pub use payments::*;

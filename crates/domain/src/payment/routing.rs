@@ -1,0 +1,148 @@
+//! Plans and processor connections: which processor handles a payment, and what it costs.
+//!
+//! The rule: a plan sends a card to the connection named for its brand, else to its default
+//! connection. When that processor is unavailable (a retryable error, never a decline and never
+//! a timeout, whose outcome is unknown), the plan's fallback connections are tried in order.
+
+use std::fmt;
+use std::str::FromStr;
+
+use time::OffsetDateTime;
+
+use crate::Invalid;
+use crate::ids::{ConnectionId, PlanId, PlatformId};
+use crate::mode::{Mode, UnknownValue};
+use crate::text::bounded_text;
+
+use super::brand::CardBrand;
+use super::fee::FeeRule;
+
+/// The processor software behind a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProcessorKind {
+    /// Holdfast's built-in processor: deterministic outcomes by test card (docs/testing.md).
+    Sandbox,
+}
+
+impl ProcessorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sandbox => "sandbox",
+        }
+    }
+}
+
+impl FromStr for ProcessorKind {
+    type Err = UnknownValue;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "sandbox" => Ok(Self::Sandbox),
+            other => Err(UnknownValue(other.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for ProcessorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessorConnection {
+    pub id: ConnectionId,
+    pub platform_id: PlatformId,
+    pub mode: Mode,
+    pub name: String,
+    pub kind: ProcessorKind,
+    pub created_on: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub id: PlanId,
+    pub platform_id: PlatformId,
+    pub mode: Mode,
+    pub name: String,
+    pub fee: FeeRule,
+    pub default_connection: ConnectionId,
+    /// Brand-specific connections; a brand not listed goes to the default.
+    pub brand_routes: Vec<(CardBrand, ConnectionId)>,
+    /// Tried in order when the chosen connection is unavailable.
+    pub fallbacks: Vec<ConnectionId>,
+    /// The plan merchants of this platform and mode use when none is assigned.
+    pub is_default: bool,
+    pub created_on: OffsetDateTime,
+}
+
+impl Plan {
+    /// The connections to try for a card of `brand`, in order, without repeats.
+    pub fn route(&self, brand: CardBrand) -> Vec<ConnectionId> {
+        let primary = self
+            .brand_routes
+            .iter()
+            .find(|(b, _)| *b == brand)
+            .map_or(&self.default_connection, |(_, c)| c);
+        let mut order = vec![primary.clone()];
+        for fallback in &self.fallbacks {
+            if !order.contains(fallback) {
+                order.push(fallback.clone());
+            }
+        }
+        order
+    }
+}
+
+/// A name for a plan or a connection: 1 to 100 characters, trimmed.
+pub fn resource_name(raw: &str) -> Result<String, Invalid> {
+    bounded_text("name", raw, 1, 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    fn plan(routes: Vec<(CardBrand, &str)>, fallbacks: Vec<&str>) -> Plan {
+        Plan {
+            id: PlanId::from_suffix("1"),
+            platform_id: PlatformId::from_suffix("1"),
+            mode: Mode::Test,
+            name: "Default".into(),
+            fee: FeeRule::new(290, 30).unwrap(),
+            default_connection: ConnectionId::from_suffix("default"),
+            brand_routes: routes
+                .into_iter()
+                .map(|(b, c)| (b, ConnectionId::from_suffix(c)))
+                .collect(),
+            fallbacks: fallbacks
+                .into_iter()
+                .map(ConnectionId::from_suffix)
+                .collect(),
+            is_default: true,
+            created_on: datetime!(2026-01-01 0:00 UTC),
+        }
+    }
+
+    fn ids(route: &[ConnectionId]) -> Vec<&str> {
+        route.iter().map(ConnectionId::as_str).collect()
+    }
+
+    #[test]
+    fn brand_route_then_default_then_fallbacks_without_repeats() {
+        let p = plan(
+            vec![(CardBrand::Amex, "amex")],
+            vec!["backup", "default", "backup"],
+        );
+        assert_eq!(
+            ids(&p.route(CardBrand::Amex)),
+            ["midCon_amex", "midCon_backup", "midCon_default"]
+        );
+        assert_eq!(
+            ids(&p.route(CardBrand::Visa)),
+            ["midCon_default", "midCon_backup"]
+        );
+        let plain = plan(vec![], vec![]);
+        assert_eq!(ids(&plain.route(CardBrand::Unknown)), ["midCon_default"]);
+    }
+}

@@ -1,0 +1,251 @@
+//! The ports of the payments core: the processor, the BIN table, and the store of plans,
+//! connections, transactions and their events.
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use super::StoreError;
+use crate::ids::{ConnectionId, EventId, MerchantId, PlanId, PlatformId, TxnId};
+use crate::merchant::Currency;
+use crate::mode::Mode;
+use crate::page::{Page, PageRequest};
+use crate::payment::brand::{CardBrand, FundingType};
+use crate::payment::card::{CardNumber, Cvv, Expiration};
+use crate::payment::lifecycle::{TxnState, TxnType};
+use crate::payment::routing::{Plan, ProcessorConnection};
+use crate::payment::transaction::{AvsCode, CvvCode, Transaction};
+
+/// Card data for a processor call. The CVV is absent when the card came from a token.
+#[derive(Debug, Clone)]
+pub struct CardData {
+    pub number: CardNumber,
+    pub cvv: Option<Cvv>,
+    pub expiration: Expiration,
+}
+
+/// What a processor is asked to do.
+#[derive(Debug, Clone)]
+pub enum ProcessorOp {
+    Authorize(CardData),
+    Sale(CardData),
+    /// Capture, void or refund of an earlier transaction, named by the processor's id.
+    Capture {
+        processor_transaction_id: String,
+    },
+    Void {
+        processor_transaction_id: String,
+    },
+    Refund {
+        processor_transaction_id: String,
+    },
+    /// Releases whatever the processor did for our transaction `reference` (sent after a
+    /// timeout, when we do not know whether it approved).
+    Reverse,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProcessorRequest {
+    pub op: ProcessorOp,
+    pub amount: i64,
+    pub currency: Currency,
+    /// Our transaction id: the processor's idempotency key and the handle for `Reverse`.
+    pub reference: TxnId,
+}
+
+/// A processor's answer. A decline is an answer, not an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessorReply {
+    pub approved: bool,
+    pub approved_amount: i64,
+    pub avs: AvsCode,
+    pub cvv: CvvCode,
+    pub code: String,
+    pub message: String,
+    pub processor_transaction_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProcessorError {
+    /// The processor could not take the request (down, refused, 5xx): nothing happened, so
+    /// another connection may be tried.
+    #[error("processor unavailable: {0}")]
+    Unavailable(String),
+    /// No answer in time: the outcome is unknown.
+    #[error("processor timed out")]
+    Timeout,
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait Processor: Send + Sync {
+    /// Sends one request through a connection, within the configured timeout.
+    async fn call(
+        &self,
+        connection: &ProcessorConnection,
+        request: &ProcessorRequest,
+    ) -> Result<ProcessorReply, ProcessorError>;
+}
+
+/// What the BIN table knows of a card's first six digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinInfo {
+    pub bin: String,
+    pub brand: CardBrand,
+    pub funding: FundingType,
+    pub issuer: Option<String>,
+    pub country: Option<String>,
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait BinLookup: Send + Sync {
+    /// The table's entry, or one built from the IIN ranges (funding unknown) when unlisted.
+    fn lookup(&self, bin: &str) -> BinInfo;
+}
+
+/// An event in the outbox, written in the same SQL transaction as the change it reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub id: EventId,
+    pub platform_id: PlatformId,
+    pub mode: Mode,
+    pub data: EventData,
+    pub created_on: OffsetDateTime,
+}
+
+/// What an event reports; its JSON is the event's `data`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(untagged)]
+pub enum EventData {
+    /// `transaction.created`: every new transaction, of any type and outcome.
+    TransactionCreated(Box<Transaction>),
+}
+
+impl EventData {
+    pub fn event_type(&self) -> &'static str {
+        match self {
+            Self::TransactionCreated(_) => "transaction.created",
+        }
+    }
+}
+
+/// An event as read back from the outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    pub id: EventId,
+    pub event_type: String,
+    /// The JSON `data`.
+    pub data: String,
+    pub created_on: OffsetDateTime,
+}
+
+/// Filters of the transaction list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TxnFilter {
+    pub merchant_id: Option<MerchantId>,
+    pub kind: Option<TxnType>,
+    pub created_from: Option<OffsetDateTime>,
+    pub created_until: Option<OffsetDateTime>,
+}
+
+/// A claim on an original transaction, taken before the processor is called so that two
+/// follow-ups can never both proceed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reservation {
+    /// An authorized auth is being captured or voided: only one claim can succeed.
+    CloseAuth,
+    /// A refund of `amount`: succeeds only while the refunds stay within the settled amount.
+    Refund { amount: i64 },
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait PaymentStore: Send + Sync {
+    async fn insert_connection(&self, connection: &ProcessorConnection) -> Result<(), StoreError>;
+    async fn list_connections(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+    ) -> Result<Vec<ProcessorConnection>, StoreError>;
+    async fn get_connection(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &ConnectionId,
+    ) -> Result<Option<ProcessorConnection>, StoreError>;
+
+    /// Returns `Duplicate("plans.default")` when `plan.is_default` and the platform already
+    /// has a default plan in that mode.
+    async fn insert_plan(&self, plan: &Plan) -> Result<(), StoreError>;
+    async fn list_plans(&self, platform: &PlatformId, mode: Mode) -> Result<Vec<Plan>, StoreError>;
+    async fn get_plan(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &PlanId,
+    ) -> Result<Option<Plan>, StoreError>;
+    async fn default_plan(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+    ) -> Result<Option<Plan>, StoreError>;
+
+    /// Records a transaction whose processor call is about to start (state and status as
+    /// given, usually a placeholder), so a crash mid-call leaves a trace to reconcile.
+    async fn insert_pending_transaction(&self, txn: &Transaction) -> Result<(), StoreError>;
+
+    /// Atomically: writes the final form of a pending transaction, releases or completes the
+    /// original's reservation (`original` with its new state, if any), and adds the event.
+    async fn complete_transaction_with_event(
+        &self,
+        txn: &Transaction,
+        original: Option<(TxnId, OriginalOutcome)>,
+        event: &Event,
+    ) -> Result<(), StoreError>;
+
+    /// Takes a reservation on an original; `false` when the rules no longer allow it (another
+    /// follow-up won, or the refunds would exceed the amount).
+    async fn reserve(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        original: &TxnId,
+        reservation: Reservation,
+    ) -> Result<bool, StoreError>;
+
+    async fn get_transaction(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &TxnId,
+    ) -> Result<Option<Transaction>, StoreError>;
+
+    /// Newest first; `starting_after` is the id of the last transaction of the previous page.
+    async fn list_transactions(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        filter: &TxnFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Transaction>, StoreError>;
+
+    /// The events recorded for a platform and mode, oldest first (webhook delivery reads the
+    /// outbox; tests read it here).
+    async fn list_events(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+    ) -> Result<Vec<StoredEvent>, StoreError>;
+}
+
+/// What becomes of the original when a follow-up completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OriginalOutcome {
+    /// The capture or void went through: the auth moves to this state.
+    Closed(TxnState),
+    /// The capture or void failed: the auth is authorized again.
+    Reopened,
+    /// The refund went through: the reserved amount stays counted.
+    RefundKept,
+    /// The refund failed: the reserved amount is given back.
+    RefundReleased { amount: i64 },
+}
