@@ -3,7 +3,7 @@
 use time::OffsetDateTime;
 
 use crate::Invalid;
-use crate::ids::{MerchantId, PlatformId};
+use crate::ids::{MerchantId, PlanId, PlatformId};
 use crate::mode::Mode;
 use crate::text::bounded_text;
 use crate::user::Email;
@@ -14,6 +14,8 @@ pub struct Merchant {
     pub platform_id: PlatformId,
     pub mode: Mode,
     pub details: MerchantDetails,
+    /// The plan that prices and routes its payments; the platform's default plan when `None`.
+    pub plan_id: Option<PlanId>,
     pub created_on: OffsetDateTime,
     pub updated_on: OffsetDateTime,
 }
@@ -33,6 +35,8 @@ pub struct MerchantPatch {
     pub currency: Option<Currency>,
     /// `Some(None)` clears the email.
     pub email: Option<Option<Email>>,
+    /// `Some(None)` returns the merchant to the platform's default plan.
+    pub plan_id: Option<Option<PlanId>>,
 }
 
 /// 1 to 100 characters after trimming; no control characters.

@@ -3,12 +3,14 @@
 mod authenticator;
 mod keys;
 mod merchants;
+mod payments;
 mod platforms;
 mod users;
 
 pub use authenticator::{AuthenticateError, Authenticator};
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::MerchantService;
+pub use payments::{NewPayment, PaymentError, PaymentService};
 pub use platforms::{CreatedPlatform, PlatformService};
 pub use users::UserService;
 

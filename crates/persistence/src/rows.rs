@@ -5,7 +5,7 @@
 
 use diesel::Queryable;
 use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
-use holdfast_domain::ids::{KeyId, MerchantId, PlatformId, UserId};
+use holdfast_domain::ids::{KeyId, MerchantId, PlanId, PlatformId, UserId};
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
 use holdfast_domain::platform::{Platform, PlatformName};
 use holdfast_domain::ports::StoreError;
@@ -110,6 +110,7 @@ pub struct MerchantRow {
     pub updated_on: OffsetDateTime,
     /// Always `None` in what the stores return: deleted merchants are filtered out.
     pub deleted_on: Option<OffsetDateTime>,
+    pub plan_id: Option<String>,
 }
 
 impl TryFrom<MerchantRow> for Merchant {
@@ -129,6 +130,7 @@ impl TryFrom<MerchantRow> for Merchant {
                     .transpose()
                     .map_err(|e| corrupt("email", e))?,
             },
+            plan_id: row.plan_id.map(PlanId::from_trusted),
             created_on: row.created_on,
             updated_on: row.updated_on,
         })

@@ -58,7 +58,101 @@ diesel::table! {
         created_on -> Ts,
         updated_on -> Ts,
         deleted_on -> Nullable<Ts>,
+        plan_id -> Nullable<Text>,
     }
 }
 
-diesel::allow_tables_to_appear_in_same_query!(platforms, users, api_keys, merchants);
+
+diesel::table! {
+    use diesel::sql_types::{Text};
+    use super::Ts;
+
+    processor_connections (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        name -> Text,
+        kind -> Text,
+        created_on -> Ts,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{BigInt, Bool, Text};
+    use super::Ts;
+
+    plans (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        name -> Text,
+        fee_basis_points -> BigInt,
+        fee_fixed -> BigInt,
+        default_connection_id -> Text,
+        brand_routes -> Text,
+        fallbacks -> Text,
+        is_default -> Bool,
+        created_on -> Ts,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{BigInt, Bool, Nullable, Text};
+    use super::Ts;
+
+    transactions (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        merchant_id -> Text,
+        kind -> Text,
+        state -> Text,
+        amount -> BigInt,
+        currency -> Text,
+        fee -> BigInt,
+        created_on -> Ts,
+        bin -> Text,
+        brand -> Text,
+        last4 -> Text,
+        funding -> Text,
+        plan_id -> Text,
+        plan_name -> Text,
+        connection_id -> Text,
+        connection_name -> Text,
+        approved_amount -> BigInt,
+        avs -> Text,
+        cvv -> Text,
+        partial -> Bool,
+        processor_code -> Text,
+        processor_message -> Text,
+        processor_transaction_id -> Text,
+        status -> Text,
+        parent_id -> Nullable<Text>,
+        refunded_amount -> BigInt,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Text};
+    use super::Ts;
+
+    events (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        event_type -> Text,
+        data -> Text,
+        created_on -> Ts,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    platforms,
+    users,
+    api_keys,
+    merchants,
+    processor_connections,
+    plans,
+    transactions,
+    events,
+);

@@ -73,6 +73,7 @@ fn merchant(p: &Principal, name: &str) -> Merchant {
             currency: Currency::parse("EUR").unwrap(),
             email: Some(Email::parse("shop@example.com").unwrap()),
         },
+        plan_id: None,
         created_on: T0,
         updated_on: T0,
     }

@@ -132,6 +132,7 @@ async fn update(
             Field::Null => Some(None),
             Field::Value(e) => Some(Some(Email::parse(&e)?)),
         },
+        plan_id: None,
     };
     let merchant = state
         .merchants

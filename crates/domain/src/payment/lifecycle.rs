@@ -264,7 +264,7 @@ mod tests {
     }
 
     #[test]
-    fn every_refused_transition() {
+    fn every_refused_transition_of_an_auth() {
         let rows = [
             (
                 original(Auth, Authorized, 0),
@@ -319,6 +319,19 @@ mod tests {
                 Refund(None),
                 Refused::NotRefundable,
             ),
+        ];
+        for (orig, follow_up, refused) in rows {
+            assert_eq!(
+                orig.allows(follow_up),
+                Err(refused),
+                "{orig:?} {follow_up:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_refused_transition_of_other_types() {
+        let rows = [
             (
                 original(Sale, Settled, 0),
                 Capture(None),

@@ -174,10 +174,6 @@ pub fn format_timestamp(at: OffsetDateTime) -> String {
         .expect("timestamps format")
 }
 
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde's serialize_with signature"
-)]
 fn timestamp<S: Serializer>(at: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_timestamp(*at))
 }
@@ -185,7 +181,6 @@ fn timestamp<S: Serializer>(at: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error
 macro_rules! str_serializers {
     ($($name:ident: $ty:ty),* $(,)?) => {
         $(
-            #[expect(clippy::trivially_copy_pass_by_ref, reason = "serde's serialize_with signature")]
             fn $name<S: Serializer>(value: &$ty, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_str(value.as_str())
             }

@@ -35,6 +35,7 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
             platform_id: who.platform_id.clone(),
             mode: who.mode,
             details,
+            plan_id: None,
             created_on: now,
             updated_on: now,
         };

@@ -17,6 +17,7 @@ macro_rules! merchant_store {
                         t::email.eq(m.details.email.as_ref().map(Email::as_str)),
                         t::created_on.eq(m.created_on),
                         t::updated_on.eq(m.updated_on),
+                        t::plan_id.eq(m.plan_id.as_ref().map(PlanId::as_str)),
                     ))
                     .execute(&mut conn)
                     .await
@@ -88,6 +89,10 @@ macro_rules! merchant_store {
                         .email
                         .as_ref()
                         .map(|e| t::email.eq(e.as_ref().map(Email::as_str))),
+                    patch
+                        .plan_id
+                        .as_ref()
+                        .map(|p| t::plan_id.eq(p.as_ref().map(PlanId::as_str))),
                     t::updated_on.eq(at),
                 );
                 diesel::update(

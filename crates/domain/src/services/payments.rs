@@ -1,0 +1,435 @@
+//! Authorizations, sales, captures, voids and refunds.
+//!
+//! Every attempt is recorded: a pending row before the processor is called (a crash mid-call
+//! leaves a trace to reconcile), then the final row, the original's new state and the
+//! `transaction.created` event in one SQL transaction. No database transaction is held open
+//! across the processor call. Follow-ups take a reservation on the original first, so of two
+//! concurrent captures (or a capture and a void) exactly one proceeds.
+
+use crate::Invalid;
+use crate::auth::Principal;
+use crate::ids::{EventId, MerchantId, TxnId};
+use crate::merchant::Merchant;
+use crate::payment::amount::Amount;
+use crate::payment::lifecycle::{FollowUp, Refused, TxnState, TxnType};
+use crate::payment::routing::{Plan, ProcessorConnection};
+use crate::payment::transaction::{
+    AuthStatus, Authorization, AvsCode, CvvCode, Named, PaymentSummary, Transaction,
+};
+use crate::ports::{
+    BinLookup, CardData, Clock, Event, EventData, Ids, MerchantStore, OriginalOutcome,
+    PaymentStore, Processor, ProcessorError, ProcessorOp, ProcessorReply, ProcessorRequest,
+    Reservation, StoreError,
+};
+
+/// A new auth or sale with raw card data (tokens resolve to this too).
+#[derive(Debug, Clone)]
+pub struct NewPayment {
+    pub merchant_id: MerchantId,
+    /// `Auth` or `Sale`.
+    pub kind: TxnType,
+    pub amount: Amount,
+    pub card: CardData,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PaymentError {
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    /// The original does not allow this follow-up now.
+    #[error("{0}")]
+    Refused(#[from] Refused),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[derive(Debug, Clone)]
+pub struct PaymentService<S, M, X, B, C, I> {
+    store: S,
+    merchants: M,
+    processor: X,
+    bins: B,
+    clock: C,
+    ids: I,
+}
+
+impl<S, M, X, B, C, I> PaymentService<S, M, X, B, C, I>
+where
+    S: PaymentStore,
+    M: MerchantStore,
+    X: Processor,
+    B: BinLookup,
+    C: Clock,
+    I: Ids,
+{
+    pub fn new(store: S, merchants: M, processor: X, bins: B, clock: C, ids: I) -> Self {
+        Self {
+            store,
+            merchants,
+            processor,
+            bins,
+            clock,
+            ids,
+        }
+    }
+
+    /// Authorizes or sells. Declines and processor failures are recorded transactions too:
+    /// the result says what happened in `authorization.status`.
+    pub async fn pay(&self, who: &Principal, new: NewPayment) -> Result<Transaction, PaymentError> {
+        let merchant = self.merchant(who, &new.merchant_id).await?;
+        let plan = self.plan_for(who, &merchant).await?;
+        let bin = self.bins.lookup(new.card.number.bin());
+        let mut connections = Vec::new();
+        for id in plan.route(bin.brand) {
+            if let Some(c) = self
+                .store
+                .get_connection(&who.platform_id, who.mode, &id)
+                .await?
+            {
+                connections.push(c);
+            }
+        }
+        let first = connections.first().cloned().ok_or_else(|| {
+            Invalid::new(
+                "merchantId",
+                "the merchant's plan routes to no processor connection",
+            )
+        })?;
+        let id = TxnId::from_suffix(&self.ids.next_id());
+        let pending = Transaction {
+            id: id.clone(),
+            kind: new.kind,
+            merchant_id: merchant.id.clone(),
+            platform_id: who.platform_id.clone(),
+            amount: new.amount.minor_units(),
+            currency: merchant.details.currency,
+            fee: 0,
+            created_on: self.clock.now(),
+            payment: PaymentSummary {
+                bin: new.card.number.bin().to_owned(),
+                brand: bin.brand,
+                last4: new.card.number.last4().to_owned(),
+                funding: bin.funding,
+            },
+            plan: Named {
+                id: plan.id.clone(),
+                name: plan.name.clone(),
+            },
+            processor: named(&first),
+            authorization: placeholder(),
+            mode: who.mode,
+            state: TxnState::Pending,
+            parent_id: None,
+            refunded_amount: 0,
+        };
+        self.store.insert_pending_transaction(&pending).await?;
+
+        let op = match new.kind {
+            TxnType::Sale => ProcessorOp::Sale(new.card),
+            _ => ProcessorOp::Authorize(new.card),
+        };
+        let request = ProcessorRequest {
+            op,
+            amount: pending.amount,
+            currency: pending.currency,
+            reference: id,
+        };
+        let (used, result) = self.call_with_fallback(&connections, &request).await;
+        let mut txn = Transaction {
+            processor: named(used),
+            ..pending
+        };
+        self.settle(&mut txn, &plan, result, used, &request).await;
+        self.complete(&txn, None).await?;
+        Ok(txn)
+    }
+
+    /// Captures, voids or refunds `original`.
+    pub async fn follow_up(
+        &self,
+        who: &Principal,
+        original_id: &TxnId,
+        follow_up: FollowUp,
+    ) -> Result<Transaction, PaymentError> {
+        let original = self.original(who, original_id).await?;
+        let amount = original.as_original().allows(follow_up)?;
+        let reservation = match follow_up {
+            FollowUp::Capture(_) | FollowUp::Void => Reservation::CloseAuth,
+            FollowUp::Refund(_) => Reservation::Refund { amount },
+        };
+        if !self
+            .store
+            .reserve(&who.platform_id, who.mode, original_id, reservation)
+            .await?
+        {
+            // Someone else changed the original between our read and the reservation.
+            let now = self.original(who, original_id).await?;
+            now.as_original().allows(follow_up)?;
+            return Err(Refused::InFlight.into());
+        }
+        let plan = self
+            .store
+            .get_plan(&who.platform_id, who.mode, &original.plan.id)
+            .await?;
+        let connection = self
+            .store
+            .get_connection(&who.platform_id, who.mode, &original.processor.id)
+            .await?;
+        let (kind, op) = match follow_up {
+            FollowUp::Capture(_) => (
+                TxnType::Capture,
+                ProcessorOp::Capture {
+                    processor_transaction_id: original
+                        .authorization
+                        .processor_transaction_id
+                        .clone(),
+                },
+            ),
+            FollowUp::Void => (
+                TxnType::Void,
+                ProcessorOp::Void {
+                    processor_transaction_id: original
+                        .authorization
+                        .processor_transaction_id
+                        .clone(),
+                },
+            ),
+            FollowUp::Refund(_) => (
+                TxnType::Refund,
+                ProcessorOp::Refund {
+                    processor_transaction_id: original
+                        .authorization
+                        .processor_transaction_id
+                        .clone(),
+                },
+            ),
+        };
+        let id = TxnId::from_suffix(&self.ids.next_id());
+        let mut txn = Transaction {
+            id: id.clone(),
+            kind,
+            amount,
+            fee: 0,
+            created_on: self.clock.now(),
+            authorization: placeholder(),
+            state: TxnState::Pending,
+            parent_id: Some(original.id.clone()),
+            refunded_amount: 0,
+            ..original.clone()
+        };
+        self.store.insert_pending_transaction(&txn).await?;
+        let request = ProcessorRequest {
+            op,
+            amount,
+            currency: original.currency,
+            reference: id,
+        };
+        let result = match &connection {
+            Some(c) => self.processor.call(c, &request).await,
+            None => Err(ProcessorError::Unavailable(
+                "the original's processor connection no longer exists".into(),
+            )),
+        };
+        match (&connection, &plan) {
+            (Some(c), Some(p)) => self.settle(&mut txn, p, result, c, &request).await,
+            _ => fail(
+                &mut txn,
+                AuthStatus::Error,
+                "96",
+                "processor connection or plan missing",
+            ),
+        }
+        let approved = txn.authorization.status == AuthStatus::Approved;
+        let outcome = match (follow_up, approved) {
+            (FollowUp::Capture(_), true) => OriginalOutcome::Closed(TxnState::Captured),
+            (FollowUp::Void, true) => OriginalOutcome::Closed(TxnState::Voided),
+            (FollowUp::Capture(_) | FollowUp::Void, false) => OriginalOutcome::Reopened,
+            (FollowUp::Refund(_), true) => OriginalOutcome::RefundKept,
+            (FollowUp::Refund(_), false) => OriginalOutcome::RefundReleased { amount },
+        };
+        self.complete(&txn, Some((original.id, outcome))).await?;
+        Ok(txn)
+    }
+
+    pub async fn get(
+        &self,
+        who: &Principal,
+        id: &TxnId,
+    ) -> Result<Option<Transaction>, PaymentError> {
+        Ok(self
+            .store
+            .get_transaction(&who.platform_id, who.mode, id)
+            .await?)
+    }
+
+    async fn merchant(&self, who: &Principal, id: &MerchantId) -> Result<Merchant, PaymentError> {
+        self.merchants
+            .get_merchant(&who.platform_id, who.mode, id)
+            .await?
+            .ok_or_else(|| Invalid::new("merchantId", "no such merchant").into())
+    }
+
+    async fn original(&self, who: &Principal, id: &TxnId) -> Result<Transaction, PaymentError> {
+        self.store
+            .get_transaction(&who.platform_id, who.mode, id)
+            .await?
+            .ok_or_else(|| Invalid::new("transactionId", "no such transaction").into())
+    }
+
+    async fn plan_for(&self, who: &Principal, merchant: &Merchant) -> Result<Plan, PaymentError> {
+        let plan = match &merchant.plan_id {
+            Some(id) => self.store.get_plan(&who.platform_id, who.mode, id).await?,
+            None => self.store.default_plan(&who.platform_id, who.mode).await?,
+        };
+        plan.ok_or_else(|| {
+            Invalid::new(
+                "merchantId",
+                "the merchant has no plan and the platform has no default plan in this mode",
+            )
+            .into()
+        })
+    }
+
+    /// Tries each connection in order while the processor is unavailable. A decline or a
+    /// timeout ends the attempt: a decline is an answer, a timeout's outcome is unknown.
+    async fn call_with_fallback<'a>(
+        &self,
+        connections: &'a [ProcessorConnection],
+        request: &ProcessorRequest,
+    ) -> (
+        &'a ProcessorConnection,
+        Result<ProcessorReply, ProcessorError>,
+    ) {
+        let mut last = None;
+        for connection in connections {
+            let result = self.processor.call(connection, request).await;
+            let retry = matches!(result, Err(ProcessorError::Unavailable(_)));
+            last = Some((connection, result));
+            if !retry {
+                break;
+            }
+        }
+        last.expect("at least one connection")
+    }
+
+    /// Turns the processor's result into the transaction's final state, status and fee.
+    async fn settle(
+        &self,
+        txn: &mut Transaction,
+        plan: &Plan,
+        result: Result<ProcessorReply, ProcessorError>,
+        connection: &ProcessorConnection,
+        request: &ProcessorRequest,
+    ) {
+        match result {
+            Ok(reply) if reply.approved => {
+                txn.state = match txn.kind {
+                    TxnType::Auth => TxnState::Authorized,
+                    _ => TxnState::Settled,
+                };
+                txn.fee = match txn.kind {
+                    TxnType::Auth => plan.fee.fixed(),
+                    TxnType::Sale => {
+                        plan.fee.percentage_of(reply.approved_amount) + plan.fee.fixed()
+                    }
+                    TxnType::Capture => plan.fee.percentage_of(reply.approved_amount),
+                    TxnType::Void | TxnType::Refund => 0,
+                };
+                txn.authorization = authorization(&reply, AuthStatus::Approved, txn.amount);
+            }
+            Ok(reply) => {
+                txn.state = TxnState::Declined;
+                txn.authorization = authorization(&reply, AuthStatus::Declined, txn.amount);
+            }
+            Err(ProcessorError::Unavailable(reason)) => {
+                fail(
+                    txn,
+                    AuthStatus::Error,
+                    "96",
+                    &format!("processor unavailable: {reason}"),
+                );
+            }
+            Err(ProcessorError::Timeout) => {
+                // The processor may have acted: release whatever it did for this transaction.
+                let reverse = ProcessorRequest {
+                    op: ProcessorOp::Reverse,
+                    ..request.clone()
+                };
+                let reversed = self.processor.call(connection, &reverse).await.is_ok();
+                let message = if reversed {
+                    "processor timed out; the request was reversed"
+                } else {
+                    "processor timed out; the reversal failed and awaits reconciliation"
+                };
+                fail(txn, AuthStatus::TimedOut, "91", message);
+            }
+        }
+    }
+
+    async fn complete(
+        &self,
+        txn: &Transaction,
+        original: Option<(TxnId, OriginalOutcome)>,
+    ) -> Result<(), PaymentError> {
+        let event = Event {
+            id: EventId::from_suffix(&self.ids.next_id()),
+            platform_id: txn.platform_id.clone(),
+            mode: txn.mode,
+            data: EventData::TransactionCreated(Box::new(txn.clone())),
+            created_on: txn.created_on,
+        };
+        self.store
+            .complete_transaction_with_event(txn, original, &event)
+            .await?;
+        Ok(())
+    }
+}
+
+fn named(connection: &ProcessorConnection) -> Named<crate::ids::ConnectionId> {
+    Named {
+        id: connection.id.clone(),
+        name: connection.name.clone(),
+    }
+}
+
+/// The authorization of a row whose processor call has not returned yet.
+fn placeholder() -> Authorization {
+    Authorization {
+        approved_amount: 0,
+        avs: AvsCode::Unavailable,
+        cvv: CvvCode::NotProcessed,
+        partial: false,
+        processor_code: String::new(),
+        processor_message: "pending".into(),
+        processor_transaction_id: String::new(),
+        status: AuthStatus::Error,
+    }
+}
+
+fn authorization(reply: &ProcessorReply, status: AuthStatus, requested: i64) -> Authorization {
+    Authorization {
+        approved_amount: if status == AuthStatus::Approved {
+            reply.approved_amount
+        } else {
+            0
+        },
+        avs: reply.avs,
+        cvv: reply.cvv,
+        partial: status == AuthStatus::Approved && reply.approved_amount < requested,
+        processor_code: reply.code.clone(),
+        processor_message: reply.message.clone(),
+        processor_transaction_id: reply.processor_transaction_id.clone(),
+        status,
+    }
+}
+
+fn fail(txn: &mut Transaction, status: AuthStatus, code: &str, message: &str) {
+    txn.state = TxnState::Failed;
+    txn.fee = 0;
+    txn.authorization = Authorization {
+        processor_code: code.into(),
+        processor_message: message.into(),
+        status,
+        ..placeholder()
+    };
+}
