@@ -10,7 +10,9 @@ use diesel_async::{
     AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection,
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
-use holdfast_domain::ports::{KeyStore, MerchantStore, PlatformStore, StoreError, UserStore};
+use holdfast_domain::ports::{
+    KeyStore, MerchantStore, PaymentStore, PlatformStore, StoreError, UserStore,
+};
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::stores::{PgStore, SqliteConn, SqliteStore};
@@ -106,6 +108,7 @@ pub struct Stores {
     pub users: Arc<dyn UserStore>,
     pub keys: Arc<dyn KeyStore>,
     pub merchants: Arc<dyn MerchantStore>,
+    pub payments: Arc<dyn PaymentStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -195,13 +198,20 @@ impl Database {
     pub fn stores(&self) -> Stores {
         fn all<S>(s: &S) -> Stores
         where
-            S: PlatformStore + UserStore + KeyStore + MerchantStore + Clone + 'static,
+            S: PlatformStore
+                + UserStore
+                + KeyStore
+                + MerchantStore
+                + PaymentStore
+                + Clone
+                + 'static,
         {
             Stores {
                 platforms: Arc::new(s.clone()),
                 users: Arc::new(s.clone()),
                 keys: Arc::new(s.clone()),
                 merchants: Arc::new(s.clone()),
+                payments: Arc::new(s.clone()),
             }
         }
         match self {

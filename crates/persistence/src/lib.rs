@@ -2,6 +2,7 @@
 
 mod database;
 mod error;
+mod payment_rows;
 mod rows;
 mod schema;
 mod stores;

@@ -9,12 +9,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use holdfast_domain::api_key::{KeyHash, KeyName, KeyStatus};
 use holdfast_domain::auth::Principal;
+use holdfast_domain::ids::{ConnectionId, PlanId, TxnId};
 use holdfast_domain::ids::{KeyId, MerchantId, PlatformId, UserId};
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
 use holdfast_domain::mode::{KeyType, Mode};
 use holdfast_domain::page::PageRequest;
+use holdfast_domain::payment::brand::{CardBrand, FundingType};
+use holdfast_domain::payment::fee::FeeRule;
+use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
+use holdfast_domain::payment::routing::{Plan, ProcessorConnection, ProcessorKind};
+use holdfast_domain::payment::transaction::{
+    AuthStatus, Authorization, AvsCode, CvvCode, Named, PaymentSummary, Transaction,
+};
 use holdfast_domain::platform::PlatformName;
-use holdfast_domain::ports::{Clock, Ids, StoreError};
+use holdfast_domain::ports::{
+    Clock, Event, EventData, Ids, NewPlatform, OriginalOutcome, Reservation, StoreError, TxnFilter,
+};
 use holdfast_domain::services::{CreatedPlatform, PlatformService};
 use holdfast_domain::user::{Email, User};
 use holdfast_persistence::{Database, Stores};
@@ -79,6 +89,84 @@ fn merchant(p: &Principal, name: &str) -> Merchant {
     }
 }
 
+fn sandbox_connection(platform: &PlatformId) -> ProcessorConnection {
+    ProcessorConnection {
+        id: ConnectionId::from_suffix(&CountingIds.next_id()),
+        platform_id: platform.clone(),
+        mode: Mode::Test,
+        name: "Sandbox".into(),
+        kind: ProcessorKind::Sandbox,
+        created_on: T0,
+    }
+}
+
+fn default_plan(platform: &PlatformId, connection: &ConnectionId) -> Plan {
+    Plan {
+        id: PlanId::from_suffix(&CountingIds.next_id()),
+        platform_id: platform.clone(),
+        mode: Mode::Test,
+        name: "Default plan".into(),
+        fee: FeeRule::new(290, 30).unwrap(),
+        default_connection: connection.clone(),
+        brand_routes: vec![(CardBrand::Amex, connection.clone())],
+        fallbacks: vec![connection.clone()],
+        is_default: true,
+        created_on: T0,
+    }
+}
+
+/// A transaction of `kind` in `state` for merchant `m`, as the payment service would write it.
+fn txn(m: &Merchant, plan: &Plan, kind: TxnType, state: TxnState, amount: i64) -> Transaction {
+    Transaction {
+        id: TxnId::from_suffix(&CountingIds.next_id()),
+        kind,
+        merchant_id: m.id.clone(),
+        platform_id: m.platform_id.clone(),
+        amount,
+        currency: m.details.currency,
+        fee: 30,
+        created_on: T0,
+        payment: PaymentSummary {
+            bin: "411111".into(),
+            brand: CardBrand::Visa,
+            last4: "1111".into(),
+            funding: FundingType::Credit,
+        },
+        plan: Named {
+            id: plan.id.clone(),
+            name: plan.name.clone(),
+        },
+        processor: Named {
+            id: plan.default_connection.clone(),
+            name: "Sandbox".into(),
+        },
+        authorization: Authorization {
+            approved_amount: amount,
+            avs: AvsCode::FullMatch,
+            cvv: CvvCode::Match,
+            partial: false,
+            processor_code: "00".into(),
+            processor_message: "Approved".into(),
+            processor_transaction_id: "sbx_1".into(),
+            status: AuthStatus::Approved,
+        },
+        mode: m.mode,
+        state,
+        parent_id: None,
+        refunded_amount: 0,
+    }
+}
+
+fn event_for(t: &Transaction) -> Event {
+    Event {
+        id: holdfast_domain::ids::EventId::from_suffix(&CountingIds.next_id()),
+        platform_id: t.platform_id.clone(),
+        mode: t.mode,
+        data: EventData::TransactionCreated(Box::new(t.clone())),
+        created_on: T0,
+    }
+}
+
 mod cases {
     use super::*;
 
@@ -120,9 +208,16 @@ mod cases {
         let mut key = clash.keys[0].key.clone();
         key.id = KeyId::from_suffix("clash");
         key.platform_id = clash.platform.id.clone();
+        let new = NewPlatform {
+            connection: sandbox_connection(&clash.platform.id),
+            plan: default_plan(&clash.platform.id, &ConnectionId::from_suffix("clash")),
+            platform: clash.platform.clone(),
+            owner: clash.owner.clone(),
+            keys: vec![key],
+        };
         let err = stores
             .platforms
-            .create_platform_atomically(&clash.platform, &clash.owner, &[key])
+            .create_platform_atomically(&new)
             .await
             .unwrap_err();
         assert!(matches!(err, StoreError::Duplicate(_)), "{err:?}");
@@ -496,6 +591,329 @@ mod cases {
         assert_eq!(seen, ids);
     }
 
+    pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let plan = stores
+            .payments
+            .default_plan(&a.platform.id, Mode::Test)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(plan.is_default && plan.fee == FeeRule::new(290, 30).unwrap());
+        let connection = stores
+            .payments
+            .get_connection(&a.platform.id, Mode::Test, &plan.default_connection)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(connection.kind, ProcessorKind::Sandbox);
+        assert_eq!(
+            stores
+                .payments
+                .get_plan(&a.platform.id, Mode::Test, &plan.id)
+                .await
+                .unwrap(),
+            Some(plan.clone())
+        );
+        assert!(
+            stores
+                .payments
+                .default_plan(&a.platform.id, Mode::Live)
+                .await
+                .unwrap()
+                .is_none(),
+            "live starts empty"
+        );
+        assert!(
+            stores
+                .payments
+                .get_plan(&a.platform.id, Mode::Live, &plan.id)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        // One default per platform and mode.
+        let mut second = default_plan(&a.platform.id, &connection.id);
+        second.is_default = true;
+        let err = stores.payments.insert_plan(&second).await.unwrap_err();
+        assert!(
+            matches!(err, StoreError::Duplicate("plans.default")),
+            "{err:?}"
+        );
+        second.is_default = false;
+        stores.payments.insert_plan(&second).await.unwrap();
+        let round = stores
+            .payments
+            .get_plan(&a.platform.id, Mode::Test, &second.id)
+            .await
+            .unwrap();
+        assert_eq!(round, Some(second), "routes and fallbacks round-trip");
+    }
+
+    pub async fn only_one_reservation_closes_an_auth(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let m = merchant(&p, "Shop");
+        stores.merchants.insert_merchant(&m).await.unwrap();
+        let plan = stores
+            .payments
+            .default_plan(&p.platform_id, p.mode)
+            .await
+            .unwrap()
+            .unwrap();
+        let auth = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
+        stores
+            .payments
+            .insert_pending_transaction(&auth)
+            .await
+            .unwrap();
+        let claims = (0..4).map(|_| {
+            let payments = stores.payments.clone();
+            let (platform, id) = (p.platform_id.clone(), auth.id.clone());
+            tokio::spawn(async move {
+                payments
+                    .reserve(&platform, Mode::Test, &id, Reservation::CloseAuth)
+                    .await
+                    .unwrap()
+            })
+        });
+        let mut won = 0;
+        for claim in claims.collect::<Vec<_>>() {
+            won += usize::from(claim.await.unwrap());
+        }
+        assert_eq!(won, 1, "exactly one capture or void proceeds");
+        let closing = stores
+            .payments
+            .get_transaction(&p.platform_id, p.mode, &auth.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(closing.state, TxnState::Closing);
+        // The follow-up fails: the auth is open again, and its event was written with it.
+        let mut capture = txn(&m, &plan, TxnType::Capture, TxnState::Pending, 1000);
+        capture.parent_id = Some(auth.id.clone());
+        stores
+            .payments
+            .insert_pending_transaction(&capture)
+            .await
+            .unwrap();
+        capture.state = TxnState::Declined;
+        stores
+            .payments
+            .complete_transaction_with_event(
+                &capture,
+                Some((auth.id.clone(), OriginalOutcome::Reopened)),
+                &event_for(&capture),
+            )
+            .await
+            .unwrap();
+        let reopened = stores
+            .payments
+            .get_transaction(&p.platform_id, p.mode, &auth.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(reopened.state, TxnState::Authorized);
+        let events = stores
+            .payments
+            .list_events(&p.platform_id, p.mode)
+            .await
+            .unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].event_type, "transaction.created");
+        assert!(
+            events[0].data.contains(capture.id.as_str())
+                && events[0].data.contains("\"type\":\"capture\""),
+            "{}",
+            events[0].data
+        );
+        // Other platforms and modes cannot reserve it.
+        let other = new_platform(&stores, "B").await;
+        for (platform, mode) in [
+            (&other.platform.id, Mode::Test),
+            (&p.platform_id, Mode::Live),
+        ] {
+            let reserved = stores
+                .payments
+                .reserve(platform, mode, &auth.id, Reservation::CloseAuth)
+                .await;
+            assert!(!reserved.unwrap(), "scoped by platform and mode");
+        }
+    }
+
+    pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let m = merchant(&p, "Shop");
+        stores.merchants.insert_merchant(&m).await.unwrap();
+        let plan = stores
+            .payments
+            .default_plan(&p.platform_id, p.mode)
+            .await
+            .unwrap()
+            .unwrap();
+        let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
+        stores
+            .payments
+            .insert_pending_transaction(&sale)
+            .await
+            .unwrap();
+        let claims = (0..5).map(|_| {
+            let payments = stores.payments.clone();
+            let (platform, id) = (p.platform_id.clone(), sale.id.clone());
+            tokio::spawn(async move {
+                payments
+                    .reserve(
+                        &platform,
+                        Mode::Test,
+                        &id,
+                        Reservation::Refund { amount: 300 },
+                    )
+                    .await
+                    .unwrap()
+            })
+        });
+        let mut won = 0;
+        for claim in claims.collect::<Vec<_>>() {
+            won += usize::from(claim.await.unwrap());
+        }
+        assert_eq!(won, 3, "3 × 300 fit in 1000, a fourth does not");
+        let now = stores
+            .payments
+            .get_transaction(&p.platform_id, p.mode, &sale.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(now.refunded_amount, 900);
+        // An auth is never refundable.
+        let auth = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
+        stores
+            .payments
+            .insert_pending_transaction(&auth)
+            .await
+            .unwrap();
+        assert!(
+            !stores
+                .payments
+                .reserve(
+                    &p.platform_id,
+                    p.mode,
+                    &auth.id,
+                    Reservation::Refund { amount: 1 }
+                )
+                .await
+                .unwrap()
+        );
+    }
+
+    #[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
+    pub async fn transactions_list_by_filter_newest_first(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let m1 = merchant(&p, "One");
+        let m2 = merchant(&p, "Two");
+        stores.merchants.insert_merchant(&m1).await.unwrap();
+        stores.merchants.insert_merchant(&m2).await.unwrap();
+        let plan = stores
+            .payments
+            .default_plan(&p.platform_id, p.mode)
+            .await
+            .unwrap()
+            .unwrap();
+        let mut written = Vec::new();
+        for (i, (m, kind)) in [
+            (&m1, TxnType::Auth),
+            (&m2, TxnType::Sale),
+            (&m1, TxnType::Sale),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut t = txn(m, &plan, kind, TxnState::Settled, 100);
+            t.created_on = T0 + time::Duration::seconds(i64::try_from(i).unwrap());
+            stores
+                .payments
+                .insert_pending_transaction(&t)
+                .await
+                .unwrap();
+            written.push(t);
+        }
+        let page = PageRequest::new(None, None).unwrap();
+        let list = |filter: TxnFilter| {
+            let stores = stores.clone();
+            let platform = p.platform_id.clone();
+            let page = page.clone();
+            async move {
+                stores
+                    .payments
+                    .list_transactions(&platform, Mode::Test, &filter, &page)
+                    .await
+                    .unwrap()
+                    .data
+                    .into_iter()
+                    .map(|t| t.id)
+                    .collect::<Vec<_>>()
+            }
+        };
+        let ids = |idx: &[usize]| {
+            idx.iter()
+                .map(|i| written[*i].id.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(list(TxnFilter::default()).await, ids(&[2, 1, 0]));
+        assert_eq!(
+            list(TxnFilter {
+                merchant_id: Some(m1.id.clone()),
+                ..TxnFilter::default()
+            })
+            .await,
+            ids(&[2, 0])
+        );
+        assert_eq!(
+            list(TxnFilter {
+                kind: Some(TxnType::Sale),
+                ..TxnFilter::default()
+            })
+            .await,
+            ids(&[2, 1])
+        );
+        let from = T0 + time::Duration::seconds(1);
+        assert_eq!(
+            list(TxnFilter {
+                created_from: Some(from),
+                ..TxnFilter::default()
+            })
+            .await,
+            ids(&[2, 1])
+        );
+        assert_eq!(
+            list(TxnFilter {
+                created_until: Some(from),
+                ..TxnFilter::default()
+            })
+            .await,
+            ids(&[0])
+        );
+        let live = stores
+            .payments
+            .list_transactions(&p.platform_id, Mode::Live, &TxnFilter::default(), &page)
+            .await
+            .unwrap();
+        assert!(live.data.is_empty());
+        assert_eq!(
+            stores
+                .payments
+                .get_transaction(&p.platform_id, p.mode, &written[0].id)
+                .await
+                .unwrap(),
+            Some(written[0].clone())
+        );
+    }
+
     pub async fn ping_answers(db: Database) {
         db.ping().await.unwrap();
     }
@@ -537,5 +955,9 @@ conformance!(
     merchant_update_and_delete_are_scoped,
     only_one_first_platform_under_concurrency,
     merchant_pages_newest_first,
+    new_platforms_get_a_sandbox_and_a_default_test_plan,
+    only_one_reservation_closes_an_auth,
+    refund_reservations_never_exceed_the_amount,
+    transactions_list_by_filter_newest_first,
     ping_answers,
 );

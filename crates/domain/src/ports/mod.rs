@@ -44,26 +44,28 @@ pub trait Ids: Send + Sync {
     fn key_secret(&self) -> String;
 }
 
+/// Everything a new platform starts with, written together or not at all.
+#[derive(Debug, Clone)]
+pub struct NewPlatform {
+    pub platform: Platform,
+    pub owner: User,
+    pub keys: Vec<ApiKey>,
+    /// The test-mode sandbox connection and the default plan that routes to it.
+    pub connection: crate::payment::routing::ProcessorConnection,
+    pub plan: crate::payment::routing::Plan,
+}
+
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait PlatformStore: Send + Sync {
-    /// Atomically writes a platform, its owner and its default keys: all of them or none.
-    async fn create_platform_atomically(
-        &self,
-        platform: &Platform,
-        owner: &User,
-        keys: &[ApiKey],
-    ) -> Result<(), StoreError>;
+    /// Atomically writes a platform, its owner, its default keys, connection and plan.
+    async fn create_platform_atomically(&self, new: &NewPlatform) -> Result<(), StoreError>;
 
     /// Like `create_platform_atomically`, but only when no platform exists yet; returns whether
     /// it created one. Atomic against concurrent callers (replicas starting together on an
     /// empty database create one demo platform, not several).
-    async fn create_first_platform_atomically(
-        &self,
-        platform: &Platform,
-        owner: &User,
-        keys: &[ApiKey],
-    ) -> Result<bool, StoreError>;
+    async fn create_first_platform_atomically(&self, new: &NewPlatform)
+    -> Result<bool, StoreError>;
 
     async fn get_platform(&self, id: &PlatformId) -> Result<Option<Platform>, StoreError>;
 

@@ -6,12 +6,19 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
-use super::{Clock, Ids, KeyStore, MerchantStore, PlatformStore, StoreError, UserStore};
+use super::{
+    BinInfo, BinLookup, Clock, Event, Ids, KeyStore, MerchantStore, NewPlatform, OriginalOutcome,
+    PaymentStore, PlatformStore, Processor, ProcessorError, ProcessorReply, ProcessorRequest,
+    Reservation, StoreError, StoredEvent, TxnFilter, UserStore,
+};
 use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
+use crate::ids::{ConnectionId, PlanId, TxnId};
 use crate::ids::{KeyId, MerchantId, PlatformId, UserId};
 use crate::merchant::{Merchant, MerchantPatch};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
+use crate::payment::routing::{Plan, ProcessorConnection};
+use crate::payment::transaction::Transaction;
 use crate::platform::Platform;
 use crate::user::User;
 
@@ -32,25 +39,14 @@ impl<T: Ids + ?Sized> Ids for Arc<T> {
 
 #[async_trait]
 impl<T: PlatformStore + ?Sized> PlatformStore for Arc<T> {
-    async fn create_platform_atomically(
-        &self,
-        platform: &Platform,
-        owner: &User,
-        keys: &[ApiKey],
-    ) -> Result<(), StoreError> {
-        (**self)
-            .create_platform_atomically(platform, owner, keys)
-            .await
+    async fn create_platform_atomically(&self, new: &NewPlatform) -> Result<(), StoreError> {
+        (**self).create_platform_atomically(new).await
     }
     async fn create_first_platform_atomically(
         &self,
-        platform: &Platform,
-        owner: &User,
-        keys: &[ApiKey],
+        new: &NewPlatform,
     ) -> Result<bool, StoreError> {
-        (**self)
-            .create_first_platform_atomically(platform, owner, keys)
-            .await
+        (**self).create_first_platform_atomically(new).await
     }
     async fn get_platform(&self, id: &PlatformId) -> Result<Option<Platform>, StoreError> {
         (**self).get_platform(id).await
@@ -153,5 +149,107 @@ impl<T: MerchantStore + ?Sized> MerchantStore for Arc<T> {
         at: OffsetDateTime,
     ) -> Result<(), StoreError> {
         (**self).delete_merchant(p, mode, id, at).await
+    }
+}
+
+impl<T: BinLookup + ?Sized> BinLookup for Arc<T> {
+    fn lookup(&self, bin: &str) -> BinInfo {
+        (**self).lookup(bin)
+    }
+}
+
+#[async_trait]
+impl<T: Processor + ?Sized> Processor for Arc<T> {
+    async fn call(
+        &self,
+        connection: &ProcessorConnection,
+        request: &ProcessorRequest,
+    ) -> Result<ProcessorReply, ProcessorError> {
+        (**self).call(connection, request).await
+    }
+}
+
+#[async_trait]
+impl<T: PaymentStore + ?Sized> PaymentStore for Arc<T> {
+    async fn insert_connection(&self, c: &ProcessorConnection) -> Result<(), StoreError> {
+        (**self).insert_connection(c).await
+    }
+    async fn list_connections(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+    ) -> Result<Vec<ProcessorConnection>, StoreError> {
+        (**self).list_connections(p, mode).await
+    }
+    async fn get_connection(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        id: &ConnectionId,
+    ) -> Result<Option<ProcessorConnection>, StoreError> {
+        (**self).get_connection(p, mode, id).await
+    }
+    async fn insert_plan(&self, plan: &Plan) -> Result<(), StoreError> {
+        (**self).insert_plan(plan).await
+    }
+    async fn list_plans(&self, p: &PlatformId, mode: Mode) -> Result<Vec<Plan>, StoreError> {
+        (**self).list_plans(p, mode).await
+    }
+    async fn get_plan(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        id: &PlanId,
+    ) -> Result<Option<Plan>, StoreError> {
+        (**self).get_plan(p, mode, id).await
+    }
+    async fn default_plan(&self, p: &PlatformId, mode: Mode) -> Result<Option<Plan>, StoreError> {
+        (**self).default_plan(p, mode).await
+    }
+    async fn insert_pending_transaction(&self, txn: &Transaction) -> Result<(), StoreError> {
+        (**self).insert_pending_transaction(txn).await
+    }
+    async fn complete_transaction_with_event(
+        &self,
+        txn: &Transaction,
+        original: Option<(TxnId, OriginalOutcome)>,
+        event: &Event,
+    ) -> Result<(), StoreError> {
+        (**self)
+            .complete_transaction_with_event(txn, original, event)
+            .await
+    }
+    async fn reserve(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        original: &TxnId,
+        reservation: Reservation,
+    ) -> Result<bool, StoreError> {
+        (**self).reserve(p, mode, original, reservation).await
+    }
+    async fn get_transaction(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        id: &TxnId,
+    ) -> Result<Option<Transaction>, StoreError> {
+        (**self).get_transaction(p, mode, id).await
+    }
+    async fn list_transactions(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        filter: &TxnFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Transaction>, StoreError> {
+        (**self).list_transactions(p, mode, filter, page).await
+    }
+    async fn list_events(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        (**self).list_events(p, mode).await
     }
 }

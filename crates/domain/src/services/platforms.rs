@@ -1,10 +1,13 @@
 //! Platform creation: the platform, its owner, and the two default test keys (spec 2.1).
 
 use crate::api_key::KeyName;
+use crate::ids::{ConnectionId, PlanId};
 use crate::ids::{PlatformId, UserId};
 use crate::mode::{KeyType, Mode};
+use crate::payment::fee::FeeRule;
+use crate::payment::routing::{Plan, ProcessorConnection, ProcessorKind};
 use crate::platform::{Platform, PlatformName};
-use crate::ports::{Clock, Ids, PlatformStore};
+use crate::ports::{Clock, Ids, NewPlatform, PlatformStore};
 use crate::user::{Email, User};
 
 use super::ServiceError;
@@ -13,6 +16,10 @@ use super::keys::{CreatedKey, new_key};
 /// The names spec 2.1 gives the default keys.
 pub const DEFAULT_PRIVATE_KEY_NAME: &str = "Default Private Key";
 pub const DEFAULT_PUBLIC_KEY_NAME: &str = "Default Public Key";
+
+/// The test-mode default plan's price: 2.9% + 30 minor units, like the common card pricing.
+pub const DEFAULT_FEE_BASIS_POINTS: i64 = 290;
+pub const DEFAULT_FEE_FIXED: i64 = 30;
 
 #[derive(Debug, Clone)]
 pub struct CreatedPlatform {
@@ -50,9 +57,9 @@ impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
         name: PlatformName,
         owner_email: Email,
     ) -> Result<CreatedPlatform, ServiceError> {
-        let created = self.build(name, owner_email);
+        let (created, new) = self.build(name, owner_email);
         self.platforms
-            .create_platform_atomically(&created.platform, &created.owner, &created.stored_keys())
+            .create_platform_atomically(&new)
             .await
             .map_err(ServiceError::Store)?;
         Ok(created)
@@ -65,14 +72,10 @@ impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
         name: PlatformName,
         owner_email: Email,
     ) -> Result<Option<CreatedPlatform>, ServiceError> {
-        let created = self.build(name, owner_email);
+        let (created, new) = self.build(name, owner_email);
         let first = self
             .platforms
-            .create_first_platform_atomically(
-                &created.platform,
-                &created.owner,
-                &created.stored_keys(),
-            )
+            .create_first_platform_atomically(&new)
             .await
             .map_err(ServiceError::Store)?;
         Ok(first.then_some(created))
@@ -85,7 +88,7 @@ impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
             .map_err(ServiceError::Store)
     }
 
-    fn build(&self, name: PlatformName, owner_email: Email) -> CreatedPlatform {
+    fn build(&self, name: PlatformName, owner_email: Email) -> (CreatedPlatform, NewPlatform) {
         let now = self.clock.now();
         let owner_id = UserId::from_suffix(&self.ids.next_id());
         let platform = Platform {
@@ -118,11 +121,39 @@ impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
             )
         })
         .collect();
-        CreatedPlatform {
+        let connection = ProcessorConnection {
+            id: ConnectionId::from_suffix(&self.ids.next_id()),
+            platform_id: platform.id.clone(),
+            mode: Mode::Test,
+            name: "Sandbox".into(),
+            kind: ProcessorKind::Sandbox,
+            created_on: now,
+        };
+        let plan = Plan {
+            id: PlanId::from_suffix(&self.ids.next_id()),
+            platform_id: platform.id.clone(),
+            mode: Mode::Test,
+            name: "Default plan".into(),
+            fee: FeeRule::new(DEFAULT_FEE_BASIS_POINTS, DEFAULT_FEE_FIXED).expect("valid"),
+            default_connection: connection.id.clone(),
+            brand_routes: Vec::new(),
+            fallbacks: Vec::new(),
+            is_default: true,
+            created_on: now,
+        };
+        let created = CreatedPlatform {
             platform,
             owner,
             keys,
-        }
+        };
+        let new = NewPlatform {
+            platform: created.platform.clone(),
+            owner: created.owner.clone(),
+            keys: created.stored_keys(),
+            connection,
+            plan,
+        };
+        (created, new)
     }
 
     pub async fn get(&self, id: &PlatformId) -> Result<Platform, ServiceError> {
@@ -157,8 +188,12 @@ mod tests {
         let mut store = MockPlatformStore::new();
         store
             .expect_create_platform_atomically()
-            .withf(|p, owner, keys| {
-                keys.len() == 2
+            .withf(|new| {
+                let (p, owner, keys) = (&new.platform, &new.owner, &new.keys);
+                new.plan.is_default
+                    && new.plan.mode == Mode::Test
+                    && new.plan.default_connection == new.connection.id
+                    && keys.len() == 2
                     && keys.iter().all(|k| {
                         k.mode == Mode::Test
                             && k.status == KeyStatus::Active
@@ -168,7 +203,7 @@ mod tests {
                     && p.owner_id == owner.id
             })
             .times(1)
-            .returning(|_, _, _| Ok(()));
+            .returning(|_| Ok(()));
         let service = PlatformService::new(store, clock, ids);
         let created = service
             .create(
@@ -205,7 +240,7 @@ mod tests {
         store
             .expect_create_first_platform_atomically()
             .times(1)
-            .returning(|_, _, _| Ok(false));
+            .returning(|_| Ok(false));
         store.expect_create_platform_atomically().never();
         let service = PlatformService::new(store, clock, ids);
         let out = service

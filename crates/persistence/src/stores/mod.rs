@@ -7,6 +7,8 @@ mod keys;
 #[macro_use]
 mod merchants;
 #[macro_use]
+mod payments;
+#[macro_use]
 mod platforms;
 
 use diesel::prelude::*;
@@ -15,16 +17,23 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
-use holdfast_domain::ids::{KeyId, MerchantId, PlanId, PlatformId, UserId};
+use holdfast_domain::ids::{ConnectionId, KeyId, MerchantId, PlanId, PlatformId, TxnId, UserId};
 use holdfast_domain::merchant::{Merchant, MerchantPatch};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
+use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
+use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
+use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::platform::Platform;
 use holdfast_domain::ports::StoreError;
+use holdfast_domain::ports::{
+    Event, NewPlatform, OriginalOutcome, Reservation, StoredEvent, TxnFilter,
+};
 use holdfast_domain::user::{Email, User};
 use time::OffsetDateTime;
 
 use crate::error::{expect_one_row, query_error, unexpected};
+use crate::payment_rows::{ConnectionRow, EventRow, PlanRow, TxnRow, encode_ids, encode_routes};
 use crate::rows::{KeyRow, MerchantRow, PlatformRow, UserRow, convert_all};
 
 pub type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
@@ -81,6 +90,7 @@ macro_rules! sql_store {
         platform_and_user_stores!($store, $schema);
         key_store!($store, $schema);
         merchant_store!($store, $schema);
+        payment_store!($store, $schema);
     };
 }
 

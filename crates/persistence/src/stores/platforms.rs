@@ -4,27 +4,23 @@ macro_rules! platform_and_user_stores {
     ($store:ident, $schema:ident) => {
         #[async_trait::async_trait]
         impl holdfast_domain::ports::PlatformStore for $store {
-            #[tracing::instrument(skip_all, fields(platform = %platform.id), err)]
+            #[tracing::instrument(skip_all, fields(platform = %new.platform.id), err)]
             async fn create_platform_atomically(
                 &self,
-                platform: &Platform,
-                owner: &User,
-                keys: &[ApiKey],
+                new: &NewPlatform,
             ) -> Result<(), StoreError> {
                 let mut conn = self.conn().await?;
                 conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    Self::insert_platform_on(conn, platform, owner, keys).await
+                    Self::insert_platform_on(conn, new).await
                 })
                 .await
                 .map_err(query_error("platforms"))
             }
 
-            #[tracing::instrument(skip_all, fields(platform = %platform.id), err)]
+            #[tracing::instrument(skip_all, fields(platform = %new.platform.id), err)]
             async fn create_first_platform_atomically(
                 &self,
-                platform: &Platform,
-                owner: &User,
-                keys: &[ApiKey],
+                new: &NewPlatform,
             ) -> Result<bool, StoreError> {
                 use crate::schema::$schema::platforms as p;
                 let mut conn = self.conn().await?;
@@ -39,7 +35,7 @@ macro_rules! platform_and_user_stores {
                     if exists {
                         return Ok(false);
                     }
-                    Self::insert_platform_on(conn, platform, owner, keys).await?;
+                    Self::insert_platform_on(conn, new).await?;
                     Ok(true)
                 })
                 .await
@@ -74,24 +70,25 @@ macro_rules! platform_and_user_stores {
         impl $store {
             async fn insert_platform_on(
                 conn: &mut <Self as crate::stores::Backend>::Conn,
-                platform: &Platform,
-                owner: &User,
-                keys: &[ApiKey],
+                new: &NewPlatform,
             ) -> diesel::QueryResult<()> {
                 use crate::schema::$schema::platforms as p;
+                let platform = &new.platform;
                 diesel::insert_into(p::table)
                     .values((
                         p::id.eq(platform.id.as_str()),
                         p::name.eq(platform.name.as_str()),
-                        p::owner_id.eq(owner.id.as_str()),
+                        p::owner_id.eq(new.owner.id.as_str()),
                         p::created_on.eq(platform.created_on),
                     ))
                     .execute(conn)
                     .await?;
-                Self::insert_user_on(conn, owner).await?;
-                for key in keys {
+                Self::insert_user_on(conn, &new.owner).await?;
+                for key in &new.keys {
                     Self::insert_key_on(conn, key).await?;
                 }
+                Self::insert_connection_on(conn, &new.connection).await?;
+                Self::insert_plan_on(conn, &new.plan).await?;
                 Ok(())
             }
 

@@ -1,0 +1,212 @@
+//! Rows of the payments tables and their conversion to domain types.
+
+use diesel::Queryable;
+use holdfast_domain::ids::{ConnectionId, EventId, MerchantId, PlanId, PlatformId, TxnId};
+use holdfast_domain::merchant::Currency;
+use holdfast_domain::payment::brand::CardBrand;
+use holdfast_domain::payment::fee::FeeRule;
+use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
+use holdfast_domain::payment::transaction::{
+    AuthStatus, Authorization, AvsCode, CvvCode, Named, PaymentSummary, Transaction,
+};
+use holdfast_domain::ports::{StoreError, StoredEvent};
+use time::OffsetDateTime;
+
+fn corrupt(what: &str, value: impl std::fmt::Display) -> StoreError {
+    StoreError::Unexpected(format!("stored {what} does not parse: {value}"))
+}
+
+fn parse<T: std::str::FromStr>(what: &str, raw: &str) -> Result<T, StoreError> {
+    raw.parse().map_err(|_| corrupt(what, raw))
+}
+
+#[derive(Debug, Queryable)]
+pub struct ConnectionRow {
+    pub id: String,
+    pub platform_id: String,
+    pub mode: String,
+    pub name: String,
+    pub kind: String,
+    pub created_on: OffsetDateTime,
+}
+
+impl TryFrom<ConnectionRow> for ProcessorConnection {
+    type Error = StoreError;
+    fn try_from(row: ConnectionRow) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: ConnectionId::from_trusted(row.id),
+            platform_id: PlatformId::from_trusted(row.platform_id),
+            mode: parse("mode", &row.mode)?,
+            name: row.name,
+            kind: parse("processor kind", &row.kind)?,
+            created_on: row.created_on,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub struct PlanRow {
+    pub id: String,
+    pub platform_id: String,
+    pub mode: String,
+    pub name: String,
+    pub fee_basis_points: i64,
+    pub fee_fixed: i64,
+    pub default_connection_id: String,
+    pub brand_routes: String,
+    pub fallbacks: String,
+    pub is_default: bool,
+    pub created_on: OffsetDateTime,
+}
+
+/// `visa=midCon_1,amex=midCon_2`: the text form of a plan's brand routes.
+pub fn encode_routes(routes: &[(CardBrand, ConnectionId)]) -> String {
+    routes
+        .iter()
+        .map(|(brand, id)| format!("{brand}={id}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub fn encode_ids(ids: &[ConnectionId]) -> String {
+    ids.iter()
+        .map(ConnectionId::as_str)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+impl TryFrom<PlanRow> for Plan {
+    type Error = StoreError;
+    fn try_from(row: PlanRow) -> Result<Self, StoreError> {
+        let brand_routes = row
+            .brand_routes
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|pair| {
+                let (brand, id) = pair.split_once('=').ok_or_else(|| corrupt("route", pair))?;
+                Ok((
+                    parse("brand", brand)?,
+                    ConnectionId::from_trusted(id.to_owned()),
+                ))
+            })
+            .collect::<Result<_, StoreError>>()?;
+        let fallbacks = row
+            .fallbacks
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|id| ConnectionId::from_trusted(id.to_owned()))
+            .collect();
+        Ok(Self {
+            id: PlanId::from_trusted(row.id),
+            platform_id: PlatformId::from_trusted(row.platform_id),
+            mode: parse("mode", &row.mode)?,
+            name: row.name,
+            fee: FeeRule::new(row.fee_basis_points, row.fee_fixed)
+                .map_err(|e| corrupt("fee", e))?,
+            default_connection: ConnectionId::from_trusted(row.default_connection_id),
+            brand_routes,
+            fallbacks,
+            is_default: row.is_default,
+            created_on: row.created_on,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub struct TxnRow {
+    pub id: String,
+    pub platform_id: String,
+    pub mode: String,
+    pub merchant_id: String,
+    pub kind: String,
+    pub state: String,
+    pub amount: i64,
+    pub currency: String,
+    pub fee: i64,
+    pub created_on: OffsetDateTime,
+    pub bin: String,
+    pub brand: String,
+    pub last4: String,
+    pub funding: String,
+    pub plan_id: String,
+    pub plan_name: String,
+    pub connection_id: String,
+    pub connection_name: String,
+    pub approved_amount: i64,
+    pub avs: String,
+    pub cvv: String,
+    pub partial: bool,
+    pub processor_code: String,
+    pub processor_message: String,
+    pub processor_transaction_id: String,
+    pub status: String,
+    pub parent_id: Option<String>,
+    pub refunded_amount: i64,
+}
+
+impl TryFrom<TxnRow> for Transaction {
+    type Error = StoreError;
+    fn try_from(row: TxnRow) -> Result<Self, StoreError> {
+        let letter = |what: &str, raw: &str| corrupt(what, raw.to_owned());
+        Ok(Self {
+            id: TxnId::from_trusted(row.id),
+            kind: parse("type", &row.kind)?,
+            merchant_id: MerchantId::from_trusted(row.merchant_id),
+            platform_id: PlatformId::from_trusted(row.platform_id),
+            amount: row.amount,
+            currency: Currency::parse(&row.currency).map_err(|e| corrupt("currency", e))?,
+            fee: row.fee,
+            created_on: row.created_on,
+            payment: PaymentSummary {
+                bin: row.bin,
+                brand: parse("brand", &row.brand)?,
+                last4: row.last4,
+                funding: parse("funding", &row.funding)?,
+            },
+            plan: Named {
+                id: PlanId::from_trusted(row.plan_id),
+                name: row.plan_name,
+            },
+            processor: Named {
+                id: ConnectionId::from_trusted(row.connection_id),
+                name: row.connection_name,
+            },
+            authorization: Authorization {
+                approved_amount: row.approved_amount,
+                avs: AvsCode::from_letter(&row.avs).ok_or_else(|| letter("avs", &row.avs))?,
+                cvv: CvvCode::from_letter(&row.cvv).ok_or_else(|| letter("cvv", &row.cvv))?,
+                partial: row.partial,
+                processor_code: row.processor_code,
+                processor_message: row.processor_message,
+                processor_transaction_id: row.processor_transaction_id,
+                status: AuthStatus::from_letter(&row.status)
+                    .ok_or_else(|| letter("status", &row.status))?,
+            },
+            mode: parse("mode", &row.mode)?,
+            state: parse("state", &row.state)?,
+            parent_id: row.parent_id.map(TxnId::from_trusted),
+            refunded_amount: row.refunded_amount,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub struct EventRow {
+    pub id: String,
+    pub platform_id: String,
+    pub mode: String,
+    pub event_type: String,
+    pub data: String,
+    pub created_on: OffsetDateTime,
+}
+
+impl From<EventRow> for StoredEvent {
+    fn from(row: EventRow) -> Self {
+        Self {
+            id: EventId::from_trusted(row.id),
+            event_type: row.event_type,
+            data: row.data,
+            created_on: row.created_on,
+        }
+    }
+}
