@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use holdfast_domain::mode::{KeyType, Mode};
 
-use crate::config::{DatabaseArgs, LogArgs, ServeArgs};
+use crate::config::{DatabaseArgs, LogArgs, PaymentArgs, ServeArgs};
 
 #[derive(Debug, Parser)]
 #[command(name = "holdfast", version, about = "Holdfast payment platform API", long_about = None)]
@@ -13,6 +13,9 @@ pub struct Cli {
 
     #[command(flatten)]
     pub log: LogArgs,
+
+    #[command(flatten)]
+    pub payments: PaymentArgs,
 
     /// Print machine-readable JSON instead of text (operator commands).
     #[arg(long, global = true)]

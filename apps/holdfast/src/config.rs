@@ -8,6 +8,8 @@
 //! | `HOLDFAST_BIND` | `127.0.0.1:8080` | address `serve` listens on (port 0 picks one) |
 //! | `HOLDFAST_HTTP_WORKERS` | one per core | HTTP worker threads |
 //! | `HOLDFAST_BOOTSTRAP_DEMO` | `true` | on an empty database, `serve` creates a demo platform |
+//! | `HOLDFAST_PROCESSOR_TIMEOUT_MS` | `10000` | longest wait for a processor's answer |
+//! | `HOLDFAST_BIN_TABLE` | shipped table | CSV `bin,brand,funding,issuer,country` replacing it |
 //! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
 //! | `HOLDFAST_LOG_FORMAT` | `json` | `json` or `pretty` |
 
@@ -93,4 +95,51 @@ pub struct LogArgs {
         global = true
     )]
     pub format: LogFormat,
+}
+
+/// Payments settings, used by `serve` (and by operator commands, which never call a processor).
+#[derive(Debug, Clone, Args)]
+pub struct PaymentArgs {
+    /// Longest wait for a processor's answer, in milliseconds; then the call counts as timed out
+    /// and is reversed.
+    #[arg(
+        long,
+        env = "HOLDFAST_PROCESSOR_TIMEOUT_MS",
+        default_value_t = 10_000,
+        global = true
+    )]
+    pub processor_timeout_ms: u64,
+
+    /// A CSV BIN table (`bin,brand,funding,issuer,country` with a header line) replacing the
+    /// shipped one.
+    #[arg(long, env = "HOLDFAST_BIN_TABLE", global = true)]
+    pub bin_table: Option<std::path::PathBuf>,
+}
+
+impl PaymentArgs {
+    pub fn processor_timeout(&self) -> Duration {
+        Duration::from_millis(self.processor_timeout_ms.max(1))
+    }
+
+    /// The BIN table to use: the configured file, or the shipped one.
+    pub fn bins(&self) -> anyhow::Result<holdfast_processors::BinTable> {
+        match &self.bin_table {
+            None => Ok(holdfast_processors::BinTable::shipped()),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("HOLDFAST_BIN_TABLE {}: {e}", path.display()))?;
+                holdfast_processors::BinTable::from_csv(&text)
+                    .map_err(|e| anyhow::anyhow!("HOLDFAST_BIN_TABLE {}: {e}", path.display()))
+            }
+        }
+    }
+}
+
+impl Default for PaymentArgs {
+    fn default() -> Self {
+        Self {
+            processor_timeout_ms: 10_000,
+            bin_table: None,
+        }
+    }
 }

@@ -2,17 +2,33 @@
 
 use std::sync::Arc;
 
-use holdfast_domain::ports::{Clock, Ids, KeyStore, MerchantStore, PlatformStore, UserStore};
+use holdfast_domain::ports::{
+    BinLookup, Clock, Ids, KeyStore, MerchantStore, PaymentStore, PlatformStore, Processor,
+    UserStore,
+};
 use holdfast_domain::services::{
-    Authenticator, KeyService, MerchantService, PlatformService, UserService,
+    Authenticator, KeyService, MerchantService, PaymentService, PlatformService, UserService,
 };
 use holdfast_persistence::Database;
+use holdfast_processors::{BinTable, Processors};
+
+use crate::config::PaymentArgs;
 
 use crate::system::{RandomIds, SystemClock};
 
 type Shared<T> = Arc<T>;
 type DynClock = Shared<dyn Clock>;
 type DynIds = Shared<dyn Ids>;
+
+/// The payment service as wired here.
+pub type Payments = PaymentService<
+    Shared<dyn PaymentStore>,
+    Shared<dyn MerchantStore>,
+    Shared<dyn Processor>,
+    Shared<dyn BinLookup>,
+    DynClock,
+    DynIds,
+>;
 
 /// Everything a request handler or an operator command needs.
 #[derive(Clone)]
@@ -23,6 +39,12 @@ pub struct AppState {
     pub users: UserService<Shared<dyn UserStore>, Shared<dyn PlatformStore>, DynClock, DynIds>,
     pub keys: KeyService<Shared<dyn KeyStore>, Shared<dyn UserStore>, DynClock, DynIds>,
     pub merchants: MerchantService<Shared<dyn MerchantStore>, DynClock, DynIds>,
+    pub payments: Payments,
+    /// The payment store itself, for plans, connections and reads that need no rules.
+    pub payment_store: Shared<dyn PaymentStore>,
+    pub bins: Shared<dyn BinLookup>,
+    pub clock: DynClock,
+    pub ids: DynIds,
 }
 
 impl std::fmt::Debug for AppState {
@@ -34,10 +56,18 @@ impl std::fmt::Debug for AppState {
 }
 
 impl AppState {
+    /// Wiring with the default payments settings (operator commands, tests).
     pub fn new(database: Database) -> Self {
+        Self::with_payments(database, BinTable::shipped(), &PaymentArgs::default())
+    }
+
+    pub fn with_payments(database: Database, bins: BinTable, payments: &PaymentArgs) -> Self {
         let clock: DynClock = Arc::new(SystemClock);
         let ids: DynIds = Arc::new(RandomIds::default());
         let stores = database.stores();
+        let bins: Shared<dyn BinLookup> = Arc::new(bins);
+        let processor: Shared<dyn Processor> =
+            Arc::new(Processors::new(payments.processor_timeout()));
         Self {
             auth: Authenticator::new(stores.keys.clone(), clock.clone()),
             platforms: PlatformService::new(stores.platforms.clone(), clock.clone(), ids.clone()),
@@ -48,7 +78,19 @@ impl AppState {
                 ids.clone(),
             ),
             keys: KeyService::new(stores.keys, stores.users, clock.clone(), ids.clone()),
-            merchants: MerchantService::new(stores.merchants, clock, ids),
+            merchants: MerchantService::new(stores.merchants.clone(), clock.clone(), ids.clone()),
+            payments: PaymentService::new(
+                stores.payments.clone(),
+                stores.merchants,
+                processor,
+                bins.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
+            payment_store: stores.payments,
+            bins,
+            clock,
+            ids,
             database,
         }
     }

@@ -34,6 +34,7 @@ async fn lifecycle(env: Env) {
             "name",
             "currency",
             "email",
+            "planId",
             "createdOn",
             "updatedOn"
         ]

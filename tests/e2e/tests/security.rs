@@ -11,24 +11,51 @@ use holdfast_domain::auth::Access;
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::{Method, StatusCode};
 
-/// Every authenticated route: method, path, required key, and a valid body for it.
-/// `{id}` stands for a resource of the kind the route serves.
-const ROUTES: &[(&str, &str, Access, Option<&str>)] = &[
-    (
-        "POST",
-        "/v1/merchants",
-        Access::Private,
-        Some(r#"{"name": "Shop"}"#),
-    ),
-    ("GET", "/v1/merchants", Access::Private, None),
-    ("GET", "/v1/merchants/{id}", Access::Private, None),
-    (
-        "PATCH",
-        "/v1/merchants/{id}",
-        Access::Private,
-        Some(r#"{"name": "Renamed"}"#),
-    ),
-    ("DELETE", "/v1/merchants/{id}", Access::Private, None),
+/// What `{id}` in a route stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resource {
+    None,
+    Merchant,
+    Transaction,
+    Connection,
+    Plan,
+}
+
+const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
+    "payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
+
+/// Method, path, required key, a valid body, what `{id}` stands for, and the status a key of
+/// the other mode gets on a collection route.
+type Route = (
+    &'static str,
+    &'static str,
+    Access,
+    Option<&'static str>,
+    Resource,
+    u16,
+);
+
+/// Every authenticated route: method, path, required key, a valid body (`{merchant}` is a
+/// merchant of the live mode), what `{id}` stands for, and the status a key of the other mode
+/// gets on a collection route (where there is no resource to hide).
+#[rustfmt::skip]
+const ROUTES: &[Route] = &[
+    ("POST", "/v1/merchants", Access::Private, Some(r#"{"name": "Shop"}"#), Resource::None, 201),
+    ("GET", "/v1/merchants", Access::Private, None, Resource::None, 200),
+    ("GET", "/v1/merchants/{id}", Access::Private, None, Resource::Merchant, 0),
+    ("PATCH", "/v1/merchants/{id}", Access::Private, Some(r#"{"name": "Renamed"}"#), Resource::Merchant, 0),
+    ("DELETE", "/v1/merchants/{id}", Access::Private, None, Resource::Merchant, 0),
+    // A test key cannot pay for a live merchant: the merchant does not exist for it.
+    ("POST", "/v1/transactions", Access::Private, Some(AUTH_BODY), Resource::None, 400),
+    ("GET", "/v1/transactions", Access::Private, None, Resource::None, 200),
+    ("GET", "/v1/transactions/{id}", Access::Private, None, Resource::Transaction, 0),
+    ("POST", "/v1/processor-connections", Access::Private, Some(r#"{"name": "Backup", "kind": "sandbox"}"#), Resource::None, 201),
+    ("GET", "/v1/processor-connections", Access::Private, None, Resource::None, 200),
+    ("GET", "/v1/processor-connections/{id}", Access::Private, None, Resource::Connection, 0),
+    // A test key cannot route to a live connection: it does not exist for it.
+    ("POST", "/v1/plans", Access::Private, Some(r#"{"name": "Gold", "fee": {"basisPoints": 200, "fixed": 0}, "defaultConnectionId": "{connection}"}"#), Resource::None, 400),
+    ("GET", "/v1/plans", Access::Private, None, Resource::None, 200),
+    ("GET", "/v1/plans/{id}", Access::Private, None, Resource::Plan, 0),
 ];
 
 fn method(name: &str) -> Method {
@@ -39,7 +66,7 @@ fn method(name: &str) -> Method {
 fn the_table_lists_exactly_the_served_routes() {
     let table: Vec<(String, &str, Access)> = ROUTES
         .iter()
-        .map(|(m, path, access, _)| ((*m).to_owned(), *path, *access))
+        .map(|(m, path, access, ..)| ((*m).to_owned(), *path, *access))
         .collect();
     let served: Vec<(String, &str, Access)> = catalogue()
         .into_iter()
@@ -76,6 +103,7 @@ async fn refusals_on_every_route(env: Env) {
     let (_, live_public) = env.create_key(&platform.id, "public", "live");
     let server = env.serve();
     let api = Api::new(&server);
+    let (connection, plan) = live_plan(&api, &live_private).await;
 
     let unknown = "priv_test_ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     let malformed = "priv_test_short";
@@ -87,17 +115,18 @@ async fn refusals_on_every_route(env: Env) {
         ("deleted", Some(&deleted)),
     ];
 
-    for (m, template, access, body) in ROUTES {
-        // A live merchant: the resource of the other mode for test keys.
-        let live = api
-            .post("/v1/merchants", &live_private, r#"{"name": "Live shop"}"#)
-            .await;
-        assert_eq!(live.status, StatusCode::CREATED, "{}", live.text);
-        let live_id = live.body["id"].as_str().unwrap();
-        let path = template.replace("{id}", live_id);
+    for (m, template, access, body, resource, other_mode_status) in ROUTES {
+        let (merchant, id) =
+            live_resource(&api, &live_private, *resource, &connection, &plan).await;
+        let body = body.map(|b| {
+            b.replace("{merchant}", &merchant)
+                .replace("{connection}", &connection)
+        });
+        let body = body.as_deref();
+        let path = template.replace("{id}", &id);
         let label = format!("{m} {template}");
 
-        assert_identical_401s(&api, m, &path, *body, &unauthenticated, &label).await;
+        assert_identical_401s(&api, m, &path, body, &unauthenticated, &label).await;
 
         let (wrong, right_other_mode) = match access {
             Access::Private => (&platform.public_key, &platform.private_key),
@@ -105,7 +134,7 @@ async fn refusals_on_every_route(env: Env) {
             Access::PublicOrPrivate => unreachable!("no such route yet"),
         };
         for key in [wrong, &live_public] {
-            let reply = api.send(method(m), &path, Some(key), *body).await;
+            let reply = api.send(method(m), &path, Some(key), body).await;
             assert_eq!(
                 reply.status,
                 StatusCode::FORBIDDEN,
@@ -117,7 +146,7 @@ async fn refusals_on_every_route(env: Env) {
         if template.contains("{id}") {
             // Other mode, other platform: not found, exactly as if it did not exist.
             for key in [right_other_mode, &other_platform.private_key] {
-                let reply = api.send(method(m), &path, Some(key), *body).await;
+                let reply = api.send(method(m), &path, Some(key), body).await;
                 assert_eq!(
                     reply.status,
                     StatusCode::NOT_FOUND,
@@ -126,7 +155,7 @@ async fn refusals_on_every_route(env: Env) {
                 );
             }
             // Positive control: the owner of the resource is served.
-            let reply = api.send(method(m), &path, Some(&live_private), *body).await;
+            let reply = api.send(method(m), &path, Some(&live_private), body).await;
             assert!(
                 reply.status.is_success(),
                 "{label} as owner: {}",
@@ -134,9 +163,21 @@ async fn refusals_on_every_route(env: Env) {
             );
         } else {
             let reply = api
-                .send(method(m), &path, Some(right_other_mode), *body)
+                .send(method(m), &path, Some(right_other_mode), body)
                 .await;
-            assert!(reply.status.is_success(), "{label}: {}", reply.text);
+            assert_eq!(
+                reply.status.as_u16(),
+                *other_mode_status,
+                "{label}: {}",
+                reply.text
+            );
+            // Positive control: the live owner is served.
+            let reply = api.send(method(m), &path, Some(&live_private), body).await;
+            assert!(
+                reply.status.is_success(),
+                "{label} as owner: {}",
+                reply.text
+            );
         }
     }
 
@@ -163,6 +204,58 @@ async fn wrong_type_on_an_inactive_key_is_401_not_403(env: Env) {
         .get("/v1/merchants", &platform.public_key)
         .await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+}
+
+/// A fresh live merchant, and the live resource `{id}` stands for.
+async fn live_resource(
+    api: &Api,
+    live_private: &str,
+    resource: Resource,
+    connection: &str,
+    plan: &str,
+) -> (String, String) {
+    let live = api
+        .post("/v1/merchants", live_private, r#"{"name": "Live shop"}"#)
+        .await;
+    assert_eq!(live.status, StatusCode::CREATED, "{}", live.text);
+    let merchant = live.body["id"].as_str().unwrap().to_owned();
+    let id = match resource {
+        Resource::None => String::new(),
+        Resource::Merchant => merchant.clone(),
+        Resource::Connection => connection.to_owned(),
+        Resource::Plan => plan.to_owned(),
+        Resource::Transaction => {
+            let body = AUTH_BODY.replace("{merchant}", &merchant);
+            let auth = api.post("/v1/transactions", live_private, &body).await;
+            assert_eq!(auth.status, StatusCode::CREATED, "{}", auth.text);
+            auth.body["id"].as_str().unwrap().to_owned()
+        }
+    };
+    (merchant, id)
+}
+
+/// Live mode starts empty: gives it a connection and a default plan, through the API.
+async fn live_plan(api: &Api, live_private: &str) -> (String, String) {
+    let connection = api
+        .post(
+            "/v1/processor-connections",
+            live_private,
+            r#"{"name": "Live sandbox", "kind": "sandbox"}"#,
+        )
+        .await;
+    assert_eq!(
+        connection.status,
+        StatusCode::CREATED,
+        "{}",
+        connection.text
+    );
+    let connection = connection.body["id"].as_str().unwrap().to_owned();
+    let plan_body = format!(
+        r#"{{"name": "Live plan", "fee": {{"basisPoints": 250, "fixed": 25}}, "defaultConnectionId": "{connection}", "default": true}}"#
+    );
+    let plan = api.post("/v1/plans", live_private, &plan_body).await;
+    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
+    (connection, plan.body["id"].as_str().unwrap().to_owned())
 }
 
 /// Every way of not being authenticated gets 401 with one identical body: no oracle.

@@ -6,11 +6,17 @@ use holdfast_domain::services::CreatedPlatform;
 use holdfast_domain::user::Email;
 use holdfast_persistence::Database;
 
-use crate::config::{DatabaseArgs, ServeArgs};
+use crate::config::{DatabaseArgs, PaymentArgs, ServeArgs};
 use crate::output;
 use crate::state::AppState;
 
-pub async fn run(database: &DatabaseArgs, args: &ServeArgs) -> anyhow::Result<()> {
+pub async fn run(
+    database: &DatabaseArgs,
+    payments: &PaymentArgs,
+    args: &ServeArgs,
+) -> anyhow::Result<()> {
+    // A bad BIN table stops start-up with its line number, before anything else is touched.
+    let bins = payments.bins()?;
     let applied = Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
@@ -21,7 +27,7 @@ pub async fn run(database: &DatabaseArgs, args: &ServeArgs) -> anyhow::Result<()
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let state = AppState::new(db);
+    let state = AppState::with_payments(db, bins, payments);
     if args.bootstrap_demo {
         let demo = state
             .platforms

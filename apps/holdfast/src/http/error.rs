@@ -6,7 +6,9 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use holdfast_domain::auth::{Access, AuthError};
-use holdfast_domain::services::{AuthenticateError, ServiceError};
+use holdfast_domain::payment::lifecycle::Refused;
+use holdfast_domain::payment::transaction::Transaction;
+use holdfast_domain::services::{AuthenticateError, PaymentError, ServiceError};
 use serde_json::json;
 
 use super::request_context;
@@ -29,6 +31,15 @@ pub enum ApiError {
     PayloadTooLarge { limit: usize },
     #[error("{param}: {message}")]
     Conflict { param: String, message: String },
+    /// A payment that was recorded but not approved: declined (402), or the processor failed
+    /// (502) or did not answer in time (504). The body carries the recorded transaction.
+    #[error("payment not approved: {code}")]
+    PaymentNotApproved {
+        status: StatusCode,
+        code: &'static str,
+        decline_code: Option<&'static str>,
+        transaction: Box<Transaction>,
+    },
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -98,6 +109,18 @@ impl ApiError {
                 message.clone(),
                 Some(param),
             ),
+            Self::PaymentNotApproved {
+                code, transaction, ..
+            } => (
+                if *code == "card_declined" {
+                    "card_error"
+                } else {
+                    "processor_error"
+                },
+                code,
+                transaction.authorization.processor_message.clone(),
+                None,
+            ),
             Self::Internal(_) => (
                 "api_error",
                 "internal_error",
@@ -118,6 +141,7 @@ impl ResponseError for ApiError {
             Self::Invalid { .. } => StatusCode::BAD_REQUEST,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::PaymentNotApproved { status, .. } => *status,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -128,7 +152,7 @@ impl ResponseError for ApiError {
             tracing::error!(request_id, cause, "request failed");
         }
         let (kind, code, message, param) = self.parts();
-        HttpResponse::build(self.status_code()).json(json!({
+        let mut body = json!({
             "error": {
                 "type": kind,
                 "code": code,
@@ -136,7 +160,17 @@ impl ResponseError for ApiError {
                 "param": param,
                 "requestId": request_id,
             }
-        }))
+        });
+        if let Self::PaymentNotApproved {
+            decline_code,
+            transaction,
+            ..
+        } = self
+        {
+            body["error"]["declineCode"] = json!(decline_code);
+            body["transaction"] = serde_json::to_value(transaction).unwrap_or_default();
+        }
+        HttpResponse::build(self.status_code()).json(body)
     }
 }
 
@@ -166,6 +200,22 @@ impl ApiError {
             AuthenticateError::Denied(AuthError::Unauthenticated) => Self::Unauthenticated,
             AuthenticateError::Denied(AuthError::WrongKeyType) => Self::WrongKeyType { required },
             AuthenticateError::Store(e) => Self::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<PaymentError> for ApiError {
+    fn from(err: PaymentError) -> Self {
+        match err {
+            PaymentError::Invalid(invalid) => invalid.into(),
+            PaymentError::Refused(refused @ Refused::AmountTooHigh { .. }) => {
+                Self::invalid("amount", refused.to_string())
+            }
+            PaymentError::Refused(refused) => Self::Conflict {
+                param: "transactionId".into(),
+                message: refused.to_string(),
+            },
+            PaymentError::Store(e) => Self::Internal(e.to_string()),
         }
     }
 }

@@ -68,8 +68,27 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             Some((head, _)) => head.to_owned(),
             None => message,
         };
+        // Never echo a rejected value: under `payment` it could be a card number.
+        let message = if message.starts_with("invalid type") || message.starts_with("invalid value")
+        {
+            redact_values(&message)
+        } else {
+            message
+        };
         ApiError::invalid(param, message)
     })
+}
+
+/// Drops every back-quoted value from a serde message.
+fn redact_values(message: &str) -> String {
+    message
+        .split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .map(|(_, part)| part)
+        .collect::<String>()
+        .replace("  ", " ")
+        .replace(" ,", ",")
 }
 
 fn strip_position(err: &serde_json::Error) -> String {
@@ -82,9 +101,19 @@ fn strip_position(err: &serde_json::Error) -> String {
 
 /// `limit` and `startingAfter` of a list endpoint; other query parameters are refused.
 pub fn page_request(req: &HttpRequest, cursor_prefix: &str) -> Result<PageRequest, ApiError> {
+    page_request_with(req, cursor_prefix, &[]).map(|(page, _)| page)
+}
+
+/// Like `page_request`, also accepting the filters named in `filters`, returned by name.
+pub fn page_request_with(
+    req: &HttpRequest,
+    cursor_prefix: &str,
+    filters: &[&str],
+) -> Result<(PageRequest, HashMap<String, String>), ApiError> {
     let params = web::Query::<HashMap<String, String>>::from_query(req.query_string())
         .map_err(|_| ApiError::invalid("query", "the query string is malformed"))?
         .into_inner();
+    let mut found = HashMap::new();
     let mut limit = None;
     let mut starting_after = None;
     for (name, value) in params {
@@ -104,12 +133,15 @@ pub fn page_request(req: &HttpRequest, cursor_prefix: &str) -> Result<PageReques
                 }
                 starting_after = Some(value);
             }
+            other if filters.contains(&other) => {
+                found.insert(name, value);
+            }
             other => {
                 return Err(ApiError::invalid(other, "unknown query parameter"));
             }
         }
     }
-    Ok(PageRequest::new(limit, starting_after)?)
+    Ok((PageRequest::new(limit, starting_after)?, found))
 }
 
 /// The authenticated caller, put in place by the route's authentication middleware.

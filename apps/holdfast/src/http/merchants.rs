@@ -64,6 +64,10 @@ struct UpdateMerchant {
     currency: Field<String>,
     #[serde(default)]
     email: Field<String>,
+    /// The plan that prices and routes the merchant's payments; `null` returns it to the
+    /// platform's default plan.
+    #[serde(default)]
+    plan_id: Field<String>,
 }
 
 async fn create(
@@ -132,7 +136,11 @@ async fn update(
             Field::Null => Some(None),
             Field::Value(e) => Some(Some(Email::parse(&e)?)),
         },
-        plan_id: None,
+        plan_id: match body.plan_id {
+            Field::Absent => None,
+            Field::Null => Some(None),
+            Field::Value(raw) => Some(Some(own_plan(&state, &who, &raw).await?)),
+        },
     };
     let merchant = state
         .merchants
@@ -152,4 +160,21 @@ async fn delete(
         id: id.to_string(),
         deleted: true,
     }))
+}
+
+/// A plan id that must name a plan of the caller's platform and mode.
+async fn own_plan(
+    state: &AppState,
+    who: &holdfast_domain::auth::Principal,
+    raw: &str,
+) -> Result<holdfast_domain::ids::PlanId, ApiError> {
+    let unknown = || ApiError::invalid("planId", "no such plan in this mode");
+    let id = holdfast_domain::ids::PlanId::parse("planId", raw).map_err(|_| unknown())?;
+    state
+        .payment_store
+        .get_plan(&who.platform_id, who.mode, &id)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map(|p| p.id)
+        .ok_or_else(unknown)
 }

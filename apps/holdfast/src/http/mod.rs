@@ -4,8 +4,10 @@ mod error;
 mod extract;
 mod health;
 mod merchants;
+mod plans;
 mod request_context;
 pub mod routes;
+mod transactions;
 pub mod views;
 
 use std::net::TcpListener;

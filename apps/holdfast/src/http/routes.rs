@@ -83,6 +83,8 @@ impl Routes {
 fn all() -> Routes {
     let mut routes = Routes::default();
     super::merchants::routes(&mut routes);
+    super::transactions::routes(&mut routes);
+    super::plans::routes(&mut routes);
     routes
 }
 

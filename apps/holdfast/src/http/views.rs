@@ -42,6 +42,7 @@ pub struct MerchantView {
     pub name: String,
     pub currency: String,
     pub email: Option<String>,
+    pub plan_id: Option<String>,
     pub created_on: String,
     pub updated_on: String,
 }
@@ -55,6 +56,7 @@ impl From<Merchant> for MerchantView {
             name: m.details.name.as_str().to_owned(),
             currency: m.details.currency.as_str().to_owned(),
             email: m.details.email.map(|e| e.as_str().to_owned()),
+            plan_id: m.plan_id.map(|p| p.to_string()),
             created_on: rfc3339(m.created_on),
             updated_on: rfc3339(m.updated_on),
         }

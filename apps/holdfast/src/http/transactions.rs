@@ -1,0 +1,243 @@
+//! `/v1/transactions`: auth and sale with card data; capture, void and refund of an earlier
+//! transaction; read one; list with filters.
+//!
+//! Answers: 201 with the transaction when approved; 402 (declined), 502 (processor error) or
+//! 504 (processor timeout) with the error envelope and the recorded transaction under
+//! `transaction`; 400 naming the field for bad input; 409 when the original does not allow the
+//! follow-up now (already captured, voided, in progress).
+
+use std::fmt;
+
+use actix_web::http::{Method, StatusCode};
+use actix_web::{HttpRequest, HttpResponse, web};
+use holdfast_domain::auth::Access;
+use holdfast_domain::ids::{MerchantId, TxnId};
+use holdfast_domain::payment::amount::Amount;
+use holdfast_domain::payment::card::{CardNumber, Cvv, Expiration};
+use holdfast_domain::payment::lifecycle::{FollowUp, TxnType};
+use holdfast_domain::payment::transaction::{AuthStatus, Transaction};
+use holdfast_domain::ports::{CardData, Clock, TxnFilter};
+use holdfast_domain::services::NewPayment;
+use serde::Deserialize;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::error::ApiError;
+use super::extract::{ApiJson, Caller, page_request_with};
+use super::routes::Routes;
+use super::views::ListView;
+use crate::state::AppState;
+
+pub fn routes(r: &mut Routes) {
+    r.add(
+        Method::POST,
+        "/v1/transactions",
+        Access::Private,
+        web::route().to(create),
+    );
+    r.add(
+        Method::GET,
+        "/v1/transactions",
+        Access::Private,
+        web::route().to(list),
+    );
+    r.add(
+        Method::GET,
+        "/v1/transactions/{id}",
+        Access::Private,
+        web::route().to(get),
+    );
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct CreateTransaction {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    merchant_id: Option<String>,
+    amount: Option<i64>,
+    payment: Option<PaymentBody>,
+    transaction_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PaymentBody {
+    number: Option<String>,
+    cvv: Option<String>,
+    expiration: Option<String>,
+}
+
+/// Card data must never reach a log, even by accident.
+impl fmt::Debug for CreateTransaction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CreateTransaction")
+            .field("type", &self.kind)
+            .field("merchantId", &self.merchant_id)
+            .field("amount", &self.amount)
+            .field("transactionId", &self.transaction_id)
+            .finish_non_exhaustive()
+    }
+}
+
+fn required<T>(value: Option<T>, field: &'static str) -> Result<T, ApiError> {
+    value.ok_or_else(|| ApiError::invalid(field, "is required"))
+}
+
+fn absent<T>(value: Option<&T>, field: &'static str, kind: &str) -> Result<(), ApiError> {
+    match value {
+        Some(_) => Err(ApiError::invalid(
+            field,
+            format!("is not allowed on a {kind}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn card(body: PaymentBody, now: OffsetDateTime) -> Result<CardData, ApiError> {
+    Ok(CardData {
+        number: CardNumber::parse(&required(body.number, "payment.number")?)?,
+        cvv: Some(Cvv::parse(&required(body.cvv, "payment.cvv")?)?),
+        expiration: Expiration::parse(&required(body.expiration, "payment.expiration")?, now)?,
+    })
+}
+
+async fn create(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    ApiJson(body): ApiJson<CreateTransaction>,
+) -> Result<HttpResponse, ApiError> {
+    let kind: TxnType = required(body.kind.as_deref(), "type")?
+        .parse()
+        .map_err(|_| {
+            ApiError::invalid("type", "must be one of auth, sale, capture, void, refund")
+        })?;
+    let txn = match kind {
+        TxnType::Auth | TxnType::Sale => {
+            absent(body.transaction_id.as_ref(), "transactionId", kind.as_str())?;
+            let merchant_id =
+                MerchantId::parse("merchantId", &required(body.merchant_id, "merchantId")?)?;
+            let amount = Amount::new("amount", required(body.amount, "amount")?)?;
+            let card = card(required(body.payment, "payment")?, state.clock.now())?;
+            state
+                .payments
+                .pay(
+                    &who,
+                    NewPayment {
+                        merchant_id,
+                        kind,
+                        amount,
+                        card,
+                    },
+                )
+                .await?
+        }
+        TxnType::Capture | TxnType::Void | TxnType::Refund => {
+            absent(body.merchant_id.as_ref(), "merchantId", kind.as_str())?;
+            absent(body.payment.as_ref(), "payment", kind.as_str())?;
+            let original = TxnId::parse(
+                "transactionId",
+                &required(body.transaction_id, "transactionId")?,
+            )?;
+            let amount = body.amount.map(|a| Amount::new("amount", a)).transpose()?;
+            let follow_up = match kind {
+                TxnType::Capture => FollowUp::Capture(amount),
+                TxnType::Refund => FollowUp::Refund(amount),
+                _ => {
+                    absent(amount.as_ref(), "amount", "void")?;
+                    FollowUp::Void
+                }
+            };
+            state.payments.follow_up(&who, &original, follow_up).await?
+        }
+    };
+    respond(txn)
+}
+
+/// The status code follows the outcome; every outcome carries the recorded transaction.
+fn respond(txn: Transaction) -> Result<HttpResponse, ApiError> {
+    let (status, code, decline_code) = match txn.authorization.status {
+        AuthStatus::Approved => return Ok(HttpResponse::Created().json(txn)),
+        AuthStatus::Declined => (
+            StatusCode::PAYMENT_REQUIRED,
+            "card_declined",
+            Some(decline_code(&txn.authorization.processor_code)),
+        ),
+        AuthStatus::Error => (StatusCode::BAD_GATEWAY, "processor_error", None),
+        AuthStatus::TimedOut => (StatusCode::GATEWAY_TIMEOUT, "processor_timeout", None),
+    };
+    Err(ApiError::PaymentNotApproved {
+        status,
+        code,
+        decline_code,
+        transaction: Box::new(txn),
+    })
+}
+
+/// A stable word for each processor decline code (docs/testing.md).
+fn decline_code(processor_code: &str) -> &'static str {
+    match processor_code {
+        "05" => "do_not_honor",
+        "51" => "insufficient_funds",
+        "41" => "lost_card",
+        "43" => "stolen_card",
+        "54" => "expired_card",
+        _ => "generic_decline",
+    }
+}
+
+async fn get(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let not_found = || ApiError::NotFound {
+        resource: "transaction",
+    };
+    let id = TxnId::parse("id", &id).map_err(|_| not_found())?;
+    let txn = state.payments.get(&who, &id).await?.ok_or_else(not_found)?;
+    Ok(HttpResponse::Ok().json(txn))
+}
+
+async fn list(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let (page, params) = page_request_with(
+        &req,
+        TxnId::PREFIX,
+        &["merchantId", "type", "createdFrom", "createdUntil"],
+    )?;
+    let time = |name: &'static str| {
+        params
+            .get(name)
+            .map(|raw| {
+                OffsetDateTime::parse(raw, &Rfc3339)
+                    .map_err(|_| ApiError::invalid(name, "must be an RFC 3339 timestamp"))
+            })
+            .transpose()
+    };
+    let filter = TxnFilter {
+        merchant_id: params
+            .get("merchantId")
+            .map(|raw| MerchantId::parse("merchantId", raw))
+            .transpose()?,
+        kind: params
+            .get("type")
+            .map(|raw| {
+                raw.parse::<TxnType>().map_err(|_| {
+                    ApiError::invalid("type", "must be one of auth, sale, capture, void, refund")
+                })
+            })
+            .transpose()?,
+        created_from: time("createdFrom")?,
+        created_until: time("createdUntil")?,
+    };
+    let txns = state
+        .payment_store
+        .list_transactions(&who.platform_id, who.mode, &filter, &page)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(HttpResponse::Ok().json(ListView::from_page(txns, |t| t)))
+}
