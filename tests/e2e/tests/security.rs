@@ -56,6 +56,8 @@ const ROUTES: &[Route] = &[
     ("POST", "/v1/plans", Access::Private, Some(r#"{"name": "Gold", "fee": {"basisPoints": 200, "fixed": 0}, "defaultConnectionId": "{connection}"}"#), Resource::None, 400),
     ("GET", "/v1/plans", Access::Private, None, Resource::None, 200),
     ("GET", "/v1/plans/{id}", Access::Private, None, Resource::Plan, 0),
+    // A BIN table has no mode: both modes read the same answer.
+    ("GET", "/v1/bins/{bin}", Access::Private, None, Resource::None, 200),
 ];
 
 fn method(name: &str) -> Method {
@@ -123,7 +125,7 @@ async fn refusals_on_every_route(env: Env) {
                 .replace("{connection}", &connection)
         });
         let body = body.as_deref();
-        let path = template.replace("{id}", &id);
+        let path = template.replace("{id}", &id).replace("{bin}", "411111");
         let label = format!("{m} {template}");
 
         assert_identical_401s(&api, m, &path, body, &unauthenticated, &label).await;

@@ -571,7 +571,36 @@ async fn card_data_is_never_stored_or_logged(env: Env) {
     }
 }
 
+async fn bin_lookup_answers_from_the_table_and_the_iin_ranges(env: Env) {
+    let s = shop(&env).await;
+    let listed = s.api.get("/v1/bins/400005", &s.key).await;
+    assert_eq!(listed.status, StatusCode::OK);
+    assert_eq!(
+        listed.body,
+        serde_json::json!({"bin": "400005", "brand": "visa", "funding": "debit",
+            "issuer": "Holdfast Test Bank", "country": "US", "listed": true})
+    );
+    let unlisted = s.api.get("/v1/bins/510510", &s.key).await;
+    assert_eq!(
+        (
+            unlisted.body["brand"].as_str(),
+            unlisted.body["funding"].as_str(),
+            unlisted.body["listed"].as_bool()
+        ),
+        (Some("mastercard"), Some("unknown"), Some(false))
+    );
+    for bad in ["41111", "4111111", "41111a"] {
+        let reply = s.api.get(&format!("/v1/bins/{bad}"), &s.key).await;
+        assert_eq!(
+            (reply.status, reply.error_param()),
+            (StatusCode::BAD_REQUEST, Some("bin")),
+            "{bad}"
+        );
+    }
+}
+
 on_both_backends!(
+    bin_lookup_answers_from_the_table_and_the_iin_ranges,
     every_sandbox_card_as_documented,
     capture_void_and_refund_rules,
     bad_input_names_the_field_and_writes_nothing,

@@ -1,5 +1,6 @@
 //! The HTTP API: actix-web application, routes, extractors and error mapping.
 
+mod bins;
 mod error;
 mod extract;
 mod health;

@@ -85,6 +85,7 @@ fn all() -> Routes {
     super::merchants::routes(&mut routes);
     super::transactions::routes(&mut routes);
     super::plans::routes(&mut routes);
+    super::bins::routes(&mut routes);
     routes
 }
 
