@@ -433,3 +433,265 @@ fn fail(txn: &mut Transaction, status: AuthStatus, code: &str, message: &str) {
         ..placeholder()
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{ConnectionId, KeyId, PlanId, PlatformId, UserId};
+    use crate::merchant::{Currency, MerchantDetails, MerchantName};
+    use crate::mode::{KeyType, Mode};
+    use crate::payment::brand::{CardBrand, FundingType};
+    use crate::payment::card::{CardNumber, Cvv, Expiration};
+    use crate::payment::fee::FeeRule;
+    use crate::payment::routing::ProcessorKind;
+    use crate::ports::{
+        BinInfo, MockBinLookup, MockClock, MockIds, MockMerchantStore, MockPaymentStore,
+        MockProcessor,
+    };
+    use std::sync::{Arc, Mutex};
+    use time::macros::datetime;
+
+    fn who() -> Principal {
+        Principal {
+            platform_id: PlatformId::from_suffix("1"),
+            mode: Mode::Test,
+            key_type: KeyType::Private,
+            key_id: KeyId::from_suffix("1"),
+            user_id: UserId::from_suffix("1"),
+        }
+    }
+
+    fn connection(name: &str) -> ProcessorConnection {
+        ProcessorConnection {
+            id: ConnectionId::from_suffix(name),
+            platform_id: PlatformId::from_suffix("1"),
+            mode: Mode::Test,
+            name: name.into(),
+            kind: ProcessorKind::Sandbox,
+            created_on: datetime!(2026-01-01 0:00 UTC),
+        }
+    }
+
+    /// A store with one merchant on a plan routing to `primary`, falling back to `backup`.
+    fn store() -> (
+        MockPaymentStore,
+        MockMerchantStore,
+        Arc<Mutex<Vec<Transaction>>>,
+    ) {
+        let mut merchants = MockMerchantStore::new();
+        merchants.expect_get_merchant().returning(|_, _, id| {
+            Ok(Some(Merchant {
+                id: id.clone(),
+                platform_id: PlatformId::from_suffix("1"),
+                mode: Mode::Test,
+                details: MerchantDetails {
+                    name: MerchantName::parse("Shop").unwrap(),
+                    currency: Currency::USD,
+                    email: None,
+                },
+                plan_id: None,
+                created_on: datetime!(2026-01-01 0:00 UTC),
+                updated_on: datetime!(2026-01-01 0:00 UTC),
+            }))
+        });
+        let mut store = MockPaymentStore::new();
+        store.expect_default_plan().returning(|_, _| {
+            Ok(Some(Plan {
+                id: PlanId::from_suffix("1"),
+                platform_id: PlatformId::from_suffix("1"),
+                mode: Mode::Test,
+                name: "Default".into(),
+                fee: FeeRule::new(290, 30).unwrap(),
+                default_connection: ConnectionId::from_suffix("primary"),
+                brand_routes: Vec::new(),
+                fallbacks: vec![ConnectionId::from_suffix("backup")],
+                is_default: true,
+                created_on: datetime!(2026-01-01 0:00 UTC),
+            }))
+        });
+        store
+            .expect_get_connection()
+            .returning(|_, _, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
+        store
+            .expect_insert_pending_transaction()
+            .returning(|_| Ok(()));
+        let completed = Arc::new(Mutex::new(Vec::new()));
+        let sink = completed.clone();
+        store
+            .expect_complete_transaction_with_event()
+            .returning(move |txn, _, event| {
+                assert_eq!(event.data.event_type(), "transaction.created");
+                sink.lock().unwrap().push(txn.clone());
+                Ok(())
+            });
+        (store, merchants, completed)
+    }
+
+    fn service(
+        store: MockPaymentStore,
+        merchants: MockMerchantStore,
+        processor: MockProcessor,
+    ) -> PaymentService<
+        MockPaymentStore,
+        MockMerchantStore,
+        MockProcessor,
+        MockBinLookup,
+        MockClock,
+        MockIds,
+    > {
+        let mut bins = MockBinLookup::new();
+        bins.expect_lookup().returning(|bin| BinInfo {
+            bin: bin.into(),
+            brand: CardBrand::Visa,
+            funding: FundingType::Credit,
+            issuer: None,
+            country: None,
+        });
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let mut ids = MockIds::new();
+        ids.expect_next_id().return_const("01".to_owned());
+        PaymentService::new(store, merchants, processor, bins, clock, ids)
+    }
+
+    fn auth() -> NewPayment {
+        NewPayment {
+            merchant_id: MerchantId::from_suffix("1"),
+            kind: TxnType::Auth,
+            amount: Amount::new("amount", 1000).unwrap(),
+            card: CardData {
+                number: CardNumber::parse("4111111111111111").unwrap(),
+                cvv: Some(Cvv::parse("123").unwrap()),
+                expiration: Expiration::parse("1230", datetime!(2026-11-22 0:00 UTC)).unwrap(),
+            },
+        }
+    }
+
+    fn approved() -> ProcessorReply {
+        ProcessorReply {
+            approved: true,
+            approved_amount: 1000,
+            avs: AvsCode::FullMatch,
+            cvv: CvvCode::Match,
+            code: "00".into(),
+            message: "Approved".into(),
+            processor_transaction_id: "p1".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unavailable_processor_falls_back_to_the_next_connection() {
+        let (store, merchants, completed) = store();
+        let mut processor = MockProcessor::new();
+        processor
+            .expect_call()
+            .withf(|c, _| c.name == "primary")
+            .times(1)
+            .returning(|_, _| Err(ProcessorError::Unavailable("down".into())));
+        processor
+            .expect_call()
+            .withf(|c, _| c.name == "backup")
+            .times(1)
+            .returning(|_, _| Ok(approved()));
+        let txn = service(store, merchants, processor)
+            .pay(&who(), auth())
+            .await
+            .unwrap();
+        assert_eq!(txn.processor.name, "backup");
+        assert_eq!((txn.state, txn.fee), (TxnState::Authorized, 30));
+        assert_eq!(completed.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_decline_is_an_answer_and_never_falls_back() {
+        let (store, merchants, _) = store();
+        let mut processor = MockProcessor::new();
+        processor.expect_call().times(1).returning(|_, _| {
+            Ok(ProcessorReply {
+                approved: false,
+                approved_amount: 0,
+                code: "51".into(),
+                ..approved()
+            })
+        });
+        let txn = service(store, merchants, processor)
+            .pay(&who(), auth())
+            .await
+            .unwrap();
+        assert_eq!(
+            (txn.state, txn.authorization.status, txn.fee),
+            (TxnState::Declined, AuthStatus::Declined, 0)
+        );
+        assert_eq!(txn.processor.name, "primary");
+    }
+
+    #[tokio::test]
+    async fn a_timeout_is_reversed_and_recorded_as_failed() {
+        let (store, merchants, completed) = store();
+        let mut processor = MockProcessor::new();
+        processor
+            .expect_call()
+            .withf(|_, r| matches!(r.op, ProcessorOp::Authorize(_)))
+            .times(1)
+            .returning(|_, _| Err(ProcessorError::Timeout));
+        processor
+            .expect_call()
+            .withf(|c, r| {
+                matches!(r.op, ProcessorOp::Reverse)
+                    && c.name == "primary"
+                    && r.reference.as_str() == "txn_01"
+            })
+            .times(1)
+            .returning(|_, _| Ok(approved()));
+        let txn = service(store, merchants, processor)
+            .pay(&who(), auth())
+            .await
+            .unwrap();
+        assert_eq!(
+            (txn.state, txn.authorization.status),
+            (TxnState::Failed, AuthStatus::TimedOut)
+        );
+        assert!(txn.authorization.processor_message.contains("reversed"));
+        assert_eq!(
+            completed.lock().unwrap()[0].authorization.status,
+            AuthStatus::TimedOut
+        );
+    }
+
+    #[tokio::test]
+    async fn a_lost_reservation_is_refused_without_calling_the_processor() {
+        let (mut store, merchants, _) = store();
+        let mut original = None;
+        {
+            // An authorized auth, as the store returns it.
+            let (s2, m2, done) = self::store();
+            let mut processor = MockProcessor::new();
+            processor.expect_call().returning(|_, _| Ok(approved()));
+            service(s2, m2, processor)
+                .pay(&who(), auth())
+                .await
+                .unwrap();
+            original.replace(done.lock().unwrap()[0].clone());
+        }
+        let original = original.unwrap();
+        store
+            .expect_get_transaction()
+            .returning(move |_, _, _| Ok(Some(original.clone())));
+        store
+            .expect_reserve()
+            .times(1)
+            .returning(|_, _, _, _| Ok(false));
+        let mut processor = MockProcessor::new();
+        processor.expect_call().never();
+        let err = service(store, merchants, processor)
+            .follow_up(&who(), &TxnId::from_suffix("01"), FollowUp::Capture(None))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, PaymentError::Refused(Refused::InFlight)),
+            "{err:?}"
+        );
+    }
+}
