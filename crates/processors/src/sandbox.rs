@@ -233,6 +233,17 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_documented_table_lists_every_test_card() {
+        let doc = include_str!("../../../docs/testing.md");
+        for (number, _) in SANDBOX_CARDS {
+            assert!(
+                doc.contains(&format!("| {number} |")),
+                "{number} is missing from docs/testing.md"
+            );
+        }
+    }
+
     #[tokio::test]
     async fn each_card_does_what_the_table_says() {
         for (number, behaviour) in SANDBOX_CARDS {
