@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use holdfast_domain::ports::{
-    BinLookup, Clock, Ids, KeyStore, MerchantStore, PaymentStore, PlatformStore, Processor,
-    UserStore,
+    BinLookup, Clock, IdempotencyStore, Ids, KeyStore, MerchantStore, PaymentStore, PlatformStore,
+    Processor, UserStore,
 };
 use holdfast_domain::services::{
     Authenticator, KeyService, MerchantService, PaymentService, PlatformService, UserService,
@@ -43,6 +43,7 @@ pub struct AppState {
     /// The payment store itself, for plans, connections and reads that need no rules.
     pub payment_store: Shared<dyn PaymentStore>,
     pub bins: Shared<dyn BinLookup>,
+    pub idempotency: Shared<dyn IdempotencyStore>,
     pub clock: DynClock,
     pub ids: DynIds,
 }
@@ -88,6 +89,7 @@ impl AppState {
                 ids.clone(),
             ),
             payment_store: stores.payments,
+            idempotency: stores.idempotency,
             bins,
             clock,
             ids,

@@ -2,6 +2,7 @@
 
 pub mod api_key;
 pub mod auth;
+pub mod idempotency;
 pub mod ids;
 pub mod merchant;
 pub mod mode;

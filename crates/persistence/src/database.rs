@@ -11,7 +11,7 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
-    KeyStore, MerchantStore, PaymentStore, PlatformStore, StoreError, UserStore,
+    IdempotencyStore, KeyStore, MerchantStore, PaymentStore, PlatformStore, StoreError, UserStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -109,6 +109,7 @@ pub struct Stores {
     pub keys: Arc<dyn KeyStore>,
     pub merchants: Arc<dyn MerchantStore>,
     pub payments: Arc<dyn PaymentStore>,
+    pub idempotency: Arc<dyn IdempotencyStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -202,6 +203,7 @@ impl Database {
                 + UserStore
                 + KeyStore
                 + MerchantStore
+                + IdempotencyStore
                 + PaymentStore
                 + Clone
                 + 'static,
@@ -212,6 +214,7 @@ impl Database {
                 keys: Arc::new(s.clone()),
                 merchants: Arc::new(s.clone()),
                 payments: Arc::new(s.clone()),
+                idempotency: Arc::new(s.clone()),
             }
         }
         match self {

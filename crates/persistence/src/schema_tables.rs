@@ -146,6 +146,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::{Binary, Integer, Nullable, Text};
+    use super::Ts;
+
+    idempotency_keys (platform_id, mode, key) {
+        platform_id -> Text,
+        mode -> Text,
+        key -> Text,
+        fingerprint -> Binary,
+        created_on -> Ts,
+        status -> Nullable<Integer>,
+        body -> Nullable<Text>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     platforms,
     users,
@@ -155,4 +170,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     plans,
     transactions,
     events,
+    idempotency_keys,
 );

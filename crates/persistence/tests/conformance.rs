@@ -914,6 +914,66 @@ mod cases {
         );
     }
 
+    pub async fn idempotency_keys_claim_replay_and_release(db: Database) {
+        use holdfast_domain::idempotency::{IdempotencyKey, Seen, StoredResponse, fingerprint};
+        use holdfast_domain::ports::Begun;
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let (p, mode) = (&a.platform.id, Mode::Test);
+        let key = IdempotencyKey::parse("order-42").unwrap();
+        let print = fingerprint("POST", "/v1/merchants", b"{}");
+        let other = fingerprint("POST", "/v1/merchants", b"{\"x\":1}");
+        let idem = &stores.idempotency;
+        assert_eq!(
+            idem.begin(p, mode, &key, &print, T0).await.unwrap(),
+            Begun::Started
+        );
+        assert_eq!(
+            idem.begin(p, mode, &key, &print, T0).await.unwrap(),
+            Begun::Seen(Seen::InProgress)
+        );
+        assert_eq!(
+            idem.begin(p, Mode::Live, &key, &print, T0).await.unwrap(),
+            Begun::Started,
+            "per mode"
+        );
+        let response = StoredResponse {
+            status: 201,
+            body: "{\"id\":1}".into(),
+        };
+        idem.complete(p, mode, &key, &response).await.unwrap();
+        assert_eq!(
+            idem.begin(p, mode, &key, &print, T0).await.unwrap(),
+            Begun::Seen(Seen::Replay(response.clone()))
+        );
+        assert_eq!(
+            idem.begin(p, mode, &key, &other, T0).await.unwrap(),
+            Begun::Seen(Seen::Mismatch)
+        );
+        // A completed key is not released; a running one is.
+        idem.release(p, mode, &key).await.unwrap();
+        assert_eq!(
+            idem.begin(p, mode, &key, &print, T0).await.unwrap(),
+            Begun::Seen(Seen::Replay(response))
+        );
+        let running = IdempotencyKey::parse("order-43").unwrap();
+        assert_eq!(
+            idem.begin(p, mode, &running, &print, T0).await.unwrap(),
+            Begun::Started
+        );
+        idem.release(p, mode, &running).await.unwrap();
+        assert_eq!(
+            idem.begin(p, mode, &running, &print, T0).await.unwrap(),
+            Begun::Started
+        );
+        // After 24 hours a key starts afresh.
+        let later = T0 + time::Duration::hours(25);
+        assert_eq!(
+            idem.begin(p, mode, &key, &other, later).await.unwrap(),
+            Begun::Started
+        );
+    }
+
     pub async fn ping_answers(db: Database) {
         db.ping().await.unwrap();
     }
@@ -959,5 +1019,6 @@ conformance!(
     only_one_reservation_closes_an_auth,
     refund_reservations_never_exceed_the_amount,
     transactions_list_by_filter_newest_first,
+    idempotency_keys_claim_replay_and_release,
     ping_answers,
 );

@@ -90,4 +90,34 @@ impl Api {
     pub async fn delete(&self, path: &str, key: &str) -> Reply {
         self.send(Method::DELETE, path, Some(key), None).await
     }
+
+    /// A POST with an `Idempotency-Key`.
+    pub async fn post_once(
+        &self,
+        path: &str,
+        key: &str,
+        idempotency_key: &str,
+        body: &str,
+    ) -> Reply {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base_url))
+            .header("x-api-key", key)
+            .header("idempotency-key", idempotency_key)
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .await
+            .expect("request sent");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("body read");
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Reply {
+            status,
+            headers,
+            body,
+            text,
+        }
+    }
 }

@@ -4,6 +4,7 @@ mod bins;
 mod error;
 mod extract;
 mod health;
+mod idempotency;
 mod merchants;
 mod plans;
 mod request_context;

@@ -153,10 +153,14 @@ pub async fn gate(
         .map(|v| v.to_str().unwrap_or_default());
     match state.auth.authenticate(header, required).await {
         Ok(principal) => {
-            req.extensions_mut().insert(principal);
-            next.call(req)
-                .await
-                .map(ServiceResponse::map_into_boxed_body)
+            req.extensions_mut().insert(principal.clone());
+            if req.method() == Method::POST {
+                super::idempotency::guard(&state, &principal, req, next).await
+            } else {
+                next.call(req)
+                    .await
+                    .map(ServiceResponse::map_into_boxed_body)
+            }
         }
         Err(err) => {
             let refusal = ApiError::from_auth(err, required);

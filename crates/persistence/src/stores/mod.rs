@@ -3,6 +3,8 @@
 //! backends cannot drift apart.
 
 #[macro_use]
+mod idempotency;
+#[macro_use]
 mod keys;
 #[macro_use]
 mod merchants;
@@ -17,6 +19,7 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
+use holdfast_domain::idempotency::{IdempotencyKey, KeyRecord, Seen, StoredResponse, on_seen};
 use holdfast_domain::ids::{ConnectionId, KeyId, MerchantId, PlanId, PlatformId, TxnId, UserId};
 use holdfast_domain::merchant::{Merchant, MerchantPatch};
 use holdfast_domain::mode::Mode;
@@ -27,7 +30,7 @@ use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::platform::Platform;
 use holdfast_domain::ports::StoreError;
 use holdfast_domain::ports::{
-    Event, NewPlatform, OriginalOutcome, Reservation, StoredEvent, TxnFilter,
+    Begun, Event, NewPlatform, OriginalOutcome, Reservation, StoredEvent, TxnFilter,
 };
 use holdfast_domain::user::{Email, User};
 use time::OffsetDateTime;
@@ -91,6 +94,7 @@ macro_rules! sql_store {
         key_store!($store, $schema);
         merchant_store!($store, $schema);
         payment_store!($store, $schema);
+        idempotency_store!($store, $schema);
     };
 }
 

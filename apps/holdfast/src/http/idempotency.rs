@@ -1,0 +1,109 @@
+//! `Idempotency-Key` on every POST (rules in `holdfast_domain::idempotency`): the first request
+//! runs and its response is stored (unless 5xx); a repeat gets that response replayed with
+//! `idempotent-replayed: true`; a different body or a request still running gets 409.
+
+use actix_web::body::{BoxBody, MessageBody, to_bytes};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::http::header::{CONTENT_TYPE, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{Error, HttpResponse, ResponseError, web};
+use holdfast_domain::auth::Principal;
+use holdfast_domain::idempotency::{IdempotencyKey, Seen, StoredResponse, fingerprint, storable};
+use holdfast_domain::ports::Begun;
+
+use super::error::ApiError;
+use crate::state::AppState;
+
+pub const HEADER: &str = "idempotency-key";
+pub const REPLAYED: &str = "idempotent-replayed";
+
+/// Runs `next` under the request's idempotency key, if it has one.
+pub async fn guard(
+    state: &AppState,
+    who: &Principal,
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let Some(raw) = req.headers().get(HEADER) else {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
+    };
+    // A header that is not visible ASCII fails the same rule as a malformed key.
+    let parsed = IdempotencyKey::parse(raw.to_str().unwrap_or("\u{7f}"));
+    let key = match parsed {
+        Ok(key) => key,
+        Err(invalid) => return Ok(req.into_response(ApiError::from(invalid).error_response())),
+    };
+    // The body is read once here for the fingerprint, then handed back to the handler.
+    let body = match req.extract::<web::Bytes>().await {
+        Ok(body) => body,
+        Err(err) => return Ok(req.into_response(err.error_response())),
+    };
+    let print = fingerprint(req.method().as_str(), req.path(), &body);
+    req.set_payload(Payload::from(body));
+    let now = state.clock.now();
+    let store = &state.idempotency;
+    let begun = store
+        .begin(&who.platform_id, who.mode, &key, &print, now)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    match begun {
+        Begun::Started => {}
+        Begun::Seen(Seen::Replay(stored)) => return Ok(req.into_response(replay(&stored))),
+        Begun::Seen(Seen::Mismatch) => {
+            let refusal = ApiError::Conflict {
+                param: "Idempotency-Key".into(),
+                message: "this key was used with a different request; use a new key".into(),
+            };
+            return Ok(req.into_response(refusal.error_response()));
+        }
+        Begun::Seen(Seen::InProgress | Seen::Restart) => {
+            let refusal = ApiError::Conflict {
+                param: "Idempotency-Key".into(),
+                message: "a request with this key is still running; retry later".into(),
+            };
+            return Ok(req.into_response(refusal.error_response()));
+        }
+    }
+    let response = next.call(req).await?;
+    let status = response.status();
+    if !storable(status.as_u16()) {
+        // A transient failure: forget the key so the client's retry runs.
+        if let Err(e) = store.release(&who.platform_id, who.mode, &key).await {
+            tracing::error!(error = %e, "could not release an idempotency key");
+        }
+        return Ok(response.map_into_boxed_body());
+    }
+    let (request, response) = response.into_parts();
+    let (head, body) = response.into_parts();
+    let bytes = to_bytes(body)
+        .await
+        .map_err(|_| ApiError::Internal("response body unreadable".into()))?;
+    let stored = StoredResponse {
+        status: status.as_u16(),
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    };
+    store
+        .complete(&who.platform_id, who.mode, &key, &stored)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(ServiceResponse::new(
+        request,
+        head.set_body(BoxBody::new(bytes)),
+    ))
+}
+
+fn replay(stored: &StoredResponse) -> HttpResponse {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    let mut response = HttpResponse::build(status).body(stored.body.clone());
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(
+        actix_web::http::header::HeaderName::from_static(REPLAYED),
+        HeaderValue::from_static("true"),
+    );
+    response
+}

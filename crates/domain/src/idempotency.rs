@@ -1,0 +1,185 @@
+//! `Idempotency-Key` on every POST: what a repeated request gets.
+//!
+//! | A request with a key already seen… | gets |
+//! |---|---|
+//! | same fingerprint, first one completed (not 5xx), within 24 h | the stored response, replayed |
+//! | same key, different method, path or body | 409, nothing runs |
+//! | while the first is still running | 409, nothing runs |
+//! | first one answered 5xx | runs again (a transient failure is never stored) |
+//! | older than 24 h, or a first attempt abandoned for 5 minutes | runs as new |
+
+use sha2::{Digest, Sha256};
+use time::{Duration, OffsetDateTime};
+
+use crate::Invalid;
+
+/// How long a completed response is replayed.
+pub const RETENTION: Duration = Duration::hours(24);
+/// After this, a request still marked running is taken to have died with its process.
+pub const ABANDONED_AFTER: Duration = Duration::minutes(5);
+
+/// A client's idempotency key: 1 to 255 visible ASCII characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let ok = (1..=255).contains(&raw.len()) && raw.bytes().all(|b| (0x21..=0x7e).contains(&b));
+        if ok {
+            Ok(Self(raw.to_owned()))
+        } else {
+            Err(Invalid::new(
+                "Idempotency-Key",
+                "must be 1 to 255 visible ASCII characters",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// SHA-256 of what makes two requests "the same": method, path and body.
+pub fn fingerprint(method: &str, path: &str, body: &[u8]) -> [u8; 32] {
+    let mut hash = Sha256::new();
+    for part in [method.as_bytes(), b"\n", path.as_bytes(), b"\n", body] {
+        hash.update(part);
+    }
+    hash.finalize().into()
+}
+
+/// A response kept for replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredResponse {
+    pub status: u16,
+    pub body: String,
+}
+
+/// A key's record as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRecord {
+    pub fingerprint: [u8; 32],
+    pub created_on: OffsetDateTime,
+    /// `None` while the first request is running.
+    pub response: Option<StoredResponse>,
+}
+
+/// What to do with a request whose key already has a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    Replay(StoredResponse),
+    Mismatch,
+    InProgress,
+    /// The record is stale (expired or abandoned): replace it and run the request.
+    Restart,
+}
+
+pub fn on_seen(existing: &KeyRecord, fingerprint: &[u8; 32], now: OffsetDateTime) -> Seen {
+    let age = now - existing.created_on;
+    match &existing.response {
+        Some(_) if age >= RETENTION => Seen::Restart,
+        None if age >= ABANDONED_AFTER => Seen::Restart,
+        _ if &existing.fingerprint != fingerprint => Seen::Mismatch,
+        Some(response) => Seen::Replay(response.clone()),
+        None => Seen::InProgress,
+    }
+}
+
+/// Whether a response may be stored for replay: everything but a 5xx.
+pub fn storable(status: u16) -> bool {
+    status < 500
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    const T0: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+
+    fn record(response: Option<u16>, fingerprint: [u8; 32]) -> KeyRecord {
+        KeyRecord {
+            fingerprint,
+            created_on: T0,
+            response: response.map(|status| StoredResponse {
+                status,
+                body: "{}".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn every_row_of_the_table() {
+        let same = fingerprint("POST", "/v1/merchants", b"{}");
+        let other = fingerprint("POST", "/v1/merchants", b"{\"a\":1}");
+        let minute = Duration::minutes(1);
+        let replay = Seen::Replay(StoredResponse {
+            status: 201,
+            body: "{}".into(),
+        });
+        let rows = [
+            (record(Some(201), same), same, T0 + minute, replay.clone()),
+            (record(Some(201), same), other, T0 + minute, Seen::Mismatch),
+            (record(None, same), same, T0 + minute, Seen::InProgress),
+            (record(None, same), other, T0 + minute, Seen::Mismatch),
+            (record(Some(201), same), same, T0 + RETENTION, Seen::Restart),
+            (
+                record(Some(201), same),
+                same,
+                T0 + RETENTION - minute,
+                replay,
+            ),
+            (
+                record(None, same),
+                same,
+                T0 + ABANDONED_AFTER,
+                Seen::Restart,
+            ),
+        ];
+        for (existing, fp, now, expected) in rows {
+            assert_eq!(
+                on_seen(&existing, &fp, now),
+                expected,
+                "{existing:?} at {now}"
+            );
+        }
+    }
+
+    #[test]
+    fn transient_failures_are_never_stored() {
+        for (status, ok) in [
+            (200, true),
+            (201, true),
+            (402, true),
+            (409, true),
+            (500, false),
+            (502, false),
+            (504, false),
+        ] {
+            assert_eq!(storable(status), ok, "{status}");
+        }
+    }
+
+    #[test]
+    fn keys_and_fingerprints() {
+        for (raw, ok) in [
+            ("a", true),
+            (&"k".repeat(255)[..], true),
+            (&"k".repeat(256)[..], false),
+            ("", false),
+            ("has space", false),
+            ("é", false),
+        ] {
+            assert_eq!(IdempotencyKey::parse(raw).is_ok(), ok, "{raw:?}");
+        }
+        assert_ne!(
+            fingerprint("POST", "/v1/a", b"x"),
+            fingerprint("POST", "/v1/b", b"x")
+        );
+        assert_ne!(
+            fingerprint("POST", "/v1/a", b"x"),
+            fingerprint("POST", "/v1/a", b"y")
+        );
+    }
+}

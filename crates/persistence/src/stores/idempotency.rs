@@ -1,0 +1,126 @@
+//! `IdempotencyStore`, written once for both backends.
+
+macro_rules! idempotency_store {
+    ($store:ident, $schema:ident) => {
+        #[async_trait::async_trait]
+        impl holdfast_domain::ports::IdempotencyStore for $store {
+            async fn begin(
+                &self,
+                platform: &PlatformId,
+                mode: Mode,
+                key: &IdempotencyKey,
+                fingerprint: &[u8; 32],
+                now: OffsetDateTime,
+            ) -> Result<Begun, StoreError> {
+                use crate::schema::$schema::idempotency_keys as t;
+                let mut conn = self.conn().await?;
+                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    let claim = async |conn: &mut <Self as crate::stores::Backend>::Conn| {
+                        diesel::insert_into(t::table)
+                            .values((
+                                t::platform_id.eq(platform.as_str()),
+                                t::mode.eq(mode.as_str()),
+                                t::key.eq(key.as_str()),
+                                t::fingerprint.eq(fingerprint.as_slice()),
+                                t::created_on.eq(now),
+                            ))
+                            .on_conflict_do_nothing()
+                            .execute(conn)
+                            .await
+                    };
+                    // The unique key decides: of two concurrent first requests, one inserts.
+                    if claim(conn).await? == 1 {
+                        return Ok(Begun::Started);
+                    }
+                    let row = t::table
+                        .filter(t::platform_id.eq(platform.as_str()))
+                        .filter(t::mode.eq(mode.as_str()))
+                        .filter(t::key.eq(key.as_str()));
+                    let (stored_fp, created_on, status, body): (
+                        Vec<u8>,
+                        OffsetDateTime,
+                        Option<i32>,
+                        Option<String>,
+                    ) = row
+                        .select((t::fingerprint, t::created_on, t::status, t::body))
+                        .first(conn)
+                        .await?;
+                    let record = KeyRecord {
+                        fingerprint: stored_fp.try_into().unwrap_or([0; 32]),
+                        created_on,
+                        response: match (status, body) {
+                            (Some(status), Some(body)) => Some(StoredResponse {
+                                status: u16::try_from(status).unwrap_or(500),
+                                body,
+                            }),
+                            _ => None,
+                        },
+                    };
+                    match on_seen(&record, fingerprint, now) {
+                        Seen::Restart => {
+                            // Only the stale record this request saw is replaced; a newer one
+                            // (another request restarting it first) wins.
+                            diesel::delete(row.filter(t::created_on.eq(created_on)))
+                                .execute(conn)
+                                .await?;
+                            if claim(conn).await? == 1 {
+                                Ok(Begun::Started)
+                            } else {
+                                Ok(Begun::Seen(Seen::InProgress))
+                            }
+                        }
+                        seen => Ok(Begun::Seen(seen)),
+                    }
+                })
+                .await
+                .map_err(query_error("idempotency_keys"))
+            }
+
+            async fn complete(
+                &self,
+                platform: &PlatformId,
+                mode: Mode,
+                key: &IdempotencyKey,
+                response: &StoredResponse,
+            ) -> Result<(), StoreError> {
+                use crate::schema::$schema::idempotency_keys as t;
+                let mut conn = self.conn().await?;
+                diesel::update(
+                    t::table
+                        .filter(t::platform_id.eq(platform.as_str()))
+                        .filter(t::mode.eq(mode.as_str()))
+                        .filter(t::key.eq(key.as_str())),
+                )
+                .set((
+                    t::status.eq(Some(i32::from(response.status))),
+                    t::body.eq(Some(&response.body)),
+                ))
+                .execute(&mut conn)
+                .await
+                .map(drop)
+                .map_err(query_error("idempotency_keys"))
+            }
+
+            async fn release(
+                &self,
+                platform: &PlatformId,
+                mode: Mode,
+                key: &IdempotencyKey,
+            ) -> Result<(), StoreError> {
+                use crate::schema::$schema::idempotency_keys as t;
+                let mut conn = self.conn().await?;
+                diesel::delete(
+                    t::table
+                        .filter(t::platform_id.eq(platform.as_str()))
+                        .filter(t::mode.eq(mode.as_str()))
+                        .filter(t::key.eq(key.as_str()))
+                        .filter(t::status.is_null()),
+                )
+                .execute(&mut conn)
+                .await
+                .map(drop)
+                .map_err(query_error("idempotency_keys"))
+            }
+        }
+    };
+}

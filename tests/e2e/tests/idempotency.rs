@@ -1,0 +1,183 @@
+//! `Idempotency-Key` on POST, observed from outside: replays, conflicts, in-flight duplicates,
+//! transient failures never stored, and nothing ever written twice.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+#![expect(
+    clippy::too_many_lines,
+    reason = "end-to-end scenarios read top to bottom"
+)]
+
+use holdfast_e2e::{Api, Env, on_both_backends};
+use reqwest::StatusCode;
+
+fn auth(merchant: &str, number: &str) -> String {
+    format!(
+        r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
+            "payment": {{"number": "{number}", "cvv": "123", "expiration": "1230"}}}}"#
+    )
+}
+
+fn replayed(reply: &holdfast_e2e::Reply) -> bool {
+    reply
+        .headers
+        .get("idempotent-replayed")
+        .is_some_and(|v| v == "true")
+}
+
+async fn repeats_replay_and_never_write_twice(env: Env) {
+    let platform = env.create_platform("Acme");
+    let other = env.create_platform("Other");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PROCESSOR_TIMEOUT_MS", "400"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+
+    let first = api
+        .post_once("/v1/merchants", key, "create-shop-1", r#"{"name": "Shop"}"#)
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED);
+    assert!(!replayed(&first));
+    let again = api
+        .post_once("/v1/merchants", key, "create-shop-1", r#"{"name": "Shop"}"#)
+        .await;
+    assert_eq!(
+        (again.status, &again.body),
+        (StatusCode::CREATED, &first.body)
+    );
+    assert!(replayed(&again), "the replay says so");
+    let merchants = api.get("/v1/merchants", key).await;
+    assert_eq!(
+        merchants.body["data"].as_array().unwrap().len(),
+        1,
+        "created once"
+    );
+
+    let different = api
+        .post_once(
+            "/v1/merchants",
+            key,
+            "create-shop-1",
+            r#"{"name": "Other shop"}"#,
+        )
+        .await;
+    assert_eq!(
+        (different.status, different.error_param()),
+        (StatusCode::CONFLICT, Some("Idempotency-Key"))
+    );
+    // Keys belong to a platform and mode: another platform may use the same one.
+    let elsewhere = api
+        .post_once(
+            "/v1/merchants",
+            &other.private_key,
+            "create-shop-1",
+            r#"{"name": "Shop"}"#,
+        )
+        .await;
+    assert_eq!(elsewhere.status, StatusCode::CREATED);
+    assert!(!replayed(&elsewhere));
+
+    let merchant = first.body["id"].as_str().unwrap();
+    // A decline is an answer: stored and replayed, one transaction only.
+    let declined = api
+        .post_once(
+            "/v1/transactions",
+            key,
+            "pay-1",
+            &auth(merchant, "4000000000000119"),
+        )
+        .await;
+    let declined_again = api
+        .post_once(
+            "/v1/transactions",
+            key,
+            "pay-1",
+            &auth(merchant, "4000000000000119"),
+        )
+        .await;
+    assert_eq!(
+        (declined.status, declined_again.status),
+        (StatusCode::PAYMENT_REQUIRED, StatusCode::PAYMENT_REQUIRED)
+    );
+    assert_eq!(declined.body, declined_again.body);
+    let approved = api
+        .post_once(
+            "/v1/transactions",
+            key,
+            "pay-2",
+            &auth(merchant, "4111111111111111"),
+        )
+        .await;
+    let approved_again = api
+        .post_once(
+            "/v1/transactions",
+            key,
+            "pay-2",
+            &auth(merchant, "4111111111111111"),
+        )
+        .await;
+    assert_eq!(approved.body["id"], approved_again.body["id"]);
+    let listed = api.get("/v1/transactions?limit=100", key).await;
+    assert_eq!(
+        listed.body["data"].as_array().unwrap().len(),
+        2,
+        "one decline, one approval"
+    );
+
+    for bad in ["", "has space", &"k".repeat(256)] {
+        let reply = api
+            .post_once("/v1/merchants", key, bad, r#"{"name": "Shop"}"#)
+            .await;
+        assert_eq!(
+            (reply.status, reply.error_param()),
+            (StatusCode::BAD_REQUEST, Some("Idempotency-Key")),
+            "{bad:?}"
+        );
+    }
+}
+
+async fn a_duplicate_in_flight_is_refused_and_5xx_is_never_stored(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PROCESSOR_TIMEOUT_MS", "600"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+    let body = auth(m.body["id"].as_str().unwrap(), "4000000000000168");
+    let late = async {
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        api.post_once("/v1/transactions", key, "slow-1", &body)
+            .await
+    };
+    let (first, second) = tokio::join!(
+        api.post_once("/v1/transactions", key, "slow-1", &body),
+        late
+    );
+    assert_eq!(first.status, StatusCode::GATEWAY_TIMEOUT, "{}", first.text);
+    assert_eq!(
+        (second.status, second.error_param()),
+        (StatusCode::CONFLICT, Some("Idempotency-Key")),
+        "{}",
+        second.text
+    );
+    // The 504 was not stored: the retry runs again (a new attempt, not a replay).
+    let retry = api
+        .post_once("/v1/transactions", key, "slow-1", &body)
+        .await;
+    assert_eq!(retry.status, StatusCode::GATEWAY_TIMEOUT);
+    assert!(!replayed(&retry));
+    assert_ne!(
+        retry.body["transaction"]["id"],
+        first.body["transaction"]["id"]
+    );
+}
+
+on_both_backends!(
+    repeats_replay_and_never_write_twice,
+    a_duplicate_in_flight_is_refused_and_5xx_is_never_stored,
+);
