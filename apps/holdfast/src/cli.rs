@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use holdfast_domain::mode::{KeyType, Mode};
 
-use crate::config::{DatabaseArgs, LogArgs, PaymentArgs, ServeArgs};
+use crate::config::{DatabaseArgs, LogArgs, PaymentArgs, ServeArgs, VaultArgs};
 
 #[derive(Debug, Parser)]
 #[command(name = "holdfast", version, about = "Holdfast payment platform API", long_about = None)]
@@ -16,6 +16,9 @@ pub struct Cli {
 
     #[command(flatten)]
     pub payments: PaymentArgs,
+
+    #[command(flatten)]
+    pub vault: VaultArgs,
 
     /// Print machine-readable JSON instead of text (operator commands).
     #[arg(long, global = true)]

@@ -3,14 +3,16 @@
 use std::sync::Arc;
 
 use holdfast_domain::ports::{
-    BinLookup, Clock, IdempotencyStore, Ids, KeyStore, MerchantStore, PaymentStore, PlatformStore,
-    Processor, UserStore,
+    BinLookup, CardVault, Clock, IdempotencyStore, Ids, KeyStore, MerchantStore, PaymentStore,
+    PlatformStore, Processor, TokenStore, UserStore,
 };
 use holdfast_domain::services::{
-    Authenticator, KeyService, MerchantService, PaymentService, PlatformService, UserService,
+    Authenticator, KeyService, MerchantService, PaymentService, PlatformService, TokenService,
+    TokenSource, UserService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
+use holdfast_vault::{AesGcmVault, VaultKey};
 
 use crate::config::PaymentArgs;
 
@@ -28,6 +30,17 @@ pub type Payments = PaymentService<
     Shared<dyn BinLookup>,
     DynClock,
     DynIds,
+    Shared<dyn TokenStore>,
+    Shared<dyn CardVault>,
+>;
+
+/// The token service as wired here.
+pub type Tokens = TokenService<
+    Shared<dyn TokenStore>,
+    Shared<dyn CardVault>,
+    Shared<dyn BinLookup>,
+    DynClock,
+    DynIds,
 >;
 
 /// Everything a request handler or an operator command needs.
@@ -40,6 +53,8 @@ pub struct AppState {
     pub keys: KeyService<Shared<dyn KeyStore>, Shared<dyn UserStore>, DynClock, DynIds>,
     pub merchants: MerchantService<Shared<dyn MerchantStore>, DynClock, DynIds>,
     pub payments: Payments,
+    pub tokens: Tokens,
+    token_store: Shared<dyn TokenStore>,
     /// The payment store itself, for plans, connections and reads that need no rules.
     pub payment_store: Shared<dyn PaymentStore>,
     pub bins: Shared<dyn BinLookup>,
@@ -57,12 +72,30 @@ impl std::fmt::Debug for AppState {
 }
 
 impl AppState {
-    /// Wiring with the default payments settings (operator commands, tests).
-    pub fn new(database: Database) -> Self {
-        Self::with_payments(database, BinTable::shipped(), &PaymentArgs::default())
+    /// Reads of tokens that need no rules.
+    pub fn tokens_store(&self) -> &dyn TokenStore {
+        self.token_store.as_ref()
     }
 
-    pub fn with_payments(database: Database, bins: BinTable, payments: &PaymentArgs) -> Self {
+    /// Wiring with the default payments settings and a throw-away vault key (operator
+    /// commands and tests, which never read tokens back).
+    pub fn new(database: Database) -> Self {
+        let key = VaultKey::from_base64("ephemeral", &VaultKey::generate_base64()).expect("valid");
+        Self::with_payments(
+            database,
+            BinTable::shipped(),
+            AesGcmVault::new(key, Vec::new()),
+            &PaymentArgs::default(),
+        )
+    }
+
+    pub fn with_payments(
+        database: Database,
+        bins: BinTable,
+        vault: AesGcmVault,
+        payments: &PaymentArgs,
+    ) -> Self {
+        let vault: Shared<dyn CardVault> = Arc::new(vault);
         let clock: DynClock = Arc::new(SystemClock);
         let ids: DynIds = Arc::new(RandomIds::default());
         let stores = database.stores();
@@ -84,6 +117,18 @@ impl AppState {
                 stores.payments.clone(),
                 stores.merchants,
                 processor,
+                bins.clone(),
+                clock.clone(),
+                ids.clone(),
+                TokenSource {
+                    tokens: stores.tokens.clone(),
+                    vault: vault.clone(),
+                },
+            ),
+            token_store: stores.tokens.clone(),
+            tokens: TokenService::new(
+                stores.tokens,
+                vault,
                 bins.clone(),
                 clock.clone(),
                 ids.clone(),

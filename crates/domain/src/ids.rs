@@ -100,6 +100,11 @@ typed_id!(
     EventId,
     "evt_"
 );
+typed_id!(
+    /// A card token: single-use (from a public key) or multi-use (vault).
+    TokenId,
+    "tkn_"
+);
 
 #[cfg(test)]
 mod tests {

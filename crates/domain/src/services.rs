@@ -1,17 +1,21 @@
 //! Use-case services, generic over their ports.
 
 mod authenticator;
+#[cfg(test)]
+mod fixtures;
 mod keys;
 mod merchants;
 mod payments;
 mod platforms;
+mod tokens;
 mod users;
 
 pub use authenticator::{AuthenticateError, Authenticator};
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::MerchantService;
-pub use payments::{NewPayment, PaymentError, PaymentService};
+pub use payments::{NewPayment, PaymentError, PaymentService, PaymentSource, TokenSource};
 pub use platforms::{CreatedPlatform, PlatformService};
+pub use tokens::{TokenError, TokenService};
 pub use users::UserService;
 
 use crate::Invalid;

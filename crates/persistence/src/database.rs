@@ -11,7 +11,8 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
-    IdempotencyStore, KeyStore, MerchantStore, PaymentStore, PlatformStore, StoreError, UserStore,
+    IdempotencyStore, KeyStore, MerchantStore, PaymentStore, PlatformStore, StoreError, TokenStore,
+    UserStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -110,6 +111,7 @@ pub struct Stores {
     pub merchants: Arc<dyn MerchantStore>,
     pub payments: Arc<dyn PaymentStore>,
     pub idempotency: Arc<dyn IdempotencyStore>,
+    pub tokens: Arc<dyn TokenStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -204,6 +206,7 @@ impl Database {
                 + KeyStore
                 + MerchantStore
                 + IdempotencyStore
+                + TokenStore
                 + PaymentStore
                 + Clone
                 + 'static,
@@ -215,6 +218,7 @@ impl Database {
                 merchants: Arc::new(s.clone()),
                 payments: Arc::new(s.clone()),
                 idempotency: Arc::new(s.clone()),
+                tokens: Arc::new(s.clone()),
             }
         }
         match self {

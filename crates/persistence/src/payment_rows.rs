@@ -1,15 +1,16 @@
 //! Rows of the payments tables and their conversion to domain types.
 
 use diesel::Queryable;
-use holdfast_domain::ids::{ConnectionId, EventId, MerchantId, PlanId, PlatformId, TxnId};
+use holdfast_domain::ids::{ConnectionId, EventId, MerchantId, PlanId, PlatformId, TokenId, TxnId};
 use holdfast_domain::merchant::Currency;
 use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
+use holdfast_domain::payment::token::Token;
 use holdfast_domain::payment::transaction::{
     AuthStatus, Authorization, AvsCode, CvvCode, Named, PaymentSummary, Transaction,
 };
-use holdfast_domain::ports::{StoreError, StoredEvent};
+use holdfast_domain::ports::{Sealed, StoreError, StoredEvent};
 use time::OffsetDateTime;
 
 fn corrupt(what: &str, value: impl std::fmt::Display) -> StoreError {
@@ -208,5 +209,49 @@ impl From<EventRow> for StoredEvent {
             data: row.data,
             created_on: row.created_on,
         }
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub struct TokenRow {
+    pub id: String,
+    pub platform_id: String,
+    pub mode: String,
+    pub kind: String,
+    pub bin: String,
+    pub brand: String,
+    pub last4: String,
+    pub funding: String,
+    pub key_id: String,
+    pub nonce: Vec<u8>,
+    pub ciphertext: Vec<u8>,
+    pub created_on: OffsetDateTime,
+    pub expires_on: Option<OffsetDateTime>,
+    pub used_on: Option<OffsetDateTime>,
+}
+
+impl TryFrom<TokenRow> for Token {
+    type Error = StoreError;
+    fn try_from(row: TokenRow) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: TokenId::from_trusted(row.id),
+            platform_id: PlatformId::from_trusted(row.platform_id),
+            mode: parse("mode", &row.mode)?,
+            kind: parse("token kind", &row.kind)?,
+            card: PaymentSummary {
+                bin: row.bin,
+                brand: parse("brand", &row.brand)?,
+                last4: row.last4,
+                funding: parse("funding", &row.funding)?,
+            },
+            sealed: Sealed {
+                key_id: row.key_id,
+                nonce: row.nonce,
+                ciphertext: row.ciphertext,
+            },
+            created_on: row.created_on,
+            expires_on: row.expires_on,
+            used_on: row.used_on,
+        })
     }
 }

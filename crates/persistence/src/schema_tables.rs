@@ -161,6 +161,28 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::{Binary, Nullable, Text};
+    use super::Ts;
+
+    tokens (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        kind -> Text,
+        bin -> Text,
+        brand -> Text,
+        last4 -> Text,
+        funding -> Text,
+        key_id -> Text,
+        nonce -> Binary,
+        ciphertext -> Binary,
+        created_on -> Ts,
+        expires_on -> Nullable<Ts>,
+        used_on -> Nullable<Ts>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     platforms,
     users,
@@ -171,4 +193,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     transactions,
     events,
     idempotency_keys,
+    tokens,
 );

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use holdfast_domain::api_key::{KeyHash, KeyName, KeyStatus};
 use holdfast_domain::auth::Principal;
-use holdfast_domain::ids::{ConnectionId, PlanId, TxnId};
+use holdfast_domain::ids::{ConnectionId, PlanId, TokenId, TxnId};
 use holdfast_domain::ids::{KeyId, MerchantId, PlatformId, UserId};
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
 use holdfast_domain::mode::{KeyType, Mode};
@@ -18,12 +18,14 @@ use holdfast_domain::payment::brand::{CardBrand, FundingType};
 use holdfast_domain::payment::fee::FeeRule;
 use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection, ProcessorKind};
+use holdfast_domain::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
 use holdfast_domain::payment::transaction::{
     AuthStatus, Authorization, AvsCode, CvvCode, Named, PaymentSummary, Transaction,
 };
 use holdfast_domain::platform::PlatformName;
 use holdfast_domain::ports::{
-    Clock, Event, EventData, Ids, NewPlatform, OriginalOutcome, Reservation, StoreError, TxnFilter,
+    Clock, Event, EventData, Ids, NewPlatform, OriginalOutcome, Reservation, Sealed, StoreError,
+    TxnFilter,
 };
 use holdfast_domain::services::{CreatedPlatform, PlatformService};
 use holdfast_domain::user::{Email, User};
@@ -974,6 +976,115 @@ mod cases {
         );
     }
 
+    fn token(p: &Principal, suffix: &str, kind: TokenKind) -> Token {
+        Token {
+            id: TokenId::from_suffix(suffix),
+            platform_id: p.platform_id.clone(),
+            mode: p.mode,
+            kind,
+            card: PaymentSummary {
+                bin: "411111".into(),
+                brand: CardBrand::Visa,
+                last4: "1111".into(),
+                funding: FundingType::Credit,
+            },
+            sealed: Sealed {
+                key_id: "k1".into(),
+                nonce: vec![7; 12],
+                ciphertext: vec![9; 40],
+            },
+            created_on: T0,
+            expires_on: (kind == TokenKind::SingleUse).then_some(T0 + SINGLE_USE_LIFETIME),
+            used_on: None,
+        }
+    }
+
+    pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let once = token(&p, "once", TokenKind::SingleUse);
+        stores.tokens.save(&once).await.unwrap();
+        assert_eq!(
+            stores
+                .tokens
+                .find(&p.platform_id, p.mode, &once.id)
+                .await
+                .unwrap(),
+            Some(once.clone()),
+            "a token reads back as it was saved, sealed bytes included"
+        );
+        // Four payments race for one single-use token: one gets it.
+        let takes = (0..4).map(|_| {
+            let tokens = stores.tokens.clone();
+            let (platform, id) = (p.platform_id.clone(), once.id.clone());
+            tokio::spawn(async move { tokens.take(&platform, Mode::Test, &id, T0).await.unwrap() })
+        });
+        let mut won = 0;
+        for take in takes.collect::<Vec<_>>() {
+            won += usize::from(take.await.unwrap().is_some());
+        }
+        assert_eq!(won, 1, "a single-use token is handed out once");
+        let used = stores
+            .tokens
+            .find(&p.platform_id, p.mode, &once.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(used.used_on, Some(T0));
+
+        // Expired at the instant of its expiry; another mode never sees it.
+        let late = token(&p, "late", TokenKind::SingleUse);
+        stores.tokens.save(&late).await.unwrap();
+        let expiry = T0 + SINGLE_USE_LIFETIME;
+        assert!(
+            stores
+                .tokens
+                .take(&p.platform_id, Mode::Live, &late.id, T0)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            stores
+                .tokens
+                .take(&p.platform_id, p.mode, &late.id, expiry)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        let just_in_time = expiry - time::Duration::microseconds(1);
+        assert!(
+            stores
+                .tokens
+                .take(&p.platform_id, p.mode, &late.id, just_in_time)
+                .await
+                .unwrap()
+                .is_some()
+        );
+
+        // A vault token is handed out every time and never marked used.
+        let vault = token(&p, "vault", TokenKind::Vault);
+        stores.tokens.save(&vault).await.unwrap();
+        for _ in 0..3 {
+            let handed = stores
+                .tokens
+                .take(&p.platform_id, p.mode, &vault.id, T0)
+                .await
+                .unwrap();
+            assert_eq!(handed.unwrap().used_on, None);
+        }
+        let other = new_platform(&stores, "B").await;
+        assert!(
+            stores
+                .tokens
+                .take(&other.platform.id, Mode::Test, &vault.id, T0)
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
     pub async fn ping_answers(db: Database) {
         db.ping().await.unwrap();
     }
@@ -1020,5 +1131,6 @@ conformance!(
     refund_reservations_never_exceed_the_amount,
     transactions_list_by_filter_newest_first,
     idempotency_keys_claim_replay_and_release,
+    single_use_tokens_are_taken_once_and_expire,
     ping_answers,
 );

@@ -70,6 +70,11 @@ impl Server {
             .env("HOLDFAST_LOG_FORMAT", "json")
             // The start-up line the harness waits for is logged at info.
             .env("HOLDFAST_LOG", "info")
+            // A fixed test key (32 bytes of 0x2a), so no key file is written beside the tests.
+            .env(
+                "HOLDFAST_VAULT_KEY",
+                "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=",
+            )
             .env("HOLDFAST_HTTP_WORKERS", "2")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -19,6 +19,7 @@ enum Resource {
     Transaction,
     Connection,
     Plan,
+    Token,
 }
 
 const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
@@ -58,7 +59,13 @@ const ROUTES: &[Route] = &[
     ("GET", "/v1/plans/{id}", Access::Private, None, Resource::Plan, 0),
     // A BIN table has no mode: both modes read the same answer.
     ("GET", "/v1/bins/{bin}", Access::Private, None, Resource::None, 200),
+    // Public keys may tokenize (spec 5.3); a token is made in the key's own mode.
+    ("POST", "/v1/tokens", Access::PublicOrPrivate, Some(TOKEN_BODY), Resource::None, 201),
+    ("GET", "/v1/tokens/{id}", Access::Private, None, Resource::Token, 0),
 ];
+
+const TOKEN_BODY: &str =
+    r#"{"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
 
 fn method(name: &str) -> Method {
     name.parse().unwrap()
@@ -130,12 +137,19 @@ async fn refusals_on_every_route(env: Env) {
 
         assert_identical_401s(&api, m, &path, body, &unauthenticated, &label).await;
 
-        let (wrong, right_other_mode) = match access {
-            Access::Private => (&platform.public_key, &platform.private_key),
-            Access::Public => (&platform.private_key, &platform.public_key),
-            Access::PublicOrPrivate => unreachable!("no such route yet"),
+        // Every key type may call a public-or-private route: no wrong type to refuse there.
+        let (wrong, right_other_mode): (Vec<&str>, &str) = match access {
+            Access::Private => (
+                vec![&platform.public_key, &live_public],
+                &platform.private_key,
+            ),
+            Access::Public => (
+                vec![&platform.private_key, &live_private],
+                &platform.public_key,
+            ),
+            Access::PublicOrPrivate => (vec![], &platform.public_key),
         };
-        for key in [wrong, &live_public] {
+        for key in wrong {
             let reply = api.send(method(m), &path, Some(key), body).await;
             assert_eq!(
                 reply.status,
@@ -226,6 +240,11 @@ async fn live_resource(
         Resource::Merchant => merchant.clone(),
         Resource::Connection => connection.to_owned(),
         Resource::Plan => plan.to_owned(),
+        Resource::Token => {
+            let token = api.post("/v1/tokens", live_private, TOKEN_BODY).await;
+            assert_eq!(token.status, StatusCode::CREATED, "{}", token.text);
+            token.body["id"].as_str().unwrap().to_owned()
+        }
         Resource::Transaction => {
             let body = AUTH_BODY.replace("{merchant}", &merchant);
             let auth = api.post("/v1/transactions", live_private, &body).await;

@@ -599,7 +599,120 @@ async fn bin_lookup_answers_from_the_table_and_the_iin_ranges(env: Env) {
     }
 }
 
+async fn tokens_single_use_and_vault(env: Env) {
+    let platform = env.create_platform("Acme");
+    let (_, live_private) = env.create_key(&platform.id, "private", "live");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+    let merchant = m.body["id"].as_str().unwrap();
+    let card = r#"{"payment": {"number": "5555555555554444", "cvv": "123", "expiration": "1230"}}"#;
+    let pay = |token: &str| {
+        format!(
+            r#"{{"merchantId": "{merchant}", "type": "sale", "amount": 500, "payment": {{"token": "{token}"}}}}"#
+        )
+    };
+
+    // A public key creates a single-use token; the private key pays with it, once.
+    let single = api.post("/v1/tokens", &platform.public_key, card).await;
+    assert_eq!(single.status, StatusCode::CREATED, "{}", single.text);
+    assert_eq!(
+        (single.body["type"].as_str(), single.body["used"].as_bool()),
+        (Some("single_use"), Some(false))
+    );
+    assert_eq!(
+        single.body["card"],
+        serde_json::json!({"bin": "555555", "brand": "mastercard", "last4": "4444", "type": "credit"})
+    );
+    assert!(single.body["expiresOn"].as_str().is_some());
+    assert!(!single.text.contains("5555555555554444"));
+    let token = single.body["id"].as_str().unwrap().to_owned();
+    let paid = api.post("/v1/transactions", key, &pay(&token)).await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    assert_eq!(
+        paid.body["authorization"]["cvv"], "P",
+        "no CVV is kept with a token"
+    );
+    assert_eq!(paid.body["payment"]["last4"], "4444");
+    let again = api.post("/v1/transactions", key, &pay(&token)).await;
+    assert_eq!(
+        (again.status, again.error_param()),
+        (StatusCode::BAD_REQUEST, Some("payment.token"))
+    );
+    let read = api.get(&format!("/v1/tokens/{token}"), key).await;
+    assert_eq!(read.body["used"], true);
+    assert_eq!(
+        api.get(&format!("/v1/tokens/{token}"), &platform.public_key)
+            .await
+            .status,
+        StatusCode::FORBIDDEN
+    );
+
+    // Vault tokens: private keys only, used any number of times.
+    let vault_body = r#"{"type": "vault", "payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
+    assert_eq!(
+        api.post("/v1/tokens", &platform.public_key, vault_body)
+            .await
+            .status,
+        StatusCode::FORBIDDEN
+    );
+    let vault = api.post("/v1/tokens", key, vault_body).await;
+    assert_eq!(
+        (vault.status, vault.body["expiresOn"].is_null()),
+        (StatusCode::CREATED, true)
+    );
+    let vault_id = vault.body["id"].as_str().unwrap().to_owned();
+    for _ in 0..2 {
+        assert_eq!(
+            api.post("/v1/transactions", key, &pay(&vault_id))
+                .await
+                .status,
+            StatusCode::CREATED
+        );
+    }
+    // Another mode does not know the token; card fields and a token together are refused.
+    let live_merchant = api
+        .post("/v1/merchants", &live_private, r#"{"name": "Live"}"#)
+        .await;
+    let live_pay = pay(&vault_id).replace(merchant, live_merchant.body["id"].as_str().unwrap());
+    let reply = api.post("/v1/transactions", &live_private, &live_pay).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let both = format!(
+        r#"{{"merchantId": "{merchant}", "type": "sale", "amount": 500, "payment": {{"token": "{vault_id}", "number": "4111111111111111"}}}}"#
+    );
+    let reply = api.post("/v1/transactions", key, &both).await;
+    assert_eq!(
+        (reply.status, reply.error_param()),
+        (StatusCode::BAD_REQUEST, Some("payment"))
+    );
+    let reply = api
+        .post("/v1/tokens", key, r#"{"type": "forever", "payment": {}}"#)
+        .await;
+    assert_eq!(
+        (reply.status, reply.error_param()),
+        (StatusCode::BAD_REQUEST, Some("type"))
+    );
+    let reply = api
+        .post(
+            "/v1/tokens",
+            &platform.public_key,
+            r#"{"payment": {"number": "4111111111111112", "cvv": "123", "expiration": "1230"}}"#,
+        )
+        .await;
+    assert_eq!(
+        (reply.status, reply.error_param()),
+        (StatusCode::BAD_REQUEST, Some("payment.number"))
+    );
+
+    // The card number is sealed: it is nowhere in the database.
+    let dump = env.dump().await;
+    assert!(contains(&dump, b"555555") && !contains(&dump, b"5555555555554444"));
+    assert!(!contains(&dump, b"4111111111111111"));
+}
+
 on_both_backends!(
+    tokens_single_use_and_vault,
     bin_lookup_answers_from_the_table_and_the_iin_ranges,
     every_sandbox_card_as_documented,
     capture_void_and_refund_rules,

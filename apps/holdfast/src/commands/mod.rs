@@ -17,7 +17,7 @@ use crate::state::AppState;
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let json = cli.json;
     match cli.command {
-        Command::Serve(args) => serve::run(&cli.database, &cli.payments, &args).await,
+        Command::Serve(args) => serve::run(&cli.database, &cli.payments, &cli.vault, &args).await,
         Command::Migrate => {
             let applied = Database::migrate(&cli.database.url).await?;
             tracing::info!(database = cli.database.url.redacted(), applied = ?applied, "migrated");

@@ -6,15 +6,17 @@ use holdfast_domain::services::CreatedPlatform;
 use holdfast_domain::user::Email;
 use holdfast_persistence::Database;
 
-use crate::config::{DatabaseArgs, PaymentArgs, ServeArgs};
+use crate::config::{DatabaseArgs, PaymentArgs, ServeArgs, VaultArgs};
 use crate::output;
 use crate::state::AppState;
 
 pub async fn run(
     database: &DatabaseArgs,
     payments: &PaymentArgs,
+    vault: &VaultArgs,
     args: &ServeArgs,
 ) -> anyhow::Result<()> {
+    let vault = vault.vault()?;
     // A bad BIN table stops start-up with its line number, before anything else is touched.
     let bins = payments.bins()?;
     let applied = Database::migrate(&database.url)
@@ -27,7 +29,7 @@ pub async fn run(
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let state = AppState::with_payments(db, bins, payments);
+    let state = AppState::with_payments(db, bins, vault, payments);
     if args.bootstrap_demo {
         let demo = state
             .platforms

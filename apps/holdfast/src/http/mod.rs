@@ -9,6 +9,7 @@ mod merchants;
 mod plans;
 mod request_context;
 pub mod routes;
+mod tokens;
 mod transactions;
 pub mod views;
 

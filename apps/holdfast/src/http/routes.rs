@@ -86,6 +86,7 @@ fn all() -> Routes {
     super::transactions::routes(&mut routes);
     super::plans::routes(&mut routes);
     super::bins::routes(&mut routes);
+    super::tokens::routes(&mut routes);
     routes
 }
 

@@ -11,13 +11,13 @@ use std::fmt;
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
-use holdfast_domain::ids::{MerchantId, TxnId};
+use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::{CardNumber, Cvv, Expiration};
 use holdfast_domain::payment::lifecycle::{FollowUp, TxnType};
 use holdfast_domain::payment::transaction::{AuthStatus, Transaction};
 use holdfast_domain::ports::{CardData, Clock, TxnFilter};
-use holdfast_domain::services::NewPayment;
+use holdfast_domain::services::{NewPayment, PaymentSource};
 use serde::Deserialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -62,10 +62,11 @@ struct CreateTransaction {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PaymentBody {
+pub(super) struct PaymentBody {
     number: Option<String>,
     cvv: Option<String>,
     expiration: Option<String>,
+    token: Option<String>,
 }
 
 /// Card data must never reach a log, even by accident.
@@ -76,6 +77,14 @@ impl fmt::Debug for CreateTransaction {
             .field("merchantId", &self.merchant_id)
             .field("amount", &self.amount)
             .field("transactionId", &self.transaction_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for PaymentBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PaymentBody")
+            .field("token", &self.token)
             .finish_non_exhaustive()
     }
 }
@@ -94,7 +103,23 @@ fn absent<T>(value: Option<&T>, field: &'static str, kind: &str) -> Result<(), A
     }
 }
 
-fn card(body: PaymentBody, now: OffsetDateTime) -> Result<CardData, ApiError> {
+/// Card fields or a token, never both.
+fn source(body: PaymentBody, now: OffsetDateTime) -> Result<PaymentSource, ApiError> {
+    let card_fields = body.number.is_some() || body.cvv.is_some() || body.expiration.is_some();
+    match body.token {
+        Some(_) if card_fields => Err(ApiError::invalid(
+            "payment",
+            "send either card fields (number, cvv, expiration) or a token, not both",
+        )),
+        Some(token) => Ok(PaymentSource::Token(TokenId::parse(
+            "payment.token",
+            &token,
+        )?)),
+        None => card(body, now).map(PaymentSource::Card),
+    }
+}
+
+pub(super) fn card(body: PaymentBody, now: OffsetDateTime) -> Result<CardData, ApiError> {
     Ok(CardData {
         number: CardNumber::parse(&required(body.number, "payment.number")?)?,
         cvv: Some(Cvv::parse(&required(body.cvv, "payment.cvv")?)?),
@@ -118,7 +143,7 @@ async fn create(
             let merchant_id =
                 MerchantId::parse("merchantId", &required(body.merchant_id, "merchantId")?)?;
             let amount = Amount::new("amount", required(body.amount, "amount")?)?;
-            let card = card(required(body.payment, "payment")?, state.clock.now())?;
+            let source = source(required(body.payment, "payment")?, state.clock.now())?;
             state
                 .payments
                 .pay(
@@ -127,7 +152,7 @@ async fn create(
                         merchant_id,
                         kind,
                         amount,
-                        card,
+                        source,
                     },
                 )
                 .await?

@@ -6,4 +6,5 @@ pub mod card;
 pub mod fee;
 pub mod lifecycle;
 pub mod routing;
+pub mod token;
 pub mod transaction;

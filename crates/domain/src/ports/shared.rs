@@ -7,17 +7,19 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use super::{
-    BinInfo, BinLookup, Clock, Event, Ids, KeyStore, MerchantStore, NewPlatform, OriginalOutcome,
-    PaymentStore, PlatformStore, Processor, ProcessorError, ProcessorReply, ProcessorRequest,
-    Reservation, StoreError, StoredEvent, TxnFilter, UserStore,
+    BinInfo, BinLookup, CardVault, Clock, Event, Ids, KeyStore, MerchantStore, NewPlatform,
+    OriginalOutcome, PaymentStore, PlatformStore, Processor, ProcessorError, ProcessorReply,
+    ProcessorRequest, Reservation, Sealed, StoreError, StoredEvent, TokenStore, TxnFilter,
+    UserStore, VaultError,
 };
 use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
-use crate::ids::{ConnectionId, PlanId, TxnId};
+use crate::ids::{ConnectionId, PlanId, TokenId, TxnId};
 use crate::ids::{KeyId, MerchantId, PlatformId, UserId};
 use crate::merchant::{Merchant, MerchantPatch};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
 use crate::payment::routing::{Plan, ProcessorConnection};
+use crate::payment::token::Token;
 use crate::payment::transaction::Transaction;
 use crate::platform::Platform;
 use crate::user::User;
@@ -251,5 +253,38 @@ impl<T: PaymentStore + ?Sized> PaymentStore for Arc<T> {
         mode: Mode,
     ) -> Result<Vec<StoredEvent>, StoreError> {
         (**self).list_events(p, mode).await
+    }
+}
+
+impl<T: CardVault + ?Sized> CardVault for Arc<T> {
+    fn seal(&self, context: &str, secret: &str) -> Sealed {
+        (**self).seal(context, secret)
+    }
+    fn open(&self, context: &str, sealed: &Sealed) -> Result<String, VaultError> {
+        (**self).open(context, sealed)
+    }
+}
+
+#[async_trait]
+impl<T: TokenStore + ?Sized> TokenStore for Arc<T> {
+    async fn save(&self, token: &Token) -> Result<(), StoreError> {
+        (**self).save(token).await
+    }
+    async fn take(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        id: &TokenId,
+        now: OffsetDateTime,
+    ) -> Result<Option<Token>, StoreError> {
+        (**self).take(p, mode, id, now).await
+    }
+    async fn find(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        id: &TokenId,
+    ) -> Result<Option<Token>, StoreError> {
+        (**self).find(p, mode, id).await
     }
 }

@@ -156,17 +156,10 @@ impl<K: KeyStore, U: UserStore, C: Clock, I: Ids> KeyService<K, U, C, I> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ports::{MockClock, MockIds, MockKeyStore, MockUserStore};
+    use crate::ports::{MockIds, MockKeyStore, MockUserStore};
+    use crate::services::fixtures::clock_at_noon;
     use crate::user::{Email, User};
     use time::macros::datetime;
-
-    fn clock() -> MockClock {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(datetime!(2026-11-22 12:00 UTC));
-        clock
-    }
 
     fn ids() -> MockIds {
         let mut ids = MockIds::new();
@@ -198,7 +191,7 @@ mod tests {
             })
             .times(1)
             .returning(|_| Ok(()));
-        let service = KeyService::new(keys, users, clock(), ids());
+        let service = KeyService::new(keys, users, clock_at_noon(), ids());
         let created = service
             .generate(
                 &PlatformId::from_suffix("1"),
@@ -220,7 +213,7 @@ mod tests {
         users.expect_get_user().returning(|_, _| Ok(None));
         let mut keys = MockKeyStore::new();
         keys.expect_insert_key().never();
-        let service = KeyService::new(keys, users, clock(), ids());
+        let service = KeyService::new(keys, users, clock_at_noon(), ids());
         let err = service
             .generate(
                 &PlatformId::from_suffix("1"),
@@ -247,7 +240,7 @@ mod tests {
             let mut keys = MockKeyStore::new();
             keys.expect_get_key().returning(|_, _| {
                 let created = new_key(
-                    &clock(),
+                    &clock_at_noon(),
                     &ids(),
                     &PlatformId::from_suffix("1"),
                     &UserId::from_suffix("1"),
@@ -267,7 +260,7 @@ mod tests {
                 keys.expect_delete_key().times(1).returning(|_, _| Ok(()));
                 keys.expect_set_key_status().never();
             }
-            let service = KeyService::new(keys, MockUserStore::new(), clock(), ids());
+            let service = KeyService::new(keys, MockUserStore::new(), clock_at_noon(), ids());
             let after = service.apply(&platform, &id, event).await.unwrap();
             assert_eq!(after.map(|k| k.status), expected, "{event:?}");
         }
@@ -284,7 +277,7 @@ mod tests {
             .returning(|_, _, _| Ok(()));
         keys.expect_get_key().returning(|_, _| {
             let mut created = new_key(
-                &clock(),
+                &clock_at_noon(),
                 &ids(),
                 &PlatformId::from_suffix("1"),
                 &UserId::from_suffix("1"),
@@ -295,7 +288,7 @@ mod tests {
             created.key.status = KeyStatus::Inactive;
             Ok(Some(created.key))
         });
-        let service = KeyService::new(keys, MockUserStore::new(), clock(), ids());
+        let service = KeyService::new(keys, MockUserStore::new(), clock_at_noon(), ids());
         let key = service
             .rename(
                 &PlatformId::from_suffix("1"),
@@ -312,7 +305,7 @@ mod tests {
         let mut keys = MockKeyStore::new();
         keys.expect_rename_key()
             .returning(|_, _, _| Err(crate::ports::StoreError::NotFound));
-        let service = KeyService::new(keys, MockUserStore::new(), clock(), ids());
+        let service = KeyService::new(keys, MockUserStore::new(), clock_at_noon(), ids());
         let err = service
             .rename(
                 &PlatformId::from_suffix("1"),
@@ -328,7 +321,7 @@ mod tests {
     async fn events_on_a_missing_key_are_not_found() {
         let mut keys = MockKeyStore::new();
         keys.expect_get_key().returning(|_, _| Ok(None));
-        let service = KeyService::new(keys, MockUserStore::new(), clock(), ids());
+        let service = KeyService::new(keys, MockUserStore::new(), clock_at_noon(), ids());
         for event in [KeyEvent::Activate, KeyEvent::Deactivate, KeyEvent::Delete] {
             let err = service
                 .apply(

@@ -93,7 +93,7 @@ mod tests {
     use crate::merchant::{Currency, MerchantName, MerchantPatch};
     use crate::mode::{KeyType, Mode};
     use crate::ports::{MockClock, MockIds, MockMerchantStore};
-    use time::macros::datetime;
+    use crate::services::fixtures::clock_at_noon;
 
     fn principal(mode: Mode) -> Principal {
         Principal {
@@ -107,10 +107,7 @@ mod tests {
 
     #[tokio::test]
     async fn create_takes_platform_and_mode_from_the_principal() {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let clock = clock_at_noon();
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("01".to_owned());
         let mut store = MockMerchantStore::new();
@@ -134,10 +131,7 @@ mod tests {
 
     #[tokio::test]
     async fn update_and_delete_are_scoped_and_map_not_found() {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let clock = clock_at_noon();
         let mut store = MockMerchantStore::new();
         store
             .expect_update_merchant()

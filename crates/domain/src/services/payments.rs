@@ -8,28 +8,37 @@
 
 use crate::Invalid;
 use crate::auth::Principal;
-use crate::ids::{EventId, MerchantId, TxnId};
+use crate::ids::{EventId, MerchantId, TokenId, TxnId};
 use crate::merchant::Merchant;
 use crate::payment::amount::Amount;
+use crate::payment::card::{CardNumber, Expiration};
 use crate::payment::lifecycle::{FollowUp, Refused, TxnState, TxnType};
 use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::transaction::{
     AuthStatus, Authorization, AvsCode, CvvCode, Named, PaymentSummary, Transaction,
 };
 use crate::ports::{
-    BinLookup, CardData, Clock, Event, EventData, Ids, MerchantStore, OriginalOutcome,
+    BinLookup, CardData, CardVault, Clock, Event, EventData, Ids, MerchantStore, OriginalOutcome,
     PaymentStore, Processor, ProcessorError, ProcessorOp, ProcessorReply, ProcessorRequest,
-    Reservation, StoreError,
+    Reservation, StoreError, TokenStore,
 };
 
-/// A new auth or sale with raw card data (tokens resolve to this too).
+/// A new auth or sale.
 #[derive(Debug, Clone)]
 pub struct NewPayment {
     pub merchant_id: MerchantId,
     /// `Auth` or `Sale`.
     pub kind: TxnType,
     pub amount: Amount,
-    pub card: CardData,
+    pub source: PaymentSource,
+}
+
+/// Where the card comes from.
+#[derive(Debug, Clone)]
+pub enum PaymentSource {
+    Card(CardData),
+    /// A single-use token (consumed by this payment) or a vault token.
+    Token(TokenId),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -43,17 +52,25 @@ pub enum PaymentError {
     Store(#[from] StoreError),
 }
 
+/// Where card tokens come from and how they are opened.
 #[derive(Debug, Clone)]
-pub struct PaymentService<S, M, X, B, C, I> {
+pub struct TokenSource<T, V> {
+    pub tokens: T,
+    pub vault: V,
+}
+
+#[derive(Debug, Clone)]
+pub struct PaymentService<S, M, X, B, C, I, T, V> {
     store: S,
     merchants: M,
     processor: X,
     bins: B,
     clock: C,
     ids: I,
+    tokens: TokenSource<T, V>,
 }
 
-impl<S, M, X, B, C, I> PaymentService<S, M, X, B, C, I>
+impl<S, M, X, B, C, I, T, V> PaymentService<S, M, X, B, C, I, T, V>
 where
     S: PaymentStore,
     M: MerchantStore,
@@ -61,8 +78,18 @@ where
     B: BinLookup,
     C: Clock,
     I: Ids,
+    T: TokenStore,
+    V: CardVault,
 {
-    pub fn new(store: S, merchants: M, processor: X, bins: B, clock: C, ids: I) -> Self {
+    pub fn new(
+        store: S,
+        merchants: M,
+        processor: X,
+        bins: B,
+        clock: C,
+        ids: I,
+        tokens: TokenSource<T, V>,
+    ) -> Self {
         Self {
             store,
             merchants,
@@ -70,7 +97,49 @@ where
             bins,
             clock,
             ids,
+            tokens,
         }
+    }
+
+    /// The card behind a token; a single-use token is used up by this call.
+    async fn redeem(&self, who: &Principal, id: &TokenId) -> Result<CardData, PaymentError> {
+        let unusable = || {
+            Invalid::new(
+                "payment.token",
+                "no such token, or it was used or has expired",
+            )
+        };
+        let token = self
+            .tokens
+            .tokens
+            .take(&who.platform_id, who.mode, id, self.clock.now())
+            .await?
+            .ok_or_else(unusable)?;
+        let corrupt = |what: &str| StoreError::Unexpected(format!("token {id}: {what}"));
+        let text = self
+            .tokens
+            .vault
+            .open(id.as_str(), &token.sealed)
+            .map_err(|e| corrupt(&e.to_string()))?;
+        let (number, expiry) = text.split_once('|').ok_or_else(|| corrupt("sealed text"))?;
+        let month: u8 = expiry
+            .get(..2)
+            .and_then(|m| m.parse().ok())
+            .ok_or_else(|| corrupt("month"))?;
+        let year: i32 = expiry
+            .get(2..)
+            .and_then(|y| y.parse().ok())
+            .ok_or_else(|| corrupt("year"))?;
+        let expiration =
+            Expiration::from_parts(month, 2000 + year).ok_or_else(|| corrupt("expiration"))?;
+        if expiration.is_past(self.clock.now()) {
+            return Err(Invalid::new("payment.token", "the tokenized card has expired").into());
+        }
+        Ok(CardData {
+            number: CardNumber::parse(number).map_err(|_| corrupt("number"))?,
+            cvv: None,
+            expiration,
+        })
     }
 
     /// Authorizes or sells. Declines and processor failures are recorded transactions too:
@@ -78,7 +147,12 @@ where
     pub async fn pay(&self, who: &Principal, new: NewPayment) -> Result<Transaction, PaymentError> {
         let merchant = self.merchant(who, &new.merchant_id).await?;
         let plan = self.plan_for(who, &merchant).await?;
-        let bin = self.bins.lookup(new.card.number.bin());
+        // A token is taken only once the merchant and plan are known to be good.
+        let card = match new.source {
+            PaymentSource::Card(card) => card,
+            PaymentSource::Token(id) => self.redeem(who, &id).await?,
+        };
+        let bin = self.bins.lookup(card.number.bin());
         let mut connections = Vec::new();
         for id in plan.route(bin.brand) {
             if let Some(c) = self
@@ -106,9 +180,9 @@ where
             fee: 0,
             created_on: self.clock.now(),
             payment: PaymentSummary {
-                bin: new.card.number.bin().to_owned(),
+                bin: card.number.bin().to_owned(),
                 brand: bin.brand,
-                last4: new.card.number.last4().to_owned(),
+                last4: card.number.last4().to_owned(),
                 funding: bin.funding,
             },
             plan: Named {
@@ -125,8 +199,8 @@ where
         self.store.insert_pending_transaction(&pending).await?;
 
         let op = match new.kind {
-            TxnType::Sale => ProcessorOp::Sale(new.card),
-            _ => ProcessorOp::Authorize(new.card),
+            TxnType::Sale => ProcessorOp::Sale(card),
+            _ => ProcessorOp::Authorize(card),
         };
         let request = ProcessorRequest {
             op,
@@ -440,13 +514,14 @@ mod tests {
     use crate::ids::{ConnectionId, KeyId, PlanId, PlatformId, UserId};
     use crate::merchant::{Currency, MerchantDetails, MerchantName};
     use crate::mode::{KeyType, Mode};
-    use crate::payment::brand::{CardBrand, FundingType};
-    use crate::payment::card::{CardNumber, Cvv, Expiration};
+    use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
+
+    use crate::payment::card::Cvv;
     use crate::payment::fee::FeeRule;
     use crate::payment::routing::ProcessorKind;
     use crate::ports::{
-        BinInfo, MockBinLookup, MockClock, MockIds, MockMerchantStore, MockPaymentStore,
-        MockProcessor,
+        MockBinLookup, MockCardVault, MockClock, MockIds, MockMerchantStore, MockPaymentStore,
+        MockProcessor, MockTokenStore,
     };
     use std::sync::{Arc, Mutex};
     use time::macros::datetime;
@@ -538,22 +613,17 @@ mod tests {
         MockBinLookup,
         MockClock,
         MockIds,
+        MockTokenStore,
+        MockCardVault,
     > {
-        let mut bins = MockBinLookup::new();
-        bins.expect_lookup().returning(|bin| BinInfo {
-            bin: bin.into(),
-            brand: CardBrand::Visa,
-            funding: FundingType::Credit,
-            issuer: None,
-            country: None,
-        });
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(datetime!(2026-11-22 12:00 UTC));
-        let mut ids = MockIds::new();
-        ids.expect_next_id().return_const("01".to_owned());
-        PaymentService::new(store, merchants, processor, bins, clock, ids)
+        let bins = visa_bins();
+        let clock = clock_at_noon();
+        let ids = fixed_ids("01");
+        let tokens = TokenSource {
+            tokens: MockTokenStore::new(),
+            vault: MockCardVault::new(),
+        };
+        PaymentService::new(store, merchants, processor, bins, clock, ids, tokens)
     }
 
     fn auth() -> NewPayment {
@@ -561,11 +631,11 @@ mod tests {
             merchant_id: MerchantId::from_suffix("1"),
             kind: TxnType::Auth,
             amount: Amount::new("amount", 1000).unwrap(),
-            card: CardData {
+            source: PaymentSource::Card(CardData {
                 number: CardNumber::parse("4111111111111111").unwrap(),
                 cvv: Some(Cvv::parse("123").unwrap()),
                 expiration: Expiration::parse("1230", datetime!(2026-11-22 0:00 UTC)).unwrap(),
-            },
+            }),
         }
     }
 

@@ -169,16 +169,13 @@ impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
 mod tests {
     use super::*;
     use crate::api_key::KeyStatus;
-    use crate::ports::{MockClock, MockIds, MockPlatformStore};
+    use crate::ports::{MockIds, MockPlatformStore};
+    use crate::services::fixtures::clock_at_noon;
     use std::sync::atomic::{AtomicU32, Ordering};
-    use time::macros::datetime;
 
     #[tokio::test]
     async fn new_platform_gets_two_default_test_keys_owned_by_the_owner() {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let clock = clock_at_noon();
         let counter = AtomicU32::new(0);
         let mut ids = MockIds::new();
         ids.expect_next_id()
@@ -228,10 +225,7 @@ mod tests {
 
     #[tokio::test]
     async fn bootstrap_reports_when_a_platform_already_exists() {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let clock = clock_at_noon();
         let mut ids = MockIds::new();
         ids.expect_next_id().returning(|| "1".to_owned());
         ids.expect_key_secret()

@@ -89,6 +89,7 @@ mod tests {
     use super::*;
     use crate::platform::{Platform, PlatformName};
     use crate::ports::{MockClock, MockIds, MockPlatformStore, MockUserStore};
+    use crate::services::fixtures::clock_at_noon;
     use time::macros::datetime;
 
     fn platforms() -> MockPlatformStore {
@@ -107,10 +108,7 @@ mod tests {
     fn service(
         users: MockUserStore,
     ) -> UserService<MockUserStore, MockPlatformStore, MockClock, MockIds> {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .return_const(datetime!(2026-11-22 12:00 UTC));
+        let clock = clock_at_noon();
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("2".to_owned());
         UserService::new(users, platforms(), clock, ids)

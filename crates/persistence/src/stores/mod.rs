@@ -12,6 +12,8 @@ mod merchants;
 mod payments;
 #[macro_use]
 mod platforms;
+#[macro_use]
+mod tokens;
 
 use diesel::prelude::*;
 use diesel::sqlite::SqliteConnection;
@@ -20,12 +22,15 @@ use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
 use holdfast_domain::idempotency::{IdempotencyKey, KeyRecord, Seen, StoredResponse, on_seen};
-use holdfast_domain::ids::{ConnectionId, KeyId, MerchantId, PlanId, PlatformId, TxnId, UserId};
+use holdfast_domain::ids::{
+    ConnectionId, KeyId, MerchantId, PlanId, PlatformId, TokenId, TxnId, UserId,
+};
 use holdfast_domain::merchant::{Merchant, MerchantPatch};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
+use holdfast_domain::payment::token::{Token, TokenKind};
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::platform::Platform;
 use holdfast_domain::ports::StoreError;
@@ -36,7 +41,9 @@ use holdfast_domain::user::{Email, User};
 use time::OffsetDateTime;
 
 use crate::error::{expect_one_row, query_error, unexpected};
-use crate::payment_rows::{ConnectionRow, EventRow, PlanRow, TxnRow, encode_ids, encode_routes};
+use crate::payment_rows::{
+    ConnectionRow, EventRow, PlanRow, TokenRow, TxnRow, encode_ids, encode_routes,
+};
 use crate::rows::{KeyRow, MerchantRow, PlatformRow, UserRow, convert_all};
 
 pub type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
@@ -95,6 +102,7 @@ macro_rules! sql_store {
         merchant_store!($store, $schema);
         payment_store!($store, $schema);
         idempotency_store!($store, $schema);
+        token_store!($store, $schema);
     };
 }
 

@@ -1,0 +1,162 @@
+//! Creating card tokens (spec 5.3): any key may create a single-use token; only a private key
+//! may create a vault token.
+
+use crate::Invalid;
+use crate::auth::Principal;
+use crate::ids::TokenId;
+use crate::mode::KeyType;
+use crate::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
+use crate::payment::transaction::PaymentSummary;
+use crate::ports::{BinLookup, CardData, CardVault, Clock, Ids, StoreError, TokenStore};
+
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    /// A public key asked for a vault token.
+    #[error("public keys can only create single-use tokens")]
+    VaultNeedsPrivateKey,
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[derive(Debug, Clone)]
+pub struct TokenService<T, V, B, C, I> {
+    tokens: T,
+    vault: V,
+    bins: B,
+    clock: C,
+    ids: I,
+}
+
+/// The text the vault seals for a card: its number and expiration, never the CVV.
+pub(crate) fn sealed_text(card: &CardData) -> String {
+    format!(
+        "{}|{:02}{:02}",
+        card.number.expose(),
+        card.expiration.month(),
+        card.expiration.year() % 100
+    )
+}
+
+impl<T: TokenStore, V: CardVault, B: BinLookup, C: Clock, I: Ids> TokenService<T, V, B, C, I> {
+    pub fn new(tokens: T, vault: V, bins: B, clock: C, ids: I) -> Self {
+        Self {
+            tokens,
+            vault,
+            bins,
+            clock,
+            ids,
+        }
+    }
+
+    pub async fn create(
+        &self,
+        who: &Principal,
+        kind: TokenKind,
+        card: &CardData,
+    ) -> Result<Token, TokenError> {
+        if kind == TokenKind::Vault && who.key_type == KeyType::Public {
+            return Err(TokenError::VaultNeedsPrivateKey);
+        }
+        let now = self.clock.now();
+        let id = TokenId::from_suffix(&self.ids.next_id());
+        let bin = self.bins.lookup(card.number.bin());
+        let token = Token {
+            sealed: self.vault.seal(id.as_str(), &sealed_text(card)),
+            id,
+            platform_id: who.platform_id.clone(),
+            mode: who.mode,
+            kind,
+            card: PaymentSummary {
+                bin: card.number.bin().to_owned(),
+                brand: bin.brand,
+                last4: card.number.last4().to_owned(),
+                funding: bin.funding,
+            },
+            created_on: now,
+            expires_on: (kind == TokenKind::SingleUse).then(|| now + SINGLE_USE_LIFETIME),
+            used_on: None,
+        };
+        self.tokens.save(&token).await?;
+        Ok(token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{KeyId, PlatformId, UserId};
+    use crate::mode::Mode;
+    use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
+
+    use crate::payment::card::{CardNumber, Expiration};
+    use crate::ports::{MockBinLookup, MockCardVault, MockClock, MockIds, MockTokenStore, Sealed};
+    use time::macros::datetime;
+
+    fn who(key_type: KeyType) -> Principal {
+        Principal {
+            platform_id: PlatformId::from_suffix("1"),
+            mode: Mode::Test,
+            key_type,
+            key_id: KeyId::from_suffix("1"),
+            user_id: UserId::from_suffix("1"),
+        }
+    }
+
+    fn service(
+        tokens: MockTokenStore,
+    ) -> TokenService<MockTokenStore, MockCardVault, MockBinLookup, MockClock, MockIds> {
+        let mut vault = MockCardVault::new();
+        vault
+            .expect_seal()
+            .withf(|context, secret| context == "tkn_01" && secret == "4111111111111111|1230")
+            .returning(|_, _| Sealed {
+                key_id: "k1".into(),
+                nonce: vec![0; 12],
+                ciphertext: vec![1; 40],
+            });
+        let bins = visa_bins();
+        let clock = clock_at_noon();
+        let ids = fixed_ids("01");
+        TokenService::new(tokens, vault, bins, clock, ids)
+    }
+
+    fn card() -> CardData {
+        CardData {
+            number: CardNumber::parse("4111111111111111").unwrap(),
+            cvv: None,
+            expiration: Expiration::parse("1230", datetime!(2026-11-22 0:00 UTC)).unwrap(),
+        }
+    }
+
+    #[tokio::test]
+    async fn which_key_may_create_which_token() {
+        let table = [
+            (KeyType::Public, TokenKind::SingleUse, true),
+            (KeyType::Private, TokenKind::SingleUse, true),
+            (KeyType::Private, TokenKind::Vault, true),
+            (KeyType::Public, TokenKind::Vault, false),
+        ];
+        for (key_type, kind, allowed) in table {
+            let mut tokens = MockTokenStore::new();
+            tokens
+                .expect_save()
+                .times(usize::from(allowed))
+                .returning(|_| Ok(()));
+            let got = service(tokens).create(&who(key_type), kind, &card()).await;
+            match (allowed, got) {
+                (true, Ok(token)) => {
+                    assert_eq!(token.kind, kind);
+                    assert_eq!(token.expires_on.is_some(), kind == TokenKind::SingleUse);
+                    assert_eq!(
+                        (token.card.bin.as_str(), token.card.last4.as_str()),
+                        ("411111", "1111")
+                    );
+                }
+                (false, Err(TokenError::VaultNeedsPrivateKey)) => {}
+                (_, other) => panic!("{key_type:?} {kind:?}: {other:?}"),
+            }
+        }
+    }
+}
