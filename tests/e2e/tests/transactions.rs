@@ -704,6 +704,42 @@ async fn tokens_single_use_and_vault(env: Env) {
         (reply.status, reply.error_param()),
         (StatusCode::BAD_REQUEST, Some("payment.number"))
     );
+    // The CVV is never kept, so a token needs none; one that is sent must still be well formed.
+    // A token is made from card fields only.
+    for (body, status, param) in [
+        (
+            r#"{"type": "vault", "payment": {"number": "4111111111111111", "expiration": "1230"}}"#,
+            StatusCode::CREATED,
+            None,
+        ),
+        (
+            r#"{"payment": {"number": "4111111111111111", "cvv": "12", "expiration": "1230"}}"#,
+            StatusCode::BAD_REQUEST,
+            Some("payment.cvv"),
+        ),
+        (
+            r#"{"payment": {"number": "4111111111111111", "expiration": "0120"}}"#,
+            StatusCode::BAD_REQUEST,
+            Some("payment.expiration"),
+        ),
+        (
+            r#"{"payment": {"token": "tkn_01M82YY26BY9B4F89B1R2SKMPB", "number": "4111111111111111", "expiration": "1230"}}"#,
+            StatusCode::BAD_REQUEST,
+            Some("payment.token"),
+        ),
+        (
+            r#"{"type": "vault"}"#,
+            StatusCode::BAD_REQUEST,
+            Some("payment"),
+        ),
+    ] {
+        let reply = api.post("/v1/tokens", key, body).await;
+        assert_eq!(
+            (reply.status, reply.error_param()),
+            (status, param),
+            "{body}"
+        );
+    }
 
     // The card number is sealed: it is nowhere in the database.
     let dump = env.dump().await;

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller};
 use super::routes::Routes;
-use super::transactions::{PaymentBody, card};
+use super::transactions::{CvvRule, PaymentBody, card};
 use super::views::rfc3339;
 use crate::state::AppState;
 
@@ -67,7 +67,15 @@ async fn create(
     let payment = body
         .payment
         .ok_or_else(|| ApiError::invalid("payment", "is required"))?;
-    let card = card(payment, state.clock.now())?;
+    if payment.token.is_some() {
+        return Err(ApiError::invalid(
+            "payment.token",
+            "a token is made from card fields, not from another token",
+        ));
+    }
+    // The CVV is checked when sent but never kept (it may not be stored after authorization, and
+    // a vault token outlives many).
+    let card = card(payment, state.clock.now(), CvvRule::Optional)?;
     let token = state
         .tokens
         .create(&who, kind, &card)

@@ -66,7 +66,7 @@ pub(super) struct PaymentBody {
     number: Option<String>,
     cvv: Option<String>,
     expiration: Option<String>,
-    token: Option<String>,
+    pub(super) token: Option<String>,
 }
 
 /// Card data must never reach a log, even by accident.
@@ -115,14 +115,32 @@ fn source(body: PaymentBody, now: OffsetDateTime) -> Result<PaymentSource, ApiEr
             "payment.token",
             &token,
         )?)),
-        None => card(body, now).map(PaymentSource::Card),
+        None => card(body, now, CvvRule::Required).map(PaymentSource::Card),
     }
 }
 
-pub(super) fn card(body: PaymentBody, now: OffsetDateTime) -> Result<CardData, ApiError> {
+/// Whether a card's CVV must be sent. A payment needs it; a token never keeps it, so there it is
+/// only checked when sent.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum CvvRule {
+    Required,
+    Optional,
+}
+
+pub(super) fn card(
+    body: PaymentBody,
+    now: OffsetDateTime,
+    cvv_rule: CvvRule,
+) -> Result<CardData, ApiError> {
+    let number = CardNumber::parse(&required(body.number, "payment.number")?)?;
+    let cvv = match (body.cvv, cvv_rule) {
+        (Some(raw), _) => Some(Cvv::parse(&raw)?),
+        (None, CvvRule::Optional) => None,
+        (None, CvvRule::Required) => return Err(ApiError::invalid("payment.cvv", "is required")),
+    };
     Ok(CardData {
-        number: CardNumber::parse(&required(body.number, "payment.number")?)?,
-        cvv: Some(Cvv::parse(&required(body.cvv, "payment.cvv")?)?),
+        number,
+        cvv,
         expiration: Expiration::parse(&required(body.expiration, "payment.expiration")?, now)?,
     })
 }
