@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use diesel_async::pooled_connection::deadpool::Pool;
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
 use diesel_async::{
     AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection,
 };
@@ -125,8 +127,16 @@ impl Database {
     pub fn open(url: &DatabaseUrl, options: PoolOptions) -> Result<Self, DatabaseError> {
         match url {
             DatabaseUrl::Postgres(secret) => {
-                let manager =
-                    AsyncDieselConnectionManager::<AsyncPgConnection>::new(secret.expose_secret());
+                // `Fast` recycling trusts a returned connection unless a query on it failed at the
+                // connection level; the default (`Verified`) costs a `SELECT 1` round trip on every
+                // checkout, nearly doubling the round trips of a payment. A connection that died
+                // while idle fails one query, is marked broken and is replaced.
+                let mut config = ManagerConfig::default();
+                config.recycling_method = RecyclingMethod::Fast;
+                let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
+                    secret.expose_secret(),
+                    config,
+                );
                 let pool = Pool::builder(manager)
                     .max_size(options.max_size)
                     .wait_timeout(Some(options.wait_timeout))

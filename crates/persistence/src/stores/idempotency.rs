@@ -14,21 +14,29 @@ macro_rules! idempotency_store {
             ) -> Result<Begun, StoreError> {
                 use crate::schema::$schema::idempotency_keys as t;
                 let mut conn = self.conn().await?;
+                let claim = async |conn: &mut <Self as crate::stores::Backend>::Conn| {
+                    diesel::insert_into(t::table)
+                        .values((
+                            t::platform_id.eq(platform.as_str()),
+                            t::mode.eq(mode.as_str()),
+                            t::key.eq(key.as_str()),
+                            t::fingerprint.eq(fingerprint.as_slice()),
+                            t::created_on.eq(now),
+                        ))
+                        .on_conflict_do_nothing()
+                        .execute(conn)
+                        .await
+                };
+                // The unique key decides: of two concurrent first requests, one inserts. The
+                // common case (a new key) is this one statement, outside any transaction.
+                if claim(&mut conn)
+                    .await
+                    .map_err(query_error("idempotency_keys"))?
+                    == 1
+                {
+                    return Ok(Begun::Started);
+                }
                 conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    let claim = async |conn: &mut <Self as crate::stores::Backend>::Conn| {
-                        diesel::insert_into(t::table)
-                            .values((
-                                t::platform_id.eq(platform.as_str()),
-                                t::mode.eq(mode.as_str()),
-                                t::key.eq(key.as_str()),
-                                t::fingerprint.eq(fingerprint.as_slice()),
-                                t::created_on.eq(now),
-                            ))
-                            .on_conflict_do_nothing()
-                            .execute(conn)
-                            .await
-                    };
-                    // The unique key decides: of two concurrent first requests, one inserts.
                     if claim(conn).await? == 1 {
                         return Ok(Begun::Started);
                     }

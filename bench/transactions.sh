@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Load on the payment hot path: POST /v1/transactions (an auth on the sandbox, each request with
+# its own Idempotency-Key) against a release build on PostgreSQL, at 1, 8, 32 and 64 connections;
+# then pgbench runs the same SQL (bench/auth-ceiling.sql) at the same client counts, as the
+# ceiling the database sets on this machine.
+#
+#   bench/transactions.sh
+#   DURATION=30s bench/transactions.sh
+#
+# Needs wrk and pgbench (apt-get install wrk postgresql-client) and PostgreSQL at
+# HOLDFAST_BENCH_PG (default: local, trust). Traffic goes to 127.0.0.1 only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${DURATION:-10s}"
+CLIENTS="${CLIENTS:-1 8 32 64}"
+PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
+PORT=18182
+BIN=target/release/holdfast
+
+cargo build --release --locked --quiet -p holdfast --bin holdfast
+work=$(mktemp -d)
+db="holdfast_bench_txn_$$"
+url="${PG_ADMIN%/*}/$db"
+server=""
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+psql "$PG_ADMIN" -qc "CREATE DATABASE $db" >/dev/null
+
+key=$(HOLDFAST_DATABASE_URL="$url" HOLDFAST_LOG=warn $BIN --json platforms create \
+      --name Bench --owner-email bench@example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["value"])')
+HOLDFAST_DATABASE_URL="$url" HOLDFAST_BIND="127.0.0.1:$PORT" HOLDFAST_LOG=warn \
+  HOLDFAST_BOOTSTRAP_DEMO=false HOLDFAST_VAULT_KEY_FILE="$work/vault.key" $BIN serve >"$work/serve.log" 2>&1 &
+server=$!
+for _ in $(seq 1 50); do curl -sf "127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+merchant=$(curl -sf "127.0.0.1:$PORT/v1/merchants" -H "x-api-key: $key" -d '{"name": "Bench shop"}' \
+           | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+
+echo "| load | connections | requests/s | p50 | p99 | non-2xx |"
+echo "|---|---|---|---|---|---|"
+for conns in $CLIENTS; do
+  threads=$(( conns < 2 ? 1 : 2 ))
+  out=$(HOLDFAST_KEY="$key" HOLDFAST_MERCHANT="$merchant" HOLDFAST_RUN="$conns" wrk -t"$threads" -c"$conns" -d"$DURATION" \
+        --latency -s bench/post-auth.lua "http://127.0.0.1:$PORT/v1/transactions")
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+  errors=$(awk '/Non-2xx/ {print $5}' <<<"$out")
+  printf '| POST /v1/transactions (auth) | %s | %s | %s | %s | %s |\n' "$conns" "$rps" "$p50" "$p99" "${errors:-0}"
+done
+kill "$server"; wait "$server" 2>/dev/null || true; server=""
+
+# Every answered auth is a row: count them, so a fast run that lost writes cannot pass unseen.
+rows=$(psql "$url" -Atc "SELECT count(*) FROM transactions WHERE state = 'authorized'")
+events=$(psql "$url" -Atc "SELECT count(*) FROM events WHERE event_type = 'transaction.created'")
+echo
+echo "authorized rows: $rows; transaction.created events: $events"
+echo
+
+read -r hash pfm plan con < <(psql "$url" -AtF ' ' -c \
+  "SELECT encode(k.value_hash, 'hex'), k.platform_id, p.id, p.default_connection_id
+     FROM api_keys k JOIN plans p ON p.platform_id = k.platform_id AND p.mode = 'test' AND p.is_default
+    WHERE k.key_type = 'private' AND k.mode = 'test' LIMIT 1")
+echo "| pgbench (same SQL) | clients | transactions/s | mean latency |"
+echo "|---|---|---|---|"
+for conns in $CLIENTS; do
+  threads=$(( conns < 2 ? 1 : 2 ))
+  out=$(pgbench -n -M prepared -c "$conns" -j "$threads" -T "${DURATION%s}" \
+        -D hash="$hash" -D pfm="$pfm" -D mid="$merchant" -D plan="$plan" -D con="$con" \
+        -f bench/auth-ceiling.sql "$url" 2>&1)
+  tps=$(awk -F'= ' '/^tps/ {split($2, a, " "); print a[1]}' <<<"$out")
+  lat=$(awk -F'= ' '/latency average/ {print $2}' <<<"$out")
+  printf '| auth SQL | %s | %s | %s |\n' "$conns" "$tps" "$lat"
+done
