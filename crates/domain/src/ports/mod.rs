@@ -166,7 +166,9 @@ pub trait MerchantStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+mod outbound;
 mod payments;
 mod shared;
 
+pub use outbound::*;
 pub use payments::*;

@@ -1,0 +1,99 @@
+//! Ports to the outside world beyond the database: webhook receivers and email.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+/// One signed webhook POST, as the worker asks for it. The adapter signs it (Standard Webhooks:
+/// `webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,` + base64 HMAC-SHA256 of
+/// `id.timestamp.body` under the secret's decoded bytes) and adds `content-type:
+/// application/json` and the custom header.
+#[derive(Clone)]
+pub struct WebhookPost {
+    pub url: String,
+    /// The notification id: the `webhook-id` header, the same on every retry and redelivery.
+    pub message_id: String,
+    /// Unix seconds, for `webhook-timestamp`; taken at each request.
+    pub timestamp: i64,
+    pub body: String,
+    /// `whsec_` + base64.
+    pub secret: String,
+    pub custom_header: Option<(String, String)>,
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for WebhookPost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookPost")
+            .field("url", &self.url)
+            .field("message_id", &self.message_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one HTTP request came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PostResult {
+    /// The receiver answered. `body` is cut to the adapter's documented cap.
+    Answered { status: u16, body: String },
+    /// No answer; the request may or may not have reached the receiver.
+    Failed(SendFailure),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendFailure {
+    /// Every resolved address is outside the allowed networks (the SSRF guard).
+    Refused(String),
+    /// The host name did not resolve.
+    Dns(String),
+    /// The connection could not be made or was closed early.
+    Connect(String),
+    /// No complete answer within the timeout.
+    Timeout,
+    /// The URL or request could not be used at all.
+    Invalid(String),
+}
+
+impl std::fmt::Display for SendFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Refused(why) => write!(f, "refused by the network guard: {why}"),
+            Self::Dns(why) => write!(f, "DNS failure: {why}"),
+            Self::Connect(why) => write!(f, "connection failed: {why}"),
+            Self::Timeout => f.write_str("timed out"),
+            Self::Invalid(why) => write!(f, "invalid request: {why}"),
+        }
+    }
+}
+
+/// Sends one webhook request. Never follows redirects; one call is one HTTP request at most.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait WebhookSender: Send + Sync {
+    async fn post(&self, post: &WebhookPost) -> PostResult;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutgoingEmail {
+    pub to: String,
+    pub subject: String,
+    /// Plain text.
+    pub body: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MailError {
+    /// Worth trying again later (the server is down or said 4xx).
+    #[error("temporary mail failure: {0}")]
+    Temporary(String),
+    /// Will never work (for example the address was refused for good).
+    #[error("permanent mail failure: {0}")]
+    Permanent(String),
+}
+
+/// Hands an email to a mail server (or a file).
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait Mailer: Send + Sync {
+    async fn send(&self, email: &OutgoingEmail) -> Result<(), MailError>;
+}
