@@ -106,6 +106,17 @@ typed_id!(
     "tkn_"
 );
 
+typed_id!(
+    /// A webhook subscription.
+    WebhookId,
+    "wh_"
+);
+typed_id!(
+    /// One notification: an event for one subscription, also the id of its delivery record.
+    NotificationId,
+    "ntf_"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ pub mod ports;
 pub mod services;
 mod text;
 pub mod user;
+pub mod webhook;
 
 /// A field-level validation failure: which field, and what rule it broke.
 ///

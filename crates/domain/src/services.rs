@@ -9,6 +9,7 @@ mod payments;
 mod platforms;
 mod tokens;
 mod users;
+mod webhooks;
 
 pub use authenticator::{AuthenticateError, Authenticator};
 pub use keys::{CreatedKey, KeyService};
@@ -17,6 +18,7 @@ pub use payments::{NewPayment, PaymentError, PaymentService, PaymentSource, Toke
 pub use platforms::{CreatedPlatform, PlatformService};
 pub use tokens::{TokenError, TokenService};
 pub use users::UserService;
+pub use webhooks::{NewWebhook, WebhookService};
 
 use crate::Invalid;
 use crate::ports::StoreError;

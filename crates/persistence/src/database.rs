@@ -13,8 +13,8 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
-    IdempotencyStore, KeyStore, MerchantStore, PaymentStore, PlatformStore, StoreError, TokenStore,
-    UserStore,
+    EmailOutbox, IdempotencyStore, KeyStore, MerchantStore, NotificationQueue, PaymentStore,
+    PlatformStore, StoreError, TokenStore, UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -114,6 +114,9 @@ pub struct Stores {
     pub payments: Arc<dyn PaymentStore>,
     pub idempotency: Arc<dyn IdempotencyStore>,
     pub tokens: Arc<dyn TokenStore>,
+    pub webhooks: Arc<dyn WebhookStore>,
+    pub notifications: Arc<dyn NotificationQueue>,
+    pub emails: Arc<dyn EmailOutbox>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -218,6 +221,9 @@ impl Database {
                 + IdempotencyStore
                 + TokenStore
                 + PaymentStore
+                + WebhookStore
+                + NotificationQueue
+                + EmailOutbox
                 + Clone
                 + 'static,
         {
@@ -229,6 +235,9 @@ impl Database {
                 payments: Arc::new(s.clone()),
                 idempotency: Arc::new(s.clone()),
                 tokens: Arc::new(s.clone()),
+                webhooks: Arc::new(s.clone()),
+                notifications: Arc::new(s.clone()),
+                emails: Arc::new(s.clone()),
             }
         }
         match self {

@@ -8,6 +8,7 @@ mod schema;
 mod stores;
 #[cfg(feature = "test-support")]
 pub mod testing;
+mod webhook_rows;
 
 pub use database::{Database, DatabaseError, DatabaseUrl, PoolOptions, Stores};
 pub use stores::{PgStore, SqliteStore};

@@ -183,6 +183,75 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+    use super::Ts;
+
+    webhooks (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        endpoint_url -> Text,
+        events -> Text,
+        description -> Nullable<Text>,
+        header_name -> Nullable<Text>,
+        header_value -> Nullable<Text>,
+        active -> Bool,
+        secret -> Text,
+        creator_id -> Text,
+        consecutive_failures -> Integer,
+        created_on -> Ts,
+        updated_on -> Ts,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use super::Ts;
+
+    notifications (id) {
+        id -> Text,
+        webhook_id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        event_id -> Text,
+        event_type -> Text,
+        state -> Text,
+        due_on -> Ts,
+        lease_until -> Nullable<Ts>,
+        endpoint_url -> Nullable<Text>,
+        request_body -> Nullable<Text>,
+        response -> Nullable<Text>,
+        requests -> Integer,
+        attempted_on -> Nullable<Ts>,
+        archived -> Bool,
+        resent_from -> Nullable<Text>,
+        created_on -> Ts,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use super::Ts;
+
+    emails (id) {
+        id -> Text,
+        recipient -> Text,
+        subject -> Text,
+        body -> Text,
+        created_on -> Ts,
+        due_on -> Ts,
+        lease_until -> Nullable<Ts>,
+        attempts -> Integer,
+        sent_on -> Nullable<Ts>,
+        failed_on -> Nullable<Ts>,
+        last_error -> Nullable<Text>,
+    }
+}
+
+diesel::joinable!(notifications -> webhooks (webhook_id));
+diesel::joinable!(notifications -> events (event_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     platforms,
     users,
@@ -194,4 +263,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     idempotency_keys,
     tokens,
+    webhooks,
+    notifications,
+    emails,
 );

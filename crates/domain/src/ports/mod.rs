@@ -169,6 +169,8 @@ pub trait MerchantStore: Send + Sync {
 mod outbound;
 mod payments;
 mod shared;
+mod webhooks;
 
 pub use outbound::*;
 pub use payments::*;
+pub use webhooks::*;

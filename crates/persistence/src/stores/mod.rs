@@ -3,6 +3,8 @@
 //! backends cannot drift apart.
 
 #[macro_use]
+mod outbox;
+#[macro_use]
 mod idempotency;
 #[macro_use]
 mod keys;
@@ -13,8 +15,13 @@ mod payments;
 #[macro_use]
 mod platforms;
 #[macro_use]
+mod notifications;
+#[macro_use]
 mod tokens;
+#[macro_use]
+mod webhooks;
 
+use crate::webhook_rows::{NotificationRow, WebhookRow};
 use diesel::prelude::*;
 use diesel::sqlite::SqliteConnection;
 use diesel_async::pooled_connection::deadpool::{Object, Pool};
@@ -25,6 +32,7 @@ use holdfast_domain::idempotency::{IdempotencyKey, KeyRecord, Seen, StoredRespon
 use holdfast_domain::ids::{
     ConnectionId, KeyId, MerchantId, PlanId, PlatformId, TokenId, TxnId, UserId,
 };
+use holdfast_domain::ids::{NotificationId, WebhookId};
 use holdfast_domain::merchant::{Merchant, MerchantPatch};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
@@ -35,9 +43,12 @@ use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::platform::Platform;
 use holdfast_domain::ports::StoreError;
 use holdfast_domain::ports::{
-    Begun, Event, NewPlatform, OriginalOutcome, Reservation, StoredEvent, TxnFilter,
+    Begun, Claimed, Delivery, Event, Finished, NewPlatform, OriginalOutcome, OutgoingEmail,
+    QueuedEmail, Recorded, Replacement, ResendError, Reservation, StoredEvent, TxnFilter,
+    disable_email, encode_events,
 };
 use holdfast_domain::user::{Email, User};
+use holdfast_domain::webhook::{EventType, Outcome, Subscription, failure_disables};
 use time::OffsetDateTime;
 
 use crate::error::{expect_one_row, query_error, unexpected};
@@ -57,7 +68,7 @@ pub trait Backend {
 }
 
 macro_rules! sql_store {
-    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident, $first_platform_lock:expr) => {
+    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident, $first_platform_lock:expr, [$($claim_lock:ident),*]) => {
         $(#[$doc])*
         #[derive(Clone)]
         pub struct $store {
@@ -103,6 +114,8 @@ macro_rules! sql_store {
         payment_store!($store, $schema);
         idempotency_store!($store, $schema);
         token_store!($store, $schema);
+        webhook_store!($store, $schema);
+        notification_queue!($store, $schema, [$($claim_lock),*]);
     };
 }
 
@@ -111,7 +124,8 @@ sql_store!(
     PgStore,
     AsyncPgConnection,
     pg,
-    "SELECT pg_advisory_xact_lock(4857326011373040244)"
+    "SELECT pg_advisory_xact_lock(4857326011373040244)",
+    [for_update, skip_locked]
 );
 sql_store!(
     /// All store ports on SQLite, through diesel-async's `SyncConnectionWrapper`.
@@ -119,5 +133,6 @@ sql_store!(
     SqliteConn,
     sqlite,
     // A write that changes nothing still takes SQLite's write lock for the transaction.
-    "UPDATE platforms SET id = id WHERE 0"
+    "UPDATE platforms SET id = id WHERE 0",
+    []
 );

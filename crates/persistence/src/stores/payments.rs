@@ -208,7 +208,7 @@ macro_rules! payment_store {
                 original: Option<(TxnId, OriginalOutcome)>,
                 event: &Event,
             ) -> Result<(), StoreError> {
-                use crate::schema::$schema::{events as e, transactions as t};
+                use crate::schema::$schema::transactions as t;
                 let data = serde_json::to_string(&event.data).map_err(unexpected)?;
                 let mut conn = self.conn().await?;
                 conn.transaction::<_, diesel::result::Error, _>(async |conn| {
@@ -261,17 +261,7 @@ macro_rules! payment_store {
                             return Err(diesel::result::Error::NotFound);
                         }
                     }
-                    diesel::insert_into(e::table)
-                        .values((
-                            e::id.eq(event.id.as_str()),
-                            e::platform_id.eq(event.platform_id.as_str()),
-                            e::mode.eq(event.mode.as_str()),
-                            e::event_type.eq(event.data.event_type()),
-                            e::data.eq(&data),
-                            e::created_on.eq(event.created_on),
-                        ))
-                        .execute(conn)
-                        .await?;
+                    write_event!($schema, conn, event, &data)?;
                     Ok(())
                 })
                 .await

@@ -1,0 +1,271 @@
+//! Storage ports of webhook delivery: subscriptions, the notification queue with its delivery
+//! records, and the email outbox.
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use crate::ids::{EventId, NotificationId, PlatformId, WebhookId};
+use crate::mode::Mode;
+use crate::page::{Page, PageRequest};
+use crate::webhook::{
+    CustomHeader, Description, EndpointUrl, EventList, EventType, Outcome, Subscription,
+};
+
+use super::StoreError;
+
+/// The fields PATCH replaces (spec 4.2): every optional one not sent returns to its default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    pub endpoint_url: EndpointUrl,
+    pub events: EventList,
+    pub description: Option<Description>,
+    pub custom_header: Option<CustomHeader>,
+    /// `Some(true)` re-enables, keeping the counter; `Some(false)` disables; `None` leaves it.
+    pub active: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryState {
+    Pending,
+    Done(Outcome),
+}
+
+/// One delivery record per notification (spec 2.4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub id: NotificationId,
+    pub webhook_id: WebhookId,
+    pub event_id: EventId,
+    pub event_type: String,
+    pub state: DeliveryState,
+    /// Where it was sent (the subscription's URL at the attempt).
+    pub endpoint_url: Option<String>,
+    pub request_body: Option<String>,
+    /// The response body on success, or the error on failure.
+    pub response: Option<String>,
+    pub requests: u32,
+    pub attempted_on: Option<OffsetDateTime>,
+    pub created_on: OffsetDateTime,
+    /// Older than 15 days: the bodies are gone, the outcome stays.
+    pub archived: bool,
+    /// For a resend, the notification it repeats.
+    pub resent_from: Option<NotificationId>,
+}
+
+/// A notification claimed by a worker, with what it needs to send it.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub id: NotificationId,
+    pub event_type: String,
+    pub event_data: String,
+    pub created_on: OffsetDateTime,
+    /// The subscription as it is now: `None` when deleted.
+    pub subscription: Option<Subscription>,
+}
+
+/// The final outcome of one notification.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub outcome: Outcome,
+    pub endpoint_url: Option<String>,
+    pub request_body: Option<String>,
+    pub response: Option<String>,
+    pub requests: u32,
+    pub attempted_on: OffsetDateTime,
+}
+
+/// What recording an outcome did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    /// False when the notification was already final (another worker finished it first).
+    pub recorded: bool,
+    /// The failure made the subscription reach the limit and become inactive now.
+    pub disabled: bool,
+    /// The disable email was queued (false when the creator no longer exists).
+    pub email_queued: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ResendError {
+    #[error("delivery not found")]
+    NotFound,
+    #[error("only transaction notifications can be resent")]
+    NotTransaction,
+    #[error("the subscription is inactive; re-enable it first, then resend")]
+    Inactive,
+    #[error("the delivery is archived (older than 15 days) and can no longer be resent")]
+    Archived,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait WebhookStore: Send + Sync {
+    async fn insert_webhook(&self, subscription: &Subscription) -> Result<(), StoreError>;
+    async fn get_webhook(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &WebhookId,
+    ) -> Result<Option<Subscription>, StoreError>;
+    async fn list_webhooks(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        page: &PageRequest,
+    ) -> Result<Page<Subscription>, StoreError>;
+    /// PATCH: replaces the fields in one statement; the counter, id, secret and creator stay.
+    /// `NotFound` when absent in this scope.
+    async fn replace_webhook(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &WebhookId,
+        replacement: &Replacement,
+        at: OffsetDateTime,
+    ) -> Result<Subscription, StoreError>;
+    /// Deletes the subscription and its delivery history. `NotFound` when absent.
+    async fn delete_webhook(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &WebhookId,
+    ) -> Result<(), StoreError>;
+    /// The dashboard toggle (operator CLI): sets `active` and resets the counter to 0.
+    /// Scoped by platform only: operators see both modes. `NotFound` when absent.
+    async fn toggle_webhook(
+        &self,
+        platform: &PlatformId,
+        id: &WebhookId,
+        active: bool,
+        at: OffsetDateTime,
+    ) -> Result<Subscription, StoreError>;
+    /// Newest first. An unknown subscription is `NotFound`.
+    async fn list_deliveries(
+        &self,
+        platform: &PlatformId,
+        mode: Option<Mode>,
+        webhook: &WebhookId,
+        page: &PageRequest,
+    ) -> Result<Page<Delivery>, StoreError>;
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait NotificationQueue: Send + Sync {
+    /// Leases up to `limit` due notifications until `lease_until` (skipping rows other workers
+    /// hold). A notification whose worker died is due again once its lease ends.
+    async fn claim_notifications(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<Claimed>, StoreError>;
+
+    /// Atomically records the final outcome (once: a notification already final is left as
+    /// it is), and updates the subscription's counter: a success resets it, a failure adds one
+    /// and, on reaching the limit, disables the subscription and queues the email rendered by
+    /// `disable_email` to the creator when that user still exists.
+    async fn complete_notification(
+        &self,
+        id: &NotificationId,
+        finished: &Finished,
+        service_name: &str,
+    ) -> Result<Recorded, StoreError>;
+
+    /// Removes the bodies of records attempted before `before`; returns how many.
+    async fn archive_deliveries(&self, before: OffsetDateTime) -> Result<u64, StoreError>;
+
+    /// Queues a new notification repeating `id` (spec 6.4) under `new_id`.
+    async fn resend(
+        &self,
+        platform: &PlatformId,
+        id: &NotificationId,
+        new_id: &NotificationId,
+        now: OffsetDateTime,
+    ) -> Result<Delivery, ResendError>;
+}
+
+/// An email waiting in the outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedEmail {
+    pub id: String,
+    pub email: super::OutgoingEmail,
+    pub attempts: u32,
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait EmailOutbox: Send + Sync {
+    async fn claim_emails(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<QueuedEmail>, StoreError>;
+    async fn email_sent(&self, id: &str, at: OffsetDateTime) -> Result<(), StoreError>;
+    /// A temporary failure: try again at `next_try`.
+    async fn email_retry(
+        &self,
+        id: &str,
+        error: &str,
+        next_try: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+    /// A permanent failure: kept, never tried again.
+    async fn email_failed(
+        &self,
+        id: &str,
+        error: &str,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+}
+
+/// The disable email of spec 6.3.
+pub fn disable_email(
+    service_name: &str,
+    to: &str,
+    subscription: &Subscription,
+) -> super::OutgoingEmail {
+    let mut body = format!(
+        "Your webhook subscription was disabled automatically after {} consecutive failed notifications.\n\n\
+         Subscription id: {}\nEndpoint URL: {}\n",
+        crate::webhook::FAILURE_LIMIT,
+        subscription.id,
+        subscription.endpoint_url.as_str(),
+    );
+    if let Some(description) = &subscription.description {
+        body.push_str("Description: ");
+        body.push_str(description.as_str());
+        body.push('\n');
+    }
+    body.push_str(
+        "\nFix the endpoint, then re-enable the subscription. Events that happened while it was \
+         inactive are not delivered.\n",
+    );
+    super::OutgoingEmail {
+        to: to.to_owned(),
+        subject: format!("{service_name} - Webhook Subscription Automatically Disabled"),
+        body,
+    }
+}
+
+/// Event types of a subscription as stored: a comma-separated list.
+pub fn encode_events(events: &EventList) -> String {
+    events
+        .types()
+        .iter()
+        .map(|t| t.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub fn decode_events(raw: &str) -> Result<EventList, String> {
+    raw.split(',')
+        .map(|t| {
+            t.parse::<EventType>()
+                .map_err(|()| format!("unknown event type {t:?}"))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(EventList::from_trusted)
+}

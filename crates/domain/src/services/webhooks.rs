@@ -1,0 +1,251 @@
+//! Webhook subscriptions (spec 2.3, 3.2, 4.2, 4.3) and the dashboard operations on them
+//! (spec 4.6: the toggle and resend, offered to operators through the CLI).
+
+use crate::auth::Principal;
+use crate::ids::{NotificationId, PlatformId, WebhookId};
+use crate::page::{Page, PageRequest};
+use crate::ports::{
+    Clock, Delivery, Ids, NotificationQueue, Replacement, ResendError, WebhookStore,
+};
+use crate::webhook::{CustomHeader, Description, EndpointUrl, EventList, Subscription};
+
+use super::ServiceError;
+
+/// A subscription as created through the API.
+#[derive(Debug, Clone)]
+pub struct NewWebhook {
+    pub endpoint_url: EndpointUrl,
+    pub events: EventList,
+    pub description: Option<Description>,
+    pub custom_header: Option<CustomHeader>,
+    pub active: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct WebhookService<W, Q, C, I> {
+    store: W,
+    queue: Q,
+    clock: C,
+    ids: I,
+}
+
+/// Standard base64 (RFC 4648, padded); the signing secret's only encoding need.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, Q, C, I> {
+    pub fn new(store: W, queue: Q, clock: C, ids: I) -> Self {
+        Self {
+            store,
+            queue,
+            clock,
+            ids,
+        }
+    }
+
+    /// The creator is the user who generated the calling key; it never changes.
+    pub async fn create(
+        &self,
+        who: &Principal,
+        new: NewWebhook,
+    ) -> Result<Subscription, ServiceError> {
+        let now = self.clock.now();
+        // Two 26-character secrets from the CSPRNG: 52 bytes, over 300 bits.
+        let secret_bytes = format!("{}{}", self.ids.key_secret(), self.ids.key_secret());
+        let subscription = Subscription {
+            id: WebhookId::from_suffix(&self.ids.next_id()),
+            platform_id: who.platform_id.clone(),
+            mode: who.mode,
+            endpoint_url: new.endpoint_url,
+            events: new.events,
+            description: new.description,
+            custom_header: new.custom_header,
+            active: new.active,
+            secret: format!("whsec_{}", base64(secret_bytes.as_bytes())),
+            creator: who.user_id.clone(),
+            consecutive_failures: 0,
+            created_on: now,
+            updated_on: now,
+        };
+        self.store
+            .insert_webhook(&subscription)
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(subscription)
+    }
+
+    pub async fn get(&self, who: &Principal, id: &WebhookId) -> Result<Subscription, ServiceError> {
+        self.store
+            .get_webhook(&who.platform_id, who.mode, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("webhook"))
+    }
+
+    pub async fn list(
+        &self,
+        who: &Principal,
+        page: &PageRequest,
+    ) -> Result<Page<Subscription>, ServiceError> {
+        self.store
+            .list_webhooks(&who.platform_id, who.mode, page)
+            .await
+            .map_err(ServiceError::Store)
+    }
+
+    pub async fn replace(
+        &self,
+        who: &Principal,
+        id: &WebhookId,
+        replacement: Replacement,
+    ) -> Result<Subscription, ServiceError> {
+        self.store
+            .replace_webhook(
+                &who.platform_id,
+                who.mode,
+                id,
+                &replacement,
+                self.clock.now(),
+            )
+            .await
+            .map_err(|e| ServiceError::from_store("webhook", e))
+    }
+
+    pub async fn delete(&self, who: &Principal, id: &WebhookId) -> Result<(), ServiceError> {
+        self.store
+            .delete_webhook(&who.platform_id, who.mode, id)
+            .await
+            .map_err(|e| ServiceError::from_store("webhook", e))
+    }
+
+    pub async fn deliveries(
+        &self,
+        who: &Principal,
+        id: &WebhookId,
+        page: &PageRequest,
+    ) -> Result<Page<Delivery>, ServiceError> {
+        self.store
+            .list_deliveries(&who.platform_id, Some(who.mode), id, page)
+            .await
+            .map_err(|e| ServiceError::from_store("webhook", e))
+    }
+
+    /// The dashboard toggle: sets `active` and resets the counter to 0 (spec 3.2).
+    pub async fn toggle(
+        &self,
+        platform: &PlatformId,
+        id: &WebhookId,
+        active: bool,
+    ) -> Result<Subscription, ServiceError> {
+        self.store
+            .toggle_webhook(platform, id, active, self.clock.now())
+            .await
+            .map_err(|e| ServiceError::from_store("webhook", e))
+    }
+
+    /// Operators read the history of any subscription of the platform.
+    pub async fn operator_deliveries(
+        &self,
+        platform: &PlatformId,
+        id: &WebhookId,
+        page: &PageRequest,
+    ) -> Result<Page<Delivery>, ServiceError> {
+        self.store
+            .list_deliveries(platform, None, id, page)
+            .await
+            .map_err(|e| ServiceError::from_store("webhook", e))
+    }
+
+    /// Resend (spec 6.4): queued, not delivered, when this returns.
+    pub async fn resend(
+        &self,
+        platform: &PlatformId,
+        id: &NotificationId,
+    ) -> Result<Delivery, ResendError> {
+        let new_id = NotificationId::from_suffix(&self.ids.next_id());
+        self.queue
+            .resend(platform, id, &new_id, self.clock.now())
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{KeyId, UserId};
+    use crate::mode::{KeyType, Mode};
+    use crate::ports::{MockIds, MockNotificationQueue, MockWebhookStore};
+    use crate::services::fixtures::clock_at_noon;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (raw, want) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(raw.as_bytes()), want);
+        }
+    }
+
+    #[tokio::test]
+    async fn the_creator_is_the_user_behind_the_key_and_the_secret_is_standard() {
+        let mut store = MockWebhookStore::new();
+        store
+            .expect_insert_webhook()
+            .withf(|s| {
+                s.creator.as_str() == "usr_gen"
+                    && s.mode == Mode::Live
+                    && s.consecutive_failures == 0
+            })
+            .returning(|_| Ok(()));
+        let mut ids = MockIds::new();
+        ids.expect_next_id().return_const("01".to_owned());
+        ids.expect_key_secret().return_const("a".repeat(26));
+        let service =
+            WebhookService::new(store, MockNotificationQueue::new(), clock_at_noon(), ids);
+        let who = Principal {
+            platform_id: PlatformId::from_suffix("1"),
+            mode: Mode::Live,
+            key_type: KeyType::Private,
+            key_id: KeyId::from_suffix("1"),
+            user_id: UserId::from_suffix("gen"),
+        };
+        let created = service
+            .create(
+                &who,
+                NewWebhook {
+                    endpoint_url: EndpointUrl::parse("https://example.com/h").unwrap(),
+                    events: EventList::parse(&["transaction.created"]).unwrap(),
+                    description: None,
+                    custom_header: None,
+                    active: true,
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(created.id.as_str(), "wh_01");
+        assert_eq!(
+            created.secret,
+            format!("whsec_{}", base64("a".repeat(52).as_bytes()))
+        );
+    }
+}

@@ -1,0 +1,325 @@
+//! A webhook subscription's fields, their rules, and the failure counter of spec 3.2.
+
+use time::OffsetDateTime;
+
+use crate::Invalid;
+use crate::ids::{PlatformId, UserId, WebhookId};
+use crate::mode::Mode;
+use crate::text::bounded_text;
+
+use super::EventType;
+
+/// Consecutive failed notifications that disable a subscription (spec 8: fixed).
+pub const FAILURE_LIMIT: u32 = 25;
+
+/// Where notifications go: an absolute `http` or `https` URL without credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndpointUrl(String);
+
+impl EndpointUrl {
+    pub const MAX_LEN: usize = 2048;
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        const FIELD: &str = "endpointUrl";
+        let bad = |why: &str| Err(Invalid::new(FIELD, why.to_owned()));
+        if raw.len() > Self::MAX_LEN {
+            return bad("must be at most 2048 characters");
+        }
+        if raw.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return bad("must not contain spaces or control characters");
+        }
+        let lower = raw.to_ascii_lowercase();
+        let Some(rest) = lower
+            .strip_prefix("https://")
+            .or_else(|| lower.strip_prefix("http://"))
+        else {
+            return bad("must be an absolute http:// or https:// URL");
+        };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        if authority.contains('@') {
+            return bad("must not carry a user name or password");
+        }
+        let (host, port) = match authority.strip_prefix('[') {
+            Some(v6) => match v6.split_once(']') {
+                Some((inner, "")) => (inner, None),
+                Some((inner, tail)) => (inner, Some(tail.strip_prefix(':').unwrap_or("x"))),
+                None => ("", None),
+            },
+            None => match authority.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (authority, None),
+            },
+        };
+        let host_ok = if authority.starts_with('[') {
+            host.parse::<std::net::Ipv6Addr>().is_ok()
+        } else {
+            !host.is_empty()
+                && host.split('.').all(|label| {
+                    !label.is_empty()
+                        && label
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                })
+        };
+        if !host_ok {
+            return bad("must name a valid host");
+        }
+        if let Some(port) = port
+            && !port.parse::<u16>().is_ok_and(|p| p > 0)
+        {
+            return bad("must have a port from 1 to 65535");
+        }
+        if raw.contains('#') {
+            return bad("must not have a #fragment");
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn from_trusted(raw: String) -> Self {
+        Self(raw)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Optional text, included in the disable email.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Description(String);
+
+impl Description {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        bounded_text("description", raw, 1, 500).map(Self)
+    }
+    pub fn from_trusted(raw: String) -> Self {
+        Self(raw)
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A header sent with every delivery, for example a shared secret for the receiver's gateway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomHeader {
+    name: String,
+    value: String,
+}
+
+impl CustomHeader {
+    /// Headers we set ourselves or that belong to the connection: a subscription cannot replace
+    /// them.
+    pub const RESERVED: [&'static str; 14] = [
+        "content-type",
+        "content-length",
+        "host",
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+        "user-agent",
+        "connection",
+        "keep-alive",
+        "transfer-encoding",
+        "te",
+        "trailer",
+        "upgrade",
+        "expect",
+    ];
+
+    pub fn parse(name: &str, value: &str) -> Result<Self, Invalid> {
+        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        if name.is_empty() || name.len() > 64 || !name.bytes().all(token) {
+            return Err(Invalid::new(
+                "customHeader.name",
+                "must be a header name of 1 to 64 letters, digits or !#$%&'*+-.^_`|~",
+            ));
+        }
+        let lower = name.to_ascii_lowercase();
+        if Self::RESERVED.contains(&lower.as_str()) || lower.starts_with("proxy-") {
+            return Err(Invalid::new(
+                "customHeader.name",
+                format!("{name} is set by Holdfast and cannot be replaced"),
+            ));
+        }
+        if value.is_empty()
+            || value.len() > 1024
+            || !value
+                .bytes()
+                .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+        {
+            return Err(Invalid::new(
+                "customHeader.value",
+                "must be 1 to 1024 visible ASCII characters",
+            ));
+        }
+        Ok(Self {
+            name: name.to_owned(),
+            value: value.to_owned(),
+        })
+    }
+
+    pub fn from_trusted(name: String, value: String) -> Self {
+        Self { name, value }
+    }
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+}
+
+/// The event types a subscription receives: at least one, each known, kept sorted and distinct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventList(Vec<EventType>);
+
+impl EventList {
+    pub fn parse<S: AsRef<str>>(raw: &[S]) -> Result<Self, Invalid> {
+        if raw.is_empty() {
+            return Err(Invalid::new("events", "must name at least one event type"));
+        }
+        let mut types = raw
+            .iter()
+            .map(|t| EventType::parse("events", t.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        types.sort_unstable();
+        types.dedup();
+        Ok(Self(types))
+    }
+    pub fn from_trusted(types: Vec<EventType>) -> Self {
+        Self(types)
+    }
+    pub fn types(&self) -> &[EventType] {
+        &self.0
+    }
+    pub fn contains(&self, t: EventType) -> bool {
+        self.0.contains(&t)
+    }
+}
+
+#[derive(Clone, PartialEq, Eq)]
+pub struct Subscription {
+    pub id: WebhookId,
+    pub platform_id: PlatformId,
+    pub mode: Mode,
+    pub endpoint_url: EndpointUrl,
+    pub events: EventList,
+    pub description: Option<Description>,
+    pub custom_header: Option<CustomHeader>,
+    pub active: bool,
+    /// `whsec_` + base64; kept for the subscription's life.
+    pub secret: String,
+    /// The user who generated the key that created the subscription; never changes.
+    pub creator: UserId,
+    pub consecutive_failures: u32,
+    pub created_on: OffsetDateTime,
+    pub updated_on: OffsetDateTime,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("id", &self.id)
+            .field("endpoint_url", &self.endpoint_url)
+            .field("active", &self.active)
+            .field("consecutive_failures", &self.consecutive_failures)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a failed notification does to the counter (spec 3.2): one more failure; reaching the
+/// limit disables. A subscription re-enabled by PATCH keeps its count, so its next failure
+/// disables it again at once.
+pub fn failure_disables(failures_after: u32) -> bool {
+    failures_after >= FAILURE_LIMIT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_urls() {
+        let cases = [
+            ("https://example.com/hooks", true),
+            ("http://127.0.0.1:8080/x?y=1", true),
+            ("HTTPS://Example.COM", true),
+            ("https://[::1]:9000/h", true),
+            ("https://a-b.example.com:443", true),
+            ("ftp://example.com", false),
+            ("example.com/hooks", false),
+            ("https://", false),
+            ("https://user:pw@example.com", false),
+            ("https://example.com:0/", false),
+            ("https://example.com:99999/", false),
+            ("https://exa mple.com", false),
+            ("https://example..com", false),
+            ("https://example.com/#frag", false),
+            ("https://[zz]/", false),
+        ];
+        for (raw, ok) in cases {
+            assert_eq!(EndpointUrl::parse(raw).is_ok(), ok, "{raw}");
+        }
+        let long = format!("https://example.com/{}", "a".repeat(2048));
+        assert!(EndpointUrl::parse(&long).is_err());
+    }
+
+    #[test]
+    fn custom_headers() {
+        assert!(CustomHeader::parse("X-Gateway-Token", "abc 123").is_ok());
+        for reserved in [
+            "Content-Type",
+            "host",
+            "CONTENT-LENGTH",
+            "webhook-signature",
+            "Webhook-Id",
+            "proxy-authorization",
+        ] {
+            let err = CustomHeader::parse(reserved, "x").unwrap_err();
+            assert_eq!(err.field, "customHeader.name", "{reserved}");
+        }
+        assert_eq!(
+            CustomHeader::parse("bad name", "x").unwrap_err().field,
+            "customHeader.name"
+        );
+        assert_eq!(
+            CustomHeader::parse("", "x").unwrap_err().field,
+            "customHeader.name"
+        );
+        assert_eq!(
+            CustomHeader::parse("X-A", "line\nbreak").unwrap_err().field,
+            "customHeader.value"
+        );
+        assert_eq!(
+            CustomHeader::parse("X-A", "").unwrap_err().field,
+            "customHeader.value"
+        );
+    }
+
+    #[test]
+    fn event_lists_are_non_empty_known_and_distinct() {
+        assert!(EventList::parse::<&str>(&[]).is_err());
+        assert!(EventList::parse(&["merchant.created", "nope"]).is_err());
+        let list = EventList::parse(&[
+            "merchant.created",
+            "transaction.created",
+            "merchant.created",
+        ])
+        .unwrap();
+        assert_eq!(
+            list.types(),
+            &[EventType::TransactionCreated, EventType::MerchantCreated]
+        );
+    }
+
+    #[test]
+    fn the_twenty_fifth_failure_disables() {
+        assert!(!failure_disables(24));
+        assert!(failure_disables(25));
+        assert!(
+            failure_disables(26),
+            "re-enabled by PATCH at 25: the next failure disables again"
+        );
+    }
+}

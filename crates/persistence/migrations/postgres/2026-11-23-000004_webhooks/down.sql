@@ -1,0 +1,3 @@
+DROP TABLE emails;
+DROP TABLE notifications;
+DROP TABLE webhooks;

@@ -1,0 +1,204 @@
+//! `WebhookStore`, written once for both backends.
+
+macro_rules! webhook_store {
+    ($store:ident, $schema:ident) => {
+        #[async_trait::async_trait]
+        impl holdfast_domain::ports::WebhookStore for $store {
+            async fn insert_webhook(&self, s: &Subscription) -> Result<(), StoreError> {
+                use crate::schema::$schema::webhooks as w;
+                let mut conn = self.conn().await?;
+                diesel::insert_into(w::table)
+                    .values((
+                        (
+                            w::id.eq(s.id.as_str()),
+                            w::platform_id.eq(s.platform_id.as_str()),
+                            w::mode.eq(s.mode.as_str()),
+                            w::endpoint_url.eq(s.endpoint_url.as_str()),
+                            w::events.eq(encode_events(&s.events)),
+                            w::description.eq(s.description.as_ref().map(|d| d.as_str())),
+                            w::header_name.eq(s.custom_header.as_ref().map(|h| h.name())),
+                        ),
+                        (
+                            w::header_value.eq(s.custom_header.as_ref().map(|h| h.value())),
+                            w::active.eq(s.active),
+                            w::secret.eq(&s.secret),
+                            w::creator_id.eq(s.creator.as_str()),
+                            w::consecutive_failures
+                                .eq(i32::try_from(s.consecutive_failures).unwrap_or(i32::MAX)),
+                            w::created_on.eq(s.created_on),
+                            w::updated_on.eq(s.updated_on),
+                        ),
+                    ))
+                    .execute(&mut conn)
+                    .await
+                    .map(drop)
+                    .map_err(query_error("webhooks"))
+            }
+
+            async fn get_webhook(
+                &self,
+                platform: &PlatformId,
+                mode: Mode,
+                id: &WebhookId,
+            ) -> Result<Option<Subscription>, StoreError> {
+                use crate::schema::$schema::webhooks as w;
+                let mut conn = self.conn().await?;
+                w::table
+                    .filter(w::platform_id.eq(platform.as_str()))
+                    .filter(w::mode.eq(mode.as_str()))
+                    .filter(w::id.eq(id.as_str()))
+                    .first::<WebhookRow>(&mut conn)
+                    .await
+                    .optional()
+                    .map_err(query_error("webhooks"))?
+                    .map(Subscription::try_from)
+                    .transpose()
+            }
+
+            async fn list_webhooks(
+                &self,
+                platform: &PlatformId,
+                mode: Mode,
+                page: &PageRequest,
+            ) -> Result<Page<Subscription>, StoreError> {
+                use crate::schema::$schema::webhooks as w;
+                let mut conn = self.conn().await?;
+                let mut query = w::table
+                    .filter(w::platform_id.eq(platform.as_str()))
+                    .filter(w::mode.eq(mode.as_str()))
+                    .order(w::id.desc())
+                    .limit(page.fetch_count())
+                    .into_boxed();
+                if let Some(cursor) = &page.starting_after {
+                    query = query.filter(w::id.lt(cursor.as_str()));
+                }
+                let rows = query
+                    .load::<WebhookRow>(&mut conn)
+                    .await
+                    .map_err(query_error("webhooks"))?;
+                Ok(Page::from_overfetch(convert_all(rows)?, page))
+            }
+
+            async fn replace_webhook(
+                &self,
+                platform: &PlatformId,
+                mode: Mode,
+                id: &WebhookId,
+                r: &Replacement,
+                at: OffsetDateTime,
+            ) -> Result<Subscription, StoreError> {
+                use crate::schema::$schema::webhooks as w;
+                let mut conn = self.conn().await?;
+                diesel::update(
+                    w::table
+                        .filter(w::platform_id.eq(platform.as_str()))
+                        .filter(w::mode.eq(mode.as_str()))
+                        .filter(w::id.eq(id.as_str())),
+                )
+                .set((
+                    w::endpoint_url.eq(r.endpoint_url.as_str()),
+                    w::events.eq(encode_events(&r.events)),
+                    w::description.eq(r.description.as_ref().map(|d| d.as_str())),
+                    w::header_name.eq(r.custom_header.as_ref().map(|h| h.name())),
+                    w::header_value.eq(r.custom_header.as_ref().map(|h| h.value())),
+                    r.active.map(|a| w::active.eq(a)),
+                    w::updated_on.eq(at),
+                ))
+                .get_result::<WebhookRow>(&mut conn)
+                .await
+                .map_err(query_error("webhooks"))
+                .and_then(Subscription::try_from)
+            }
+
+            async fn delete_webhook(
+                &self,
+                platform: &PlatformId,
+                mode: Mode,
+                id: &WebhookId,
+            ) -> Result<(), StoreError> {
+                use crate::schema::$schema::{notifications as n, webhooks as w};
+                let mut conn = self.conn().await?;
+                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    // The history goes with it (spec 3.2), explicitly: SQLite's cascade needs
+                    // foreign keys switched on, and this must not depend on it.
+                    diesel::delete(n::table.filter(n::webhook_id.eq(id.as_str())))
+                        .filter(n::platform_id.eq(platform.as_str()))
+                        .execute(conn)
+                        .await?;
+                    diesel::delete(
+                        w::table
+                            .filter(w::platform_id.eq(platform.as_str()))
+                            .filter(w::mode.eq(mode.as_str()))
+                            .filter(w::id.eq(id.as_str())),
+                    )
+                    .execute(conn)
+                    .await
+                })
+                .await
+                .map_err(query_error("webhooks"))
+                .and_then(expect_one_row)
+            }
+
+            async fn toggle_webhook(
+                &self,
+                platform: &PlatformId,
+                id: &WebhookId,
+                active: bool,
+                at: OffsetDateTime,
+            ) -> Result<Subscription, StoreError> {
+                use crate::schema::$schema::webhooks as w;
+                let mut conn = self.conn().await?;
+                diesel::update(
+                    w::table
+                        .filter(w::platform_id.eq(platform.as_str()))
+                        .filter(w::id.eq(id.as_str())),
+                )
+                .set((
+                    w::active.eq(active),
+                    w::consecutive_failures.eq(0),
+                    w::updated_on.eq(at),
+                ))
+                .get_result::<WebhookRow>(&mut conn)
+                .await
+                .map_err(query_error("webhooks"))
+                .and_then(Subscription::try_from)
+            }
+
+            async fn list_deliveries(
+                &self,
+                platform: &PlatformId,
+                mode: Option<Mode>,
+                webhook: &WebhookId,
+                page: &PageRequest,
+            ) -> Result<Page<Delivery>, StoreError> {
+                use crate::schema::$schema::{notifications as n, webhooks as w};
+                let mut conn = self.conn().await?;
+                let mut exists = w::table
+                    .filter(w::platform_id.eq(platform.as_str()))
+                    .filter(w::id.eq(webhook.as_str()))
+                    .select(w::id)
+                    .into_boxed();
+                if let Some(mode) = mode {
+                    exists = exists.filter(w::mode.eq(mode.as_str()));
+                }
+                exists
+                    .first::<String>(&mut conn)
+                    .await
+                    .map_err(query_error("webhooks"))?;
+                let mut query = n::table
+                    .filter(n::webhook_id.eq(webhook.as_str()))
+                    .order(n::id.desc())
+                    .limit(page.fetch_count())
+                    .into_boxed();
+                if let Some(cursor) = &page.starting_after {
+                    query = query.filter(n::id.lt(cursor.as_str()));
+                }
+                let rows = query
+                    .load::<NotificationRow>(&mut conn)
+                    .await
+                    .map_err(query_error("notifications"))?;
+                Ok(Page::from_overfetch(convert_all(rows)?, page))
+            }
+        }
+    };
+}
