@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use holdfast_domain::mode::{KeyType, Mode};
 
 use crate::config::{DatabaseArgs, LogArgs, PaymentArgs, ServeArgs, VaultArgs};
+use crate::webhook_config::WebhookArgs;
 
 #[derive(Debug, Parser)]
 #[command(name = "holdfast", version, about = "Holdfast payment platform API", long_about = None)]
@@ -20,6 +21,9 @@ pub struct Cli {
     #[command(flatten)]
     pub vault: VaultArgs,
 
+    #[command(flatten)]
+    pub webhooks: WebhookArgs,
+
     /// Print machine-readable JSON instead of text (operator commands).
     #[arg(long, global = true)]
     pub json: bool,
@@ -32,6 +36,8 @@ pub struct Cli {
 pub enum Command {
     /// Run the HTTP API (applies pending migrations first).
     Serve(ServeArgs),
+    /// Run the background workers alone: webhook delivery, emails, history retention.
+    Worker,
     /// Apply pending database migrations and exit.
     Migrate,
     /// Platforms: the tenants that own users, keys and merchants.
@@ -43,6 +49,54 @@ pub enum Command {
     /// Users of a platform.
     #[command(subcommand)]
     Users(UserCommand),
+    /// Webhook subscriptions (the dashboard's Settings, then Webhooks; spec 4.6).
+    #[command(subcommand)]
+    Webhooks(WebhookCommand),
+    /// Webhook delivery history and resend (spec 2.4, 6.4).
+    #[command(subcommand)]
+    Deliveries(DeliveryCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhookCommand {
+    /// Turn a subscription on; resets its failure counter to 0.
+    Enable {
+        #[arg(long)]
+        platform: String,
+        webhook_id: String,
+    },
+    /// Turn a subscription off; resets its failure counter to 0.
+    Disable {
+        #[arg(long)]
+        platform: String,
+        webhook_id: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DeliveryCommand {
+    /// A subscription's delivery records, newest first.
+    List {
+        #[arg(long)]
+        platform: String,
+        #[arg(long)]
+        webhook: String,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// Queue a transaction notification again, with a new id, to the subscription's current URL.
+    Resend {
+        #[arg(long)]
+        platform: String,
+        notification_id: String,
+    },
+    /// Archive records older than 15 days before `--as-of` (default: now), as the hourly
+    /// retention task does.
+    Archive {
+        /// RFC 3339 time to count the 15 days back from.
+        #[arg(long)]
+        as_of: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

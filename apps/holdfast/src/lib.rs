@@ -8,3 +8,5 @@ mod output;
 pub mod state;
 pub mod system;
 pub mod telemetry;
+pub mod webhook_config;
+pub mod worker;

@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use holdfast_domain::ports::{
-    BinLookup, CardVault, Clock, IdempotencyStore, Ids, KeyStore, MerchantStore, PaymentStore,
-    PlatformStore, Processor, TokenStore, UserStore,
+    BinLookup, CardVault, Clock, EmailOutbox, IdempotencyStore, Ids, KeyStore, MerchantStore,
+    NotificationQueue, PaymentStore, PlatformStore, Processor, TokenStore, UserStore, WebhookStore,
 };
 use holdfast_domain::services::{
     Authenticator, KeyService, MerchantService, PaymentService, PlatformService, TokenService,
-    TokenSource, UserService,
+    TokenSource, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -54,6 +54,11 @@ pub struct AppState {
     pub merchants: MerchantService<Shared<dyn MerchantStore>, DynClock, DynIds>,
     pub payments: Payments,
     pub tokens: Tokens,
+    pub webhooks:
+        WebhookService<Shared<dyn WebhookStore>, Shared<dyn NotificationQueue>, DynClock, DynIds>,
+    /// The queues the background workers drain.
+    pub notifications: Shared<dyn NotificationQueue>,
+    pub emails: Shared<dyn EmailOutbox>,
     token_store: Shared<dyn TokenStore>,
     /// The payment store itself, for plans, connections and reads that need no rules.
     pub payment_store: Shared<dyn PaymentStore>,
@@ -133,6 +138,14 @@ impl AppState {
                 clock.clone(),
                 ids.clone(),
             ),
+            webhooks: WebhookService::new(
+                stores.webhooks,
+                stores.notifications.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
+            notifications: stores.notifications,
+            emails: stores.emails,
             payment_store: stores.payments,
             idempotency: stores.idempotency,
             bins,

@@ -184,7 +184,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::*;
+    use diesel::sql_types::{Bool, Integer, Nullable, Text};
     use super::Ts;
 
     webhooks (id) {
@@ -206,7 +206,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::*;
+    use diesel::sql_types::{Bool, Integer, Nullable, Text};
     use super::Ts;
 
     notifications (id) {
@@ -231,7 +231,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::*;
+    use diesel::sql_types::{Integer, Nullable, Text};
     use super::Ts;
 
     emails (id) {

@@ -20,6 +20,7 @@ enum Resource {
     Connection,
     Plan,
     Token,
+    Webhook,
 }
 
 const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
@@ -62,7 +63,18 @@ const ROUTES: &[Route] = &[
     // Public keys may tokenize (spec 5.3); a token is made in the key's own mode.
     ("POST", "/v1/tokens", Access::PublicOrPrivate, Some(TOKEN_BODY), Resource::None, 201),
     ("GET", "/v1/tokens/{id}", Access::Private, None, Resource::Token, 0),
+    ("POST", "/v1/webhooks", Access::Private, Some(WEBHOOK_BODY), Resource::None, 201),
+    ("GET", "/v1/webhooks", Access::Private, None, Resource::None, 200),
+    // The catalogue has no mode: both modes read the same list.
+    ("GET", "/v1/webhooks/event-types", Access::Private, None, Resource::None, 200),
+    ("GET", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
+    ("PATCH", "/v1/webhooks/{id}", Access::Private, Some(WEBHOOK_BODY), Resource::Webhook, 0),
+    ("DELETE", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
+    ("GET", "/v1/webhooks/{id}/deliveries", Access::Private, None, Resource::Webhook, 0),
 ];
+
+const WEBHOOK_BODY: &str =
+    r#"{"endpointUrl": "https://example.com/hooks", "events": ["transaction.created"]}"#;
 
 const TOKEN_BODY: &str =
     r#"{"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
@@ -244,6 +256,11 @@ async fn live_resource(
             let token = api.post("/v1/tokens", live_private, TOKEN_BODY).await;
             assert_eq!(token.status, StatusCode::CREATED, "{}", token.text);
             token.body["id"].as_str().unwrap().to_owned()
+        }
+        Resource::Webhook => {
+            let hook = api.post("/v1/webhooks", live_private, WEBHOOK_BODY).await;
+            assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
+            hook.body["id"].as_str().unwrap().to_owned()
         }
         Resource::Transaction => {
             let body = AUTH_BODY.replace("{merchant}", &merchant);

@@ -4,6 +4,8 @@ mod keys;
 mod platforms;
 mod serve;
 mod users;
+mod webhooks;
+mod worker;
 
 use anyhow::Context;
 use holdfast_domain::ids::PlatformId;
@@ -17,7 +19,17 @@ use crate::state::AppState;
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let json = cli.json;
     match cli.command {
-        Command::Serve(args) => serve::run(&cli.database, &cli.payments, &cli.vault, &args).await,
+        Command::Serve(args) => {
+            serve::run(
+                &cli.database,
+                &cli.payments,
+                &cli.vault,
+                &cli.webhooks,
+                &args,
+            )
+            .await
+        }
+        Command::Worker => worker::run(&cli.database, &cli.webhooks).await,
         Command::Migrate => {
             let applied = Database::migrate(&cli.database.url).await?;
             tracing::info!(database = cli.database.url.redacted(), applied = ?applied, "migrated");
@@ -29,6 +41,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Platforms(cmd) => platforms::run(&open(&cli.database).await?, cmd, json).await,
         Command::Keys(cmd) => keys::run(&open(&cli.database).await?, cmd, json).await,
         Command::Users(cmd) => users::run(&open(&cli.database).await?, cmd, json).await,
+        Command::Webhooks(cmd) => {
+            webhooks::run_webhooks(&open(&cli.database).await?, cmd, json).await
+        }
+        Command::Deliveries(cmd) => {
+            webhooks::run_deliveries(&open(&cli.database).await?, cmd, json).await
+        }
     }
 }
 

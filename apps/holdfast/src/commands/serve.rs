@@ -9,11 +9,13 @@ use holdfast_persistence::Database;
 use crate::config::{DatabaseArgs, PaymentArgs, ServeArgs, VaultArgs};
 use crate::output;
 use crate::state::AppState;
+use crate::webhook_config::WebhookArgs;
 
 pub async fn run(
     database: &DatabaseArgs,
     payments: &PaymentArgs,
     vault: &VaultArgs,
+    webhooks: &WebhookArgs,
     args: &ServeArgs,
 ) -> anyhow::Result<()> {
     let vault = vault.vault()?;
@@ -42,7 +44,16 @@ pub async fn run(
             print_demo(&created);
         }
     }
-    crate::http::serve(state, args).await
+    // Built before serving, so bad webhook or email settings stop start-up with the variable.
+    let workers = webhooks.workers(&state)?;
+    let mut running = (webhooks.workers > 0).then(|| workers.spawn(webhooks.workers));
+    let served = crate::http::serve(state, args).await;
+    if let Some(running) = running.as_mut() {
+        // An attempt cut off here is delivered again when its lease ends, with the same id.
+        running.abort_all();
+        while running.join_next().await.is_some() {}
+    }
+    served
 }
 
 /// The demo keys go to standard output once, never to the log.

@@ -12,6 +12,7 @@ pub mod routes;
 mod tokens;
 mod transactions;
 pub mod views;
+pub mod webhooks;
 
 use std::net::TcpListener;
 use std::sync::Arc;

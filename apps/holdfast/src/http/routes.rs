@@ -87,6 +87,7 @@ fn all() -> Routes {
     super::plans::routes(&mut routes);
     super::bins::routes(&mut routes);
     super::tokens::routes(&mut routes);
+    super::webhooks::routes(&mut routes);
     routes
 }
 

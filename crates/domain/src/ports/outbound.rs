@@ -42,7 +42,8 @@ pub enum PostResult {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SendFailure {
-    /// Every resolved address is outside the allowed networks (the SSRF guard).
+    /// A resolved address is outside the allowed networks (the SSRF guard refuses the host if
+    /// any of its addresses is).
     Refused(String),
     /// The host name did not resolve.
     Dns(String),

@@ -288,3 +288,100 @@ impl<T: TokenStore + ?Sized> TokenStore for Arc<T> {
         (**self).find(p, mode, id).await
     }
 }
+
+#[async_trait]
+impl<T: super::WebhookStore + ?Sized> super::WebhookStore for Arc<T> {
+    async fn insert_webhook(&self, s: &crate::webhook::Subscription) -> Result<(), StoreError> {
+        (**self).insert_webhook(s).await
+    }
+    async fn get_webhook(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &crate::ids::WebhookId,
+    ) -> Result<Option<crate::webhook::Subscription>, StoreError> {
+        (**self).get_webhook(platform, mode, id).await
+    }
+    async fn list_webhooks(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        page: &PageRequest,
+    ) -> Result<Page<crate::webhook::Subscription>, StoreError> {
+        (**self).list_webhooks(platform, mode, page).await
+    }
+    async fn replace_webhook(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &crate::ids::WebhookId,
+        replacement: &super::Replacement,
+        at: OffsetDateTime,
+    ) -> Result<crate::webhook::Subscription, StoreError> {
+        (**self)
+            .replace_webhook(platform, mode, id, replacement, at)
+            .await
+    }
+    async fn delete_webhook(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &crate::ids::WebhookId,
+    ) -> Result<(), StoreError> {
+        (**self).delete_webhook(platform, mode, id).await
+    }
+    async fn toggle_webhook(
+        &self,
+        platform: &PlatformId,
+        id: &crate::ids::WebhookId,
+        active: bool,
+        at: OffsetDateTime,
+    ) -> Result<crate::webhook::Subscription, StoreError> {
+        (**self).toggle_webhook(platform, id, active, at).await
+    }
+    async fn list_deliveries(
+        &self,
+        platform: &PlatformId,
+        mode: Option<Mode>,
+        webhook: &crate::ids::WebhookId,
+        page: &PageRequest,
+    ) -> Result<Page<super::Delivery>, StoreError> {
+        (**self)
+            .list_deliveries(platform, mode, webhook, page)
+            .await
+    }
+}
+
+#[async_trait]
+impl<T: super::NotificationQueue + ?Sized> super::NotificationQueue for Arc<T> {
+    async fn claim_notifications(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<super::Claimed>, StoreError> {
+        (**self).claim_notifications(now, lease_until, limit).await
+    }
+    async fn complete_notification(
+        &self,
+        id: &crate::ids::NotificationId,
+        finished: &super::Finished,
+        service_name: &str,
+    ) -> Result<super::Recorded, StoreError> {
+        (**self)
+            .complete_notification(id, finished, service_name)
+            .await
+    }
+    async fn archive_deliveries(&self, before: OffsetDateTime) -> Result<u64, StoreError> {
+        (**self).archive_deliveries(before).await
+    }
+    async fn resend(
+        &self,
+        platform: &PlatformId,
+        id: &crate::ids::NotificationId,
+        new_id: &crate::ids::NotificationId,
+        now: OffsetDateTime,
+    ) -> Result<super::Delivery, super::ResendError> {
+        (**self).resend(platform, id, new_id, now).await
+    }
+}

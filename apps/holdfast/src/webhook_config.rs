@@ -1,0 +1,162 @@
+//! Webhook delivery and email settings, read by `serve` and `worker`.
+//!
+//! | Variable | Default | Meaning |
+//! |---|---|---|
+//! | `HOLDFAST_WORKERS` | `1` | delivery worker loops `serve` runs itself; `0`: none (run `holdfast worker`) |
+//! | `HOLDFAST_WEBHOOK_TIMEOUT_MS` | `5000` | timeout of each webhook request (spec 6.2) |
+//! | `HOLDFAST_WEBHOOK_BACKOFF_BASE_MS` | `1000` | the first retry's backoff; doubles after it, with jitter |
+//! | `HOLDFAST_WEBHOOK_ALLOW_NETWORKS` | none | CIDRs the SSRF guard lets through (`127.0.0.0/8,10.0.0.0/8`) |
+//! | `HOLDFAST_WEBHOOK_CONCURRENCY` | `64` | attempts in flight per worker |
+//! | `HOLDFAST_WORKER_POLL_MS` | `50` | how often an idle worker looks for due notifications |
+//! | `HOLDFAST_SERVICE_NAME` | `Holdfast` | the name in the disable email's subject |
+//! | `HOLDFAST_SMTP_URL` | none | `smtp://host:port` (or `smtps://`); without it, emails are files |
+//! | `HOLDFAST_MAIL_DIR` | `./data/mail` | where emails are written when no SMTP server is set |
+//! | `HOLDFAST_EMAIL_FROM` | `Holdfast <noreply@holdfast.invalid>` | the sender of our emails |
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+#[derive(Debug, Clone, Args)]
+pub struct WebhookArgs {
+    /// Delivery worker loops run inside `serve`; 0 runs none.
+    #[arg(long, env = "HOLDFAST_WORKERS", default_value_t = 1, global = true)]
+    pub workers: u32,
+
+    /// Timeout of each webhook request, in milliseconds.
+    #[arg(
+        long,
+        env = "HOLDFAST_WEBHOOK_TIMEOUT_MS",
+        default_value_t = 5_000,
+        global = true
+    )]
+    pub webhook_timeout_ms: u64,
+
+    /// The first retry's backoff in milliseconds; it doubles for each retry after it.
+    #[arg(
+        long,
+        env = "HOLDFAST_WEBHOOK_BACKOFF_BASE_MS",
+        default_value_t = 1_000,
+        global = true
+    )]
+    pub webhook_backoff_base_ms: u64,
+
+    /// Networks the SSRF guard allows, comma-separated CIDRs.
+    #[arg(long, env = "HOLDFAST_WEBHOOK_ALLOW_NETWORKS", global = true)]
+    pub webhook_allow_networks: Option<String>,
+
+    /// Delivery attempts in flight per worker.
+    #[arg(
+        long,
+        env = "HOLDFAST_WEBHOOK_CONCURRENCY",
+        default_value_t = 64,
+        global = true
+    )]
+    pub webhook_concurrency: u32,
+
+    /// How often an idle worker polls for due notifications, in milliseconds.
+    #[arg(
+        long,
+        env = "HOLDFAST_WORKER_POLL_MS",
+        default_value_t = 50,
+        global = true
+    )]
+    pub worker_poll_ms: u64,
+
+    /// The service's name, as the disable email's subject shows it.
+    #[arg(
+        long,
+        env = "HOLDFAST_SERVICE_NAME",
+        default_value = "Holdfast",
+        global = true
+    )]
+    pub service_name: String,
+
+    /// SMTP server for emails (`smtp://host:port`); without it, emails are written to files.
+    #[arg(long, env = "HOLDFAST_SMTP_URL", hide_env_values = true, global = true)]
+    pub smtp_url: Option<String>,
+
+    /// Where emails are written when no SMTP server is configured.
+    #[arg(
+        long,
+        env = "HOLDFAST_MAIL_DIR",
+        default_value = "./data/mail",
+        global = true
+    )]
+    pub mail_dir: PathBuf,
+
+    /// The sender of Holdfast's emails.
+    #[arg(
+        long,
+        env = "HOLDFAST_EMAIL_FROM",
+        default_value = "Holdfast <noreply@holdfast.invalid>",
+        global = true
+    )]
+    pub email_from: String,
+}
+
+impl WebhookArgs {
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.webhook_timeout_ms.max(1))
+    }
+
+    pub fn backoff_base(&self) -> Duration {
+        Duration::from_millis(self.webhook_backoff_base_ms)
+    }
+
+    pub fn poll(&self) -> Duration {
+        Duration::from_millis(self.worker_poll_ms.max(1))
+    }
+
+    /// Longer than the longest attempt (four timeouts and three backoffs of at most 1, 2 and 4
+    /// times the base) by one more timeout, so only a dead worker's notification is claimed
+    /// again: 32 s with the defaults, so it is picked up within a minute.
+    pub fn lease(&self) -> Duration {
+        self.timeout() * 5 + self.backoff_base() * 7
+    }
+}
+
+impl WebhookArgs {
+    /// The background workers over `state`'s database, with a real sender and mailer. Errors
+    /// name the variable at fault.
+    pub fn workers(
+        &self,
+        state: &crate::state::AppState,
+    ) -> anyhow::Result<crate::worker::Workers> {
+        let allow_networks = match &self.webhook_allow_networks {
+            Some(raw) => holdfast_outbound_http::parse_networks(raw)
+                .map_err(|e| anyhow::anyhow!("HOLDFAST_WEBHOOK_ALLOW_NETWORKS: {e}"))?,
+            None => Vec::new(),
+        };
+        let sender =
+            holdfast_outbound_http::HyperSender::new(holdfast_outbound_http::SenderConfig {
+                allow_networks,
+                ..holdfast_outbound_http::SenderConfig::default()
+            })?;
+        let mail = match &self.smtp_url {
+            Some(url) => holdfast_email::MailerConfig::smtp(url.clone(), self.email_from.clone()),
+            None => holdfast_email::MailerConfig::File {
+                dir: self.mail_dir.clone(),
+                from: self.email_from.clone(),
+            },
+        };
+        let mailer =
+            holdfast_email::build(&mail).map_err(|e| anyhow::anyhow!("email settings: {e}"))?;
+        Ok(crate::worker::Workers {
+            queue: state.notifications.clone(),
+            outbox: state.emails.clone(),
+            sender: std::sync::Arc::new(sender),
+            mailer,
+            clock: state.clock.clone(),
+            settings: crate::worker::DeliverySettings {
+                timeout: self.timeout(),
+                backoff_base: self.backoff_base(),
+                lease: self.lease(),
+                concurrency: self.webhook_concurrency,
+                poll: self.poll(),
+                service_name: self.service_name.clone(),
+            },
+        })
+    }
+}

@@ -1,0 +1,199 @@
+//! The delivery loop: claim due notifications with a lease, attempt each (up to four requests,
+//! spec 6.2) without holding a database connection, then record the outcome once.
+
+use std::hash::{BuildHasher, RandomState};
+use std::sync::Arc;
+use std::time::Duration;
+
+use holdfast_domain::ports::{
+    Claimed, Clock, Finished, NotificationQueue, PostResult, WebhookPost, WebhookSender,
+};
+use holdfast_domain::webhook::{Outcome, RetryDecision, backoff, decide, notification_body};
+use tokio::sync::Semaphore;
+
+#[derive(Debug, Clone)]
+pub struct DeliverySettings {
+    pub timeout: Duration,
+    pub backoff_base: Duration,
+    pub lease: Duration,
+    pub concurrency: u32,
+    pub poll: Duration,
+    pub service_name: String,
+}
+
+pub struct Deliverer {
+    queue: Arc<dyn NotificationQueue>,
+    sender: Arc<dyn WebhookSender>,
+    clock: Arc<dyn Clock>,
+    settings: DeliverySettings,
+    jitter: RandomState,
+}
+
+impl std::fmt::Debug for Deliverer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deliverer")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Deliverer {
+    pub fn new(
+        queue: Arc<dyn NotificationQueue>,
+        sender: Arc<dyn WebhookSender>,
+        clock: Arc<dyn Clock>,
+        settings: DeliverySettings,
+    ) -> Self {
+        Self {
+            queue,
+            sender,
+            clock,
+            settings,
+            jitter: RandomState::new(),
+        }
+    }
+
+    pub async fn run(self: Arc<Self>) {
+        let slots = Arc::new(Semaphore::new(self.settings.concurrency.max(1) as usize));
+        loop {
+            let free = slots.available_permits();
+            if free == 0 {
+                // Every slot is busy: wait for one to free up before claiming more.
+                drop(slots.clone().acquire_owned().await);
+                continue;
+            }
+            let now = self.clock.now();
+            let claimed = self
+                .queue
+                .claim_notifications(
+                    now,
+                    now + self.settings.lease,
+                    u32::try_from(free).unwrap_or(u32::MAX),
+                )
+                .await;
+            match claimed {
+                Ok(batch) if !batch.is_empty() => {
+                    for notification in batch {
+                        let Ok(permit) = slots.clone().acquire_owned().await else {
+                            return;
+                        };
+                        let me = self.clone();
+                        tokio::spawn(async move {
+                            me.deliver(notification).await;
+                            drop(permit);
+                        });
+                    }
+                }
+                Ok(_) => tokio::time::sleep(self.settings.poll).await,
+                Err(err) => {
+                    tracing::error!(error = %err, "claiming notifications failed");
+                    tokio::time::sleep(self.settings.poll * 20).await;
+                }
+            }
+        }
+    }
+
+    #[tracing::instrument(skip_all, fields(notification = %claimed.id))]
+    async fn deliver(&self, claimed: Claimed) {
+        let finished = match claimed.subscription.as_ref().filter(|s| s.active) {
+            None => Finished {
+                outcome: Outcome::Skipped,
+                endpoint_url: claimed
+                    .subscription
+                    .as_ref()
+                    .map(|s| s.endpoint_url.as_str().to_owned()),
+                request_body: None,
+                response: Some("not sent: the subscription was inactive when its turn came".into()),
+                requests: 0,
+                attempted_on: self.clock.now(),
+            },
+            Some(subscription) => {
+                let body = notification_body(
+                    claimed.id.as_str(),
+                    &claimed.event_type,
+                    claimed.created_on,
+                    &claimed.event_data,
+                );
+                let mut post = WebhookPost {
+                    url: subscription.endpoint_url.as_str().to_owned(),
+                    message_id: claimed.id.to_string(),
+                    timestamp: 0,
+                    body,
+                    secret: subscription.secret.clone(),
+                    custom_header: subscription
+                        .custom_header
+                        .as_ref()
+                        .map(|h| (h.name().to_owned(), h.value().to_owned())),
+                    timeout: self.settings.timeout,
+                };
+                let attempted_on = self.clock.now();
+                let (outcome, requests, last) = self.attempt(&mut post).await;
+                Finished {
+                    outcome,
+                    endpoint_url: Some(post.url),
+                    request_body: Some(post.body),
+                    response: Some(describe(&last)),
+                    requests,
+                    attempted_on,
+                }
+            }
+        };
+        match self
+            .queue
+            .complete_notification(&claimed.id, &finished, &self.settings.service_name)
+            .await
+        {
+            Ok(recorded) => tracing::info!(
+                outcome = finished.outcome.as_str(),
+                requests = finished.requests,
+                recorded = recorded.recorded,
+                disabled = recorded.disabled,
+                "notification finished"
+            ),
+            // The lease runs out and another worker tries again: nothing is lost.
+            Err(err) => tracing::error!(error = %err, "recording the outcome failed"),
+        }
+    }
+
+    /// Up to four requests; returns the outcome, how many were made, and the last result.
+    async fn attempt(&self, post: &mut WebhookPost) -> (Outcome, u32, PostResult) {
+        let mut requests = 0;
+        loop {
+            requests += 1;
+            post.timestamp = self.clock.now().unix_timestamp();
+            let result = self.sender.post(post).await;
+            match decide(&result, requests) {
+                RetryDecision::Succeeded => return (Outcome::Succeeded, requests, result),
+                RetryDecision::GiveUp => return (Outcome::Failed, requests, result),
+                RetryDecision::Retry => {
+                    let pause = backoff(
+                        self.settings.backoff_base,
+                        requests,
+                        self.jitter(&post.message_id, requests),
+                    );
+                    tokio::time::sleep(pause).await;
+                }
+            }
+        }
+    }
+
+    /// A fraction in [0, 1) that differs per notification and retry (no need for a CSPRNG).
+    fn jitter(&self, id: &str, retry: u32) -> f64 {
+        let hash = self.jitter.hash_one((id, retry));
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "a jitter fraction needs no precision"
+        )]
+        let fraction = (hash >> 11) as f64 / (1u64 << 53) as f64;
+        fraction
+    }
+}
+
+/// The history's "response": the body on success, or the error on failure.
+fn describe(result: &PostResult) -> String {
+    match result {
+        PostResult::Answered { status, body } if (200..300).contains(status) => body.clone(),
+        PostResult::Answered { status, body } => format!("HTTP {status}: {body}"),
+        PostResult::Failed(failure) => failure.to_string(),
+    }
+}

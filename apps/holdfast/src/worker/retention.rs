@@ -1,0 +1,20 @@
+//! Delivery history is kept 15 days (spec 2.4): older records are archived hourly, keeping the
+//! row and its outcome and dropping the bodies.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use holdfast_domain::ports::{Clock, NotificationQueue};
+
+pub const RETENTION: time::Duration = time::Duration::days(15);
+
+pub async fn run(queue: Arc<dyn NotificationQueue>, clock: Arc<dyn Clock>) {
+    loop {
+        match queue.archive_deliveries(clock.now() - RETENTION).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(archived = n, "archived old delivery records"),
+            Err(err) => tracing::error!(error = %err, "archiving delivery records failed"),
+        }
+        tokio::time::sleep(Duration::from_hours(1)).await;
+    }
+}

@@ -1,0 +1,105 @@
+//! The connection stack: TCP through the guarded resolver, then rustls for `https` URLs.
+
+use std::error::Error as StdError;
+use std::future::Future;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use hyper::Uri;
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use tower_service::Service;
+
+use crate::guard::{Guard, GuardedResolver};
+
+type BoxError = Box<dyn StdError + Send + Sync>;
+
+/// The HTTP(S) connector the sender's client uses.
+pub(crate) type Connector = HttpsConnector<GuardedConnector>;
+
+pub(crate) fn connector(guard: Arc<Guard>) -> Result<Connector, rustls::Error> {
+    let mut http = HttpConnector::new_with_resolver(GuardedResolver::new(Arc::clone(&guard)));
+    // The TLS layer above hands `https` URLs down here too.
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    // The provider is named rather than taken from the process default, which another crate in
+    // the binary could set differently (or leave ambiguous).
+    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(HttpsConnectorBuilder::new()
+        .with_tls_config(tls)
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(GuardedConnector { http, guard }))
+}
+
+/// `HttpConnector` connects to an address literal without consulting its resolver, so literals
+/// are vetted here before it sees them.
+#[derive(Debug, Clone)]
+pub(crate) struct GuardedConnector {
+    http: HttpConnector<GuardedResolver>,
+    guard: Arc<Guard>,
+}
+
+impl Service<Uri> for GuardedConnector {
+    type Response = TokioIo<TcpStream>;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.http.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, dst: Uri) -> Self::Future {
+        if let Some(ip) = literal_ip(&dst)
+            && let Err(refused) = self.guard.check_literal(ip)
+        {
+            return Box::pin(std::future::ready(Err(refused.into())));
+        }
+        let connecting = self.http.call(dst);
+        Box::pin(async move { connecting.await.map_err(Into::into) })
+    }
+}
+
+fn literal_ip(uri: &Uri) -> Option<IpAddr> {
+    let host = uri.host()?;
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    host.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_are_recognised_in_both_families() {
+        let cases = [
+            ("http://127.0.0.1:8080/x", Some("127.0.0.1")),
+            ("https://[::ffff:127.0.0.1]/", Some("::ffff:127.0.0.1")),
+            ("https://[2606:4700::1111]:8443/", Some("2606:4700::1111")),
+            ("https://example.com/", None),
+        ];
+        for (raw, want) in cases {
+            let uri: Uri = raw.parse().unwrap();
+            assert_eq!(
+                literal_ip(&uri),
+                want.map(|ip| ip.parse().unwrap()),
+                "{raw}"
+            );
+        }
+    }
+}

@@ -1,0 +1,14 @@
+#![doc = include_str!("../README.md")]
+
+mod address;
+mod body;
+mod connector;
+mod guard;
+mod networks;
+mod sender;
+mod signing;
+
+pub use ipnet::IpNet;
+pub use networks::parse_networks;
+pub use sender::{BuildError, DEFAULT_MAX_RESPONSE_BYTES, HyperSender, SenderConfig};
+pub use signing::{SignError, generate_secret_from, sign};
