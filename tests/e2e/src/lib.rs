@@ -7,10 +7,14 @@
 mod dump;
 mod http;
 mod process;
+mod receiver;
+mod smtp;
 
 pub use dump::contains;
 pub use http::{Api, Reply};
 pub use process::{CliOutput, Server};
+pub use receiver::{Answer, Received, Receiver};
+pub use smtp::{Mail, SmtpServer, free_port};
 
 use holdfast_persistence::testing::TestDatabase;
 use serde_json::Value;

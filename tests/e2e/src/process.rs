@@ -76,6 +76,11 @@ impl Server {
                 "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=",
             )
             .env("HOLDFAST_HTTP_WORKERS", "2")
+            // Emails go to a scratch folder unless a test names an SMTP server.
+            .env(
+                "HOLDFAST_MAIL_DIR",
+                std::env::temp_dir().join("holdfast-e2e-mail"),
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         for (name, value) in env {

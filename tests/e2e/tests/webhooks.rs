@@ -1,0 +1,602 @@
+//! Webhook subscriptions and delivery, observed from outside: requests counted at a real
+//! receiver, emails read from a real SMTP server (aiosmtpd), signatures checked by the
+//! `standardwebhooks` package from `PyPI`.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::time::Duration;
+
+use holdfast_e2e::{Answer, Api, Env, Receiver, Server, SmtpServer, free_port, on_both_backends};
+use reqwest::StatusCode;
+use serde_json::Value;
+
+/// Name, default answer, scripted first answers, requests made, outcome.
+type Case<'a> = (&'a str, Option<Answer>, &'a [Answer], u32, &'a str);
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Short timings so a full attempt (four requests) takes well under a second.
+fn fast_env(smtp: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false".into()),
+        ("HOLDFAST_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8".into()),
+        ("HOLDFAST_WEBHOOK_TIMEOUT_MS", "400".into()),
+        ("HOLDFAST_WEBHOOK_BACKOFF_BASE_MS", "20".into()),
+        ("HOLDFAST_WORKER_POLL_MS", "20".into()),
+        ("HOLDFAST_SERVICE_NAME", "Acme Pay".into()),
+        ("HOLDFAST_SMTP_URL", smtp.into()),
+    ]
+}
+
+fn start(env: &Env, vars: &[(&'static str, String)]) -> Server {
+    let pairs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    env.serve_with(&pairs)
+}
+
+async fn merchant(api: &Api, key: &str) -> String {
+    let m = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+    m.body["id"].as_str().unwrap().to_owned()
+}
+
+/// One auth: one `transaction.created` event.
+async fn pay(api: &Api, key: &str, merchant: &str) -> Value {
+    let body = format!(
+        r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 1000, "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#
+    );
+    let reply = api.post("/v1/transactions", key, &body).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    reply.body
+}
+
+async fn subscribe(api: &Api, key: &str, url: &str) -> Value {
+    let body = format!(
+        r#"{{"endpointUrl": "{url}", "events": ["transaction.created"], "description": "Orders"}}"#
+    );
+    let reply = api.post("/v1/webhooks", key, &body).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    reply.body
+}
+
+async fn webhook(api: &Api, key: &str, id: &str) -> Value {
+    api.get(&format!("/v1/webhooks/{id}"), key).await.body
+}
+
+/// Waits until the subscription's newest delivery is final; returns the history.
+async fn history(api: &Api, key: &str, id: &str, final_count: usize) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let reply = api
+            .get(&format!("/v1/webhooks/{id}/deliveries?limit=100"), key)
+            .await;
+        let data = reply.body["data"].as_array().cloned().unwrap_or_default();
+        let done = data.iter().filter(|d| d["outcome"] != "pending").count();
+        if done >= final_count || std::time::Instant::now() > deadline {
+            return data;
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
+#[expect(
+    clippy::too_many_lines,
+    reason = "one story: create, refuse, replace, list, delete"
+)]
+async fn subscriptions_are_validated_and_replaced_whole(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    for (body, param) in [
+        (r#"{"events": ["transaction.created"]}"#, "endpointUrl"),
+        (
+            r#"{"endpointUrl": "ftp://x.example", "events": ["transaction.created"]}"#,
+            "endpointUrl",
+        ),
+        (
+            r#"{"endpointUrl": "https://x.example/h", "events": []}"#,
+            "events",
+        ),
+        (
+            r#"{"endpointUrl": "https://x.example/h", "events": ["transaction.exploded"]}"#,
+            "events",
+        ),
+        (
+            r#"{"endpointUrl": "https://x.example/h", "events": ["form.completed"], "customHeader": {"name": "Content-Type", "value": "x"}}"#,
+            "customHeader.name",
+        ),
+        (
+            r#"{"endpointUrl": "https://x.example/h", "events": ["form.completed"], "customHeader": {"name": "webhook-signature", "value": "x"}}"#,
+            "customHeader.name",
+        ),
+        (
+            r#"{"endpointUrl": "https://x.example/h", "events": ["form.completed"], "colour": "red"}"#,
+            "colour",
+        ),
+    ] {
+        let reply = api.post("/v1/webhooks", key, body).await;
+        assert_eq!(
+            (reply.status, reply.error_param()),
+            (StatusCode::BAD_REQUEST, Some(param)),
+            "{body}"
+        );
+    }
+    assert_eq!(
+        api.get("/v1/webhooks", key).await.body["data"],
+        serde_json::json!([]),
+        "nothing half-written"
+    );
+
+    let created = api
+        .post(
+            "/v1/webhooks",
+            key,
+            r#"{"endpointUrl": "https://x.example/h", "events": ["merchant.created", "transaction.created"], "description": "Orders", "customHeader": {"name": "X-Token", "value": "t1"}}"#,
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let id = created.body["id"].as_str().unwrap();
+    let secret = created.body["secret"].as_str().unwrap();
+    assert!(secret.starts_with("whsec_"));
+    assert_eq!(created.body["creatorId"], platform.owner_id.as_str());
+    assert_eq!(created.body["active"], true);
+
+    // PATCH replaces: what is not sent returns to its default; id, secret and creator stay.
+    let replaced = api
+        .patch(
+            &format!("/v1/webhooks/{id}"),
+            key,
+            r#"{"endpointUrl": "https://y.example/h", "events": ["form.completed"]}"#,
+        )
+        .await;
+    assert_eq!(replaced.status, StatusCode::OK, "{}", replaced.text);
+    assert_eq!(replaced.body["description"], Value::Null);
+    assert_eq!(replaced.body["customHeader"], Value::Null);
+    assert_eq!(
+        (
+            replaced.body["id"].as_str(),
+            replaced.body["secret"].as_str()
+        ),
+        (Some(id), Some(secret))
+    );
+    assert_eq!(replaced.body["creatorId"], platform.owner_id.as_str());
+    let missing = api
+        .patch(
+            &format!("/v1/webhooks/{id}"),
+            key,
+            r#"{"events": ["form.completed"]}"#,
+        )
+        .await;
+    assert_eq!(missing.error_param(), Some("endpointUrl"));
+
+    let listed = api.get("/v1/webhooks", key).await;
+    assert_eq!(listed.body["data"][0]["active"], true);
+    let types = api.get("/v1/webhooks/event-types", key).await;
+    let names: Vec<&str> = types.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["type"].as_str().unwrap())
+        .collect();
+    for needed in [
+        "transaction.created",
+        "merchant.created",
+        "merchant.updated",
+        "merchant.deleted",
+        "form.completed",
+    ] {
+        assert!(names.contains(&needed), "{needed}");
+    }
+    assert_eq!(
+        api.delete(&format!("/v1/webhooks/{id}"), key).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        api.get(&format!("/v1/webhooks/{id}"), key).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+async fn deliveries_are_signed_and_verifiable(env: Env) {
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::status(204)).await;
+    let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let body = format!(
+        r#"{{"endpointUrl": "{}", "events": ["transaction.created"], "customHeader": {{"name": "X-Gateway", "value": "open-sesame"}}}}"#,
+        receiver.url
+    );
+    let hook = api.post("/v1/webhooks", key, &body).await.body;
+    let txn = pay(&api, key, &m).await;
+    let got = receiver.wait_for(1, WAIT).await;
+    assert_eq!(got.len(), 1);
+    let request = &got[0];
+    let sent = request.json();
+    assert_eq!(sent["eventType"], "transaction.created");
+    assert_eq!(
+        sent["data"], txn,
+        "data is the transaction exactly as the API returned it"
+    );
+    assert!(sent["id"].as_str().unwrap().starts_with("ntf_"));
+    assert_eq!(request.header("webhook-id"), sent["id"].as_str().unwrap());
+    assert_eq!(request.header("x-gateway"), "open-sesame");
+    assert_eq!(request.header("content-type"), "application/json");
+    // An independent verifier: the Standard Webhooks reference library.
+    let verify = std::process::Command::new("python3")
+        .args(["-c", "import sys, json, standardwebhooks\nsecret, body, h = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])\nstandardwebhooks.Webhook(secret).verify(body, h)\nprint('verified')"])
+        .arg(hook["secret"].as_str().unwrap())
+        .arg(&request.body)
+        .arg(serde_json::to_string(&request.headers).unwrap())
+        .output()
+        .expect("python3 with standardwebhooks (pip install standardwebhooks)");
+    assert_eq!(
+        String::from_utf8_lossy(&verify.stdout).trim(),
+        "verified",
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+
+    let id = hook["id"].as_str().unwrap();
+    let records = history(&api, key, id, 1).await;
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["outcome"], "succeeded");
+    assert_eq!(records[0]["requests"], 1);
+    assert_eq!(records[0]["requestBody"].as_str().unwrap(), request.body);
+    assert_eq!(webhook(&api, key, id).await["consecutiveFailures"], 0);
+}
+
+/// Spec 6.2, row by row: how many requests each answer costs, and the final outcome.
+async fn retries_follow_the_delivery_table(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let slow = Answer::slow(200, Duration::from_millis(1500));
+    let cases: [Case; 5] = [
+        ("5xx", Some(Answer::status(503)), &[], 4, "failed"),
+        ("4xx", Some(Answer::status(404)), &[], 1, "failed"),
+        (
+            "3xx is not followed",
+            Some(Answer::status(302)),
+            &[],
+            1,
+            "failed",
+        ),
+        ("timeout", Some(slow), &[], 4, "failed"),
+        (
+            "two 5xx then 2xx",
+            Some(Answer::status(200)),
+            &[Answer::status(500), Answer::status(502)],
+            3,
+            "succeeded",
+        ),
+    ];
+    for (name, default, script, requests, outcome) in cases {
+        let receiver = Receiver::start(default.unwrap()).await;
+        receiver.script(script);
+        let hook = subscribe(&api, key, &receiver.url).await;
+        let id = hook["id"].as_str().unwrap();
+        pay(&api, key, &m).await;
+        let records = history(&api, key, id, 1).await;
+        assert_eq!(records[0]["outcome"], outcome, "{name}: {}", records[0]);
+        assert_eq!(records[0]["requests"], requests, "{name}");
+        assert_eq!(
+            receiver.received().len(),
+            requests as usize,
+            "{name}: counted at the receiver"
+        );
+        let failures = webhook(&api, key, id).await["consecutiveFailures"].clone();
+        assert_eq!(failures, u32::from(outcome == "failed"), "{name}");
+        api.delete(&format!("/v1/webhooks/{id}"), key).await;
+    }
+    // No one there, and no such host: four attempts each, in the history.
+    for (name, url) in [
+        (
+            "connection refused",
+            format!("http://127.0.0.1:{}/hooks", free_port()),
+        ),
+        (
+            "unresolvable host",
+            "http://no-such-host.invalid/hooks".to_owned(),
+        ),
+    ] {
+        let hook = subscribe(&api, key, &url).await;
+        let id = hook["id"].as_str().unwrap();
+        pay(&api, key, &m).await;
+        let records = history(&api, key, id, 1).await;
+        assert_eq!(
+            (
+                records[0]["outcome"].as_str(),
+                records[0]["requests"].as_u64()
+            ),
+            (Some("failed"), Some(4)),
+            "{name}: {}",
+            records[0]
+        );
+        api.delete(&format!("/v1/webhooks/{id}"), key).await;
+    }
+    // The SSRF guard: without the allow list, loopback is refused, and says so.
+    drop(server);
+}
+
+async fn twenty_five_failures_disable_and_email_the_creator_once(env: Env) {
+    let platform = env.create_platform("Acme");
+    let smtp = SmtpServer::start();
+    let receiver = Receiver::start(Answer::status(400)).await;
+    let server = start(&env, &fast_env(&smtp.url()));
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let hook = subscribe(&api, key, &receiver.url).await;
+    let id = hook["id"].as_str().unwrap();
+    for _ in 0..25 {
+        pay(&api, key, &m).await;
+    }
+    history(&api, key, id, 25).await;
+    let now = webhook(&api, key, id).await;
+    assert_eq!(
+        (now["active"].as_bool(), now["consecutiveFailures"].as_u64()),
+        (Some(false), Some(25))
+    );
+    let mails = smtp.wait_for(1, WAIT).await;
+    assert_eq!(mails.len(), 1);
+    assert_eq!(
+        mails[0].subject,
+        "Acme Pay - Webhook Subscription Automatically Disabled"
+    );
+    assert!(mails[0].to.contains("owner@example.com"), "{}", mails[0].to);
+    for needed in [id, receiver.url.as_str(), "Orders"] {
+        assert!(
+            mails[0].body.contains(needed),
+            "{needed} in {}",
+            mails[0].body
+        );
+    }
+    // Events while inactive are never queued.
+    pay(&api, key, &m).await;
+    // PATCH active: true keeps the counter at 25; the next failure disables again, with an email.
+    let patch = format!(
+        r#"{{"endpointUrl": "{}", "events": ["transaction.created"], "active": true}}"#,
+        receiver.url
+    );
+    let re = api.patch(&format!("/v1/webhooks/{id}"), key, &patch).await;
+    assert_eq!(
+        (
+            re.body["active"].as_bool(),
+            re.body["consecutiveFailures"].as_u64()
+        ),
+        (Some(true), Some(25))
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        receiver.received().len(),
+        25,
+        "nothing from while it was inactive"
+    );
+    pay(&api, key, &m).await;
+    history(&api, key, id, 26).await;
+    assert_eq!(webhook(&api, key, id).await["active"], false);
+    assert_eq!(smtp.wait_for(2, WAIT).await.len(), 2);
+    // The operator toggle resets the counter.
+    let enabled = env.cli_json(&["webhooks", "enable", "--platform", &platform.id, id]);
+    assert_eq!(
+        (
+            enabled["active"].as_bool(),
+            enabled["consecutiveFailures"].as_u64()
+        ),
+        (Some(true), Some(0))
+    );
+    receiver.set_default(Answer::status(200));
+    pay(&api, key, &m).await;
+    history(&api, key, id, 27).await;
+    assert_eq!(webhook(&api, key, id).await["consecutiveFailures"], 0);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(smtp.mails().len(), 2, "exactly one email per disable");
+}
+
+async fn no_email_when_the_creator_is_gone(env: Env) {
+    let platform = env.create_platform("Acme");
+    let user = env.cli_json(&[
+        "users",
+        "create",
+        "--platform",
+        &platform.id,
+        "--email",
+        "ops@example.com",
+    ]);
+    let user_id = user["id"].as_str().unwrap();
+    let key = env.cli_json(&[
+        "keys",
+        "create",
+        "--platform",
+        &platform.id,
+        "--name",
+        "Ops key",
+        "--type",
+        "private",
+        "--mode",
+        "test",
+        "--user",
+        user_id,
+    ]);
+    let key = key["value"].as_str().unwrap().to_owned();
+    let smtp = SmtpServer::start();
+    let receiver = Receiver::start(Answer::status(410)).await;
+    let server = start(&env, &fast_env(&smtp.url()));
+    let api = Api::new(&server);
+    let m = merchant(&api, &key).await;
+    let hook = subscribe(&api, &key, &receiver.url).await;
+    let id = hook["id"].as_str().unwrap();
+    assert_eq!(hook["creatorId"], user_id);
+    env.cli_json(&["users", "delete", "--platform", &platform.id, user_id]);
+    for _ in 0..25 {
+        pay(&api, &key, &m).await;
+    }
+    history(&api, &key, id, 25).await;
+    assert_eq!(
+        webhook(&api, &key, id).await["active"],
+        false,
+        "still disabled"
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        smtp.mails().is_empty(),
+        "no email: the creator no longer exists"
+    );
+}
+
+async fn each_subscription_delivers_on_its_own(env: Env) {
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let a = subscribe(&api, key, &receiver.url).await;
+    let b = subscribe(&api, key, &receiver.url).await;
+    pay(&api, key, &m).await;
+    let got = receiver.wait_for(2, WAIT).await;
+    assert_eq!(
+        got.len(),
+        2,
+        "two subscriptions on one URL: two notifications"
+    );
+    assert_ne!(got[0].header("webhook-id"), got[1].header("webhook-id"));
+    for hook in [a, b] {
+        let records = history(&api, key, hook["id"].as_str().unwrap(), 1).await;
+        assert_eq!(records.len(), 1);
+    }
+}
+
+async fn a_killed_worker_loses_nothing(env: Env) {
+    let platform = env.create_platform("Acme");
+    // The first request hangs past the kill; after the restart the receiver answers at once.
+    let receiver = Receiver::start(Answer::status(200)).await;
+    receiver.script(&[Answer::slow(200, Duration::from_secs(30))]);
+    let mut vars = fast_env("smtp://127.0.0.1:1");
+    vars.retain(|(k, _)| *k != "HOLDFAST_WEBHOOK_TIMEOUT_MS");
+    vars.push(("HOLDFAST_WEBHOOK_TIMEOUT_MS", "1000".into()));
+    let mut server = start(&env, &vars);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let hook = subscribe(&api, key, &receiver.url).await;
+    pay(&api, key, &m).await;
+    let first = receiver.wait_for(1, WAIT).await;
+    assert_eq!(first.len(), 1);
+    server.stop_with("KILL");
+    let server = start(&env, &vars);
+    let api = Api::new(&server);
+    let records = history(&api, key, hook["id"].as_str().unwrap(), 1).await;
+    assert_eq!(records[0]["outcome"], "succeeded", "{}", records[0]);
+    let all = receiver.received();
+    let ids: Vec<&str> = all.iter().map(|r| r.header("webhook-id")).collect();
+    assert!(
+        ids.len() >= 2 && ids.iter().all(|i| *i == ids[0]),
+        "redelivered with the same webhook-id: {ids:?}"
+    );
+}
+
+async fn an_email_waits_for_a_down_smtp_server(env: Env) {
+    let platform = env.create_platform("Acme");
+    let port = free_port();
+    let receiver = Receiver::start(Answer::status(400)).await;
+    let server = start(&env, &fast_env(&SmtpServer::url_for(port)));
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let hook = subscribe(&api, key, &receiver.url).await;
+    for _ in 0..25 {
+        pay(&api, key, &m).await;
+    }
+    history(&api, key, hook["id"].as_str().unwrap(), 25).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let smtp = SmtpServer::start_on(port);
+    let mails = smtp.wait_for(1, Duration::from_secs(30)).await;
+    assert_eq!(mails.len(), 1, "delivered once the server is up");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(smtp.mails().len(), 1, "and only once");
+}
+
+async fn retention_and_resend(env: Env) {
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let hook = subscribe(&api, key, &receiver.url).await;
+    let id = hook["id"].as_str().unwrap();
+    pay(&api, key, &m).await;
+    let records = history(&api, key, id, 1).await;
+    let first = records[0]["id"].as_str().unwrap().to_owned();
+
+    // Resend: queued with a new id, the same eventType and data, its own record.
+    let queued = env.cli_json(&["deliveries", "resend", "--platform", &platform.id, &first]);
+    assert_ne!(queued["id"].as_str().unwrap(), first);
+    assert_eq!(queued["resentFrom"], first.as_str());
+    let got = receiver.wait_for(2, WAIT).await;
+    assert_eq!(got.len(), 2);
+    assert_ne!(got[0].header("webhook-id"), got[1].header("webhook-id"));
+    assert_eq!(
+        (
+            got[0].json()["eventType"].clone(),
+            got[0].json()["data"].clone()
+        ),
+        (
+            got[1].json()["eventType"].clone(),
+            got[1].json()["data"].clone()
+        )
+    );
+    assert_eq!(history(&api, key, id, 2).await.len(), 2);
+
+    // Refused while inactive, with the remedy in the message.
+    env.cli_json(&["webhooks", "disable", "--platform", &platform.id, id]);
+    let refused = env.cli(&["deliveries", "resend", "--platform", &platform.id, &first]);
+    assert!(!refused.success);
+    assert!(refused.stderr.contains("re-enable"), "{}", refused.stderr);
+    env.cli_json(&["webhooks", "enable", "--platform", &platform.id, id]);
+
+    // Retention with a fixed clock: 16 days on, the record stays, its bodies go.
+    let later = (time::OffsetDateTime::now_utc() + time::Duration::days(16))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let archived = env.cli_json(&["deliveries", "archive", "--as-of", &later]);
+    assert!(archived["archived"].as_u64().unwrap() >= 2);
+    let records = history(&api, key, id, 2).await;
+    assert!(
+        records.iter().all(|r| r["archived"] == true
+            && r["requestBody"].is_null()
+            && r["response"].is_null())
+    );
+    assert!(
+        records.iter().all(|r| r["outcome"] == "succeeded"),
+        "the outcome stays"
+    );
+    let refused = env.cli(&["deliveries", "resend", "--platform", &platform.id, &first]);
+    assert!(refused.stderr.contains("archived"), "{}", refused.stderr);
+    let unknown = env.cli(&[
+        "deliveries",
+        "resend",
+        "--platform",
+        &platform.id,
+        "ntf_nothing",
+    ]);
+    assert!(unknown.stderr.contains("not found"), "{}", unknown.stderr);
+}
+
+on_both_backends!(
+    subscriptions_are_validated_and_replaced_whole,
+    deliveries_are_signed_and_verifiable,
+    retries_follow_the_delivery_table,
+    twenty_five_failures_disable_and_email_the_creator_once,
+    no_email_when_the_creator_is_gone,
+    each_subscription_delivers_on_its_own,
+    a_killed_worker_loses_nothing,
+    an_email_waits_for_a_down_smtp_server,
+    retention_and_resend,
+);
