@@ -589,6 +589,74 @@ async fn retention_and_resend(env: Env) {
     assert!(unknown.stderr.contains("not found"), "{}", unknown.stderr);
 }
 
+async fn the_ssrf_guard_refuses_loopback_by_default(env: Env) {
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let mut vars = fast_env("smtp://127.0.0.1:1");
+    vars.retain(|(k, _)| *k != "HOLDFAST_WEBHOOK_ALLOW_NETWORKS");
+    let server = start(&env, &vars);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let hook = subscribe(&api, key, &receiver.url).await;
+    pay(&api, key, &m).await;
+    let records = history(&api, key, hook["id"].as_str().unwrap(), 1).await;
+    assert_eq!(
+        (
+            records[0]["outcome"].as_str(),
+            records[0]["requests"].as_u64()
+        ),
+        (Some("failed"), Some(1))
+    );
+    let error = records[0]["response"].as_str().unwrap();
+    assert!(
+        error.contains("127.0.0.1") && error.contains("not a public address"),
+        "{error}"
+    );
+    assert!(
+        receiver.received().is_empty(),
+        "nothing reached the receiver"
+    );
+}
+
+/// The real 5 s timeout of spec 6.2, against a receiver that answers after 6 s.
+async fn the_real_five_second_timeout(env: Env) {
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::slow(200, Duration::from_secs(6))).await;
+    let mut vars = fast_env("smtp://127.0.0.1:1");
+    vars.retain(|(k, _)| *k != "HOLDFAST_WEBHOOK_TIMEOUT_MS");
+    let server = start(&env, &vars);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let hook = subscribe(&api, key, &receiver.url).await;
+    pay(&api, key, &m).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(40);
+    let records = loop {
+        let records = history(&api, key, hook["id"].as_str().unwrap(), 1).await;
+        if records[0]["outcome"] != "pending" || std::time::Instant::now() > deadline {
+            break records;
+        }
+    };
+    assert_eq!(
+        (
+            records[0]["outcome"].as_str(),
+            records[0]["requests"].as_u64()
+        ),
+        (Some("failed"), Some(4)),
+        "{}",
+        records[0]
+    );
+    assert_eq!(records[0]["response"], "timed out");
+    let got = receiver.received();
+    assert_eq!(got.len(), 4);
+    let first_gap = got[1].at - got[0].at;
+    assert!(
+        first_gap >= Duration::from_secs(5),
+        "each request waited its 5 s: {first_gap:?}"
+    );
+}
+
 on_both_backends!(
     subscriptions_are_validated_and_replaced_whole,
     deliveries_are_signed_and_verifiable,
@@ -599,4 +667,6 @@ on_both_backends!(
     a_killed_worker_loses_nothing,
     an_email_waits_for_a_down_smtp_server,
     retention_and_resend,
+    the_ssrf_guard_refuses_loopback_by_default,
+    the_real_five_second_timeout,
 );
