@@ -20,6 +20,25 @@ pub struct Merchant {
     pub updated_on: OffsetDateTime,
 }
 
+/// The merchant object of the API (and of `merchant.*` event data): camelCase, RFC 3339 times.
+impl serde::Serialize for Merchant {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use crate::payment::transaction::format_timestamp;
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Merchant", 9)?;
+        m.serialize_field("id", &self.id)?;
+        m.serialize_field("platformId", &self.platform_id)?;
+        m.serialize_field("mode", self.mode.as_str())?;
+        m.serialize_field("name", self.details.name.as_str())?;
+        m.serialize_field("currency", self.details.currency.as_str())?;
+        m.serialize_field("email", &self.details.email.as_ref().map(Email::as_str))?;
+        m.serialize_field("planId", &self.plan_id)?;
+        m.serialize_field("createdOn", &format_timestamp(self.created_on))?;
+        m.serialize_field("updatedOn", &format_timestamp(self.updated_on))?;
+        m.end()
+    }
+}
+
 /// The fields a client sets at creation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MerchantDetails {

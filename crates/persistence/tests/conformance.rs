@@ -11,6 +11,7 @@ use holdfast_domain::api_key::{KeyHash, KeyName, KeyStatus};
 use holdfast_domain::auth::Principal;
 use holdfast_domain::ids::{ConnectionId, PlanId, TokenId, TxnId};
 use holdfast_domain::ids::{KeyId, MerchantId, PlatformId, UserId};
+use holdfast_domain::ids::{NotificationId, WebhookId};
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
 use holdfast_domain::mode::{KeyType, Mode};
 use holdfast_domain::page::PageRequest;
@@ -24,11 +25,12 @@ use holdfast_domain::payment::transaction::{
 };
 use holdfast_domain::platform::PlatformName;
 use holdfast_domain::ports::{
-    Clock, Event, EventData, Ids, NewPlatform, OriginalOutcome, Reservation, Sealed, StoreError,
-    TxnFilter,
+    Clock, Event, EventData, Finished, Ids, NewPlatform, OriginalOutcome, ResendError, Reservation,
+    Sealed, StoreError, TxnFilter,
 };
 use holdfast_domain::services::{CreatedPlatform, PlatformService};
 use holdfast_domain::user::{Email, User};
+use holdfast_domain::webhook::{Description, EndpointUrl, EventList, Outcome, Subscription};
 use holdfast_persistence::{Database, Stores};
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -159,9 +161,13 @@ fn txn(m: &Merchant, plan: &Plan, kind: TxnType, state: TxnState, amount: i64) -
     }
 }
 
+fn event_id() -> holdfast_domain::ids::EventId {
+    holdfast_domain::ids::EventId::from_suffix(&CountingIds.next_id())
+}
+
 fn event_for(t: &Transaction) -> Event {
     Event {
-        id: holdfast_domain::ids::EventId::from_suffix(&CountingIds.next_id()),
+        id: event_id(),
         platform_id: t.platform_id.clone(),
         mode: t.mode,
         data: EventData::TransactionCreated(Box::new(t.clone())),
@@ -383,7 +389,11 @@ mod cases {
         let b = new_platform(&stores, "B").await;
         let test = principal(&a, Mode::Test);
         let m = merchant(&test, "Shop");
-        stores.merchants.insert_merchant(&m).await.unwrap();
+        stores
+            .merchants
+            .insert_merchant_with_event(&m, &event_id())
+            .await
+            .unwrap();
         let got = stores
             .merchants
             .get_merchant(&test.platform_id, Mode::Test, &m.id)
@@ -412,7 +422,7 @@ mod cases {
             assert!(matches!(
                 stores
                     .merchants
-                    .delete_merchant(platform, mode, &m.id, T0)
+                    .delete_merchant_with_event(platform, mode, &m.id, T0, &event_id())
                     .await,
                 Err(StoreError::NotFound)
             ));
@@ -424,7 +434,11 @@ mod cases {
         let a = new_platform(&stores, "A").await;
         let p = principal(&a, Mode::Live);
         let m = merchant(&p, "Shop");
-        stores.merchants.insert_merchant(&m).await.unwrap();
+        stores
+            .merchants
+            .insert_merchant_with_event(&m, &event_id())
+            .await
+            .unwrap();
         let later = T0 + time::Duration::seconds(5);
         // Two clients patch different fields from the same starting point: both changes stay.
         let rename = MerchantPatch {
@@ -437,7 +451,7 @@ mod cases {
         };
         let after_rename = stores
             .merchants
-            .update_merchant(&p.platform_id, p.mode, &m.id, &rename, later)
+            .update_merchant_with_event(&p.platform_id, p.mode, &m.id, &rename, later, &event_id())
             .await
             .unwrap();
         assert_eq!(after_rename.details.name.as_str(), "Shop renamed");
@@ -446,7 +460,14 @@ mod cases {
         assert_eq!(after_rename.created_on, m.created_on);
         let after_both = stores
             .merchants
-            .update_merchant(&p.platform_id, p.mode, &m.id, &clear_email, later)
+            .update_merchant_with_event(
+                &p.platform_id,
+                p.mode,
+                &m.id,
+                &clear_email,
+                later,
+                &event_id(),
+            )
             .await
             .unwrap();
         assert_eq!(after_both.details.name.as_str(), "Shop renamed");
@@ -466,7 +487,11 @@ mod cases {
         let b = new_platform(&stores, "B").await;
         let p = principal(&a, Mode::Live);
         let m = merchant(&p, "Shop");
-        stores.merchants.insert_merchant(&m).await.unwrap();
+        stores
+            .merchants
+            .insert_merchant_with_event(&m, &event_id())
+            .await
+            .unwrap();
         let rename = MerchantPatch {
             name: Some(MerchantName::parse("Stolen").unwrap()),
             ..MerchantPatch::default()
@@ -474,12 +499,12 @@ mod cases {
         for (platform, mode) in [(&a.platform.id, Mode::Test), (&b.platform.id, Mode::Live)] {
             let err = stores
                 .merchants
-                .update_merchant(platform, mode, &m.id, &rename, T0)
+                .update_merchant_with_event(platform, mode, &m.id, &rename, T0, &event_id())
                 .await;
             assert!(matches!(err, Err(StoreError::NotFound)), "{err:?}");
             let err = stores
                 .merchants
-                .delete_merchant(platform, mode, &m.id, T0)
+                .delete_merchant_with_event(platform, mode, &m.id, T0, &event_id())
                 .await;
             assert!(matches!(err, Err(StoreError::NotFound)), "{err:?}");
         }
@@ -492,7 +517,7 @@ mod cases {
 
         stores
             .merchants
-            .delete_merchant(&p.platform_id, p.mode, &m.id, T0)
+            .delete_merchant_with_event(&p.platform_id, p.mode, &m.id, T0, &event_id())
             .await
             .unwrap();
         assert!(
@@ -505,7 +530,7 @@ mod cases {
         );
         let err = stores
             .merchants
-            .update_merchant(&p.platform_id, p.mode, &m.id, &rename, T0)
+            .update_merchant_with_event(&p.platform_id, p.mode, &m.id, &rename, T0, &event_id())
             .await;
         assert!(
             matches!(err, Err(StoreError::NotFound)),
@@ -514,7 +539,7 @@ mod cases {
         assert!(matches!(
             stores
                 .merchants
-                .delete_merchant(&p.platform_id, p.mode, &m.id, T0)
+                .delete_merchant_with_event(&p.platform_id, p.mode, &m.id, T0, &event_id())
                 .await,
             Err(StoreError::NotFound)
         ));
@@ -561,13 +586,17 @@ mod cases {
         let mut ids = Vec::new();
         for i in 0..25 {
             let m = merchant(&p, &format!("Shop {i}"));
-            stores.merchants.insert_merchant(&m).await.unwrap();
+            stores
+                .merchants
+                .insert_merchant_with_event(&m, &event_id())
+                .await
+                .unwrap();
             ids.push(m.id);
         }
         let deleted = ids.remove(3);
         stores
             .merchants
-            .delete_merchant(&p.platform_id, p.mode, &deleted, T0)
+            .delete_merchant_with_event(&p.platform_id, p.mode, &deleted, T0, &event_id())
             .await
             .unwrap();
         ids.reverse();
@@ -658,7 +687,11 @@ mod cases {
         let a = new_platform(&stores, "A").await;
         let p = principal(&a, Mode::Test);
         let m = merchant(&p, "Shop");
-        stores.merchants.insert_merchant(&m).await.unwrap();
+        stores
+            .merchants
+            .insert_merchant_with_event(&m, &event_id())
+            .await
+            .unwrap();
         let plan = stores
             .payments
             .default_plan(&p.platform_id, p.mode)
@@ -723,13 +756,14 @@ mod cases {
             .list_events(&p.platform_id, p.mode)
             .await
             .unwrap();
-        assert_eq!(events.len(), 1);
-        assert_eq!(events[0].event_type, "transaction.created");
+        // The merchant's own `merchant.created`, then the capture's `transaction.created`.
+        let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
+        assert_eq!(types, ["merchant.created", "transaction.created"]);
         assert!(
-            events[0].data.contains(capture.id.as_str())
-                && events[0].data.contains("\"type\":\"capture\""),
+            events[1].data.contains(capture.id.as_str())
+                && events[1].data.contains("\"type\":\"capture\""),
             "{}",
-            events[0].data
+            events[1].data
         );
         // Other platforms and modes cannot reserve it.
         let other = new_platform(&stores, "B").await;
@@ -750,7 +784,11 @@ mod cases {
         let a = new_platform(&stores, "A").await;
         let p = principal(&a, Mode::Test);
         let m = merchant(&p, "Shop");
-        stores.merchants.insert_merchant(&m).await.unwrap();
+        stores
+            .merchants
+            .insert_merchant_with_event(&m, &event_id())
+            .await
+            .unwrap();
         let plan = stores
             .payments
             .default_plan(&p.platform_id, p.mode)
@@ -818,8 +856,16 @@ mod cases {
         let p = principal(&a, Mode::Test);
         let m1 = merchant(&p, "One");
         let m2 = merchant(&p, "Two");
-        stores.merchants.insert_merchant(&m1).await.unwrap();
-        stores.merchants.insert_merchant(&m2).await.unwrap();
+        stores
+            .merchants
+            .insert_merchant_with_event(&m1, &event_id())
+            .await
+            .unwrap();
+        stores
+            .merchants
+            .insert_merchant_with_event(&m2, &event_id())
+            .await
+            .unwrap();
         let plan = stores
             .payments
             .default_plan(&p.platform_id, p.mode)
@@ -1085,6 +1131,270 @@ mod cases {
         );
     }
 
+    fn subscription(p: &Principal, suffix: &str, events: &[&str], active: bool) -> Subscription {
+        Subscription {
+            id: WebhookId::from_suffix(suffix),
+            platform_id: p.platform_id.clone(),
+            mode: p.mode,
+            endpoint_url: EndpointUrl::parse("https://example.com/hooks").unwrap(),
+            events: EventList::parse(events).unwrap(),
+            description: Some(Description::parse("Orders").unwrap()),
+            custom_header: None,
+            active,
+            secret: "whsec_c2VjcmV0".into(),
+            creator: p.user_id.clone(),
+            consecutive_failures: 0,
+            created_on: T0,
+            updated_on: T0,
+        }
+    }
+
+    fn failed(at: OffsetDateTime) -> Finished {
+        Finished {
+            outcome: Outcome::Failed,
+            endpoint_url: Some("https://example.com/hooks".into()),
+            request_body: Some("{}".into()),
+            response: Some("HTTP 500: no".into()),
+            requests: 4,
+            attempted_on: at,
+        }
+    }
+
+    /// Merchant writes emit their events with the fan-out, in the same transaction: one
+    /// notification per active subscription of the platform and mode that names the type.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one story: three writes, their events, their fan-out"
+    )]
+    pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let all = ["merchant.created", "merchant.updated", "merchant.deleted"];
+        let hooks = &stores.webhooks;
+        hooks
+            .insert_webhook(&subscription(&p, "all", &all, true))
+            .await
+            .unwrap();
+        hooks
+            .insert_webhook(&subscription(&p, "created", &["merchant.created"], true))
+            .await
+            .unwrap();
+        hooks
+            .insert_webhook(&subscription(&p, "off", &all, false))
+            .await
+            .unwrap();
+        hooks
+            .insert_webhook(&subscription(
+                &principal(&a, Mode::Live),
+                "live",
+                &all,
+                true,
+            ))
+            .await
+            .unwrap();
+
+        let m = merchant(&p, "Shop");
+        stores
+            .merchants
+            .insert_merchant_with_event(&m, &event_id())
+            .await
+            .unwrap();
+        let rename = MerchantPatch {
+            name: Some(MerchantName::parse("Renamed").unwrap()),
+            ..MerchantPatch::default()
+        };
+        stores
+            .merchants
+            .update_merchant_with_event(&p.platform_id, p.mode, &m.id, &rename, T0, &event_id())
+            .await
+            .unwrap();
+        stores
+            .merchants
+            .delete_merchant_with_event(&p.platform_id, p.mode, &m.id, T0, &event_id())
+            .await
+            .unwrap();
+        let again = stores
+            .merchants
+            .delete_merchant_with_event(&p.platform_id, p.mode, &m.id, T0, &event_id())
+            .await;
+        assert!(
+            matches!(again, Err(StoreError::NotFound)),
+            "a second delete reports nothing"
+        );
+
+        let events = stores
+            .payments
+            .list_events(&p.platform_id, p.mode)
+            .await
+            .unwrap();
+        let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
+        assert_eq!(
+            types, all,
+            "one event per change, none for the refused delete"
+        );
+        assert!(
+            events[1].data.contains(r#""name":"Renamed""#),
+            "{}",
+            events[1].data
+        );
+        assert_eq!(
+            events[2].data,
+            format!(r#"{{"id":"{}","deleted":true}}"#, m.id)
+        );
+
+        let later = T0 + time::Duration::seconds(1);
+        let claimed = stores
+            .notifications
+            .claim_notifications(later, later + time::Duration::minutes(1), 100)
+            .await
+            .unwrap();
+        let mut got: Vec<(String, String)> = claimed
+            .iter()
+            .map(|c| {
+                (
+                    c.subscription.as_ref().unwrap().id.to_string(),
+                    c.event_type.clone(),
+                )
+            })
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                ("wh_all".into(), "merchant.created".into()),
+                ("wh_all".into(), "merchant.deleted".into()),
+                ("wh_all".into(), "merchant.updated".into()),
+                ("wh_created".into(), "merchant.created".into()),
+            ],
+            "the inactive and the live subscription get nothing"
+        );
+        // Leased: not claimed again until the lease ends.
+        assert!(
+            stores
+                .notifications
+                .claim_notifications(later, later, 100)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let after_lease = later + time::Duration::minutes(2);
+        assert_eq!(
+            stores
+                .notifications
+                .claim_notifications(after_lease, after_lease, 100)
+                .await
+                .unwrap()
+                .len(),
+            4
+        );
+
+        // Only transaction notifications can be resent.
+        let refused = stores
+            .notifications
+            .resend(
+                &p.platform_id,
+                &claimed[0].id,
+                &NotificationId::from_suffix("again"),
+                later,
+            )
+            .await;
+        assert!(
+            matches!(refused, Err(ResendError::NotTransaction)),
+            "{refused:?}"
+        );
+    }
+
+    /// Spec 3.2: +1 per failed notification, reset by a success, inactive at 25 with one email
+    /// to the creator; an outcome is recorded once.
+    pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        stores
+            .webhooks
+            .insert_webhook(&subscription(&p, "h", &["merchant.created"], true))
+            .await
+            .unwrap();
+        for i in 0..28 {
+            let m = merchant(&p, &format!("Shop {i}"));
+            stores
+                .merchants
+                .insert_merchant_with_event(&m, &event_id())
+                .await
+                .unwrap();
+        }
+        let claimed = stores
+            .notifications
+            .claim_notifications(T0, T0 + time::Duration::minutes(1), 100)
+            .await
+            .unwrap();
+        assert_eq!(claimed.len(), 28);
+        let q = &stores.notifications;
+        let success = Finished {
+            outcome: Outcome::Succeeded,
+            ..failed(T0)
+        };
+        let first = q
+            .complete_notification(&claimed[0].id, &failed(T0), "Acme")
+            .await
+            .unwrap();
+        assert_eq!((first.recorded, first.disabled), (true, false));
+        let repeat = q
+            .complete_notification(&claimed[0].id, &success, "Acme")
+            .await
+            .unwrap();
+        assert!(
+            !repeat.recorded,
+            "a notification's outcome is recorded once"
+        );
+        q.complete_notification(&claimed[1].id, &success, "Acme")
+            .await
+            .unwrap();
+        let wh = WebhookId::from_suffix("h");
+        let counter = |s: Subscription| (s.active, s.consecutive_failures);
+        let now = stores
+            .webhooks
+            .get_webhook(&p.platform_id, p.mode, &wh)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(counter(now), (true, 0), "a success resets the counter");
+        for (n, c) in claimed[2..27].iter().enumerate() {
+            let r = q
+                .complete_notification(&c.id, &failed(T0), "Acme")
+                .await
+                .unwrap();
+            assert_eq!(
+                r.disabled,
+                n == 24,
+                "disabled exactly at the 25th failure ({n})"
+            );
+            assert_eq!(r.email_queued, n == 24);
+        }
+        let now = stores
+            .webhooks
+            .get_webhook(&p.platform_id, p.mode, &wh)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(counter(now), (false, 25));
+        let emails = stores.emails.claim_emails(T0, T0, 10).await.unwrap();
+        assert_eq!(emails.len(), 1);
+        assert_eq!(
+            emails[0].email.subject,
+            "Acme - Webhook Subscription Automatically Disabled"
+        );
+        assert_eq!(emails[0].email.to, a.owner.email.as_str());
+        assert!(emails[0].email.body.contains("wh_h") && emails[0].email.body.contains("Orders"));
+        // Another failure while inactive (a notification already claimed) sends no second email.
+        let late = q
+            .complete_notification(&claimed[27].id, &failed(T0), "Acme")
+            .await
+            .unwrap();
+        assert!(!late.disabled && !late.email_queued);
+    }
+
     pub async fn ping_answers(db: Database) {
         db.ping().await.unwrap();
     }
@@ -1132,5 +1442,7 @@ conformance!(
     transactions_list_by_filter_newest_first,
     idempotency_keys_claim_replay_and_release,
     single_use_tokens_are_taken_once_and_expire,
+    merchant_events_fan_out_to_matching_active_subscriptions,
+    the_counter_disables_at_twenty_five_and_queues_one_email,
     ping_answers,
 );

@@ -657,6 +657,71 @@ async fn the_real_five_second_timeout(env: Env) {
     );
 }
 
+async fn merchant_events_are_delivered_but_not_resendable(env: Env) {
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let body = format!(
+        r#"{{"endpointUrl": "{}", "events": ["merchant.created", "merchant.updated", "merchant.deleted"]}}"#,
+        receiver.url
+    );
+    let hook = api.post("/v1/webhooks", key, &body).await.body;
+    let created = api
+        .post("/v1/merchants", key, r#"{"name": "Shop"}"#)
+        .await
+        .body;
+    let id = created["id"].as_str().unwrap().to_owned();
+    let updated = api
+        .patch(
+            &format!("/v1/merchants/{id}"),
+            key,
+            r#"{"name": "Shop Ltd"}"#,
+        )
+        .await
+        .body;
+    api.delete(&format!("/v1/merchants/{id}"), key).await;
+    let got = receiver.wait_for(3, WAIT).await;
+    let mut seen: Vec<(String, Value)> = got
+        .iter()
+        .map(|r| {
+            (
+                r.json()["eventType"].as_str().unwrap().to_owned(),
+                r.json()["data"].clone(),
+            )
+        })
+        .collect();
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        seen,
+        [
+            ("merchant.created".to_owned(), created),
+            (
+                "merchant.deleted".to_owned(),
+                serde_json::json!({"id": id, "deleted": true})
+            ),
+            ("merchant.updated".to_owned(), updated),
+        ],
+        "data is the merchant exactly as the API returned it"
+    );
+    let records = history(&api, key, hook["id"].as_str().unwrap(), 3).await;
+    assert_eq!(records.len(), 3);
+    let refused = env.cli(&[
+        "deliveries",
+        "resend",
+        "--platform",
+        &platform.id,
+        records[0]["id"].as_str().unwrap(),
+    ]);
+    assert!(!refused.success);
+    assert!(
+        refused.stderr.contains("only transaction notifications"),
+        "{}",
+        refused.stderr
+    );
+}
+
 on_both_backends!(
     subscriptions_are_validated_and_replaced_whole,
     deliveries_are_signed_and_verifiable,
@@ -669,4 +734,5 @@ on_both_backends!(
     retention_and_resend,
     the_ssrf_guard_refuses_loopback_by_default,
     the_real_five_second_timeout,
+    merchant_events_are_delivered_but_not_resendable,
 );

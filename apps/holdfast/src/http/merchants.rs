@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller, Field, page_request};
 use super::routes::Routes;
-use super::views::{DeletedView, ListView, MerchantView};
+use super::views::{DeletedView, ListView};
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
@@ -84,7 +84,7 @@ async fn create(
         email: body.email.as_deref().map(Email::parse).transpose()?,
     };
     let merchant = state.merchants.create(&who, details).await?;
-    Ok(HttpResponse::Created().json(MerchantView::from(merchant)))
+    Ok(HttpResponse::Created().json(merchant))
 }
 
 async fn list(
@@ -94,7 +94,7 @@ async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let page = page_request(&req, MerchantId::PREFIX)?;
     let merchants = state.merchants.list(&who, &page).await?;
-    Ok(HttpResponse::Ok().json(ListView::from_page(merchants, MerchantView::from)))
+    Ok(HttpResponse::Ok().json(ListView::from_page(merchants, |m| m)))
 }
 
 /// A malformed id cannot name a merchant: 404, exactly like an unknown one.
@@ -110,7 +110,7 @@ async fn get(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let merchant = state.merchants.get(&who, &merchant_id(&id)?).await?;
-    Ok(HttpResponse::Ok().json(MerchantView::from(merchant)))
+    Ok(HttpResponse::Ok().json(merchant))
 }
 
 async fn update(
@@ -146,7 +146,7 @@ async fn update(
         .merchants
         .update(&who, &merchant_id(&id)?, patch)
         .await?;
-    Ok(HttpResponse::Ok().json(MerchantView::from(merchant)))
+    Ok(HttpResponse::Ok().json(merchant))
 }
 
 async fn delete(

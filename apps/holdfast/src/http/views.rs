@@ -1,6 +1,5 @@
 //! Response bodies: camelCase JSON, RFC 3339 UTC timestamps.
 
-use holdfast_domain::merchant::Merchant;
 use holdfast_domain::page::Page;
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -29,36 +28,6 @@ impl<T> ListView<T> {
         Self {
             data: page.data.into_iter().map(view).collect(),
             has_more: page.has_more,
-        }
-    }
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MerchantView {
-    pub id: String,
-    pub platform_id: String,
-    pub mode: &'static str,
-    pub name: String,
-    pub currency: String,
-    pub email: Option<String>,
-    pub plan_id: Option<String>,
-    pub created_on: String,
-    pub updated_on: String,
-}
-
-impl From<Merchant> for MerchantView {
-    fn from(m: Merchant) -> Self {
-        Self {
-            id: m.id.to_string(),
-            platform_id: m.platform_id.to_string(),
-            mode: m.mode.as_str(),
-            name: m.details.name.as_str().to_owned(),
-            currency: m.details.currency.as_str().to_owned(),
-            email: m.details.email.map(|e| e.as_str().to_owned()),
-            plan_id: m.plan_id.map(|p| p.to_string()),
-            created_on: rfc3339(m.created_on),
-            updated_on: rfc3339(m.updated_on),
         }
     }
 }

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
-use crate::ids::{KeyId, MerchantId, PlatformId, UserId};
+use crate::ids::{EventId, KeyId, MerchantId, PlatformId, UserId};
 use crate::merchant::{Merchant, MerchantPatch};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
@@ -129,7 +129,13 @@ pub trait KeyStore: Send + Sync {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait MerchantStore: Send + Sync {
-    async fn insert_merchant(&self, merchant: &Merchant) -> Result<(), StoreError>;
+    /// Writes the merchant and its `merchant.created` event (id `event`), with the event's
+    /// fan-out, in one SQL transaction.
+    async fn insert_merchant_with_event(
+        &self,
+        merchant: &Merchant,
+        event: &EventId,
+    ) -> Result<(), StoreError>;
     /// A deleted merchant, or one of another platform or mode, is `None`.
     async fn get_merchant(
         &self,
@@ -146,23 +152,27 @@ pub trait MerchantStore: Send + Sync {
     ) -> Result<Page<Merchant>, StoreError>;
     /// Changes only the fields the patch carries, and `updated_on`, in one statement (two
     /// concurrent patches of different fields both take effect). Returns the merchant as it now
-    /// is, or `NotFound` when it does not exist in that scope or is deleted.
-    async fn update_merchant(
+    /// is, or `NotFound` when it does not exist in that scope or is deleted. Its
+    /// `merchant.updated` event (id `event`) is written in the same SQL transaction.
+    async fn update_merchant_with_event(
         &self,
         platform: &PlatformId,
         mode: Mode,
         id: &MerchantId,
         patch: &MerchantPatch,
         at: OffsetDateTime,
+        event: &EventId,
     ) -> Result<Merchant, StoreError>;
-    /// Marks the merchant deleted (its past payments keep pointing at it).
+    /// Marks the merchant deleted (its past payments keep pointing at it), with its
+    /// `merchant.deleted` event, in one SQL transaction.
     /// Returns `NotFound` when it does not exist or is already deleted.
-    async fn delete_merchant(
+    async fn delete_merchant_with_event(
         &self,
         platform: &PlatformId,
         mode: Mode,
         id: &MerchantId,
         at: OffsetDateTime,
+        event: &EventId,
     ) -> Result<(), StoreError>;
 }
 

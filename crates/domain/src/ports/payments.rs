@@ -14,6 +14,7 @@ use crate::payment::card::{CardNumber, Cvv, Expiration};
 use crate::payment::lifecycle::{TxnState, TxnType};
 use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::transaction::{AvsCode, CvvCode, Transaction};
+use crate::webhook::EventType;
 
 /// Card data for a processor call. The CVV is absent when the card came from a token.
 #[derive(Debug, Clone)]
@@ -118,12 +119,29 @@ pub struct Event {
 pub enum EventData {
     /// `transaction.created`: every new transaction, of any type and outcome.
     TransactionCreated(Box<Transaction>),
+    /// `merchant.created`: the merchant object.
+    MerchantCreated(Box<crate::merchant::Merchant>),
+    /// `merchant.updated`: the merchant object as it now is.
+    MerchantUpdated(Box<crate::merchant::Merchant>),
+    /// `merchant.deleted`: `{"id", "deleted": true}`, as `DELETE` answers.
+    MerchantDeleted(Deleted),
+}
+
+/// The data of a deletion event.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Deleted {
+    pub id: String,
+    pub deleted: bool,
 }
 
 impl EventData {
-    pub fn event_type(&self) -> &'static str {
+    /// The type, from the one catalogue subscriptions name.
+    pub fn event_type(&self) -> EventType {
         match self {
-            Self::TransactionCreated(_) => "transaction.created",
+            Self::TransactionCreated(_) => EventType::TransactionCreated,
+            Self::MerchantCreated(_) => EventType::MerchantCreated,
+            Self::MerchantUpdated(_) => EventType::MerchantUpdated,
+            Self::MerchantDeleted(_) => EventType::MerchantDeleted,
         }
     }
 }

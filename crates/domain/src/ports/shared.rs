@@ -114,8 +114,12 @@ impl<T: KeyStore + ?Sized> KeyStore for Arc<T> {
 
 #[async_trait]
 impl<T: MerchantStore + ?Sized> MerchantStore for Arc<T> {
-    async fn insert_merchant(&self, m: &Merchant) -> Result<(), StoreError> {
-        (**self).insert_merchant(m).await
+    async fn insert_merchant_with_event(
+        &self,
+        m: &Merchant,
+        event: &crate::ids::EventId,
+    ) -> Result<(), StoreError> {
+        (**self).insert_merchant_with_event(m, event).await
     }
     async fn get_merchant(
         &self,
@@ -133,24 +137,30 @@ impl<T: MerchantStore + ?Sized> MerchantStore for Arc<T> {
     ) -> Result<Page<Merchant>, StoreError> {
         (**self).list_merchants(p, mode, page).await
     }
-    async fn update_merchant(
+    async fn update_merchant_with_event(
         &self,
         p: &PlatformId,
         mode: Mode,
         id: &MerchantId,
         patch: &MerchantPatch,
         at: OffsetDateTime,
+        event: &crate::ids::EventId,
     ) -> Result<Merchant, StoreError> {
-        (**self).update_merchant(p, mode, id, patch, at).await
+        (**self)
+            .update_merchant_with_event(p, mode, id, patch, at, event)
+            .await
     }
-    async fn delete_merchant(
+    async fn delete_merchant_with_event(
         &self,
         p: &PlatformId,
         mode: Mode,
         id: &MerchantId,
         at: OffsetDateTime,
+        event: &crate::ids::EventId,
     ) -> Result<(), StoreError> {
-        (**self).delete_merchant(p, mode, id, at).await
+        (**self)
+            .delete_merchant_with_event(p, mode, id, at, event)
+            .await
     }
 }
 

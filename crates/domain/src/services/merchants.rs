@@ -1,7 +1,7 @@
 //! Merchant CRUD, always inside the caller's platform and mode.
 
 use crate::auth::Principal;
-use crate::ids::MerchantId;
+use crate::ids::{EventId, MerchantId};
 use crate::merchant::{Merchant, MerchantDetails, MerchantPatch};
 use crate::page::{Page, PageRequest};
 use crate::ports::{Clock, Ids, MerchantStore};
@@ -24,6 +24,10 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
         }
     }
 
+    fn event_id(&self) -> EventId {
+        EventId::from_suffix(&self.ids.next_id())
+    }
+
     pub async fn create(
         &self,
         who: &Principal,
@@ -40,7 +44,7 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
             updated_on: now,
         };
         self.merchants
-            .insert_merchant(&merchant)
+            .insert_merchant_with_event(&merchant, &self.event_id())
             .await
             .map_err(ServiceError::Store)?;
         Ok(merchant)
@@ -73,14 +77,27 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
         patch: MerchantPatch,
     ) -> Result<Merchant, ServiceError> {
         self.merchants
-            .update_merchant(&who.platform_id, who.mode, id, &patch, self.clock.now())
+            .update_merchant_with_event(
+                &who.platform_id,
+                who.mode,
+                id,
+                &patch,
+                self.clock.now(),
+                &self.event_id(),
+            )
             .await
             .map_err(|e| ServiceError::from_store("merchant", e))
     }
 
     pub async fn delete(&self, who: &Principal, id: &MerchantId) -> Result<(), ServiceError> {
         self.merchants
-            .delete_merchant(&who.platform_id, who.mode, id, self.clock.now())
+            .delete_merchant_with_event(
+                &who.platform_id,
+                who.mode,
+                id,
+                self.clock.now(),
+                &self.event_id(),
+            )
             .await
             .map_err(|e| ServiceError::from_store("merchant", e))
     }
@@ -112,10 +129,14 @@ mod tests {
         ids.expect_next_id().return_const("01".to_owned());
         let mut store = MockMerchantStore::new();
         store
-            .expect_insert_merchant()
-            .withf(|m| m.mode == Mode::Live && m.platform_id.as_str() == "pfm_1")
+            .expect_insert_merchant_with_event()
+            .withf(|m, event| {
+                m.mode == Mode::Live
+                    && m.platform_id.as_str() == "pfm_1"
+                    && event.as_str() == "evt_01"
+            })
             .times(1)
-            .returning(|_| Ok(()));
+            .returning(|_, _| Ok(()));
         let service = MerchantService::new(store, clock, ids);
         let details = MerchantDetails {
             name: MerchantName::parse("Shop").unwrap(),
@@ -134,16 +155,18 @@ mod tests {
         let clock = clock_at_noon();
         let mut store = MockMerchantStore::new();
         store
-            .expect_update_merchant()
-            .withf(|p, mode, _, patch, _| {
+            .expect_update_merchant_with_event()
+            .withf(|p, mode, _, patch, _, _| {
                 p.as_str() == "pfm_1" && *mode == Mode::Live && patch.name.is_some()
             })
-            .returning(|_, _, _, _, _| Err(crate::ports::StoreError::NotFound));
+            .returning(|_, _, _, _, _, _| Err(crate::ports::StoreError::NotFound));
         store
-            .expect_delete_merchant()
-            .withf(|p, mode, _, _| p.as_str() == "pfm_1" && *mode == Mode::Live)
-            .returning(|_, _, _, _| Err(crate::ports::StoreError::NotFound));
-        let service = MerchantService::new(store, clock, MockIds::new());
+            .expect_delete_merchant_with_event()
+            .withf(|p, mode, _, _, _| p.as_str() == "pfm_1" && *mode == Mode::Live)
+            .returning(|_, _, _, _, _| Err(crate::ports::StoreError::NotFound));
+        let mut ids = MockIds::new();
+        ids.expect_next_id().return_const("02".to_owned());
+        let service = MerchantService::new(store, clock, ids);
         let who = principal(Mode::Live);
         let id = MerchantId::from_suffix("9");
         let patch = MerchantPatch {

@@ -595,7 +595,10 @@ mod tests {
         store
             .expect_complete_transaction_with_event()
             .returning(move |txn, _, event| {
-                assert_eq!(event.data.event_type(), "transaction.created");
+                assert_eq!(
+                    event.data.event_type(),
+                    crate::webhook::EventType::TransactionCreated
+                );
                 sink.lock().unwrap().push(txn.clone());
                 Ok(())
             });

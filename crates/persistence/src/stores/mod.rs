@@ -32,7 +32,7 @@ use holdfast_domain::idempotency::{IdempotencyKey, KeyRecord, Seen, StoredRespon
 use holdfast_domain::ids::{
     ConnectionId, KeyId, MerchantId, PlanId, PlatformId, TokenId, TxnId, UserId,
 };
-use holdfast_domain::ids::{NotificationId, WebhookId};
+use holdfast_domain::ids::{EventId, NotificationId, WebhookId};
 use holdfast_domain::merchant::{Merchant, MerchantPatch};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
@@ -43,12 +43,13 @@ use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::platform::Platform;
 use holdfast_domain::ports::StoreError;
 use holdfast_domain::ports::{
-    Begun, Claimed, Delivery, Event, Finished, NewPlatform, OriginalOutcome, OutgoingEmail,
-    QueuedEmail, Recorded, Replacement, ResendError, Reservation, StoredEvent, TxnFilter,
-    disable_email, encode_events,
+    Begun, Claimed, Deleted, Delivery, Event, EventData, Finished, NewPlatform, OriginalOutcome,
+    OutgoingEmail, QueuedEmail, Recorded, Replacement, ResendError, Reservation, StoredEvent,
+    TxnFilter, disable_email, encode_events,
 };
 use holdfast_domain::user::{Email, User};
 use holdfast_domain::webhook::{EventType, Outcome, Subscription, failure_disables};
+use merchants::merchant_event;
 use time::OffsetDateTime;
 
 use crate::error::{expect_one_row, query_error, unexpected};
