@@ -682,6 +682,7 @@ mod cases {
         assert_eq!(round, Some(second), "routes and fallbacks round-trip");
     }
 
+    #[expect(clippy::too_many_lines, reason = "one story: race, reopen, scoping")]
     pub async fn only_one_reservation_closes_an_auth(db: Database) {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;
@@ -707,18 +708,38 @@ mod cases {
         let claims = (0..4).map(|_| {
             let payments = stores.payments.clone();
             let (platform, id) = (p.platform_id.clone(), auth.id.clone());
+            let mut capture = txn(&m, &plan, TxnType::Capture, TxnState::Pending, 1000);
+            capture.parent_id = Some(auth.id.clone());
             tokio::spawn(async move {
-                payments
-                    .reserve(&platform, Mode::Test, &id, Reservation::CloseAuth)
+                let won = payments
+                    .reserve_with_pending(
+                        &platform,
+                        Mode::Test,
+                        &id,
+                        Reservation::CloseAuth,
+                        &capture,
+                    )
                     .await
-                    .unwrap()
+                    .unwrap();
+                won.then_some(capture)
             })
         });
-        let mut won = 0;
+        let mut winners = Vec::new();
         for claim in claims.collect::<Vec<_>>() {
-            won += usize::from(claim.await.unwrap());
+            winners.extend(claim.await.unwrap());
         }
-        assert_eq!(won, 1, "exactly one capture or void proceeds");
+        assert_eq!(winners.len(), 1, "exactly one capture or void proceeds");
+        let mut capture = winners.pop().unwrap();
+        let written = stores
+            .payments
+            .get_transaction(&p.platform_id, p.mode, &capture.id)
+            .await
+            .unwrap();
+        assert_eq!(
+            written.map(|t| t.state),
+            Some(TxnState::Pending),
+            "the winner's pending row is written with its reservation"
+        );
         let closing = stores
             .payments
             .get_transaction(&p.platform_id, p.mode, &auth.id)
@@ -727,13 +748,6 @@ mod cases {
             .unwrap();
         assert_eq!(closing.state, TxnState::Closing);
         // The follow-up fails: the auth is open again, and its event was written with it.
-        let mut capture = txn(&m, &plan, TxnType::Capture, TxnState::Pending, 1000);
-        capture.parent_id = Some(auth.id.clone());
-        stores
-            .payments
-            .insert_pending_transaction(&capture)
-            .await
-            .unwrap();
         capture.state = TxnState::Declined;
         stores
             .payments
@@ -771,11 +785,18 @@ mod cases {
             (&other.platform.id, Mode::Test),
             (&p.platform_id, Mode::Live),
         ] {
+            let void = txn(&m, &plan, TxnType::Void, TxnState::Pending, 1000);
             let reserved = stores
                 .payments
-                .reserve(platform, mode, &auth.id, Reservation::CloseAuth)
+                .reserve_with_pending(platform, mode, &auth.id, Reservation::CloseAuth, &void)
                 .await;
             assert!(!reserved.unwrap(), "scoped by platform and mode");
+            let written = stores
+                .payments
+                .get_transaction(&p.platform_id, p.mode, &void.id)
+                .await
+                .unwrap();
+            assert!(written.is_none(), "a refused reservation writes nothing");
         }
     }
 
@@ -804,13 +825,15 @@ mod cases {
         let claims = (0..5).map(|_| {
             let payments = stores.payments.clone();
             let (platform, id) = (p.platform_id.clone(), sale.id.clone());
+            let refund = txn(&m, &plan, TxnType::Refund, TxnState::Pending, 300);
             tokio::spawn(async move {
                 payments
-                    .reserve(
+                    .reserve_with_pending(
                         &platform,
                         Mode::Test,
                         &id,
                         Reservation::Refund { amount: 300 },
+                        &refund,
                     )
                     .await
                     .unwrap()
@@ -838,11 +861,12 @@ mod cases {
         assert!(
             !stores
                 .payments
-                .reserve(
+                .reserve_with_pending(
                     &p.platform_id,
                     p.mode,
                     &auth.id,
-                    Reservation::Refund { amount: 1 }
+                    Reservation::Refund { amount: 1 },
+                    &txn(&m, &plan, TxnType::Refund, TxnState::Pending, 1),
                 )
                 .await
                 .unwrap()

@@ -220,14 +220,17 @@ pub trait PaymentStore: Send + Sync {
         event: &Event,
     ) -> Result<(), StoreError>;
 
-    /// Takes a reservation on an original; `false` when the rules no longer allow it (another
-    /// follow-up won, or the refunds would exceed the amount).
-    async fn reserve(
+    /// Atomically takes a reservation on an original and writes the follow-up's pending row:
+    /// both or neither, so no reservation exists without the transaction that holds it.
+    /// `false`, with nothing written, when the rules no longer allow it (another follow-up won,
+    /// or the refunds would exceed the amount).
+    async fn reserve_with_pending(
         &self,
         platform: &PlatformId,
         mode: Mode,
         original: &TxnId,
         reservation: Reservation,
+        pending: &Transaction,
     ) -> Result<bool, StoreError>;
 
     async fn get_transaction(

@@ -231,14 +231,17 @@ impl<T: PaymentStore + ?Sized> PaymentStore for Arc<T> {
             .complete_transaction_with_event(txn, original, event)
             .await
     }
-    async fn reserve(
+    async fn reserve_with_pending(
         &self,
-        p: &PlatformId,
+        platform: &PlatformId,
         mode: Mode,
         original: &TxnId,
         reservation: Reservation,
+        pending: &Transaction,
     ) -> Result<bool, StoreError> {
-        (**self).reserve(p, mode, original, reservation).await
+        (**self)
+            .reserve_with_pending(platform, mode, original, reservation, pending)
+            .await
     }
     async fn get_transaction(
         &self,

@@ -231,16 +231,7 @@ where
             FollowUp::Capture(_) | FollowUp::Void => Reservation::CloseAuth,
             FollowUp::Refund(_) => Reservation::Refund { amount },
         };
-        if !self
-            .store
-            .reserve(&who.platform_id, who.mode, original_id, reservation)
-            .await?
-        {
-            // Someone else changed the original between our read and the reservation.
-            let now = self.original(who, original_id).await?;
-            now.as_original().allows(follow_up)?;
-            return Err(Refused::InFlight.into());
-        }
+        // Everything the follow-up needs is read before the reservation is taken.
         let plan = self
             .store
             .get_plan(&who.platform_id, who.mode, &original.plan.id)
@@ -291,7 +282,16 @@ where
             refunded_amount: 0,
             ..original.clone()
         };
-        self.store.insert_pending_transaction(&txn).await?;
+        if !self
+            .store
+            .reserve_with_pending(&who.platform_id, who.mode, original_id, reservation, &txn)
+            .await?
+        {
+            // Someone else changed the original between our read and the reservation.
+            let now = self.original(who, original_id).await?;
+            now.as_original().allows(follow_up)?;
+            return Err(Refused::InFlight.into());
+        }
         let request = ProcessorRequest {
             op,
             amount,
@@ -752,10 +752,11 @@ mod tests {
         store
             .expect_get_transaction()
             .returning(move |_, _, _| Ok(Some(original.clone())));
+        store.expect_get_plan().returning(|_, _, _| Ok(None));
         store
-            .expect_reserve()
+            .expect_reserve_with_pending()
             .times(1)
-            .returning(|_, _, _, _| Ok(false));
+            .returning(|_, _, _, _, _| Ok(false));
         let mut processor = MockProcessor::new();
         processor.expect_call().never();
         let err = service(store, merchants, processor)

@@ -22,6 +22,52 @@ macro_rules! payment_store {
                     .map(drop)
             }
 
+            async fn insert_pending_on(
+                conn: &mut <Self as crate::stores::Backend>::Conn,
+                x: &Transaction,
+            ) -> diesel::QueryResult<()> {
+                use crate::schema::$schema::transactions as t;
+                let a = &x.authorization;
+                diesel::insert_into(t::table)
+                    .values((
+                        (
+                            t::id.eq(x.id.as_str()),
+                            t::platform_id.eq(x.platform_id.as_str()),
+                            t::mode.eq(x.mode.as_str()),
+                            t::merchant_id.eq(x.merchant_id.as_str()),
+                            t::kind.eq(x.kind.as_str()),
+                            t::state.eq(x.state.as_str()),
+                            t::amount.eq(x.amount),
+                            t::currency.eq(x.currency.as_str()),
+                            t::fee.eq(x.fee),
+                            t::created_on.eq(x.created_on),
+                            t::bin.eq(&x.payment.bin),
+                            t::brand.eq(x.payment.brand.as_str()),
+                            t::last4.eq(&x.payment.last4),
+                            t::funding.eq(x.payment.funding.as_str()),
+                        ),
+                        (
+                            t::plan_id.eq(x.plan.id.as_str()),
+                            t::plan_name.eq(&x.plan.name),
+                            t::connection_id.eq(x.processor.id.as_str()),
+                            t::connection_name.eq(&x.processor.name),
+                            t::approved_amount.eq(a.approved_amount),
+                            t::avs.eq(a.avs.as_str()),
+                            t::cvv.eq(a.cvv.as_str()),
+                            t::partial.eq(a.partial),
+                            t::processor_code.eq(&a.processor_code),
+                            t::processor_message.eq(&a.processor_message),
+                            t::processor_transaction_id.eq(&a.processor_transaction_id),
+                            t::status.eq(a.status.as_str()),
+                            t::parent_id.eq(x.parent_id.as_ref().map(TxnId::as_str)),
+                            t::refunded_amount.eq(x.refunded_amount),
+                        ),
+                    ))
+                    .execute(conn)
+                    .await
+                    .map(drop)
+            }
+
             async fn insert_plan_on(
                 conn: &mut <Self as crate::stores::Backend>::Conn,
                 p: &Plan,
@@ -157,47 +203,9 @@ macro_rules! payment_store {
             }
 
             async fn insert_pending_transaction(&self, x: &Transaction) -> Result<(), StoreError> {
-                use crate::schema::$schema::transactions as t;
                 let mut conn = self.conn().await?;
-                let a = &x.authorization;
-                diesel::insert_into(t::table)
-                    .values((
-                        (
-                            t::id.eq(x.id.as_str()),
-                            t::platform_id.eq(x.platform_id.as_str()),
-                            t::mode.eq(x.mode.as_str()),
-                            t::merchant_id.eq(x.merchant_id.as_str()),
-                            t::kind.eq(x.kind.as_str()),
-                            t::state.eq(x.state.as_str()),
-                            t::amount.eq(x.amount),
-                            t::currency.eq(x.currency.as_str()),
-                            t::fee.eq(x.fee),
-                            t::created_on.eq(x.created_on),
-                            t::bin.eq(&x.payment.bin),
-                            t::brand.eq(x.payment.brand.as_str()),
-                            t::last4.eq(&x.payment.last4),
-                            t::funding.eq(x.payment.funding.as_str()),
-                        ),
-                        (
-                            t::plan_id.eq(x.plan.id.as_str()),
-                            t::plan_name.eq(&x.plan.name),
-                            t::connection_id.eq(x.processor.id.as_str()),
-                            t::connection_name.eq(&x.processor.name),
-                            t::approved_amount.eq(a.approved_amount),
-                            t::avs.eq(a.avs.as_str()),
-                            t::cvv.eq(a.cvv.as_str()),
-                            t::partial.eq(a.partial),
-                            t::processor_code.eq(&a.processor_code),
-                            t::processor_message.eq(&a.processor_message),
-                            t::processor_transaction_id.eq(&a.processor_transaction_id),
-                            t::status.eq(a.status.as_str()),
-                            t::parent_id.eq(x.parent_id.as_ref().map(TxnId::as_str)),
-                            t::refunded_amount.eq(x.refunded_amount),
-                        ),
-                    ))
-                    .execute(&mut conn)
+                Self::insert_pending_on(&mut conn, x)
                     .await
-                    .map(drop)
                     .map_err(query_error("transactions"))
             }
 
@@ -268,30 +276,31 @@ macro_rules! payment_store {
                 .map_err(query_error("transactions"))
             }
 
-            async fn reserve(
+            async fn reserve_with_pending(
                 &self,
                 platform: &PlatformId,
                 mode: Mode,
                 original: &TxnId,
                 reservation: Reservation,
+                pending: &Transaction,
             ) -> Result<bool, StoreError> {
                 use crate::schema::$schema::transactions as t;
                 let mut conn = self.conn().await?;
-                let row = t::table
-                    .filter(t::platform_id.eq(platform.as_str()))
-                    .filter(t::mode.eq(mode.as_str()))
-                    .filter(t::id.eq(original.as_str()));
-                // One conditional UPDATE: the database decides which concurrent claim wins.
-                let n =
-                    match reservation {
+                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    let row = t::table
+                        .filter(t::platform_id.eq(platform.as_str()))
+                        .filter(t::mode.eq(mode.as_str()))
+                        .filter(t::id.eq(original.as_str()));
+                    // One conditional UPDATE: the database decides which concurrent claim wins.
+                    let n = match reservation {
                         Reservation::CloseAuth => {
                             diesel::update(
                                 row.filter(t::kind.eq(TxnType::Auth.as_str()))
                                     .filter(t::state.eq(TxnState::Authorized.as_str())),
                             )
                             .set(t::state.eq(TxnState::Closing.as_str()))
-                            .execute(&mut conn)
-                            .await
+                            .execute(conn)
+                            .await?
                         }
                         Reservation::Refund { amount } => {
                             diesel::update(
@@ -303,12 +312,18 @@ macro_rules! payment_store {
                                     .filter((t::refunded_amount + amount).le(t::approved_amount)),
                             )
                             .set(t::refunded_amount.eq(t::refunded_amount + amount))
-                            .execute(&mut conn)
-                            .await
+                            .execute(conn)
+                            .await?
                         }
+                    };
+                    if n != 1 {
+                        return Ok(false);
                     }
-                    .map_err(query_error("transactions"))?;
-                Ok(n == 1)
+                    Self::insert_pending_on(conn, pending).await?;
+                    Ok(true)
+                })
+                .await
+                .map_err(query_error("transactions"))
             }
 
             async fn get_transaction(
