@@ -65,7 +65,7 @@ pub enum WebhookCommand {
         platform: String,
         webhook_id: String,
     },
-    /// Turn a subscription off; resets its failure counter to 0.
+    /// Turn a subscription off; its failure counter stays as it is.
     Disable {
         #[arg(long)]
         platform: String,

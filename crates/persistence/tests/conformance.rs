@@ -1417,6 +1417,72 @@ mod cases {
             .await
             .unwrap();
         assert!(!late.disabled && !late.email_queued);
+        // The dashboard toggle: setting inactive keeps the counter, setting active resets it.
+        let off = stores
+            .webhooks
+            .toggle_webhook(&p.platform_id, &wh, false, T0)
+            .await
+            .unwrap();
+        assert_eq!(counter(off), (false, 26));
+        let on = stores
+            .webhooks
+            .toggle_webhook(&p.platform_id, &wh, true, T0)
+            .await
+            .unwrap();
+        assert_eq!(counter(on), (true, 0));
+    }
+
+    /// Deleting a subscription deletes its history, and only in the caller's platform and mode.
+    pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let live = principal(&a, Mode::Live);
+        stores
+            .webhooks
+            .insert_webhook(&subscription(&live, "h", &["merchant.created"], true))
+            .await
+            .unwrap();
+        stores
+            .merchants
+            .insert_merchant_with_event(&merchant(&live, "Shop"), &event_id())
+            .await
+            .unwrap();
+        let wh = WebhookId::from_suffix("h");
+        let page = PageRequest::new(None, None).unwrap();
+        let history = |mode| {
+            stores
+                .webhooks
+                .list_deliveries(&live.platform_id, Some(mode), &wh, &page)
+        };
+        assert_eq!(history(Mode::Live).await.unwrap().data.len(), 1);
+        let other = new_platform(&stores, "B").await;
+        for (platform, mode) in [
+            (&live.platform_id, Mode::Test),
+            (&other.platform.id, Mode::Live),
+        ] {
+            let refused = stores.webhooks.delete_webhook(platform, mode, &wh).await;
+            assert!(matches!(refused, Err(StoreError::NotFound)), "{refused:?}");
+        }
+        assert_eq!(
+            history(Mode::Live).await.unwrap().data.len(),
+            1,
+            "nothing deleted from outside the scope"
+        );
+        stores
+            .webhooks
+            .delete_webhook(&live.platform_id, Mode::Live, &wh)
+            .await
+            .unwrap();
+        assert!(matches!(
+            history(Mode::Live).await,
+            Err(StoreError::NotFound)
+        ));
+        let left = stores
+            .notifications
+            .claim_notifications(T0, T0, 100)
+            .await
+            .unwrap();
+        assert!(left.is_empty(), "the history went with the subscription");
     }
 
     pub async fn ping_answers(db: Database) {
@@ -1468,5 +1534,6 @@ conformance!(
     single_use_tokens_are_taken_once_and_expire,
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
+    webhook_delete_is_scoped_and_takes_the_history,
     ping_answers,
 );

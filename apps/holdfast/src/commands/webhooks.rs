@@ -35,13 +35,14 @@ pub async fn run_webhooks(state: &AppState, cmd: WebhookCommand, json: bool) -> 
         .map_err(explain)?;
     emit(json, &view(&subscription), || {
         format!(
-            "{} is now {} (failure counter reset to 0)",
+            "{} is now {} (failure counter {})",
             subscription.id,
             if subscription.active {
                 "active"
             } else {
                 "inactive"
-            }
+            },
+            subscription.consecutive_failures
         )
     });
     Ok(())

@@ -132,7 +132,7 @@ pub trait WebhookStore: Send + Sync {
         mode: Mode,
         id: &WebhookId,
     ) -> Result<(), StoreError>;
-    /// The dashboard toggle (operator CLI): sets `active` and resets the counter to 0.
+    /// The dashboard toggle (operator CLI): sets `active`; enabling resets the counter to 0.
     /// Scoped by platform only: operators see both modes. `NotFound` when absent.
     async fn toggle_webhook(
         &self,

@@ -146,7 +146,7 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
 
-    /// The dashboard toggle: sets `active` and resets the counter to 0 (spec 3.2).
+    /// The dashboard toggle: sets `active`; enabling resets the counter to 0 (spec 3.2).
     pub async fn toggle(
         &self,
         platform: &PlatformId,

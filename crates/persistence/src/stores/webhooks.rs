@@ -119,24 +119,32 @@ macro_rules! webhook_store {
                 use crate::schema::$schema::{notifications as n, webhooks as w};
                 let mut conn = self.conn().await?;
                 conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    // The history goes with it (spec 3.2), explicitly: SQLite's cascade needs
-                    // foreign keys switched on, and this must not depend on it.
-                    diesel::delete(n::table.filter(n::webhook_id.eq(id.as_str())))
-                        .filter(n::platform_id.eq(platform.as_str()))
-                        .execute(conn)
-                        .await?;
+                    // The history goes with it (spec 3.2), in the caller's scope only; a
+                    // subscription of another platform or mode is not found and nothing is
+                    // deleted (the transaction rolls back).
                     diesel::delete(
+                        n::table
+                            .filter(n::webhook_id.eq(id.as_str()))
+                            .filter(n::platform_id.eq(platform.as_str()))
+                            .filter(n::mode.eq(mode.as_str())),
+                    )
+                    .execute(conn)
+                    .await?;
+                    let n = diesel::delete(
                         w::table
                             .filter(w::platform_id.eq(platform.as_str()))
                             .filter(w::mode.eq(mode.as_str()))
                             .filter(w::id.eq(id.as_str())),
                     )
                     .execute(conn)
-                    .await
+                    .await?;
+                    if n == 0 {
+                        return Err(diesel::result::Error::NotFound);
+                    }
+                    Ok(())
                 })
                 .await
                 .map_err(query_error("webhooks"))
-                .and_then(expect_one_row)
             }
 
             async fn toggle_webhook(
@@ -153,9 +161,11 @@ macro_rules! webhook_store {
                         .filter(w::platform_id.eq(platform.as_str()))
                         .filter(w::id.eq(id.as_str())),
                 )
+                // Spec 3.2: setting a subscription active in the dashboard resets its counter;
+                // setting it inactive leaves the counter as it is.
                 .set((
                     w::active.eq(active),
-                    w::consecutive_failures.eq(0),
+                    active.then_some(w::consecutive_failures.eq(0)),
                     w::updated_on.eq(at),
                 ))
                 .get_result::<WebhookRow>(&mut conn)
