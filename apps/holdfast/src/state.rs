@@ -64,6 +64,8 @@ pub struct AppState {
     pub payment_store: Shared<dyn PaymentStore>,
     pub bins: Shared<dyn BinLookup>,
     pub idempotency: Shared<dyn IdempotencyStore>,
+    /// Keys the fingerprints of idempotent requests (derived from the vault key).
+    pub fingerprint_secret: [u8; 32],
     pub clock: DynClock,
     pub ids: DynIds,
 }
@@ -100,6 +102,7 @@ impl AppState {
         vault: AesGcmVault,
         payments: &PaymentArgs,
     ) -> Self {
+        let fingerprint_secret = vault.fingerprint_secret();
         let vault: Shared<dyn CardVault> = Arc::new(vault);
         let clock: DynClock = Arc::new(SystemClock);
         let ids: DynIds = Arc::new(RandomIds::default());
@@ -148,6 +151,7 @@ impl AppState {
             emails: stores.emails,
             payment_store: stores.payments,
             idempotency: stores.idempotency,
+            fingerprint_secret,
             bins,
             clock,
             ids,

@@ -145,6 +145,7 @@ impl WebhookArgs {
             holdfast_email::build(&mail).map_err(|e| anyhow::anyhow!("email settings: {e}"))?;
         Ok(crate::worker::Workers {
             queue: state.notifications.clone(),
+            idempotency: state.idempotency.clone(),
             outbox: state.emails.clone(),
             sender: std::sync::Arc::new(sender),
             mailer,

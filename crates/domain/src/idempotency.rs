@@ -40,13 +40,34 @@ impl IdempotencyKey {
     }
 }
 
-/// SHA-256 of what makes two requests "the same": method, path and body.
-pub fn fingerprint(method: &str, path: &str, body: &[u8]) -> [u8; 32] {
-    let mut hash = Sha256::new();
-    for part in [method.as_bytes(), b"\n", path.as_bytes(), b"\n", body] {
-        hash.update(part);
+/// What makes two requests "the same" (method, path and body), as an HMAC-SHA256 under a
+/// server secret: the body may hold a card number and CVV, and an unkeyed hash of it beside the
+/// stored bin and last four could be brute-forced.
+pub fn fingerprint(secret: &[u8; 32], method: &str, path: &str, body: &[u8]) -> [u8; 32] {
+    hmac_sha256(
+        secret,
+        &[method.as_bytes(), b"\n", path.as_bytes(), b"\n", body],
+    )
+}
+
+/// HMAC-SHA256 (RFC 2104) of the concatenated `parts`, for a 32-byte key.
+pub fn hmac_sha256(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
+    let pad = |byte: u8| {
+        let mut block = [byte; 64];
+        for (b, k) in block.iter_mut().zip(key) {
+            *b ^= k;
+        }
+        block
+    };
+    let mut inner = Sha256::new();
+    inner.update(pad(0x36));
+    for part in parts {
+        inner.update(part);
     }
-    hash.finalize().into()
+    let mut outer = Sha256::new();
+    outer.update(pad(0x5c));
+    outer.update(inner.finalize());
+    outer.finalize().into()
 }
 
 /// A response kept for replay.
@@ -110,9 +131,33 @@ mod tests {
     }
 
     #[test]
+    fn hmac_matches_an_independent_implementation() {
+        // Python: hmac.new(b"\x0b" * 32, b"Hi There", hashlib.sha256).hexdigest()
+        let mac = hmac_sha256(&[0x0b; 32], &[b"Hi ", b"There"]);
+        let hex = mac.iter().fold(String::new(), |mut hex, b| {
+            use std::fmt::Write as _;
+            let _ = write!(hex, "{b:02x}");
+            hex
+        });
+        assert_eq!(
+            hex,
+            "198a607eb44bfbc69903a0f1cf2bbdc5ba0aa3f3d9ae3c1c7a3b1696a0b68cf7"
+        );
+    }
+
+    #[test]
+    fn fingerprints_depend_on_the_secret() {
+        let body = b"{\"number\":\"4111111111111111\"}";
+        assert_ne!(
+            fingerprint(&[1; 32], "POST", "/v1/transactions", body),
+            fingerprint(&[2; 32], "POST", "/v1/transactions", body)
+        );
+    }
+
+    #[test]
     fn every_row_of_the_table() {
-        let same = fingerprint("POST", "/v1/merchants", b"{}");
-        let other = fingerprint("POST", "/v1/merchants", b"{\"a\":1}");
+        let same = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{}");
+        let other = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{\"a\":1}");
         let minute = Duration::minutes(1);
         let replay = Seen::Replay(StoredResponse {
             status: 201,
@@ -174,12 +219,12 @@ mod tests {
             assert_eq!(IdempotencyKey::parse(raw).is_ok(), ok, "{raw:?}");
         }
         assert_ne!(
-            fingerprint("POST", "/v1/a", b"x"),
-            fingerprint("POST", "/v1/b", b"x")
+            fingerprint(&[7; 32], "POST", "/v1/a", b"x"),
+            fingerprint(&[7; 32], "POST", "/v1/b", b"x")
         );
         assert_ne!(
-            fingerprint("POST", "/v1/a", b"x"),
-            fingerprint("POST", "/v1/a", b"y")
+            fingerprint(&[7; 32], "POST", "/v1/a", b"x"),
+            fingerprint(&[7; 32], "POST", "/v1/a", b"y")
         );
     }
 }

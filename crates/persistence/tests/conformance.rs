@@ -993,8 +993,8 @@ mod cases {
         let a = new_platform(&stores, "A").await;
         let (p, mode) = (&a.platform.id, Mode::Test);
         let key = IdempotencyKey::parse("order-42").unwrap();
-        let print = fingerprint("POST", "/v1/merchants", b"{}");
-        let other = fingerprint("POST", "/v1/merchants", b"{\"x\":1}");
+        let print = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{}");
+        let other = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{\"x\":1}");
         let idem = &stores.idempotency;
         assert_eq!(
             idem.begin(p, mode, &key, &print, T0).await.unwrap(),
@@ -1043,6 +1043,25 @@ mod cases {
         assert_eq!(
             idem.begin(p, mode, &key, &other, later).await.unwrap(),
             Begun::Started
+        );
+        // Retention: keys created before the cut-off are deleted, newer ones stay.
+        let fresh = IdempotencyKey::parse("order-44").unwrap();
+        idem.begin(p, mode, &fresh, &print, later + time::Duration::hours(1))
+            .await
+            .unwrap();
+        assert_eq!(
+            idem.purge(later + time::Duration::minutes(1))
+                .await
+                .unwrap(),
+            3,
+            "order-42 in both modes and the abandoned order-43"
+        );
+        assert_eq!(
+            idem.begin(p, mode, &fresh, &print, later + time::Duration::hours(1))
+                .await
+                .unwrap(),
+            Begun::Seen(Seen::InProgress),
+            "the newer key was kept"
         );
     }
 

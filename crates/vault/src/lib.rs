@@ -7,12 +7,15 @@ use aes_gcm::aead::{Aead, Generate, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use holdfast_domain::idempotency::hmac_sha256;
 use holdfast_domain::ports::{CardVault, Sealed, VaultError};
 
 /// A 256-bit key with its id.
 pub struct VaultKey {
     pub id: String,
     cipher: Aes256Gcm,
+    /// HMAC key for request fingerprints, derived from the key (never the key itself).
+    fingerprint_secret: [u8; 32],
 }
 
 impl fmt::Debug for VaultKey {
@@ -44,11 +47,16 @@ impl VaultKey {
         let bytes = STANDARD
             .decode(key.trim())
             .map_err(|_| bad("the key is not base64"))?;
+        let raw: [u8; 32] = bytes
+            .as_slice()
+            .try_into()
+            .map_err(|_| bad("the key must be 32 bytes"))?;
         let cipher =
-            Aes256Gcm::new_from_slice(&bytes).map_err(|_| bad("the key must be 32 bytes"))?;
+            Aes256Gcm::new_from_slice(&raw).map_err(|_| bad("the key must be 32 bytes"))?;
         Ok(Self {
             id: id.to_owned(),
             cipher,
+            fingerprint_secret: hmac_sha256(&raw, &[b"holdfast idempotency fingerprint v1"]),
         })
     }
 
@@ -73,6 +81,12 @@ impl AesGcmVault {
             previous.into_iter().map(|k| (k.id.clone(), k)).collect();
         keys.insert(id.clone(), current);
         Self { current: id, keys }
+    }
+
+    /// The secret that keys request fingerprints, derived from the current key, so every
+    /// replica configured with the same key agrees on it.
+    pub fn fingerprint_secret(&self) -> [u8; 32] {
+        self.keys[&self.current].fingerprint_secret
     }
 }
 

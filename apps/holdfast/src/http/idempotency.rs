@@ -42,7 +42,12 @@ pub async fn guard(
         Ok(body) => body,
         Err(err) => return Ok(req.into_response(err.error_response())),
     };
-    let print = fingerprint(req.method().as_str(), req.path(), &body);
+    let print = fingerprint(
+        &state.fingerprint_secret,
+        req.method().as_str(),
+        req.path(),
+        &body,
+    );
     req.set_payload(Payload::from(body));
     let now = state.clock.now();
     let store = &state.idempotency;
@@ -86,10 +91,15 @@ pub async fn guard(
         status: status.as_u16(),
         body: String::from_utf8_lossy(&bytes).into_owned(),
     };
-    store
+    // The request has run (a payment may have been made): its real answer goes back even if it
+    // cannot be stored, so the client does not retry something that happened. The key then stays
+    // "running" and refuses repeats until it is abandoned.
+    if let Err(e) = store
         .complete(&who.platform_id, who.mode, &key, &stored)
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    {
+        tracing::error!(error = %e, key = key.as_str(), "could not store an idempotent response");
+    }
     Ok(ServiceResponse::new(
         request,
         head.set_body(BoxBody::new(bytes)),

@@ -9,7 +9,9 @@ mod retention;
 use std::sync::Arc;
 use std::time::Duration;
 
-use holdfast_domain::ports::{Clock, EmailOutbox, Mailer, NotificationQueue, WebhookSender};
+use holdfast_domain::ports::{
+    Clock, EmailOutbox, IdempotencyStore, Mailer, NotificationQueue, WebhookSender,
+};
 use tokio::task::JoinSet;
 
 pub use delivery::{Deliverer, DeliverySettings};
@@ -19,6 +21,7 @@ pub use retention::RETENTION;
 #[derive(Clone)]
 pub struct Workers {
     pub queue: Arc<dyn NotificationQueue>,
+    pub idempotency: Arc<dyn IdempotencyStore>,
     pub outbox: Arc<dyn EmailOutbox>,
     pub sender: Arc<dyn WebhookSender>,
     pub mailer: Arc<dyn Mailer>,
@@ -47,7 +50,7 @@ impl Workers {
             self.clock.clone(),
             Duration::from_secs(1),
         ));
-        set.spawn(retention::run(self.queue, self.clock));
+        set.spawn(retention::run(self.queue, self.idempotency, self.clock));
         tracing::info!(deliverers, "workers started");
         set
     }

@@ -310,6 +310,9 @@ pub trait IdempotencyStore: Send + Sync {
         mode: Mode,
         key: &crate::idempotency::IdempotencyKey,
     ) -> Result<(), StoreError>;
+
+    /// Deletes keys created before `before` (past their retention); returns how many.
+    async fn purge(&self, before: OffsetDateTime) -> Result<u64, StoreError>;
 }
 
 /// Card data sealed by the vault: which key, the nonce, and the ciphertext with its tag.

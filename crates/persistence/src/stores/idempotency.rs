@@ -129,6 +129,16 @@ macro_rules! idempotency_store {
                 .map(drop)
                 .map_err(query_error("idempotency_keys"))
             }
+
+            async fn purge(&self, before: OffsetDateTime) -> Result<u64, StoreError> {
+                use crate::schema::$schema::idempotency_keys as t;
+                let mut conn = self.conn().await?;
+                let n = diesel::delete(t::table.filter(t::created_on.lt(before)))
+                    .execute(&mut conn)
+                    .await
+                    .map_err(query_error("idempotency_keys"))?;
+                Ok(u64::try_from(n).unwrap_or(0))
+            }
         }
     };
 }
