@@ -50,6 +50,22 @@ impl Ids for RandomIds {
     }
 }
 
+/// Resolves on SIGINT or SIGTERM: the one place both `serve` and `worker` learn to stop.
+pub async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

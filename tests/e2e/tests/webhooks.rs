@@ -722,6 +722,43 @@ async fn merchant_events_are_delivered_but_not_resendable(env: Env) {
     );
 }
 
+/// SIGTERM mid-attempt: the attempt finishes before the process exits, so the notification is
+/// neither cut short nor sent again after a restart.
+async fn a_graceful_stop_finishes_the_attempt_in_flight(env: Env) {
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::status(200)).await;
+    receiver.script(&[Answer::slow(200, Duration::from_millis(1500))]);
+    let mut vars = fast_env("smtp://127.0.0.1:1");
+    vars.retain(|(k, _)| *k != "HOLDFAST_WEBHOOK_TIMEOUT_MS");
+    vars.push(("HOLDFAST_WEBHOOK_TIMEOUT_MS", "3000".into()));
+    let mut server = start(&env, &vars);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let hook = subscribe(&api, key, &receiver.url).await;
+    pay(&api, key, &m).await;
+    assert_eq!(receiver.wait_for(1, WAIT).await.len(), 1);
+    assert!(server.terminate().success(), "{}", server.log());
+    let server = start(&env, &vars);
+    let api = Api::new(&server);
+    let records = history(&api, key, hook["id"].as_str().unwrap(), 1).await;
+    assert_eq!(
+        (
+            records[0]["outcome"].as_str(),
+            records[0]["requests"].as_u64()
+        ),
+        (Some("succeeded"), Some(1)),
+        "{}",
+        records[0]
+    );
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        receiver.received().len(),
+        1,
+        "sent once, not again after the restart"
+    );
+}
+
 on_both_backends!(
     subscriptions_are_validated_and_replaced_whole,
     deliveries_are_signed_and_verifiable,
@@ -735,4 +772,5 @@ on_both_backends!(
     the_ssrf_guard_refuses_loopback_by_default,
     the_real_five_second_timeout,
     merchant_events_are_delivered_but_not_resendable,
+    a_graceful_stop_finishes_the_attempt_in_flight,
 );

@@ -46,12 +46,10 @@ pub async fn run(
     }
     // Built before serving, so bad webhook or email settings stop start-up with the variable.
     let workers = webhooks.workers(&state)?;
-    let mut running = (webhooks.workers > 0).then(|| workers.spawn(webhooks.workers));
+    let running = (webhooks.workers > 0).then(|| workers.spawn(webhooks.workers));
     let served = crate::http::serve(state, args).await;
-    if let Some(running) = running.as_mut() {
-        // An attempt cut off here is delivered again when its lease ends, with the same id.
-        running.abort_all();
-        while running.join_next().await.is_some() {}
+    if let Some(running) = running {
+        running.shutdown().await;
     }
     served
 }

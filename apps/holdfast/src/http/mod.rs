@@ -77,12 +77,21 @@ pub async fn serve(state: AppState, args: &ServeArgs) -> anyhow::Result<()> {
     let data = web::Data::new(state);
     let mut server = HttpServer::new(move || app(data.clone()))
         .listen(listener)?
-        .shutdown_timeout(30);
+        .shutdown_timeout(30)
+        // Signals are handled once, in `system::shutdown_signal`, which also stops the workers.
+        .disable_signals();
     if let Some(workers) = args.http_workers {
         server = server.workers(workers.max(1));
     }
     tracing::info!(address = %address, "listening");
-    server.run().await?;
+    let server = server.run();
+    let handle = server.handle();
+    tokio::spawn(async move {
+        crate::system::shutdown_signal().await;
+        tracing::info!("stopping");
+        handle.stop(true).await;
+    });
+    server.await?;
     tracing::info!("stopped");
     Ok(())
 }

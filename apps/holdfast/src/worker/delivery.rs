@@ -10,6 +10,9 @@ use holdfast_domain::ports::{
 };
 use holdfast_domain::webhook::{Outcome, RetryDecision, backoff, decide, notification_body};
 use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use super::{Stop, pause};
 
 #[derive(Debug, Clone)]
 pub struct DeliverySettings {
@@ -53,13 +56,21 @@ impl Deliverer {
         }
     }
 
-    pub async fn run(self: Arc<Self>) {
+    /// Claims and delivers until `stop` turns true, then lets the attempts in flight finish
+    /// (each is bounded by its lease), so a deploy neither cuts an attempt short nor sends a
+    /// notification more than four times.
+    pub async fn run(self: Arc<Self>, mut stop: Stop) {
         let slots = Arc::new(Semaphore::new(self.settings.concurrency.max(1) as usize));
-        loop {
+        let mut in_flight = JoinSet::new();
+        while !*stop.borrow() {
+            while in_flight.try_join_next().is_some() {}
             let free = slots.available_permits();
             if free == 0 {
                 // Every slot is busy: wait for one to free up before claiming more.
-                drop(slots.clone().acquire_owned().await);
+                tokio::select! {
+                    _ = in_flight.join_next() => {}
+                    _ = stop.changed() => {}
+                }
                 continue;
             }
             let now = self.clock.now();
@@ -78,19 +89,27 @@ impl Deliverer {
                             return;
                         };
                         let me = self.clone();
-                        tokio::spawn(async move {
+                        in_flight.spawn(async move {
                             me.deliver(notification).await;
                             drop(permit);
                         });
                     }
                 }
-                Ok(_) => tokio::time::sleep(self.settings.poll).await,
+                Ok(_) => pause(&mut stop, self.settings.poll).await,
                 Err(err) => {
                     tracing::error!(error = %err, "claiming notifications failed");
-                    tokio::time::sleep(self.settings.poll * 20).await;
+                    pause(&mut stop, self.settings.poll * 20).await;
                 }
             }
         }
+        let left = in_flight.len();
+        if left > 0 {
+            tracing::info!(
+                in_flight = left,
+                "finishing delivery attempts before stopping"
+            );
+        }
+        while in_flight.join_next().await.is_some() {}
     }
 
     #[tracing::instrument(skip_all, fields(notification = %claimed.id))]

@@ -7,6 +7,10 @@ use std::time::Duration;
 
 use holdfast_domain::ports::{Clock, EmailOutbox, MailError, Mailer};
 
+use super::{Stop, pause};
+
+/// One email is claimed at a time, so its lease only has to outlast one SMTP exchange (the
+/// mailer's timeout is 10 s): another process never takes over an email still being sent.
 const LEASE: Duration = Duration::from_mins(2);
 
 pub async fn run(
@@ -14,10 +18,11 @@ pub async fn run(
     mailer: Arc<dyn Mailer>,
     clock: Arc<dyn Clock>,
     poll: Duration,
+    mut stop: Stop,
 ) {
-    loop {
+    while !*stop.borrow() {
         let now = clock.now();
-        let batch = match outbox.claim_emails(now, now + LEASE, 16).await {
+        let batch = match outbox.claim_emails(now, now + LEASE, 1).await {
             Ok(batch) => batch,
             Err(err) => {
                 tracing::error!(error = %err, "claiming emails failed");
@@ -25,7 +30,7 @@ pub async fn run(
             }
         };
         if batch.is_empty() {
-            tokio::time::sleep(poll).await;
+            pause(&mut stop, poll).await;
             continue;
         }
         for queued in batch {

@@ -12,9 +12,11 @@ use std::time::Duration;
 use holdfast_domain::ports::{
     Clock, EmailOutbox, IdempotencyStore, Mailer, NotificationQueue, WebhookSender,
 };
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-pub use delivery::{Deliverer, DeliverySettings};
+use delivery::Deliverer;
+pub use delivery::DeliverySettings;
 pub use retention::RETENTION;
 
 /// What the background loops need.
@@ -30,10 +32,9 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// Starts `deliverers` delivery loops, one mail loop and one retention loop. Dropping (or
-    /// aborting) the set stops them; a notification cut off mid-attempt is delivered again once
-    /// its lease ends, with the same id.
-    pub fn spawn(self, deliverers: u32) -> JoinSet<()> {
+    /// Starts `deliverers` delivery loops, one mail loop and one retention loop.
+    pub fn spawn(self, deliverers: u32) -> Running {
+        let (stop_tx, stop) = watch::channel(false);
         let mut set = JoinSet::new();
         for _ in 0..deliverers {
             let deliverer = Arc::new(Deliverer::new(
@@ -42,17 +43,51 @@ impl Workers {
                 self.clock.clone(),
                 self.settings.clone(),
             ));
-            set.spawn(deliverer.run());
+            set.spawn(deliverer.run(stop.clone()));
         }
         set.spawn(mail::run(
             self.outbox.clone(),
             self.mailer.clone(),
             self.clock.clone(),
             Duration::from_secs(1),
+            stop.clone(),
         ));
-        set.spawn(retention::run(self.queue, self.idempotency, self.clock));
+        set.spawn(retention::run(
+            self.queue,
+            self.idempotency,
+            self.clock,
+            stop,
+        ));
         tracing::info!(deliverers, "workers started");
-        set
+        Running { stop: stop_tx, set }
+    }
+}
+
+/// Turns true when the workers are asked to stop.
+type Stop = watch::Receiver<bool>;
+
+/// Sleeps `duration`, or less if asked to stop.
+async fn pause(stop: &mut Stop, duration: Duration) {
+    tokio::select! {
+        () = tokio::time::sleep(duration) => {}
+        _ = stop.changed() => {}
+    }
+}
+
+/// Workers that are running.
+#[derive(Debug)]
+pub struct Running {
+    stop: watch::Sender<bool>,
+    set: JoinSet<()>,
+}
+
+impl Running {
+    /// Stops claiming new work and waits for the work in hand: attempts in flight (each bounded
+    /// by its lease) and the email being sent.
+    pub async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
+        while self.set.join_next().await.is_some() {}
+        tracing::info!("workers stopped");
     }
 }
 

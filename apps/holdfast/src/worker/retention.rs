@@ -8,14 +8,17 @@ use std::time::Duration;
 use holdfast_domain::idempotency;
 use holdfast_domain::ports::{Clock, IdempotencyStore, NotificationQueue};
 
+use super::{Stop, pause};
+
 pub const RETENTION: time::Duration = time::Duration::days(15);
 
 pub async fn run(
     queue: Arc<dyn NotificationQueue>,
     keys: Arc<dyn IdempotencyStore>,
     clock: Arc<dyn Clock>,
+    mut stop: Stop,
 ) {
-    loop {
+    while !*stop.borrow() {
         match queue.archive_deliveries(clock.now() - RETENTION).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(archived = n, "archived old delivery records"),
@@ -26,6 +29,6 @@ pub async fn run(
             Ok(n) => tracing::info!(deleted = n, "deleted expired idempotency keys"),
             Err(err) => tracing::error!(error = %err, "deleting idempotency keys failed"),
         }
-        tokio::time::sleep(Duration::from_hours(1)).await;
+        pause(&mut stop, Duration::from_hours(1)).await;
     }
 }

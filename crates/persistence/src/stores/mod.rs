@@ -66,10 +66,14 @@ pub trait Backend {
     /// Taken first in the transaction that creates the first platform, so concurrent callers
     /// queue behind it before checking that no platform exists.
     const FIRST_PLATFORM_LOCK: &'static str;
+    /// Taken first in a queue claim where rows cannot be locked one by one (SQLite): the claim
+    /// then holds the write lock from its first read, so two processes on one file never race
+    /// to upgrade a read into a write.
+    const QUEUE_WRITE_LOCK: Option<&'static str>;
 }
 
 macro_rules! sql_store {
-    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident, $first_platform_lock:expr, [$($claim_lock:ident),*]) => {
+    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident, $first_platform_lock:expr, $queue_write_lock:expr, [$($claim_lock:ident),*]) => {
         $(#[$doc])*
         #[derive(Clone)]
         pub struct $store {
@@ -79,6 +83,7 @@ macro_rules! sql_store {
         impl Backend for $store {
             type Conn = $conn;
             const FIRST_PLATFORM_LOCK: &'static str = $first_platform_lock;
+            const QUEUE_WRITE_LOCK: Option<&'static str> = $queue_write_lock;
         }
 
         impl std::fmt::Debug for $store {
@@ -126,6 +131,7 @@ sql_store!(
     AsyncPgConnection,
     pg,
     "SELECT pg_advisory_xact_lock(4857326011373040244)",
+    None,
     [for_update, skip_locked]
 );
 sql_store!(
@@ -135,5 +141,6 @@ sql_store!(
     sqlite,
     // A write that changes nothing still takes SQLite's write lock for the transaction.
     "UPDATE platforms SET id = id WHERE 0",
+    Some("UPDATE platforms SET id = id WHERE 0"),
     []
 );

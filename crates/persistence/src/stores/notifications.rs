@@ -16,6 +16,9 @@ macro_rules! notification_queue {
                 let mut conn = self.conn().await?;
                 let rows = conn
                     .transaction::<_, diesel::result::Error, _>(async |conn| {
+                        if let Some(lock) = <Self as crate::stores::Backend>::QUEUE_WRITE_LOCK {
+                            diesel::sql_query(lock).execute(conn).await?;
+                        }
                         let ids: Vec<String> = n::table
                             .select(n::id)
                             .filter(n::state.eq("pending"))
@@ -232,6 +235,9 @@ macro_rules! notification_queue {
                 let mut conn = self.conn().await?;
                 let rows: Vec<(String, String, String, String, i32)> = conn
                     .transaction::<_, diesel::result::Error, _>(async |conn| {
+                        if let Some(lock) = <Self as crate::stores::Backend>::QUEUE_WRITE_LOCK {
+                            diesel::sql_query(lock).execute(conn).await?;
+                        }
                         let ids: Vec<String> = m::table
                             .select(m::id)
                             .filter(m::sent_on.is_null())
@@ -243,6 +249,9 @@ macro_rules! notification_queue {
                             $(.$lock())*
                             .load(conn)
                             .await?;
+                        if ids.is_empty() {
+                            return Ok(Vec::new());
+                        }
                         diesel::update(m::table.filter(m::id.eq_any(&ids)))
                             .set(m::lease_until.eq(Some(lease_until)))
                             .execute(conn)
