@@ -63,18 +63,33 @@ async fn webhook(api: &Api, key: &str, id: &str) -> Value {
     api.get(&format!("/v1/webhooks/{id}"), key).await.body
 }
 
-/// Waits until the subscription's newest delivery is final; returns the history.
+/// Waits until `final_count` deliveries of the subscription are final; returns the history.
+/// Fails the test if they are not final in time.
 async fn history(api: &Api, key: &str, id: &str, final_count: usize) -> Vec<Value> {
-    let deadline = std::time::Instant::now() + WAIT;
+    history_within(api, key, id, final_count, WAIT).await
+}
+
+async fn history_within(
+    api: &Api,
+    key: &str,
+    id: &str,
+    final_count: usize,
+    limit: Duration,
+) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + limit;
     loop {
         let reply = api
             .get(&format!("/v1/webhooks/{id}/deliveries?limit=100"), key)
             .await;
         let data = reply.body["data"].as_array().cloned().unwrap_or_default();
         let done = data.iter().filter(|d| d["outcome"] != "pending").count();
-        if done >= final_count || std::time::Instant::now() > deadline {
+        if done >= final_count {
             return data;
         }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{done} of {final_count} deliveries final in time: {data:?}"
+        );
         tokio::time::sleep(Duration::from_millis(30)).await;
     }
 }
@@ -142,7 +157,31 @@ async fn subscriptions_are_validated_and_replaced_whole(env: Env) {
     assert_eq!(created.body["creatorId"], platform.owner_id.as_str());
     assert_eq!(created.body["active"], true);
 
-    // PATCH replaces: what is not sent returns to its default; id, secret and creator stay.
+    // PATCH replaces: what is not sent returns to its default; id, secret and creator stay,
+    // even when another user's key makes the change.
+    let user = env.cli_json(&[
+        "users",
+        "create",
+        "--platform",
+        &platform.id,
+        "--email",
+        "ops@example.com",
+    ]);
+    let other_key = env.cli_json(&[
+        "keys",
+        "create",
+        "--platform",
+        &platform.id,
+        "--name",
+        "Ops key",
+        "--type",
+        "private",
+        "--mode",
+        "test",
+        "--user",
+        user["id"].as_str().unwrap(),
+    ]);
+    let key = other_key["value"].as_str().unwrap();
     let replaced = api
         .patch(
             &format!("/v1/webhooks/{id}"),
@@ -356,8 +395,17 @@ async fn twenty_five_failures_disable_and_email_the_creator_once(env: Env) {
             mails[0].body
         );
     }
-    // Events while inactive are never queued.
+    // Events while inactive are never queued: no record, not even a skipped one.
     pay(&api, key, &m).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(history(&api, key, id, 25).await.len(), 25);
+    // A PATCH without `active` leaves the subscription as it is: still inactive.
+    let same = format!(
+        r#"{{"endpointUrl": "{}", "events": ["transaction.created"]}}"#,
+        receiver.url
+    );
+    let kept = api.patch(&format!("/v1/webhooks/{id}"), key, &same).await;
+    assert_eq!(kept.body["active"], false, "{}", kept.text);
     // PATCH active: true keeps the counter at 25; the next failure disables again, with an email.
     let patch = format!(
         r#"{{"endpointUrl": "{}", "events": ["transaction.created"], "active": true}}"#,
@@ -371,11 +419,16 @@ async fn twenty_five_failures_disable_and_email_the_creator_once(env: Env) {
         ),
         (Some(true), Some(25))
     );
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         receiver.received().len(),
         25,
         "nothing from while it was inactive"
+    );
+    assert_eq!(
+        history(&api, key, id, 25).await.len(),
+        25,
+        "and nothing queued"
     );
     pay(&api, key, &m).await;
     history(&api, key, id, 26).await;
@@ -390,11 +443,21 @@ async fn twenty_five_failures_disable_and_email_the_creator_once(env: Env) {
         ),
         (Some(true), Some(0))
     );
-    receiver.set_default(Answer::status(200));
+    // One more failure counts 1; a success then resets the counter to 0.
     pay(&api, key, &m).await;
     history(&api, key, id, 27).await;
-    assert_eq!(webhook(&api, key, id).await["consecutiveFailures"], 0);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(webhook(&api, key, id).await["consecutiveFailures"], 1);
+    receiver.set_default(Answer::status(200));
+    pay(&api, key, &m).await;
+    let records = history(&api, key, id, 28).await;
+    assert_eq!(records[0]["outcome"], "succeeded");
+    let now = webhook(&api, key, id).await;
+    assert_eq!(
+        (now["active"].as_bool(), now["consecutiveFailures"].as_u64()),
+        (Some(true), Some(0))
+    );
+    // Longer than the mail loop's 1 s poll, so a third email would have been sent by now.
+    tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(smtp.mails().len(), 2, "exactly one email per disable");
 }
 
@@ -565,9 +628,16 @@ async fn retention_and_resend(env: Env) {
     let later = (time::OffsetDateTime::now_utc() + time::Duration::days(16))
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap();
+    // 14 days on, nothing is old enough; 16 days on, both records are.
+    let sooner = (time::OffsetDateTime::now_utc() + time::Duration::days(14))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let archived = env.cli_json(&["deliveries", "archive", "--as-of", &sooner]);
+    assert_eq!(archived["archived"], 0);
     let archived = env.cli_json(&["deliveries", "archive", "--as-of", &later]);
-    assert!(archived["archived"].as_u64().unwrap() >= 2);
+    assert_eq!(archived["archived"], 2);
     let records = history(&api, key, id, 2).await;
+    assert_eq!(records.len(), 2);
     assert!(
         records.iter().all(|r| r["archived"] == true
             && r["requestBody"].is_null()
@@ -578,6 +648,7 @@ async fn retention_and_resend(env: Env) {
         "the outcome stays"
     );
     let refused = env.cli(&["deliveries", "resend", "--platform", &platform.id, &first]);
+    assert!(!refused.success);
     assert!(refused.stderr.contains("archived"), "{}", refused.stderr);
     let unknown = env.cli(&[
         "deliveries",
@@ -586,6 +657,7 @@ async fn retention_and_resend(env: Env) {
         &platform.id,
         "ntf_nothing",
     ]);
+    assert!(!unknown.success);
     assert!(unknown.stderr.contains("not found"), "{}", unknown.stderr);
 }
 
@@ -631,13 +703,14 @@ async fn the_real_five_second_timeout(env: Env) {
     let m = merchant(&api, key).await;
     let hook = subscribe(&api, key, &receiver.url).await;
     pay(&api, key, &m).await;
-    let deadline = std::time::Instant::now() + Duration::from_secs(40);
-    let records = loop {
-        let records = history(&api, key, hook["id"].as_str().unwrap(), 1).await;
-        if records[0]["outcome"] != "pending" || std::time::Instant::now() > deadline {
-            break records;
-        }
-    };
+    let records = history_within(
+        &api,
+        key,
+        hook["id"].as_str().unwrap(),
+        1,
+        Duration::from_secs(40),
+    )
+    .await;
     assert_eq!(
         (
             records[0]["outcome"].as_str(),
