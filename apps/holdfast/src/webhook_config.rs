@@ -81,7 +81,7 @@ pub struct WebhookArgs {
     #[arg(
         long,
         env = "HOLDFAST_MAIL_DIR",
-        default_value = "./data/mail",
+        default_value = holdfast_email::DEFAULT_MAIL_DIR,
         global = true
     )]
     pub mail_dir: PathBuf,

@@ -39,14 +39,6 @@ impl MailerConfig {
             timeout: DEFAULT_SMTP_TIMEOUT,
         }
     }
-
-    /// Files in [`DEFAULT_MAIL_DIR`].
-    pub fn file(from: impl Into<String>) -> Self {
-        Self::File {
-            dir: PathBuf::from(DEFAULT_MAIL_DIR),
-            from: from.into(),
-        }
-    }
 }
 
 // By hand, so the URL's password stays out of logs.

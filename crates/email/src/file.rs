@@ -1,6 +1,6 @@
 //! The development mailer: one `.eml` file per email.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use async_trait::async_trait;
 use holdfast_domain::ports::{MailError, Mailer, OutgoingEmail};
@@ -29,10 +29,6 @@ impl FileMailer {
             source,
         })?;
         Ok(Self { dir, from })
-    }
-
-    pub fn dir(&self) -> &Path {
-        &self.dir
     }
 }
 
@@ -69,7 +65,7 @@ mod tests {
         }
     }
 
-    fn files(dir: &Path) -> Vec<PathBuf> {
+    fn files(dir: &std::path::Path) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
             .unwrap()
             .map(|entry| entry.unwrap().path())

@@ -11,4 +11,4 @@ mod signing;
 pub use ipnet::IpNet;
 pub use networks::parse_networks;
 pub use sender::{BuildError, DEFAULT_MAX_RESPONSE_BYTES, HyperSender, SenderConfig};
-pub use signing::{SignError, generate_secret_from, sign};
+pub use signing::{SignError, sign};

@@ -189,7 +189,7 @@ mod tests {
             message_id: "msg_1".to_owned(),
             timestamp: 1_700_000_000,
             body: "{}".to_owned(),
-            secret: crate::generate_secret_from(&[1; 32]),
+            secret: crate::signing::generate_secret_from(&[1; 32]),
             custom_header: None,
             timeout: Duration::from_secs(1),
         }

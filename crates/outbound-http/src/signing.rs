@@ -33,8 +33,8 @@ pub fn sign(secret: &str, msg_id: &str, timestamp: i64, body: &str) -> Result<St
     ))
 }
 
-/// A new secret from 32 random bytes the caller draws: `whsec_` + standard base64.
-pub fn generate_secret_from(bytes: &[u8; 32]) -> String {
+#[cfg(test)]
+pub(crate) fn generate_secret_from(bytes: &[u8; 32]) -> String {
     format!("{SECRET_PREFIX}{}", STANDARD.encode(bytes))
 }
 

@@ -1,20 +1,9 @@
 //! Response bodies: camelCase JSON, RFC 3339 UTC timestamps.
 
 use holdfast_domain::page::Page;
+/// RFC 3339 in UTC with six fractional digits: the one formatter, shared with the domain's JSON.
+pub use holdfast_domain::payment::transaction::format_timestamp as rfc3339;
 use serde::Serialize;
-use time::OffsetDateTime;
-use time::format_description::FormatItem;
-use time::macros::format_description;
-
-/// RFC 3339 in UTC with exactly six fractional digits, so every timestamp has the same shape.
-const TIMESTAMP: &[FormatItem<'static>] =
-    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]Z");
-
-pub fn rfc3339(at: OffsetDateTime) -> String {
-    at.to_offset(time::UtcOffset::UTC)
-        .format(TIMESTAMP)
-        .expect("timestamps format")
-}
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use holdfast_domain::ports::WebhookPost;
-use holdfast_outbound_http::{HyperSender, SenderConfig, generate_secret_from};
+use holdfast_outbound_http::{HyperSender, SenderConfig};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::header::HeaderMap;
@@ -135,7 +135,8 @@ pub fn post_to(url: String) -> WebhookPost {
         message_id: "msg_2Q4e7Kc9".to_owned(),
         timestamp: 1_700_000_123,
         body: r#"{"type":"transaction.created","data":{"id":"tx_1"}}"#.to_owned(),
-        secret: generate_secret_from(&[42; 32]),
+        // `whsec_` + base64 of 32 bytes of 42 (the secret format the API hands out).
+        secret: "whsec_KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=".to_owned(),
         custom_header: None,
         timeout: Duration::from_secs(5),
     }
