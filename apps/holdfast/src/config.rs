@@ -9,6 +9,7 @@
 //! | `HOLDFAST_HTTP_WORKERS` | one per core | HTTP worker threads |
 //! | `HOLDFAST_BOOTSTRAP_DEMO` | `true` | on an empty database, `serve` creates a demo platform |
 //! | `HOLDFAST_PROCESSOR_TIMEOUT_MS` | `10000` | longest wait for a processor's answer |
+//! | `HOLDFAST_RECONCILE_AFTER_MS` | `60000` | age at which workers reverse a transaction left `pending` |
 //! | `HOLDFAST_BIN_TABLE` | shipped table | CSV `bin,brand,funding,issuer,country` replacing it |
 //! | `HOLDFAST_VAULT_KEY` | key file | base64 of 32 bytes: the AES-256-GCM key sealing card data |
 //! | `HOLDFAST_VAULT_KEY_ID` | `k1` | the id stored with what that key seals |
@@ -114,6 +115,16 @@ pub struct PaymentArgs {
     )]
     pub processor_timeout_ms: u64,
 
+    /// How old a `pending` transaction must be, in milliseconds, before the workers reverse it
+    /// as left behind by a stopped process. Must exceed the processor timeout.
+    #[arg(
+        long,
+        env = "HOLDFAST_RECONCILE_AFTER_MS",
+        default_value_t = 60_000,
+        global = true
+    )]
+    pub reconcile_after_ms: u64,
+
     /// A CSV BIN table (`bin,brand,funding,issuer,country` with a header line) replacing the
     /// shipped one.
     #[arg(long, env = "HOLDFAST_BIN_TABLE", global = true)]
@@ -123,6 +134,19 @@ pub struct PaymentArgs {
 impl PaymentArgs {
     pub fn processor_timeout(&self) -> Duration {
         Duration::from_millis(self.processor_timeout_ms.max(1))
+    }
+
+    /// The age past which a pending transaction is reconciled; refused unless it exceeds the
+    /// processor timeout, or a live request could be reversed under its own feet.
+    pub fn reconcile_after(&self) -> anyhow::Result<Duration> {
+        let after = Duration::from_millis(self.reconcile_after_ms);
+        anyhow::ensure!(
+            after > self.processor_timeout(),
+            "HOLDFAST_RECONCILE_AFTER_MS ({} ms) must exceed HOLDFAST_PROCESSOR_TIMEOUT_MS ({} ms)",
+            self.reconcile_after_ms,
+            self.processor_timeout_ms
+        );
+        Ok(after)
     }
 
     /// The BIN table to use: the configured file, or the shipped one.
@@ -143,6 +167,7 @@ impl Default for PaymentArgs {
     fn default() -> Self {
         Self {
             processor_timeout_ms: 10_000,
+            reconcile_after_ms: 60_000,
             bin_table: None,
         }
     }

@@ -87,12 +87,18 @@ impl AppState {
     /// Wiring with the default payments settings and a throw-away vault key (operator
     /// commands and tests, which never read tokens back).
     pub fn new(database: Database) -> Self {
+        Self::without_vault(database, &PaymentArgs::default())
+    }
+
+    /// Wiring for work that never opens a token (operator commands, the workers), with the
+    /// payments settings given.
+    pub fn without_vault(database: Database, payments: &PaymentArgs) -> Self {
         let key = VaultKey::from_base64("ephemeral", &VaultKey::generate_base64()).expect("valid");
         Self::with_payments(
             database,
             BinTable::shipped(),
             AesGcmVault::new(key, Vec::new()),
-            &PaymentArgs::default(),
+            payments,
         )
     }
 

@@ -123,6 +123,7 @@ impl WebhookArgs {
     pub fn workers(
         &self,
         state: &crate::state::AppState,
+        payments: &crate::config::PaymentArgs,
     ) -> anyhow::Result<crate::worker::Workers> {
         let allow_networks = match &self.webhook_allow_networks {
             Some(raw) => holdfast_outbound_http::parse_networks(raw)
@@ -150,6 +151,8 @@ impl WebhookArgs {
             sender: std::sync::Arc::new(sender),
             mailer,
             clock: state.clock.clone(),
+            payments: state.payments.clone(),
+            reconcile_after: payments.reconcile_after()?,
             settings: crate::worker::DeliverySettings {
                 timeout: self.timeout(),
                 backoff_base: self.backoff_base(),

@@ -14,7 +14,9 @@ mod webhooks;
 pub use authenticator::{AuthenticateError, Authenticator};
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::MerchantService;
-pub use payments::{NewPayment, PaymentError, PaymentService, PaymentSource, TokenSource};
+pub use payments::{
+    NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled, TokenSource,
+};
 pub use platforms::{CreatedPlatform, PlatformService};
 pub use tokens::{TokenError, TokenService};
 pub use users::UserService;

@@ -1504,6 +1504,86 @@ mod cases {
         assert!(left.is_empty(), "the history went with the subscription");
     }
 
+    /// Pending rows past their age are found for reconciliation; a row is completed once.
+    pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let m = merchant(&p, "Shop");
+        stores
+            .merchants
+            .insert_merchant_with_event(&m, &event_id())
+            .await
+            .unwrap();
+        let plan = stores
+            .payments
+            .default_plan(&p.platform_id, p.mode)
+            .await
+            .unwrap()
+            .unwrap();
+        let mut pending = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
+        stores
+            .payments
+            .insert_pending_transaction(&pending)
+            .await
+            .unwrap();
+        let done = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
+        stores
+            .payments
+            .insert_pending_transaction(&done)
+            .await
+            .unwrap();
+        let at = |s: i64| T0 + time::Duration::seconds(s);
+        assert!(
+            stores
+                .payments
+                .stale_pending(T0, 10)
+                .await
+                .unwrap()
+                .is_empty(),
+            "not older than T0"
+        );
+        let stale = stores.payments.stale_pending(at(1), 10).await.unwrap();
+        assert_eq!(
+            stale.iter().map(|t| t.id.clone()).collect::<Vec<_>>(),
+            [pending.id.clone()]
+        );
+        pending.state = TxnState::Failed;
+        stores
+            .payments
+            .complete_transaction_with_event(&pending, None, &event_for(&pending))
+            .await
+            .unwrap();
+        let again = stores
+            .payments
+            .complete_transaction_with_event(&pending, None, &event_for(&pending))
+            .await;
+        assert!(
+            matches!(again, Err(StoreError::NotFound)),
+            "completed once: {again:?}"
+        );
+        assert!(
+            stores
+                .payments
+                .stale_pending(at(1), 10)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let events = stores
+            .payments
+            .list_events(&p.platform_id, p.mode)
+            .await
+            .unwrap();
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| e.event_type == "transaction.created")
+                .count(),
+            1
+        );
+    }
+
     pub async fn ping_answers(db: Database) {
         db.ping().await.unwrap();
     }
@@ -1554,5 +1634,6 @@ conformance!(
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
     webhook_delete_is_scoped_and_takes_the_history,
+    stale_pending_rows_are_found_and_completed_once,
     ping_answers,
 );

@@ -766,7 +766,74 @@ async fn tokens_single_use_and_vault(env: Env) {
     assert!(!contains(&dump, b"4111111111111111"));
 }
 
+/// A process killed mid-call leaves a pending auth; the workers of the next process reverse it
+/// and record it as failed (status `T`) with its event, once it is older than
+/// `HOLDFAST_RECONCILE_AFTER_MS`.
+async fn a_transaction_left_pending_is_reversed_and_recorded(env: Env) {
+    let platform = env.create_platform("Acme");
+    let key = platform.private_key.clone();
+    let slow = [
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PROCESSOR_TIMEOUT_MS", "30000"),
+        ("HOLDFAST_RECONCILE_AFTER_MS", "60000"),
+    ];
+    let mut server = env.serve_with(&slow);
+    let api = Api::new(&server);
+    let m = api.post("/v1/merchants", &key, r#"{"name": "Shop"}"#).await;
+    let merchant = m.body["id"].as_str().unwrap().to_owned();
+    let body = format!(
+        r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 1000, "payment": {{"number": "4000000000000168", "cvv": "123", "expiration": "1230"}}}}"#
+    );
+    // The processor call hangs; the process is killed under it.
+    let url = server.url("/v1/transactions");
+    let hanging = tokio::spawn(async move {
+        let _ = reqwest::Client::new()
+            .post(url)
+            .header("x-api-key", key)
+            .body(body)
+            .send()
+            .await;
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    server.stop_with("KILL");
+    hanging.abort();
+    let key = &platform.private_key;
+    let list = |api: &Api| {
+        let api = api.clone();
+        let key = key.clone();
+        async move { api.get("/v1/transactions", &key).await.body["data"][0].clone() }
+    };
+    let fast = [
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PROCESSOR_TIMEOUT_MS", "200"),
+        ("HOLDFAST_RECONCILE_AFTER_MS", "1000"),
+    ];
+    let server = env.serve_with(&fast);
+    let api = Api::new(&server);
+    let left = list(&api).await;
+    assert_eq!(left["state"], "pending", "the crash left a trace: {left}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let done = loop {
+        let now = list(&api).await;
+        if now["state"] != "pending" {
+            break now;
+        }
+        assert!(std::time::Instant::now() < deadline, "still pending: {now}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        (
+            done["state"].as_str(),
+            done["authorization"]["status"].as_str()
+        ),
+        (Some("failed"), Some("T"))
+    );
+    let dump = env.dump().await;
+    assert!(contains(&dump, b"left pending when the process stopped"));
+}
+
 on_both_backends!(
+    a_transaction_left_pending_is_reversed_and_recorded,
     tokens_single_use_and_vault,
     bin_lookup_answers_from_the_table_and_the_iin_ranges,
     every_sandbox_card_as_documented,

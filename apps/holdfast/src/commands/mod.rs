@@ -29,7 +29,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             )
             .await
         }
-        Command::Worker => worker::run(&cli.database, &cli.webhooks).await,
+        Command::Worker => worker::run(&cli.database, &cli.payments, &cli.webhooks).await,
         Command::Migrate => {
             let applied = Database::migrate(&cli.database.url).await?;
             tracing::info!(database = cli.database.url.redacted(), applied = ?applied, "migrated");

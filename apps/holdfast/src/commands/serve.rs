@@ -45,7 +45,7 @@ pub async fn run(
         }
     }
     // Built before serving, so bad webhook or email settings stop start-up with the variable.
-    let workers = webhooks.workers(&state)?;
+    let workers = webhooks.workers(&state, payments)?;
     let running = (webhooks.workers > 0).then(|| workers.spawn(webhooks.workers));
     let served = crate::http::serve(state, args).await;
     if let Some(running) = running {

@@ -3,18 +3,24 @@
 use anyhow::Context;
 use holdfast_persistence::Database;
 
-use crate::config::DatabaseArgs;
+use crate::config::{DatabaseArgs, PaymentArgs};
 use crate::state::AppState;
 use crate::webhook_config::WebhookArgs;
 
-pub async fn run(database: &DatabaseArgs, webhooks: &WebhookArgs) -> anyhow::Result<()> {
+pub async fn run(
+    database: &DatabaseArgs,
+    payments: &PaymentArgs,
+    webhooks: &WebhookArgs,
+) -> anyhow::Result<()> {
     Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let state = AppState::new(db);
-    let workers = webhooks.workers(&state)?.spawn(webhooks.workers.max(1));
+    let state = AppState::without_vault(db, payments);
+    let workers = webhooks
+        .workers(&state, payments)?
+        .spawn(webhooks.workers.max(1));
     crate::system::shutdown_signal().await;
     tracing::info!("stopping workers");
     workers.shutdown().await;

@@ -4,6 +4,7 @@
 
 mod delivery;
 mod mail;
+mod reconcile;
 mod retention;
 
 use std::sync::Arc;
@@ -29,6 +30,9 @@ pub struct Workers {
     pub mailer: Arc<dyn Mailer>,
     pub clock: Arc<dyn Clock>,
     pub settings: DeliverySettings,
+    /// Reconciles transactions left pending longer than `reconcile_after`.
+    pub payments: crate::state::Payments,
+    pub reconcile_after: Duration,
 }
 
 impl Workers {
@@ -50,6 +54,12 @@ impl Workers {
             self.mailer.clone(),
             self.clock.clone(),
             Duration::from_secs(1),
+            stop.clone(),
+        ));
+        set.spawn(reconcile::run(
+            self.payments,
+            self.clock.clone(),
+            self.reconcile_after,
             stop.clone(),
         ));
         set.spawn(retention::run(

@@ -213,6 +213,8 @@ pub trait PaymentStore: Send + Sync {
 
     /// Atomically: writes the final form of a pending transaction, releases or completes the
     /// original's reservation (`original` with its new state, if any), and adds the event.
+    /// `NotFound` when the transaction is no longer pending (reconciliation finished it first);
+    /// then nothing is written.
     async fn complete_transaction_with_event(
         &self,
         txn: &Transaction,
@@ -239,6 +241,15 @@ pub trait PaymentStore: Send + Sync {
         mode: Mode,
         id: &TxnId,
     ) -> Result<Option<Transaction>, StoreError>;
+
+    /// Transactions of any platform still `pending` that were created before `before`, oldest
+    /// first: left behind by a process that stopped between the processor call and the
+    /// completion. For reconciliation only.
+    async fn stale_pending(
+        &self,
+        before: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<Transaction>, StoreError>;
 
     /// Newest first; `starting_after` is the id of the last transaction of the previous page.
     async fn list_transactions(

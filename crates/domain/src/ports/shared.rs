@@ -251,6 +251,13 @@ impl<T: PaymentStore + ?Sized> PaymentStore for Arc<T> {
     ) -> Result<Option<Transaction>, StoreError> {
         (**self).get_transaction(p, mode, id).await
     }
+    async fn stale_pending(
+        &self,
+        before: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<Transaction>, StoreError> {
+        (**self).stale_pending(before, limit).await
+    }
     async fn list_transactions(
         &self,
         p: &PlatformId,

@@ -6,6 +6,8 @@
 //! across the processor call. Follow-ups take a reservation on the original first, so of two
 //! concurrent captures (or a capture and a void) exactly one proceeds.
 
+use time::OffsetDateTime;
+
 use crate::Invalid;
 use crate::auth::Principal;
 use crate::ids::{EventId, MerchantId, TokenId, TxnId};
@@ -50,6 +52,15 @@ pub enum PaymentError {
     Refused(#[from] Refused),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// What a reconciliation round did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reconciled {
+    /// Reversed at the processor and recorded as failed.
+    pub reversed: Vec<TxnId>,
+    /// The reversal failed: still pending, tried again next round.
+    pub still_pending: Vec<TxnId>,
 }
 
 /// Where card tokens come from and how they are opened.
@@ -440,6 +451,60 @@ where
         }
     }
 
+    /// Finishes transactions left `pending` before `before` by a process that stopped between the
+    /// processor call and the completion: the processor is asked to reverse whatever it did,
+    /// then the transaction is recorded as failed (status `T`, as a timeout) with its event, and a
+    /// follow-up's reservation on its original is released. A transaction whose reversal fails
+    /// stays pending for the next round.
+    pub async fn reconcile(
+        &self,
+        before: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Reconciled, PaymentError> {
+        let mut report = Reconciled::default();
+        for mut txn in self.store.stale_pending(before, limit).await? {
+            let connection = self
+                .store
+                .get_connection(&txn.platform_id, txn.mode, &txn.processor.id)
+                .await?;
+            let reverse = ProcessorRequest {
+                op: ProcessorOp::Reverse,
+                amount: txn.amount,
+                currency: txn.currency,
+                reference: txn.id.clone(),
+            };
+            let reversed = match &connection {
+                Some(c) => self.processor.call(c, &reverse).await.is_ok(),
+                // No connection, no processor to hold anything.
+                None => true,
+            };
+            if !reversed {
+                report.still_pending.push(txn.id);
+                continue;
+            }
+            fail(
+                &mut txn,
+                AuthStatus::TimedOut,
+                "91",
+                "left pending when the process stopped mid-call; reversed by reconciliation",
+            );
+            let original = txn.parent_id.clone().map(|parent| {
+                let outcome = match txn.kind {
+                    TxnType::Refund => OriginalOutcome::RefundReleased { amount: txn.amount },
+                    _ => OriginalOutcome::Reopened,
+                };
+                (parent, outcome)
+            });
+            match self.complete(&txn, original).await {
+                Ok(()) => report.reversed.push(txn.id),
+                // The request that made it finished first: nothing to do.
+                Err(PaymentError::Store(StoreError::NotFound)) => {}
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(report)
+    }
+
     async fn complete(
         &self,
         txn: &Transaction,
@@ -766,6 +831,81 @@ mod tests {
         assert!(
             matches!(err, PaymentError::Refused(Refused::InFlight)),
             "{err:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn reconciliation_reverses_stale_pending_rows_and_releases_reservations() {
+        // A real auth to build from, as the store returns it.
+        let (s0, m0, done) = store();
+        let mut ok = MockProcessor::new();
+        ok.expect_call().returning(|_, _| Ok(approved()));
+        service(s0, m0, ok).pay(&who(), auth()).await.unwrap();
+        let auth_txn = done.lock().unwrap()[0].clone();
+        let capture = Transaction {
+            id: TxnId::from_suffix("cap"),
+            kind: TxnType::Capture,
+            state: TxnState::Pending,
+            parent_id: Some(auth_txn.id.clone()),
+            ..auth_txn.clone()
+        };
+        let stuck = Transaction {
+            id: TxnId::from_suffix("stuck"),
+            state: TxnState::Pending,
+            ..auth_txn.clone()
+        };
+
+        let (mut store, merchants, _) = store();
+        // Only what reconciliation does may happen: no new payments' expectations.
+        store.checkpoint();
+        let stale = vec![capture.clone(), stuck.clone()];
+        store
+            .expect_stale_pending()
+            .withf(|before, limit| *before == datetime!(2026-11-22 11:00 UTC) && *limit == 50)
+            .return_once(move |_, _| Ok(stale));
+        let released = Arc::new(Mutex::new(Vec::new()));
+        let sink = released.clone();
+        store
+            .expect_get_connection()
+            .returning(|_, _, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
+        store
+            .expect_complete_transaction_with_event()
+            .returning(move |txn, original, _| {
+                sink.lock().unwrap().push((txn.clone(), original));
+                Ok(())
+            });
+        let mut processor = MockProcessor::new();
+        // The capture's reversal goes through; the other's fails, so it stays pending.
+        processor
+            .expect_call()
+            .withf(|_, request| matches!(request.op, ProcessorOp::Reverse))
+            .returning(|_, request| {
+                if request.reference.as_str() == "txn_cap" {
+                    Ok(approved())
+                } else {
+                    Err(ProcessorError::Unavailable("down".into()))
+                }
+            });
+        let report = service(store, merchants, processor)
+            .reconcile(datetime!(2026-11-22 11:00 UTC), 50)
+            .await
+            .unwrap();
+        assert_eq!(report.reversed, std::slice::from_ref(&capture.id));
+        assert_eq!(report.still_pending, std::slice::from_ref(&stuck.id));
+        let released = released.lock().unwrap();
+        let (txn, original) = &released[0];
+        assert_eq!(
+            (txn.state, txn.authorization.status),
+            (TxnState::Failed, AuthStatus::TimedOut)
+        );
+        assert_eq!(
+            original,
+            &Some((auth_txn.id.clone(), OriginalOutcome::Reopened))
+        );
+        assert_eq!(
+            released.len(),
+            1,
+            "nothing recorded for the one still pending"
         );
     }
 }

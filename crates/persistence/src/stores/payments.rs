@@ -221,23 +221,29 @@ macro_rules! payment_store {
                 let mut conn = self.conn().await?;
                 conn.transaction::<_, diesel::result::Error, _>(async |conn| {
                     let a = &x.authorization;
-                    let n = diesel::update(t::table.filter(t::id.eq(x.id.as_str())))
-                        .set((
-                            t::state.eq(x.state.as_str()),
-                            t::fee.eq(x.fee),
-                            t::connection_id.eq(x.processor.id.as_str()),
-                            t::connection_name.eq(&x.processor.name),
-                            t::approved_amount.eq(a.approved_amount),
-                            t::avs.eq(a.avs.as_str()),
-                            t::cvv.eq(a.cvv.as_str()),
-                            t::partial.eq(a.partial),
-                            t::processor_code.eq(&a.processor_code),
-                            t::processor_message.eq(&a.processor_message),
-                            t::processor_transaction_id.eq(&a.processor_transaction_id),
-                            t::status.eq(a.status.as_str()),
-                        ))
-                        .execute(conn)
-                        .await?;
+                    // Only a pending row is completed: of the request that made it and the
+                    // reconciliation that found it stale, the first to finish decides.
+                    let n = diesel::update(
+                        t::table
+                            .filter(t::id.eq(x.id.as_str()))
+                            .filter(t::state.eq(TxnState::Pending.as_str())),
+                    )
+                    .set((
+                        t::state.eq(x.state.as_str()),
+                        t::fee.eq(x.fee),
+                        t::connection_id.eq(x.processor.id.as_str()),
+                        t::connection_name.eq(&x.processor.name),
+                        t::approved_amount.eq(a.approved_amount),
+                        t::avs.eq(a.avs.as_str()),
+                        t::cvv.eq(a.cvv.as_str()),
+                        t::partial.eq(a.partial),
+                        t::processor_code.eq(&a.processor_code),
+                        t::processor_message.eq(&a.processor_message),
+                        t::processor_transaction_id.eq(&a.processor_transaction_id),
+                        t::status.eq(a.status.as_str()),
+                    ))
+                    .execute(conn)
+                    .await?;
                     if n != 1 {
                         return Err(diesel::result::Error::NotFound);
                     }
@@ -344,6 +350,24 @@ macro_rules! payment_store {
                     .map_err(query_error("transactions"))?
                     .map(Transaction::try_from)
                     .transpose()
+            }
+
+            async fn stale_pending(
+                &self,
+                before: OffsetDateTime,
+                limit: u32,
+            ) -> Result<Vec<Transaction>, StoreError> {
+                use crate::schema::$schema::transactions as t;
+                let mut conn = self.conn().await?;
+                let rows = t::table
+                    .filter(t::state.eq(TxnState::Pending.as_str()))
+                    .filter(t::created_on.lt(before))
+                    .order(t::created_on.asc())
+                    .limit(i64::from(limit))
+                    .load::<TxnRow>(&mut conn)
+                    .await
+                    .map_err(query_error("transactions"))?;
+                convert_all(rows)
             }
 
             async fn list_transactions(

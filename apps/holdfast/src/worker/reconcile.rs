@@ -1,0 +1,34 @@
+//! Reconciliation: transactions left `pending` by a process that stopped between the processor
+//! call and the completion are reversed at the processor and recorded as failed, so no hold is
+//! left that we do not know about.
+
+use std::time::Duration;
+
+use holdfast_domain::ports::Clock;
+
+use super::{Stop, pause};
+use crate::state::Payments;
+
+pub async fn run(
+    payments: Payments,
+    clock: std::sync::Arc<dyn Clock>,
+    after: Duration,
+    mut stop: Stop,
+) {
+    // Often enough that a stale row waits at most half its age again.
+    let every = (after / 2).clamp(Duration::from_millis(100), Duration::from_secs(30));
+    while !*stop.borrow() {
+        match payments.reconcile(clock.now() - after, 100).await {
+            Ok(report) => {
+                for id in &report.reversed {
+                    tracing::warn!(transaction = %id, "reversed a transaction left pending");
+                }
+                for id in &report.still_pending {
+                    tracing::error!(transaction = %id, "reversal failed; the transaction stays pending and is retried");
+                }
+            }
+            Err(err) => tracing::error!(error = %err, "reconciliation failed"),
+        }
+        pause(&mut stop, every).await;
+    }
+}
