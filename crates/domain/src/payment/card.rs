@@ -97,7 +97,17 @@ pub struct Expiration {
 }
 
 impl Expiration {
+    /// A card expiration as sent: `MMYY`, not in the past.
     pub fn parse(raw: &str, now: OffsetDateTime) -> Result<Self, Invalid> {
+        let expiration = Self::parse_mmyy(raw)?;
+        if expiration.is_past(now) {
+            return Err(Invalid::new("payment.expiration", "the card has expired"));
+        }
+        Ok(expiration)
+    }
+
+    /// The `MMYY` form alone, past or not (a stored card is checked when it is used).
+    pub fn parse_mmyy(raw: &str) -> Result<Self, Invalid> {
         let field = "payment.expiration";
         if raw.len() != 4 || !raw.bytes().all(|b| b.is_ascii_digit()) {
             return Err(Invalid::new(field, "must be four digits, MMYY"));
@@ -106,33 +116,19 @@ impl Expiration {
         let yy: i32 = raw[2..].parse().expect("two digits");
         let month =
             Month::try_from(month).map_err(|_| Invalid::new(field, "month must be 01 to 12"))?;
-        let expiration = Self {
+        Ok(Self {
             month,
             year: 2000 + yy,
-        };
-        if expiration.is_past(now) {
-            return Err(Invalid::new(field, "the card has expired"));
-        }
-        Ok(expiration)
+        })
+    }
+
+    /// `MMYY`, the form `parse_mmyy` reads.
+    pub fn to_mmyy(self) -> String {
+        format!("{:02}{:02}", u8::from(self.month), self.year % 100)
     }
 
     pub fn is_past(self, now: OffsetDateTime) -> bool {
         (self.year, u8::from(self.month)) < (now.year(), u8::from(now.month()))
-    }
-
-    pub fn month(self) -> u8 {
-        self.month.into()
-    }
-
-    pub fn year(self) -> i32 {
-        self.year
-    }
-
-    /// Rebuilds an expiration read back from our own storage.
-    pub fn from_parts(month: u8, year: i32) -> Option<Self> {
-        Month::try_from(month)
-            .ok()
-            .map(|month| Self { month, year })
     }
 }
 

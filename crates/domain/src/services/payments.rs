@@ -13,7 +13,6 @@ use crate::auth::Principal;
 use crate::ids::{EventId, MerchantId, TokenId, TxnId};
 use crate::merchant::Merchant;
 use crate::payment::amount::Amount;
-use crate::payment::card::{CardNumber, Expiration};
 use crate::payment::lifecycle::{FollowUp, Refused, TxnState, TxnType};
 use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::transaction::{
@@ -132,22 +131,13 @@ where
             .vault
             .open(id.as_str(), &token.sealed)
             .map_err(|e| corrupt(&e.to_string()))?;
-        let (number, expiry) = text.split_once('|').ok_or_else(|| corrupt("sealed text"))?;
-        let month: u8 = expiry
-            .get(..2)
-            .and_then(|m| m.parse().ok())
-            .ok_or_else(|| corrupt("month"))?;
-        let year: i32 = expiry
-            .get(2..)
-            .and_then(|y| y.parse().ok())
-            .ok_or_else(|| corrupt("year"))?;
-        let expiration =
-            Expiration::from_parts(month, 2000 + year).ok_or_else(|| corrupt("expiration"))?;
+        let (number, expiration) =
+            super::tokens::unsealed_card(&text).ok_or_else(|| corrupt("sealed card"))?;
         if expiration.is_past(self.clock.now()) {
             return Err(Invalid::new("payment.token", "the tokenized card has expired").into());
         }
         Ok(CardData {
-            number: CardNumber::parse(number).map_err(|_| corrupt("number"))?,
+            number,
             cvv: None,
             expiration,
         })
@@ -581,7 +571,7 @@ mod tests {
     use crate::mode::{KeyType, Mode};
     use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
 
-    use crate::payment::card::Cvv;
+    use crate::payment::card::{CardNumber, Cvv, Expiration};
     use crate::payment::fee::FeeRule;
     use crate::payment::routing::ProcessorKind;
     use crate::ports::{

@@ -5,6 +5,7 @@ use crate::Invalid;
 use crate::auth::Principal;
 use crate::ids::TokenId;
 use crate::mode::KeyType;
+use crate::payment::card::{CardNumber, Expiration};
 use crate::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
 use crate::ports::{BinLookup, CardData, CardVault, Clock, Ids, StoreError, TokenStore};
@@ -29,14 +30,19 @@ pub struct TokenService<T, V, B, C, I> {
     ids: I,
 }
 
-/// The text the vault seals for a card: its number and expiration, never the CVV.
+/// The text the vault seals for a card: its number and expiration (`NUMBER|MMYY`), never the
+/// CVV. `unsealed_card` reads it back.
 pub(crate) fn sealed_text(card: &CardData) -> String {
-    format!(
-        "{}|{:02}{:02}",
-        card.number.expose(),
-        card.expiration.month(),
-        card.expiration.year() % 100
-    )
+    format!("{}|{}", card.number.expose(), card.expiration.to_mmyy())
+}
+
+/// The number and expiration `sealed_text` wrote; `None` if the text is not that.
+pub(crate) fn unsealed_card(text: &str) -> Option<(CardNumber, Expiration)> {
+    let (number, expiry) = text.split_once('|')?;
+    Some((
+        CardNumber::parse(number).ok()?,
+        Expiration::parse_mmyy(expiry).ok()?,
+    ))
 }
 
 impl<T: TokenStore, V: CardVault, B: BinLookup, C: Clock, I: Ids> TokenService<T, V, B, C, I> {
@@ -157,6 +163,25 @@ mod tests {
                 (false, Err(TokenError::VaultNeedsPrivateKey)) => {}
                 (_, other) => panic!("{key_type:?} {kind:?}: {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn sealed_text_round_trips_and_refuses_anything_else() {
+        let text = sealed_text(&card());
+        assert_eq!(text, "4111111111111111|1230");
+        let (number, expiration) = unsealed_card(&text).unwrap();
+        assert_eq!(
+            (number.expose(), expiration.to_mmyy()),
+            ("4111111111111111", "1230".to_owned())
+        );
+        for bad in [
+            "4111111111111111",
+            "4111111111111112|1230",
+            "4111111111111111|1330",
+            "|",
+        ] {
+            assert!(unsealed_card(bad).is_none(), "{bad}");
         }
     }
 }
