@@ -598,24 +598,41 @@ async fn retention_and_resend(env: Env) {
     let records = history(&api, key, id, 1).await;
     let first = records[0]["id"].as_str().unwrap().to_owned();
 
-    // Resend: queued with a new id, the same eventType and data, its own record.
+    // Resend: queued with a new id, the same eventType and data, its own record, to the
+    // subscription's current URL and custom header (it moved since the first delivery).
+    let moved = Receiver::start(Answer::status(200)).await;
+    let patch = format!(
+        r#"{{"endpointUrl": "{}", "events": ["transaction.created"], "customHeader": {{"name": "X-Route", "value": "new"}}}}"#,
+        moved.url
+    );
+    assert_eq!(
+        api.patch(&format!("/v1/webhooks/{id}"), key, &patch)
+            .await
+            .status,
+        StatusCode::OK
+    );
     let queued = env.cli_json(&["deliveries", "resend", "--platform", &platform.id, &first]);
     assert_ne!(queued["id"].as_str().unwrap(), first);
     assert_eq!(queued["resentFrom"], first.as_str());
-    let got = receiver.wait_for(2, WAIT).await;
-    assert_eq!(got.len(), 2);
-    assert_ne!(got[0].header("webhook-id"), got[1].header("webhook-id"));
+    let got = moved.wait_for(1, WAIT).await;
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].header("x-route"), "new");
+    let original = &receiver.received()[0];
+    assert_eq!(receiver.received().len(), 1, "nothing more to the old URL");
+    assert_ne!(original.header("webhook-id"), got[0].header("webhook-id"));
     assert_eq!(
+        (
+            original.json()["eventType"].clone(),
+            original.json()["data"].clone()
+        ),
         (
             got[0].json()["eventType"].clone(),
             got[0].json()["data"].clone()
-        ),
-        (
-            got[1].json()["eventType"].clone(),
-            got[1].json()["data"].clone()
         )
     );
-    assert_eq!(history(&api, key, id, 2).await.len(), 2);
+    let records = history(&api, key, id, 2).await;
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["endpointUrl"], moved.url.as_str());
 
     // Refused while inactive, with the remedy in the message.
     env.cli_json(&["webhooks", "disable", "--platform", &platform.id, id]);
@@ -832,6 +849,49 @@ async fn a_graceful_stop_finishes_the_attempt_in_flight(env: Env) {
     );
 }
 
+/// A notification queued while the subscription was active, whose subscription is switched off
+/// before its turn, is not sent, and its record says why.
+async fn a_notification_of_a_since_disabled_subscription_is_skipped(env: Env) {
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let mut idle = fast_env("smtp://127.0.0.1:1");
+    idle.push(("HOLDFAST_WORKERS", "0".into()));
+    let server = start(&env, &idle);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let hook = subscribe(&api, key, &receiver.url).await;
+    let id = hook["id"].as_str().unwrap();
+    pay(&api, key, &m).await;
+    env.cli_json(&["webhooks", "disable", "--platform", &platform.id, id]);
+    drop(server);
+    // Now a process with workers takes its turn.
+    let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
+    let api = Api::new(&server);
+    let records = history(&api, key, id, 1).await;
+    assert_eq!(
+        (
+            records[0]["outcome"].as_str(),
+            records[0]["requests"].as_u64()
+        ),
+        (Some("skipped"), Some(0))
+    );
+    assert!(
+        records[0]["response"]
+            .as_str()
+            .unwrap()
+            .contains("inactive"),
+        "{}",
+        records[0]
+    );
+    assert!(receiver.received().is_empty());
+    assert_eq!(
+        webhook(&api, key, id).await["consecutiveFailures"],
+        0,
+        "a skip is no failure"
+    );
+}
+
 on_both_backends!(
     subscriptions_are_validated_and_replaced_whole,
     deliveries_are_signed_and_verifiable,
@@ -846,4 +906,5 @@ on_both_backends!(
     the_real_five_second_timeout,
     merchant_events_are_delivered_but_not_resendable,
     a_graceful_stop_finishes_the_attempt_in_flight,
+    a_notification_of_a_since_disabled_subscription_is_skipped,
 );
