@@ -23,9 +23,10 @@ BEGIN;
 UPDATE transactions SET state = 'authorized', fee = 30, connection_id = :con, connection_name = 'Sandbox',
     approved_amount = 1000, avs = 'Y', cvv = 'M', partial = false, processor_code = '00',
     processor_message = 'Approved', processor_transaction_id = 'sbx_pgb' || :n, status = 'A'
-  WHERE id = 'txn_pgb' || :n;
+  WHERE id = 'txn_pgb' || :n AND state = 'pending';
 INSERT INTO events (id, platform_id, mode, event_type, data, created_on)
   VALUES ('evt_pgb' || :n, :pfm, 'test', 'transaction.created', repeat('x', 700), now());
+SELECT id, events FROM webhooks WHERE platform_id = :pfm AND mode = 'test' AND active;
 END;
 UPDATE idempotency_keys SET status = 201, body = repeat('x', 700)
   WHERE platform_id = :pfm AND mode = 'test' AND key = 'pgb-' || :n;
