@@ -1,32 +1,60 @@
 -- pgbench: the SQL an approved auth costs holdfast on PostgreSQL, statement for statement (read
--- off `log_statement = all` for one POST /v1/transactions), without HTTP, Rust or the processor.
--- Its throughput is the ceiling the API is measured against. Variables come from
--- bench/transactions.sh: :hash (a key hash, hex), :pfm, :mid, :plan, :con.
+-- off `log_statement = all` for one POST /v1/transactions with an Idempotency-Key), without
+-- HTTP, Rust or the processor. Its throughput is the ceiling the API is measured against.
+-- Variables come from bench/transactions.sh: :hash (a key hash, hex), :pfm, :mid.
 \set n random(1, 9000000000000000)
+-- 1. The API key.
 SELECT id, platform_id, name, key_type, mode, value_hash, last4, active, created_by, created_on, last_used_on
   FROM api_keys WHERE value_hash = decode(:hash, 'hex') LIMIT 1;
+-- 2. The idempotency claim (its own commit: a duplicate must see it).
 INSERT INTO idempotency_keys (platform_id, mode, key, fingerprint, created_on)
   VALUES (:pfm, 'test', 'pgb-' || :n, decode(:hash, 'hex'), now()) ON CONFLICT DO NOTHING;
-SELECT id, platform_id, mode, name, currency, email, created_on, updated_on, deleted_on, plan_id
-  FROM merchants WHERE platform_id = :pfm AND mode = 'test' AND id = :mid AND deleted_on IS NULL LIMIT 1;
-SELECT id, platform_id, mode, name, fee_basis_points, fee_fixed, default_connection_id, brand_routes, fallbacks, is_default, created_on
-  FROM plans WHERE platform_id = :pfm AND mode = 'test' AND is_default LIMIT 1;
-SELECT id, platform_id, mode, name, kind, created_on
-  FROM processor_connections WHERE platform_id = :pfm AND mode = 'test' AND id = :con LIMIT 1;
+-- 3. The merchant, its plan and the plan's connections, in one read.
+SELECT m.*, p.*, c.*
+  FROM merchants m
+  LEFT JOIN plans p ON p.platform_id = m.platform_id AND p.mode = m.mode
+                   AND (m.plan_id = p.id OR (m.plan_id IS NULL AND p.is_default))
+  LEFT JOIN processor_connections c ON c.platform_id = m.platform_id AND c.mode = m.mode
+                   AND (c.id = p.default_connection_id OR p.brand_routes LIKE ('%' || c.id || '%')
+                        OR p.fallbacks LIKE ('%' || c.id || '%'))
+ WHERE m.platform_id = :pfm AND m.mode = 'test' AND m.id = :mid AND m.deleted_on IS NULL;
+-- 4. The pending row, before the processor call (its own commit).
 INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amount, currency, fee, created_on,
     bin, brand, last4, funding, plan_id, plan_name, connection_id, connection_name, approved_amount, avs, cvv,
     partial, processor_code, processor_message, processor_transaction_id, status, parent_id, refunded_amount)
   VALUES ('txn_pgb' || :n, :pfm, 'test', :mid, 'auth', 'pending', 1000, 'USD', 0, now(),
-    '411111', 'visa', '1111', 'credit', :plan, 'Default plan', :con, 'Sandbox', 0, '', '',
-    false, '', '', '', '', NULL, 0);
-BEGIN;
-UPDATE transactions SET state = 'authorized', fee = 30, connection_id = :con, connection_name = 'Sandbox',
-    approved_amount = 1000, avs = 'Y', cvv = 'M', partial = false, processor_code = '00',
-    processor_message = 'Approved', processor_transaction_id = 'sbx_pgb' || :n, status = 'A'
-  WHERE id = 'txn_pgb' || :n AND state = 'pending';
-INSERT INTO events (id, platform_id, mode, event_type, data, created_on)
-  VALUES ('evt_pgb' || :n, :pfm, 'test', 'transaction.created', repeat('x', 700), now());
-SELECT id, events FROM webhooks WHERE platform_id = :pfm AND mode = 'test' AND active;
-END;
-UPDATE idempotency_keys SET status = 201, body = repeat('x', 700)
-  WHERE platform_id = :pfm AND mode = 'test' AND key = 'pgb-' || :n;
+    '411111', 'visa', '1111', 'credit', 'plan_x', 'Default plan', 'midCon_x', 'Sandbox', 0, 'U', 'P',
+    false, '', 'pending', '', 'E', NULL, 0);
+-- 5. The completion: final row, event, fan-out and idempotent response in one statement.
+WITH done AS (
+    UPDATE transactions
+       SET state = 'authorized', fee = 30, connection_id = 'midCon_x', connection_name = 'Sandbox',
+           approved_amount = 1000, avs = 'Y', cvv = 'M', partial = false, processor_code = '00',
+           processor_message = 'Approved', processor_transaction_id = 'sbx_pgb' || :n, status = 'A'
+     WHERE id = 'txn_pgb' || :n AND state = 'pending'
+ RETURNING platform_id, mode
+), original AS (
+    UPDATE transactions o
+       SET state = coalesce(NULL, o.state), refunded_amount = o.refunded_amount - 0
+      FROM done
+     WHERE o.id = NULL AND o.state = coalesce(NULL, o.state)
+ RETURNING o.id
+), event AS (
+    INSERT INTO events (id, platform_id, mode, event_type, data, created_on)
+    SELECT 'evt_pgb' || :n, platform_id, mode, 'transaction.created', repeat('x', 700), now() FROM done
+ RETURNING id, platform_id, mode, event_type, created_on
+), fan_out AS (
+    INSERT INTO notifications
+           (id, webhook_id, platform_id, mode, event_id, event_type, state, due_on, created_on)
+    SELECT 'ntf_' || substr(e.id, 5) || substr(w.id, 4), w.id, e.platform_id, e.mode, e.id,
+           e.event_type, 'pending', e.created_on, e.created_on
+      FROM event e
+      JOIN webhooks w ON w.platform_id = e.platform_id AND w.mode = e.mode AND w.active
+                     AND e.event_type = ANY (string_to_array(w.events, ','))
+), reply AS (
+    UPDATE idempotency_keys k
+       SET status = 201, body = repeat('x', 700)
+      FROM done
+     WHERE k.platform_id = done.platform_id AND k.mode = done.mode AND k.key = 'pgb-' || :n
+)
+SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM original);

@@ -60,16 +60,15 @@ echo
 echo "authorized rows: $rows; transaction.created events: $events"
 echo
 
-read -r hash pfm plan con < <(psql "$url" -AtF ' ' -c \
-  "SELECT encode(k.value_hash, 'hex'), k.platform_id, p.id, p.default_connection_id
-     FROM api_keys k JOIN plans p ON p.platform_id = k.platform_id AND p.mode = 'test' AND p.is_default
-    WHERE k.key_type = 'private' AND k.mode = 'test' LIMIT 1")
+read -r hash pfm < <(psql "$url" -AtF ' ' -c \
+  "SELECT encode(value_hash, 'hex'), platform_id FROM api_keys
+    WHERE key_type = 'private' AND mode = 'test' LIMIT 1")
 echo "| pgbench (same SQL) | clients | transactions/s | mean latency |"
 echo "|---|---|---|---|"
 for conns in $CLIENTS; do
   threads=$(( conns < 2 ? 1 : 2 ))
   out=$(pgbench -n -M prepared -c "$conns" -j "$threads" -T "${DURATION%s}" \
-        -D hash="$hash" -D pfm="$pfm" -D mid="$merchant" -D plan="$plan" -D con="$con" \
+        -D hash="$hash" -D pfm="$pfm" -D mid="$merchant" \
         -f bench/auth-ceiling.sql "$url" 2>&1)
   tps=$(awk -F'= ' '/^tps/ {split($2, a, " "); print a[1]}' <<<"$out")
   lat=$(awk -F'= ' '/latency average/ {print $2}' <<<"$out")

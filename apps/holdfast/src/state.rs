@@ -25,7 +25,6 @@ type DynIds = Shared<dyn Ids>;
 /// The payment service as wired here.
 pub type Payments = PaymentService<
     Shared<dyn PaymentStore>,
-    Shared<dyn MerchantStore>,
     Shared<dyn Processor>,
     Shared<dyn BinLookup>,
     DynClock,
@@ -126,10 +125,9 @@ impl AppState {
                 ids.clone(),
             ),
             keys: KeyService::new(stores.keys, stores.users, clock.clone(), ids.clone()),
-            merchants: MerchantService::new(stores.merchants.clone(), clock.clone(), ids.clone()),
+            merchants: MerchantService::new(stores.merchants, clock.clone(), ids.clone()),
             payments: PaymentService::new(
                 stores.payments.clone(),
-                stores.merchants,
                 processor,
                 bins.clone(),
                 clock.clone(),

@@ -77,6 +77,46 @@ pub struct StoredResponse {
     pub body: String,
 }
 
+/// A response stored under the request's key, written by the same SQL transaction as the change
+/// it reports (see `Recorder`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyedResponse {
+    pub key: IdempotencyKey,
+    pub response: StoredResponse,
+}
+
+/// The request's key and how its response is rendered from the transaction it reports.
+///
+/// A payment's response is stored in the SQL transaction that records the payment, not after
+/// it: otherwise a crash between the two leaves the key "running" with the payment made, and
+/// once the key is taken for abandoned, the client's retry pays a second time.
+pub struct Recorder<'a> {
+    pub key: &'a IdempotencyKey,
+    pub render: &'a (dyn Fn(&crate::payment::transaction::Transaction) -> StoredResponse + Sync),
+}
+
+impl Recorder<'_> {
+    /// The response to store with `txn`, or `None` when it must not be stored (a 5xx).
+    pub fn response_for(
+        &self,
+        txn: &crate::payment::transaction::Transaction,
+    ) -> Option<KeyedResponse> {
+        let response = (self.render)(txn);
+        storable(response.status).then(|| KeyedResponse {
+            key: self.key.clone(),
+            response,
+        })
+    }
+}
+
+impl std::fmt::Debug for Recorder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A key's record as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyRecord {

@@ -3,6 +3,7 @@
 mod database;
 mod error;
 mod payment_rows;
+mod pg_statement;
 mod rows;
 mod schema;
 mod stores;

@@ -178,6 +178,9 @@ fn event_for(t: &Transaction) -> Event {
 mod cases {
     use super::*;
 
+    mod payment_path;
+    pub use payment_path::*;
+
     pub async fn platform_is_created_with_owner_and_default_keys(db: Database) {
         let stores = db.stores();
         assert!(stores.platforms.list_platforms().await.unwrap().is_empty());
@@ -755,6 +758,7 @@ mod cases {
                 &capture,
                 Some((auth.id.clone(), OriginalOutcome::Reopened)),
                 &event_for(&capture),
+                None,
             )
             .await
             .unwrap();
@@ -1551,12 +1555,12 @@ mod cases {
         pending.state = TxnState::Failed;
         stores
             .payments
-            .complete_transaction_with_event(&pending, None, &event_for(&pending))
+            .complete_transaction_with_event(&pending, None, &event_for(&pending), None)
             .await
             .unwrap();
         let again = stores
             .payments
-            .complete_transaction_with_event(&pending, None, &event_for(&pending))
+            .complete_transaction_with_event(&pending, None, &event_for(&pending), None)
             .await;
         assert!(
             matches!(again, Err(StoreError::NotFound)),
@@ -1635,5 +1639,7 @@ conformance!(
     the_counter_disables_at_twenty_five_and_queues_one_email,
     webhook_delete_is_scoped_and_takes_the_history,
     stale_pending_rows_are_found_and_completed_once,
+    payment_setup_reads_the_merchant_its_plan_and_connections,
+    completion_writes_event_fan_out_and_reply_or_nothing,
     ping_answers,
 );

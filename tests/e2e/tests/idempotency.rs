@@ -103,6 +103,7 @@ async fn repeats_replay_and_never_write_twice(env: Env) {
         (StatusCode::PAYMENT_REQUIRED, StatusCode::PAYMENT_REQUIRED)
     );
     assert_eq!(declined.body, declined_again.body);
+    assert!(!replayed(&declined) && replayed(&declined_again));
     let approved = api
         .post_once(
             "/v1/transactions",
@@ -119,7 +120,27 @@ async fn repeats_replay_and_never_write_twice(env: Env) {
             &auth(merchant, "4111111111111111"),
         )
         .await;
-    assert_eq!(approved.body["id"], approved_again.body["id"]);
+    // Stored with the transaction itself: the replay is the answer, byte for byte.
+    assert_eq!(
+        (approved.status, approved_again.status),
+        (StatusCode::CREATED, StatusCode::CREATED)
+    );
+    assert_eq!(approved.body, approved_again.body);
+    assert!(replayed(&approved_again));
+    // Refused before anything is recorded: stored by the middleware, replayed the same.
+    let unknown = auth("mid_00000000000000000000000000", "4111111111111111");
+    let refused = api
+        .post_once("/v1/transactions", key, "pay-3", &unknown)
+        .await;
+    let refused_again = api
+        .post_once("/v1/transactions", key, "pay-3", &unknown)
+        .await;
+    assert_eq!(
+        (refused.status, refused.error_param()),
+        (StatusCode::BAD_REQUEST, Some("merchantId"))
+    );
+    assert_eq!(refused.body, refused_again.body);
+    assert!(replayed(&refused_again));
     let listed = api.get("/v1/transactions?limit=100", key).await;
     assert_eq!(
         listed.body["data"].as_array().unwrap().len(),

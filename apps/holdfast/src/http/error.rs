@@ -147,10 +147,18 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        let request_id = request_context::current_id();
         if let Self::Internal(cause) = self {
+            let request_id = request_context::current_id();
             tracing::error!(request_id, cause, "request failed");
         }
+        HttpResponse::build(self.status_code()).json(self.body())
+    }
+}
+
+impl ApiError {
+    /// The envelope, with the id of the request being served.
+    pub fn body(&self) -> serde_json::Value {
+        let request_id = request_context::current_id();
         let (kind, code, message, param) = self.parts();
         let mut body = json!({
             "error": {
@@ -170,7 +178,7 @@ impl ResponseError for ApiError {
             body["error"]["declineCode"] = json!(decline_code);
             body["transaction"] = serde_json::to_value(transaction).unwrap_or_default();
         }
-        HttpResponse::build(self.status_code()).json(body)
+        body
     }
 }
 

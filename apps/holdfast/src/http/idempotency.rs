@@ -7,7 +7,7 @@ use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CONTENT_TYPE, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{Error, HttpResponse, ResponseError, web};
+use actix_web::{Error, HttpMessage, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::Principal;
 use holdfast_domain::idempotency::{IdempotencyKey, Seen, StoredResponse, fingerprint, storable};
 use holdfast_domain::ports::Begun;
@@ -17,6 +17,15 @@ use crate::state::AppState;
 
 pub const HEADER: &str = "idempotency-key";
 pub const REPLAYED: &str = "idempotent-replayed";
+
+/// In the request's extensions while it runs under a key it has claimed: a handler that stores
+/// its response itself, in the same SQL transaction as its change, takes the key from here…
+#[derive(Debug, Clone)]
+pub struct Claimed(pub IdempotencyKey);
+
+/// …and marks its response with this, so the response is not stored a second time.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredWithChange;
 
 /// Runs `next` under the request's idempotency key, if it has one.
 pub async fn guard(
@@ -56,7 +65,9 @@ pub async fn guard(
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     match begun {
-        Begun::Started => {}
+        Begun::Started => {
+            req.extensions_mut().insert(Claimed(key.clone()));
+        }
         Begun::Seen(Seen::Replay(stored)) => return Ok(req.into_response(replay(&stored))),
         Begun::Seen(Seen::Mismatch) => {
             let refusal = ApiError::Conflict {
@@ -80,6 +91,13 @@ pub async fn guard(
         if let Err(e) = store.release(&who.platform_id, who.mode, &key).await {
             tracing::error!(error = %e, "could not release an idempotency key");
         }
+        return Ok(response.map_into_boxed_body());
+    }
+    if response
+        .response()
+        .extensions()
+        .contains::<StoredWithChange>()
+    {
         return Ok(response.map_into_boxed_body());
     }
     let (request, response) = response.into_parts();

@@ -7,10 +7,13 @@
 //! follow-up now (already captured, voided, in progress).
 
 use std::fmt;
+use std::sync::OnceLock;
 
+use actix_web::http::header::ContentType;
 use actix_web::http::{Method, StatusCode};
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::Access;
+use holdfast_domain::idempotency::{Recorder, StoredResponse};
 use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::{CardNumber, Cvv, Expiration};
@@ -24,6 +27,7 @@ use time::format_description::well_known::Rfc3339;
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller, page_request_with};
+use super::idempotency::{Claimed, StoredWithChange};
 use super::routes::Routes;
 use super::views::ListView;
 use crate::state::AppState;
@@ -148,8 +152,17 @@ pub(super) fn card(
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    req: HttpRequest,
     ApiJson(body): ApiJson<CreateTransaction>,
 ) -> Result<HttpResponse, ApiError> {
+    // Under a claimed key, the response is stored with the transaction (see `Recorder`).
+    let claimed = req.extensions().get::<Claimed>().cloned();
+    let rendered = OnceLock::new();
+    let remember = |txn: &Transaction| rendered.get_or_init(|| render(txn)).clone();
+    let recorder = claimed.as_ref().map(|Claimed(key)| Recorder {
+        key,
+        render: &remember,
+    });
     let kind: TxnType = required(body.kind.as_deref(), "type")?
         .parse()
         .map_err(|_| {
@@ -172,6 +185,7 @@ async fn create(
                         amount,
                         source,
                     },
+                    recorder.as_ref(),
                 )
                 .await?
         }
@@ -191,16 +205,42 @@ async fn create(
                     FollowUp::Void
                 }
             };
-            state.payments.follow_up(&who, &original, follow_up).await?
+            state
+                .payments
+                .follow_up(&who, &original, follow_up, recorder.as_ref())
+                .await?
         }
     };
-    respond(txn)
+    let StoredResponse { status, body } = rendered.into_inner().unwrap_or_else(|| render(&txn));
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = HttpResponse::build(status)
+        .content_type(ContentType::json())
+        .body(body);
+    if claimed.is_some() {
+        response.extensions_mut().insert(StoredWithChange);
+    }
+    Ok(response)
 }
 
-/// The status code follows the outcome; every outcome carries the recorded transaction.
-fn respond(txn: Transaction) -> Result<HttpResponse, ApiError> {
+/// The answer to a recorded transaction: the status code follows the outcome, and every
+/// outcome carries the transaction.
+fn render(txn: &Transaction) -> StoredResponse {
+    let (status, body) = match outcome(txn) {
+        Ok(()) => (
+            StatusCode::CREATED,
+            serde_json::to_string(txn).unwrap_or_default(),
+        ),
+        Err(refusal) => (refusal.status_code(), refusal.body().to_string()),
+    };
+    StoredResponse {
+        status: status.as_u16(),
+        body,
+    }
+}
+
+fn outcome(txn: &Transaction) -> Result<(), ApiError> {
     let (status, code, decline_code) = match txn.authorization.status {
-        AuthStatus::Approved => return Ok(HttpResponse::Created().json(txn)),
+        AuthStatus::Approved => return Ok(()),
         AuthStatus::Declined => (
             StatusCode::PAYMENT_REQUIRED,
             "card_declined",
@@ -213,7 +253,7 @@ fn respond(txn: Transaction) -> Result<HttpResponse, ApiError> {
         status,
         code,
         decline_code,
-        transaction: Box::new(txn),
+        transaction: Box::new(txn.clone()),
     })
 }
 

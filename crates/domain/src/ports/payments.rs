@@ -165,6 +165,17 @@ pub struct TxnFilter {
     pub created_until: Option<OffsetDateTime>,
 }
 
+/// Everything a new payment is routed with, read together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentSetup {
+    pub merchant: crate::merchant::Merchant,
+    /// The merchant's own plan, else the platform's default plan in that mode.
+    pub plan: Option<Plan>,
+    /// Connections of the plan's platform and mode, at least every one the plan names (one it
+    /// does not name may be among them: `Plan::route` decides which are used).
+    pub connections: Vec<ProcessorConnection>,
+}
+
 /// A claim on an original transaction, taken before the processor is called so that two
 /// follow-ups can never both proceed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,19 +218,30 @@ pub trait PaymentStore: Send + Sync {
         mode: Mode,
     ) -> Result<Option<Plan>, StoreError>;
 
+    /// The merchant (not deleted), its plan and the plan's connections, in one read. `None`
+    /// when the merchant does not exist in this platform and mode.
+    async fn payment_setup(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        merchant: &MerchantId,
+    ) -> Result<Option<PaymentSetup>, StoreError>;
+
     /// Records a transaction whose processor call is about to start (state and status as
     /// given, usually a placeholder), so a crash mid-call leaves a trace to reconcile.
     async fn insert_pending_transaction(&self, txn: &Transaction) -> Result<(), StoreError>;
 
     /// Atomically: writes the final form of a pending transaction, releases or completes the
-    /// original's reservation (`original` with its new state, if any), and adds the event.
-    /// `NotFound` when the transaction is no longer pending (reconciliation finished it first);
-    /// then nothing is written.
+    /// original's reservation (`original` with its new state, if any), adds the event with its
+    /// webhook fan-out, and stores `reply` under its idempotency key (claimed earlier by
+    /// `IdempotencyStore::begin`). `NotFound` when the transaction is no longer pending
+    /// (reconciliation finished it first); then nothing is written.
     async fn complete_transaction_with_event(
         &self,
         txn: &Transaction,
         original: Option<(TxnId, OriginalOutcome)>,
         event: &Event,
+        reply: Option<crate::idempotency::KeyedResponse>,
     ) -> Result<(), StoreError>;
 
     /// Atomically takes a reservation on an original and writes the follow-up's pending row:

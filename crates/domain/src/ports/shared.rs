@@ -8,9 +8,9 @@ use time::OffsetDateTime;
 
 use super::{
     BinInfo, BinLookup, CardVault, Clock, Event, Ids, KeyStore, MerchantStore, NewPlatform,
-    OriginalOutcome, PaymentStore, PlatformStore, Processor, ProcessorError, ProcessorReply,
-    ProcessorRequest, Reservation, Sealed, StoreError, StoredEvent, TokenStore, TxnFilter,
-    UserStore, VaultError,
+    OriginalOutcome, PaymentSetup, PaymentStore, PlatformStore, Processor, ProcessorError,
+    ProcessorReply, ProcessorRequest, Reservation, Sealed, StoreError, StoredEvent, TokenStore,
+    TxnFilter, UserStore, VaultError,
 };
 use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
 use crate::ids::{ConnectionId, PlanId, TokenId, TxnId};
@@ -221,14 +221,23 @@ impl<T: PaymentStore + ?Sized> PaymentStore for Arc<T> {
     async fn insert_pending_transaction(&self, txn: &Transaction) -> Result<(), StoreError> {
         (**self).insert_pending_transaction(txn).await
     }
+    async fn payment_setup(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        merchant: &MerchantId,
+    ) -> Result<Option<PaymentSetup>, StoreError> {
+        (**self).payment_setup(p, mode, merchant).await
+    }
     async fn complete_transaction_with_event(
         &self,
         txn: &Transaction,
         original: Option<(TxnId, OriginalOutcome)>,
         event: &Event,
+        reply: Option<crate::idempotency::KeyedResponse>,
     ) -> Result<(), StoreError> {
         (**self)
-            .complete_transaction_with_event(txn, original, event)
+            .complete_transaction_with_event(txn, original, event, reply)
             .await
     }
     async fn reserve_with_pending(

@@ -10,8 +10,8 @@ use time::OffsetDateTime;
 
 use crate::Invalid;
 use crate::auth::Principal;
+use crate::idempotency::{KeyedResponse, Recorder};
 use crate::ids::{EventId, MerchantId, TokenId, TxnId};
-use crate::merchant::Merchant;
 use crate::payment::amount::Amount;
 use crate::payment::lifecycle::{FollowUp, Refused, TxnState, TxnType};
 use crate::payment::routing::{Plan, ProcessorConnection};
@@ -19,7 +19,7 @@ use crate::payment::transaction::{
     AuthStatus, Authorization, AvsCode, CvvCode, Named, PaymentSummary, Transaction,
 };
 use crate::ports::{
-    BinLookup, CardData, CardVault, Clock, Event, EventData, Ids, MerchantStore, OriginalOutcome,
+    BinLookup, CardData, CardVault, Clock, Event, EventData, Ids, OriginalOutcome, PaymentSetup,
     PaymentStore, Processor, ProcessorError, ProcessorOp, ProcessorReply, ProcessorRequest,
     Reservation, StoreError, TokenStore,
 };
@@ -70,9 +70,8 @@ pub struct TokenSource<T, V> {
 }
 
 #[derive(Debug, Clone)]
-pub struct PaymentService<S, M, X, B, C, I, T, V> {
+pub struct PaymentService<S, X, B, C, I, T, V> {
     store: S,
-    merchants: M,
     processor: X,
     bins: B,
     clock: C,
@@ -80,10 +79,9 @@ pub struct PaymentService<S, M, X, B, C, I, T, V> {
     tokens: TokenSource<T, V>,
 }
 
-impl<S, M, X, B, C, I, T, V> PaymentService<S, M, X, B, C, I, T, V>
+impl<S, X, B, C, I, T, V> PaymentService<S, X, B, C, I, T, V>
 where
     S: PaymentStore,
-    M: MerchantStore,
     X: Processor,
     B: BinLookup,
     C: Clock,
@@ -93,7 +91,6 @@ where
 {
     pub fn new(
         store: S,
-        merchants: M,
         processor: X,
         bins: B,
         clock: C,
@@ -102,7 +99,6 @@ where
     ) -> Self {
         Self {
             store,
-            merchants,
             processor,
             bins,
             clock,
@@ -144,26 +140,40 @@ where
     }
 
     /// Authorizes or sells. Declines and processor failures are recorded transactions too:
-    /// the result says what happened in `authorization.status`.
-    pub async fn pay(&self, who: &Principal, new: NewPayment) -> Result<Transaction, PaymentError> {
-        let merchant = self.merchant(who, &new.merchant_id).await?;
-        let plan = self.plan_for(who, &merchant).await?;
+    /// the result says what happened in `authorization.status`. With a `recorder`, the response
+    /// is stored under its idempotency key together with the transaction.
+    pub async fn pay(
+        &self,
+        who: &Principal,
+        new: NewPayment,
+        recorder: Option<&Recorder<'_>>,
+    ) -> Result<Transaction, PaymentError> {
+        let PaymentSetup {
+            merchant,
+            plan,
+            connections: known,
+        } = self
+            .store
+            .payment_setup(&who.platform_id, who.mode, &new.merchant_id)
+            .await?
+            .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
+        let plan = plan.ok_or_else(|| {
+            Invalid::new(
+                "merchantId",
+                "the merchant has no plan and the platform has no default plan in this mode",
+            )
+        })?;
         // A token is taken only once the merchant and plan are known to be good.
         let card = match new.source {
             PaymentSource::Card(card) => card,
             PaymentSource::Token(id) => self.redeem(who, &id).await?,
         };
         let bin = self.bins.lookup(card.number.bin());
-        let mut connections = Vec::new();
-        for id in plan.route(bin.brand) {
-            if let Some(c) = self
-                .store
-                .get_connection(&who.platform_id, who.mode, &id)
-                .await?
-            {
-                connections.push(c);
-            }
-        }
+        let connections: Vec<ProcessorConnection> = plan
+            .route(bin.brand)
+            .iter()
+            .filter_map(|id| known.iter().find(|c| &c.id == id).cloned())
+            .collect();
         let first = connections.first().cloned().ok_or_else(|| {
             Invalid::new(
                 "merchantId",
@@ -215,16 +225,18 @@ where
             ..pending
         };
         self.settle(&mut txn, &plan, result, used, &request).await;
-        self.complete(&txn, None).await?;
+        let reply = recorder.and_then(|r| r.response_for(&txn));
+        self.complete(&txn, None, reply).await?;
         Ok(txn)
     }
 
-    /// Captures, voids or refunds `original`.
+    /// Captures, voids or refunds `original`. With a `recorder`, as in `pay`.
     pub async fn follow_up(
         &self,
         who: &Principal,
         original_id: &TxnId,
         follow_up: FollowUp,
+        recorder: Option<&Recorder<'_>>,
     ) -> Result<Transaction, PaymentError> {
         let original = self.original(who, original_id).await?;
         let amount = original.as_original().allows(follow_up)?;
@@ -322,7 +334,9 @@ where
             (FollowUp::Refund(_), true) => OriginalOutcome::RefundKept,
             (FollowUp::Refund(_), false) => OriginalOutcome::RefundReleased { amount },
         };
-        self.complete(&txn, Some((original.id, outcome))).await?;
+        let reply = recorder.and_then(|r| r.response_for(&txn));
+        self.complete(&txn, Some((original.id, outcome)), reply)
+            .await?;
         Ok(txn)
     }
 
@@ -337,32 +351,11 @@ where
             .await?)
     }
 
-    async fn merchant(&self, who: &Principal, id: &MerchantId) -> Result<Merchant, PaymentError> {
-        self.merchants
-            .get_merchant(&who.platform_id, who.mode, id)
-            .await?
-            .ok_or_else(|| Invalid::new("merchantId", "no such merchant").into())
-    }
-
     async fn original(&self, who: &Principal, id: &TxnId) -> Result<Transaction, PaymentError> {
         self.store
             .get_transaction(&who.platform_id, who.mode, id)
             .await?
             .ok_or_else(|| Invalid::new("transactionId", "no such transaction").into())
-    }
-
-    async fn plan_for(&self, who: &Principal, merchant: &Merchant) -> Result<Plan, PaymentError> {
-        let plan = match &merchant.plan_id {
-            Some(id) => self.store.get_plan(&who.platform_id, who.mode, id).await?,
-            None => self.store.default_plan(&who.platform_id, who.mode).await?,
-        };
-        plan.ok_or_else(|| {
-            Invalid::new(
-                "merchantId",
-                "the merchant has no plan and the platform has no default plan in this mode",
-            )
-            .into()
-        })
     }
 
     /// Tries each connection in order while the processor is unavailable. A decline or a
@@ -485,7 +478,7 @@ where
                 };
                 (parent, outcome)
             });
-            match self.complete(&txn, original).await {
+            match self.complete(&txn, original, None).await {
                 Ok(()) => report.reversed.push(txn.id),
                 // The request that made it finished first: nothing to do.
                 Err(PaymentError::Store(StoreError::NotFound)) => {}
@@ -499,6 +492,7 @@ where
         &self,
         txn: &Transaction,
         original: Option<(TxnId, OriginalOutcome)>,
+        reply: Option<KeyedResponse>,
     ) -> Result<(), PaymentError> {
         let event = Event {
             id: EventId::from_suffix(&self.ids.next_id()),
@@ -508,7 +502,7 @@ where
             created_on: txn.created_on,
         };
         self.store
-            .complete_transaction_with_event(txn, original, &event)
+            .complete_transaction_with_event(txn, original, &event, reply)
             .await?;
         Ok(())
     }
@@ -567,7 +561,7 @@ fn fail(txn: &mut Transaction, status: AuthStatus, code: &str, message: &str) {
 mod tests {
     use super::*;
     use crate::ids::{ConnectionId, KeyId, PlanId, PlatformId, UserId};
-    use crate::merchant::{Currency, MerchantDetails, MerchantName};
+    use crate::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
     use crate::mode::{KeyType, Mode};
     use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
 
@@ -575,8 +569,8 @@ mod tests {
     use crate::payment::fee::FeeRule;
     use crate::payment::routing::ProcessorKind;
     use crate::ports::{
-        MockBinLookup, MockCardVault, MockClock, MockIds, MockMerchantStore, MockPaymentStore,
-        MockProcessor, MockTokenStore,
+        MockBinLookup, MockCardVault, MockClock, MockIds, MockPaymentStore, MockProcessor,
+        MockTokenStore,
     };
     use std::sync::{Arc, Mutex};
     use time::macros::datetime;
@@ -602,41 +596,45 @@ mod tests {
         }
     }
 
+    /// Each completion as the store saw it: the transaction and the response stored with it.
+    type Completed = Arc<Mutex<Vec<(Transaction, Option<KeyedResponse>)>>>;
+
     /// A store with one merchant on a plan routing to `primary`, falling back to `backup`.
-    fn store() -> (
-        MockPaymentStore,
-        MockMerchantStore,
-        Arc<Mutex<Vec<Transaction>>>,
-    ) {
-        let mut merchants = MockMerchantStore::new();
-        merchants.expect_get_merchant().returning(|_, _, id| {
-            Ok(Some(Merchant {
-                id: id.clone(),
-                platform_id: PlatformId::from_suffix("1"),
-                mode: Mode::Test,
-                details: MerchantDetails {
-                    name: MerchantName::parse("Shop").unwrap(),
-                    currency: Currency::USD,
-                    email: None,
-                },
-                plan_id: None,
-                created_on: datetime!(2026-01-01 0:00 UTC),
-                updated_on: datetime!(2026-01-01 0:00 UTC),
-            }))
-        });
+    fn store() -> (MockPaymentStore, Completed) {
         let mut store = MockPaymentStore::new();
-        store.expect_default_plan().returning(|_, _| {
-            Ok(Some(Plan {
-                id: PlanId::from_suffix("1"),
-                platform_id: PlatformId::from_suffix("1"),
-                mode: Mode::Test,
-                name: "Default".into(),
-                fee: FeeRule::new(290, 30).unwrap(),
-                default_connection: ConnectionId::from_suffix("primary"),
-                brand_routes: Vec::new(),
-                fallbacks: vec![ConnectionId::from_suffix("backup")],
-                is_default: true,
-                created_on: datetime!(2026-01-01 0:00 UTC),
+        store.expect_payment_setup().returning(|_, _, id| {
+            Ok(Some(PaymentSetup {
+                merchant: Merchant {
+                    id: id.clone(),
+                    platform_id: PlatformId::from_suffix("1"),
+                    mode: Mode::Test,
+                    details: MerchantDetails {
+                        name: MerchantName::parse("Shop").unwrap(),
+                        currency: Currency::USD,
+                        email: None,
+                    },
+                    plan_id: None,
+                    created_on: datetime!(2026-01-01 0:00 UTC),
+                    updated_on: datetime!(2026-01-01 0:00 UTC),
+                },
+                plan: Some(Plan {
+                    id: PlanId::from_suffix("1"),
+                    platform_id: PlatformId::from_suffix("1"),
+                    mode: Mode::Test,
+                    name: "Default".into(),
+                    fee: FeeRule::new(290, 30).unwrap(),
+                    default_connection: ConnectionId::from_suffix("primary"),
+                    brand_routes: Vec::new(),
+                    fallbacks: vec![ConnectionId::from_suffix("backup")],
+                    is_default: true,
+                    created_on: datetime!(2026-01-01 0:00 UTC),
+                }),
+                // In the store's order, not the route's, with one the plan does not name.
+                connections: vec![
+                    connection("backup"),
+                    connection("other"),
+                    connection("primary"),
+                ],
             }))
         });
         store
@@ -649,24 +647,22 @@ mod tests {
         let sink = completed.clone();
         store
             .expect_complete_transaction_with_event()
-            .returning(move |txn, _, event| {
+            .returning(move |txn, _, event, reply| {
                 assert_eq!(
                     event.data.event_type(),
                     crate::webhook::EventType::TransactionCreated
                 );
-                sink.lock().unwrap().push(txn.clone());
+                sink.lock().unwrap().push((txn.clone(), reply));
                 Ok(())
             });
-        (store, merchants, completed)
+        (store, completed)
     }
 
     fn service(
         store: MockPaymentStore,
-        merchants: MockMerchantStore,
         processor: MockProcessor,
     ) -> PaymentService<
         MockPaymentStore,
-        MockMerchantStore,
         MockProcessor,
         MockBinLookup,
         MockClock,
@@ -681,7 +677,7 @@ mod tests {
             tokens: MockTokenStore::new(),
             vault: MockCardVault::new(),
         };
-        PaymentService::new(store, merchants, processor, bins, clock, ids, tokens)
+        PaymentService::new(store, processor, bins, clock, ids, tokens)
     }
 
     fn auth() -> NewPayment {
@@ -711,7 +707,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_unavailable_processor_falls_back_to_the_next_connection() {
-        let (store, merchants, completed) = store();
+        let (store, completed) = store();
         let mut processor = MockProcessor::new();
         processor
             .expect_call()
@@ -723,8 +719,8 @@ mod tests {
             .withf(|c, _| c.name == "backup")
             .times(1)
             .returning(|_, _| Ok(approved()));
-        let txn = service(store, merchants, processor)
-            .pay(&who(), auth())
+        let txn = service(store, processor)
+            .pay(&who(), auth(), None)
             .await
             .unwrap();
         assert_eq!(txn.processor.name, "backup");
@@ -732,9 +728,58 @@ mod tests {
         assert_eq!(completed.lock().unwrap().len(), 1);
     }
 
+    /// A response the renderer gives is written with the transaction, unless it is a 5xx (a
+    /// transient failure a retry may run again).
+    #[tokio::test]
+    async fn the_rendered_response_is_stored_with_the_transaction_unless_5xx() {
+        use crate::idempotency::{IdempotencyKey, StoredResponse};
+        let key = IdempotencyKey::parse("pay-1").unwrap();
+        for (reply, stored) in [
+            (Ok(approved()), Some(201)),
+            (
+                Ok(ProcessorReply {
+                    approved: false,
+                    code: "51".into(),
+                    ..approved()
+                }),
+                Some(402),
+            ),
+            (Err(ProcessorError::Unavailable("down".into())), None),
+        ] {
+            let (store, completed) = store();
+            let mut processor = MockProcessor::new();
+            processor.expect_call().returning(move |_, _| reply.clone());
+            let render = |txn: &Transaction| StoredResponse {
+                status: match txn.authorization.status {
+                    AuthStatus::Approved => 201,
+                    AuthStatus::Declined => 402,
+                    _ => 502,
+                },
+                body: txn.id.to_string(),
+            };
+            let recorder = Recorder {
+                key: &key,
+                render: &render,
+            };
+            let txn = service(store, processor)
+                .pay(&who(), auth(), Some(&recorder))
+                .await
+                .unwrap();
+            let completed = completed.lock().unwrap();
+            let written = completed[0].1.as_ref();
+            assert_eq!(
+                written.map(|r| (r.response.status, r.key.as_str())),
+                stored.map(|status| (status, "pay-1")),
+                "{:?}",
+                txn.authorization.status
+            );
+            assert!(written.is_none_or(|r| r.response.body == txn.id.to_string()));
+        }
+    }
+
     #[tokio::test]
     async fn a_decline_is_an_answer_and_never_falls_back() {
-        let (store, merchants, _) = store();
+        let (store, _) = store();
         let mut processor = MockProcessor::new();
         processor.expect_call().times(1).returning(|_, _| {
             Ok(ProcessorReply {
@@ -744,8 +789,8 @@ mod tests {
                 ..approved()
             })
         });
-        let txn = service(store, merchants, processor)
-            .pay(&who(), auth())
+        let txn = service(store, processor)
+            .pay(&who(), auth(), None)
             .await
             .unwrap();
         assert_eq!(
@@ -757,7 +802,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_timeout_is_reversed_and_recorded_as_failed() {
-        let (store, merchants, completed) = store();
+        let (store, completed) = store();
         let mut processor = MockProcessor::new();
         processor
             .expect_call()
@@ -773,8 +818,8 @@ mod tests {
             })
             .times(1)
             .returning(|_, _| Ok(approved()));
-        let txn = service(store, merchants, processor)
-            .pay(&who(), auth())
+        let txn = service(store, processor)
+            .pay(&who(), auth(), None)
             .await
             .unwrap();
         assert_eq!(
@@ -783,25 +828,25 @@ mod tests {
         );
         assert!(txn.authorization.processor_message.contains("reversed"));
         assert_eq!(
-            completed.lock().unwrap()[0].authorization.status,
+            completed.lock().unwrap()[0].0.authorization.status,
             AuthStatus::TimedOut
         );
     }
 
     #[tokio::test]
     async fn a_lost_reservation_is_refused_without_calling_the_processor() {
-        let (mut store, merchants, _) = store();
+        let (mut store, _) = store();
         let mut original = None;
         {
             // An authorized auth, as the store returns it.
-            let (s2, m2, done) = self::store();
+            let (s2, done) = self::store();
             let mut processor = MockProcessor::new();
             processor.expect_call().returning(|_, _| Ok(approved()));
-            service(s2, m2, processor)
-                .pay(&who(), auth())
+            service(s2, processor)
+                .pay(&who(), auth(), None)
                 .await
                 .unwrap();
-            original.replace(done.lock().unwrap()[0].clone());
+            original.replace(done.lock().unwrap()[0].0.clone());
         }
         let original = original.unwrap();
         store
@@ -814,8 +859,13 @@ mod tests {
             .returning(|_, _, _, _, _| Ok(false));
         let mut processor = MockProcessor::new();
         processor.expect_call().never();
-        let err = service(store, merchants, processor)
-            .follow_up(&who(), &TxnId::from_suffix("01"), FollowUp::Capture(None))
+        let err = service(store, processor)
+            .follow_up(
+                &who(),
+                &TxnId::from_suffix("01"),
+                FollowUp::Capture(None),
+                None,
+            )
             .await
             .unwrap_err();
         assert!(
@@ -827,11 +877,11 @@ mod tests {
     #[tokio::test]
     async fn reconciliation_reverses_stale_pending_rows_and_releases_reservations() {
         // A real auth to build from, as the store returns it.
-        let (s0, m0, done) = store();
+        let (s0, done) = store();
         let mut ok = MockProcessor::new();
         ok.expect_call().returning(|_, _| Ok(approved()));
-        service(s0, m0, ok).pay(&who(), auth()).await.unwrap();
-        let auth_txn = done.lock().unwrap()[0].clone();
+        service(s0, ok).pay(&who(), auth(), None).await.unwrap();
+        let auth_txn = done.lock().unwrap()[0].0.clone();
         let capture = Transaction {
             id: TxnId::from_suffix("cap"),
             kind: TxnType::Capture,
@@ -845,7 +895,7 @@ mod tests {
             ..auth_txn.clone()
         };
 
-        let (mut store, merchants, _) = store();
+        let (mut store, _) = store();
         // Only what reconciliation does may happen: no new payments' expectations.
         store.checkpoint();
         let stale = vec![capture.clone(), stuck.clone()];
@@ -860,7 +910,7 @@ mod tests {
             .returning(|_, _, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
         store
             .expect_complete_transaction_with_event()
-            .returning(move |txn, original, _| {
+            .returning(move |txn, original, _, _| {
                 sink.lock().unwrap().push((txn.clone(), original));
                 Ok(())
             });
@@ -876,7 +926,7 @@ mod tests {
                     Err(ProcessorError::Unavailable("down".into()))
                 }
             });
-        let report = service(store, merchants, processor)
+        let report = service(store, processor)
             .reconcile(datetime!(2026-11-22 11:00 UTC), 50)
             .await
             .unwrap();

@@ -20,6 +20,7 @@ mod notifications;
 mod tokens;
 #[macro_use]
 mod webhooks;
+mod completion;
 
 use crate::webhook_rows::{NotificationRow, WebhookRow};
 use diesel::prelude::*;
@@ -28,7 +29,9 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
-use holdfast_domain::idempotency::{IdempotencyKey, KeyRecord, Seen, StoredResponse, on_seen};
+use holdfast_domain::idempotency::{
+    IdempotencyKey, KeyRecord, KeyedResponse, Seen, StoredResponse, on_seen,
+};
 use holdfast_domain::ids::{
     ConnectionId, KeyId, MerchantId, PlanId, PlatformId, TokenId, TxnId, UserId,
 };
@@ -44,8 +47,8 @@ use holdfast_domain::platform::Platform;
 use holdfast_domain::ports::StoreError;
 use holdfast_domain::ports::{
     Begun, Claimed, Deleted, Delivery, Event, EventData, Finished, NewPlatform, OriginalOutcome,
-    OutgoingEmail, QueuedEmail, Recorded, Replacement, ResendError, Reservation, StoredEvent,
-    TxnFilter, disable_email, encode_events,
+    OutgoingEmail, PaymentSetup, QueuedEmail, Recorded, Replacement, ResendError, Reservation,
+    StoredEvent, TxnFilter, disable_email, encode_events,
 };
 use holdfast_domain::user::{Email, User};
 use holdfast_domain::webhook::{EventType, Outcome, Subscription, failure_disables};

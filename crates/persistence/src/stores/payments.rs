@@ -1,4 +1,4 @@
-//! `PaymentStore`, written once for both backends.
+//! `PaymentStore`, written once for both backends (but for the completion: `completion.rs`).
 
 macro_rules! payment_store {
     ($store:ident, $schema:ident) => {
@@ -202,6 +202,74 @@ macro_rules! payment_store {
                     .transpose()
             }
 
+            async fn payment_setup(
+                &self,
+                platform: &PlatformId,
+                mode: Mode,
+                merchant: &MerchantId,
+            ) -> Result<Option<PaymentSetup>, StoreError> {
+                use crate::schema::$schema::{
+                    merchants as m, plans as p, processor_connections as c,
+                };
+                let plan_of_merchant = p::platform_id
+                    .eq(m::platform_id)
+                    .and(p::mode.eq(m::mode))
+                    .and(
+                        m::plan_id
+                            .eq(p::id.nullable())
+                            .or(m::plan_id.is_null().and(p::is_default)),
+                    );
+                // The connections the plan names: its default, a brand route or a fallback.
+                // Matching inside the plan's text lists may also take one it does not name
+                // (`_` is a wildcard, ids could nest); that only reads a row `Plan::route` then
+                // leaves out, never misses one. (Built from the DSL, not raw SQL, so that the
+                // statement is prepared once per connection.)
+                let mentions = |id| {
+                    "%".into_sql::<diesel::sql_types::Text>()
+                        .concat(id)
+                        .concat("%")
+                };
+                let connection_of_plan = c::platform_id
+                    .eq(m::platform_id)
+                    .and(c::mode.eq(m::mode))
+                    .and(
+                        c::id
+                            .eq(p::default_connection_id)
+                            .or(p::brand_routes.like(mentions(c::id)))
+                            .or(p::fallbacks.like(mentions(c::id))),
+                    );
+                let mut conn = self.conn().await?;
+                let rows: Vec<(MerchantRow, Option<PlanRow>, Option<ConnectionRow>)> = m::table
+                    .left_join(p::table.on(plan_of_merchant))
+                    .left_join(c::table.on(connection_of_plan))
+                    .filter(m::platform_id.eq(platform.as_str()))
+                    .filter(m::mode.eq(mode.as_str()))
+                    .filter(m::id.eq(merchant.as_str()))
+                    .filter(m::deleted_on.is_null())
+                    .select((
+                        m::all_columns,
+                        p::all_columns.nullable(),
+                        c::all_columns.nullable(),
+                    ))
+                    .load(&mut conn)
+                    .await
+                    .map_err(query_error("merchants"))?;
+                let mut rows = rows.into_iter();
+                let Some((merchant, plan, first)) = rows.next() else {
+                    return Ok(None);
+                };
+                let connections = first
+                    .into_iter()
+                    .chain(rows.filter_map(|(_, _, c)| c))
+                    .map(ProcessorConnection::try_from)
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Some(PaymentSetup {
+                    merchant: Merchant::try_from(merchant)?,
+                    plan: plan.map(Plan::try_from).transpose()?,
+                    connections,
+                }))
+            }
+
             async fn insert_pending_transaction(&self, x: &Transaction) -> Result<(), StoreError> {
                 let mut conn = self.conn().await?;
                 Self::insert_pending_on(&mut conn, x)
@@ -215,69 +283,18 @@ macro_rules! payment_store {
                 x: &Transaction,
                 original: Option<(TxnId, OriginalOutcome)>,
                 event: &Event,
+                reply: Option<KeyedResponse>,
             ) -> Result<(), StoreError> {
-                use crate::schema::$schema::transactions as t;
                 let data = serde_json::to_string(&event.data).map_err(unexpected)?;
                 let mut conn = self.conn().await?;
-                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    let a = &x.authorization;
-                    // Only a pending row is completed: of the request that made it and the
-                    // reconciliation that found it stale, the first to finish decides.
-                    let n = diesel::update(
-                        t::table
-                            .filter(t::id.eq(x.id.as_str()))
-                            .filter(t::state.eq(TxnState::Pending.as_str())),
-                    )
-                    .set((
-                        t::state.eq(x.state.as_str()),
-                        t::fee.eq(x.fee),
-                        t::connection_id.eq(x.processor.id.as_str()),
-                        t::connection_name.eq(&x.processor.name),
-                        t::approved_amount.eq(a.approved_amount),
-                        t::avs.eq(a.avs.as_str()),
-                        t::cvv.eq(a.cvv.as_str()),
-                        t::partial.eq(a.partial),
-                        t::processor_code.eq(&a.processor_code),
-                        t::processor_message.eq(&a.processor_message),
-                        t::processor_transaction_id.eq(&a.processor_transaction_id),
-                        t::status.eq(a.status.as_str()),
-                    ))
-                    .execute(conn)
-                    .await?;
-                    if n != 1 {
-                        return Err(diesel::result::Error::NotFound);
-                    }
-                    if let Some((id, outcome)) = &original {
-                        let row = t::table.filter(t::id.eq(id.as_str()));
-                        let closing = TxnState::Closing.as_str();
-                        let n = match outcome {
-                            OriginalOutcome::Closed(state) => {
-                                diesel::update(row.filter(t::state.eq(closing)))
-                                    .set(t::state.eq(state.as_str()))
-                                    .execute(conn)
-                                    .await?
-                            }
-                            OriginalOutcome::Reopened => {
-                                diesel::update(row.filter(t::state.eq(closing)))
-                                    .set(t::state.eq(TxnState::Authorized.as_str()))
-                                    .execute(conn)
-                                    .await?
-                            }
-                            OriginalOutcome::RefundKept => 1,
-                            OriginalOutcome::RefundReleased { amount } => {
-                                diesel::update(row)
-                                    .set(t::refunded_amount.eq(t::refunded_amount - *amount))
-                                    .execute(conn)
-                                    .await?
-                            }
-                        };
-                        if n != 1 {
-                            return Err(diesel::result::Error::NotFound);
-                        }
-                    }
-                    write_event!($schema, conn, event, &data)?;
-                    Ok(())
-                })
+                Self::complete_on(
+                    &mut conn,
+                    x,
+                    original.as_ref(),
+                    event,
+                    &data,
+                    reply.as_ref(),
+                )
                 .await
                 .map_err(query_error("transactions"))
             }

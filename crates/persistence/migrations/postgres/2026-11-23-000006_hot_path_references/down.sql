@@ -1,0 +1,12 @@
+ALTER TABLE notifications ADD CONSTRAINT notifications_event_id_fkey
+    FOREIGN KEY (event_id) REFERENCES events (id);
+ALTER TABLE notifications ADD CONSTRAINT notifications_platform_id_fkey
+    FOREIGN KEY (platform_id) REFERENCES platforms (id);
+ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_platform_id_fkey
+    FOREIGN KEY (platform_id) REFERENCES platforms (id);
+ALTER TABLE events ADD CONSTRAINT events_platform_id_fkey
+    FOREIGN KEY (platform_id) REFERENCES platforms (id);
+ALTER TABLE transactions ADD CONSTRAINT transactions_merchant_id_fkey
+    FOREIGN KEY (merchant_id) REFERENCES merchants (id);
+ALTER TABLE transactions ADD CONSTRAINT transactions_platform_id_fkey
+    FOREIGN KEY (platform_id) REFERENCES platforms (id);

@@ -1,0 +1,125 @@
+//! Fixed-text statements for PostgreSQL that diesel-async prepares once per connection.
+//!
+//! diesel never caches the prepared statement of an `UPDATE` or of `sql_query`: each run is
+//! parsed, planned and described again, in a round trip of its own before the one that executes
+//! it. On a hot path that costs more than the work itself. A `Statement` is fixed SQL text whose
+//! `?` marks take its binds in order; diesel-async caches it by its text, so after the first run
+//! on a connection it costs one round trip and no parsing.
+
+use std::marker::PhantomData;
+
+use diesel::pg::Pg;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::result::Error as DieselError;
+use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text, Timestamptz};
+use time::OffsetDateTime;
+
+/// One value for a `?` mark.
+#[derive(Debug, Clone, Copy)]
+pub enum Bind<'a> {
+    Text(&'a str),
+    OptText(Option<&'a str>),
+    BigInt(i64),
+    OptInt(Option<i32>),
+    Bool(bool),
+    Time(OffsetDateTime),
+}
+
+/// SQL text with `?` marks (so it must not use PostgreSQL's `?` operators) and one bind per mark;
+/// `ST` is the SQL type of its result row, `()` for a statement only executed.
+#[derive(Debug)]
+pub struct Statement<'a, ST = ()> {
+    sql: &'static str,
+    binds: Vec<Bind<'a>>,
+    row: PhantomData<ST>,
+}
+
+impl<'a, ST> Statement<'a, ST> {
+    pub fn new(sql: &'static str, binds: Vec<Bind<'a>>) -> Self {
+        Self {
+            sql,
+            binds,
+            row: PhantomData,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the statement has {marks} `?` marks but {binds} binds")]
+struct BindCount {
+    marks: usize,
+    binds: usize,
+}
+
+impl<ST> QueryFragment<Pg> for Statement<'_, ST> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> diesel::QueryResult<()> {
+        let marks = self.sql.matches('?').count();
+        if marks != self.binds.len() {
+            let count = BindCount {
+                marks,
+                binds: self.binds.len(),
+            };
+            return Err(DieselError::QueryBuilderError(Box::new(count)));
+        }
+        let mut parts = self.sql.split('?');
+        out.push_sql(parts.next().unwrap_or_default());
+        for (bind, part) in self.binds.iter().zip(parts) {
+            match bind {
+                Bind::Text(v) => out.push_bind_param::<Text, _>(*v)?,
+                Bind::OptText(v) => out.push_bind_param::<Nullable<Text>, _>(v)?,
+                Bind::BigInt(v) => out.push_bind_param::<BigInt, _>(v)?,
+                Bind::OptInt(v) => out.push_bind_param::<Nullable<Integer>, _>(v)?,
+                Bind::Bool(v) => out.push_bind_param::<Bool, _>(v)?,
+                Bind::Time(v) => out.push_bind_param::<Timestamptz, _>(v)?,
+            }
+            out.push_sql(part);
+        }
+        Ok(())
+    }
+}
+
+/// No static id: diesel then caches the statement by its SQL text, which is fixed.
+impl<ST> QueryId for Statement<'_, ST> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<ST: diesel::sql_types::SqlType + diesel::expression::TypedExpressionType> Query
+    for Statement<'_, ST>
+{
+    type SqlType = ST;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binds_fill_the_marks_in_order() {
+        let statement: Statement<'_> = Statement::new(
+            "UPDATE t SET a = ?, b = ? WHERE c = ?",
+            vec![Bind::Text("x"), Bind::BigInt(1), Bind::OptText(None)],
+        );
+        let sql = diesel::debug_query::<Pg, _>(&statement).to_string();
+        assert!(
+            sql.starts_with("UPDATE t SET a = $1, b = $2 WHERE c = $3"),
+            "{sql}"
+        );
+    }
+
+    #[test]
+    fn a_missing_bind_is_an_error_not_a_wrong_statement() {
+        let statement: Statement<'_> = Statement::new("SELECT ?, ?", vec![Bind::Bool(true)]);
+        let mut sql = String::new();
+        let mut builder = diesel::pg::PgQueryBuilder::default();
+        let err = statement.to_sql(&mut builder, &Pg);
+        sql.push_str(&diesel::query_builder::QueryBuilder::finish(builder));
+        assert!(err.is_err(), "built {sql}");
+    }
+
+    #[test]
+    fn fixed_text_is_safe_to_cache() {
+        let statement: Statement<'_> = Statement::new("SELECT ?", vec![Bind::BigInt(1)]);
+        assert!(statement.is_safe_to_cache_prepared(&Pg).unwrap());
+    }
+}

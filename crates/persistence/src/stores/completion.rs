@@ -1,0 +1,231 @@
+//! Completing a pending transaction: its final row, the original's reservation, the
+//! `transaction.created` event with its webhook fan-out, and the idempotent response, all or
+//! nothing. This is the write every payment ends with, so each backend does it its own best way:
+//! PostgreSQL in one statement (one round trip, one commit), SQLite step by step inside one SQL
+//! transaction (in process, where round trips cost nothing).
+
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::ids::TxnId;
+use holdfast_domain::payment::lifecycle::TxnState;
+use holdfast_domain::payment::transaction::Transaction;
+use holdfast_domain::ports::{Event, OriginalOutcome};
+
+use super::{PgStore, SqliteConn, SqliteStore};
+use crate::pg_statement::{Bind, Statement};
+
+/// How the original moves: `None` when it does not (an auth or sale, or a refund kept).
+struct OriginalChange<'a> {
+    id: &'a str,
+    /// `None`: the state stays.
+    new_state: Option<&'static str>,
+    /// `None`: whatever the state is.
+    expected_state: Option<&'static str>,
+    /// Given back from the refunded amount.
+    released: i64,
+}
+
+fn original_change(original: Option<&(TxnId, OriginalOutcome)>) -> Option<OriginalChange<'_>> {
+    let (id, outcome) = original?;
+    let closing = Some(TxnState::Closing.as_str());
+    let change = |new_state, expected_state, released| OriginalChange {
+        id: id.as_str(),
+        new_state,
+        expected_state,
+        released,
+    };
+    match *outcome {
+        OriginalOutcome::Closed(state) => Some(change(Some(state.as_str()), closing, 0)),
+        OriginalOutcome::Reopened => Some(change(Some(TxnState::Authorized.as_str()), closing, 0)),
+        OriginalOutcome::RefundKept => None,
+        OriginalOutcome::RefundReleased { amount } => Some(change(None, None, amount)),
+    }
+}
+
+/// Everything hangs on `done`, the pending row this statement completed: when another writer
+/// completed it first, `done` is empty and nothing else is written. The notification id is
+/// `webhook_rows::notification_id` spelt in SQL (`ntf_` + the event's and the webhook's id
+/// suffixes); the conformance suite holds the two together.
+const COMPLETE_PG: &str = "\
+WITH done AS (
+    UPDATE transactions
+       SET state = ?, fee = ?, connection_id = ?, connection_name = ?, approved_amount = ?,
+           avs = ?, cvv = ?, partial = ?, processor_code = ?, processor_message = ?,
+           processor_transaction_id = ?, status = ?
+     WHERE id = ? AND state = 'pending'
+ RETURNING platform_id, mode
+), original AS (
+    UPDATE transactions o
+       SET state = coalesce(?, o.state), refunded_amount = o.refunded_amount - ?
+      FROM done
+     WHERE o.id = ? AND o.state = coalesce(?, o.state)
+ RETURNING o.id
+), event AS (
+    INSERT INTO events (id, platform_id, mode, event_type, data, created_on)
+    SELECT ?, platform_id, mode, ?, ?, ? FROM done
+ RETURNING id, platform_id, mode, event_type, created_on
+), fan_out AS (
+    INSERT INTO notifications
+           (id, webhook_id, platform_id, mode, event_id, event_type, state, due_on, created_on)
+    SELECT 'ntf_' || substr(e.id, 5) || substr(w.id, 4), w.id, e.platform_id, e.mode, e.id,
+           e.event_type, 'pending', e.created_on, e.created_on
+      FROM event e
+      JOIN webhooks w ON w.platform_id = e.platform_id AND w.mode = e.mode AND w.active
+                     AND e.event_type = ANY (string_to_array(w.events, ','))
+), reply AS (
+    UPDATE idempotency_keys k
+       SET status = ?, body = ?
+      FROM done
+     WHERE k.platform_id = done.platform_id AND k.mode = done.mode AND k.key = ?
+)
+SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM original)";
+
+impl PgStore {
+    pub(super) async fn complete_on(
+        conn: &mut AsyncPgConnection,
+        x: &Transaction,
+        original: Option<&(TxnId, OriginalOutcome)>,
+        event: &Event,
+        data: &str,
+        reply: Option<&KeyedResponse>,
+    ) -> QueryResult<()> {
+        let a = &x.authorization;
+        let change = original_change(original);
+        let statement = Statement::<(BigInt, BigInt)>::new(
+            COMPLETE_PG,
+            vec![
+                Bind::Text(x.state.as_str()),
+                Bind::BigInt(x.fee),
+                Bind::Text(x.processor.id.as_str()),
+                Bind::Text(&x.processor.name),
+                Bind::BigInt(a.approved_amount),
+                Bind::Text(a.avs.as_str()),
+                Bind::Text(a.cvv.as_str()),
+                Bind::Bool(a.partial),
+                Bind::Text(&a.processor_code),
+                Bind::Text(&a.processor_message),
+                Bind::Text(&a.processor_transaction_id),
+                Bind::Text(a.status.as_str()),
+                Bind::Text(x.id.as_str()),
+                Bind::OptText(change.as_ref().and_then(|c| c.new_state)),
+                Bind::BigInt(change.as_ref().map_or(0, |c| c.released)),
+                Bind::OptText(change.as_ref().map(|c| c.id)),
+                Bind::OptText(change.as_ref().and_then(|c| c.expected_state)),
+                Bind::Text(event.id.as_str()),
+                Bind::Text(event.data.event_type().as_str()),
+                Bind::Text(data),
+                Bind::Time(event.created_on),
+                Bind::OptInt(reply.map(|r| i32::from(r.response.status))),
+                Bind::OptText(reply.map(|r| r.response.body.as_str())),
+                Bind::OptText(reply.map(|r| r.key.as_str())),
+            ],
+        );
+        let moves_original = change.is_some();
+        if !moves_original {
+            // One statement is its own transaction: no BEGIN and COMMIT round trips.
+            let (done, _) = statement.get_result::<(i64, i64)>(conn).await?;
+            return if done == 1 {
+                Ok(())
+            } else {
+                Err(diesel::result::Error::NotFound)
+            };
+        }
+        // The original must move with the completion, or neither may be kept.
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+            match statement.get_result::<(i64, i64)>(conn).await? {
+                (1, 1) => Ok(()),
+                _ => Err(diesel::result::Error::NotFound),
+            }
+        })
+        .await
+    }
+}
+
+impl SqliteStore {
+    pub(super) async fn complete_on(
+        conn: &mut SqliteConn,
+        x: &Transaction,
+        original: Option<&(TxnId, OriginalOutcome)>,
+        event: &Event,
+        data: &str,
+        reply: Option<&KeyedResponse>,
+    ) -> QueryResult<()> {
+        use crate::schema::sqlite::{idempotency_keys as k, transactions as t};
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+            let a = &x.authorization;
+            // Only a pending row is completed: of the request that made it and the
+            // reconciliation that found it stale, the first to finish decides.
+            let n = diesel::update(
+                t::table
+                    .filter(t::id.eq(x.id.as_str()))
+                    .filter(t::state.eq(TxnState::Pending.as_str())),
+            )
+            .set((
+                t::state.eq(x.state.as_str()),
+                t::fee.eq(x.fee),
+                t::connection_id.eq(x.processor.id.as_str()),
+                t::connection_name.eq(&x.processor.name),
+                t::approved_amount.eq(a.approved_amount),
+                t::avs.eq(a.avs.as_str()),
+                t::cvv.eq(a.cvv.as_str()),
+                t::partial.eq(a.partial),
+                t::processor_code.eq(&a.processor_code),
+                t::processor_message.eq(&a.processor_message),
+                t::processor_transaction_id.eq(&a.processor_transaction_id),
+                t::status.eq(a.status.as_str()),
+            ))
+            .execute(conn)
+            .await?;
+            if n != 1 {
+                return Err(diesel::result::Error::NotFound);
+            }
+            if let Some((id, outcome)) = original {
+                let row = t::table.filter(t::id.eq(id.as_str()));
+                let closing = TxnState::Closing.as_str();
+                let n = match outcome {
+                    OriginalOutcome::Closed(state) => {
+                        diesel::update(row.filter(t::state.eq(closing)))
+                            .set(t::state.eq(state.as_str()))
+                            .execute(conn)
+                            .await?
+                    }
+                    OriginalOutcome::Reopened => {
+                        diesel::update(row.filter(t::state.eq(closing)))
+                            .set(t::state.eq(TxnState::Authorized.as_str()))
+                            .execute(conn)
+                            .await?
+                    }
+                    OriginalOutcome::RefundKept => 1,
+                    OriginalOutcome::RefundReleased { amount } => {
+                        diesel::update(row)
+                            .set(t::refunded_amount.eq(t::refunded_amount - *amount))
+                            .execute(conn)
+                            .await?
+                    }
+                };
+                if n != 1 {
+                    return Err(diesel::result::Error::NotFound);
+                }
+            }
+            write_event!(sqlite, conn, event, data)?;
+            if let Some(reply) = reply {
+                diesel::update(
+                    k::table
+                        .filter(k::platform_id.eq(x.platform_id.as_str()))
+                        .filter(k::mode.eq(x.mode.as_str()))
+                        .filter(k::key.eq(reply.key.as_str())),
+                )
+                .set((
+                    k::status.eq(Some(i32::from(reply.response.status))),
+                    k::body.eq(Some(&reply.response.body)),
+                ))
+                .execute(conn)
+                .await?;
+            }
+            Ok(())
+        })
+        .await
+    }
+}

@@ -1,0 +1,333 @@
+//! The reads and writes of a payment's hot path, which each backend does its own way
+//! (`payment_setup`, and the completion: one statement on PostgreSQL, steps on SQLite): the
+//! same contract on both.
+
+use holdfast_domain::idempotency::{
+    IdempotencyKey, KeyedResponse, Seen, StoredResponse, fingerprint,
+};
+use holdfast_domain::ports::Begun;
+
+use super::*;
+
+/// A connection of `platform` in test mode, written.
+async fn connection(stores: &Stores, platform: &PlatformId) -> ProcessorConnection {
+    let c = sandbox_connection(platform);
+    stores.payments.insert_connection(&c).await.unwrap();
+    c
+}
+
+/// The merchant, its own plan or the default, and every connection the plan routes to; scoped by
+/// platform and mode, deleted merchants unseen.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one story: a merchant with each kind of plan, then where it is unseen"
+)]
+pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let default = stores
+        .payments
+        .default_plan(&p.platform_id, p.mode)
+        .await
+        .unwrap()
+        .unwrap();
+
+    let plain = merchant(&p, "Plain");
+    stores
+        .merchants
+        .insert_merchant_with_event(&plain, &event_id())
+        .await
+        .unwrap();
+    let setup = stores
+        .payments
+        .payment_setup(&p.platform_id, p.mode, &plain.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(setup.merchant, plain);
+    assert_eq!(setup.plan.as_ref(), Some(&default), "no plan: the default");
+    let ids: Vec<_> = setup.connections.iter().map(|c| c.id.clone()).collect();
+    assert!(ids.contains(&default.default_connection), "{ids:?}");
+
+    // A plan of its own: the default connection, a brand route and a fallback, all read; a
+    // connection the plan does not name is not needed.
+    let (main, amex, backup, unused) = (
+        connection(&stores, &p.platform_id).await,
+        connection(&stores, &p.platform_id).await,
+        connection(&stores, &p.platform_id).await,
+        connection(&stores, &p.platform_id).await,
+    );
+    let own = Plan {
+        is_default: false,
+        default_connection: main.id.clone(),
+        brand_routes: vec![(CardBrand::Amex, amex.id.clone())],
+        fallbacks: vec![backup.id.clone()],
+        ..default_plan(&p.platform_id, &main.id)
+    };
+    stores.payments.insert_plan(&own).await.unwrap();
+    let planned = Merchant {
+        plan_id: Some(own.id.clone()),
+        ..merchant(&p, "Planned")
+    };
+    stores
+        .merchants
+        .insert_merchant_with_event(&planned, &event_id())
+        .await
+        .unwrap();
+    let setup = stores
+        .payments
+        .payment_setup(&p.platform_id, p.mode, &planned.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(setup.plan.as_ref(), Some(&own));
+    let read: Vec<_> = setup.connections.iter().map(|c| c.id.clone()).collect();
+    for (brand, wanted) in [
+        (CardBrand::Amex, vec![amex.id.clone(), backup.id.clone()]),
+        (CardBrand::Visa, vec![main.id.clone(), backup.id.clone()]),
+    ] {
+        assert_eq!(own.route(brand), wanted);
+        assert!(wanted.iter().all(|id| read.contains(id)), "{read:?}");
+    }
+    assert!(!read.contains(&unused.id), "{read:?}");
+    assert_eq!(
+        setup.connections.iter().find(|c| c.id == amex.id),
+        Some(&amex),
+        "whole rows"
+    );
+
+    // Unseen from another platform or mode, and once deleted.
+    let other = new_platform(&stores, "B").await;
+    for (platform, mode) in [
+        (&other.platform.id, Mode::Test),
+        (&p.platform_id, Mode::Live),
+    ] {
+        let seen = stores
+            .payments
+            .payment_setup(platform, mode, &plain.id)
+            .await
+            .unwrap();
+        assert!(seen.is_none(), "{platform} {mode:?}");
+    }
+    stores
+        .merchants
+        .delete_merchant_with_event(&p.platform_id, p.mode, &plain.id, T0, &event_id())
+        .await
+        .unwrap();
+    let gone = stores
+        .payments
+        .payment_setup(&p.platform_id, p.mode, &plain.id)
+        .await
+        .unwrap();
+    assert!(gone.is_none());
+
+    // A live merchant with no live default plan: the merchant, and no plan.
+    let live = principal(&a, Mode::Live);
+    let shop = merchant(&live, "Live shop");
+    stores
+        .merchants
+        .insert_merchant_with_event(&shop, &event_id())
+        .await
+        .unwrap();
+    let setup = stores
+        .payments
+        .payment_setup(&live.platform_id, live.mode, &shop.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((setup.merchant, setup.plan), (shop, None));
+}
+
+/// The completion writes the final row, the event, one notification per active subscription
+/// that names `transaction.created` (ids as `ntf_` + event suffix + subscription suffix) and the
+/// idempotent response, or, when the row is no longer pending or the original cannot move,
+/// nothing at all.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one story: a completion, its refusals, and what each left"
+)]
+pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    // Written before the subscriptions: its own event queues nothing.
+    let m = merchant(&p, "Shop");
+    stores
+        .merchants
+        .insert_merchant_with_event(&m, &event_id())
+        .await
+        .unwrap();
+    for (suffix, events, active) in [
+        ("txn", &["transaction.created"][..], true),
+        (
+            "both",
+            &["merchant.created", "transaction.created"][..],
+            true,
+        ),
+        ("off", &["transaction.created"][..], false),
+        ("merchants", &["merchant.created"][..], true),
+    ] {
+        stores
+            .webhooks
+            .insert_webhook(&subscription(&p, suffix, events, active))
+            .await
+            .unwrap();
+    }
+    let plan = stores
+        .payments
+        .default_plan(&p.platform_id, p.mode)
+        .await
+        .unwrap()
+        .unwrap();
+
+    let key = IdempotencyKey::parse("pay-1").unwrap();
+    let print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{}");
+    let idem = &stores.idempotency;
+    let claim = idem.begin(&p.platform_id, p.mode, &key, &print, T0).await;
+    assert_eq!(claim.unwrap(), Begun::Started);
+    let auth = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
+    stores
+        .payments
+        .insert_pending_transaction(&auth)
+        .await
+        .unwrap();
+    let done = Transaction {
+        state: TxnState::Authorized,
+        ..auth.clone()
+    };
+    let event = event_for(&done);
+    let reply = KeyedResponse {
+        key: key.clone(),
+        response: StoredResponse {
+            status: 201,
+            body: format!(r#"{{"id":"{}"}}"#, done.id),
+        },
+    };
+    stores
+        .payments
+        .complete_transaction_with_event(&done, None, &event, Some(reply.clone()))
+        .await
+        .unwrap();
+
+    let written = stores
+        .payments
+        .get_transaction(&p.platform_id, p.mode, &done.id)
+        .await
+        .unwrap();
+    assert_eq!(written, Some(done.clone()));
+    let again = idem.begin(&p.platform_id, p.mode, &key, &print, T0).await;
+    assert_eq!(
+        again.unwrap(),
+        Begun::Seen(Seen::Replay(reply.response.clone())),
+        "the response is stored with the transaction"
+    );
+    let later = T0 + time::Duration::seconds(1);
+    let queued = stores
+        .notifications
+        .claim_notifications(later, later + time::Duration::minutes(1), 100)
+        .await
+        .unwrap();
+    let mut got: Vec<(String, String, String)> = queued
+        .iter()
+        .map(|c| {
+            (
+                c.id.to_string(),
+                c.subscription.as_ref().unwrap().id.to_string(),
+                c.event_type.clone(),
+            )
+        })
+        .collect();
+    got.sort();
+    let suffix = event.id.as_str().trim_start_matches("evt_");
+    let expected = |hook: &str| {
+        (
+            format!("ntf_{suffix}{hook}"),
+            format!("wh_{hook}"),
+            "transaction.created".to_owned(),
+        )
+    };
+    assert_eq!(got, [expected("both"), expected("txn")]);
+    assert!(
+        queued
+            .iter()
+            .all(|c| c.event_data.contains(done.id.as_str()))
+    );
+
+    // Completed once: a second completion writes nothing, not even its reply.
+    let second_key = IdempotencyKey::parse("pay-2").unwrap();
+    let claim = idem
+        .begin(&p.platform_id, p.mode, &second_key, &print, T0)
+        .await;
+    assert_eq!(claim.unwrap(), Begun::Started);
+    let refused = stores
+        .payments
+        .complete_transaction_with_event(
+            &done,
+            None,
+            &event_for(&done),
+            Some(KeyedResponse {
+                key: second_key.clone(),
+                ..reply.clone()
+            }),
+        )
+        .await;
+    assert!(matches!(refused, Err(StoreError::NotFound)), "{refused:?}");
+    let still = idem
+        .begin(&p.platform_id, p.mode, &second_key, &print, T0)
+        .await;
+    assert_eq!(still.unwrap(), Begun::Seen(Seen::InProgress));
+
+    // A capture whose original is not reserved cannot close it: nothing is kept.
+    let mut capture = txn(&m, &plan, TxnType::Capture, TxnState::Pending, 1000);
+    capture.parent_id = Some(done.id.clone());
+    stores
+        .payments
+        .insert_pending_transaction(&capture)
+        .await
+        .unwrap();
+    let captured = Transaction {
+        state: TxnState::Settled,
+        ..capture.clone()
+    };
+    let refused = stores
+        .payments
+        .complete_transaction_with_event(
+            &captured,
+            Some((done.id.clone(), OriginalOutcome::Closed(TxnState::Captured))),
+            &event_for(&captured),
+            None,
+        )
+        .await;
+    assert!(matches!(refused, Err(StoreError::NotFound)), "{refused:?}");
+    for (id, state) in [
+        (&capture.id, TxnState::Pending),
+        (&done.id, TxnState::Authorized),
+    ] {
+        let row = stores
+            .payments
+            .get_transaction(&p.platform_id, p.mode, id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(row.state, state, "{id}");
+    }
+    let events = stores
+        .payments
+        .list_events(&p.platform_id, p.mode)
+        .await
+        .unwrap();
+    let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
+    assert_eq!(
+        types,
+        ["merchant.created", "transaction.created"],
+        "only the auth's"
+    );
+    let later = T0 + time::Duration::minutes(5);
+    let queued = stores
+        .notifications
+        .claim_notifications(later, later, 100)
+        .await
+        .unwrap();
+    assert_eq!(queued.len(), 2, "only the auth's notifications");
+}
