@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One wrk level of POST /v1/transactions (auths, bench/post-auth.lua) against a given holdfast
+# binary on a fresh PostgreSQL database, with the CPU time PostgreSQL and the server spent per
+# auth (read from /proc before and after): for A/B runs of two builds, alternated in one sitting.
+#
+#   bench/auth-cpu.sh target/release/holdfast            # 8 s at 32 connections
+#   SECONDS_=20 CONNECTIONS=8 bench/auth-cpu.sh /tmp/holdfast-old
+#
+# Needs wrk and psql. Traffic goes to 127.0.0.1 only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=$(realpath "${1:?usage: bench/auth-cpu.sh BINARY}")
+DURATION="${SECONDS_:-8}"
+CONNECTIONS="${CONNECTIONS:-32}"
+PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
+PORT=18190
+work=$(mktemp -d)
+db="holdfast_bench_cpu_$$"
+url="${PG_ADMIN%/*}/$db"
+server=""
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+psql "$PG_ADMIN" -qc "CREATE DATABASE $db" >/dev/null
+key=$(HOLDFAST_DATABASE_URL="$url" HOLDFAST_LOG=warn "$BIN" --json platforms create \
+      --name Bench --owner-email bench@example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["value"])')
+HOLDFAST_DATABASE_URL="$url" HOLDFAST_BIND="127.0.0.1:$PORT" HOLDFAST_LOG=warn \
+  HOLDFAST_BOOTSTRAP_DEMO=false HOLDFAST_VAULT_KEY_FILE="$work/vault.key" "$BIN" serve >"$work/serve.log" 2>&1 &
+server=$!
+for _ in $(seq 1 50); do curl -sf "127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+merchant=$(curl -sf "127.0.0.1:$PORT/v1/merchants" -H "x-api-key: $key" -d '{"name": "Bench shop"}' \
+           | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+
+# Clock ticks (utime + stime) of every process whose command line matches $1.
+ticks() {
+  local total=0 pid
+  for pid in $(pgrep -f "$1"); do
+    read -r u s < <(awk '{print $14, $15}' "/proc/$pid/stat" 2>/dev/null || echo "0 0")
+    total=$((total + u + s))
+  done
+  echo "$total"
+}
+pg0=$(ticks postgres); hf0=$(ticks "$BIN serve")
+out=$(HOLDFAST_KEY="$key" HOLDFAST_MERCHANT="$merchant" HOLDFAST_RUN=1 wrk -t2 -c"$CONNECTIONS" \
+      -d"${DURATION}s" --latency -s bench/post-auth.lua "http://127.0.0.1:$PORT/v1/transactions")
+pg1=$(ticks postgres); hf1=$(ticks "$BIN serve")
+rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
+p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+errors=$(awk '/Non-2xx/ {print $5}' <<<"$out")
+hz=$(getconf CLK_TCK)
+python3 - "$rps" "$DURATION" "$hz" "$((pg1 - pg0))" "$((hf1 - hf0))" "$p50" "$p99" "${errors:-0}" <<'PY'
+import sys
+rps, secs, hz, pg, hf = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+auths = rps * secs
+print(f"auths/s {rps:.0f}  p50 {sys.argv[6]}  p99 {sys.argv[7]}  non-2xx {sys.argv[8]}  "
+      f"CPU per auth: PostgreSQL {pg / hz / auths * 1000:.2f} ms, server {hf / hz / auths * 1000:.2f} ms")
+PY
