@@ -14,25 +14,8 @@ DURATION="${SECONDS_:-8}"
 CONNECTIONS="${CONNECTIONS:-32}"
 PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
 PORT=18190
-work=$(mktemp -d)
-db="holdfast_bench_cpu_$$"
-url="${PG_ADMIN%/*}/$db"
-server=""
-cleanup() {
-  [ -n "$server" ] && kill "$server" 2>/dev/null
-  psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-psql "$PG_ADMIN" -qc "CREATE DATABASE $db" >/dev/null
-key=$(HOLDFAST_DATABASE_URL="$url" HOLDFAST_LOG=warn "$BIN" --json platforms create \
-      --name Bench --owner-email bench@example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["value"])')
-HOLDFAST_DATABASE_URL="$url" HOLDFAST_BIND="127.0.0.1:$PORT" HOLDFAST_LOG=warn \
-  HOLDFAST_BOOTSTRAP_DEMO=false HOLDFAST_VAULT_KEY_FILE="$work/vault.key" "$BIN" serve >"$work/serve.log" 2>&1 &
-server=$!
-for _ in $(seq 1 50); do curl -sf "127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
-merchant=$(curl -sf "127.0.0.1:$PORT/v1/merchants" -H "x-api-key: $key" -d '{"name": "Bench shop"}' \
-           | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 # Clock ticks (utime + stime) of every process whose command line matches $1.
 ticks() {
