@@ -1641,5 +1641,6 @@ conformance!(
     stale_pending_rows_are_found_and_completed_once,
     payment_setup_reads_the_merchant_its_plan_and_connections,
     completion_writes_event_fan_out_and_reply_or_nothing,
+    a_failed_refund_releases_its_reservation,
     ping_answers,
 );

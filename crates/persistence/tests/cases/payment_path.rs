@@ -331,3 +331,92 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         .unwrap();
     assert_eq!(queued.len(), 2, "only the auth's notifications");
 }
+
+/// A refund that fails gives its reserved amount back to the original, and only then.
+pub async fn a_failed_refund_releases_its_reservation(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let m = merchant(&p, "Shop");
+    stores
+        .merchants
+        .insert_merchant_with_event(&m, &event_id())
+        .await
+        .unwrap();
+    let plan = stores
+        .payments
+        .default_plan(&p.platform_id, p.mode)
+        .await
+        .unwrap()
+        .unwrap();
+    let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
+    stores
+        .payments
+        .insert_pending_transaction(&sale)
+        .await
+        .unwrap();
+    let mut refund = txn(&m, &plan, TxnType::Refund, TxnState::Pending, 400);
+    refund.parent_id = Some(sale.id.clone());
+    let reserved = stores
+        .payments
+        .reserve_with_pending(
+            &p.platform_id,
+            p.mode,
+            &sale.id,
+            Reservation::Refund { amount: 400 },
+            &refund,
+        )
+        .await
+        .unwrap();
+    assert!(reserved);
+    assert_eq!(
+        refunded(&stores, &p, &sale.id).await,
+        (TxnState::Settled, 400)
+    );
+    refund.state = TxnState::Declined;
+    stores
+        .payments
+        .complete_transaction_with_event(
+            &refund,
+            Some((
+                sale.id.clone(),
+                OriginalOutcome::RefundReleased { amount: 400 },
+            )),
+            &event_for(&refund),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        refunded(&stores, &p, &sale.id).await,
+        (TxnState::Settled, 0)
+    );
+    // Completed once: a second completion releases nothing more.
+    let again = stores
+        .payments
+        .complete_transaction_with_event(
+            &refund,
+            Some((
+                sale.id.clone(),
+                OriginalOutcome::RefundReleased { amount: 400 },
+            )),
+            &event_for(&refund),
+            None,
+        )
+        .await;
+    assert!(matches!(again, Err(StoreError::NotFound)), "{again:?}");
+    assert_eq!(
+        refunded(&stores, &p, &sale.id).await,
+        (TxnState::Settled, 0)
+    );
+}
+
+async fn refunded(stores: &Stores, p: &Principal, id: &TxnId) -> (TxnState, i64) {
+    let row = stores
+        .payments
+        .get_transaction(&p.platform_id, p.mode, id)
+        .await
+        .unwrap()
+        .unwrap();
+    (row.state, row.refunded_amount)
+}
