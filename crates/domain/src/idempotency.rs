@@ -38,6 +38,19 @@ impl IdempotencyKey {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The key as stored for `who`. Private keys of a platform and mode share one space (a
+    /// server retrying through a rotated key still finds its request); each public key has a
+    /// space of its own, because a public key lives in web pages: whoever copies it must be able
+    /// neither to block a server's `order-1001` nor to learn that it was used. A client's key
+    /// never holds a space, so the prefix cannot be forged from either side.
+    #[must_use]
+    pub fn scoped_to(self, who: &crate::auth::Principal) -> Self {
+        match who.key_type {
+            crate::mode::KeyType::Private => self,
+            crate::mode::KeyType::Public => Self(format!("{} {}", who.key_id, self.0)),
+        }
+    }
 }
 
 /// What makes two requests "the same" (method, path and body), as an HMAC-SHA256 under a
@@ -96,16 +109,15 @@ pub struct Recorder<'a> {
 }
 
 impl Recorder<'_> {
-    /// The response to store with `txn`, or `None` when it must not be stored (a 5xx).
-    pub fn response_for(
-        &self,
-        txn: &crate::payment::transaction::Transaction,
-    ) -> Option<KeyedResponse> {
-        let response = (self.render)(txn);
-        storable(response.status).then(|| KeyedResponse {
+    /// The response to store with `txn`. A recorded transaction's answer is always stored, 502
+    /// and 504 included: the transaction exists with its final status (a timeout was reversed and
+    /// recorded), so a retry must see that answer, not make a second payment at a processor that
+    /// may have approved the first.
+    pub fn response_for(&self, txn: &crate::payment::transaction::Transaction) -> KeyedResponse {
+        KeyedResponse {
             key: self.key.clone(),
-            response,
-        })
+            response: (self.render)(txn),
+        }
     }
 }
 
@@ -244,6 +256,30 @@ mod tests {
         ] {
             assert_eq!(storable(status), ok, "{status}");
         }
+    }
+
+    #[test]
+    fn a_public_key_has_a_key_space_of_its_own() {
+        use crate::auth::Principal;
+        use crate::ids::{KeyId, PlatformId, UserId};
+        use crate::mode::{KeyType, Mode};
+        let who = |key_type, key: &str| Principal {
+            platform_id: PlatformId::from_suffix("1"),
+            mode: Mode::Test,
+            key_type,
+            key_id: KeyId::from_suffix(key),
+            user_id: UserId::from_suffix("1"),
+        };
+        let key = || IdempotencyKey::parse("order-1001").unwrap();
+        let private_a = key().scoped_to(&who(KeyType::Private, "a"));
+        let private_b = key().scoped_to(&who(KeyType::Private, "b"));
+        let public_a = key().scoped_to(&who(KeyType::Public, "c"));
+        let public_b = key().scoped_to(&who(KeyType::Public, "d"));
+        assert_eq!(private_a, private_b, "private keys share their space");
+        assert_ne!(public_a, private_a);
+        assert_ne!(public_a, public_b);
+        // No client key can spell a public key's stored form: it would need a space.
+        assert!(IdempotencyKey::parse(public_a.as_str()).is_err());
     }
 
     #[test]

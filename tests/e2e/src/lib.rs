@@ -7,7 +7,9 @@
 mod dump;
 mod http;
 mod process;
+pub mod raw;
 mod receiver;
+pub mod routes;
 mod smtp;
 
 pub use dump::contains;

@@ -8,76 +8,9 @@
 
 use holdfast::http::routes::catalogue;
 use holdfast_domain::auth::Access;
+use holdfast_e2e::routes::{ROUTES, live_plan, live_resource};
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::{Method, StatusCode};
-
-/// What `{id}` in a route stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Resource {
-    None,
-    Merchant,
-    Transaction,
-    Connection,
-    Plan,
-    Token,
-    Webhook,
-}
-
-const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
-    "payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
-
-/// Method, path, required key, a valid body, what `{id}` stands for, and the status a key of
-/// the other mode gets on a collection route.
-type Route = (
-    &'static str,
-    &'static str,
-    Access,
-    Option<&'static str>,
-    Resource,
-    u16,
-);
-
-/// Every authenticated route: method, path, required key, a valid body (`{merchant}` is a
-/// merchant of the live mode), what `{id}` stands for, and the status a key of the other mode
-/// gets on a collection route (where there is no resource to hide).
-#[rustfmt::skip]
-const ROUTES: &[Route] = &[
-    ("POST", "/v1/merchants", Access::Private, Some(r#"{"name": "Shop"}"#), Resource::None, 201),
-    ("GET", "/v1/merchants", Access::Private, None, Resource::None, 200),
-    ("GET", "/v1/merchants/{id}", Access::Private, None, Resource::Merchant, 0),
-    ("PATCH", "/v1/merchants/{id}", Access::Private, Some(r#"{"name": "Renamed"}"#), Resource::Merchant, 0),
-    ("DELETE", "/v1/merchants/{id}", Access::Private, None, Resource::Merchant, 0),
-    // A test key cannot pay for a live merchant: the merchant does not exist for it.
-    ("POST", "/v1/transactions", Access::Private, Some(AUTH_BODY), Resource::None, 400),
-    ("GET", "/v1/transactions", Access::Private, None, Resource::None, 200),
-    ("GET", "/v1/transactions/{id}", Access::Private, None, Resource::Transaction, 0),
-    ("POST", "/v1/processor-connections", Access::Private, Some(r#"{"name": "Backup", "kind": "sandbox"}"#), Resource::None, 201),
-    ("GET", "/v1/processor-connections", Access::Private, None, Resource::None, 200),
-    ("GET", "/v1/processor-connections/{id}", Access::Private, None, Resource::Connection, 0),
-    // A test key cannot route to a live connection: it does not exist for it.
-    ("POST", "/v1/plans", Access::Private, Some(r#"{"name": "Gold", "fee": {"basisPoints": 200, "fixed": 0}, "defaultConnectionId": "{connection}"}"#), Resource::None, 400),
-    ("GET", "/v1/plans", Access::Private, None, Resource::None, 200),
-    ("GET", "/v1/plans/{id}", Access::Private, None, Resource::Plan, 0),
-    // A BIN table has no mode: both modes read the same answer.
-    ("GET", "/v1/bins/{bin}", Access::Private, None, Resource::None, 200),
-    // Public keys may tokenize (spec 5.3); a token is made in the key's own mode.
-    ("POST", "/v1/tokens", Access::PublicOrPrivate, Some(TOKEN_BODY), Resource::None, 201),
-    ("GET", "/v1/tokens/{id}", Access::Private, None, Resource::Token, 0),
-    ("POST", "/v1/webhooks", Access::Private, Some(WEBHOOK_BODY), Resource::None, 201),
-    ("GET", "/v1/webhooks", Access::Private, None, Resource::None, 200),
-    // The catalogue has no mode: both modes read the same list.
-    ("GET", "/v1/webhooks/event-types", Access::Private, None, Resource::None, 200),
-    ("GET", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
-    ("PATCH", "/v1/webhooks/{id}", Access::Private, Some(WEBHOOK_BODY), Resource::Webhook, 0),
-    ("DELETE", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
-    ("GET", "/v1/webhooks/{id}/deliveries", Access::Private, None, Resource::Webhook, 0),
-];
-
-const WEBHOOK_BODY: &str =
-    r#"{"endpointUrl": "https://example.com/hooks", "events": ["transaction.created"]}"#;
-
-const TOKEN_BODY: &str =
-    r#"{"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
 
 fn method(name: &str) -> Method {
     name.parse().unwrap()
@@ -232,68 +165,6 @@ async fn wrong_type_on_an_inactive_key_is_401_not_403(env: Env) {
         .get("/v1/merchants", &platform.public_key)
         .await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
-}
-
-/// A fresh live merchant, and the live resource `{id}` stands for.
-async fn live_resource(
-    api: &Api,
-    live_private: &str,
-    resource: Resource,
-    connection: &str,
-    plan: &str,
-) -> (String, String) {
-    let live = api
-        .post("/v1/merchants", live_private, r#"{"name": "Live shop"}"#)
-        .await;
-    assert_eq!(live.status, StatusCode::CREATED, "{}", live.text);
-    let merchant = live.body["id"].as_str().unwrap().to_owned();
-    let id = match resource {
-        Resource::None => String::new(),
-        Resource::Merchant => merchant.clone(),
-        Resource::Connection => connection.to_owned(),
-        Resource::Plan => plan.to_owned(),
-        Resource::Token => {
-            let token = api.post("/v1/tokens", live_private, TOKEN_BODY).await;
-            assert_eq!(token.status, StatusCode::CREATED, "{}", token.text);
-            token.body["id"].as_str().unwrap().to_owned()
-        }
-        Resource::Webhook => {
-            let hook = api.post("/v1/webhooks", live_private, WEBHOOK_BODY).await;
-            assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
-            hook.body["id"].as_str().unwrap().to_owned()
-        }
-        Resource::Transaction => {
-            let body = AUTH_BODY.replace("{merchant}", &merchant);
-            let auth = api.post("/v1/transactions", live_private, &body).await;
-            assert_eq!(auth.status, StatusCode::CREATED, "{}", auth.text);
-            auth.body["id"].as_str().unwrap().to_owned()
-        }
-    };
-    (merchant, id)
-}
-
-/// Live mode starts empty: gives it a connection and a default plan, through the API.
-async fn live_plan(api: &Api, live_private: &str) -> (String, String) {
-    let connection = api
-        .post(
-            "/v1/processor-connections",
-            live_private,
-            r#"{"name": "Live sandbox", "kind": "sandbox"}"#,
-        )
-        .await;
-    assert_eq!(
-        connection.status,
-        StatusCode::CREATED,
-        "{}",
-        connection.text
-    );
-    let connection = connection.body["id"].as_str().unwrap().to_owned();
-    let plan_body = format!(
-        r#"{{"name": "Live plan", "fee": {{"basisPoints": 250, "fixed": 25}}, "defaultConnectionId": "{connection}", "default": true}}"#
-    );
-    let plan = api.post("/v1/plans", live_private, &plan_body).await;
-    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
-    (connection, plan.body["id"].as_str().unwrap().to_owned())
 }
 
 /// Every way of not being authenticated gets 401 with one identical body: no oracle.

@@ -42,6 +42,10 @@ pub enum ApiError {
     },
     #[error("internal error: {0}")]
     Internal(String),
+    /// A refusal made below our handlers (actix's body limit, an unknown method…), in the
+    /// envelope like every other.
+    #[error("refused with {0}")]
+    Status(StatusCode),
 }
 
 impl ApiError {
@@ -127,8 +131,51 @@ impl ApiError {
                 "Something went wrong on our side. Quote the requestId when you contact us.".into(),
                 None,
             ),
+            Self::Status(status) => status_parts(*status),
         }
     }
+}
+
+/// Our words for a status that a lower layer chose.
+fn status_parts(status: StatusCode) -> (&'static str, &'static str, String, Option<&'static str>) {
+    let (kind, code, message) = match status.as_u16() {
+        404 => (
+            "invalid_request_error",
+            "route_not_found",
+            "No such route. See docs/api.md for the endpoints.",
+        ),
+        405 => (
+            "invalid_request_error",
+            "method_not_allowed",
+            "This route does not accept that HTTP method.",
+        ),
+        413 => (
+            "invalid_request_error",
+            "payload_too_large",
+            "The request body is too large.",
+        ),
+        415 => (
+            "invalid_request_error",
+            "unsupported_media_type",
+            "Send the body as application/json.",
+        ),
+        429 => (
+            "rate_limit_error",
+            "rate_limited",
+            "Too many requests; retry after the time in Retry-After.",
+        ),
+        400..=499 => (
+            "invalid_request_error",
+            "bad_request",
+            "The request could not be read.",
+        ),
+        _ => (
+            "api_error",
+            "internal_error",
+            "Something went wrong on our side. Quote the requestId when you contact us.",
+        ),
+    };
+    (kind, code, message.to_owned(), None)
 }
 
 impl ResponseError for ApiError {
@@ -141,7 +188,7 @@ impl ResponseError for ApiError {
             Self::Invalid { .. } => StatusCode::BAD_REQUEST,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Conflict { .. } => StatusCode::CONFLICT,
-            Self::PaymentNotApproved { status, .. } => *status,
+            Self::PaymentNotApproved { status, .. } | Self::Status(status) => *status,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -12,6 +12,7 @@ use holdfast_domain::page::PageRequest;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
+use super::json_errors;
 
 /// Largest JSON body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -28,14 +29,19 @@ impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let body = web::Bytes::from_request(req, payload);
         Box::pin(async move {
-            let bytes = body.await.map_err(|e| match e.as_error::<PayloadError>() {
-                Some(PayloadError::Overflow) => ApiError::PayloadTooLarge {
-                    limit: MAX_BODY_BYTES,
-                },
-                _ => ApiError::invalid("body", "the request body could not be read"),
-            })?;
+            let bytes = body.await.map_err(|e| unreadable_body(&e))?;
             parse_json(&bytes).map(ApiJson)
         })
+    }
+}
+
+/// Why a body could not be read, in the envelope.
+pub fn unreadable_body(err: &actix_web::Error) -> ApiError {
+    match err.as_error::<PayloadError>() {
+        Some(PayloadError::Overflow) => ApiError::PayloadTooLarge {
+            limit: MAX_BODY_BYTES,
+        },
+        _ => ApiError::invalid("body", "the request body could not be read"),
     }
 }
 
@@ -43,60 +49,44 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::invalid("body", "a JSON object is required"));
     }
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|err| {
-        let path = err.path().to_string();
-        let inner = err.into_inner();
-        if inner.is_syntax() || inner.is_eof() {
-            return ApiError::invalid(
-                "body",
-                format!("malformed JSON: {}", strip_position(&inner)),
-            );
-        }
-        let message = strip_position(&inner);
-        // serde names a missing or unknown field in back-quotes, relative to the path.
-        let field = message.split('`').nth(1).filter(|_| {
-            message.starts_with("missing field") || message.starts_with("unknown field")
-        });
-        let param = match (path.as_str(), field) {
-            (".", Some(f)) => f.to_owned(),
-            (p, Some(f)) if !p.ends_with(f) => format!("{p}.{f}"),
-            (".", None) => "body".to_owned(),
-            (p, _) => p.to_owned(),
-        };
-        let message = match message.split_once(", expected one of") {
-            Some((head, _)) => head.to_owned(),
-            None => message,
-        };
-        // Never echo a rejected value: under `payment` it could be a card number.
-        let message = if message.starts_with("invalid type") || message.starts_with("invalid value")
-        {
-            redact_values(&message)
-        } else {
-            message
-        };
-        ApiError::invalid(param, message)
-    })
-}
-
-/// Drops every back-quoted value from a serde message.
-fn redact_values(message: &str) -> String {
-    message
-        .split('`')
-        .enumerate()
-        .filter(|(i, _)| i % 2 == 0)
-        .map(|(_, part)| part)
-        .collect::<String>()
-        .replace("  ", " ")
-        .replace(" ,", ",")
-}
-
-fn strip_position(err: &serde_json::Error) -> String {
-    let text = err.to_string();
-    match text.rfind(" at line ") {
-        Some(i) => text[..i].to_owned(),
-        None => text,
+    // JSON may spell NUL as an escape; no text we keep may hold one (PostgreSQL refuses it).
+    if has_escaped_nul(bytes) {
+        return Err(ApiError::invalid(
+            "body",
+            "strings must not contain the NUL character",
+        ));
     }
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(|err| {
+        let (param, message) = json_errors::describe(&err);
+        ApiError::invalid(param, message)
+    })?;
+    de.end().map_err(|_| {
+        ApiError::invalid(
+            "body",
+            "is not valid JSON: there is more after the JSON value",
+        )
+    })?;
+    Ok(value)
+}
+
+/// Whether a JSON text holds `\u0000`. A backslash only occurs inside strings, where it always
+/// starts an escape, so stepping over each escape finds exactly the escaped NULs.
+fn has_escaped_nul(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            if bytes.get(i + 1) == Some(&b'u')
+                && bytes.get(i + 2..i + 6).is_some_and(|hex| hex == b"0000")
+            {
+                return true;
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    false
 }
 
 /// `limit` and `startingAfter` of a list endpoint; other query parameters are refused.
@@ -125,7 +115,7 @@ pub fn page_request_with(
                 limit = Some(n);
             }
             "startingAfter" => {
-                if !value.starts_with(cursor_prefix) {
+                if !is_id(&value, cursor_prefix) {
                     return Err(ApiError::invalid(
                         "startingAfter",
                         format!("must be an id starting with {cursor_prefix}"),
@@ -136,12 +126,22 @@ pub fn page_request_with(
             other if filters.contains(&other) => {
                 found.insert(name, value);
             }
-            other => {
+            other if json_errors::plain_name(other) => {
                 return Err(ApiError::invalid(other, "unknown query parameter"));
+            }
+            _ => {
+                return Err(ApiError::invalid("query", "has an unknown parameter"));
             }
         }
     }
     Ok((PageRequest::new(limit, starting_after)?, found))
+}
+
+/// The shape of every id we issue: its prefix, then 1 to 64 ASCII letters or digits.
+fn is_id(value: &str, prefix: &str) -> bool {
+    value.strip_prefix(prefix).is_some_and(|rest| {
+        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
 }
 
 /// The authenticated caller, put in place by the route's authentication middleware.
@@ -210,6 +210,7 @@ mod tests {
             ("", "body"),
             ("{", "body"),
             ("[]", "body"),
+            (r#"{"name": "a"} {"name": "b"}"#, "body"),
             ("{}", "name"),
             (r#"{"name": 5}"#, "name"),
             (r#"{"name": "a", "nmae": "b"}"#, "nmae"),

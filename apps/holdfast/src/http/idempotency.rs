@@ -43,13 +43,16 @@ pub async fn guard(
     // A header that is not visible ASCII fails the same rule as a malformed key.
     let parsed = IdempotencyKey::parse(raw.to_str().unwrap_or("\u{7f}"));
     let key = match parsed {
-        Ok(key) => key,
+        Ok(key) => key.scoped_to(who),
         Err(invalid) => return Ok(req.into_response(ApiError::from(invalid).error_response())),
     };
     // The body is read once here for the fingerprint, then handed back to the handler.
     let body = match req.extract::<web::Bytes>().await {
         Ok(body) => body,
-        Err(err) => return Ok(req.into_response(err.error_response())),
+        Err(err) => {
+            let refusal = super::extract::unreadable_body(&err);
+            return Ok(req.into_response(refusal.error_response()));
+        }
     };
     let print = fingerprint(
         &state.fingerprint_secret,
@@ -86,18 +89,18 @@ pub async fn guard(
     }
     let response = next.call(req).await?;
     let status = response.status();
-    if !storable(status.as_u16()) {
-        // A transient failure: forget the key so the client's retry runs.
-        if let Err(e) = store.release(&who.platform_id, who.mode, &key).await {
-            tracing::error!(error = %e, "could not release an idempotency key");
-        }
-        return Ok(response.map_into_boxed_body());
-    }
     if response
         .response()
         .extensions()
         .contains::<StoredWithChange>()
     {
+        return Ok(response.map_into_boxed_body());
+    }
+    if !storable(status.as_u16()) {
+        // A transient failure: forget the key so the client's retry runs.
+        if let Err(e) = store.release(&who.platform_id, who.mode, &key).await {
+            tracing::error!(error = %e, "could not release an idempotency key");
+        }
         return Ok(response.map_into_boxed_body());
     }
     let (request, response) = response.into_parts();

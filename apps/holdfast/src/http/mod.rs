@@ -4,7 +4,9 @@ mod bins;
 mod error;
 mod extract;
 mod health;
+mod hygiene;
 mod idempotency;
+mod json_errors;
 mod merchants;
 mod plans;
 mod request_context;
@@ -67,6 +69,7 @@ pub fn app_with(
         .wrap(from_fn(move |req, next| {
             routes::gate(catalogue.clone(), req, next)
         }))
+        .wrap(from_fn(hygiene::middleware))
         .wrap(from_fn(request_context::middleware))
 }
 

@@ -248,10 +248,11 @@ async fn create_plan(
     .await?;
     let mut brand_routes = Vec::new();
     for (brand, connection) in &body.brand_routes {
-        let field = format!("brandRoutes.{brand}");
+        // The key is the client's; it is repeated only once it is known to be a brand of ours.
         let parsed = brand
             .parse::<CardBrand>()
-            .map_err(|_| ApiError::invalid(field.clone(), "unknown card brand"))?;
+            .map_err(|_| ApiError::invalid("brandRoutes", "has a key that is not a card brand"))?;
+        let field = format!("brandRoutes.{}", parsed.as_str());
         brand_routes.push((
             parsed,
             own_connection(&state, &who, field, connection).await?,

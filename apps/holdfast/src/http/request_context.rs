@@ -1,12 +1,19 @@
 //! Every request gets an id (`req_…`), echoed in `x-request-id`, carried by every error body and
 //! every log line of the request, and one access-log line when it ends. The access log names the
-//! path only: query strings can carry a public key (hosted scripts) and are never logged.
+//! route's template (`/v1/merchants/{id}`), never the path or the query: both are the client's,
+//! and could carry a public key (hosted scripts) or anything pasted into an id.
+//!
+//! It also gives every response the headers a payments API owes its clients: `nosniff`
+//! everywhere, `no-store` on `/v1` (bodies carry key values and signing secrets), and turns any
+//! refusal a lower layer rendered as plain text (actix's 413, 404, 405…) into the JSON envelope.
 
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::{
+    CACHE_CONTROL, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, X_CONTENT_TYPE_OPTIONS,
+};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpResponse, ResponseError};
 
@@ -28,27 +35,53 @@ pub async fn middleware(
     let id = format!("req_{}", ulid::Ulid::new());
     let started = Instant::now();
     let method = req.method().clone();
-    let path = req.path().to_owned();
     let outcome = REQUEST_ID.scope(id.clone(), next.call(req)).await;
     let mut response = match outcome {
-        Ok(response) => response,
+        Ok(response) => response.map_into_boxed_body(),
         // Handlers and the authentication layer render their errors inside the scope; anything
         // else is rendered by actix later, outside it, so the id travels with the error.
         Err(inner) => return Err(WithRequestId { id, inner }.into()),
     };
-    response.headers_mut().insert(
-        HEADER,
-        HeaderValue::from_str(&id).expect("request ids are ASCII"),
-    );
+    if needs_envelope(&response) {
+        let envelope = REQUEST_ID.sync_scope(id.clone(), || {
+            super::ApiError::Status(response.status()).error_response()
+        });
+        response = response.into_response(envelope);
+    }
+    let route = response.request().match_pattern();
+    stamp(response.headers_mut(), &id);
     tracing::info!(
         request_id = id,
         method = %method,
-        path,
+        route = route.as_deref().unwrap_or("-"),
         status = response.status().as_u16(),
         duration_ms = started.elapsed().as_secs_f64() * 1000.0,
         "request"
     );
     Ok(response)
+}
+
+/// The request id, and caching and sniffing rules for a body that may hold a secret; a route
+/// whose answer may be cached (a versioned script) says so itself.
+fn stamp(headers: &mut HeaderMap, id: &str) {
+    if let Ok(value) = HeaderValue::from_str(id) {
+        headers.insert(HEADER, value);
+    }
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if !headers.contains_key(CACHE_CONTROL) {
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+}
+
+/// A refusal whose body is not our JSON envelope.
+fn needs_envelope<B>(response: &ServiceResponse<B>) -> bool {
+    let status = response.status();
+    let json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    (status.is_client_error() || status.is_server_error()) && !json
 }
 
 /// An error that escaped the request's scope, still rendered with the request's id.
@@ -66,11 +99,18 @@ impl ResponseError for WithRequestId {
 
     fn error_response(&self) -> HttpResponse {
         let mut response = REQUEST_ID.sync_scope(self.id.clone(), || {
-            self.inner.as_response_error().error_response()
+            let rendered = self.inner.as_response_error().error_response();
+            let json = rendered
+                .headers()
+                .get(CONTENT_TYPE)
+                .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+            if json {
+                rendered
+            } else {
+                super::ApiError::Status(rendered.status()).error_response()
+            }
         });
-        if let Ok(value) = HeaderValue::from_str(&self.id) {
-            response.headers_mut().insert(HEADER, value);
-        }
+        stamp(response.headers_mut(), &self.id);
         response
     }
 }

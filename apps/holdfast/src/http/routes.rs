@@ -119,7 +119,8 @@ pub async fn gate(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
-    let path = req.path();
+    // The path the router will route, never the raw one: `/%761/…` is `/v1/…` to it.
+    let path = super::hygiene::routed_path(&req);
     let under_api = path == API_PREFIX || path.starts_with("/v1/");
     if !under_api {
         return next

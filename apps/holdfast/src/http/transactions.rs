@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use actix_web::http::header::ContentType;
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
-use holdfast_domain::auth::Access;
+use holdfast_domain::auth::{Access, Principal};
 use holdfast_domain::idempotency::{Recorder, StoredResponse};
 use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
 use holdfast_domain::payment::amount::Amount;
@@ -155,11 +155,56 @@ async fn create(
     req: HttpRequest,
     ApiJson(body): ApiJson<CreateTransaction>,
 ) -> Result<HttpResponse, ApiError> {
-    // Under a claimed key, the response is stored with the transaction (see `Recorder`).
     let claimed = req.extensions().get::<Claimed>().cloned();
+    let stored_with_change = claimed.is_some();
+    // A payment runs on a task of its own, to its end (the processor's answer or its timeout and
+    // reversal, the completion, the stored response): a client that hangs up drops this handler,
+    // and dropping the payment with it would leave it pending, its key "still running".
+    let task = tokio::spawn(run(state, who, claimed, body));
+    let StoredResponse { status, body } = task
+        .await
+        .map_err(|e| ApiError::Internal(format!("payment task: {e}")))??;
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = HttpResponse::build(status)
+        .content_type(ContentType::json())
+        .body(body);
+    if stored_with_change {
+        response.extensions_mut().insert(StoredWithChange);
+    }
+    Ok(response)
+}
+
+/// The payment itself: the transaction and its answer, rendered once.
+async fn run(
+    state: web::Data<AppState>,
+    who: Principal,
+    claimed: Option<Claimed>,
+    body: CreateTransaction,
+) -> Result<StoredResponse, ApiError> {
+    let outcome = pay(&state, &who, claimed.as_ref(), body).await;
+    if let (Err(ApiError::Internal(_)), Some(Claimed(key))) = (&outcome, &claimed) {
+        // Nobody may be left to release the key (the client hung up): a failure stays retryable.
+        if let Err(e) = state
+            .idempotency
+            .release(&who.platform_id, who.mode, key)
+            .await
+        {
+            tracing::error!(error = %e, "could not release an idempotency key");
+        }
+    }
+    outcome
+}
+
+async fn pay(
+    state: &AppState,
+    who: &Principal,
+    claimed: Option<&Claimed>,
+    body: CreateTransaction,
+) -> Result<StoredResponse, ApiError> {
+    // Under a claimed key, the response is stored with the transaction (see `Recorder`).
     let rendered = OnceLock::new();
     let remember = |txn: &Transaction| rendered.get_or_init(|| render(txn)).clone();
-    let recorder = claimed.as_ref().map(|Claimed(key)| Recorder {
+    let recorder = claimed.map(|Claimed(key)| Recorder {
         key,
         render: &remember,
     });
@@ -178,7 +223,7 @@ async fn create(
             state
                 .payments
                 .pay(
-                    &who,
+                    who,
                     NewPayment {
                         merchant_id,
                         kind,
@@ -207,19 +252,11 @@ async fn create(
             };
             state
                 .payments
-                .follow_up(&who, &original, follow_up, recorder.as_ref())
+                .follow_up(who, &original, follow_up, recorder.as_ref())
                 .await?
         }
     };
-    let StoredResponse { status, body } = rendered.into_inner().unwrap_or_else(|| render(&txn));
-    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = HttpResponse::build(status)
-        .content_type(ContentType::json())
-        .body(body);
-    if claimed.is_some() {
-        response.extensions_mut().insert(StoredWithChange);
-    }
-    Ok(response)
+    Ok(rendered.into_inner().unwrap_or_else(|| render(&txn)))
 }
 
 /// The answer to a recorded transaction: the status code follows the outcome, and every

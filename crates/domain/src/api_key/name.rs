@@ -5,9 +5,10 @@ use crate::text::bounded_text;
 
 /// A key's display name: 3 to 25 characters (spec 2.1, 8).
 ///
-/// Characters are counted as Unicode scalar values, so "Clé" is three characters, not four bytes.
-/// Leading and trailing whitespace is removed before counting and is not stored: "  ab  " is a
-/// two-character name and is refused. Control characters (newlines, tabs, …) are refused anywhere.
+/// Characters are counted as a reader sees them (extended grapheme clusters, after NFC), so
+/// "Clé" is three characters, not four bytes, and 👩‍💻 is one. Leading and trailing whitespace
+/// is removed before counting and is not stored: "  ab  " is a two-character name and is
+/// refused. Control and invisible format characters are refused anywhere (see `text`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyName(String);
 
@@ -35,16 +36,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn length_bounds_in_unicode_scalar_values() {
+    fn length_bounds_in_user_perceived_characters() {
         let cases: [(&str, bool); 12] = [
             ("ab", false),
             ("abc", true),
             (&"a".repeat(25), true),
             (&"a".repeat(26), false),
             ("", false),
-            // Multi-byte: three scalar values but six bytes.
+            // Multi-byte: three characters but six bytes.
             ("éàü", true),
-            // Two scalar values even though four bytes each.
+            // Two characters even though four bytes each.
             ("😀😀", false),
             ("😀😀😀", true),
             (&"é".repeat(25), true),

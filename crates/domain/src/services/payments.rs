@@ -225,7 +225,7 @@ where
             ..pending
         };
         self.settle(&mut txn, &plan, result, used, &request).await;
-        let reply = recorder.and_then(|r| r.response_for(&txn));
+        let reply = recorder.map(|r| r.response_for(&txn));
         self.complete(&txn, None, reply).await?;
         Ok(txn)
     }
@@ -334,7 +334,7 @@ where
             (FollowUp::Refund(_), true) => OriginalOutcome::RefundKept,
             (FollowUp::Refund(_), false) => OriginalOutcome::RefundReleased { amount },
         };
-        let reply = recorder.and_then(|r| r.response_for(&txn));
+        let reply = recorder.map(|r| r.response_for(&txn));
         self.complete(&txn, Some((original.id, outcome)), reply)
             .await?;
         Ok(txn)
@@ -728,10 +728,10 @@ mod tests {
         assert_eq!(completed.lock().unwrap().len(), 1);
     }
 
-    /// A response the renderer gives is written with the transaction, unless it is a 5xx (a
-    /// transient failure a retry may run again).
+    /// The response the renderer gives is written with the transaction, whatever its status: a
+    /// processor failure is a recorded, final transaction too, and a retry must replay it.
     #[tokio::test]
-    async fn the_rendered_response_is_stored_with_the_transaction_unless_5xx() {
+    async fn the_rendered_response_is_stored_with_the_transaction_whatever_its_status() {
         use crate::idempotency::{IdempotencyKey, StoredResponse};
         let key = IdempotencyKey::parse("pay-1").unwrap();
         for (reply, stored) in [
@@ -744,7 +744,7 @@ mod tests {
                 }),
                 Some(402),
             ),
-            (Err(ProcessorError::Unavailable("down".into())), None),
+            (Err(ProcessorError::Unavailable("down".into())), Some(502)),
         ] {
             let (store, completed) = store();
             let mut processor = MockProcessor::new();
@@ -773,7 +773,7 @@ mod tests {
                 "{:?}",
                 txn.authorization.status
             );
-            assert!(written.is_none_or(|r| r.response.body == txn.id.to_string()));
+            assert!(written.is_some_and(|r| r.response.body == txn.id.to_string()));
         }
     }
 

@@ -72,7 +72,7 @@ impl EventType {
         raw.parse().map_err(|()| {
             Invalid::new(
                 field,
-                format!("unknown event type {raw:?}; see GET /v1/webhooks/event-types"),
+                "is not an event type; see GET /v1/webhooks/event-types",
             )
         })
     }

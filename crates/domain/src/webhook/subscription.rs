@@ -139,7 +139,7 @@ impl CustomHeader {
         if Self::RESERVED.contains(&lower.as_str()) || lower.starts_with("proxy-") {
             return Err(Invalid::new(
                 "customHeader.name",
-                format!("{name} is set by Holdfast and cannot be replaced"),
+                "names a header Holdfast sets itself; choose another name",
             ));
         }
         if value.is_empty()
