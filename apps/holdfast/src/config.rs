@@ -15,6 +15,9 @@
 //! | `HOLDFAST_VAULT_KEY_ID` | `k1` | the id stored with what that key seals |
 //! | `HOLDFAST_VAULT_PREVIOUS_KEYS` | none | `id:base64,…`: retired keys that still open old data |
 //! | `HOLDFAST_VAULT_KEY_FILE` | `./data/vault.key` | used (and created once) when no key is given |
+//! | `HOLDFAST_RATE_LIMIT_PRIVATE_PER_S` | `100` | requests per second per private key; `0` is off |
+//! | `HOLDFAST_RATE_LIMIT_PUBLIC_PER_S` | `20` | requests per second per public key; `0` is off |
+//! | `HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN` | `60` | failed authentications per minute per address |
 //! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
 //! | `HOLDFAST_LOG_FORMAT` | `json` | `json` or `pretty` |
 
@@ -73,6 +76,33 @@ pub struct ServeArgs {
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "HOLDFAST_HTTP_WORKERS")]
     pub http_workers: Option<usize>,
+
+    /// Requests per second per private key (token bucket, per replica); 0 turns it off.
+    #[arg(long, env = "HOLDFAST_RATE_LIMIT_PRIVATE_PER_S", default_value_t = 100)]
+    pub rate_limit_private_per_s: u32,
+
+    /// Requests per second per public key (token bucket, per replica); 0 turns it off.
+    #[arg(long, env = "HOLDFAST_RATE_LIMIT_PUBLIC_PER_S", default_value_t = 20)]
+    pub rate_limit_public_per_s: u32,
+
+    /// Failed authentications per minute per client address before it is refused with 429
+    /// (key guessing); 0 turns it off.
+    #[arg(
+        long,
+        env = "HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN",
+        default_value_t = 60
+    )]
+    pub rate_limit_failed_auth_per_min: u32,
+}
+
+impl ServeArgs {
+    pub fn rate_limits(&self) -> crate::http::rate_limit::RateSettings {
+        crate::http::rate_limit::RateSettings {
+            private_per_s: std::num::NonZeroU32::new(self.rate_limit_private_per_s),
+            public_per_s: std::num::NonZeroU32::new(self.rate_limit_public_per_s),
+            failed_auth_per_min: std::num::NonZeroU32::new(self.rate_limit_failed_auth_per_min),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

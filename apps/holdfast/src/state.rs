@@ -15,6 +15,7 @@ use holdfast_processors::{BinTable, Processors};
 use holdfast_vault::{AesGcmVault, VaultKey};
 
 use crate::config::PaymentArgs;
+use crate::http::rate_limit::RateLimits;
 
 use crate::system::{RandomIds, SystemClock};
 
@@ -67,6 +68,8 @@ pub struct AppState {
     pub fingerprint_secret: [u8; 32],
     pub clock: DynClock,
     pub ids: DynIds,
+    /// Per-key and per-address request budgets of this replica (off unless `serve` sets them).
+    pub rate_limits: Arc<RateLimits>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -160,6 +163,13 @@ impl AppState {
             clock,
             ids,
             database,
+            rate_limits: Arc::new(RateLimits::off()),
         }
+    }
+
+    #[must_use]
+    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
+        self.rate_limits = Arc::new(limits);
+        self
     }
 }

@@ -76,6 +76,10 @@ impl Server {
                 "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=",
             )
             .env("HOLDFAST_HTTP_WORKERS", "2")
+            // Tests send bursts a client would not; the rate-limit tests turn limits back on.
+            .env("HOLDFAST_RATE_LIMIT_PRIVATE_PER_S", "0")
+            .env("HOLDFAST_RATE_LIMIT_PUBLIC_PER_S", "0")
+            .env("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "0")
             // Emails go to a scratch folder unless a test names an SMTP server.
             .env(
                 "HOLDFAST_MAIL_DIR",

@@ -8,7 +8,7 @@
 
 use holdfast::http::routes::catalogue;
 use holdfast_domain::auth::Access;
-use holdfast_e2e::routes::{ROUTES, live_plan, live_resource};
+use holdfast_e2e::routes::{ROUTES, TOKEN_BODY, live_plan, live_resource};
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::{Method, StatusCode};
 
@@ -217,7 +217,91 @@ async fn collections_are_per_mode(api: &Api, test_key: &str, live_key: &str, oth
     );
 }
 
+/// Over a key's rate: 429 in the envelope with `Retry-After`, for that key only; an address
+/// that keeps failing authentication is refused before its key is looked up, a right key too.
+async fn rate_limits_per_key_and_per_failing_address(env: Env) {
+    let platform = env.create_platform("Acme");
+    let (_, second_private) = env.create_key(&platform.id, "private", "test");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_RATE_LIMIT_PRIVATE_PER_S", "5"),
+        ("HOLDFAST_RATE_LIMIT_PUBLIC_PER_S", "2"),
+        ("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3"),
+    ]);
+    let api = Api::new(&server);
+    // Each burst is sent at once, so the bucket has no time to refill.
+    let burst = |key: String, path: &'static str, n: usize| {
+        let api = api.clone();
+        async move {
+            let sent: Vec<_> = (0..n)
+                .map(|_| {
+                    let (api, key) = (api.clone(), key.clone());
+                    tokio::spawn(async move { api.get(path, &key).await })
+                })
+                .collect();
+            let mut statuses = Vec::new();
+            for reply in sent {
+                let reply = reply.await.unwrap();
+                if reply.status == StatusCode::TOO_MANY_REQUESTS {
+                    assert_eq!(
+                        reply.body["error"]["type"], "rate_limit_error",
+                        "{}",
+                        reply.text
+                    );
+                    let retry: u64 = reply.headers["retry-after"]
+                        .to_str()
+                        .unwrap()
+                        .parse()
+                        .unwrap();
+                    assert!((1..=60).contains(&retry), "{retry}");
+                }
+                statuses.push(reply.status.as_u16());
+            }
+            statuses
+        }
+    };
+    let private = burst(platform.private_key.clone(), "/v1/merchants", 12).await;
+    let admitted = private.iter().filter(|s| **s == 200).count();
+    assert!((5..=8).contains(&admitted), "{private:?}");
+    assert!(private.contains(&429), "{private:?}");
+    // Another key of the same platform has a bucket of its own.
+    assert_eq!(
+        api.get("/v1/merchants", &second_private).await.status,
+        StatusCode::OK
+    );
+    // A public key's rate is its own, and lower.
+    let tokens: Vec<_> = (0..8)
+        .map(|_| {
+            let (api, key) = (api.clone(), platform.public_key.clone());
+            tokio::spawn(async move { api.post("/v1/tokens", &key, TOKEN_BODY).await.status })
+        })
+        .collect();
+    let mut public = Vec::new();
+    for reply in tokens {
+        public.push(reply.await.unwrap().as_u16());
+    }
+    let admitted = public.iter().filter(|s| **s == 201).count();
+    assert!((2..=4).contains(&admitted), "{public:?}");
+    assert!(public.contains(&429), "{public:?}");
+
+    // Key guessing from one address: three failures, then 429, even for a right key.
+    let unknown = "priv_test_ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned();
+    let mut guesses = Vec::new();
+    for _ in 0..5 {
+        guesses.push(api.get("/v1/merchants", &unknown).await.status.as_u16());
+    }
+    assert_eq!(guesses, [401, 401, 401, 429, 429]);
+    let right = api.get("/v1/merchants", &second_private).await;
+    assert_eq!(
+        right.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        right.text
+    );
+}
+
 on_both_backends!(
     refusals_on_every_route,
+    rate_limits_per_key_and_per_failing_address,
     wrong_type_on_an_inactive_key_is_401_not_403
 );

@@ -7,6 +7,7 @@ use holdfast_domain::user::Email;
 use holdfast_persistence::Database;
 
 use crate::config::{DatabaseArgs, PaymentArgs, ServeArgs, VaultArgs};
+use crate::http::rate_limit::RateLimits;
 use crate::output;
 use crate::state::AppState;
 use crate::webhook_config::WebhookArgs;
@@ -31,7 +32,8 @@ pub async fn run(
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let state = AppState::with_payments(db, bins, vault, payments);
+    let state = AppState::with_payments(db, bins, vault, payments)
+        .with_rate_limits(RateLimits::new(args.rate_limits()));
     if args.bootstrap_demo {
         let demo = state
             .platforms

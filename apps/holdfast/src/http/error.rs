@@ -4,6 +4,7 @@
 //! 500s are opaque to the client; their cause goes to the log under the same request id.
 
 use actix_web::http::StatusCode;
+use actix_web::http::header::RETRY_AFTER;
 use actix_web::{HttpResponse, ResponseError};
 use holdfast_domain::auth::{Access, AuthError};
 use holdfast_domain::payment::lifecycle::Refused;
@@ -42,6 +43,9 @@ pub enum ApiError {
     },
     #[error("internal error: {0}")]
     Internal(String),
+    /// Over a rate limit; retry after the duration (sent as `Retry-After`, whole seconds).
+    #[error("rate limited")]
+    RateLimited { retry_after: std::time::Duration },
     /// A refusal made below our handlers (actix's body limit, an unknown method…), in the
     /// envelope like every other.
     #[error("refused with {0}")]
@@ -132,6 +136,7 @@ impl ApiError {
                 None,
             ),
             Self::Status(status) => status_parts(*status),
+            Self::RateLimited { .. } => status_parts(StatusCode::TOO_MANY_REQUESTS),
         }
     }
 }
@@ -190,6 +195,7 @@ impl ResponseError for ApiError {
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::PaymentNotApproved { status, .. } | Self::Status(status) => *status,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 
@@ -198,7 +204,12 @@ impl ResponseError for ApiError {
             let request_id = request_context::current_id();
             tracing::error!(request_id, cause, "request failed");
         }
-        HttpResponse::build(self.status_code()).json(self.body())
+        let mut response = HttpResponse::build(self.status_code());
+        if let Self::RateLimited { retry_after } = self {
+            let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+            response.insert_header((RETRY_AFTER, seconds.max(1)));
+        }
+        response.json(self.body())
     }
 }
 

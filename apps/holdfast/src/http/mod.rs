@@ -9,6 +9,7 @@ mod idempotency;
 mod json_errors;
 mod merchants;
 mod plans;
+pub mod rate_limit;
 mod request_context;
 pub mod routes;
 mod tokens;

@@ -13,7 +13,8 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, ResponseError, Route, web};
-use holdfast_domain::auth::Access;
+use holdfast_domain::auth::{Access, AuthError};
+use holdfast_domain::services::AuthenticateError;
 
 use super::error::ApiError;
 use crate::state::AppState;
@@ -154,8 +155,17 @@ pub async fn gate(
         .headers()
         .get("x-api-key")
         .map(|v| v.to_str().unwrap_or_default());
+    let address = req.peer_addr().map(|a| a.ip());
+    if let Some(wait) = state.rate_limits.locked_out(address) {
+        let refusal = ApiError::RateLimited { retry_after: wait };
+        return Ok(req.into_response(refusal.error_response()));
+    }
     match state.auth.authenticate(header, required).await {
         Ok(principal) => {
+            if let Err(wait) = state.rate_limits.admit(&principal) {
+                let refusal = ApiError::RateLimited { retry_after: wait };
+                return Ok(req.into_response(refusal.error_response()));
+            }
             req.extensions_mut().insert(principal.clone());
             if req.method() == Method::POST {
                 super::idempotency::guard(&state, &principal, req, next).await
@@ -166,7 +176,12 @@ pub async fn gate(
             }
         }
         Err(err) => {
-            let refusal = ApiError::from_auth(err, required);
+            let refusal = match (&err, state.rate_limits.failed(address)) {
+                (AuthenticateError::Denied(AuthError::Unauthenticated), Some(wait)) => {
+                    ApiError::RateLimited { retry_after: wait }
+                }
+                _ => ApiError::from_auth(err, required),
+            };
             Ok(req.into_response(refusal.error_response()))
         }
     }

@@ -1,0 +1,186 @@
+//! Rate limits, per replica: a token bucket per API key (private and public keys have their
+//! own rates), and one per client address on requests that fail authentication, so guessing
+//! keys is slow. An address over its failure budget is refused before its key is even looked
+//! up: otherwise a right guess inside the lockout would still be served.
+//!
+//! Buckets live in this process's memory: with N replicas behind a balancer a client gets up to
+//! N times the rate. docs/security.md says so.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use holdfast_domain::auth::Principal;
+use holdfast_domain::ids::KeyId;
+use holdfast_domain::mode::KeyType;
+
+/// Requests per second per key type, and failed authentications per minute per address; `None`
+/// (set as 0) turns a limit off.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RateSettings {
+    pub private_per_s: Option<NonZeroU32>,
+    pub public_per_s: Option<NonZeroU32>,
+    pub failed_auth_per_min: Option<NonZeroU32>,
+}
+
+/// Entries kept for addresses over their failure budget before expired ones are swept.
+const BLOCKED_SWEEP_AT: usize = 10_000;
+
+pub struct RateLimits {
+    private: Option<DefaultKeyedRateLimiter<KeyId>>,
+    public: Option<DefaultKeyedRateLimiter<KeyId>>,
+    failures: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    /// Addresses that ran out of failures, and until when they are refused.
+    blocked: Mutex<HashMap<IpAddr, Instant>>,
+}
+
+impl std::fmt::Debug for RateLimits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimits")
+            .field("private", &self.private.is_some())
+            .field("public", &self.public.is_some())
+            .field("failures", &self.failures.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RateLimits {
+    pub fn new(settings: RateSettings) -> Self {
+        let per_second = |rate: NonZeroU32| RateLimiter::keyed(Quota::per_second(rate));
+        Self {
+            private: settings.private_per_s.map(per_second),
+            public: settings.public_per_s.map(per_second),
+            failures: settings
+                .failed_auth_per_min
+                .map(|rate| RateLimiter::keyed(Quota::per_minute(rate))),
+            blocked: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// No limits (operator commands, the in-process tests).
+    pub fn off() -> Self {
+        Self::new(RateSettings::default())
+    }
+
+    /// Whether `who` may make one more request now; else how long to wait.
+    pub fn admit(&self, who: &Principal) -> Result<(), Duration> {
+        let limiter = match who.key_type {
+            KeyType::Private => &self.private,
+            KeyType::Public => &self.public,
+        };
+        let Some(limiter) = limiter else {
+            return Ok(());
+        };
+        limiter
+            .check_key(&who.key_id)
+            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))?;
+        if limiter.len() > BLOCKED_SWEEP_AT {
+            limiter.retain_recent();
+        }
+        Ok(())
+    }
+
+    /// Whether `address` is still refused for its failed authentications, and for how long.
+    pub fn locked_out(&self, address: Option<IpAddr>) -> Option<Duration> {
+        let address = address?;
+        let blocked = self
+            .blocked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let until = *blocked.get(&address)?;
+        until.checked_duration_since(Instant::now())
+    }
+
+    /// Counts a failed authentication from `address`; `Some(wait)` when that was one too many.
+    pub fn failed(&self, address: Option<IpAddr>) -> Option<Duration> {
+        let (failures, address) = (self.failures.as_ref()?, address?);
+        let wait = failures
+            .check_key(&address)
+            .err()?
+            .wait_time_from(DefaultClock::default().now());
+        let mut blocked = self
+            .blocked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if blocked.len() >= BLOCKED_SWEEP_AT {
+            let now = Instant::now();
+            blocked.retain(|_, until| *until > now);
+            failures.retain_recent();
+        }
+        blocked.insert(address, Instant::now() + wait);
+        Some(wait)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use holdfast_domain::ids::{PlatformId, UserId};
+    use holdfast_domain::mode::Mode;
+
+    fn who(key_type: KeyType, key: &str) -> Principal {
+        Principal {
+            platform_id: PlatformId::from_suffix("1"),
+            mode: Mode::Test,
+            key_type,
+            key_id: KeyId::from_suffix(key),
+            user_id: UserId::from_suffix("1"),
+        }
+    }
+
+    fn limits(private: u32, public: u32, failures: u32) -> RateLimits {
+        RateLimits::new(RateSettings {
+            private_per_s: NonZeroU32::new(private),
+            public_per_s: NonZeroU32::new(public),
+            failed_auth_per_min: NonZeroU32::new(failures),
+        })
+    }
+
+    #[test]
+    fn each_key_has_a_bucket_of_its_types_rate() {
+        let limits = limits(5, 2, 0);
+        let admitted = |key: &Principal| (0..10).filter(|_| limits.admit(key).is_ok()).count();
+        assert_eq!(admitted(&who(KeyType::Private, "a")), 5);
+        assert_eq!(
+            admitted(&who(KeyType::Private, "b")),
+            5,
+            "another key, its own bucket"
+        );
+        assert_eq!(admitted(&who(KeyType::Public, "c")), 2);
+        let wait = limits.admit(&who(KeyType::Public, "c")).unwrap_err();
+        assert!(
+            wait > Duration::ZERO && wait <= Duration::from_secs(1),
+            "{wait:?}"
+        );
+    }
+
+    #[test]
+    fn zero_turns_a_limit_off() {
+        let limits = limits(0, 0, 0);
+        let key = who(KeyType::Private, "a");
+        assert!((0..10_000).all(|_| limits.admit(&key).is_ok()));
+        let address = Some(IpAddr::from([10, 0, 0, 1]));
+        assert!((0..1_000).all(|_| limits.failed(address).is_none()));
+        assert_eq!(limits.locked_out(address), None);
+    }
+
+    #[test]
+    fn an_address_out_of_failures_is_locked_out_alone() {
+        let limits = limits(0, 0, 3);
+        let guesser = Some(IpAddr::from([10, 0, 0, 1]));
+        let other = Some(IpAddr::from([10, 0, 0, 2]));
+        assert!((0..3).all(|_| limits.failed(guesser).is_none()));
+        assert_eq!(limits.locked_out(guesser), None);
+        let wait = limits
+            .failed(guesser)
+            .expect("the fourth failure is one too many");
+        assert!(wait > Duration::from_secs(10), "{wait:?}");
+        assert!(limits.locked_out(guesser).is_some());
+        assert_eq!(limits.locked_out(other), None);
+        assert!(limits.failed(other).is_none());
+    }
+}
