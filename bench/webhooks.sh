@@ -35,7 +35,8 @@ cleanup() {
 trap cleanup EXIT
 psql "$PG_ADMIN" -qc "CREATE DATABASE $db" >/dev/null
 export HOLDFAST_DATABASE_URL="$url" HOLDFAST_LOG=warn HOLDFAST_VAULT_KEY_FILE="$work/vault.key" \
-  HOLDFAST_WEBHOOK_ALLOW_NETWORKS=127.0.0.0/8 HOLDFAST_MAIL_DIR="$work/mail"
+  HOLDFAST_WEBHOOK_ALLOW_NETWORKS=127.0.0.0/8 HOLDFAST_MAIL_DIR="$work/mail" \
+  HOLDFAST_RATE_LIMIT_PRIVATE_PER_S=0 HOLDFAST_RATE_LIMIT_PUBLIC_PER_S=0
 
 key=$($BIN --json platforms create --name Bench --owner-email bench@example.com \
       | python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["value"])')

@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | `HOLDFAST_DATABASE_URL` | `sqlite://./data/holdfast.db` | `postgres://…` or `sqlite://PATH` |
 //! | `HOLDFAST_DB_POOL_SIZE` | `8` | PostgreSQL connections per process |
+//! | `HOLDFAST_DB_COMPLETION_WAIT_MS` | `20000` | how long a payment's completion waits for the database |
 //! | `HOLDFAST_BIND` | `127.0.0.1:8080` | address `serve` listens on (port 0 picks one) |
 //! | `HOLDFAST_HTTP_WORKERS` | one per core | HTTP worker threads |
 //! | `HOLDFAST_BOOTSTRAP_DEMO` | `true` | on an empty database, `serve` creates a demo platform |
@@ -48,14 +49,42 @@ pub struct DatabaseArgs {
         global = true
     )]
     pub pool_size: usize,
+
+    /// How long, in ms, the completion of a payment the processor has answered waits for a
+    /// database connection (and, on SQLite, another process's write lock) before giving up;
+    /// other work waits 5 s. Keep it below the reconcile age minus the processor timeout.
+    #[arg(
+        long = "db-completion-wait-ms",
+        env = "HOLDFAST_DB_COMPLETION_WAIT_MS",
+        default_value_t = 20_000,
+        global = true
+    )]
+    pub completion_wait_ms: u64,
 }
 
 impl DatabaseArgs {
     pub fn pool(&self) -> PoolOptions {
         PoolOptions {
+            completion_wait: Duration::from_millis(self.completion_wait_ms.max(1)),
             max_size: self.pool_size.max(1),
             wait_timeout: Duration::from_secs(5),
         }
+    }
+}
+
+impl DatabaseArgs {
+    /// Refuses settings under which the workers could reverse a payment whose completion is
+    /// still waiting for the database: the reconcile age must exceed the processor timeout plus
+    /// the completion wait.
+    pub fn check_against(&self, payments: &PaymentArgs) -> anyhow::Result<()> {
+        let needed = payments.processor_timeout_ms + self.completion_wait_ms;
+        anyhow::ensure!(
+            payments.reconcile_after_ms > needed,
+            "HOLDFAST_RECONCILE_AFTER_MS ({} ms) must exceed HOLDFAST_PROCESSOR_TIMEOUT_MS plus \
+             HOLDFAST_DB_COMPLETION_WAIT_MS ({needed} ms)",
+            payments.reconcile_after_ms
+        );
+        Ok(())
     }
 }
 

@@ -7,6 +7,7 @@
 //! | `HOLDFAST_WEBHOOK_BACKOFF_BASE_MS` | `1000` | the first retry's backoff; doubles after it, with jitter |
 //! | `HOLDFAST_WEBHOOK_ALLOW_NETWORKS` | none | CIDRs the SSRF guard lets through (`127.0.0.0/8,10.0.0.0/8`) |
 //! | `HOLDFAST_WEBHOOK_CONCURRENCY` | `64` | attempts in flight per worker |
+//! | `HOLDFAST_WEBHOOK_MAX_SUBSCRIPTIONS` | `16` | subscriptions per platform and mode |
 //! | `HOLDFAST_WORKER_POLL_MS` | `50` | how often an idle worker looks for due notifications |
 //! | `HOLDFAST_SERVICE_NAME` | `Holdfast` | the name in the disable email's subject |
 //! | `HOLDFAST_SMTP_URL` | none | `smtp://host:port` (or `smtps://`); without it, emails are files |
@@ -54,6 +55,15 @@ pub struct WebhookArgs {
         global = true
     )]
     pub webhook_concurrency: u32,
+
+    /// Webhook subscriptions a platform may have per mode; one more is refused (400).
+    #[arg(
+        long,
+        env = "HOLDFAST_WEBHOOK_MAX_SUBSCRIPTIONS",
+        default_value_t = holdfast_domain::services::DEFAULT_MAX_SUBSCRIPTIONS,
+        global = true
+    )]
+    pub webhook_max_subscriptions: u32,
 
     /// How often an idle worker polls for due notifications, in milliseconds.
     #[arg(

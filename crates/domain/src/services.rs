@@ -20,7 +20,7 @@ pub use payments::{
 pub use platforms::{CreatedPlatform, PlatformService};
 pub use tokens::{TokenError, TokenService};
 pub use users::UserService;
-pub use webhooks::{NewWebhook, WebhookService};
+pub use webhooks::{DEFAULT_MAX_SUBSCRIPTIONS, NewWebhook, WebhookService};
 
 use crate::Invalid;
 use crate::ports::StoreError;
@@ -39,6 +39,9 @@ pub enum ServiceError {
         field: &'static str,
         message: String,
     },
+    /// A per-platform limit is reached; the message names it.
+    #[error("{0}")]
+    LimitReached(String),
     #[error(transparent)]
     Store(StoreError),
 }

@@ -86,6 +86,10 @@ pub struct PoolOptions {
     /// one connection per process avoids lock-upgrade deadlocks between transactions.
     pub max_size: usize,
     pub wait_timeout: Duration,
+    /// How long the completion of a payment the processor has answered waits for a connection
+    /// and, on SQLite, for another process's write lock. New work fails after `wait_timeout`
+    /// under overload, before any processor is called; a completion waits its turn instead.
+    pub completion_wait: Duration,
 }
 
 impl Default for PoolOptions {
@@ -93,6 +97,7 @@ impl Default for PoolOptions {
         Self {
             max_size: 8,
             wait_timeout: Duration::from_secs(5),
+            completion_wait: Duration::from_secs(20),
         }
     }
 }
@@ -147,7 +152,7 @@ impl Database {
                     .runtime(deadpool_runtime())
                     .build()
                     .map_err(|e| DatabaseError::Pool(e.to_string()))?;
-                Ok(Self::Postgres(PgStore::new(pool)))
+                Ok(Self::Postgres(PgStore::new(pool, options.completion_wait)))
             }
             DatabaseUrl::Sqlite(path) => {
                 prepare_sqlite_file(path)?;
@@ -163,7 +168,10 @@ impl Database {
                     .runtime(deadpool_runtime())
                     .build()
                     .map_err(|e| DatabaseError::Pool(e.to_string()))?;
-                Ok(Self::Sqlite(SqliteStore::new(pool)))
+                Ok(Self::Sqlite(SqliteStore::new(
+                    pool,
+                    options.completion_wait,
+                )))
             }
         }
     }
@@ -265,11 +273,14 @@ fn prepare_sqlite_file(path: &Path) -> Result<(), DatabaseError> {
 
 /// WAL lets readers (other processes, such as the operator CLI) run beside the writer;
 /// `busy_timeout` makes a second process wait for the lock instead of failing at once.
+/// `synchronous = FULL` syncs the WAL at every commit: with NORMAL a commit survives a killed
+/// process but not a power loss, and a payment answered 201 must survive both (the cost is in
+/// docs/performance.md).
 async fn establish_sqlite(url: String) -> diesel::ConnectionResult<SqliteConn> {
     let mut conn = SqliteConn::establish(&url).await?;
     conn.batch_execute(
         "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; \
-         PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;",
+         PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;",
     )
     .await
     .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
@@ -302,6 +313,26 @@ mod tests {
             let err = DatabaseUrl::parse(bad).unwrap_err().to_string();
             assert!(!err.contains("secret"), "{err}");
         }
+    }
+
+    /// Committed payments survive power loss, not only a killed process: FULL is 2.
+    #[tokio::test]
+    async fn sqlite_commits_are_synced() {
+        use diesel::sql_types::Integer;
+        use diesel_async::RunQueryDsl;
+        #[derive(diesel::QueryableByName)]
+        struct Synchronous {
+            #[diesel(sql_type = Integer)]
+            synchronous: i32,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let url = dir.path().join("t.db").to_string_lossy().into_owned();
+        let mut conn = establish_sqlite(url).await.unwrap();
+        let row: Synchronous = diesel::sql_query("PRAGMA synchronous")
+            .get_result(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(row.synchronous, 2);
     }
 
     #[test]

@@ -1220,24 +1220,25 @@ mod cases {
         let all = ["merchant.created", "merchant.updated", "merchant.deleted"];
         let hooks = &stores.webhooks;
         hooks
-            .insert_webhook(&subscription(&p, "all", &all, true))
+            .insert_webhook(&subscription(&p, "all", &all, true), u32::MAX)
             .await
             .unwrap();
         hooks
-            .insert_webhook(&subscription(&p, "created", &["merchant.created"], true))
+            .insert_webhook(
+                &subscription(&p, "created", &["merchant.created"], true),
+                u32::MAX,
+            )
             .await
             .unwrap();
         hooks
-            .insert_webhook(&subscription(&p, "off", &all, false))
+            .insert_webhook(&subscription(&p, "off", &all, false), u32::MAX)
             .await
             .unwrap();
         hooks
-            .insert_webhook(&subscription(
-                &principal(&a, Mode::Live),
-                "live",
-                &all,
-                true,
-            ))
+            .insert_webhook(
+                &subscription(&principal(&a, Mode::Live), "live", &all, true),
+                u32::MAX,
+            )
             .await
             .unwrap();
 
@@ -1358,11 +1359,8 @@ mod cases {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;
         let p = principal(&a, Mode::Test);
-        stores
-            .webhooks
-            .insert_webhook(&subscription(&p, "h", &["merchant.created"], true))
-            .await
-            .unwrap();
+        let hook = subscription(&p, "h", &["merchant.created"], true);
+        stores.webhooks.insert_webhook(&hook, 1).await.unwrap();
         for i in 0..28 {
             let m = merchant(&p, &format!("Shop {i}"));
             stores
@@ -1456,13 +1454,58 @@ mod cases {
     }
 
     /// Deleting a subscription deletes its history, and only in the caller's platform and mode.
+    /// At most `max` subscriptions per platform and mode, even when created at once; another
+    /// mode or platform has its own room, and a deleted one frees a place.
+    pub async fn subscriptions_are_capped_per_platform_and_mode(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let test = principal(&a, Mode::Test);
+        let attempts: Vec<_> = (0..10)
+            .map(|i| {
+                let hooks = stores.webhooks.clone();
+                let s = subscription(&test, &format!("c{i}"), &["merchant.created"], true);
+                tokio::spawn(async move { hooks.insert_webhook(&s, 4).await.unwrap() })
+            })
+            .collect();
+        let mut inserted = 0;
+        for attempt in attempts {
+            inserted += usize::from(attempt.await.unwrap());
+        }
+        assert_eq!(inserted, 4, "concurrent creates never exceed the cap");
+        let hooks = &stores.webhooks;
+        let page = PageRequest::new(None, None).unwrap();
+        let listed = hooks
+            .list_webhooks(&a.platform.id, Mode::Test, &page)
+            .await
+            .unwrap();
+        assert_eq!(listed.data.len(), 4);
+        let live = principal(&a, Mode::Live);
+        let other = principal(&new_platform(&stores, "B").await, Mode::Test);
+        for (who, suffix) in [(&live, "live"), (&other, "other")] {
+            let s = subscription(who, suffix, &["merchant.created"], true);
+            assert!(hooks.insert_webhook(&s, 4).await.unwrap(), "{suffix}");
+        }
+        let first = listed.data[0].id.clone();
+        hooks
+            .delete_webhook(&a.platform.id, Mode::Test, &first)
+            .await
+            .unwrap();
+        let again = subscription(&test, "again", &["merchant.created"], true);
+        assert!(hooks.insert_webhook(&again, 4).await.unwrap());
+        let over = subscription(&test, "over", &["merchant.created"], true);
+        assert!(!hooks.insert_webhook(&over, 4).await.unwrap());
+    }
+
     pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;
         let live = principal(&a, Mode::Live);
         stores
             .webhooks
-            .insert_webhook(&subscription(&live, "h", &["merchant.created"], true))
+            .insert_webhook(
+                &subscription(&live, "h", &["merchant.created"], true),
+                u32::MAX,
+            )
             .await
             .unwrap();
         stores
@@ -1638,6 +1681,7 @@ conformance!(
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
     webhook_delete_is_scoped_and_takes_the_history,
+    subscriptions_are_capped_per_platform_and_mode,
     stale_pending_rows_are_found_and_completed_once,
     payment_setup_reads_the_merchant_its_plan_and_connections,
     completion_writes_event_fan_out_and_reply_or_nothing,

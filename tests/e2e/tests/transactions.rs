@@ -807,6 +807,7 @@ async fn a_transaction_left_pending_is_reversed_and_recorded(env: Env) {
         ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
         ("HOLDFAST_PROCESSOR_TIMEOUT_MS", "200"),
         ("HOLDFAST_RECONCILE_AFTER_MS", "1000"),
+        ("HOLDFAST_DB_COMPLETION_WAIT_MS", "500"),
     ];
     let server = env.serve_with(&fast);
     let api = Api::new(&server);

@@ -892,7 +892,49 @@ async fn a_notification_of_a_since_disabled_subscription_is_skipped(env: Env) {
     );
 }
 
+/// At most `HOLDFAST_WEBHOOK_MAX_SUBSCRIPTIONS` per platform and mode, even created at once:
+/// one more is a 400 `limit_reached`; the other mode has its own room.
+async fn subscriptions_are_capped_per_platform_and_mode(env: Env) {
+    let platform = env.create_platform("Acme");
+    let (_, live) = env.create_key(&platform.id, "private", "live");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_WEBHOOK_MAX_SUBSCRIPTIONS", "3"),
+    ]);
+    let api = Api::new(&server);
+    let body = r#"{"endpointUrl": "https://example.com/h", "events": ["transaction.created"]}"#;
+    let sent: Vec<_> = (0..6)
+        .map(|_| {
+            let (api, key) = (api.clone(), platform.private_key.clone());
+            tokio::spawn(async move { api.post("/v1/webhooks", &key, body).await })
+        })
+        .collect();
+    let mut created = 0;
+    for reply in sent {
+        let reply = reply.await.unwrap();
+        if reply.status == StatusCode::CREATED {
+            created += 1;
+        } else {
+            assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text);
+            assert_eq!(
+                reply.body["error"]["code"], "limit_reached",
+                "{}",
+                reply.text
+            );
+        }
+    }
+    assert_eq!(created, 3);
+    let other_mode = api.post("/v1/webhooks", &live, body).await;
+    assert_eq!(
+        other_mode.status,
+        StatusCode::CREATED,
+        "{}",
+        other_mode.text
+    );
+}
+
 on_both_backends!(
+    subscriptions_are_capped_per_platform_and_mode,
     subscriptions_are_validated_and_replaced_whole,
     deliveries_are_signed_and_verifiable,
     retries_follow_the_delivery_table,

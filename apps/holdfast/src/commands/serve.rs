@@ -19,6 +19,7 @@ pub async fn run(
     webhooks: &WebhookArgs,
     args: &ServeArgs,
 ) -> anyhow::Result<()> {
+    database.check_against(payments)?;
     let vault = vault.vault()?;
     // A bad BIN table stops start-up with its line number, before anything else is touched.
     let bins = payments.bins()?;
@@ -32,8 +33,12 @@ pub async fn run(
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let state = AppState::with_payments(db, bins, vault, payments)
+    let mut state = AppState::with_payments(db, bins, vault, payments)
         .with_rate_limits(RateLimits::new(args.rate_limits()));
+    state.webhooks = state
+        .webhooks
+        .clone()
+        .with_max_subscriptions(webhooks.webhook_max_subscriptions);
     if args.bootstrap_demo {
         let demo = state
             .platforms

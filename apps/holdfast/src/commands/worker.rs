@@ -12,6 +12,7 @@ pub async fn run(
     payments: &PaymentArgs,
     webhooks: &WebhookArgs,
 ) -> anyhow::Result<()> {
+    database.check_against(payments)?;
     Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;

@@ -43,6 +43,9 @@ pub enum ApiError {
     },
     #[error("internal error: {0}")]
     Internal(String),
+    /// A per-platform limit is reached (400): the message names it.
+    #[error("{0}")]
+    LimitReached(String),
     /// Over a rate limit; retry after the duration (sent as `Retry-After`, whole seconds).
     #[error("rate limited")]
     RateLimited { retry_after: std::time::Duration },
@@ -136,6 +139,12 @@ impl ApiError {
                 None,
             ),
             Self::Status(status) => status_parts(*status),
+            Self::LimitReached(message) => (
+                "invalid_request_error",
+                "limit_reached",
+                message.clone(),
+                None,
+            ),
             Self::RateLimited { .. } => status_parts(StatusCode::TOO_MANY_REQUESTS),
         }
     }
@@ -190,7 +199,7 @@ impl ResponseError for ApiError {
             Self::WrongKeyType { .. } => StatusCode::FORBIDDEN,
             Self::NotFound { .. } | Self::RouteNotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::Invalid { .. } => StatusCode::BAD_REQUEST,
+            Self::Invalid { .. } | Self::LimitReached(_) => StatusCode::BAD_REQUEST,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::PaymentNotApproved { status, .. } | Self::Status(status) => *status,
@@ -249,6 +258,7 @@ impl From<ServiceError> for ApiError {
                 param: field.into(),
                 message,
             },
+            ServiceError::LimitReached(message) => Self::LimitReached(message),
             ServiceError::Store(e) => Self::Internal(e.to_string()),
         }
     }

@@ -320,8 +320,12 @@ impl<T: TokenStore + ?Sized> TokenStore for Arc<T> {
 
 #[async_trait]
 impl<T: super::WebhookStore + ?Sized> super::WebhookStore for Arc<T> {
-    async fn insert_webhook(&self, s: &crate::webhook::Subscription) -> Result<(), StoreError> {
-        (**self).insert_webhook(s).await
+    async fn insert_webhook(
+        &self,
+        s: &crate::webhook::Subscription,
+        max: u32,
+    ) -> Result<bool, StoreError> {
+        (**self).insert_webhook(s, max).await
     }
     async fn get_webhook(
         &self,

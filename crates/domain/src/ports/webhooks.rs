@@ -102,7 +102,14 @@ pub enum ResendError {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait WebhookStore: Send + Sync {
-    async fn insert_webhook(&self, subscription: &Subscription) -> Result<(), StoreError>;
+    /// Inserts the subscription unless its platform already has `max` of them in its mode
+    /// (active or not), atomically: concurrent creates never exceed `max`. `Ok(false)` when
+    /// refused; nothing is then written.
+    async fn insert_webhook(
+        &self,
+        subscription: &Subscription,
+        max: u32,
+    ) -> Result<bool, StoreError>;
     async fn get_webhook(
         &self,
         platform: &PlatformId,

@@ -27,7 +27,12 @@ pub struct WebhookService<W, Q, C, I> {
     queue: Q,
     clock: C,
     ids: I,
+    max_subscriptions: u32,
 }
+
+/// Subscriptions a platform may have per mode unless configured otherwise: every one of them
+/// is a row written with each event, and a request sent for it.
+pub const DEFAULT_MAX_SUBSCRIPTIONS: u32 = 16;
 
 /// Standard base64 (RFC 4648, padded); the signing secret's only encoding need.
 fn base64(bytes: &[u8]) -> String {
@@ -56,7 +61,15 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
             queue,
             clock,
             ids,
+            max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
         }
+    }
+
+    /// At most `max` subscriptions per platform and mode (at least one).
+    #[must_use]
+    pub fn with_max_subscriptions(mut self, max: u32) -> Self {
+        self.max_subscriptions = max.max(1);
+        self
     }
 
     /// The creator is the user who generated the calling key; it never changes.
@@ -83,10 +96,18 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
             created_on: now,
             updated_on: now,
         };
-        self.store
-            .insert_webhook(&subscription)
+        let inserted = self
+            .store
+            .insert_webhook(&subscription, self.max_subscriptions)
             .await
             .map_err(ServiceError::Store)?;
+        if !inserted {
+            return Err(ServiceError::LimitReached(format!(
+                "this platform already has the most webhook subscriptions a mode may have ({}); \
+                 delete one first",
+                self.max_subscriptions
+            )));
+        }
         Ok(subscription)
     }
 
@@ -211,12 +232,13 @@ mod tests {
         let mut store = MockWebhookStore::new();
         store
             .expect_insert_webhook()
-            .withf(|s| {
-                s.creator.as_str() == "usr_gen"
+            .withf(|s, max| {
+                *max == DEFAULT_MAX_SUBSCRIPTIONS
+                    && s.creator.as_str() == "usr_gen"
                     && s.mode == Mode::Live
                     && s.consecutive_failures == 0
             })
-            .returning(|_| Ok(()));
+            .returning(|_, _| Ok(true));
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("01".to_owned());
         ids.expect_key_secret().return_const("a".repeat(26));

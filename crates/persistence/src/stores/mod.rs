@@ -73,20 +73,25 @@ pub trait Backend {
     /// then holds the write lock from its first read, so two processes on one file never race
     /// to upgrade a read into a write.
     const QUEUE_WRITE_LOCK: Option<&'static str>;
+    /// Taken first when creating a webhook subscription, so the count of the platform's
+    /// subscriptions that follows sees every create committed before it.
+    const WEBHOOK_CREATE_LOCK: &'static str;
 }
 
 macro_rules! sql_store {
-    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident, $first_platform_lock:expr, $queue_write_lock:expr, [$($claim_lock:ident),*]) => {
+    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident, $first_platform_lock:expr, $queue_write_lock:expr, $webhook_create_lock:expr, [$($claim_lock:ident),*]) => {
         $(#[$doc])*
         #[derive(Clone)]
         pub struct $store {
             pool: Pool<$conn>,
+            completion_wait: std::time::Duration,
         }
 
         impl Backend for $store {
             type Conn = $conn;
             const FIRST_PLATFORM_LOCK: &'static str = $first_platform_lock;
             const QUEUE_WRITE_LOCK: Option<&'static str> = $queue_write_lock;
+            const WEBHOOK_CREATE_LOCK: &'static str = $webhook_create_lock;
         }
 
         impl std::fmt::Debug for $store {
@@ -98,12 +103,27 @@ macro_rules! sql_store {
         }
 
         impl $store {
-            pub fn new(pool: Pool<$conn>) -> Self {
-                Self { pool }
+            pub fn new(pool: Pool<$conn>, completion_wait: std::time::Duration) -> Self {
+                Self {
+                    pool,
+                    completion_wait,
+                }
             }
 
             async fn conn(&self) -> Result<Object<$conn>, StoreError> {
                 self.pool.get().await.map_err(unexpected)
+            }
+
+            /// A checkout that waits up to `wait` rather than the pool's own timeout.
+            async fn conn_within(
+                &self,
+                wait: std::time::Duration,
+            ) -> Result<Object<$conn>, StoreError> {
+                let timeouts = deadpool::managed::Timeouts {
+                    wait: Some(wait),
+                    ..self.pool.timeouts()
+                };
+                self.pool.timeout_get(&timeouts).await.map_err(unexpected)
             }
 
             /// Whether the database answers a trivial query.
@@ -135,6 +155,8 @@ sql_store!(
     pg,
     "SELECT pg_advisory_xact_lock(4857326011373040244)",
     None,
+    // Creating a subscription is rare: one lock for all platforms keeps it simple.
+    "SELECT pg_advisory_xact_lock(4857326011373040245)",
     [for_update, skip_locked]
 );
 sql_store!(
@@ -145,5 +167,6 @@ sql_store!(
     // A write that changes nothing still takes SQLite's write lock for the transaction.
     "UPDATE platforms SET id = id WHERE 0",
     Some("UPDATE platforms SET id = id WHERE 0"),
+    "UPDATE platforms SET id = id WHERE 0",
     []
 );

@@ -285,18 +285,37 @@ macro_rules! payment_store {
                 event: &Event,
                 reply: Option<KeyedResponse>,
             ) -> Result<(), StoreError> {
+                // The processor has answered: this write waits its turn (up to the completion
+                // wait) for a connection and, on SQLite, for another process's write lock,
+                // rather than answer 500 for a payment that was made. Trying again is safe:
+                // only a row still pending is ever completed.
+                const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_millis(25);
                 let data = serde_json::to_string(&event.data).map_err(unexpected)?;
-                let mut conn = self.conn().await?;
-                Self::complete_on(
-                    &mut conn,
-                    x,
-                    original.as_ref(),
-                    event,
-                    &data,
-                    reply.as_ref(),
-                )
-                .await
-                .map_err(query_error("transactions"))
+                let deadline = tokio::time::Instant::now() + self.completion_wait;
+                loop {
+                    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                    let mut conn = self.conn_within(left).await?;
+                    let done = Self::complete_on(
+                        &mut conn,
+                        x,
+                        original.as_ref(),
+                        event,
+                        &data,
+                        reply.as_ref(),
+                    )
+                    .await;
+                    match done {
+                        Err(e)
+                            if crate::error::is_busy(&e)
+                                && tokio::time::Instant::now() + BUSY_PAUSE < deadline =>
+                        {
+                            drop(conn);
+                            tracing::warn!("database busy; the completion waits its turn");
+                            tokio::time::sleep(BUSY_PAUSE).await;
+                        }
+                        done => return done.map_err(query_error("transactions")),
+                    }
+                }
             }
 
             async fn reserve_with_pending(

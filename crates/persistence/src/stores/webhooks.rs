@@ -4,35 +4,52 @@ macro_rules! webhook_store {
     ($store:ident, $schema:ident) => {
         #[async_trait::async_trait]
         impl holdfast_domain::ports::WebhookStore for $store {
-            async fn insert_webhook(&self, s: &Subscription) -> Result<(), StoreError> {
+            async fn insert_webhook(&self, s: &Subscription, max: u32) -> Result<bool, StoreError> {
                 use crate::schema::$schema::webhooks as w;
                 let mut conn = self.conn().await?;
-                diesel::insert_into(w::table)
-                    .values((
-                        (
-                            w::id.eq(s.id.as_str()),
-                            w::platform_id.eq(s.platform_id.as_str()),
-                            w::mode.eq(s.mode.as_str()),
-                            w::endpoint_url.eq(s.endpoint_url.as_str()),
-                            w::events.eq(encode_events(&s.events)),
-                            w::description.eq(s.description.as_ref().map(|d| d.as_str())),
-                            w::header_name.eq(s.custom_header.as_ref().map(|h| h.name())),
-                        ),
-                        (
-                            w::header_value.eq(s.custom_header.as_ref().map(|h| h.value())),
-                            w::active.eq(s.active),
-                            w::secret.eq(&s.secret),
-                            w::creator_id.eq(s.creator.as_str()),
-                            w::consecutive_failures
-                                .eq(i32::try_from(s.consecutive_failures).unwrap_or(i32::MAX)),
-                            w::created_on.eq(s.created_on),
-                            w::updated_on.eq(s.updated_on),
-                        ),
-                    ))
-                    .execute(&mut conn)
-                    .await
-                    .map(drop)
-                    .map_err(query_error("webhooks"))
+                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    // The lock is its own statement: under READ COMMITTED a count in the same
+                    // statement would still let two concurrent creates both see room for one.
+                    diesel::sql_query(<Self as crate::stores::Backend>::WEBHOOK_CREATE_LOCK)
+                        .execute(conn)
+                        .await?;
+                    let have: i64 = w::table
+                        .filter(w::platform_id.eq(s.platform_id.as_str()))
+                        .filter(w::mode.eq(s.mode.as_str()))
+                        .count()
+                        .get_result(conn)
+                        .await?;
+                    if have >= i64::from(max) {
+                        return Ok(false);
+                    }
+                    diesel::insert_into(w::table)
+                        .values((
+                            (
+                                w::id.eq(s.id.as_str()),
+                                w::platform_id.eq(s.platform_id.as_str()),
+                                w::mode.eq(s.mode.as_str()),
+                                w::endpoint_url.eq(s.endpoint_url.as_str()),
+                                w::events.eq(encode_events(&s.events)),
+                                w::description.eq(s.description.as_ref().map(|d| d.as_str())),
+                                w::header_name.eq(s.custom_header.as_ref().map(|h| h.name())),
+                            ),
+                            (
+                                w::header_value.eq(s.custom_header.as_ref().map(|h| h.value())),
+                                w::active.eq(s.active),
+                                w::secret.eq(&s.secret),
+                                w::creator_id.eq(s.creator.as_str()),
+                                w::consecutive_failures
+                                    .eq(i32::try_from(s.consecutive_failures).unwrap_or(i32::MAX)),
+                                w::created_on.eq(s.created_on),
+                                w::updated_on.eq(s.updated_on),
+                            ),
+                        ))
+                        .execute(conn)
+                        .await?;
+                    Ok(true)
+                })
+                .await
+                .map_err(query_error("webhooks"))
             }
 
             async fn get_webhook(

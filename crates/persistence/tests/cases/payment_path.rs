@@ -170,7 +170,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     ] {
         stores
             .webhooks
-            .insert_webhook(&subscription(&p, suffix, events, active))
+            .insert_webhook(&subscription(&p, suffix, events, active), u32::MAX)
             .await
             .unwrap();
     }
