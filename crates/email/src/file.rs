@@ -34,8 +34,8 @@ impl FileMailer {
 
 #[async_trait]
 impl Mailer for FileMailer {
-    async fn send(&self, email: &OutgoingEmail) -> Result<(), MailError> {
-        let composed = compose(&self.from, email)?;
+    async fn send(&self, id: &str, email: &OutgoingEmail) -> Result<(), MailError> {
+        let composed = compose(&self.from, id, email)?;
         let path = self.dir.join(format!("{}.eml", composed.id));
         // Written under another name and renamed, so a reader never sees half a message.
         let partial = path.with_extension("eml.partial");
@@ -81,8 +81,8 @@ mod tests {
         let mailer = FileMailer::new(&dir, "noreply@holdfast.test").unwrap();
         assert!(dir.is_dir(), "the directory is created");
 
-        mailer.send(&email("ana@shop.test")).await.unwrap();
-        mailer.send(&email("bea@shop.test")).await.unwrap();
+        mailer.send("eml_a", &email("ana@shop.test")).await.unwrap();
+        mailer.send("eml_b", &email("bea@shop.test")).await.unwrap();
 
         let files = files(&dir);
         assert_eq!(files.len(), 2, "{files:?}");
@@ -104,7 +104,7 @@ mod tests {
         let mailer = FileMailer::new(&dir, "noreply@holdfast.test").unwrap();
         std::fs::remove_dir(&dir).unwrap();
 
-        mailer.send(&email("ana@shop.test")).await.unwrap();
+        mailer.send("eml_1", &email("ana@shop.test")).await.unwrap();
         assert_eq!(files(&dir).len(), 1);
     }
 
@@ -112,7 +112,7 @@ mod tests {
     async fn a_bad_recipient_is_permanent_and_writes_nothing() {
         let root = tempfile::tempdir().unwrap();
         let mailer = FileMailer::new(root.path(), "noreply@holdfast.test").unwrap();
-        let result = mailer.send(&email("nobody")).await;
+        let result = mailer.send("eml_1", &email("nobody")).await;
         assert!(matches!(result, Err(MailError::Permanent(_))), "{result:?}");
         assert!(files(root.path()).is_empty());
     }
@@ -125,7 +125,7 @@ mod tests {
         // A file where the directory should be: creating the directory fails, even as root.
         std::fs::remove_dir(&dir).unwrap();
         std::fs::write(&dir, b"").unwrap();
-        let result = mailer.send(&email("ana@shop.test")).await;
+        let result = mailer.send("eml_1", &email("ana@shop.test")).await;
         assert!(matches!(result, Err(MailError::Temporary(_))), "{result:?}");
     }
 }

@@ -4,12 +4,11 @@ use holdfast_domain::ports::{MailError, OutgoingEmail};
 use lettre::Message;
 use lettre::message::Mailbox;
 use lettre::message::header::ContentType;
-use ulid::Ulid;
 
 /// A message ready to send, with the id that also names it on disk.
 #[derive(Debug)]
 pub(crate) struct Composed {
-    pub id: Ulid,
+    pub id: String,
     pub message: Message,
 }
 
@@ -25,14 +24,23 @@ pub(crate) fn parse_mailbox(text: &str) -> Result<Mailbox, String> {
     }
 }
 
-pub(crate) fn compose(from: &Mailbox, email: &OutgoingEmail) -> Result<Composed, MailError> {
+/// `id` (the outbox's) becomes the Message-ID's left part and the file name: letters, digits,
+/// `_` and `-` are kept, anything else is dropped, so it is always a valid `id-left`.
+pub(crate) fn compose(
+    from: &Mailbox,
+    id: &str,
+    email: &OutgoingEmail,
+) -> Result<Composed, MailError> {
     let to = parse_mailbox(&email.to).map_err(|why| {
         MailError::Permanent(format!(
             "recipient address {:?} is not valid: {why}",
             email.to
         ))
     })?;
-    let id = Ulid::new();
+    let id: String = id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
     let message = Message::builder()
         .from(from.clone())
         .to(to)
@@ -62,8 +70,26 @@ mod tests {
     }
 
     fn formatted(email: &OutgoingEmail) -> String {
-        let composed = compose(&sender(), email).unwrap();
+        let composed = compose(&sender(), "eml_1", email).unwrap();
         String::from_utf8(composed.message.formatted()).unwrap()
+    }
+
+    #[test]
+    fn the_message_id_is_the_outbox_id() {
+        let email = email("ana@shop.test", "Receipt", "Paid.");
+        let once = String::from_utf8(
+            compose(&sender(), "eml_01ABC", &email)
+                .unwrap()
+                .message
+                .formatted(),
+        )
+        .unwrap();
+        assert!(
+            once.contains("Message-ID: <eml_01ABC@holdfast.test>"),
+            "{once}"
+        );
+        let hostile = compose(&sender(), "a>b@c\r\nX: y", &email).unwrap();
+        assert_eq!(hostile.id, "abcXy");
     }
 
     #[test]
@@ -90,7 +116,7 @@ mod tests {
     #[test]
     fn a_bad_recipient_is_permanent() {
         for to in ["", "not an address", "a@b.test, c@d.test", "a@b.test junk"] {
-            let result = compose(&sender(), &email(to, "s", "b"));
+            let result = compose(&sender(), "eml_1", &email(to, "s", "b"));
             assert!(
                 matches!(result, Err(MailError::Permanent(_))),
                 "{to:?}: {result:?}"

@@ -69,8 +69,8 @@ impl SmtpMailer {
 
 #[async_trait]
 impl Mailer for SmtpMailer {
-    async fn send(&self, email: &OutgoingEmail) -> Result<(), MailError> {
-        let composed = compose(&self.from, email)?;
+    async fn send(&self, id: &str, email: &OutgoingEmail) -> Result<(), MailError> {
+        let composed = compose(&self.from, id, email)?;
         match tokio::time::timeout(self.timeout, self.transport.send(composed.message)).await {
             Ok(Ok(_)) => {
                 tracing::info!(id = %composed.id, "email accepted by the mail server");

@@ -130,7 +130,7 @@ async fn delivers_to_a_real_smtp_server() {
         subject: "Reçu n° 42 — paid".to_owned(),
         body: "Payment pay_123 of 12,50 € succeeded.\nThank you.\n".to_owned(),
     };
-    mailer.send(&email).await.unwrap();
+    mailer.send("eml_test", &email).await.unwrap();
 
     let got = server.received();
     assert_eq!(got["Subject"], email.subject, "{got}");
@@ -174,6 +174,6 @@ async fn nothing_listening_is_temporary() {
         subject: "Receipt".to_owned(),
         body: "Paid.".to_owned(),
     };
-    let result = mailer.send(&email).await;
+    let result = mailer.send("eml_test", &email).await;
     assert!(matches!(result, Err(MailError::Temporary(_))), "{result:?}");
 }

@@ -10,7 +10,9 @@ use holdfast_domain::auth::{Access, Principal};
 use holdfast_domain::ids::{ConnectionId, PlanId};
 use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
-use holdfast_domain::payment::routing::{Plan, ProcessorConnection, ProcessorKind, resource_name};
+use holdfast_domain::payment::routing::{
+    MAX_FALLBACKS, Plan, ProcessorConnection, ProcessorKind, resource_name,
+};
 use holdfast_domain::ports::{Clock, Ids, StoreError};
 use serde::{Deserialize, Serialize};
 
@@ -256,6 +258,12 @@ async fn create_plan(
         brand_routes.push((
             parsed,
             own_connection(&state, &who, field, connection).await?,
+        ));
+    }
+    if body.fallbacks.len() > MAX_FALLBACKS {
+        return Err(ApiError::invalid(
+            "fallbacks",
+            format!("may list at most {MAX_FALLBACKS} connections"),
         ));
     }
     let mut fallbacks = Vec::new();

@@ -34,7 +34,7 @@ pub async fn run(
             continue;
         }
         for queued in batch {
-            let result = mailer.send(&queued.email).await;
+            let result = mailer.send(&queued.id, &queued.email).await;
             let now = clock.now();
             let recorded = match &result {
                 Ok(()) => outbox.email_sent(&queued.id, now).await,

@@ -10,7 +10,8 @@
 //! | sale (approved) | `basis_points` × amount + `fixed` |
 //! | void, refund, any declined or failed attempt | 0 |
 //!
-//! The percentage is rounded half up to the minor unit.
+//! The percentage is rounded half up to the minor unit. A transaction's fee never exceeds the
+//! amount approved on it (a fixed fee above a small amount is cut to that amount).
 
 use crate::Invalid;
 

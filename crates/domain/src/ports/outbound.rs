@@ -96,5 +96,8 @@ pub enum MailError {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait Mailer: Send + Sync {
-    async fn send(&self, email: &OutgoingEmail) -> Result<(), MailError>;
+    /// Sends `email` under `id`, the outbox's id for it: the Message-ID is derived from it, so
+    /// an email sent again after a crash (the first send was not recorded) is recognisably the
+    /// same message, and receivers that deduplicate on Message-ID show it once.
+    async fn send(&self, id: &str, email: &OutgoingEmail) -> Result<(), MailError>;
 }

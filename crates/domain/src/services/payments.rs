@@ -395,7 +395,7 @@ where
                     TxnType::Auth => TxnState::Authorized,
                     _ => TxnState::Settled,
                 };
-                txn.fee = match txn.kind {
+                let fee = match txn.kind {
                     TxnType::Auth => plan.fee.fixed(),
                     TxnType::Sale => {
                         plan.fee.percentage_of(reply.approved_amount) + plan.fee.fixed()
@@ -403,6 +403,9 @@ where
                     TxnType::Capture => plan.fee.percentage_of(reply.approved_amount),
                     TxnType::Void | TxnType::Refund => 0,
                 };
+                // A fee never exceeds the amount it is charged on: a 50-cent fixed fee on a
+                // 30-cent sale is 30 cents, never a merchant paying to be paid.
+                txn.fee = fee.min(reply.approved_amount);
                 txn.authorization = authorization(&reply, AuthStatus::Approved, txn.amount);
             }
             Ok(reply) => {
@@ -726,6 +729,31 @@ mod tests {
         assert_eq!(txn.processor.name, "backup");
         assert_eq!((txn.state, txn.fee), (TxnState::Authorized, 30));
         assert_eq!(completed.lock().unwrap().len(), 1);
+    }
+
+    /// The plan's fixed fee is 30: on a sale of 20 the fee is cut to the 20 charged.
+    #[tokio::test]
+    async fn a_fee_never_exceeds_the_amount_charged() {
+        for (amount, fee) in [(20, 20), (30, 30), (1000, 59)] {
+            let (store, _) = store();
+            let mut processor = MockProcessor::new();
+            processor.expect_call().returning(move |_, _| {
+                Ok(ProcessorReply {
+                    approved_amount: amount,
+                    ..approved()
+                })
+            });
+            let sale = NewPayment {
+                kind: TxnType::Sale,
+                amount: Amount::new("amount", amount).unwrap(),
+                ..auth()
+            };
+            let txn = service(store, processor)
+                .pay(&who(), sale, None)
+                .await
+                .unwrap();
+            assert_eq!(txn.fee, fee, "sale of {amount}");
+        }
     }
 
     /// The response the renderer gives is written with the transaction, whatever its status: a

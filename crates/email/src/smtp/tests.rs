@@ -17,7 +17,7 @@ async fn send_to(script: fn(&str) -> Step, user_info: &str) -> Result<(), MailEr
     let addr = start(script).await;
     let url = format!("smtp://{user_info}{addr}");
     let mailer = SmtpMailer::new(&url, "noreply@holdfast.test", Duration::from_secs(5)).unwrap();
-    mailer.send(&email()).await
+    mailer.send("eml_1", &email()).await
 }
 
 fn is_permanent(result: &Result<(), MailError>) -> bool {
@@ -121,7 +121,7 @@ async fn a_silent_server_times_out_as_temporary() {
     let mailer =
         SmtpMailer::new(&format!("smtp://{addr}"), "noreply@holdfast.test", timeout).unwrap();
     let started = Instant::now();
-    let result = mailer.send(&email()).await;
+    let result = mailer.send("eml_1", &email()).await;
     assert!(is_temporary(&result), "{result:?}");
     assert!(
         started.elapsed() < Duration::from_secs(3),
@@ -140,6 +140,6 @@ async fn a_bad_recipient_is_permanent_without_connecting() {
     .unwrap();
     let mut email = email();
     email.to = "not an address".to_owned();
-    let result = mailer.send(&email).await;
+    let result = mailer.send("eml_1", &email).await;
     assert!(is_permanent(&result), "{result:?}");
 }
