@@ -86,6 +86,11 @@ impl AppState {
         self.token_store.as_ref()
     }
 
+    /// The token store, for the retention worker.
+    pub fn token_store(&self) -> Shared<dyn TokenStore> {
+        self.token_store.clone()
+    }
+
     /// Wiring with the default payments settings and a throw-away vault key (operator
     /// commands and tests, which never read tokens back).
     pub fn new(database: Database) -> Self {

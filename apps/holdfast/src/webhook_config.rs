@@ -158,6 +158,7 @@ impl WebhookArgs {
             queue: state.notifications.clone(),
             idempotency: state.idempotency.clone(),
             outbox: state.emails.clone(),
+            tokens: state.token_store(),
             sender: std::sync::Arc::new(sender),
             mailer,
             clock: state.clock.clone(),

@@ -1092,6 +1092,58 @@ mod cases {
         }
     }
 
+    /// A single-use token's sealed card is erased once it is used (in the statement's SQL
+    /// transaction) or once it expired unused (the sweep); the row stays. Vault tokens keep it.
+    pub async fn single_use_cards_are_erased_once_used_or_expired(db: Database) {
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let tokens = &stores.tokens;
+        let (used, expired, fresh, vault) = (
+            token(&p, "used", TokenKind::SingleUse),
+            token(&p, "expired", TokenKind::SingleUse),
+            token(&p, "fresh", TokenKind::SingleUse),
+            token(&p, "vault", TokenKind::Vault),
+        );
+        for t in [&used, &expired, &fresh, &vault] {
+            tokens.save(t).await.unwrap();
+        }
+        let read = async |t: &Token| {
+            tokens
+                .find(&p.platform_id, p.mode, &t.id)
+                .await
+                .unwrap()
+                .unwrap()
+        };
+        let handed = tokens
+            .take(&p.platform_id, p.mode, &used.id, T0)
+            .await
+            .unwrap();
+        assert_eq!(
+            handed.unwrap().sealed,
+            used.sealed,
+            "the payment gets the card"
+        );
+        let row = read(&used).await;
+        assert!(row.sealed.ciphertext.is_empty() && row.sealed.nonce.is_empty());
+        assert_eq!((row.used_on, row.card.last4.as_str()), (Some(T0), "1111"));
+        // The sweep: only what expired unused, and only once.
+        assert_eq!(tokens.erase_expired(T0).await.unwrap(), 0);
+        let later = T0 + SINGLE_USE_LIFETIME;
+        tokens
+            .take(&p.platform_id, p.mode, &fresh.id, T0)
+            .await
+            .unwrap();
+        assert_eq!(tokens.erase_expired(later).await.unwrap(), 1);
+        assert_eq!(tokens.erase_expired(later).await.unwrap(), 0);
+        assert!(read(&expired).await.sealed.ciphertext.is_empty());
+        assert_eq!(
+            read(&vault).await.sealed,
+            vault.sealed,
+            "a vault token keeps its card"
+        );
+    }
+
     pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;
@@ -1678,6 +1730,7 @@ conformance!(
     transactions_list_by_filter_newest_first,
     idempotency_keys_claim_replay_and_release,
     single_use_tokens_are_taken_once_and_expire,
+    single_use_cards_are_erased_once_used_or_expired,
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
     webhook_delete_is_scoped_and_takes_the_history,

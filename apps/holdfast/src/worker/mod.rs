@@ -26,6 +26,7 @@ pub struct Workers {
     pub queue: Arc<dyn NotificationQueue>,
     pub idempotency: Arc<dyn IdempotencyStore>,
     pub outbox: Arc<dyn EmailOutbox>,
+    pub tokens: Arc<dyn holdfast_domain::ports::TokenStore>,
     pub sender: Arc<dyn WebhookSender>,
     pub mailer: Arc<dyn Mailer>,
     pub clock: Arc<dyn Clock>,
@@ -60,6 +61,11 @@ impl Workers {
             self.payments,
             self.clock.clone(),
             self.reconcile_after,
+            stop.clone(),
+        ));
+        set.spawn(retention::erase_expired_tokens(
+            self.tokens,
+            self.clock.clone(),
             stop.clone(),
         ));
         set.spawn(retention::run(

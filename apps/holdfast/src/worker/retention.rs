@@ -1,12 +1,13 @@
 //! Retention, hourly. Delivery history is kept 15 days (spec 2.4): older records are archived,
 //! keeping the row and its outcome and dropping the bodies. Idempotency keys past their 24
-//! hours are deleted.
+//! hours are deleted. Every minute, the sealed card of each single-use token that expired unused
+//! is erased (a used one is erased as it is used): a card kept sealed is still a card kept.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use holdfast_domain::idempotency;
-use holdfast_domain::ports::{Clock, IdempotencyStore, NotificationQueue};
+use holdfast_domain::ports::{Clock, IdempotencyStore, NotificationQueue, TokenStore};
 
 use super::{Stop, pause};
 
@@ -30,5 +31,24 @@ pub async fn run(
             Err(err) => tracing::error!(error = %err, "deleting idempotency keys failed"),
         }
         pause(&mut stop, Duration::from_hours(1)).await;
+    }
+}
+
+/// How often expired single-use tokens are looked for: they live 15 minutes, so their card is
+/// gone at most a minute after that.
+const TOKEN_SWEEP: Duration = Duration::from_mins(1);
+
+pub async fn erase_expired_tokens(
+    tokens: Arc<dyn TokenStore>,
+    clock: Arc<dyn Clock>,
+    mut stop: Stop,
+) {
+    while !*stop.borrow() {
+        match tokens.erase_expired(clock.now()).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(erased = n, "erased the cards of expired single-use tokens"),
+            Err(err) => tracing::error!(error = %err, "erasing expired tokens failed"),
+        }
+        pause(&mut stop, TOKEN_SWEEP).await;
     }
 }

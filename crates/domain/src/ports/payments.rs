@@ -391,7 +391,9 @@ pub trait TokenStore: Send + Sync {
 
     /// Returns a usable token and, for a single-use token, marks it used in the same statement:
     /// of two transactions racing for one token, one gets it. `None` when the token does not
-    /// exist in this platform and mode, is used, or has expired.
+    /// exist in this platform and mode, is used, or has expired. A single-use token's sealed
+    /// card is erased from its row in the same SQL transaction: the returned token is the only
+    /// copy left, held for the one payment (the row stays, as a record).
     async fn take(
         &self,
         platform: &PlatformId,
@@ -406,4 +408,8 @@ pub trait TokenStore: Send + Sync {
         mode: Mode,
         id: &crate::ids::TokenId,
     ) -> Result<Option<crate::payment::token::Token>, StoreError>;
+
+    /// Erases the sealed card of every single-use token that expired unused by `now` (the rows
+    /// stay); returns how many were erased.
+    async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError>;
 }

@@ -316,6 +316,9 @@ impl<T: TokenStore + ?Sized> TokenStore for Arc<T> {
     ) -> Result<Option<Token>, StoreError> {
         (**self).find(p, mode, id).await
     }
+    async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError> {
+        (**self).erase_expired(now).await
+    }
 }
 
 #[async_trait]

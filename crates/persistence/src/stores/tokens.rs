@@ -44,18 +44,33 @@ macro_rules! token_store {
                     .filter(t::mode.eq(mode.as_str()))
                     .filter(t::id.eq(id.as_str()));
                 // A single-use token is marked used by the statement that hands it out: of two
-                // racing payments, one gets it.
-                let single_use = diesel::update(
-                    scoped
-                        .filter(t::kind.eq(TokenKind::SingleUse.as_str()))
-                        .filter(t::used_on.is_null())
-                        .filter(t::expires_on.gt(now)),
-                )
-                .set(t::used_on.eq(Some(now)))
-                .get_result::<TokenRow>(&mut conn)
-                .await
-                .optional()
-                .map_err(query_error("tokens"))?;
+                // racing payments, one gets it. Its sealed card is erased in the same SQL
+                // transaction, once read: the payment holds the only copy left.
+                let single_use = conn
+                    .transaction::<_, diesel::result::Error, _>(async |conn| {
+                        let taken = diesel::update(
+                            scoped
+                                .filter(t::kind.eq(TokenKind::SingleUse.as_str()))
+                                .filter(t::used_on.is_null())
+                                .filter(t::expires_on.gt(now)),
+                        )
+                        .set(t::used_on.eq(Some(now)))
+                        .get_result::<TokenRow>(conn)
+                        .await
+                        .optional()?;
+                        if taken.is_some() {
+                            diesel::update(t::table.filter(t::id.eq(id.as_str())))
+                                .set((
+                                    t::nonce.eq(Vec::<u8>::new()),
+                                    t::ciphertext.eq(Vec::<u8>::new()),
+                                ))
+                                .execute(conn)
+                                .await?;
+                        }
+                        Ok(taken)
+                    })
+                    .await
+                    .map_err(query_error("tokens"))?;
                 let row = match single_use {
                     Some(row) => Some(row),
                     None => scoped
@@ -86,6 +101,24 @@ macro_rules! token_store {
                     .map_err(query_error("tokens"))?
                     .map(Token::try_from)
                     .transpose()
+            }
+
+            async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError> {
+                use crate::schema::$schema::tokens as t;
+                let mut conn = self.conn().await?;
+                diesel::update(
+                    t::table
+                        .filter(t::kind.eq(TokenKind::SingleUse.as_str()))
+                        .filter(t::expires_on.le(now))
+                        .filter(t::ciphertext.ne(Vec::<u8>::new())),
+                )
+                .set((
+                    t::nonce.eq(Vec::<u8>::new()),
+                    t::ciphertext.eq(Vec::<u8>::new()),
+                ))
+                .execute(&mut conn)
+                .await
+                .map_err(query_error("tokens"))
             }
         }
     };
