@@ -284,6 +284,16 @@ async fn rate_limits_per_key_and_per_failing_address(env: Env) {
     assert!((2..=4).contains(&admitted), "{public:?}");
     assert!(public.contains(&429), "{public:?}");
 
+    // A right key of the wrong type is no guess: its 403s leave the address's budget alone.
+    for _ in 0..4 {
+        let wrong_type = api.get("/v1/merchants", &platform.public_key).await;
+        assert_eq!(
+            wrong_type.status,
+            StatusCode::FORBIDDEN,
+            "{}",
+            wrong_type.text
+        );
+    }
     // Key guessing from one address: three failures, then 429, even for a right key.
     let unknown = "priv_test_ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned();
     let mut guesses = Vec::new();

@@ -176,11 +176,17 @@ pub async fn gate(
             }
         }
         Err(err) => {
-            let refusal = match (&err, state.rate_limits.failed(address)) {
-                (AuthenticateError::Denied(AuthError::Unauthenticated), Some(wait)) => {
-                    ApiError::RateLimited { retry_after: wait }
+            // Only a key that fails authentication counts against the address; a right key
+            // of the wrong type (403) is not a guess.
+            let locked = match err {
+                AuthenticateError::Denied(AuthError::Unauthenticated) => {
+                    state.rate_limits.failed(address)
                 }
-                _ => ApiError::from_auth(err, required),
+                _ => None,
+            };
+            let refusal = match locked {
+                Some(wait) => ApiError::RateLimited { retry_after: wait },
+                None => ApiError::from_auth(err, required),
             };
             Ok(req.into_response(refusal.error_response()))
         }
