@@ -833,6 +833,63 @@ async fn a_transaction_left_pending_is_reversed_and_recorded(env: Env) {
     assert!(contains(&dump, b"left pending when the process stopped"));
 }
 
+/// SQLite: another process holds the write lock past the busy timeout (5 s) exactly when a
+/// payment the processor has answered is completed. The completion waits its turn and is
+/// recorded; it used to answer 500 and leave the payment pending for the reconciler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_completion_waits_out_another_process_lock() {
+    let env = Env::new(holdfast_e2e::Backend::Sqlite)
+        .await
+        .expect("sqlite");
+    let platform = env.create_platform("Acme");
+    let key = platform.private_key.clone();
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PROCESSOR_TIMEOUT_MS", "1500"),
+    ]);
+    let api = Api::new(&server);
+    let m = api.post("/v1/merchants", &key, r#"{"name": "Shop"}"#).await;
+    let merchant = m.body["id"].as_str().unwrap().to_owned();
+    // The timeout card: the pending row is written at once, the completion after 1.5 s.
+    let body = card_body(&merchant, "auth", 1000, "4000000000000168");
+    let paying = {
+        let (api, key) = (api.clone(), key.clone());
+        tokio::spawn(async move { api.post("/v1/transactions", &key, &body).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let path = env
+        .database_url()
+        .trim_start_matches("sqlite://")
+        .to_owned();
+    let mut holder = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3, sys, time\n\
+             c = sqlite3.connect(sys.argv[1], isolation_level=None)\n\
+             c.execute('BEGIN IMMEDIATE')\n\
+             print('locked', flush=True)\n\
+             time.sleep(7)\n\
+             c.execute('COMMIT')",
+            &path,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(holder.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line.trim(), "locked");
+    let paid = paying.await.unwrap();
+    assert!(holder.wait().unwrap().success());
+    assert_eq!(paid.status, StatusCode::GATEWAY_TIMEOUT, "{}", paid.text);
+    let id = paid.body["transaction"]["id"].as_str().unwrap();
+    let txn = api.get(&format!("/v1/transactions/{id}"), &key).await;
+    assert_eq!(txn.body["state"], "failed", "{}", txn.text);
+}
+
 on_both_backends!(
     a_transaction_left_pending_is_reversed_and_recorded,
     tokens_single_use_and_vault,
