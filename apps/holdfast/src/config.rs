@@ -70,9 +70,7 @@ impl DatabaseArgs {
             wait_timeout: Duration::from_secs(5),
         }
     }
-}
 
-impl DatabaseArgs {
     /// Refuses settings under which the workers could reverse a payment whose completion is
     /// still waiting for the database: the reconcile age must exceed the processor timeout plus
     /// the completion wait.

@@ -81,12 +81,7 @@ impl std::fmt::Debug for AppState {
 }
 
 impl AppState {
-    /// Reads of tokens that need no rules.
-    pub fn tokens_store(&self) -> &dyn TokenStore {
-        self.token_store.as_ref()
-    }
-
-    /// The token store, for the retention worker.
+    /// The token store: reads that need no rules, and the retention worker.
     pub fn token_store(&self) -> Shared<dyn TokenStore> {
         self.token_store.clone()
     }
@@ -170,6 +165,13 @@ impl AppState {
             database,
             rate_limits: Arc::new(RateLimits::off()),
         }
+    }
+
+    /// At most `max` webhook subscriptions per platform and mode.
+    #[must_use]
+    pub fn with_max_subscriptions(mut self, max: u32) -> Self {
+        self.webhooks = self.webhooks.with_max_subscriptions(max);
+        self
     }
 
     #[must_use]

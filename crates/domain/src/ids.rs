@@ -5,6 +5,13 @@ use std::fmt;
 
 use crate::Invalid;
 
+/// Whether `raw` has the shape of an id we issue: `prefix`, then 1 to 64 ASCII letters or digits.
+pub fn has_id_shape(raw: &str, prefix: &str) -> bool {
+    raw.strip_prefix(prefix).is_some_and(|rest| {
+        (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
+}
+
 macro_rules! typed_id {
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
         $(#[$doc])*
@@ -21,18 +28,13 @@ macro_rules! typed_id {
 
             /// Parses an id received from outside: the prefix, then 1 to 64 ASCII letters or digits.
             pub fn parse(field: &'static str, raw: &str) -> Result<Self, Invalid> {
-                match raw.strip_prefix($prefix) {
-                    Some(rest)
-                        if !rest.is_empty()
-                            && rest.len() <= 64
-                            && rest.bytes().all(|b| b.is_ascii_alphanumeric()) =>
-                    {
-                        Ok(Self(raw.to_owned()))
-                    }
-                    _ => Err(Invalid::new(
+                if has_id_shape(raw, $prefix) {
+                    Ok(Self(raw.to_owned()))
+                } else {
+                    Err(Invalid::new(
                         field,
                         format!("must be an id starting with {}", $prefix),
-                    )),
+                    ))
                 }
             }
 

@@ -33,11 +33,8 @@ pub async fn run(
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let mut state = AppState::with_payments(db, bins, vault, payments)
-        .with_rate_limits(RateLimits::new(args.rate_limits()));
-    state.webhooks = state
-        .webhooks
-        .clone()
+    let state = AppState::with_payments(db, bins, vault, payments)
+        .with_rate_limits(RateLimits::new(args.rate_limits()))
         .with_max_subscriptions(webhooks.webhook_max_subscriptions);
     if args.bootstrap_demo {
         let demo = state

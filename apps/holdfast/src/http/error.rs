@@ -132,12 +132,7 @@ impl ApiError {
                 transaction.authorization.processor_message.clone(),
                 None,
             ),
-            Self::Internal(_) => (
-                "api_error",
-                "internal_error",
-                "Something went wrong on our side. Quote the requestId when you contact us.".into(),
-                None,
-            ),
+            Self::Internal(_) => ("api_error", "internal_error", INTERNAL.into(), None),
             Self::Status(status) => status_parts(*status),
             Self::LimitReached(message) => (
                 "invalid_request_error",
@@ -145,51 +140,50 @@ impl ApiError {
                 message.clone(),
                 None,
             ),
-            Self::RateLimited { .. } => status_parts(StatusCode::TOO_MANY_REQUESTS),
+            Self::RateLimited { .. } => (
+                "rate_limit_error",
+                "rate_limited",
+                "Too many requests; retry after the time in Retry-After.".into(),
+                None,
+            ),
         }
     }
 }
 
-/// Our words for a status that a lower layer chose.
+/// What a 500 says: nothing of its cause, which is in the log under the same request id.
+const INTERNAL: &str = "Something went wrong on our side. Quote the requestId when you contact us.";
+
+/// Our words for a status that a lower layer chose and no variant of ours names.
 fn status_parts(status: StatusCode) -> (&'static str, &'static str, String, Option<&'static str>) {
     let (kind, code, message) = match status.as_u16() {
-        404 => (
-            "invalid_request_error",
-            "route_not_found",
-            "No such route. See docs/api.md for the endpoints.",
-        ),
-        405 => (
-            "invalid_request_error",
-            "method_not_allowed",
-            "This route does not accept that HTTP method.",
-        ),
-        413 => (
-            "invalid_request_error",
-            "payload_too_large",
-            "The request body is too large.",
-        ),
         415 => (
             "invalid_request_error",
             "unsupported_media_type",
             "Send the body as application/json.",
-        ),
-        429 => (
-            "rate_limit_error",
-            "rate_limited",
-            "Too many requests; retry after the time in Retry-After.",
         ),
         400..=499 => (
             "invalid_request_error",
             "bad_request",
             "The request could not be read.",
         ),
-        _ => (
-            "api_error",
-            "internal_error",
-            "Something went wrong on our side. Quote the requestId when you contact us.",
-        ),
+        _ => ("api_error", "internal_error", INTERNAL),
     };
     (kind, code, message.to_owned(), None)
+}
+
+impl ApiError {
+    /// The refusal for a status a lower layer rendered (actix's 404, 405, 413…): the variant we
+    /// have for it, else `Status`.
+    pub fn for_status(status: StatusCode) -> Self {
+        match status {
+            StatusCode::NOT_FOUND => Self::RouteNotFound,
+            StatusCode::METHOD_NOT_ALLOWED => Self::MethodNotAllowed,
+            StatusCode::PAYLOAD_TOO_LARGE => Self::PayloadTooLarge {
+                limit: super::extract::MAX_BODY_BYTES,
+            },
+            other => Self::Status(other),
+        }
+    }
 }
 
 impl ResponseError for ApiError {

@@ -78,24 +78,7 @@ fn is_canonical(path: &str) -> bool {
 
 /// `%XX` → the byte; a `%` not followed by two hex digits stays as it is.
 fn percent_decode(raw: &[u8]) -> Vec<u8> {
-    let hex = |b: u8| (b as char).to_digit(16);
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        if raw[i] == b'%'
-            && let (Some(hi), Some(lo)) = (
-                raw.get(i + 1).copied().and_then(hex),
-                raw.get(i + 2).copied().and_then(hex),
-            )
-        {
-            out.push(u8::try_from(hi * 16 + lo).expect("two hex digits fit a byte"));
-            i += 3;
-        } else {
-            out.push(raw[i]);
-            i += 1;
-        }
-    }
-    out
+    percent_encoding::percent_decode(raw).collect()
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use governor::clock::{Clock, DefaultClock};
@@ -29,6 +30,9 @@ pub struct RateSettings {
 
 /// Entries kept for addresses over their failure budget before expired ones are swept.
 const BLOCKED_SWEEP_AT: usize = 10_000;
+/// Admissions between two sweeps of the per-key buckets: counting the buckets locks every
+/// shard of the map, so it is not done on each request.
+const KEY_SWEEP_EVERY: u32 = 65_536;
 
 pub struct RateLimits {
     private: Option<DefaultKeyedRateLimiter<KeyId>>,
@@ -36,6 +40,8 @@ pub struct RateLimits {
     failures: Option<DefaultKeyedRateLimiter<IpAddr>>,
     /// Addresses that ran out of failures, and until when they are refused.
     blocked: Mutex<HashMap<IpAddr, Instant>>,
+    /// Admissions since the last sweep of idle key buckets.
+    admitted: AtomicU32,
 }
 
 impl std::fmt::Debug for RateLimits {
@@ -58,6 +64,7 @@ impl RateLimits {
                 .failed_auth_per_min
                 .map(|rate| RateLimiter::keyed(Quota::per_minute(rate))),
             blocked: Mutex::new(HashMap::new()),
+            admitted: AtomicU32::new(0),
         }
     }
 
@@ -78,7 +85,8 @@ impl RateLimits {
         limiter
             .check_key(&who.key_id)
             .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))?;
-        if limiter.len() > BLOCKED_SWEEP_AT {
+        // Buckets of keys gone quiet are full again: dropping them forgets nothing.
+        if self.admitted.fetch_add(1, Ordering::Relaxed) % KEY_SWEEP_EVERY == KEY_SWEEP_EVERY - 1 {
             limiter.retain_recent();
         }
         Ok(())

@@ -44,7 +44,7 @@ pub async fn middleware(
     };
     if needs_envelope(&response) {
         let envelope = REQUEST_ID.sync_scope(id.clone(), || {
-            super::ApiError::Status(response.status()).error_response()
+            super::ApiError::for_status(response.status()).error_response()
         });
         response = response.into_response(envelope);
     }
@@ -107,7 +107,7 @@ impl ResponseError for WithRequestId {
             if json {
                 rendered
             } else {
-                super::ApiError::Status(rendered.status()).error_response()
+                super::ApiError::for_status(rendered.status()).error_response()
             }
         });
         stamp(response.headers_mut(), &self.id);

@@ -98,7 +98,7 @@ async fn get(
     let not_found = || ApiError::NotFound { resource: "token" };
     let id = TokenId::parse("id", &id).map_err(|_| not_found())?;
     let token = state
-        .tokens_store()
+        .token_store()
         .find(&who.platform_id, who.mode, &id)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
