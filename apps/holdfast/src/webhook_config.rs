@@ -7,6 +7,8 @@
 //! | `HOLDFAST_WEBHOOK_BACKOFF_BASE_MS` | `1000` | the first retry's backoff; doubles after it, with jitter |
 //! | `HOLDFAST_WEBHOOK_ALLOW_NETWORKS` | none | CIDRs the SSRF guard lets through (`127.0.0.0/8,10.0.0.0/8`) |
 //! | `HOLDFAST_WEBHOOK_CONCURRENCY` | `64` | attempts in flight per worker |
+//! | `HOLDFAST_WEBHOOK_SUBSCRIPTION_IN_FLIGHT` | `8` | attempts in flight per subscription, across all workers |
+//! | `HOLDFAST_WEBHOOK_PLATFORM_IN_FLIGHT` | `32` | attempts in flight per platform, across all workers; below the concurrency |
 //! | `HOLDFAST_WEBHOOK_MAX_SUBSCRIPTIONS` | `16` | subscriptions per platform and mode |
 //! | `HOLDFAST_WORKER_POLL_MS` | `50` | how often an idle worker looks for due notifications |
 //! | `HOLDFAST_SERVICE_NAME` | `Holdfast` | the name in the disable email's subject |
@@ -55,6 +57,25 @@ pub struct WebhookArgs {
         global = true
     )]
     pub webhook_concurrency: u32,
+
+    /// Delivery attempts in flight per subscription, across all workers.
+    #[arg(
+        long,
+        env = "HOLDFAST_WEBHOOK_SUBSCRIPTION_IN_FLIGHT",
+        default_value_t = 8,
+        global = true
+    )]
+    pub webhook_subscription_in_flight: u32,
+
+    /// Delivery attempts in flight per platform (both modes), across all workers. Below
+    /// the delivery concurrency, so another platform always finds a free slot.
+    #[arg(
+        long,
+        env = "HOLDFAST_WEBHOOK_PLATFORM_IN_FLIGHT",
+        default_value_t = 32,
+        global = true
+    )]
+    pub webhook_platform_in_flight: u32,
 
     /// Webhook subscriptions a platform may have per mode; one more is refused (400).
     #[arg(
@@ -135,6 +156,13 @@ impl WebhookArgs {
         state: &crate::state::AppState,
         payments: &crate::config::PaymentArgs,
     ) -> anyhow::Result<crate::worker::Workers> {
+        anyhow::ensure!(
+            self.webhook_platform_in_flight.max(1) < self.webhook_concurrency.max(1),
+            "HOLDFAST_WEBHOOK_PLATFORM_IN_FLIGHT ({}) must be below HOLDFAST_WEBHOOK_CONCURRENCY \
+             ({}): otherwise one platform's slow endpoints can hold every delivery slot",
+            self.webhook_platform_in_flight,
+            self.webhook_concurrency
+        );
         let allow_networks = match &self.webhook_allow_networks {
             Some(raw) => holdfast_outbound_http::parse_networks(raw)
                 .map_err(|e| anyhow::anyhow!("HOLDFAST_WEBHOOK_ALLOW_NETWORKS: {e}"))?,
@@ -169,6 +197,8 @@ impl WebhookArgs {
                 backoff_base: self.backoff_base(),
                 lease: self.lease(),
                 concurrency: self.webhook_concurrency,
+                per_subscription: self.webhook_subscription_in_flight,
+                per_platform: self.webhook_platform_in_flight,
                 poll: self.poll(),
                 service_name: self.service_name.clone(),
             },

@@ -25,8 +25,8 @@ use holdfast_domain::payment::transaction::{
 };
 use holdfast_domain::platform::PlatformName;
 use holdfast_domain::ports::{
-    Clock, Event, EventData, Finished, Ids, NewPlatform, OriginalOutcome, ResendError, Reservation,
-    Sealed, StoreError, TxnFilter,
+    ClaimLimits, Clock, Event, EventData, Finished, Ids, NewPlatform, OriginalOutcome, ResendError,
+    Reservation, Sealed, StoreError, TxnFilter,
 };
 use holdfast_domain::services::{CreatedPlatform, PlatformService};
 use holdfast_domain::user::{Email, User};
@@ -36,6 +36,13 @@ use time::OffsetDateTime;
 use time::macros::datetime;
 
 const T0: OffsetDateTime = datetime!(2026-11-22 12:00:00.123456 UTC);
+
+/// A claim limited only by its batch, for cases about what is due rather than fairness.
+const UNCAPPED: ClaimLimits = ClaimLimits {
+    batch: 100,
+    per_subscription: 100,
+    per_platform: 100,
+};
 
 struct FixedClock;
 impl Clock for FixedClock {
@@ -1346,7 +1353,7 @@ mod cases {
         let later = T0 + time::Duration::seconds(1);
         let claimed = stores
             .notifications
-            .claim_notifications(later, later + time::Duration::minutes(1), 100)
+            .claim_notifications(later, later + time::Duration::minutes(1), UNCAPPED)
             .await
             .unwrap();
         let mut got: Vec<(String, String)> = claimed
@@ -1373,7 +1380,7 @@ mod cases {
         assert!(
             stores
                 .notifications
-                .claim_notifications(later, later, 100)
+                .claim_notifications(later, later, UNCAPPED)
                 .await
                 .unwrap()
                 .is_empty()
@@ -1382,7 +1389,7 @@ mod cases {
         assert_eq!(
             stores
                 .notifications
-                .claim_notifications(after_lease, after_lease, 100)
+                .claim_notifications(after_lease, after_lease, UNCAPPED)
                 .await
                 .unwrap()
                 .len(),
@@ -1423,7 +1430,7 @@ mod cases {
         }
         let claimed = stores
             .notifications
-            .claim_notifications(T0, T0 + time::Duration::minutes(1), 100)
+            .claim_notifications(T0, T0 + time::Duration::minutes(1), UNCAPPED)
             .await
             .unwrap();
         assert_eq!(claimed.len(), 28);
@@ -1508,6 +1515,83 @@ mod cases {
     /// Deleting a subscription deletes its history, and only in the caller's platform and mode.
     /// At most `max` subscriptions per platform and mode, even when created at once; another
     /// mode or platform has its own room, and a deleted one frees a place.
+    /// Fair claims: a subscription never holds more than its cap of attempts in flight, nor a
+    /// platform more than its cap, and the least-loaded platform goes first, so another
+    /// platform's notification is taken at once however large one platform's backlog is.
+    pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
+        let stores = db.stores();
+        let a = principal(&new_platform(&stores, "A").await, Mode::Test);
+        let b = principal(&new_platform(&stores, "B").await, Mode::Test);
+        for suffix in ["a1", "a2", "a3"] {
+            let hook = subscription(&a, suffix, &["merchant.created"], true);
+            stores.webhooks.insert_webhook(&hook, 16).await.unwrap();
+        }
+        let hook = subscription(&b, "b", &["merchant.created"], true);
+        stores.webhooks.insert_webhook(&hook, 16).await.unwrap();
+        let created = async |p: &Principal, name: &str| {
+            stores
+                .merchants
+                .insert_merchant_with_event(&merchant(p, name), &event_id())
+                .await
+                .unwrap();
+        };
+        for i in 0..4 {
+            created(&a, &format!("A {i}")).await;
+        }
+        created(&b, "B 0").await;
+
+        let q = &stores.notifications;
+        let later = T0 + time::Duration::seconds(1);
+        let lease = later + time::Duration::minutes(1);
+        let caps = ClaimLimits {
+            batch: 100,
+            per_subscription: 2,
+            per_platform: 5,
+        };
+        let by_subscription = |claimed: &[holdfast_domain::ports::Claimed]| {
+            let mut counts = std::collections::BTreeMap::<String, usize>::new();
+            for c in claimed {
+                let id = c.subscription.as_ref().unwrap().id.to_string();
+                *counts.entry(id).or_default() += 1;
+            }
+            counts
+        };
+        let first = q.claim_notifications(later, lease, caps).await.unwrap();
+        let counts = by_subscription(&first);
+        assert_eq!(first.len(), 6, "five of A (its cap) and B's: {counts:?}");
+        assert_eq!(counts.get("wh_b"), Some(&1), "{counts:?}");
+        assert!(
+            counts.values().all(|&n| n <= 2),
+            "no subscription above its cap: {counts:?}"
+        );
+        assert!(
+            q.claim_notifications(later, lease, caps)
+                .await
+                .unwrap()
+                .is_empty(),
+            "A is at its platform cap and B has nothing more: the same claim takes nothing"
+        );
+
+        // A has 5 in flight and 7 waiting, all older than B's new row; B has 1 in flight. A
+        // claim of one takes B's, the least loaded platform's, first.
+        created(&b, "B 1").await;
+        let one = ClaimLimits {
+            batch: 1,
+            ..UNCAPPED
+        };
+        let next = q.claim_notifications(later, lease, one).await.unwrap();
+        assert_eq!(
+            by_subscription(&next).keys().collect::<Vec<_>>(),
+            ["wh_b"],
+            "B before A's older backlog"
+        );
+
+        // Leases over: everything is due again, and nothing is lost.
+        let after = lease + time::Duration::seconds(1);
+        let all = q.claim_notifications(after, after, UNCAPPED).await.unwrap();
+        assert_eq!(all.len(), 14, "4 × 3 of A and 2 of B");
+    }
+
     pub async fn subscriptions_are_capped_per_platform_and_mode(db: Database) {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;
@@ -1597,7 +1681,7 @@ mod cases {
         ));
         let left = stores
             .notifications
-            .claim_notifications(T0, T0, 100)
+            .claim_notifications(T0, T0, UNCAPPED)
             .await
             .unwrap();
         assert!(left.is_empty(), "the history went with the subscription");
@@ -1733,6 +1817,7 @@ conformance!(
     single_use_cards_are_erased_once_used_or_expired,
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
+    claims_cap_in_flight_and_interleave_platforms,
     webhook_delete_is_scoped_and_takes_the_history,
     subscriptions_are_capped_per_platform_and_mode,
     stale_pending_rows_are_found_and_completed_once,

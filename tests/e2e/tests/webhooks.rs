@@ -933,7 +933,98 @@ async fn subscriptions_are_capped_per_platform_and_mode(env: Env) {
     );
 }
 
+/// Issue 8: one platform's dead endpoints (the cap of them, each with a burst queued) never
+/// delay another platform's notification by more than 2 s. A's endpoint answers 500 after 4.5 s,
+/// so each of its attempts holds a delivery slot for about 20 s; 80 of them used to fill all 64
+/// slots and make B wait a whole round.
+async fn a_slow_platform_never_delays_another(env: Env) {
+    let a = env.create_platform("Slow");
+    let b = env.create_platform("Fast");
+    let slow = Receiver::start(Answer::slow(500, Duration::from_millis(4500))).await;
+    let fast = Receiver::start(Answer::status(204)).await;
+    let mut vars = fast_env("smtp://127.0.0.1:1");
+    vars.retain(|(k, _)| *k != "HOLDFAST_WEBHOOK_TIMEOUT_MS");
+    // 4.5 s is an answer (a 500), not a timeout.
+    vars.push(("HOLDFAST_WEBHOOK_TIMEOUT_MS", "5000".into()));
+    // The defaults: 64 slots, 16 subscriptions, 8 in flight per subscription, 32 per platform.
+    let server = start(&env, &vars);
+    let api = Api::new(&server);
+    let (ka, kb) = (&a.private_key, &b.private_key);
+    let (ma, mb) = (merchant(&api, ka).await, merchant(&api, kb).await);
+    for _ in 0..16 {
+        subscribe(&api, ka, &slow.url).await;
+    }
+    subscribe(&api, kb, &fast.url).await;
+    for _ in 0..5 {
+        pay(&api, ka, &ma).await;
+    }
+    let early = slow.wait_for(16, Duration::from_secs(5)).await;
+    assert!(early.len() >= 16, "A's attempts started: {}", early.len());
+    let first_a = early[0].at;
+
+    let sent = std::time::Instant::now();
+    pay(&api, kb, &mb).await;
+    let got = fast.wait_for(1, Duration::from_secs(10)).await;
+    assert_eq!(got.len(), 1, "B's notification arrived");
+    let delay = got[0].at - sent;
+    assert!(
+        delay < Duration::from_secs(2),
+        "B waited {delay:?} behind A's dead endpoints"
+    );
+    // Until A's first answers come back (4.5 s), every request A's endpoint saw is an attempt
+    // in flight: at most the platform's cap.
+    let answers_start = first_a + Duration::from_millis(4400);
+    let a_in_flight = slow
+        .received()
+        .iter()
+        .filter(|r| r.at < answers_start)
+        .count();
+    assert!(
+        (16..=32).contains(&a_in_flight),
+        "A held {a_in_flight} slots; its cap is 32"
+    );
+}
+
+/// Issue 8: with the most subscriptions a platform may have, 60 auths at once are each
+/// answered 201 (none 500 after the processor approved it, which SQLite's single writer used to
+/// cause), and every one of their notifications is delivered.
+async fn sixty_concurrent_auths_with_a_full_fan_out_are_all_recorded(env: Env) {
+    let p = env.create_platform("Busy");
+    let receiver = Receiver::start(Answer::status(204)).await;
+    let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
+    let api = Api::new(&server);
+    let m = merchant(&api, &p.private_key).await;
+    for _ in 0..16 {
+        subscribe(&api, &p.private_key, &receiver.url).await;
+    }
+    let mut auths = tokio::task::JoinSet::new();
+    for _ in 0..60 {
+        let (api, key, m) = (api.clone(), p.private_key.clone(), m.clone());
+        auths.spawn(async move { pay(&api, &key, &m).await });
+    }
+    let ids: std::collections::BTreeSet<String> = auths
+        .join_all()
+        .await
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 60, "sixty transactions, each answered 201");
+    let got = receiver.wait_for(60 * 16, WAIT).await;
+    let mut delivered = std::collections::BTreeMap::<String, usize>::new();
+    for r in &got {
+        let id = r.json()["data"]["id"].as_str().unwrap().to_owned();
+        *delivered.entry(id).or_default() += 1;
+    }
+    assert_eq!(got.len(), 60 * 16, "one delivery per subscription and auth");
+    assert!(
+        ids.iter().all(|id| delivered.get(id) == Some(&16)),
+        "each auth reached all 16 subscriptions"
+    );
+}
+
 on_both_backends!(
+    sixty_concurrent_auths_with_a_full_fan_out_are_all_recorded,
+    a_slow_platform_never_delays_another,
     subscriptions_are_capped_per_platform_and_mode,
     subscriptions_are_validated_and_replaced_whole,
     deliveries_are_signed_and_verifiable,

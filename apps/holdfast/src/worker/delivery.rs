@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use holdfast_domain::ports::{
-    Claimed, Clock, Finished, NotificationQueue, PostResult, WebhookPost, WebhookSender,
+    ClaimLimits, Claimed, Clock, Finished, NotificationQueue, PostResult, WebhookPost,
+    WebhookSender,
 };
 use holdfast_domain::webhook::{Outcome, RetryDecision, backoff, decide, notification_body};
 use tokio::sync::Semaphore;
@@ -20,6 +21,10 @@ pub struct DeliverySettings {
     pub backoff_base: Duration,
     pub lease: Duration,
     pub concurrency: u32,
+    /// Attempts in flight per subscription, across all workers.
+    pub per_subscription: u32,
+    /// Attempts in flight per platform, across all workers.
+    pub per_platform: u32,
     pub poll: Duration,
     pub service_name: String,
 }
@@ -79,7 +84,11 @@ impl Deliverer {
                 .claim_notifications(
                     now,
                     now + self.settings.lease,
-                    u32::try_from(free).unwrap_or(u32::MAX),
+                    ClaimLimits {
+                        batch: u32::try_from(free).unwrap_or(u32::MAX),
+                        per_subscription: self.settings.per_subscription,
+                        per_platform: self.settings.per_platform,
+                    },
                 )
                 .await;
             match claimed {

@@ -394,9 +394,9 @@ impl<T: super::NotificationQueue + ?Sized> super::NotificationQueue for Arc<T> {
         &self,
         now: OffsetDateTime,
         lease_until: OffsetDateTime,
-        limit: u32,
+        limits: super::ClaimLimits,
     ) -> Result<Vec<super::Claimed>, StoreError> {
-        (**self).claim_notifications(now, lease_until, limit).await
+        (**self).claim_notifications(now, lease_until, limits).await
     }
     async fn complete_notification(
         &self,

@@ -158,16 +158,30 @@ pub trait WebhookStore: Send + Sync {
     ) -> Result<Page<Delivery>, StoreError>;
 }
 
+/// How much one claim may take. "In flight" means leased with the lease not yet over, counted
+/// across every worker process, so the caps hold for the whole deployment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimLimits {
+    /// At most this many rows in this claim (the worker's free slots).
+    pub batch: u32,
+    /// At most this many attempts in flight per subscription.
+    pub per_subscription: u32,
+    /// At most this many attempts in flight per platform, both modes together.
+    pub per_platform: u32,
+}
+
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait NotificationQueue: Send + Sync {
-    /// Leases up to `limit` due notifications until `lease_until` (skipping rows other workers
-    /// hold). A notification whose worker died is due again once its lease ends.
+    /// Leases due notifications until `lease_until` within `limits`, fairly: each
+    /// subscription's oldest rows first, and platforms interleaved, the least loaded first, so
+    /// one platform's backlog or slow endpoints never hold the slots another platform needs.
+    /// A notification whose worker died is due again once its lease ends.
     async fn claim_notifications(
         &self,
         now: OffsetDateTime,
         lease_until: OffsetDateTime,
-        limit: u32,
+        limits: ClaimLimits,
     ) -> Result<Vec<Claimed>, StoreError>;
 
     /// Atomically records the final outcome (once: a notification already final is left as

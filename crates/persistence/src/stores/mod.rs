@@ -20,6 +20,7 @@ mod notifications;
 mod tokens;
 #[macro_use]
 mod webhooks;
+mod claim;
 mod completion;
 
 use crate::webhook_rows::{NotificationRow, WebhookRow};
@@ -46,9 +47,9 @@ use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::platform::Platform;
 use holdfast_domain::ports::StoreError;
 use holdfast_domain::ports::{
-    Begun, Claimed, Deleted, Delivery, Event, EventData, Finished, NewPlatform, OriginalOutcome,
-    OutgoingEmail, PaymentSetup, QueuedEmail, Recorded, Replacement, ResendError, Reservation,
-    StoredEvent, TxnFilter, disable_email, encode_events,
+    Begun, ClaimLimits, Claimed, Deleted, Delivery, Event, EventData, Finished, NewPlatform,
+    OriginalOutcome, OutgoingEmail, PaymentSetup, QueuedEmail, Recorded, Replacement, ResendError,
+    Reservation, StoredEvent, TxnFilter, disable_email, encode_events,
 };
 use holdfast_domain::user::{Email, User};
 use holdfast_domain::webhook::{EventType, Outcome, Subscription, failure_disables};
@@ -76,10 +77,13 @@ pub trait Backend {
     /// Taken first when creating a webhook subscription, so the count of the platform's
     /// subscriptions that follows sees every create committed before it.
     const WEBHOOK_CREATE_LOCK: &'static str;
+    /// Taken first in a notification claim, so claimers take turns and each sees the leases
+    /// the previous one wrote: the in-flight caps are then exact across worker processes.
+    const NOTIFICATION_CLAIM_LOCK: &'static str;
 }
 
 macro_rules! sql_store {
-    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident, $first_platform_lock:expr, $queue_write_lock:expr, $webhook_create_lock:expr, [$($claim_lock:ident),*]) => {
+    ($(#[$doc:meta])* $store:ident, $conn:ty, $schema:ident, $first_platform_lock:expr, $queue_write_lock:expr, $webhook_create_lock:expr, $notification_claim_lock:expr, [$($claim_lock:ident),*]) => {
         $(#[$doc])*
         #[derive(Clone)]
         pub struct $store {
@@ -92,6 +96,7 @@ macro_rules! sql_store {
             const FIRST_PLATFORM_LOCK: &'static str = $first_platform_lock;
             const QUEUE_WRITE_LOCK: Option<&'static str> = $queue_write_lock;
             const WEBHOOK_CREATE_LOCK: &'static str = $webhook_create_lock;
+            const NOTIFICATION_CLAIM_LOCK: &'static str = $notification_claim_lock;
         }
 
         impl std::fmt::Debug for $store {
@@ -157,6 +162,7 @@ sql_store!(
     None,
     // Creating a subscription is rare: one lock for all platforms keeps it simple.
     "SELECT pg_advisory_xact_lock(4857326011373040245)",
+    "SELECT pg_advisory_xact_lock(4857326011373040246)",
     [for_update, skip_locked]
 );
 sql_store!(
@@ -167,6 +173,7 @@ sql_store!(
     // A write that changes nothing still takes SQLite's write lock for the transaction.
     "UPDATE platforms SET id = id WHERE 0",
     Some("UPDATE platforms SET id = id WHERE 0"),
+    "UPDATE platforms SET id = id WHERE 0",
     "UPDATE platforms SET id = id WHERE 0",
     []
 );

@@ -1,6 +1,7 @@
-//! `NotificationQueue` and `EmailOutbox`, written once for both backends. `$lock` is the row
-//! lock a claim takes: `for_update, skip_locked` on PostgreSQL, so workers never wait on each
-//! other's rows; nothing on SQLite, whose single writer serialises claims anyway.
+//! `NotificationQueue` and `EmailOutbox`, written once for both backends. A notification claim
+//! is fair (`claim.rs`) and serialised by `Backend::NOTIFICATION_CLAIM_LOCK`. `$lock` is the row
+//! lock an email claim takes: `for_update, skip_locked` on PostgreSQL, so workers never wait on
+//! each other's rows; nothing on SQLite, whose single writer serialises claims anyway.
 
 macro_rules! notification_queue {
     ($store:ident, $schema:ident, [$($lock:ident),*]) => {
@@ -10,29 +11,23 @@ macro_rules! notification_queue {
                 &self,
                 now: OffsetDateTime,
                 lease_until: OffsetDateTime,
-                limit: u32,
+                limits: ClaimLimits,
             ) -> Result<Vec<Claimed>, StoreError> {
                 use crate::schema::$schema::{events as e, notifications as n, webhooks as w};
+                if limits.batch == 0 {
+                    return Ok(Vec::new());
+                }
                 let mut conn = self.conn().await?;
                 let rows = conn
                     .transaction::<_, diesel::result::Error, _>(async |conn| {
-                        if let Some(lock) = <Self as crate::stores::Backend>::QUEUE_WRITE_LOCK {
-                            diesel::sql_query(lock).execute(conn).await?;
-                        }
-                        let ids: Vec<String> = n::table
-                            .select(n::id)
-                            .filter(n::state.eq("pending"))
-                            .filter(n::due_on.le(now))
-                            .filter(n::lease_until.is_null().or(n::lease_until.le(now)))
-                            .order(n::due_on.asc())
-                            .limit(i64::from(limit))
-                            $(.$lock())*
-                            .load(conn)
+                        diesel::sql_query(<Self as crate::stores::Backend>::NOTIFICATION_CLAIM_LOCK)
+                            .execute(conn)
                             .await?;
+                        let ids = Self::fair_due_ids_on(conn, now, limits).await?;
                         if ids.is_empty() {
                             return Ok(Vec::new());
                         }
-                        diesel::update(n::table.filter(n::id.eq_any(&ids)))
+                        diesel::update(n::table.filter(n::id.eq_any(&ids)).filter(n::state.eq("pending")))
                             .set(n::lease_until.eq(Some(lease_until)))
                             .execute(conn)
                             .await?;

@@ -1,0 +1,127 @@
+//! Which due notifications a delivery worker takes next: fairly, so one platform's backlog or
+//! slow endpoints never hold the slots another platform needs (docs/design/webhook-fairness.md).
+//!
+//! The query walks only the subscriptions that have pending rows (a loose index scan: a backlog
+//! of a million rows on one subscription costs one probe, not a million), takes each one's
+//! oldest due rows up to its free slots, then ranks rows within each platform after the
+//! attempts that platform already has in flight, and takes them in that order: round robin,
+//! least-loaded platform first. "In flight" is `pending` with a lease not yet over, so the
+//! counts span every worker process and heal themselves when a worker dies.
+//!
+//! The claim runs under `Backend::NOTIFICATION_CLAIM_LOCK`, so concurrent claimers see each
+//! other's leases and the caps never overshoot. (PostgreSQL refuses `FOR UPDATE` next to window
+//! functions, so the lock replaces `SKIP LOCKED` there.)
+
+use diesel::QueryableByName;
+use diesel::result::QueryResult;
+use diesel::sql_types::{BigInt, Text, Timestamptz, TimestamptzSqlite};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use holdfast_domain::ports::ClaimLimits;
+use time::OffsetDateTime;
+
+use super::{PgStore, SqliteConn, SqliteStore};
+
+/// The claim around each backend's way of taking a subscription's head rows. Binds: `$1` now,
+/// `$2` per-subscription cap, `$3` per-platform cap, `$4` batch. (SQLite reads `$1` as a named
+/// parameter and numbers parameters by first appearance, which is this order.)
+macro_rules! claim_sql {
+    ($heads:literal) => {
+        concat!(
+            "WITH RECURSIVE subs (webhook_id) AS (
+    SELECT (SELECT webhook_id FROM notifications
+             WHERE state = 'pending' ORDER BY webhook_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT n.webhook_id FROM notifications n
+             WHERE n.state = 'pending' AND n.webhook_id > s.webhook_id
+             ORDER BY n.webhook_id LIMIT 1)
+      FROM subs s
+     WHERE s.webhook_id IS NOT NULL
+), leased AS (
+    SELECT platform_id, webhook_id, count(*) AS in_flight
+      FROM notifications
+     WHERE state = 'pending' AND lease_until IS NOT NULL AND lease_until > $1
+     GROUP BY platform_id, webhook_id
+), platform_load AS (
+    SELECT platform_id, sum(in_flight) AS in_flight FROM leased GROUP BY platform_id
+), heads AS (",
+            $heads,
+            "), turns AS (
+    SELECT h.id, h.due_on,
+           row_number() OVER (PARTITION BY h.platform_id ORDER BY h.due_on, h.id)
+             + coalesce(p.in_flight, 0) AS turn
+      FROM heads h
+      LEFT JOIN platform_load p ON p.platform_id = h.platform_id
+     WHERE h.slot <= $2
+)
+SELECT id FROM turns WHERE turn <= $3 ORDER BY turn, due_on, id LIMIT $4"
+        )
+    };
+}
+
+const CLAIM_PG: &str = claim_sql!(
+    "
+    SELECT h.id, h.platform_id, h.due_on,
+           row_number() OVER (PARTITION BY s.webhook_id ORDER BY h.due_on, h.id)
+             + coalesce(l.in_flight, 0) AS slot
+      FROM subs s
+      LEFT JOIN leased l ON l.webhook_id = s.webhook_id
+     CROSS JOIN LATERAL (
+            SELECT n.id, n.platform_id, n.due_on
+              FROM notifications n
+             WHERE n.webhook_id = s.webhook_id AND n.state = 'pending' AND n.due_on <= $1
+               AND (n.lease_until IS NULL OR n.lease_until <= $1)
+             ORDER BY n.due_on, n.id
+             LIMIT $2) h
+     WHERE s.webhook_id IS NOT NULL
+"
+);
+
+/// SQLite has no `LATERAL`: each subscription's head rows come from a correlated
+/// `IN (… LIMIT)` instead.
+const CLAIM_SQLITE: &str = claim_sql!(
+    "
+    SELECT n.id, n.platform_id, n.due_on,
+           row_number() OVER (PARTITION BY n.webhook_id ORDER BY n.due_on, n.id)
+             + coalesce(l.in_flight, 0) AS slot
+      FROM subs s
+      JOIN notifications n ON n.id IN (
+            SELECT m.id FROM notifications m
+             WHERE m.webhook_id = s.webhook_id AND m.state = 'pending' AND m.due_on <= $1
+               AND (m.lease_until IS NULL OR m.lease_until <= $1)
+             ORDER BY m.due_on, m.id
+             LIMIT $2)
+      LEFT JOIN leased l ON l.webhook_id = s.webhook_id
+     WHERE s.webhook_id IS NOT NULL
+"
+);
+
+#[derive(QueryableByName)]
+struct Due {
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
+macro_rules! fair_due_ids {
+    ($store:ty, $conn:ty, $sql:expr, $ts:ty) => {
+        impl $store {
+            /// The ids of the rows the claim takes, in the order to attempt them.
+            pub(super) async fn fair_due_ids_on(
+                conn: &mut $conn,
+                now: OffsetDateTime,
+                limits: ClaimLimits,
+            ) -> QueryResult<Vec<String>> {
+                let rows: Vec<Due> = diesel::sql_query($sql)
+                    .bind::<$ts, _>(now)
+                    .bind::<BigInt, _>(i64::from(limits.per_subscription.max(1)))
+                    .bind::<BigInt, _>(i64::from(limits.per_platform.max(1)))
+                    .bind::<BigInt, _>(i64::from(limits.batch))
+                    .load(conn)
+                    .await?;
+                Ok(rows.into_iter().map(|due| due.id).collect())
+            }
+        }
+    };
+}
+
+fair_due_ids!(PgStore, AsyncPgConnection, CLAIM_PG, Timestamptz);
+fair_due_ids!(SqliteStore, SqliteConn, CLAIM_SQLITE, TimestamptzSqlite);
