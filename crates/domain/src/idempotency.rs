@@ -98,30 +98,37 @@ pub struct KeyedResponse {
     pub response: StoredResponse,
 }
 
-/// The request's key and how its response is rendered from the transaction it reports.
+/// The request's key and how its response is rendered from what it made (`T`: a transaction,
+/// a merchant, a subscription, a token, a plan or a connection).
 ///
-/// A payment's response is stored in the SQL transaction that records the payment, not after
-/// it: otherwise a crash between the two leaves the key "running" with the payment made, and
-/// once the key is taken for abandoned, the client's retry pays a second time.
-pub struct Recorder<'a> {
+/// A response is stored in the SQL transaction that writes the change it reports, not after it:
+/// otherwise a crash between the two leaves the key "running" with the change made, and once
+/// the key is taken for abandoned, the client's retry makes a second one (a second payment, a
+/// second merchant).
+pub struct Recorder<'a, T = crate::payment::transaction::Transaction> {
     pub key: &'a IdempotencyKey,
-    pub render: &'a (dyn Fn(&crate::payment::transaction::Transaction) -> StoredResponse + Sync),
+    pub render: &'a (dyn Fn(&T) -> StoredResponse + Sync),
 }
 
-impl Recorder<'_> {
-    /// The response to store with `txn`. A recorded transaction's answer is always stored, 502
+impl<T> Recorder<'_, T> {
+    /// The response to store with `made`. A recorded transaction's answer is always stored, 502
     /// and 504 included: the transaction exists with its final status (a timeout was reversed and
     /// recorded), so a retry must see that answer, not make a second payment at a processor that
     /// may have approved the first.
-    pub fn response_for(&self, txn: &crate::payment::transaction::Transaction) -> KeyedResponse {
+    pub fn response_for(&self, made: &T) -> KeyedResponse {
         KeyedResponse {
             key: self.key.clone(),
-            response: (self.render)(txn),
+            response: (self.render)(made),
         }
     }
 }
 
-impl std::fmt::Debug for Recorder<'_> {
+/// The response to store with `made`, when the request runs under a key.
+pub fn reply_for<T>(recorder: Option<&Recorder<'_, T>>, made: &T) -> Option<KeyedResponse> {
+    recorder.map(|r| r.response_for(made))
+}
+
+impl<T> std::fmt::Debug for Recorder<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Recorder")
             .field("key", &self.key)

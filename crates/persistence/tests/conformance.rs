@@ -401,7 +401,7 @@ mod cases {
         let m = merchant(&test, "Shop");
         stores
             .merchants
-            .insert_merchant_with_event(&m, &event_id())
+            .insert_merchant_with_event(&m, &event_id(), None)
             .await
             .unwrap();
         let got = stores
@@ -446,7 +446,7 @@ mod cases {
         let m = merchant(&p, "Shop");
         stores
             .merchants
-            .insert_merchant_with_event(&m, &event_id())
+            .insert_merchant_with_event(&m, &event_id(), None)
             .await
             .unwrap();
         let later = T0 + time::Duration::seconds(5);
@@ -499,7 +499,7 @@ mod cases {
         let m = merchant(&p, "Shop");
         stores
             .merchants
-            .insert_merchant_with_event(&m, &event_id())
+            .insert_merchant_with_event(&m, &event_id(), None)
             .await
             .unwrap();
         let rename = MerchantPatch {
@@ -598,7 +598,7 @@ mod cases {
             let m = merchant(&p, &format!("Shop {i}"));
             stores
                 .merchants
-                .insert_merchant_with_event(&m, &event_id())
+                .insert_merchant_with_event(&m, &event_id(), None)
                 .await
                 .unwrap();
             ids.push(m.id);
@@ -677,13 +677,17 @@ mod cases {
         // One default per platform and mode.
         let mut second = default_plan(&a.platform.id, &connection.id);
         second.is_default = true;
-        let err = stores.payments.insert_plan(&second).await.unwrap_err();
+        let err = stores
+            .payments
+            .insert_plan(&second, None)
+            .await
+            .unwrap_err();
         assert!(
             matches!(err, StoreError::Duplicate("plans.default")),
             "{err:?}"
         );
         second.is_default = false;
-        stores.payments.insert_plan(&second).await.unwrap();
+        stores.payments.insert_plan(&second, None).await.unwrap();
         let round = stores
             .payments
             .get_plan(&a.platform.id, Mode::Test, &second.id)
@@ -700,7 +704,7 @@ mod cases {
         let m = merchant(&p, "Shop");
         stores
             .merchants
-            .insert_merchant_with_event(&m, &event_id())
+            .insert_merchant_with_event(&m, &event_id(), None)
             .await
             .unwrap();
         let plan = stores
@@ -818,7 +822,7 @@ mod cases {
         let m = merchant(&p, "Shop");
         stores
             .merchants
-            .insert_merchant_with_event(&m, &event_id())
+            .insert_merchant_with_event(&m, &event_id(), None)
             .await
             .unwrap();
         let plan = stores
@@ -893,12 +897,12 @@ mod cases {
         let m2 = merchant(&p, "Two");
         stores
             .merchants
-            .insert_merchant_with_event(&m1, &event_id())
+            .insert_merchant_with_event(&m1, &event_id(), None)
             .await
             .unwrap();
         stores
             .merchants
-            .insert_merchant_with_event(&m2, &event_id())
+            .insert_merchant_with_event(&m2, &event_id(), None)
             .await
             .unwrap();
         let plan = stores
@@ -994,6 +998,102 @@ mod cases {
                 .await
                 .unwrap(),
             Some(written[0].clone())
+        );
+    }
+
+    /// A create's answer commits with the resource it reports (merchant, subscription, token,
+    /// connection, plan), and a refused create writes neither: the key then stays running,
+    /// for the HTTP layer to store or release.
+    pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Database) {
+        use holdfast_domain::idempotency::{
+            IdempotencyKey, KeyedResponse, Seen, StoredResponse, fingerprint,
+        };
+        use holdfast_domain::ports::Begun;
+        let stores = db.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let idem = &stores.idempotency;
+        let print = fingerprint(&[7; 32], "POST", "/v1/x", b"{}");
+        let answer = |n: &str| StoredResponse {
+            status: 201,
+            body: format!("{{\"made\":\"{n}\"}}"),
+        };
+        let claim = async |name: &str| {
+            let key = IdempotencyKey::parse(name).unwrap();
+            let begun = idem.begin(&p.platform_id, p.mode, &key, &print, T0).await;
+            assert_eq!(begun.unwrap(), Begun::Started);
+            Some(KeyedResponse {
+                key,
+                response: answer(name),
+            })
+        };
+        let seen = async |name: &str| {
+            let key = IdempotencyKey::parse(name).unwrap();
+            match idem
+                .begin(&p.platform_id, p.mode, &key, &print, T0)
+                .await
+                .unwrap()
+            {
+                Begun::Seen(seen) => seen,
+                Begun::Started => panic!("{name}: the key was lost"),
+            }
+        };
+
+        let m = merchant(&p, "Shop");
+        let reply = claim("merchant").await;
+        stores
+            .merchants
+            .insert_merchant_with_event(&m, &event_id(), reply)
+            .await
+            .unwrap();
+        let hook = subscription(&p, "h1", &["merchant.created"], true);
+        let reply = claim("webhook").await;
+        assert!(
+            stores
+                .webhooks
+                .insert_webhook(&hook, 1, reply)
+                .await
+                .unwrap()
+        );
+        let c = sandbox_connection(&p.platform_id);
+        let reply = claim("connection").await;
+        stores.payments.insert_connection(&c, reply).await.unwrap();
+        // The platform has its default plan already: this one is not, the second one is.
+        let mut own = default_plan(&p.platform_id, &c.id);
+        own.is_default = false;
+        let reply = claim("plan").await;
+        stores.payments.insert_plan(&own, reply).await.unwrap();
+        let token = token(&p, "t1", TokenKind::Vault);
+        let reply = claim("token").await;
+        stores.tokens.save(&token, reply).await.unwrap();
+        for name in ["merchant", "webhook", "connection", "plan", "token"] {
+            assert_eq!(seen(name).await, Seen::Replay(answer(name)), "{name}");
+        }
+
+        // Refused: the cap, a second default plan. Neither the resource nor the answer is kept.
+        let over = subscription(&p, "h2", &["merchant.created"], true);
+        let reply = claim("webhook-over").await;
+        assert!(
+            !stores
+                .webhooks
+                .insert_webhook(&over, 1, reply)
+                .await
+                .unwrap()
+        );
+        own.id = PlanId::from_suffix(&CountingIds.next_id());
+        own.is_default = true;
+        let reply = claim("plan-twice").await;
+        assert!(stores.payments.insert_plan(&own, reply).await.is_err());
+        for name in ["webhook-over", "plan-twice"] {
+            assert_eq!(seen(name).await, Seen::InProgress, "{name}");
+        }
+        assert!(
+            stores
+                .webhooks
+                .get_webhook(&p.platform_id, p.mode, &over.id)
+                .await
+                .unwrap()
+                .is_none()
         );
     }
 
@@ -1113,7 +1213,7 @@ mod cases {
             token(&p, "vault", TokenKind::Vault),
         );
         for t in [&used, &expired, &fresh, &vault] {
-            tokens.save(t).await.unwrap();
+            tokens.save(t, None).await.unwrap();
         }
         let read = async |t: &Token| {
             tokens
@@ -1156,7 +1256,7 @@ mod cases {
         let a = new_platform(&stores, "A").await;
         let p = principal(&a, Mode::Test);
         let once = token(&p, "once", TokenKind::SingleUse);
-        stores.tokens.save(&once).await.unwrap();
+        stores.tokens.save(&once, None).await.unwrap();
         assert_eq!(
             stores
                 .tokens
@@ -1187,7 +1287,7 @@ mod cases {
 
         // Expired at the instant of its expiry; another mode never sees it.
         let late = token(&p, "late", TokenKind::SingleUse);
-        stores.tokens.save(&late).await.unwrap();
+        stores.tokens.save(&late, None).await.unwrap();
         let expiry = T0 + SINGLE_USE_LIFETIME;
         assert!(
             stores
@@ -1217,7 +1317,7 @@ mod cases {
 
         // A vault token is handed out every time and never marked used.
         let vault = token(&p, "vault", TokenKind::Vault);
-        stores.tokens.save(&vault).await.unwrap();
+        stores.tokens.save(&vault, None).await.unwrap();
         for _ in 0..3 {
             let handed = stores
                 .tokens
@@ -1279,24 +1379,26 @@ mod cases {
         let all = ["merchant.created", "merchant.updated", "merchant.deleted"];
         let hooks = &stores.webhooks;
         hooks
-            .insert_webhook(&subscription(&p, "all", &all, true), u32::MAX)
+            .insert_webhook(&subscription(&p, "all", &all, true), u32::MAX, None)
             .await
             .unwrap();
         hooks
             .insert_webhook(
                 &subscription(&p, "created", &["merchant.created"], true),
                 u32::MAX,
+                None,
             )
             .await
             .unwrap();
         hooks
-            .insert_webhook(&subscription(&p, "off", &all, false), u32::MAX)
+            .insert_webhook(&subscription(&p, "off", &all, false), u32::MAX, None)
             .await
             .unwrap();
         hooks
             .insert_webhook(
                 &subscription(&principal(&a, Mode::Live), "live", &all, true),
                 u32::MAX,
+                None,
             )
             .await
             .unwrap();
@@ -1304,7 +1406,7 @@ mod cases {
         let m = merchant(&p, "Shop");
         stores
             .merchants
-            .insert_merchant_with_event(&m, &event_id())
+            .insert_merchant_with_event(&m, &event_id(), None)
             .await
             .unwrap();
         let rename = MerchantPatch {
@@ -1419,12 +1521,16 @@ mod cases {
         let a = new_platform(&stores, "A").await;
         let p = principal(&a, Mode::Test);
         let hook = subscription(&p, "h", &["merchant.created"], true);
-        stores.webhooks.insert_webhook(&hook, 1).await.unwrap();
+        stores
+            .webhooks
+            .insert_webhook(&hook, 1, None)
+            .await
+            .unwrap();
         for i in 0..28 {
             let m = merchant(&p, &format!("Shop {i}"));
             stores
                 .merchants
-                .insert_merchant_with_event(&m, &event_id())
+                .insert_merchant_with_event(&m, &event_id(), None)
                 .await
                 .unwrap();
         }
@@ -1524,14 +1630,22 @@ mod cases {
         let b = principal(&new_platform(&stores, "B").await, Mode::Test);
         for suffix in ["a1", "a2", "a3"] {
             let hook = subscription(&a, suffix, &["merchant.created"], true);
-            stores.webhooks.insert_webhook(&hook, 16).await.unwrap();
+            stores
+                .webhooks
+                .insert_webhook(&hook, 16, None)
+                .await
+                .unwrap();
         }
         let hook = subscription(&b, "b", &["merchant.created"], true);
-        stores.webhooks.insert_webhook(&hook, 16).await.unwrap();
+        stores
+            .webhooks
+            .insert_webhook(&hook, 16, None)
+            .await
+            .unwrap();
         let created = async |p: &Principal, name: &str| {
             stores
                 .merchants
-                .insert_merchant_with_event(&merchant(p, name), &event_id())
+                .insert_merchant_with_event(&merchant(p, name), &event_id(), None)
                 .await
                 .unwrap();
         };
@@ -1600,7 +1714,7 @@ mod cases {
             .map(|i| {
                 let hooks = stores.webhooks.clone();
                 let s = subscription(&test, &format!("c{i}"), &["merchant.created"], true);
-                tokio::spawn(async move { hooks.insert_webhook(&s, 4).await.unwrap() })
+                tokio::spawn(async move { hooks.insert_webhook(&s, 4, None).await.unwrap() })
             })
             .collect();
         let mut inserted = 0;
@@ -1619,7 +1733,7 @@ mod cases {
         let other = principal(&new_platform(&stores, "B").await, Mode::Test);
         for (who, suffix) in [(&live, "live"), (&other, "other")] {
             let s = subscription(who, suffix, &["merchant.created"], true);
-            assert!(hooks.insert_webhook(&s, 4).await.unwrap(), "{suffix}");
+            assert!(hooks.insert_webhook(&s, 4, None).await.unwrap(), "{suffix}");
         }
         let first = listed.data[0].id.clone();
         hooks
@@ -1627,9 +1741,9 @@ mod cases {
             .await
             .unwrap();
         let again = subscription(&test, "again", &["merchant.created"], true);
-        assert!(hooks.insert_webhook(&again, 4).await.unwrap());
+        assert!(hooks.insert_webhook(&again, 4, None).await.unwrap());
         let over = subscription(&test, "over", &["merchant.created"], true);
-        assert!(!hooks.insert_webhook(&over, 4).await.unwrap());
+        assert!(!hooks.insert_webhook(&over, 4, None).await.unwrap());
     }
 
     pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
@@ -1641,12 +1755,13 @@ mod cases {
             .insert_webhook(
                 &subscription(&live, "h", &["merchant.created"], true),
                 u32::MAX,
+                None,
             )
             .await
             .unwrap();
         stores
             .merchants
-            .insert_merchant_with_event(&merchant(&live, "Shop"), &event_id())
+            .insert_merchant_with_event(&merchant(&live, "Shop"), &event_id(), None)
             .await
             .unwrap();
         let wh = WebhookId::from_suffix("h");
@@ -1695,7 +1810,7 @@ mod cases {
         let m = merchant(&p, "Shop");
         stores
             .merchants
-            .insert_merchant_with_event(&m, &event_id())
+            .insert_merchant_with_event(&m, &event_id(), None)
             .await
             .unwrap();
         let plan = stores
@@ -1813,6 +1928,7 @@ conformance!(
     refund_reservations_never_exceed_the_amount,
     transactions_list_by_filter_newest_first,
     idempotency_keys_claim_replay_and_release,
+    a_created_resource_and_its_stored_answer_commit_together,
     single_use_tokens_are_taken_once_and_expire,
     single_use_cards_are_erased_once_used_or_expired,
     merchant_events_fan_out_to_matching_active_subscriptions,

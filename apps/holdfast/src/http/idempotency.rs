@@ -5,11 +5,13 @@
 use actix_web::body::{BoxBody, MessageBody, to_bytes};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CONTENT_TYPE, HeaderValue};
+use actix_web::http::header::{CONTENT_TYPE, ContentType, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{Error, HttpMessage, HttpResponse, ResponseError, web};
+use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::Principal;
-use holdfast_domain::idempotency::{IdempotencyKey, Seen, StoredResponse, fingerprint, storable};
+use holdfast_domain::idempotency::{
+    IdempotencyKey, Recorder, Seen, StoredResponse, fingerprint, storable,
+};
 use holdfast_domain::ports::Begun;
 
 use super::error::ApiError;
@@ -26,6 +28,51 @@ pub struct Claimed(pub IdempotencyKey);
 /// …and marks its response with this, so the response is not stored a second time.
 #[derive(Debug, Clone, Copy)]
 pub struct StoredWithChange;
+
+/// A create's 201 answer, rendered from what it made. Under a claimed key the service stores it
+/// in the SQL transaction of the change (`recorder`, see `Recorder`), so a crash can never leave
+/// the resource made and its key unanswered; `send` then answers with the same bytes, marked so
+/// the middleware does not store them again.
+pub struct CreatedAnswer<T> {
+    key: Option<IdempotencyKey>,
+    render: fn(&T) -> StoredResponse,
+}
+
+impl<T> CreatedAnswer<T> {
+    pub fn new(req: &HttpRequest, render: fn(&T) -> StoredResponse) -> Self {
+        Self {
+            key: req.extensions().get::<Claimed>().map(|c| c.0.clone()),
+            render,
+        }
+    }
+
+    pub fn recorder(&self) -> Option<Recorder<'_, T>> {
+        self.key.as_ref().map(|key| Recorder {
+            key,
+            render: &self.render,
+        })
+    }
+
+    pub fn send(&self, made: &T) -> HttpResponse {
+        let StoredResponse { status, body } = (self.render)(made);
+        let mut response =
+            HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED))
+                .content_type(ContentType::json())
+                .body(body);
+        if self.key.is_some() {
+            response.extensions_mut().insert(StoredWithChange);
+        }
+        response
+    }
+}
+
+/// The 201 body of a create: `view` as JSON.
+pub fn created(view: &impl serde::Serialize) -> StoredResponse {
+    StoredResponse {
+        status: StatusCode::CREATED.as_u16(),
+        body: serde_json::to_string(view).unwrap_or_default(),
+    }
+}
 
 /// Runs `next` under the request's idempotency key, if it has one.
 pub async fn guard(

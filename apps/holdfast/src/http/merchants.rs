@@ -4,12 +4,13 @@ use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::MerchantId;
-use holdfast_domain::merchant::{Currency, MerchantDetails, MerchantName, MerchantPatch};
+use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
 use holdfast_domain::user::Email;
 use serde::Deserialize;
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller, Field, page_request};
+use super::idempotency::{CreatedAnswer, created};
 use super::routes::Routes;
 use super::views::{DeletedView, ListView};
 use crate::state::AppState;
@@ -73,6 +74,7 @@ struct UpdateMerchant {
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    req: HttpRequest,
     ApiJson(body): ApiJson<CreateMerchant>,
 ) -> Result<HttpResponse, ApiError> {
     let details = MerchantDetails {
@@ -83,8 +85,12 @@ async fn create(
             .map_or(Ok(Currency::USD), Currency::parse)?,
         email: body.email.as_deref().map(Email::parse).transpose()?,
     };
-    let merchant = state.merchants.create(&who, details).await?;
-    Ok(HttpResponse::Created().json(merchant))
+    let answer = CreatedAnswer::new(&req, |m: &Merchant| created(m));
+    let merchant = state
+        .merchants
+        .create(&who, details, answer.recorder().as_ref())
+        .await?;
+    Ok(answer.send(&merchant))
 }
 
 async fn list(

@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 
 use actix_web::http::Method;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::{Access, Principal};
+use holdfast_domain::idempotency::reply_for;
 use holdfast_domain::ids::{ConnectionId, PlanId};
 use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller};
+use super::idempotency::{CreatedAnswer, created};
 use super::routes::Routes;
 use super::views::{ListView, rfc3339};
 use crate::state::AppState;
@@ -104,8 +106,12 @@ struct CreateConnection {
 async fn create_connection(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    req: HttpRequest,
     ApiJson(body): ApiJson<CreateConnection>,
 ) -> Result<HttpResponse, ApiError> {
+    let answer = CreatedAnswer::new(&req, |c: &ProcessorConnection| {
+        created(&ConnectionView::from(c.clone()))
+    });
     let connection = ProcessorConnection {
         id: ConnectionId::from_suffix(&state.ids.next_id()),
         platform_id: who.platform_id.clone(),
@@ -119,10 +125,13 @@ async fn create_connection(
     };
     state
         .payment_store
-        .insert_connection(&connection)
+        .insert_connection(
+            &connection,
+            reply_for(answer.recorder().as_ref(), &connection),
+        )
         .await
         .map_err(store_error)?;
-    Ok(HttpResponse::Created().json(ConnectionView::from(connection)))
+    Ok(answer.send(&connection))
 }
 
 async fn list_connections(
@@ -237,8 +246,10 @@ async fn own_connection(
 async fn create_plan(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    req: HttpRequest,
     ApiJson(body): ApiJson<CreatePlan>,
 ) -> Result<HttpResponse, ApiError> {
+    let answer = CreatedAnswer::new(&req, |p: &Plan| created(&PlanView::from(p.clone())));
     let name = resource_name(&body.name)?;
     let fee = FeeRule::new(body.fee.basis_points, body.fee.fixed)?;
     let default_connection = own_connection(
@@ -284,10 +295,10 @@ async fn create_plan(
     };
     state
         .payment_store
-        .insert_plan(&plan)
+        .insert_plan(&plan, reply_for(answer.recorder().as_ref(), &plan))
         .await
         .map_err(store_error)?;
-    Ok(HttpResponse::Created().json(PlanView::from(plan)))
+    Ok(answer.send(&plan))
 }
 
 async fn list_plans(

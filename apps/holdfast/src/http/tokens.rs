@@ -3,7 +3,7 @@
 //! used any number of times. Only private keys read tokens back, never their card number.
 
 use actix_web::http::Method;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::TokenId;
 use holdfast_domain::payment::token::{Token, TokenKind};
@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller};
+use super::idempotency::{CreatedAnswer, created};
 use super::routes::Routes;
 use super::transactions::{CvvRule, PaymentBody, card};
 use super::views::rfc3339;
@@ -56,6 +57,7 @@ fn view(token: &Token) -> Value {
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    req: HttpRequest,
     ApiJson(body): ApiJson<CreateToken>,
 ) -> Result<HttpResponse, ApiError> {
     let kind = match body.kind.as_deref() {
@@ -76,9 +78,10 @@ async fn create(
     // The CVV is checked when sent but never kept (it may not be stored after authorization, and
     // a vault token outlives many).
     let card = card(payment, state.clock.now(), CvvRule::Optional)?;
+    let answer = CreatedAnswer::new(&req, |t: &Token| created(&view(t)));
     let token = state
         .tokens
-        .create(&who, kind, &card)
+        .create(&who, kind, &card, answer.recorder().as_ref())
         .await
         .map_err(|e| match e {
             TokenError::VaultNeedsPrivateKey => ApiError::WrongKeyType {
@@ -87,7 +90,7 @@ async fn create(
             TokenError::Invalid(invalid) => invalid.into(),
             TokenError::Store(e) => ApiError::Internal(e.to_string()),
         })?;
-    Ok(HttpResponse::Created().json(view(&token)))
+    Ok(answer.send(&token))
 }
 
 async fn get(

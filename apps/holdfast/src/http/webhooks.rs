@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller, page_request};
+use super::idempotency::{CreatedAnswer, created};
 use super::routes::Routes;
 use super::views::{DeletedView, ListView, rfc3339};
 use crate::state::AppState;
@@ -163,10 +164,12 @@ fn webhook_id(raw: &str) -> Result<WebhookId, ApiError> {
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    req: HttpRequest,
     ApiJson(body): ApiJson<WebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
     let f = fields(&body)?;
-    let created = state
+    let answer = CreatedAnswer::new(&req, |s: &Subscription| created(&view(s)));
+    let made = state
         .webhooks
         .create(
             &who,
@@ -177,9 +180,10 @@ async fn create(
                 custom_header: f.custom_header,
                 active: body.active.unwrap_or(true),
             },
+            answer.recorder().as_ref(),
         )
         .await?;
-    Ok(HttpResponse::Created().json(view(&created)))
+    Ok(answer.send(&made))
 }
 
 async fn list(

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
+use crate::idempotency::KeyedResponse;
 use crate::ids::{EventId, KeyId, MerchantId, PlatformId, UserId};
 use crate::merchant::{Merchant, MerchantPatch};
 use crate::mode::Mode;
@@ -130,11 +131,12 @@ pub trait KeyStore: Send + Sync {
 #[async_trait]
 pub trait MerchantStore: Send + Sync {
     /// Writes the merchant and its `merchant.created` event (id `event`), with the event's
-    /// fan-out, in one SQL transaction.
+    /// fan-out, and the request's idempotent `reply` if it has one, in one SQL transaction.
     async fn insert_merchant_with_event(
         &self,
         merchant: &Merchant,
         event: &EventId,
+        reply: Option<KeyedResponse>,
     ) -> Result<(), StoreError>;
     /// A deleted merchant, or one of another platform or mode, is `None`.
     async fn get_merchant(

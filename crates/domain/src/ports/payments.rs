@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use super::StoreError;
+use crate::idempotency::KeyedResponse;
 use crate::ids::{ConnectionId, EventId, MerchantId, PlanId, PlatformId, TxnId};
 use crate::merchant::Currency;
 use crate::mode::Mode;
@@ -189,7 +190,13 @@ pub enum Reservation {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait PaymentStore: Send + Sync {
-    async fn insert_connection(&self, connection: &ProcessorConnection) -> Result<(), StoreError>;
+    /// Writes the connection and the request's idempotent `reply`, if any, in one SQL
+    /// transaction.
+    async fn insert_connection(
+        &self,
+        connection: &ProcessorConnection,
+        reply: Option<KeyedResponse>,
+    ) -> Result<(), StoreError>;
     async fn list_connections(
         &self,
         platform: &PlatformId,
@@ -202,9 +209,14 @@ pub trait PaymentStore: Send + Sync {
         id: &ConnectionId,
     ) -> Result<Option<ProcessorConnection>, StoreError>;
 
+    /// Writes the plan and the request's idempotent `reply`, if any, in one SQL transaction.
     /// Returns `Duplicate("plans.default")` when `plan.is_default` and the platform already
-    /// has a default plan in that mode.
-    async fn insert_plan(&self, plan: &Plan) -> Result<(), StoreError>;
+    /// has a default plan in that mode; nothing is then written.
+    async fn insert_plan(
+        &self,
+        plan: &Plan,
+        reply: Option<KeyedResponse>,
+    ) -> Result<(), StoreError>;
     async fn list_plans(&self, platform: &PlatformId, mode: Mode) -> Result<Vec<Plan>, StoreError>;
     async fn get_plan(
         &self,
@@ -387,7 +399,12 @@ pub trait CardVault: Send + Sync {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait TokenStore: Send + Sync {
-    async fn save(&self, token: &crate::payment::token::Token) -> Result<(), StoreError>;
+    /// Writes the token and the request's idempotent `reply`, if any, in one SQL transaction.
+    async fn save(
+        &self,
+        token: &crate::payment::token::Token,
+        reply: Option<KeyedResponse>,
+    ) -> Result<(), StoreError>;
 
     /// Returns a usable token and, for a single-use token, marks it used in the same statement:
     /// of two transactions racing for one token, one gets it. `None` when the token does not

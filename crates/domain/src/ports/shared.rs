@@ -13,6 +13,7 @@ use super::{
     TxnFilter, UserStore, VaultError,
 };
 use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
+use crate::idempotency::KeyedResponse;
 use crate::ids::{ConnectionId, PlanId, TokenId, TxnId};
 use crate::ids::{KeyId, MerchantId, PlatformId, UserId};
 use crate::merchant::{Merchant, MerchantPatch};
@@ -118,8 +119,9 @@ impl<T: MerchantStore + ?Sized> MerchantStore for Arc<T> {
         &self,
         m: &Merchant,
         event: &crate::ids::EventId,
+        reply: Option<KeyedResponse>,
     ) -> Result<(), StoreError> {
-        (**self).insert_merchant_with_event(m, event).await
+        (**self).insert_merchant_with_event(m, event, reply).await
     }
     async fn get_merchant(
         &self,
@@ -183,8 +185,12 @@ impl<T: Processor + ?Sized> Processor for Arc<T> {
 
 #[async_trait]
 impl<T: PaymentStore + ?Sized> PaymentStore for Arc<T> {
-    async fn insert_connection(&self, c: &ProcessorConnection) -> Result<(), StoreError> {
-        (**self).insert_connection(c).await
+    async fn insert_connection(
+        &self,
+        c: &ProcessorConnection,
+        reply: Option<KeyedResponse>,
+    ) -> Result<(), StoreError> {
+        (**self).insert_connection(c, reply).await
     }
     async fn list_connections(
         &self,
@@ -201,8 +207,12 @@ impl<T: PaymentStore + ?Sized> PaymentStore for Arc<T> {
     ) -> Result<Option<ProcessorConnection>, StoreError> {
         (**self).get_connection(p, mode, id).await
     }
-    async fn insert_plan(&self, plan: &Plan) -> Result<(), StoreError> {
-        (**self).insert_plan(plan).await
+    async fn insert_plan(
+        &self,
+        plan: &Plan,
+        reply: Option<KeyedResponse>,
+    ) -> Result<(), StoreError> {
+        (**self).insert_plan(plan, reply).await
     }
     async fn list_plans(&self, p: &PlatformId, mode: Mode) -> Result<Vec<Plan>, StoreError> {
         (**self).list_plans(p, mode).await
@@ -296,8 +306,8 @@ impl<T: CardVault + ?Sized> CardVault for Arc<T> {
 
 #[async_trait]
 impl<T: TokenStore + ?Sized> TokenStore for Arc<T> {
-    async fn save(&self, token: &Token) -> Result<(), StoreError> {
-        (**self).save(token).await
+    async fn save(&self, token: &Token, reply: Option<KeyedResponse>) -> Result<(), StoreError> {
+        (**self).save(token, reply).await
     }
     async fn take(
         &self,
@@ -327,8 +337,9 @@ impl<T: super::WebhookStore + ?Sized> super::WebhookStore for Arc<T> {
         &self,
         s: &crate::webhook::Subscription,
         max: u32,
+        reply: Option<KeyedResponse>,
     ) -> Result<bool, StoreError> {
-        (**self).insert_webhook(s, max).await
+        (**self).insert_webhook(s, max, reply).await
     }
     async fn get_webhook(
         &self,

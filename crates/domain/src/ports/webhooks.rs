@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
+use crate::idempotency::KeyedResponse;
 use crate::ids::{EventId, NotificationId, PlatformId, WebhookId};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
@@ -103,12 +104,14 @@ pub enum ResendError {
 #[async_trait]
 pub trait WebhookStore: Send + Sync {
     /// Inserts the subscription unless its platform already has `max` of them in its mode
-    /// (active or not), atomically: concurrent creates never exceed `max`. `Ok(false)` when
-    /// refused; nothing is then written.
+    /// (active or not), atomically: concurrent creates never exceed `max`, with the request's
+    /// idempotent `reply`, if any, in the same SQL transaction. `Ok(false)` when refused;
+    /// nothing is then written.
     async fn insert_webhook(
         &self,
         subscription: &Subscription,
         max: u32,
+        reply: Option<KeyedResponse>,
     ) -> Result<bool, StoreError>;
     async fn get_webhook(
         &self,

@@ -1,6 +1,7 @@
 //! Merchant CRUD, always inside the caller's platform and mode.
 
 use crate::auth::Principal;
+use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{EventId, MerchantId};
 use crate::merchant::{Merchant, MerchantDetails, MerchantPatch};
 use crate::page::{Page, PageRequest};
@@ -28,10 +29,12 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
         EventId::from_suffix(&self.ids.next_id())
     }
 
+    /// Under an idempotency key (`reply`), the answer is stored with the merchant.
     pub async fn create(
         &self,
         who: &Principal,
         details: MerchantDetails,
+        reply: Option<&Recorder<'_, Merchant>>,
     ) -> Result<Merchant, ServiceError> {
         let now = self.clock.now();
         let merchant = Merchant {
@@ -44,7 +47,7 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
             updated_on: now,
         };
         self.merchants
-            .insert_merchant_with_event(&merchant, &self.event_id())
+            .insert_merchant_with_event(&merchant, &self.event_id(), reply_for(reply, &merchant))
             .await
             .map_err(ServiceError::Store)?;
         Ok(merchant)
@@ -106,6 +109,7 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::idempotency::{IdempotencyKey, StoredResponse};
     use crate::ids::{KeyId, PlatformId, UserId};
     use crate::merchant::{Currency, MerchantName, MerchantPatch};
     use crate::mode::{KeyType, Mode};
@@ -122,6 +126,7 @@ mod tests {
         }
     }
 
+    /// Under an idempotency key, the answer rendered from the merchant goes to the store with it.
     #[tokio::test]
     async fn create_takes_platform_and_mode_from_the_principal() {
         let clock = clock_at_noon();
@@ -130,21 +135,33 @@ mod tests {
         let mut store = MockMerchantStore::new();
         store
             .expect_insert_merchant_with_event()
-            .withf(|m, event| {
+            .withf(|m, event, reply| {
                 m.mode == Mode::Live
                     && m.platform_id.as_str() == "pfm_1"
                     && event.as_str() == "evt_01"
+                    && reply.as_ref().is_some_and(|r| {
+                        r.key.as_str() == "order-1" && r.response.body == "made mid_01"
+                    })
             })
             .times(1)
-            .returning(|_, _| Ok(()));
+            .returning(|_, _, _| Ok(()));
         let service = MerchantService::new(store, clock, ids);
         let details = MerchantDetails {
             name: MerchantName::parse("Shop").unwrap(),
             currency: Currency::USD,
             email: None,
         };
+        let key = IdempotencyKey::parse("order-1").unwrap();
+        let render = |m: &Merchant| StoredResponse {
+            status: 201,
+            body: format!("made {}", m.id),
+        };
+        let recorder = Recorder {
+            key: &key,
+            render: &render,
+        };
         let merchant = service
-            .create(&principal(Mode::Live), details)
+            .create(&principal(Mode::Live), details, Some(&recorder))
             .await
             .unwrap();
         assert_eq!(merchant.id.as_str(), "mid_01");

@@ -3,6 +3,7 @@
 
 use crate::Invalid;
 use crate::auth::Principal;
+use crate::idempotency::{Recorder, reply_for};
 use crate::ids::TokenId;
 use crate::mode::KeyType;
 use crate::payment::card::{CardNumber, Expiration};
@@ -61,6 +62,7 @@ impl<T: TokenStore, V: CardVault, B: BinLookup, C: Clock, I: Ids> TokenService<T
         who: &Principal,
         kind: TokenKind,
         card: &CardData,
+        reply: Option<&Recorder<'_, Token>>,
     ) -> Result<Token, TokenError> {
         if kind == TokenKind::Vault && who.key_type == KeyType::Public {
             return Err(TokenError::VaultNeedsPrivateKey);
@@ -84,7 +86,7 @@ impl<T: TokenStore, V: CardVault, B: BinLookup, C: Clock, I: Ids> TokenService<T
             expires_on: (kind == TokenKind::SingleUse).then(|| now + SINGLE_USE_LIFETIME),
             used_on: None,
         };
-        self.tokens.save(&token).await?;
+        self.tokens.save(&token, reply_for(reply, &token)).await?;
         Ok(token)
     }
 }
@@ -149,8 +151,10 @@ mod tests {
             tokens
                 .expect_save()
                 .times(usize::from(allowed))
-                .returning(|_| Ok(()));
-            let got = service(tokens).create(&who(key_type), kind, &card()).await;
+                .returning(|_, _| Ok(()));
+            let got = service(tokens)
+                .create(&who(key_type), kind, &card(), None)
+                .await;
             match (allowed, got) {
                 (true, Ok(token)) => {
                     assert_eq!(token.kind, kind);

@@ -2,6 +2,7 @@
 //! (spec 4.6: the toggle and resend, offered to operators through the CLI).
 
 use crate::auth::Principal;
+use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{NotificationId, PlatformId, WebhookId};
 use crate::page::{Page, PageRequest};
 use crate::ports::{
@@ -72,11 +73,13 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
         self
     }
 
-    /// The creator is the user who generated the calling key; it never changes.
+    /// The creator is the user who generated the calling key; it never changes. Under an
+    /// idempotency key (`reply`), the answer is stored with the subscription.
     pub async fn create(
         &self,
         who: &Principal,
         new: NewWebhook,
+        reply: Option<&Recorder<'_, Subscription>>,
     ) -> Result<Subscription, ServiceError> {
         let now = self.clock.now();
         // Two 26-character secrets from the CSPRNG: 52 bytes, over 300 bits.
@@ -98,7 +101,11 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
         };
         let inserted = self
             .store
-            .insert_webhook(&subscription, self.max_subscriptions)
+            .insert_webhook(
+                &subscription,
+                self.max_subscriptions,
+                reply_for(reply, &subscription),
+            )
             .await
             .map_err(ServiceError::Store)?;
         if !inserted {
@@ -232,13 +239,14 @@ mod tests {
         let mut store = MockWebhookStore::new();
         store
             .expect_insert_webhook()
-            .withf(|s, max| {
-                *max == DEFAULT_MAX_SUBSCRIPTIONS
+            .withf(|s, max, reply| {
+                reply.is_none()
+                    && *max == DEFAULT_MAX_SUBSCRIPTIONS
                     && s.creator.as_str() == "usr_gen"
                     && s.mode == Mode::Live
                     && s.consecutive_failures == 0
             })
-            .returning(|_, _| Ok(true));
+            .returning(|_, _, _| Ok(true));
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("01".to_owned());
         ids.expect_key_secret().return_const("a".repeat(26));
@@ -261,6 +269,7 @@ mod tests {
                     custom_header: None,
                     active: true,
                 },
+                None,
             )
             .await
             .unwrap();

@@ -152,7 +152,7 @@ impl SqliteStore {
         data: &str,
         reply: Option<&KeyedResponse>,
     ) -> QueryResult<()> {
-        use crate::schema::sqlite::{idempotency_keys as k, transactions as t};
+        use crate::schema::sqlite::transactions as t;
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
             let a = &x.authorization;
             // Only a pending row is completed: of the request that made it and the
@@ -210,21 +210,7 @@ impl SqliteStore {
                 }
             }
             write_event!(sqlite, conn, event, data)?;
-            if let Some(reply) = reply {
-                diesel::update(
-                    k::table
-                        .filter(k::platform_id.eq(x.platform_id.as_str()))
-                        .filter(k::mode.eq(x.mode.as_str()))
-                        .filter(k::key.eq(reply.key.as_str())),
-                )
-                .set((
-                    k::status.eq(Some(i32::from(reply.response.status))),
-                    k::body.eq(Some(&reply.response.body)),
-                ))
-                .execute(conn)
-                .await?;
-            }
-            Ok(())
+            write_reply!(sqlite, conn, x.platform_id, x.mode, reply).await
         })
         .await
     }

@@ -1,4 +1,33 @@
-//! `IdempotencyStore`, written once for both backends.
+//! `IdempotencyStore`, written once for both backends, and `write_reply!`, which stores a
+//! request's answer inside the SQL transaction of the change it reports.
+
+/// Stores a request's idempotent `reply` (`Option<&KeyedResponse>`) inside the caller's open
+/// transaction (`$conn`), so the answer and the change it reports commit together or not at
+/// all; evaluates to `QueryResult<()>`.
+macro_rules! write_reply {
+    ($schema:ident, $conn:expr, $platform:expr, $mode:expr, $reply:expr) => {
+        async {
+            use crate::schema::$schema::idempotency_keys as k;
+            let Some(reply) = $reply else {
+                return Ok(());
+            };
+            let reply: &KeyedResponse = reply;
+            diesel::update(
+                k::table
+                    .filter(k::platform_id.eq($platform.as_str()))
+                    .filter(k::mode.eq($mode.as_str()))
+                    .filter(k::key.eq(reply.key.as_str())),
+            )
+            .set((
+                k::status.eq(Some(i32::from(reply.response.status))),
+                k::body.eq(Some(&reply.response.body)),
+            ))
+            .execute($conn)
+            .await
+            .map(drop)
+        }
+    };
+}
 
 macro_rules! idempotency_store {
     ($store:ident, $schema:ident) => {

@@ -24,6 +24,7 @@ macro_rules! merchant_store {
                 &self,
                 m: &Merchant,
                 event: &EventId,
+                reply: Option<KeyedResponse>,
             ) -> Result<(), StoreError> {
                 use crate::schema::$schema::merchants as t;
                 let event = merchant_event(
@@ -49,7 +50,8 @@ macro_rules! merchant_store {
                         ))
                         .execute(conn)
                         .await?;
-                    write_event!($schema, conn, &event, &data)
+                    write_event!($schema, conn, &event, &data)?;
+                    write_reply!($schema, conn, m.platform_id, m.mode, reply.as_ref()).await
                 })
                 .await
                 .map_err(query_error("merchants"))

@@ -95,11 +95,18 @@ macro_rules! payment_store {
 
         #[async_trait::async_trait]
         impl holdfast_domain::ports::PaymentStore for $store {
-            async fn insert_connection(&self, c: &ProcessorConnection) -> Result<(), StoreError> {
+            async fn insert_connection(
+                &self,
+                c: &ProcessorConnection,
+                reply: Option<KeyedResponse>,
+            ) -> Result<(), StoreError> {
                 let mut conn = self.conn().await?;
-                Self::insert_connection_on(&mut conn, c)
-                    .await
-                    .map_err(query_error("processor_connections"))
+                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    Self::insert_connection_on(conn, c).await?;
+                    write_reply!($schema, conn, c.platform_id, c.mode, reply.as_ref()).await
+                })
+                .await
+                .map_err(query_error("processor_connections"))
             }
 
             async fn list_connections(
@@ -139,11 +146,18 @@ macro_rules! payment_store {
                     .transpose()
             }
 
-            async fn insert_plan(&self, plan: &Plan) -> Result<(), StoreError> {
+            async fn insert_plan(
+                &self,
+                plan: &Plan,
+                reply: Option<KeyedResponse>,
+            ) -> Result<(), StoreError> {
                 let mut conn = self.conn().await?;
-                Self::insert_plan_on(&mut conn, plan)
-                    .await
-                    .map_err(query_error("plans.default"))
+                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    Self::insert_plan_on(conn, plan).await?;
+                    write_reply!($schema, conn, plan.platform_id, plan.mode, reply.as_ref()).await
+                })
+                .await
+                .map_err(query_error("plans.default"))
             }
 
             async fn list_plans(

@@ -4,30 +4,37 @@ macro_rules! token_store {
     ($store:ident, $schema:ident) => {
         #[async_trait::async_trait]
         impl holdfast_domain::ports::TokenStore for $store {
-            async fn save(&self, token: &Token) -> Result<(), StoreError> {
+            async fn save(
+                &self,
+                token: &Token,
+                reply: Option<KeyedResponse>,
+            ) -> Result<(), StoreError> {
                 use crate::schema::$schema::tokens as t;
                 let mut conn = self.conn().await?;
-                diesel::insert_into(t::table)
-                    .values((
-                        t::id.eq(token.id.as_str()),
-                        t::platform_id.eq(token.platform_id.as_str()),
-                        t::mode.eq(token.mode.as_str()),
-                        t::kind.eq(token.kind.as_str()),
-                        t::bin.eq(&token.card.bin),
-                        t::brand.eq(token.card.brand.as_str()),
-                        t::last4.eq(&token.card.last4),
-                        t::funding.eq(token.card.funding.as_str()),
-                        t::key_id.eq(&token.sealed.key_id),
-                        t::nonce.eq(&token.sealed.nonce),
-                        t::ciphertext.eq(&token.sealed.ciphertext),
-                        t::created_on.eq(token.created_on),
-                        t::expires_on.eq(token.expires_on),
-                        t::used_on.eq(token.used_on),
-                    ))
-                    .execute(&mut conn)
-                    .await
-                    .map(drop)
-                    .map_err(query_error("tokens"))
+                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    diesel::insert_into(t::table)
+                        .values((
+                            t::id.eq(token.id.as_str()),
+                            t::platform_id.eq(token.platform_id.as_str()),
+                            t::mode.eq(token.mode.as_str()),
+                            t::kind.eq(token.kind.as_str()),
+                            t::bin.eq(&token.card.bin),
+                            t::brand.eq(token.card.brand.as_str()),
+                            t::last4.eq(&token.card.last4),
+                            t::funding.eq(token.card.funding.as_str()),
+                            t::key_id.eq(&token.sealed.key_id),
+                            t::nonce.eq(&token.sealed.nonce),
+                            t::ciphertext.eq(&token.sealed.ciphertext),
+                            t::created_on.eq(token.created_on),
+                            t::expires_on.eq(token.expires_on),
+                            t::used_on.eq(token.used_on),
+                        ))
+                        .execute(conn)
+                        .await?;
+                    write_reply!($schema, conn, token.platform_id, token.mode, reply.as_ref()).await
+                })
+                .await
+                .map_err(query_error("tokens"))
             }
 
             async fn take(

@@ -4,7 +4,12 @@ macro_rules! webhook_store {
     ($store:ident, $schema:ident) => {
         #[async_trait::async_trait]
         impl holdfast_domain::ports::WebhookStore for $store {
-            async fn insert_webhook(&self, s: &Subscription, max: u32) -> Result<bool, StoreError> {
+            async fn insert_webhook(
+                &self,
+                s: &Subscription,
+                max: u32,
+                reply: Option<KeyedResponse>,
+            ) -> Result<bool, StoreError> {
                 use crate::schema::$schema::webhooks as w;
                 let mut conn = self.conn().await?;
                 conn.transaction::<_, diesel::result::Error, _>(async |conn| {
@@ -46,6 +51,7 @@ macro_rules! webhook_store {
                         ))
                         .execute(conn)
                         .await?;
+                    write_reply!($schema, conn, s.platform_id, s.mode, reply.as_ref()).await?;
                     Ok(true)
                 })
                 .await

@@ -12,7 +12,7 @@ use super::*;
 /// A connection of `platform` in test mode, written.
 async fn connection(stores: &Stores, platform: &PlatformId) -> ProcessorConnection {
     let c = sandbox_connection(platform);
-    stores.payments.insert_connection(&c).await.unwrap();
+    stores.payments.insert_connection(&c, None).await.unwrap();
     c
 }
 
@@ -36,7 +36,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     let plain = merchant(&p, "Plain");
     stores
         .merchants
-        .insert_merchant_with_event(&plain, &event_id())
+        .insert_merchant_with_event(&plain, &event_id(), None)
         .await
         .unwrap();
     let setup = stores
@@ -65,14 +65,14 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         fallbacks: vec![backup.id.clone()],
         ..default_plan(&p.platform_id, &main.id)
     };
-    stores.payments.insert_plan(&own).await.unwrap();
+    stores.payments.insert_plan(&own, None).await.unwrap();
     let planned = Merchant {
         plan_id: Some(own.id.clone()),
         ..merchant(&p, "Planned")
     };
     stores
         .merchants
-        .insert_merchant_with_event(&planned, &event_id())
+        .insert_merchant_with_event(&planned, &event_id(), None)
         .await
         .unwrap();
     let setup = stores
@@ -127,7 +127,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     let shop = merchant(&live, "Live shop");
     stores
         .merchants
-        .insert_merchant_with_event(&shop, &event_id())
+        .insert_merchant_with_event(&shop, &event_id(), None)
         .await
         .unwrap();
     let setup = stores
@@ -155,7 +155,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     let m = merchant(&p, "Shop");
     stores
         .merchants
-        .insert_merchant_with_event(&m, &event_id())
+        .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
     for (suffix, events, active) in [
@@ -170,7 +170,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     ] {
         stores
             .webhooks
-            .insert_webhook(&subscription(&p, suffix, events, active), u32::MAX)
+            .insert_webhook(&subscription(&p, suffix, events, active), u32::MAX, None)
             .await
             .unwrap();
     }
@@ -340,7 +340,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
     let m = merchant(&p, "Shop");
     stores
         .merchants
-        .insert_merchant_with_event(&m, &event_id())
+        .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
     let plan = stores
