@@ -174,6 +174,13 @@ impl AppState {
         self
     }
 
+    /// How long a rotated-out webhook signing secret keeps signing.
+    #[must_use]
+    pub fn with_secret_overlap(mut self, overlap: time::Duration) -> Self {
+        self.webhooks = self.webhooks.with_secret_overlap(overlap);
+        self
+    }
+
     #[must_use]
     pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
         self.rate_limits = Arc::new(limits);

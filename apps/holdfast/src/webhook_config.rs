@@ -10,6 +10,7 @@
 //! | `HOLDFAST_WEBHOOK_SUBSCRIPTION_IN_FLIGHT` | `8` | attempts in flight per subscription, across all workers |
 //! | `HOLDFAST_WEBHOOK_PLATFORM_IN_FLIGHT` | `32` | attempts in flight per platform, across all workers; below the concurrency |
 //! | `HOLDFAST_WEBHOOK_MAX_SUBSCRIPTIONS` | `16` | subscriptions per platform and mode |
+//! | `HOLDFAST_WEBHOOK_SECRET_OVERLAP_S` | `86400` | how long a rotated-out signing secret keeps signing beside the new one |
 //! | `HOLDFAST_WORKER_POLL_MS` | `50` | how often an idle worker looks for due notifications |
 //! | `HOLDFAST_SERVICE_NAME` | `Holdfast` | the name in the disable email's subject |
 //! | `HOLDFAST_SMTP_URL` | none | `smtp://host:port` (or `smtps://`); without it, emails are files |
@@ -86,6 +87,15 @@ pub struct WebhookArgs {
     )]
     pub webhook_max_subscriptions: u32,
 
+    /// How long a rotated-out signing secret keeps signing beside the new one, in seconds.
+    #[arg(
+        long,
+        env = "HOLDFAST_WEBHOOK_SECRET_OVERLAP_S",
+        default_value_t = 86_400,
+        global = true
+    )]
+    pub webhook_secret_overlap_s: u32,
+
     /// How often an idle worker polls for due notifications, in milliseconds.
     #[arg(
         long,
@@ -134,6 +144,10 @@ impl WebhookArgs {
 
     pub fn backoff_base(&self) -> Duration {
         Duration::from_millis(self.webhook_backoff_base_ms)
+    }
+
+    pub fn secret_overlap(&self) -> time::Duration {
+        time::Duration::seconds(i64::from(self.webhook_secret_overlap_s.max(1)))
     }
 
     pub fn poll(&self) -> Duration {

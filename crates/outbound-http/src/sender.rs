@@ -116,8 +116,13 @@ impl HyperSender {
         if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
             return Err(format!("{:?} carries credentials", post.url));
         }
-        let signature = sign(&post.secret, &post.message_id, post.timestamp, &post.body)
-            .map_err(|e| e.to_string())?;
+        let signature = post
+            .secrets
+            .iter()
+            .map(|secret| sign(secret, &post.message_id, post.timestamp, &post.body))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?
+            .join(" ");
         let mut builder = Request::post(uri)
             .header(CONTENT_TYPE, "application/json")
             .header(USER_AGENT, self.user_agent.clone())
@@ -189,7 +194,7 @@ mod tests {
             message_id: "msg_1".to_owned(),
             timestamp: 1_700_000_000,
             body: "{}".to_owned(),
-            secret: crate::signing::generate_secret_from(&[1; 32]),
+            secrets: vec![crate::signing::generate_secret_from(&[1; 32])],
             custom_header: None,
             timeout: Duration::from_secs(1),
         }
@@ -214,7 +219,7 @@ mod tests {
             invalid(sender.post(&post(url)).await);
         }
         let bad_secret = WebhookPost {
-            secret: "whsec_!!".into(),
+            secrets: vec!["whsec_!!".into()],
             ..post("https://example.com/")
         };
         assert!(invalid(sender.post(&bad_secret).await).contains("base64"));

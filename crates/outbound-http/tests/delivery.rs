@@ -49,7 +49,13 @@ async fn the_request_is_signed_and_carries_its_headers() {
     assert_eq!(request.body, post.body);
     assert_eq!(header("webhook-id").as_deref(), Some("msg_2Q4e7Kc9"));
     assert_eq!(header("webhook-timestamp").as_deref(), Some("1700000123"));
-    let expected = sign(&post.secret, &post.message_id, post.timestamp, &post.body).unwrap();
+    let expected = sign(
+        &post.secrets[0],
+        &post.message_id,
+        post.timestamp,
+        &post.body,
+    )
+    .unwrap();
     assert_eq!(header("webhook-signature"), Some(expected));
     assert_eq!(header("content-type").as_deref(), Some("application/json"));
     assert_eq!(header("x-gateway-token").as_deref(), Some("abc 123"));
@@ -58,6 +64,24 @@ async fn the_request_is_signed_and_carries_its_headers() {
             .unwrap()
             .starts_with("Holdfast-Webhooks/")
     );
+}
+
+/// During a secret rotation's overlap: one `v1,` signature per secret, space-separated, the
+/// current secret's first (Standard Webhooks allows several).
+#[tokio::test]
+async fn each_secret_signs_the_request() {
+    let server = receiver(Reply::new(200, "ok")).await;
+    let mut post = post_to(server.url("/hooks"));
+    post.secrets.push("whsec_b2xkIHNlY3JldA==".to_owned());
+    assert_eq!(loopback_sender().post(&post).await, answered(200, "ok"));
+    let seen = server.requests();
+    let signature = seen[0].headers.get("webhook-signature").unwrap();
+    let expected: Vec<String> = post
+        .secrets
+        .iter()
+        .map(|s| sign(s, &post.message_id, post.timestamp, &post.body).unwrap())
+        .collect();
+    assert_eq!(signature.to_str().unwrap(), expected.join(" "));
 }
 
 #[tokio::test]

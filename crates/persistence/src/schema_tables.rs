@@ -202,6 +202,8 @@ diesel::table! {
         consecutive_failures -> Integer,
         created_on -> Ts,
         updated_on -> Ts,
+        previous_secret -> Nullable<Text>,
+        previous_secret_until -> Nullable<Ts>,
     }
 }
 

@@ -3,7 +3,9 @@
 use diesel::Queryable;
 use holdfast_domain::ids::{EventId, NotificationId, PlatformId, UserId, WebhookId};
 use holdfast_domain::ports::{Delivery, DeliveryState, StoreError, decode_events};
-use holdfast_domain::webhook::{CustomHeader, Description, EndpointUrl, Outcome, Subscription};
+use holdfast_domain::webhook::{
+    CustomHeader, Description, EndpointUrl, Outcome, PreviousSecret, Subscription,
+};
 use time::OffsetDateTime;
 
 #[derive(Debug, Queryable)]
@@ -22,6 +24,8 @@ pub struct WebhookRow {
     pub consecutive_failures: i32,
     pub created_on: OffsetDateTime,
     pub updated_on: OffsetDateTime,
+    pub previous_secret: Option<String>,
+    pub previous_secret_until: Option<OffsetDateTime>,
 }
 
 impl TryFrom<WebhookRow> for Subscription {
@@ -41,6 +45,10 @@ impl TryFrom<WebhookRow> for Subscription {
             },
             active: row.active,
             secret: row.secret.clone(),
+            previous_secret: match (row.previous_secret.clone(), row.previous_secret_until) {
+                (Some(secret), Some(until)) => Some(PreviousSecret { secret, until }),
+                _ => None,
+            },
             creator: UserId::from_trusted(row.creator_id.clone()),
             consecutive_failures: u32::try_from(row.consecutive_failures)
                 .map_err(|_| corrupt("counter"))?,

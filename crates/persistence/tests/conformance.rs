@@ -1348,6 +1348,7 @@ mod cases {
             custom_header: None,
             active,
             secret: "whsec_c2VjcmV0".into(),
+            previous_secret: None,
             creator: p.user_id.clone(),
             consecutive_failures: 0,
             created_on: T0,
@@ -1706,6 +1707,78 @@ mod cases {
         assert_eq!(all.len(), 14, "4 × 3 of A and 2 of B");
     }
 
+    /// A rotation writes both secrets if nobody rotated first, with its answer; a stale one
+    /// writes nothing; another platform's or mode's subscription is unknown. The claim hands the
+    /// worker both secrets.
+    pub async fn a_secret_rotation_keeps_the_previous_one_and_happens_once(db: Database) {
+        let stores = db.stores();
+        let a = principal(&new_platform(&stores, "A").await, Mode::Test);
+        let b = principal(&new_platform(&stores, "B").await, Mode::Test);
+        let hook = subscription(&a, "h", &["merchant.created"], true);
+        stores
+            .webhooks
+            .insert_webhook(&hook, 16, None)
+            .await
+            .unwrap();
+        let day = holdfast_domain::webhook::SECRET_OVERLAP;
+        let rotated = hook.rotated("whsec_bmV3".into(), T0, day);
+        let store = &stores.webhooks;
+        assert!(
+            store
+                .rotate_secret(&rotated, &hook.secret, None)
+                .await
+                .unwrap()
+        );
+        let read = store
+            .get_webhook(&a.platform_id, a.mode, &hook.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(read, rotated, "both secrets round-trip");
+        let again = rotated.rotated("whsec_YWdhaW4=".into(), T0, day);
+        assert!(
+            !store
+                .rotate_secret(&again, &hook.secret, None)
+                .await
+                .unwrap(),
+            "made from a stale read: refused"
+        );
+        let elsewhere = Subscription {
+            platform_id: b.platform_id.clone(),
+            ..again.clone()
+        };
+        assert!(matches!(
+            store.rotate_secret(&elsewhere, &rotated.secret, None).await,
+            Err(StoreError::NotFound)
+        ));
+        let live = Subscription {
+            mode: Mode::Live,
+            ..again
+        };
+        assert!(matches!(
+            store.rotate_secret(&live, &rotated.secret, None).await,
+            Err(StoreError::NotFound)
+        ));
+
+        stores
+            .merchants
+            .insert_merchant_with_event(&merchant(&a, "Shop"), &event_id(), None)
+            .await
+            .unwrap();
+        let later = T0 + time::Duration::seconds(1);
+        let claimed = stores
+            .notifications
+            .claim_notifications(later, later, UNCAPPED)
+            .await
+            .unwrap();
+        let signing = claimed[0]
+            .subscription
+            .as_ref()
+            .unwrap()
+            .signing_secrets(later);
+        assert_eq!(signing, ["whsec_bmV3", "whsec_c2VjcmV0"]);
+    }
+
     pub async fn subscriptions_are_capped_per_platform_and_mode(db: Database) {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;
@@ -1934,6 +2007,7 @@ conformance!(
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
     claims_cap_in_flight_and_interleave_platforms,
+    a_secret_rotation_keeps_the_previous_one_and_happens_once,
     webhook_delete_is_scoped_and_takes_the_history,
     subscriptions_are_capped_per_platform_and_mode,
     stale_pending_rows_are_found_and_completed_once,

@@ -64,6 +64,7 @@ pub const ROUTES: &[Route] = &[
     ("GET", "/v1/webhooks/event-types", Access::Private, None, Resource::None, 200),
     ("GET", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
     ("PATCH", "/v1/webhooks/{id}", Access::Private, Some(WEBHOOK_BODY), Resource::Webhook, 0),
+    ("POST", "/v1/webhooks/{id}/rotate-secret", Access::Private, None, Resource::Webhook, 0),
     ("DELETE", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
     ("GET", "/v1/webhooks/{id}/deliveries", Access::Private, None, Resource::Webhook, 0),
 ];

@@ -163,25 +163,77 @@ async fn bad_input_names_the_field_and_writes_nothing(env: Env) {
     assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
 }
 
+/// Every list pages the same way: newest first, `limit` (default 10, 1 to 100) and a
+/// `startingAfter` cursor; the same rows once each, whatever the page size.
 async fn pages_are_newest_first_with_a_cursor(env: Env) {
     let platform = env.create_platform("Acme");
     let server = env.serve();
     let api = Api::new(&server);
     let key = &platform.private_key;
+    let sandbox = api.get("/v1/processor-connections", key).await.body["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Collection, a body for one more (`{i}` numbered), an id of another kind.
+    let lists = [
+        (
+            "/v1/merchants",
+            r#"{"name": "Shop {i}"}"#.to_owned(),
+            "key_123",
+        ),
+        (
+            "/v1/processor-connections",
+            r#"{"name": "Backup {i}", "kind": "sandbox"}"#.to_owned(),
+            "mid_123",
+        ),
+        (
+            "/v1/plans",
+            format!(
+                r#"{{"name": "Plan {{i}}", "fee": {{"basisPoints": 200, "fixed": 0}}, "defaultConnectionId": "{sandbox}"}}"#
+            ),
+            "mid_123",
+        ),
+        (
+            "/v1/webhooks",
+            r#"{"endpointUrl": "https://example.com/{i}", "events": ["transaction.created"]}"#
+                .to_owned(),
+            "mid_123",
+        ),
+    ];
+    for (collection, body, wrong_id) in lists {
+        pages_newest_first(&api, key, collection, &body, wrong_id).await;
+    }
+}
+
+/// Makes 12 of `collection` from `body`, then reads them back in pages of 5.
+async fn pages_newest_first(api: &Api, key: &str, collection: &str, body: &str, wrong_id: &str) {
+    let existing: Vec<String> = api.get(&format!("{collection}?limit=100"), key).await.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect();
     let mut created = Vec::new();
     for i in 0..12 {
         let reply = api
-            .post("/v1/merchants", key, &format!(r#"{{"name": "Shop {i}"}}"#))
+            .post(collection, key, &body.replace("{i}", &i.to_string()))
             .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::CREATED,
+            "{collection}: {}",
+            reply.text
+        );
         created.push(reply.body["id"].as_str().unwrap().to_owned());
     }
     created.reverse();
+    created.extend(existing);
     let mut seen = Vec::new();
     let mut shape = Vec::new();
-    let mut path = "/v1/merchants?limit=5".to_owned();
+    let mut path = format!("{collection}?limit=5");
     loop {
         let page = api.get(&path, key).await;
-        assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+        assert_eq!(page.status, StatusCode::OK, "{collection}: {}", page.text);
         let data = page.body["data"].as_array().unwrap();
         let more = page.body["hasMore"].as_bool().unwrap();
         shape.push((data.len(), more));
@@ -190,31 +242,43 @@ async fn pages_are_newest_first_with_a_cursor(env: Env) {
             break;
         }
         path = format!(
-            "/v1/merchants?limit=5&startingAfter={}",
+            "{collection}?limit=5&startingAfter={}",
             seen.last().unwrap()
         );
     }
-    assert_eq!(shape, [(5, true), (5, true), (2, false)]);
-    assert_eq!(seen, created);
+    let pages = created.len().div_ceil(5);
+    assert_eq!(shape.len(), pages, "{collection}: {shape:?}");
+    assert!(
+        shape[..pages - 1].iter().all(|&s| s == (5, true)),
+        "{collection}: {shape:?}"
+    );
+    assert_eq!(seen, created, "{collection}");
     assert_eq!(
-        api.get("/v1/merchants", key).await.body["data"]
+        api.get(collection, key).await.body["data"]
             .as_array()
             .unwrap()
             .len(),
         10,
-        "default limit"
+        "{collection}: default limit"
     );
 
     for (query, param) in [
         ("limit=0", "limit"),
         ("limit=101", "limit"),
         ("limit=ten", "limit"),
-        ("startingAfter=key_123", "startingAfter"),
+        (
+            &format!("startingAfter={wrong_id}") as &str,
+            "startingAfter",
+        ),
         ("sort=name", "sort"),
     ] {
-        let reply = api.get(&format!("/v1/merchants?{query}"), key).await;
-        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{query}");
-        assert_eq!(reply.error_param(), Some(param), "{query}");
+        let reply = api.get(&format!("{collection}?{query}"), key).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{collection}?{query}"
+        );
+        assert_eq!(reply.error_param(), Some(param), "{collection}?{query}");
     }
 }
 

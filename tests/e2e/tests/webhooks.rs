@@ -237,6 +237,23 @@ async fn subscriptions_are_validated_and_replaced_whole(env: Env) {
     );
 }
 
+/// Verifies `request` under `secret` with an independent verifier: the Standard Webhooks
+/// reference library. `Err` holds the library's complaint.
+fn verify(secret: &str, request: &holdfast_e2e::Received) -> Result<(), String> {
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import sys, json, standardwebhooks\nsecret, body, h = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])\nstandardwebhooks.Webhook(secret).verify(body, h)\nprint('verified')"])
+        .arg(secret)
+        .arg(&request.body)
+        .arg(serde_json::to_string(&request.headers).unwrap())
+        .output()
+        .expect("python3 with standardwebhooks (pip install standardwebhooks)");
+    if String::from_utf8_lossy(&out.stdout).trim() == "verified" {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
 async fn deliveries_are_signed_and_verifiable(env: Env) {
     let platform = env.create_platform("Acme");
     let receiver = Receiver::start(Answer::status(204)).await;
@@ -263,20 +280,7 @@ async fn deliveries_are_signed_and_verifiable(env: Env) {
     assert_eq!(request.header("webhook-id"), sent["id"].as_str().unwrap());
     assert_eq!(request.header("x-gateway"), "open-sesame");
     assert_eq!(request.header("content-type"), "application/json");
-    // An independent verifier: the Standard Webhooks reference library.
-    let verify = std::process::Command::new("python3")
-        .args(["-c", "import sys, json, standardwebhooks\nsecret, body, h = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])\nstandardwebhooks.Webhook(secret).verify(body, h)\nprint('verified')"])
-        .arg(hook["secret"].as_str().unwrap())
-        .arg(&request.body)
-        .arg(serde_json::to_string(&request.headers).unwrap())
-        .output()
-        .expect("python3 with standardwebhooks (pip install standardwebhooks)");
-    assert_eq!(
-        String::from_utf8_lossy(&verify.stdout).trim(),
-        "verified",
-        "{}",
-        String::from_utf8_lossy(&verify.stderr)
-    );
+    verify(hook["secret"].as_str().unwrap(), request).unwrap();
 
     let id = hook["id"].as_str().unwrap();
     let records = history(&api, key, id, 1).await;
@@ -1022,7 +1026,69 @@ async fn sixty_concurrent_auths_with_a_full_fan_out_are_all_recorded(env: Env) {
     );
 }
 
+/// Issue 8: a rotated secret keeps signing beside the new one for the overlap (24 hours by
+/// default, 4 s here): each delivery then verifies under either secret with the reference
+/// library; after it, only under the new one. A retried rotation replays, it does not rotate
+/// twice.
+async fn a_rotated_secret_signs_beside_the_new_one_for_the_overlap(env: Env) {
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::status(204)).await;
+    let mut vars = fast_env("smtp://127.0.0.1:1");
+    vars.push(("HOLDFAST_WEBHOOK_SECRET_OVERLAP_S", "4".into()));
+    let server = start(&env, &vars);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    let hook = subscribe(&api, key, &receiver.url).await;
+    let id = hook["id"].as_str().unwrap();
+    let old = hook["secret"].as_str().unwrap();
+    assert_eq!(hook["previousSecretExpiresOn"], Value::Null);
+
+    let path = format!("/v1/webhooks/{id}/rotate-secret");
+    let rotated = api.post_once(&path, key, "rotate-1", "").await;
+    let overlap_ends = std::time::Instant::now() + Duration::from_secs(4);
+    assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
+    let new = rotated.body["secret"].as_str().unwrap();
+    assert!(new.starts_with("whsec_") && new != old);
+    assert!(rotated.body["previousSecretExpiresOn"].is_string());
+    let retried = api.post_once(&path, key, "rotate-1", "").await;
+    assert_eq!(retried.text, rotated.text, "a retry replays the rotation");
+    assert_eq!(webhook(&api, key, id).await["secret"], new, "rotated once");
+
+    pay(&api, key, &m).await;
+    let during = receiver.wait_for(1, WAIT).await;
+    assert_eq!(during.len(), 1);
+    let signatures = during[0].header("webhook-signature").to_owned();
+    assert_eq!(signatures.matches("v1,").count(), 2, "{signatures}");
+    verify(new, &during[0]).unwrap();
+    verify(old, &during[0]).unwrap();
+
+    tokio::time::sleep_until(overlap_ends.into()).await;
+    pay(&api, key, &m).await;
+    let after = receiver.wait_for(2, WAIT).await;
+    assert_eq!(after.len(), 2);
+    assert_eq!(
+        after[1].header("webhook-signature").matches("v1,").count(),
+        1
+    );
+    verify(new, &after[1]).unwrap();
+    assert!(
+        verify(old, &after[1]).is_err(),
+        "the old secret no longer signs"
+    );
+
+    let unknown = api
+        .post(
+            "/v1/webhooks/wh_0000000000000000000000000/rotate-secret",
+            key,
+            "",
+        )
+        .await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND, "{}", unknown.text);
+}
+
 on_both_backends!(
+    a_rotated_secret_signs_beside_the_new_one_for_the_overlap,
     sixty_concurrent_auths_with_a_full_fan_out_are_all_recorded,
     a_slow_platform_never_delays_another,
     subscriptions_are_capped_per_platform_and_mode,

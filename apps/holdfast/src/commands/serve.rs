@@ -35,7 +35,8 @@ pub async fn run(
     db.ping().await.context("database unreachable")?;
     let state = AppState::with_payments(db, bins, vault, payments)
         .with_rate_limits(RateLimits::new(args.rate_limits()))
-        .with_max_subscriptions(webhooks.webhook_max_subscriptions);
+        .with_max_subscriptions(webhooks.webhook_max_subscriptions)
+        .with_secret_overlap(webhooks.secret_overlap());
     if args.bootstrap_demo {
         let demo = state
             .platforms

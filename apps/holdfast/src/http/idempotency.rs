@@ -29,16 +29,17 @@ pub struct Claimed(pub IdempotencyKey);
 #[derive(Debug, Clone, Copy)]
 pub struct StoredWithChange;
 
-/// A create's 201 answer, rendered from what it made. Under a claimed key the service stores it
-/// in the SQL transaction of the change (`recorder`, see `Recorder`), so a crash can never leave
-/// the resource made and its key unanswered; `send` then answers with the same bytes, marked so
-/// the middleware does not store them again.
-pub struct CreatedAnswer<T> {
+/// The answer to a request that makes or changes `T` (a create's 201, a rotation's 200),
+/// rendered from it. Under a claimed key the service stores it in the SQL transaction of the
+/// change (`recorder`, see `Recorder`), so a crash can never leave the change made and its key
+/// unanswered; `send` then answers with the same bytes, marked so the middleware does not store
+/// them again.
+pub struct AnswerWithChange<T> {
     key: Option<IdempotencyKey>,
     render: fn(&T) -> StoredResponse,
 }
 
-impl<T> CreatedAnswer<T> {
+impl<T> AnswerWithChange<T> {
     pub fn new(req: &HttpRequest, render: fn(&T) -> StoredResponse) -> Self {
         Self {
             key: req.extensions().get::<Claimed>().map(|c| c.0.clone()),
@@ -66,10 +67,19 @@ impl<T> CreatedAnswer<T> {
     }
 }
 
-/// The 201 body of a create: `view` as JSON.
+/// A create's answer: 201 with `view` as JSON.
 pub fn created(view: &impl serde::Serialize) -> StoredResponse {
+    json_answer(StatusCode::CREATED, view)
+}
+
+/// A change's answer: 200 with `view` as JSON.
+pub fn changed(view: &impl serde::Serialize) -> StoredResponse {
+    json_answer(StatusCode::OK, view)
+}
+
+fn json_answer(status: StatusCode, view: &impl serde::Serialize) -> StoredResponse {
     StoredResponse {
-        status: StatusCode::CREATED.as_u16(),
+        status: status.as_u16(),
         body: serde_json::to_string(view).unwrap_or_default(),
     }
 }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller, Field, page_request};
-use super::idempotency::{CreatedAnswer, created};
+use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::views::{DeletedView, ListView};
 use crate::state::AppState;
@@ -85,7 +85,7 @@ async fn create(
             .map_or(Ok(Currency::USD), Currency::parse)?,
         email: body.email.as_deref().map(Email::parse).transpose()?,
     };
-    let answer = CreatedAnswer::new(&req, |m: &Merchant| created(m));
+    let answer = AnswerWithChange::new(&req, |m: &Merchant| created(m));
     let merchant = state
         .merchants
         .create(&who, details, answer.recorder().as_ref())

@@ -18,8 +18,8 @@ use holdfast_domain::ports::{Clock, Ids, StoreError};
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::extract::{ApiJson, Caller};
-use super::idempotency::{CreatedAnswer, created};
+use super::extract::{ApiJson, Caller, page_request};
+use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::views::{ListView, rfc3339};
 use crate::state::AppState;
@@ -109,7 +109,7 @@ async fn create_connection(
     req: HttpRequest,
     ApiJson(body): ApiJson<CreateConnection>,
 ) -> Result<HttpResponse, ApiError> {
-    let answer = CreatedAnswer::new(&req, |c: &ProcessorConnection| {
+    let answer = AnswerWithChange::new(&req, |c: &ProcessorConnection| {
         created(&ConnectionView::from(c.clone()))
     });
     let connection = ProcessorConnection {
@@ -137,16 +137,15 @@ async fn create_connection(
 async fn list_connections(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let all = state
+    let page = page_request(&req, ConnectionId::PREFIX)?;
+    let found = state
         .payment_store
-        .list_connections(&who.platform_id, who.mode)
+        .list_connections(&who.platform_id, who.mode, &page)
         .await
         .map_err(store_error)?;
-    Ok(HttpResponse::Ok().json(ListView {
-        data: all.into_iter().map(ConnectionView::from).collect(),
-        has_more: false,
-    }))
+    Ok(HttpResponse::Ok().json(ListView::from_page(found, ConnectionView::from)))
 }
 
 async fn get_connection(
@@ -249,7 +248,7 @@ async fn create_plan(
     req: HttpRequest,
     ApiJson(body): ApiJson<CreatePlan>,
 ) -> Result<HttpResponse, ApiError> {
-    let answer = CreatedAnswer::new(&req, |p: &Plan| created(&PlanView::from(p.clone())));
+    let answer = AnswerWithChange::new(&req, |p: &Plan| created(&PlanView::from(p.clone())));
     let name = resource_name(&body.name)?;
     let fee = FeeRule::new(body.fee.basis_points, body.fee.fixed)?;
     let default_connection = own_connection(
@@ -304,16 +303,15 @@ async fn create_plan(
 async fn list_plans(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let all = state
+    let page = page_request(&req, PlanId::PREFIX)?;
+    let found = state
         .payment_store
-        .list_plans(&who.platform_id, who.mode)
+        .list_plans(&who.platform_id, who.mode, &page)
         .await
         .map_err(store_error)?;
-    Ok(HttpResponse::Ok().json(ListView {
-        data: all.into_iter().map(PlanView::from).collect(),
-        has_more: false,
-    }))
+    Ok(HttpResponse::Ok().json(ListView::from_page(found, PlanView::from)))
 }
 
 async fn get_plan(

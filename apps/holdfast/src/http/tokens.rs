@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller};
-use super::idempotency::{CreatedAnswer, created};
+use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::transactions::{CvvRule, PaymentBody, card};
 use super::views::rfc3339;
@@ -78,7 +78,7 @@ async fn create(
     // The CVV is checked when sent but never kept (it may not be stored after authorization, and
     // a vault token outlives many).
     let card = card(payment, state.clock.now(), CvvRule::Optional)?;
-    let answer = CreatedAnswer::new(&req, |t: &Token| created(&view(t)));
+    let answer = AnswerWithChange::new(&req, |t: &Token| created(&view(t)));
     let token = state
         .tokens
         .create(&who, kind, &card, answer.recorder().as_ref())

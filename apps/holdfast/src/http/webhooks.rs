@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller, page_request};
-use super::idempotency::{CreatedAnswer, created};
+use super::idempotency::{AnswerWithChange, changed, created};
 use super::routes::Routes;
 use super::views::{DeletedView, ListView, rfc3339};
 use crate::state::AppState;
@@ -56,6 +56,12 @@ pub fn routes(r: &mut Routes) {
         "/v1/webhooks/{id}",
         Access::Private,
         web::route().to(delete),
+    );
+    r.add(
+        Method::POST,
+        "/v1/webhooks/{id}/rotate-secret",
+        Access::Private,
+        web::route().to(rotate_secret),
     );
     r.add(
         Method::GET,
@@ -126,6 +132,7 @@ pub fn view(s: &Subscription) -> Value {
         "active": s.active,
         "consecutiveFailures": s.consecutive_failures,
         "secret": s.secret,
+        "previousSecretExpiresOn": s.previous_secret.as_ref().map(|p| rfc3339(p.until)),
         "creatorId": s.creator,
         "mode": s.mode.as_str(),
         "createdOn": rfc3339(s.created_on),
@@ -168,7 +175,7 @@ async fn create(
     ApiJson(body): ApiJson<WebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
     let f = fields(&body)?;
-    let answer = CreatedAnswer::new(&req, |s: &Subscription| created(&view(s)));
+    let answer = AnswerWithChange::new(&req, |s: &Subscription| created(&view(s)));
     let made = state
         .webhooks
         .create(
@@ -211,6 +218,22 @@ async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let found = state.webhooks.get(&who, &webhook_id(&id)?).await?;
     Ok(HttpResponse::Ok().json(view(&found)))
+}
+
+/// A new signing secret; the old one keeps signing beside it for the overlap (24 hours).
+async fn rotate_secret(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = webhook_id(&id)?;
+    let answer = AnswerWithChange::new(&req, |s: &Subscription| changed(&view(s)));
+    let rotated = state
+        .webhooks
+        .rotate_secret(&who, &id, answer.recorder().as_ref())
+        .await?;
+    Ok(answer.send(&rotated))
 }
 
 async fn replace(

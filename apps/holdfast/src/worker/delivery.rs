@@ -147,7 +147,7 @@ impl Deliverer {
                     message_id: claimed.id.to_string(),
                     timestamp: 0,
                     body,
-                    secret: subscription.secret.clone(),
+                    secrets: subscription.signing_secrets(self.clock.now()),
                     custom_header: subscription
                         .custom_header
                         .as_ref()

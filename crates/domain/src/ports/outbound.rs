@@ -6,8 +6,8 @@ use async_trait::async_trait;
 
 /// One signed webhook POST, as the worker asks for it. The adapter signs it (Standard Webhooks:
 /// `webhook-id`, `webhook-timestamp`, `webhook-signature` = `v1,` + base64 HMAC-SHA256 of
-/// `id.timestamp.body` under the secret's decoded bytes) and adds `content-type:
-/// application/json` and the custom header.
+/// `id.timestamp.body` under each secret's decoded bytes, space-separated) and adds
+/// `content-type: application/json` and the custom header.
 #[derive(Clone)]
 pub struct WebhookPost {
     pub url: String,
@@ -16,8 +16,8 @@ pub struct WebhookPost {
     /// Unix seconds, for `webhook-timestamp`; taken at each request.
     pub timestamp: i64,
     pub body: String,
-    /// `whsec_` + base64.
-    pub secret: String,
+    /// `whsec_` + base64 each: the current secret, then a rotated-out one while it still signs.
+    pub secrets: Vec<String>,
     pub custom_header: Option<(String, String)>,
     pub timeout: Duration,
 }

@@ -197,11 +197,13 @@ pub trait PaymentStore: Send + Sync {
         connection: &ProcessorConnection,
         reply: Option<KeyedResponse>,
     ) -> Result<(), StoreError>;
+    /// Newest first.
     async fn list_connections(
         &self,
         platform: &PlatformId,
         mode: Mode,
-    ) -> Result<Vec<ProcessorConnection>, StoreError>;
+        page: &PageRequest,
+    ) -> Result<Page<ProcessorConnection>, StoreError>;
     async fn get_connection(
         &self,
         platform: &PlatformId,
@@ -217,7 +219,13 @@ pub trait PaymentStore: Send + Sync {
         plan: &Plan,
         reply: Option<KeyedResponse>,
     ) -> Result<(), StoreError>;
-    async fn list_plans(&self, platform: &PlatformId, mode: Mode) -> Result<Vec<Plan>, StoreError>;
+    /// Newest first.
+    async fn list_plans(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        page: &PageRequest,
+    ) -> Result<Page<Plan>, StoreError>;
     async fn get_plan(
         &self,
         platform: &PlatformId,

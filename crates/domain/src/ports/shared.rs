@@ -196,8 +196,9 @@ impl<T: PaymentStore + ?Sized> PaymentStore for Arc<T> {
         &self,
         p: &PlatformId,
         mode: Mode,
-    ) -> Result<Vec<ProcessorConnection>, StoreError> {
-        (**self).list_connections(p, mode).await
+        page: &PageRequest,
+    ) -> Result<Page<ProcessorConnection>, StoreError> {
+        (**self).list_connections(p, mode, page).await
     }
     async fn get_connection(
         &self,
@@ -214,8 +215,13 @@ impl<T: PaymentStore + ?Sized> PaymentStore for Arc<T> {
     ) -> Result<(), StoreError> {
         (**self).insert_plan(plan, reply).await
     }
-    async fn list_plans(&self, p: &PlatformId, mode: Mode) -> Result<Vec<Plan>, StoreError> {
-        (**self).list_plans(p, mode).await
+    async fn list_plans(
+        &self,
+        p: &PlatformId,
+        mode: Mode,
+        page: &PageRequest,
+    ) -> Result<Page<Plan>, StoreError> {
+        (**self).list_plans(p, mode, page).await
     }
     async fn get_plan(
         &self,
@@ -340,6 +346,14 @@ impl<T: super::WebhookStore + ?Sized> super::WebhookStore for Arc<T> {
         reply: Option<KeyedResponse>,
     ) -> Result<bool, StoreError> {
         (**self).insert_webhook(s, max, reply).await
+    }
+    async fn rotate_secret(
+        &self,
+        rotated: &crate::webhook::Subscription,
+        expected: &str,
+        reply: Option<KeyedResponse>,
+    ) -> Result<bool, StoreError> {
+        (**self).rotate_secret(rotated, expected, reply).await
     }
     async fn get_webhook(
         &self,

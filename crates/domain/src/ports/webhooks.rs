@@ -113,6 +113,16 @@ pub trait WebhookStore: Send + Sync {
         max: u32,
         reply: Option<KeyedResponse>,
     ) -> Result<bool, StoreError>;
+    /// Writes `rotated`'s secrets if the subscription's secret is still `expected` (the one
+    /// `rotated` was made from), with the request's idempotent `reply`, in one SQL transaction.
+    /// `Ok(false)` when another rotation came first; nothing is then written. An unknown
+    /// subscription is `NotFound`.
+    async fn rotate_secret(
+        &self,
+        rotated: &Subscription,
+        expected: &str,
+        reply: Option<KeyedResponse>,
+    ) -> Result<bool, StoreError>;
     async fn get_webhook(
         &self,
         platform: &PlatformId,

@@ -8,7 +8,9 @@ use crate::page::{Page, PageRequest};
 use crate::ports::{
     Clock, Delivery, Ids, NotificationQueue, Replacement, ResendError, WebhookStore,
 };
-use crate::webhook::{CustomHeader, Description, EndpointUrl, EventList, Subscription};
+use crate::webhook::{
+    CustomHeader, Description, EndpointUrl, EventList, SECRET_OVERLAP, Subscription,
+};
 
 use super::ServiceError;
 
@@ -29,6 +31,7 @@ pub struct WebhookService<W, Q, C, I> {
     clock: C,
     ids: I,
     max_subscriptions: u32,
+    secret_overlap: time::Duration,
 }
 
 /// Subscriptions a platform may have per mode unless configured otherwise: every one of them
@@ -63,7 +66,15 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
             clock,
             ids,
             max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
+            secret_overlap: SECRET_OVERLAP,
         }
+    }
+
+    /// How long a rotated-out secret keeps signing (at least a second).
+    #[must_use]
+    pub fn with_secret_overlap(mut self, overlap: time::Duration) -> Self {
+        self.secret_overlap = overlap.max(time::Duration::SECOND);
+        self
     }
 
     /// At most `max` subscriptions per platform and mode (at least one).
@@ -82,8 +93,6 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
         reply: Option<&Recorder<'_, Subscription>>,
     ) -> Result<Subscription, ServiceError> {
         let now = self.clock.now();
-        // Two 26-character secrets from the CSPRNG: 52 bytes, over 300 bits.
-        let secret_bytes = format!("{}{}", self.ids.key_secret(), self.ids.key_secret());
         let subscription = Subscription {
             id: WebhookId::from_suffix(&self.ids.next_id()),
             platform_id: who.platform_id.clone(),
@@ -93,7 +102,8 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
             description: new.description,
             custom_header: new.custom_header,
             active: new.active,
-            secret: format!("whsec_{}", base64(secret_bytes.as_bytes())),
+            secret: self.new_secret(),
+            previous_secret: None,
             creator: who.user_id.clone(),
             consecutive_failures: 0,
             created_on: now,
@@ -116,6 +126,40 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
             )));
         }
         Ok(subscription)
+    }
+
+    /// Two 26-character secrets from the CSPRNG: 52 bytes, over 300 bits.
+    fn new_secret(&self) -> String {
+        let bytes = format!("{}{}", self.ids.key_secret(), self.ids.key_secret());
+        format!("whsec_{}", base64(bytes.as_bytes()))
+    }
+
+    /// A new signing secret; the current one keeps signing beside it for the overlap (24 hours
+    /// by default). Under an idempotency key (`reply`), the answer is stored with the change,
+    /// so a retry after a crash replays it rather than rotating the secret a receiver still
+    /// uses out of the overlap.
+    pub async fn rotate_secret(
+        &self,
+        who: &Principal,
+        id: &WebhookId,
+        reply: Option<&Recorder<'_, Subscription>>,
+    ) -> Result<Subscription, ServiceError> {
+        let current = self.get(who, id).await?;
+        let rotated = current.rotated(self.new_secret(), self.clock.now(), self.secret_overlap);
+        let written = self
+            .store
+            .rotate_secret(&rotated, &current.secret, reply_for(reply, &rotated))
+            .await
+            .map_err(|e| ServiceError::from_store("webhook", e))?;
+        if !written {
+            return Err(ServiceError::Conflict {
+                field: "id",
+                message: "the secret was rotated by another request at the same time; \
+                          read the subscription for the secret in use"
+                    .into(),
+            });
+        }
+        Ok(rotated)
     }
 
     pub async fn get(&self, who: &Principal, id: &WebhookId) -> Result<Subscription, ServiceError> {

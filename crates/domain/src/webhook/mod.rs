@@ -7,6 +7,6 @@ pub mod subscription;
 pub use catalogue::EventType;
 pub use delivery::{MAX_REQUESTS, Outcome, RetryDecision, backoff, decide, notification_body};
 pub use subscription::{
-    CustomHeader, Description, EndpointUrl, EventList, FAILURE_LIMIT, Subscription,
-    failure_disables,
+    CustomHeader, Description, EndpointUrl, EventList, FAILURE_LIMIT, PreviousSecret,
+    SECRET_OVERLAP, Subscription, failure_disables,
 };

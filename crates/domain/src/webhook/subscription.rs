@@ -12,6 +12,26 @@ use super::EventType;
 /// Consecutive failed notifications that disable a subscription (spec 8: fixed).
 pub const FAILURE_LIMIT: u32 = 25;
 
+/// How long a rotated-out signing secret keeps signing beside the new one. Standard Webhooks
+/// allows several signatures in `webhook-signature`, so a receiver verifying with either secret
+/// accepts every delivery while it switches.
+pub const SECRET_OVERLAP: time::Duration = time::Duration::hours(24);
+
+/// A signing secret rotated out, still signing until `until`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PreviousSecret {
+    pub secret: String,
+    pub until: OffsetDateTime,
+}
+
+impl std::fmt::Debug for PreviousSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreviousSecret")
+            .field("until", &self.until)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Where notifications go: an absolute `http` or `https` URL without credentials.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EndpointUrl(String);
@@ -208,8 +228,10 @@ pub struct Subscription {
     pub description: Option<Description>,
     pub custom_header: Option<CustomHeader>,
     pub active: bool,
-    /// `whsec_` + base64; kept for the subscription's life.
+    /// `whsec_` + base64; replaced only by a rotation.
     pub secret: String,
+    /// The secret the last rotation replaced, while it still signs.
+    pub previous_secret: Option<PreviousSecret>,
     /// The user who generated the key that created the subscription; never changes.
     pub creator: UserId,
     pub consecutive_failures: u32,
@@ -228,6 +250,34 @@ impl std::fmt::Debug for Subscription {
     }
 }
 
+impl Subscription {
+    /// The secrets a delivery at `now` is signed with: the current one, then the previous one
+    /// while its overlap lasts.
+    pub fn signing_secrets(&self, now: OffsetDateTime) -> Vec<String> {
+        let mut secrets = vec![self.secret.clone()];
+        if let Some(previous) = self.previous_secret.as_ref().filter(|p| now < p.until) {
+            secrets.push(previous.secret.clone());
+        }
+        secrets
+    }
+
+    /// This subscription with `secret` in place of its own, which keeps signing until
+    /// `now + overlap`. A secret rotated out earlier stops signing at once: only one previous
+    /// secret is kept.
+    #[must_use]
+    pub fn rotated(&self, secret: String, now: OffsetDateTime, overlap: time::Duration) -> Self {
+        Self {
+            previous_secret: Some(PreviousSecret {
+                secret: self.secret.clone(),
+                until: now + overlap,
+            }),
+            secret,
+            updated_on: now,
+            ..self.clone()
+        }
+    }
+}
+
 /// What a failed notification does to the counter (spec 3.2): one more failure; reaching the
 /// limit disables. A subscription re-enabled by PATCH keeps its count, so its next failure
 /// disables it again at once.
@@ -238,6 +288,58 @@ pub fn failure_disables(failures_after: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use time::macros::datetime;
+
+    const NOON: OffsetDateTime = datetime!(2026-11-24 12:00 UTC);
+
+    fn subscription(secret: &str) -> Subscription {
+        Subscription {
+            id: WebhookId::from_suffix("1"),
+            platform_id: PlatformId::from_suffix("1"),
+            mode: Mode::Test,
+            endpoint_url: EndpointUrl::parse("https://example.com/h").unwrap(),
+            events: EventList::parse(&["transaction.created"]).unwrap(),
+            description: None,
+            custom_header: None,
+            active: true,
+            secret: secret.into(),
+            previous_secret: None,
+            creator: UserId::from_suffix("1"),
+            consecutive_failures: 0,
+            created_on: NOON,
+            updated_on: NOON,
+        }
+    }
+
+    /// The rotated-out secret signs beside the new one for the overlap, then never; a second
+    /// rotation drops the first secret at once.
+    #[test]
+    fn a_rotated_secret_signs_for_the_overlap_only() {
+        let day = SECRET_OVERLAP;
+        let first = subscription("whsec_a");
+        assert_eq!(first.signing_secrets(NOON), ["whsec_a"]);
+        let second = first.rotated("whsec_b".into(), NOON, day);
+        assert_eq!(second.updated_on, NOON);
+        let table = [
+            (NOON, vec!["whsec_b", "whsec_a"]),
+            (
+                NOON + day - time::Duration::SECOND,
+                vec!["whsec_b", "whsec_a"],
+            ),
+            (NOON + day, vec!["whsec_b"]),
+            (NOON + day * 2, vec!["whsec_b"]),
+        ];
+        for (at, want) in table {
+            assert_eq!(second.signing_secrets(at), want, "at {at}");
+        }
+        let later = NOON + time::Duration::hours(1);
+        let third = second.rotated("whsec_c".into(), later, day);
+        assert_eq!(third.signing_secrets(later), ["whsec_c", "whsec_b"]);
+        assert!(
+            !format!("{third:?}").contains("whsec_"),
+            "secrets stay out of Debug"
+        );
+    }
 
     #[test]
     fn endpoint_urls() {

@@ -136,7 +136,7 @@ pub fn post_to(url: String) -> WebhookPost {
         timestamp: 1_700_000_123,
         body: r#"{"type":"transaction.created","data":{"id":"tx_1"}}"#.to_owned(),
         // `whsec_` + base64 of 32 bytes of 42 (the secret format the API hands out).
-        secret: "whsec_KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=".to_owned(),
+        secrets: vec!["whsec_KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=".to_owned()],
         custom_header: None,
         timeout: Duration::from_secs(5),
     }

@@ -113,17 +113,24 @@ macro_rules! payment_store {
                 &self,
                 platform: &PlatformId,
                 mode: Mode,
-            ) -> Result<Vec<ProcessorConnection>, StoreError> {
+                page: &PageRequest,
+            ) -> Result<Page<ProcessorConnection>, StoreError> {
                 use crate::schema::$schema::processor_connections as t;
                 let mut conn = self.conn().await?;
-                let rows = t::table
+                let mut query = t::table
                     .filter(t::platform_id.eq(platform.as_str()))
                     .filter(t::mode.eq(mode.as_str()))
-                    .order(t::id.asc())
+                    .order(t::id.desc())
+                    .limit(page.fetch_count())
+                    .into_boxed();
+                if let Some(cursor) = &page.starting_after {
+                    query = query.filter(t::id.lt(cursor.as_str()));
+                }
+                let rows = query
                     .load::<ConnectionRow>(&mut conn)
                     .await
                     .map_err(query_error("processor_connections"))?;
-                convert_all(rows)
+                Ok(Page::from_overfetch(convert_all(rows)?, page))
             }
 
             async fn get_connection(
@@ -164,17 +171,24 @@ macro_rules! payment_store {
                 &self,
                 platform: &PlatformId,
                 mode: Mode,
-            ) -> Result<Vec<Plan>, StoreError> {
+                page: &PageRequest,
+            ) -> Result<Page<Plan>, StoreError> {
                 use crate::schema::$schema::plans as t;
                 let mut conn = self.conn().await?;
-                let rows = t::table
+                let mut query = t::table
                     .filter(t::platform_id.eq(platform.as_str()))
                     .filter(t::mode.eq(mode.as_str()))
-                    .order(t::id.asc())
+                    .order(t::id.desc())
+                    .limit(page.fetch_count())
+                    .into_boxed();
+                if let Some(cursor) = &page.starting_after {
+                    query = query.filter(t::id.lt(cursor.as_str()));
+                }
+                let rows = query
                     .load::<PlanRow>(&mut conn)
                     .await
                     .map_err(query_error("plans"))?;
-                convert_all(rows)
+                Ok(Page::from_overfetch(convert_all(rows)?, page))
             }
 
             async fn get_plan(

@@ -47,11 +47,60 @@ macro_rules! webhook_store {
                                     .eq(i32::try_from(s.consecutive_failures).unwrap_or(i32::MAX)),
                                 w::created_on.eq(s.created_on),
                                 w::updated_on.eq(s.updated_on),
+                                w::previous_secret
+                                    .eq(s.previous_secret.as_ref().map(|p| p.secret.as_str())),
+                                w::previous_secret_until
+                                    .eq(s.previous_secret.as_ref().map(|p| p.until)),
                             ),
                         ))
                         .execute(conn)
                         .await?;
                     write_reply!($schema, conn, s.platform_id, s.mode, reply.as_ref()).await?;
+                    Ok(true)
+                })
+                .await
+                .map_err(query_error("webhooks"))
+            }
+
+            async fn rotate_secret(
+                &self,
+                rotated: &Subscription,
+                expected: &str,
+                reply: Option<KeyedResponse>,
+            ) -> Result<bool, StoreError> {
+                use crate::schema::$schema::webhooks as w;
+                let previous = rotated.previous_secret.as_ref();
+                let mut conn = self.conn().await?;
+                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    let this = w::table
+                        .filter(w::platform_id.eq(rotated.platform_id.as_str()))
+                        .filter(w::mode.eq(rotated.mode.as_str()))
+                        .filter(w::id.eq(rotated.id.as_str()));
+                    let n = diesel::update(this.filter(w::secret.eq(expected)))
+                        .set((
+                            w::secret.eq(&rotated.secret),
+                            w::previous_secret.eq(previous.map(|p| p.secret.as_str())),
+                            w::previous_secret_until.eq(previous.map(|p| p.until)),
+                            w::updated_on.eq(rotated.updated_on),
+                        ))
+                        .execute(conn)
+                        .await?;
+                    if n == 0 {
+                        let exists: i64 = this.count().get_result(conn).await?;
+                        return if exists == 0 {
+                            Err(diesel::result::Error::NotFound)
+                        } else {
+                            Ok(false)
+                        };
+                    }
+                    write_reply!(
+                        $schema,
+                        conn,
+                        rotated.platform_id,
+                        rotated.mode,
+                        reply.as_ref()
+                    )
+                    .await?;
                     Ok(true)
                 })
                 .await
