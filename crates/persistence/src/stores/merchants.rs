@@ -86,16 +86,14 @@ macro_rules! merchant_store {
             ) -> Result<Page<Merchant>, StoreError> {
                 use crate::schema::$schema::merchants as t;
                 let mut conn = self.conn().await?;
-                let mut query = t::table
-                    .filter(t::platform_id.eq(platform.as_str()))
-                    .filter(t::mode.eq(mode.as_str()))
-                    .filter(t::deleted_on.is_null())
-                    .order(t::id.desc())
-                    .limit(page.fetch_count())
-                    .into_boxed();
-                if let Some(cursor) = &page.starting_after {
-                    query = query.filter(t::id.lt(cursor.as_str()));
-                }
+                let query = newest_first!(
+                    t::table
+                        .filter(t::platform_id.eq(platform.as_str()))
+                        .filter(t::mode.eq(mode.as_str()))
+                        .filter(t::deleted_on.is_null()),
+                    t::id,
+                    page
+                );
                 let rows = query
                     .load::<MerchantRow>(&mut conn)
                     .await

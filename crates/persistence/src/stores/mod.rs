@@ -2,6 +2,22 @@
 //! compiled twice, against the PostgreSQL and the SQLite schema and connection types, so the two
 //! backends cannot drift apart.
 
+/// `$query` newest first (by `$id` descending) from `$page`'s cursor, one row more than the page
+/// so `Page::from_overfetch` can tell whether there is more; boxed.
+macro_rules! newest_first {
+    ($query:expr, $id:expr, $page:expr) => {{
+        let page: &PageRequest = $page;
+        let mut query = $query
+            .order($id.desc())
+            .limit(page.fetch_count())
+            .into_boxed();
+        if let Some(cursor) = &page.starting_after {
+            query = query.filter($id.lt(cursor.as_str()));
+        }
+        query
+    }};
+}
+
 #[macro_use]
 mod outbox;
 #[macro_use]

@@ -117,15 +117,13 @@ macro_rules! payment_store {
             ) -> Result<Page<ProcessorConnection>, StoreError> {
                 use crate::schema::$schema::processor_connections as t;
                 let mut conn = self.conn().await?;
-                let mut query = t::table
-                    .filter(t::platform_id.eq(platform.as_str()))
-                    .filter(t::mode.eq(mode.as_str()))
-                    .order(t::id.desc())
-                    .limit(page.fetch_count())
-                    .into_boxed();
-                if let Some(cursor) = &page.starting_after {
-                    query = query.filter(t::id.lt(cursor.as_str()));
-                }
+                let query = newest_first!(
+                    t::table
+                        .filter(t::platform_id.eq(platform.as_str()))
+                        .filter(t::mode.eq(mode.as_str())),
+                    t::id,
+                    page
+                );
                 let rows = query
                     .load::<ConnectionRow>(&mut conn)
                     .await
@@ -175,15 +173,13 @@ macro_rules! payment_store {
             ) -> Result<Page<Plan>, StoreError> {
                 use crate::schema::$schema::plans as t;
                 let mut conn = self.conn().await?;
-                let mut query = t::table
-                    .filter(t::platform_id.eq(platform.as_str()))
-                    .filter(t::mode.eq(mode.as_str()))
-                    .order(t::id.desc())
-                    .limit(page.fetch_count())
-                    .into_boxed();
-                if let Some(cursor) = &page.starting_after {
-                    query = query.filter(t::id.lt(cursor.as_str()));
-                }
+                let query = newest_first!(
+                    t::table
+                        .filter(t::platform_id.eq(platform.as_str()))
+                        .filter(t::mode.eq(mode.as_str())),
+                    t::id,
+                    page
+                );
                 let rows = query
                     .load::<PlanRow>(&mut conn)
                     .await
@@ -443,15 +439,13 @@ macro_rules! payment_store {
             ) -> Result<Page<Transaction>, StoreError> {
                 use crate::schema::$schema::transactions as t;
                 let mut conn = self.conn().await?;
-                let mut query = t::table
-                    .filter(t::platform_id.eq(platform.as_str()))
-                    .filter(t::mode.eq(mode.as_str()))
-                    .order(t::id.desc())
-                    .limit(page.fetch_count())
-                    .into_boxed();
-                if let Some(cursor) = &page.starting_after {
-                    query = query.filter(t::id.lt(cursor.as_str()));
-                }
+                let mut query = newest_first!(
+                    t::table
+                        .filter(t::platform_id.eq(platform.as_str()))
+                        .filter(t::mode.eq(mode.as_str())),
+                    t::id,
+                    page
+                );
                 if let Some(merchant) = &filter.merchant_id {
                     query = query.filter(t::merchant_id.eq(merchant.as_str()));
                 }

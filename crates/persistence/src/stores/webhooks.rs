@@ -135,15 +135,13 @@ macro_rules! webhook_store {
             ) -> Result<Page<Subscription>, StoreError> {
                 use crate::schema::$schema::webhooks as w;
                 let mut conn = self.conn().await?;
-                let mut query = w::table
-                    .filter(w::platform_id.eq(platform.as_str()))
-                    .filter(w::mode.eq(mode.as_str()))
-                    .order(w::id.desc())
-                    .limit(page.fetch_count())
-                    .into_boxed();
-                if let Some(cursor) = &page.starting_after {
-                    query = query.filter(w::id.lt(cursor.as_str()));
-                }
+                let query = newest_first!(
+                    w::table
+                        .filter(w::platform_id.eq(platform.as_str()))
+                        .filter(w::mode.eq(mode.as_str())),
+                    w::id,
+                    page
+                );
                 let rows = query
                     .load::<WebhookRow>(&mut conn)
                     .await
@@ -267,14 +265,11 @@ macro_rules! webhook_store {
                     .first::<String>(&mut conn)
                     .await
                     .map_err(query_error("webhooks"))?;
-                let mut query = n::table
-                    .filter(n::webhook_id.eq(webhook.as_str()))
-                    .order(n::id.desc())
-                    .limit(page.fetch_count())
-                    .into_boxed();
-                if let Some(cursor) = &page.starting_after {
-                    query = query.filter(n::id.lt(cursor.as_str()));
-                }
+                let query = newest_first!(
+                    n::table.filter(n::webhook_id.eq(webhook.as_str())),
+                    n::id,
+                    page
+                );
                 let rows = query
                     .load::<NotificationRow>(&mut conn)
                     .await
