@@ -47,6 +47,36 @@ impl Env {
     }
 }
 
+impl Env {
+    /// Runs `sql` (one or more statements) on the test database, as an operator with a SQL
+    /// shell would: for tests of rows the API can no longer make.
+    pub async fn execute_sql(&self, sql: &str) {
+        let url = self.database_url();
+        if let Some(path) = url.strip_prefix("sqlite://") {
+            let out = std::process::Command::new("python3")
+                .args([
+                    "-c",
+                    "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()",
+                    path,
+                    sql,
+                ])
+                .output()
+                .expect("python3");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return;
+        }
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .expect("connect to the test database");
+        tokio::spawn(connection);
+        client.batch_execute(sql).await.expect("the SQL runs");
+    }
+}
+
 /// Whether `needle` occurs in `haystack`.
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)

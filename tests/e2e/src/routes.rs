@@ -33,8 +33,9 @@ pub type Route = (
 );
 
 /// Every authenticated route: method, path, required key, a valid body (`{merchant}` is a
-/// merchant of the live mode), what `{id}` stands for, and the status a key of the other mode
-/// gets on a collection route (where there is no resource to hide).
+/// merchant of the test mode, the owner's: the sandbox takes test payments only), what `{id}`
+/// stands for, and the status a key of the other mode (live) gets on a collection route (where
+/// there is no resource to hide).
 #[rustfmt::skip]
 pub const ROUTES: &[Route] = &[
     ("POST", "/v1/merchants", Access::Private, Some(r#"{"name": "Shop"}"#), Resource::None, 201),
@@ -42,14 +43,15 @@ pub const ROUTES: &[Route] = &[
     ("GET", "/v1/merchants/{id}", Access::Private, None, Resource::Merchant, 0),
     ("PATCH", "/v1/merchants/{id}", Access::Private, Some(r#"{"name": "Renamed"}"#), Resource::Merchant, 0),
     ("DELETE", "/v1/merchants/{id}", Access::Private, None, Resource::Merchant, 0),
-    // A test key cannot pay for a live merchant: the merchant does not exist for it.
+    // A live key cannot pay for a test merchant: the merchant does not exist for it.
     ("POST", "/v1/transactions", Access::Private, Some(AUTH_BODY), Resource::None, 400),
     ("GET", "/v1/transactions", Access::Private, None, Resource::None, 200),
     ("GET", "/v1/transactions/{id}", Access::Private, None, Resource::Transaction, 0),
-    ("POST", "/v1/processor-connections", Access::Private, Some(r#"{"name": "Backup", "kind": "sandbox"}"#), Resource::None, 201),
+    // The sandbox takes test payments only: a live key cannot make a sandbox connection.
+    ("POST", "/v1/processor-connections", Access::Private, Some(r#"{"name": "Backup", "kind": "sandbox"}"#), Resource::None, 400),
     ("GET", "/v1/processor-connections", Access::Private, None, Resource::None, 200),
     ("GET", "/v1/processor-connections/{id}", Access::Private, None, Resource::Connection, 0),
-    // A test key cannot route to a live connection: it does not exist for it.
+    // A live key cannot route to a test connection: it does not exist for it.
     ("POST", "/v1/plans", Access::Private, Some(r#"{"name": "Gold", "fee": {"basisPoints": 200, "fixed": 0}, "defaultConnectionId": "{connection}"}"#), Resource::None, 400),
     ("GET", "/v1/plans", Access::Private, None, Resource::None, 200),
     ("GET", "/v1/plans/{id}", Access::Private, None, Resource::Plan, 0),
@@ -75,37 +77,37 @@ pub const WEBHOOK_BODY: &str =
 pub const TOKEN_BODY: &str =
     r#"{"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
 
-/// A fresh live merchant, and the live resource `{id}` stands for.
-pub async fn live_resource(
+/// A fresh merchant of `owner`'s mode, and the resource of that mode `{id}` stands for.
+pub async fn resource_of(
     api: &Api,
-    live_private: &str,
+    owner: &str,
     resource: Resource,
     connection: &str,
     plan: &str,
 ) -> (String, String) {
-    let live = api
-        .post("/v1/merchants", live_private, r#"{"name": "Live shop"}"#)
+    let made = api
+        .post("/v1/merchants", owner, r#"{"name": "Shop"}"#)
         .await;
-    assert_eq!(live.status, StatusCode::CREATED, "{}", live.text);
-    let merchant = live.body["id"].as_str().expect("an id").to_owned();
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let merchant = made.body["id"].as_str().expect("an id").to_owned();
     let id = match resource {
         Resource::None => String::new(),
         Resource::Merchant => merchant.clone(),
         Resource::Connection => connection.to_owned(),
         Resource::Plan => plan.to_owned(),
         Resource::Token => {
-            let token = api.post("/v1/tokens", live_private, TOKEN_BODY).await;
+            let token = api.post("/v1/tokens", owner, TOKEN_BODY).await;
             assert_eq!(token.status, StatusCode::CREATED, "{}", token.text);
             token.body["id"].as_str().expect("an id").to_owned()
         }
         Resource::Webhook => {
-            let hook = api.post("/v1/webhooks", live_private, WEBHOOK_BODY).await;
+            let hook = api.post("/v1/webhooks", owner, WEBHOOK_BODY).await;
             assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
             hook.body["id"].as_str().expect("an id").to_owned()
         }
         Resource::Transaction => {
             let body = AUTH_BODY.replace("{merchant}", &merchant);
-            let auth = api.post("/v1/transactions", live_private, &body).await;
+            let auth = api.post("/v1/transactions", owner, &body).await;
             assert_eq!(auth.status, StatusCode::CREATED, "{}", auth.text);
             auth.body["id"].as_str().expect("an id").to_owned()
         }
@@ -113,29 +115,18 @@ pub async fn live_resource(
     (merchant, id)
 }
 
-/// Live mode starts empty: gives it a connection and a default plan, through the API.
-pub async fn live_plan(api: &Api, live_private: &str) -> (String, String) {
-    let connection = api
-        .post(
-            "/v1/processor-connections",
-            live_private,
-            r#"{"name": "Live sandbox", "kind": "sandbox"}"#,
-        )
-        .await;
-    assert_eq!(
-        connection.status,
-        StatusCode::CREATED,
-        "{}",
-        connection.text
-    );
-    let connection = connection.body["id"].as_str().expect("an id").to_owned();
-    let plan_body = format!(
-        r#"{{"name": "Live plan", "fee": {{"basisPoints": 250, "fixed": 25}}, "defaultConnectionId": "{connection}", "default": true}}"#
-    );
-    let plan = api.post("/v1/plans", live_private, &plan_body).await;
-    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
+/// The sandbox connection and default plan a new platform has in test mode: the only mode
+/// the sandbox serves (a live plan never routes to it).
+pub async fn test_plan(api: &Api, test_private: &str) -> (String, String) {
+    let first_id = |reply: crate::Reply| {
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+        reply.body["data"][0]["id"]
+            .as_str()
+            .expect("one made with the platform")
+            .to_owned()
+    };
     (
-        connection,
-        plan.body["id"].as_str().expect("an id").to_owned(),
+        first_id(api.get("/v1/processor-connections", test_private).await),
+        first_id(api.get("/v1/plans", test_private).await),
     )
 }

@@ -10,7 +10,7 @@
 
 use holdfast::http::routes::catalogue;
 use holdfast_e2e::raw::{RawReply, RawRequest};
-use holdfast_e2e::routes::{ROUTES, live_plan, live_resource};
+use holdfast_e2e::routes::{ROUTES, resource_of, test_plan};
 use holdfast_e2e::{Env, contains, on_both_backends};
 use serde_json::{Value, json};
 
@@ -43,24 +43,29 @@ enum Expect {
 
 async fn hostile_inputs_on_every_route(env: Env) {
     let platform = env.create_platform("Acme");
-    let (_, live_private) = env.create_key(&platform.id, "private", "live");
     let mut server = env.serve();
     let base = server.base_url.clone();
     let api = holdfast_e2e::Api::new(&server);
-    let (connection, plan) = live_plan(&api, &live_private).await;
+    let (connection, plan) = test_plan(&api, &platform.private_key).await;
 
     let mut sent = 0;
     for (method, template, _, body, resource, _) in ROUTES {
         let (merchant, id) =
-            live_resource(&api, &live_private, *resource, &connection, &plan).await;
+            resource_of(&api, &platform.private_key, *resource, &connection, &plan).await;
         let body = body.map(|b| {
             b.replace("{merchant}", &merchant)
                 .replace("{connection}", &connection)
         });
         let path = template.replace("{id}", &id).replace("{bin}", "411111");
-        for (n, case) in cases(method, template, &path, body.as_deref(), &live_private)
-            .into_iter()
-            .enumerate()
+        for (n, case) in cases(
+            method,
+            template,
+            &path,
+            body.as_deref(),
+            &platform.private_key,
+        )
+        .into_iter()
+        .enumerate()
         {
             let mut request = case.request;
             if request.method == "POST" {

@@ -8,7 +8,7 @@
 
 use holdfast::http::routes::catalogue;
 use holdfast_domain::auth::Access;
-use holdfast_e2e::routes::{ROUTES, TOKEN_BODY, live_plan, live_resource};
+use holdfast_e2e::routes::{ROUTES, TOKEN_BODY, resource_of, test_plan};
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::{Method, StatusCode};
 
@@ -57,7 +57,7 @@ async fn refusals_on_every_route(env: Env) {
     let (_, live_public) = env.create_key(&platform.id, "public", "live");
     let server = env.serve();
     let api = Api::new(&server);
-    let (connection, plan) = live_plan(&api, &live_private).await;
+    let (connection, plan) = test_plan(&api, &platform.private_key).await;
 
     let unknown = "priv_test_ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     let malformed = "priv_test_short";
@@ -71,7 +71,7 @@ async fn refusals_on_every_route(env: Env) {
 
     for (m, template, access, body, resource, other_mode_status) in ROUTES {
         let (merchant, id) =
-            live_resource(&api, &live_private, *resource, &connection, &plan).await;
+            resource_of(&api, &platform.private_key, *resource, &connection, &plan).await;
         let body = body.map(|b| {
             b.replace("{merchant}", &merchant)
                 .replace("{connection}", &connection)
@@ -84,15 +84,9 @@ async fn refusals_on_every_route(env: Env) {
 
         // Every key type may call a public-or-private route: no wrong type to refuse there.
         let (wrong, right_other_mode): (Vec<&str>, &str) = match access {
-            Access::Private => (
-                vec![&platform.public_key, &live_public],
-                &platform.private_key,
-            ),
-            Access::Public => (
-                vec![&platform.private_key, &live_private],
-                &platform.public_key,
-            ),
-            Access::PublicOrPrivate => (vec![], &platform.public_key),
+            Access::Private => (vec![&platform.public_key, &live_public], &live_private),
+            Access::Public => (vec![&platform.private_key, &live_private], &live_public),
+            Access::PublicOrPrivate => (vec![], &live_public),
         };
         for key in wrong {
             let reply = api.send(method(m), &path, Some(key), body).await;
@@ -116,7 +110,9 @@ async fn refusals_on_every_route(env: Env) {
                 );
             }
             // Positive control: the owner of the resource is served.
-            let reply = api.send(method(m), &path, Some(&live_private), body).await;
+            let reply = api
+                .send(method(m), &path, Some(&platform.private_key), body)
+                .await;
             assert!(
                 reply.status.is_success(),
                 "{label} as owner: {}",
@@ -132,8 +128,10 @@ async fn refusals_on_every_route(env: Env) {
                 "{label}: {}",
                 reply.text
             );
-            // Positive control: the live owner is served.
-            let reply = api.send(method(m), &path, Some(&live_private), body).await;
+            // Positive control: the owner (test mode) is served.
+            let reply = api
+                .send(method(m), &path, Some(&platform.private_key), body)
+                .await;
             assert!(
                 reply.status.is_success(),
                 "{label} as owner: {}",

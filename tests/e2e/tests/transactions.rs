@@ -671,26 +671,22 @@ async fn tokens_single_use_and_vault(env: Env) {
             StatusCode::CREATED
         );
     }
-    // Another mode does not know the token (live mode gets a plan first, so the payment gets
-    // as far as the token); card fields and a token together are refused.
-    let connection = api
+    // Another mode does not know the token: a live vault token cannot pay in test mode (where
+    // the merchant and its plan are good, so the payment gets as far as the token).
+    let live_vault = api.post("/v1/tokens", &live_private, vault_body).await;
+    assert_eq!(
+        live_vault.status,
+        StatusCode::CREATED,
+        "{}",
+        live_vault.text
+    );
+    let reply = api
         .post(
-            "/v1/processor-connections",
-            &live_private,
-            r#"{"name": "Live sandbox", "kind": "sandbox"}"#,
+            "/v1/transactions",
+            key,
+            &pay(live_vault.body["id"].as_str().unwrap()),
         )
         .await;
-    let plan_body = format!(
-        r#"{{"name": "Live plan", "fee": {{"basisPoints": 250, "fixed": 25}}, "defaultConnectionId": "{}", "default": true}}"#,
-        connection.body["id"].as_str().unwrap()
-    );
-    let plan = api.post("/v1/plans", &live_private, &plan_body).await;
-    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
-    let live_merchant = api
-        .post("/v1/merchants", &live_private, r#"{"name": "Live"}"#)
-        .await;
-    let live_pay = pay(&vault_id).replace(merchant, live_merchant.body["id"].as_str().unwrap());
-    let reply = api.post("/v1/transactions", &live_private, &live_pay).await;
     assert_eq!(
         (reply.status, reply.error_param()),
         (StatusCode::BAD_REQUEST, Some("payment.token")),
@@ -890,7 +886,88 @@ async fn sqlite_a_completion_waits_out_another_process_lock() {
     assert_eq!(txn.body["state"], "failed", "{}", txn.text);
 }
 
+/// Issue 8: the sandbox approves by test card and moves no money, so live mode never reaches
+/// it: no live sandbox connection can be made, and one that exists (made before this rule, here
+/// written by SQL) can neither be named by a live plan nor carry a live payment.
+async fn live_mode_never_routes_to_the_sandbox(env: Env) {
+    let platform = env.create_platform("Acme");
+    let (_, live) = env.create_key(&platform.id, "private", "live");
+    let server = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "false")]);
+    let api = Api::new(&server);
+    let made = api
+        .post(
+            "/v1/processor-connections",
+            &live,
+            r#"{"name": "Live", "kind": "sandbox"}"#,
+        )
+        .await;
+    assert_eq!(
+        (made.status, made.error_param()),
+        (StatusCode::BAD_REQUEST, Some("kind")),
+        "{}",
+        made.text
+    );
+
+    let (connection, plan) = (
+        "midCon_01M85QKETCDS2SN01TJM3XNWR8",
+        "plan_01M85QKETCDS2SN01TJM3XNWR9",
+    );
+    let pfm = &platform.id;
+    env.execute_sql(&format!(
+        "INSERT INTO processor_connections (id, platform_id, mode, name, kind, created_on)
+           SELECT '{connection}', platform_id, 'live', 'Old live sandbox', kind, created_on
+             FROM processor_connections WHERE platform_id = '{pfm}' AND mode = 'test';
+         INSERT INTO plans (id, platform_id, mode, name, fee_basis_points, fee_fixed,
+                            default_connection_id, brand_routes, fallbacks, is_default, created_on)
+           SELECT '{plan}', platform_id, 'live', 'Old live plan', fee_basis_points, fee_fixed,
+                  '{connection}', '', '', is_default, created_on
+             FROM plans WHERE platform_id = '{pfm}' AND mode = 'test' AND is_default;"
+    ))
+    .await;
+    let listed = api.get("/v1/plans", &live).await;
+    assert_eq!(
+        listed.body["data"][0]["id"], plan,
+        "the old plan is there: {}",
+        listed.text
+    );
+
+    let plan_body = format!(
+        r#"{{"name": "Gold", "fee": {{"basisPoints": 200, "fixed": 0}}, "defaultConnectionId": "{connection}"}}"#
+    );
+    let named = api.post("/v1/plans", &live, &plan_body).await;
+    assert_eq!(
+        (named.status, named.error_param()),
+        (StatusCode::BAD_REQUEST, Some("defaultConnectionId")),
+        "{}",
+        named.text
+    );
+
+    let shop = api
+        .post("/v1/merchants", &live, r#"{"name": "Live shop"}"#)
+        .await;
+    let body = card_body(
+        shop.body["id"].as_str().unwrap(),
+        "sale",
+        1000,
+        "4111111111111111",
+    );
+    let paid = api.post("/v1/transactions", &live, &body).await;
+    assert_eq!(
+        (paid.status, paid.error_param()),
+        (StatusCode::BAD_REQUEST, Some("merchantId")),
+        "{}",
+        paid.text
+    );
+    let ledger = api.get("/v1/transactions", &live).await;
+    assert_eq!(
+        ledger.body["data"],
+        serde_json::json!([]),
+        "nothing was written"
+    );
+}
+
 on_both_backends!(
+    live_mode_never_routes_to_the_sandbox,
     a_transaction_left_pending_is_reversed_and_recorded,
     tokens_single_use_and_vault,
     bin_lookup_answers_from_the_table_and_the_iin_ranges,

@@ -123,6 +123,12 @@ async fn create_connection(
             .map_err(|_| ApiError::invalid("kind", "must be sandbox"))?,
         created_on: state.clock.now(),
     };
+    if !connection.kind.serves(who.mode) {
+        return Err(ApiError::invalid(
+            "kind",
+            "a sandbox connection takes test payments only: live mode needs a real processor",
+        ));
+    }
     state
         .payment_store
         .insert_connection(
@@ -224,7 +230,8 @@ struct CreatePlan {
     default: bool,
 }
 
-/// A connection id that must name a connection of the caller's platform and mode.
+/// A connection id that must name a connection of the caller's platform and mode, of a kind
+/// that takes payments in that mode (a live plan never routes to the sandbox).
 async fn own_connection(
     state: &AppState,
     who: &Principal,
@@ -233,13 +240,19 @@ async fn own_connection(
 ) -> Result<ConnectionId, ApiError> {
     let unknown = || ApiError::invalid(field.clone(), "no such processor connection in this mode");
     let id = ConnectionId::parse("connection", raw).map_err(|_| unknown())?;
-    state
+    let connection = state
         .payment_store
         .get_connection(&who.platform_id, who.mode, &id)
         .await
         .map_err(store_error)?
-        .map(|c| c.id)
-        .ok_or_else(unknown)
+        .ok_or_else(unknown)?;
+    if !connection.kind.serves(who.mode) {
+        return Err(ApiError::invalid(
+            field,
+            "is a sandbox connection, which takes test payments only",
+        ));
+    }
+    Ok(connection.id)
 }
 
 async fn create_plan(

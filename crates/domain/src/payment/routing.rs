@@ -30,6 +30,15 @@ impl ProcessorKind {
             Self::Sandbox => "sandbox",
         }
     }
+
+    /// Whether payments of `mode` may go to this kind of processor. The sandbox approves by
+    /// test card and moves no money: a live payment routed to it would be "approved" and never
+    /// paid, so it serves test mode only.
+    pub fn serves(self, mode: Mode) -> bool {
+        match self {
+            Self::Sandbox => mode == Mode::Test,
+        }
+    }
 }
 
 impl FromStr for ProcessorKind {

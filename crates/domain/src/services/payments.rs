@@ -163,7 +163,20 @@ where
                 "the merchant has no plan and the platform has no default plan in this mode",
             )
         })?;
-        // A token is taken only once the merchant and plan are known to be good.
+        // Fail closed: only connections that may carry this mode's payments are routed to
+        // (a live plan never reaches the sandbox), and a token is taken only once the merchant
+        // and plan are known to be good.
+        let known: Vec<ProcessorConnection> = known
+            .into_iter()
+            .filter(|c| c.kind.serves(who.mode))
+            .collect();
+        if known.is_empty() {
+            return Err(Invalid::new(
+                "merchantId",
+                "the merchant's plan routes to no processor connection that takes payments in this mode",
+            )
+            .into());
+        }
         let card = match new.source {
             PaymentSource::Card(card) => card,
             PaymentSource::Token(id) => self.redeem(who, &id).await?,
@@ -729,6 +742,31 @@ mod tests {
         assert_eq!(txn.processor.name, "backup");
         assert_eq!((txn.state, txn.fee), (TxnState::Authorized, 30));
         assert_eq!(completed.lock().unwrap().len(), 1);
+    }
+
+    /// Fail closed: a live payment whose plan reaches only the sandbox is refused before any
+    /// processor call and before its token is taken (the mocks panic on any call).
+    #[tokio::test]
+    async fn a_live_payment_never_reaches_the_sandbox() {
+        let live = Principal {
+            mode: Mode::Live,
+            ..who()
+        };
+        for source in [
+            auth().source,
+            PaymentSource::Token(crate::ids::TokenId::from_suffix("1")),
+        ] {
+            let (store, completed) = store();
+            let payment = NewPayment { source, ..auth() };
+            let refused = service(store, MockProcessor::new())
+                .pay(&live, payment, None)
+                .await;
+            assert!(
+                matches!(&refused, Err(PaymentError::Invalid(i)) if i.field == "merchantId"),
+                "{refused:?}"
+            );
+            assert!(completed.lock().unwrap().is_empty());
+        }
     }
 
     /// The plan's fixed fee is 30: on a sale of 20 the fee is cut to the 20 charged.
