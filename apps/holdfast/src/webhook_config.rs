@@ -6,9 +6,9 @@
 //! | `HOLDFAST_WEBHOOK_TIMEOUT_MS` | `5000` | timeout of each webhook request (spec 6.2) |
 //! | `HOLDFAST_WEBHOOK_BACKOFF_BASE_MS` | `1000` | the first retry's backoff; doubles after it, with jitter |
 //! | `HOLDFAST_WEBHOOK_ALLOW_NETWORKS` | none | CIDRs the SSRF guard lets through (`127.0.0.0/8,10.0.0.0/8`) |
-//! | `HOLDFAST_WEBHOOK_CONCURRENCY` | `64` | attempts in flight per worker |
-//! | `HOLDFAST_WEBHOOK_SUBSCRIPTION_IN_FLIGHT` | `8` | attempts in flight per subscription, across all workers |
-//! | `HOLDFAST_WEBHOOK_PLATFORM_IN_FLIGHT` | `32` | attempts in flight per platform, across all workers; below the concurrency |
+//! | `HOLDFAST_WEBHOOK_CONCURRENCY` | `128` | attempts in flight per worker |
+//! | `HOLDFAST_WEBHOOK_SUBSCRIPTION_IN_FLIGHT` | `16` | attempts in flight per subscription, across all workers |
+//! | `HOLDFAST_WEBHOOK_PLATFORM_IN_FLIGHT` | `64` | attempts in flight per platform, across all workers; below the concurrency |
 //! | `HOLDFAST_WEBHOOK_MAX_SUBSCRIPTIONS` | `16` | subscriptions per platform and mode |
 //! | `HOLDFAST_WEBHOOK_SECRET_OVERLAP_S` | `86400` | how long a rotated-out signing secret keeps signing beside the new one |
 //! | `HOLDFAST_WORKER_POLL_MS` | `50` | how often an idle worker looks for due notifications |
@@ -54,7 +54,7 @@ pub struct WebhookArgs {
     #[arg(
         long,
         env = "HOLDFAST_WEBHOOK_CONCURRENCY",
-        default_value_t = 64,
+        default_value_t = 128,
         global = true
     )]
     pub webhook_concurrency: u32,
@@ -63,7 +63,7 @@ pub struct WebhookArgs {
     #[arg(
         long,
         env = "HOLDFAST_WEBHOOK_SUBSCRIPTION_IN_FLIGHT",
-        default_value_t = 8,
+        default_value_t = 16,
         global = true
     )]
     pub webhook_subscription_in_flight: u32,
@@ -73,7 +73,7 @@ pub struct WebhookArgs {
     #[arg(
         long,
         env = "HOLDFAST_WEBHOOK_PLATFORM_IN_FLIGHT",
-        default_value_t = 32,
+        default_value_t = 64,
         global = true
     )]
     pub webhook_platform_in_flight: u32,

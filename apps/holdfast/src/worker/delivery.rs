@@ -104,6 +104,22 @@ impl Deliverer {
                         });
                     }
                 }
+                // Nothing claimable. With as many attempts in flight as a cap allows, the caps
+                // may be what holds the rest back: attempts that end free places, so look again
+                // once a quarter of them has ended (one claim per few attempts, not per
+                // attempt), or after a poll. Below that, nothing is due: poll as usual.
+                Ok(_) if in_flight.len() >= self.capped_at() => {
+                    let enough = in_flight.len().div_ceil(4);
+                    let ended = async {
+                        for _ in 0..enough {
+                            in_flight.join_next().await;
+                        }
+                    };
+                    tokio::select! {
+                        () = ended => {}
+                        () = pause(&mut stop, self.settings.poll) => {}
+                    }
+                }
                 Ok(_) => pause(&mut stop, self.settings.poll).await,
                 Err(err) => {
                     tracing::error!(error = %err, "claiming notifications failed");
@@ -119,6 +135,16 @@ impl Deliverer {
             );
         }
         while in_flight.join_next().await.is_some() {}
+    }
+
+    /// The fewest attempts in flight at which a cap can bind.
+    fn capped_at(&self) -> usize {
+        let cap = self
+            .settings
+            .per_subscription
+            .min(self.settings.per_platform)
+            .max(1);
+        usize::try_from(cap).unwrap_or(usize::MAX)
     }
 
     #[tracing::instrument(skip_all, fields(notification = %claimed.id))]

@@ -14,18 +14,19 @@
 
 use diesel::QueryableByName;
 use diesel::result::QueryResult;
-use diesel::sql_types::{BigInt, Text, Timestamptz, TimestamptzSqlite};
+use diesel::sql_types::{BigInt, Text, TimestamptzSqlite};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::ports::ClaimLimits;
 use time::OffsetDateTime;
 
 use super::{PgStore, SqliteConn, SqliteStore};
+use crate::pg_statement::{Bind, Statement};
 
-/// The claim around each backend's way of taking a subscription's head rows. Binds: `$1` now,
-/// `$2` per-subscription cap, `$3` per-platform cap, `$4` batch. (SQLite reads `$1` as a named
-/// parameter and numbers parameters by first appearance, which is this order.)
+/// The claim around each backend's way of taking a subscription's head rows (`$heads`), with
+/// each backend's marks for the binds: `$now`, `$per_sub` (per-subscription cap), `$per_platform`
+/// (per-platform cap), `$batch`.
 macro_rules! claim_sql {
-    ($heads:literal) => {
+    ($heads:literal, now: $now:literal, per_sub: $per_sub:literal, per_platform: $per_platform:literal, batch: $batch:literal) => {
         concat!(
             "WITH RECURSIVE subs (webhook_id) AS (
     SELECT (SELECT webhook_id FROM notifications
@@ -39,7 +40,9 @@ macro_rules! claim_sql {
 ), leased AS (
     SELECT platform_id, webhook_id, count(*) AS in_flight
       FROM notifications
-     WHERE state = 'pending' AND lease_until IS NOT NULL AND lease_until > $1
+     WHERE state = 'pending' AND lease_until IS NOT NULL AND lease_until > ",
+            $now,
+            "
      GROUP BY platform_id, webhook_id
 ), platform_load AS (
     SELECT platform_id, sum(in_flight) AS in_flight FROM leased GROUP BY platform_id
@@ -51,13 +54,21 @@ macro_rules! claim_sql {
              + coalesce(p.in_flight, 0) AS turn
       FROM heads h
       LEFT JOIN platform_load p ON p.platform_id = h.platform_id
-     WHERE h.slot <= $2
+     WHERE h.slot <= ",
+            $per_sub,
+            "
 )
-SELECT id FROM turns WHERE turn <= $3 ORDER BY turn, due_on, id LIMIT $4"
+SELECT id FROM turns WHERE turn <= ",
+            $per_platform,
+            " ORDER BY turn, due_on, id LIMIT ",
+            $batch
         )
     };
 }
 
+/// PostgreSQL: a `pg_statement::Statement`, prepared once per connection (planning this query
+/// costs more than running it). Its `?` marks take, in order: now, now, now, per-subscription
+/// cap, per-subscription cap, per-platform cap, batch.
 const CLAIM_PG: &str = claim_sql!(
     "
     SELECT h.id, h.platform_id, h.due_on,
@@ -68,16 +79,21 @@ const CLAIM_PG: &str = claim_sql!(
      CROSS JOIN LATERAL (
             SELECT n.id, n.platform_id, n.due_on
               FROM notifications n
-             WHERE n.webhook_id = s.webhook_id AND n.state = 'pending' AND n.due_on <= $1
-               AND (n.lease_until IS NULL OR n.lease_until <= $1)
+             WHERE n.webhook_id = s.webhook_id AND n.state = 'pending' AND n.due_on <= ?
+               AND (n.lease_until IS NULL OR n.lease_until <= ?)
              ORDER BY n.due_on, n.id
-             LIMIT $2) h
+             LIMIT ?) h
      WHERE s.webhook_id IS NOT NULL
-"
+",
+    now: "?",
+    per_sub: "?",
+    per_platform: "?",
+    batch: "?"
 );
 
 /// SQLite has no `LATERAL`: each subscription's head rows come from a correlated
-/// `IN (… LIMIT)` instead.
+/// `IN (… LIMIT)` instead. It reads `$1` as a named parameter and numbers parameters by first
+/// appearance, which is the bind order.
 const CLAIM_SQLITE: &str = claim_sql!(
     "
     SELECT n.id, n.platform_id, n.due_on,
@@ -92,8 +108,46 @@ const CLAIM_SQLITE: &str = claim_sql!(
              LIMIT $2)
       LEFT JOIN leased l ON l.webhook_id = s.webhook_id
      WHERE s.webhook_id IS NOT NULL
-"
+",
+    now: "$1",
+    per_sub: "$2",
+    per_platform: "$3",
+    batch: "$4"
 );
+
+fn caps(limits: ClaimLimits) -> (i64, i64, i64) {
+    (
+        i64::from(limits.per_subscription.max(1)),
+        i64::from(limits.per_platform.max(1)),
+        i64::from(limits.batch),
+    )
+}
+
+impl PgStore {
+    /// The ids of the rows the claim takes, in the order to attempt them.
+    pub(super) async fn fair_due_ids_on(
+        conn: &mut AsyncPgConnection,
+        now: OffsetDateTime,
+        limits: ClaimLimits,
+    ) -> QueryResult<Vec<String>> {
+        let (per_sub, per_platform, batch) = caps(limits);
+        let now = Bind::Time(now);
+        Statement::<Text>::new(
+            CLAIM_PG,
+            vec![
+                now,
+                now,
+                now,
+                Bind::BigInt(per_sub),
+                Bind::BigInt(per_sub),
+                Bind::BigInt(per_platform),
+                Bind::BigInt(batch),
+            ],
+        )
+        .load(conn)
+        .await
+    }
+}
 
 #[derive(QueryableByName)]
 struct Due {
@@ -101,27 +155,21 @@ struct Due {
     id: String,
 }
 
-macro_rules! fair_due_ids {
-    ($store:ty, $conn:ty, $sql:expr, $ts:ty) => {
-        impl $store {
-            /// The ids of the rows the claim takes, in the order to attempt them.
-            pub(super) async fn fair_due_ids_on(
-                conn: &mut $conn,
-                now: OffsetDateTime,
-                limits: ClaimLimits,
-            ) -> QueryResult<Vec<String>> {
-                let rows: Vec<Due> = diesel::sql_query($sql)
-                    .bind::<$ts, _>(now)
-                    .bind::<BigInt, _>(i64::from(limits.per_subscription.max(1)))
-                    .bind::<BigInt, _>(i64::from(limits.per_platform.max(1)))
-                    .bind::<BigInt, _>(i64::from(limits.batch))
-                    .load(conn)
-                    .await?;
-                Ok(rows.into_iter().map(|due| due.id).collect())
-            }
-        }
-    };
+impl SqliteStore {
+    /// The ids of the rows the claim takes, in the order to attempt them.
+    pub(super) async fn fair_due_ids_on(
+        conn: &mut SqliteConn,
+        now: OffsetDateTime,
+        limits: ClaimLimits,
+    ) -> QueryResult<Vec<String>> {
+        let (per_sub, per_platform, batch) = caps(limits);
+        let rows: Vec<Due> = diesel::sql_query(CLAIM_SQLITE)
+            .bind::<TimestamptzSqlite, _>(now)
+            .bind::<BigInt, _>(per_sub)
+            .bind::<BigInt, _>(per_platform)
+            .bind::<BigInt, _>(batch)
+            .load(conn)
+            .await?;
+        Ok(rows.into_iter().map(|due| due.id).collect())
+    }
 }
-
-fair_due_ids!(PgStore, AsyncPgConnection, CLAIM_PG, Timestamptz);
-fair_due_ids!(SqliteStore, SqliteConn, CLAIM_SQLITE, TimestamptzSqlite);
