@@ -7,8 +7,8 @@ use holdfast_domain::ports::{
     NotificationQueue, PaymentStore, PlatformStore, Processor, TokenStore, UserStore, WebhookStore,
 };
 use holdfast_domain::services::{
-    Authenticator, KeyService, MerchantService, PaymentService, PlatformService, TokenService,
-    TokenSource, UserService, WebhookService,
+    Authenticator, KeyService, MerchantService, PaymentService, PlatformService, RoutingService,
+    TokenService, TokenSource, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -52,6 +52,8 @@ pub struct AppState {
     pub users: UserService<Shared<dyn UserStore>, Shared<dyn PlatformStore>, DynClock, DynIds>,
     pub keys: KeyService<Shared<dyn KeyStore>, Shared<dyn UserStore>, DynClock, DynIds>,
     pub merchants: MerchantService<Shared<dyn MerchantStore>, DynClock, DynIds>,
+    /// Processor connections and plans.
+    pub routing: RoutingService<Shared<dyn PaymentStore>, DynClock, DynIds>,
     pub payments: Payments,
     pub tokens: Tokens,
     pub webhooks:
@@ -129,6 +131,7 @@ impl AppState {
             ),
             keys: KeyService::new(stores.keys, stores.users, clock.clone(), ids.clone()),
             merchants: MerchantService::new(stores.merchants, clock.clone(), ids.clone()),
+            routing: RoutingService::new(stores.payments.clone(), clock.clone(), ids.clone()),
             payments: PaymentService::new(
                 stores.payments.clone(),
                 processor,

@@ -7,6 +7,7 @@ mod keys;
 mod merchants;
 mod payments;
 mod platforms;
+mod routing;
 mod tokens;
 mod users;
 mod webhooks;
@@ -18,6 +19,7 @@ pub use payments::{
     NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled, TokenSource,
 };
 pub use platforms::{CreatedPlatform, PlatformService};
+pub use routing::{NO_SUCH_CONNECTION, NewPlan, RoutingService};
 pub use tokens::{TokenError, TokenService};
 pub use users::UserService;
 pub use webhooks::{DEFAULT_MAX_SUBSCRIPTIONS, NewWebhook, WebhookService};

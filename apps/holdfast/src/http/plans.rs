@@ -6,15 +6,12 @@ use std::collections::BTreeMap;
 
 use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
-use holdfast_domain::auth::{Access, Principal};
-use holdfast_domain::idempotency::reply_for;
+use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{ConnectionId, PlanId};
 use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
-use holdfast_domain::payment::routing::{
-    MAX_FALLBACKS, Plan, ProcessorConnection, ProcessorKind, resource_name,
-};
-use holdfast_domain::ports::{Clock, Ids, StoreError};
+use holdfast_domain::payment::routing::{Plan, ProcessorConnection, ProcessorKind, resource_name};
+use holdfast_domain::services::{NO_SUCH_CONNECTION, NewPlan};
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
@@ -64,16 +61,6 @@ pub fn routes(r: &mut Routes) {
     );
 }
 
-fn store_error(e: StoreError) -> ApiError {
-    match e {
-        StoreError::Duplicate("plans.default") => ApiError::Conflict {
-            param: "default".into(),
-            message: "this platform already has a default plan in this mode".into(),
-        },
-        other => ApiError::Internal(other.to_string()),
-    }
-}
-
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ConnectionView {
@@ -112,31 +99,15 @@ async fn create_connection(
     let answer = AnswerWithChange::new(&req, |c: &ProcessorConnection| {
         created(&ConnectionView::from(c.clone()))
     });
-    let connection = ProcessorConnection {
-        id: ConnectionId::from_suffix(&state.ids.next_id()),
-        platform_id: who.platform_id.clone(),
-        mode: who.mode,
-        name: resource_name(&body.name)?,
-        kind: body
-            .kind
-            .parse::<ProcessorKind>()
-            .map_err(|_| ApiError::invalid("kind", "must be sandbox"))?,
-        created_on: state.clock.now(),
-    };
-    if !connection.kind.serves(who.mode) {
-        return Err(ApiError::invalid(
-            "kind",
-            "a sandbox connection takes test payments only: live mode needs a real processor",
-        ));
-    }
-    state
-        .payment_store
-        .insert_connection(
-            &connection,
-            reply_for(answer.recorder().as_ref(), &connection),
-        )
-        .await
-        .map_err(store_error)?;
+    let name = resource_name(&body.name)?;
+    let kind = body
+        .kind
+        .parse::<ProcessorKind>()
+        .map_err(|_| ApiError::invalid("kind", "must be sandbox"))?;
+    let connection = state
+        .routing
+        .create_connection(&who, name, kind, answer.recorder().as_ref())
+        .await?;
     Ok(answer.send(&connection))
 }
 
@@ -146,11 +117,7 @@ async fn list_connections(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let page = page_request(&req, ConnectionId::PREFIX)?;
-    let found = state
-        .payment_store
-        .list_connections(&who.platform_id, who.mode, &page)
-        .await
-        .map_err(store_error)?;
+    let found = state.routing.connections(&who, &page).await?;
     Ok(HttpResponse::Ok().json(ListView::from_page(found, ConnectionView::from)))
 }
 
@@ -159,16 +126,11 @@ async fn get_connection(
     Caller(who): Caller,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let not_found = || ApiError::NotFound {
+    // A malformed id names nothing: 404, exactly like an unknown one.
+    let id = ConnectionId::parse("id", &id).map_err(|_| ApiError::NotFound {
         resource: "processor connection",
-    };
-    let id = ConnectionId::parse("id", &id).map_err(|_| not_found())?;
-    let connection = state
-        .payment_store
-        .get_connection(&who.platform_id, who.mode, &id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(not_found)?;
+    })?;
+    let connection = state.routing.connection(&who, &id).await?;
     Ok(HttpResponse::Ok().json(ConnectionView::from(connection)))
 }
 
@@ -230,29 +192,9 @@ struct CreatePlan {
     default: bool,
 }
 
-/// A connection id that must name a connection of the caller's platform and mode, of a kind
-/// that takes payments in that mode (a live plan never routes to the sandbox).
-async fn own_connection(
-    state: &AppState,
-    who: &Principal,
-    field: String,
-    raw: &str,
-) -> Result<ConnectionId, ApiError> {
-    let unknown = || ApiError::invalid(field.clone(), "no such processor connection in this mode");
-    let id = ConnectionId::parse("connection", raw).map_err(|_| unknown())?;
-    let connection = state
-        .payment_store
-        .get_connection(&who.platform_id, who.mode, &id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(unknown)?;
-    if !connection.kind.serves(who.mode) {
-        return Err(ApiError::invalid(
-            field,
-            "is a sandbox connection, which takes test payments only",
-        ));
-    }
-    Ok(connection.id)
+/// A connection id as sent: one that cannot be an id names no connection, in `field`'s words.
+fn connection_id(field: &str, raw: &str) -> Result<ConnectionId, ApiError> {
+    ConnectionId::parse("connection", raw).map_err(|_| ApiError::invalid(field, NO_SUCH_CONNECTION))
 }
 
 async fn create_plan(
@@ -264,52 +206,34 @@ async fn create_plan(
     let answer = AnswerWithChange::new(&req, |p: &Plan| created(&PlanView::from(p.clone())));
     let name = resource_name(&body.name)?;
     let fee = FeeRule::new(body.fee.basis_points, body.fee.fixed)?;
-    let default_connection = own_connection(
-        &state,
-        &who,
-        "defaultConnectionId".into(),
-        &body.default_connection_id,
-    )
-    .await?;
+    let default_connection = connection_id("defaultConnectionId", &body.default_connection_id)?;
     let mut brand_routes = Vec::new();
     for (brand, connection) in &body.brand_routes {
         // The key is the client's; it is repeated only once it is known to be a brand of ours.
-        let parsed = brand
+        let brand = brand
             .parse::<CardBrand>()
             .map_err(|_| ApiError::invalid("brandRoutes", "has a key that is not a card brand"))?;
-        let field = format!("brandRoutes.{}", parsed.as_str());
-        brand_routes.push((
-            parsed,
-            own_connection(&state, &who, field, connection).await?,
-        ));
+        let field = format!("brandRoutes.{}", brand.as_str());
+        brand_routes.push((brand, connection_id(&field, connection)?));
     }
-    if body.fallbacks.len() > MAX_FALLBACKS {
-        return Err(ApiError::invalid(
-            "fallbacks",
-            format!("may list at most {MAX_FALLBACKS} connections"),
-        ));
-    }
-    let mut fallbacks = Vec::new();
-    for (i, connection) in body.fallbacks.iter().enumerate() {
-        fallbacks.push(own_connection(&state, &who, format!("fallbacks.{i}"), connection).await?);
-    }
-    let plan = Plan {
-        id: PlanId::from_suffix(&state.ids.next_id()),
-        platform_id: who.platform_id.clone(),
-        mode: who.mode,
+    let fallbacks = body
+        .fallbacks
+        .iter()
+        .enumerate()
+        .map(|(i, connection)| connection_id(&format!("fallbacks.{i}"), connection))
+        .collect::<Result<Vec<_>, _>>()?;
+    let new = NewPlan {
         name,
         fee,
         default_connection,
         brand_routes,
         fallbacks,
         is_default: body.default,
-        created_on: state.clock.now(),
     };
-    state
-        .payment_store
-        .insert_plan(&plan, reply_for(answer.recorder().as_ref(), &plan))
-        .await
-        .map_err(store_error)?;
+    let plan = state
+        .routing
+        .create_plan(&who, new, answer.recorder().as_ref())
+        .await?;
     Ok(answer.send(&plan))
 }
 
@@ -319,11 +243,7 @@ async fn list_plans(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let page = page_request(&req, PlanId::PREFIX)?;
-    let found = state
-        .payment_store
-        .list_plans(&who.platform_id, who.mode, &page)
-        .await
-        .map_err(store_error)?;
+    let found = state.routing.plans(&who, &page).await?;
     Ok(HttpResponse::Ok().json(ListView::from_page(found, PlanView::from)))
 }
 
@@ -332,13 +252,7 @@ async fn get_plan(
     Caller(who): Caller,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let not_found = || ApiError::NotFound { resource: "plan" };
-    let id = PlanId::parse("id", &id).map_err(|_| not_found())?;
-    let plan = state
-        .payment_store
-        .get_plan(&who.platform_id, who.mode, &id)
-        .await
-        .map_err(store_error)?
-        .ok_or_else(not_found)?;
+    let id = PlanId::parse("id", &id).map_err(|_| ApiError::NotFound { resource: "plan" })?;
+    let plan = state.routing.plan(&who, &id).await?;
     Ok(HttpResponse::Ok().json(PlanView::from(plan)))
 }

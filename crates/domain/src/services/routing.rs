@@ -1,0 +1,221 @@
+//! Processor connections and plans: where a platform's payments may go, per mode, and what they
+//! cost. A plan names only connections of its own platform and mode that take that mode's
+//! payments (a live plan never routes to the sandbox), and at most `MAX_FALLBACKS` fallbacks.
+
+use crate::Invalid;
+use crate::auth::Principal;
+use crate::idempotency::{Recorder, reply_for};
+use crate::ids::{ConnectionId, PlanId};
+use crate::page::{Page, PageRequest};
+use crate::payment::brand::CardBrand;
+use crate::payment::fee::FeeRule;
+use crate::payment::routing::{MAX_FALLBACKS, Plan, ProcessorConnection, ProcessorKind};
+use crate::ports::{Clock, Ids, PaymentStore, StoreError};
+
+use super::ServiceError;
+
+/// A plan as asked for; its name already validated (`routing::resource_name`).
+#[derive(Debug, Clone)]
+pub struct NewPlan {
+    pub name: String,
+    pub fee: FeeRule,
+    pub default_connection: ConnectionId,
+    pub brand_routes: Vec<(CardBrand, ConnectionId)>,
+    pub fallbacks: Vec<ConnectionId>,
+    pub is_default: bool,
+}
+
+/// The field a plan's connection is named in, as the API spells it.
+pub fn brand_route_field(brand: CardBrand) -> &'static str {
+    match brand {
+        CardBrand::Visa => "brandRoutes.visa",
+        CardBrand::Mastercard => "brandRoutes.mastercard",
+        CardBrand::Amex => "brandRoutes.amex",
+        CardBrand::Discover => "brandRoutes.discover",
+        CardBrand::Jcb => "brandRoutes.jcb",
+        CardBrand::Diners => "brandRoutes.diners",
+        CardBrand::UnionPay => "brandRoutes.unionpay",
+        CardBrand::Unknown => "brandRoutes.unknown",
+    }
+}
+
+/// `fallbacks.N` for each place a fallback may take.
+pub const FALLBACK_FIELDS: [&str; MAX_FALLBACKS] =
+    ["fallbacks.0", "fallbacks.1", "fallbacks.2", "fallbacks.3"];
+
+/// What a connection id that names nothing usable is told, in every field.
+pub const NO_SUCH_CONNECTION: &str = "no such processor connection in this mode";
+
+#[derive(Debug, Clone)]
+pub struct RoutingService<P, C, I> {
+    store: P,
+    clock: C,
+    ids: I,
+}
+
+impl<P: PaymentStore, C: Clock, I: Ids> RoutingService<P, C, I> {
+    pub fn new(store: P, clock: C, ids: I) -> Self {
+        Self { store, clock, ids }
+    }
+
+    /// A connection in the caller's mode, of a kind that takes that mode's payments. Under an
+    /// idempotency key (`reply`), the answer is stored with it.
+    pub async fn create_connection(
+        &self,
+        who: &Principal,
+        name: String,
+        kind: ProcessorKind,
+        reply: Option<&Recorder<'_, ProcessorConnection>>,
+    ) -> Result<ProcessorConnection, ServiceError> {
+        if !kind.serves(who.mode) {
+            return Err(Invalid::new(
+                "kind",
+                "a sandbox connection takes test payments only: live mode needs a real processor",
+            )
+            .into());
+        }
+        let connection = ProcessorConnection {
+            id: ConnectionId::from_suffix(&self.ids.next_id()),
+            platform_id: who.platform_id.clone(),
+            mode: who.mode,
+            name,
+            kind,
+            created_on: self.clock.now(),
+        };
+        self.store
+            .insert_connection(&connection, reply_for(reply, &connection))
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(connection)
+    }
+
+    pub async fn connection(
+        &self,
+        who: &Principal,
+        id: &ConnectionId,
+    ) -> Result<ProcessorConnection, ServiceError> {
+        self.store
+            .get_connection(&who.platform_id, who.mode, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("processor connection"))
+    }
+
+    pub async fn connections(
+        &self,
+        who: &Principal,
+        page: &PageRequest,
+    ) -> Result<Page<ProcessorConnection>, ServiceError> {
+        self.store
+            .list_connections(&who.platform_id, who.mode, page)
+            .await
+            .map_err(ServiceError::Store)
+    }
+
+    /// Every connection the plan names is checked (`usable`) before anything is written. Under
+    /// an idempotency key (`reply`), the answer is stored with the plan.
+    pub async fn create_plan(
+        &self,
+        who: &Principal,
+        new: NewPlan,
+        reply: Option<&Recorder<'_, Plan>>,
+    ) -> Result<Plan, ServiceError> {
+        if new.fallbacks.len() > MAX_FALLBACKS {
+            return Err(Invalid::new(
+                "fallbacks",
+                format!("may list at most {MAX_FALLBACKS} connections"),
+            )
+            .into());
+        }
+        self.usable(who, "defaultConnectionId", &new.default_connection)
+            .await?;
+        for (brand, connection) in &new.brand_routes {
+            self.usable(who, brand_route_field(*brand), connection)
+                .await?;
+        }
+        for (field, connection) in FALLBACK_FIELDS.iter().zip(&new.fallbacks) {
+            self.usable(who, field, connection).await?;
+        }
+        let plan = Plan {
+            id: PlanId::from_suffix(&self.ids.next_id()),
+            platform_id: who.platform_id.clone(),
+            mode: who.mode,
+            name: new.name,
+            fee: new.fee,
+            default_connection: new.default_connection,
+            brand_routes: new.brand_routes,
+            fallbacks: new.fallbacks,
+            is_default: new.is_default,
+            created_on: self.clock.now(),
+        };
+        match self.store.insert_plan(&plan, reply_for(reply, &plan)).await {
+            Ok(()) => Ok(plan),
+            Err(StoreError::Duplicate("plans.default")) => Err(ServiceError::Conflict {
+                field: "default",
+                message: "this platform already has a default plan in this mode".into(),
+            }),
+            Err(other) => Err(ServiceError::Store(other)),
+        }
+    }
+
+    pub async fn plan(&self, who: &Principal, id: &PlanId) -> Result<Plan, ServiceError> {
+        self.store
+            .get_plan(&who.platform_id, who.mode, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("plan"))
+    }
+
+    pub async fn plans(
+        &self,
+        who: &Principal,
+        page: &PageRequest,
+    ) -> Result<Page<Plan>, ServiceError> {
+        self.store
+            .list_plans(&who.platform_id, who.mode, page)
+            .await
+            .map_err(ServiceError::Store)
+    }
+
+    /// A connection of the caller's platform and mode that takes that mode's payments; else a
+    /// refusal naming `field`.
+    async fn usable(
+        &self,
+        who: &Principal,
+        field: &'static str,
+        id: &ConnectionId,
+    ) -> Result<(), ServiceError> {
+        let connection = self
+            .store
+            .get_connection(&who.platform_id, who.mode, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or_else(|| Invalid::new(field, NO_SUCH_CONNECTION))?;
+        if !connection.kind.serves(who.mode) {
+            return Err(Invalid::new(
+                field,
+                "is a sandbox connection, which takes test payments only",
+            )
+            .into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_names_are_the_apis() {
+        for brand in CardBrand::ALL {
+            assert_eq!(
+                brand_route_field(brand),
+                format!("brandRoutes.{}", brand.as_str())
+            );
+        }
+        for (i, field) in FALLBACK_FIELDS.iter().enumerate() {
+            assert_eq!(*field, format!("fallbacks.{i}"));
+        }
+    }
+}
