@@ -9,6 +9,8 @@
 # Needs wrk and psql. Traffic goes to 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/wrk.sh
+source bench/wrk.sh
 BIN=$(realpath "${1:?usage: bench/auth-cpu.sh BINARY}")
 DURATION="${SECONDS_:-8}"
 CONNECTIONS="${CONNECTIONS:-32}"
@@ -30,12 +32,9 @@ pg0=$(ticks postgres); hf0=$(ticks "$BIN serve")
 out=$(HOLDFAST_KEY="$key" HOLDFAST_MERCHANT="$merchant" HOLDFAST_RUN=1 wrk -t2 -c"$CONNECTIONS" \
       -d"${DURATION}s" --latency -s bench/post-auth.lua "http://127.0.0.1:$PORT/v1/transactions")
 pg1=$(ticks postgres); hf1=$(ticks "$BIN serve")
-rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
-p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-errors=$(awk '/Non-2xx/ {print $5}' <<<"$out")
+wrk_figures "$out"
 hz=$(getconf CLK_TCK)
-python3 - "$rps" "$DURATION" "$hz" "$((pg1 - pg0))" "$((hf1 - hf0))" "$p50" "$p99" "${errors:-0}" <<'PY'
+python3 - "$rps" "$DURATION" "$hz" "$((pg1 - pg0))" "$((hf1 - hf0))" "$p50" "$p99" "$errors" <<'PY'
 import sys
 rps, secs, hz, pg, hf = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 auths = rps * secs

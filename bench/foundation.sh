@@ -9,6 +9,8 @@
 # Traffic goes to 127.0.0.1 only; every run is bounded by DURATION.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/wrk.sh
+source bench/wrk.sh
 DURATION="${DURATION:-10s}"
 PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
 PORT=18181
@@ -36,11 +38,8 @@ run_backend() {
       out=$(HOLDFAST_KEY="$key" wrk -t"$threads" -c"$conns" -d"$DURATION" --latency \
             -s "bench/$script.lua" "http://127.0.0.1:$PORT/v1/merchants")
       local rps p50 p99 errors
-      rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-      p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
-      p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-      errors=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$script" "$conns" "$rps" "$p50" "$p99" "${errors:-0}"
+      wrk_figures "$out"
+      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$script" "$conns" "$rps" "$p50" "$p99" "$errors"
     done
   done
   kill "$server"; wait "$server" 2>/dev/null || true; server=""

@@ -10,6 +10,8 @@
 # Needs wrk (apt-get install wrk). Traffic goes to 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/wrk.sh
+source bench/wrk.sh
 DURATION="${DURATION:-10s}"
 PORT=18183
 BIN="${BIN:-target/release/holdfast}"
@@ -33,9 +35,6 @@ for conns in 1 8; do
   threads=$(( conns < 2 ? 1 : 2 ))
   out=$(HOLDFAST_KEY="$key" wrk -t"$threads" -c"$conns" -d"$DURATION" --latency \
         -s bench/post-merchant.lua "http://127.0.0.1:$PORT/v1/merchants")
-  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-  p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
-  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-  errors=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-  printf '| %s | %s | %s | %s | %s |\n' "$conns" "$rps" "$p50" "$p99" "${errors:-0}"
+  wrk_figures "$out"
+  printf '| %s | %s | %s | %s | %s |\n' "$conns" "$rps" "$p50" "$p99" "$errors"
 done

@@ -11,6 +11,8 @@
 # HOLDFAST_BENCH_PG (default: local, trust). Traffic goes to 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/wrk.sh
+source bench/wrk.sh
 DURATION="${DURATION:-10s}"
 CLIENTS="${CLIENTS:-1 8 32 64}"
 PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
@@ -27,11 +29,8 @@ for conns in $CLIENTS; do
   threads=$(( conns < 2 ? 1 : 2 ))
   out=$(HOLDFAST_KEY="$key" HOLDFAST_MERCHANT="$merchant" HOLDFAST_RUN="$conns" wrk -t"$threads" -c"$conns" -d"$DURATION" \
         --latency -s bench/post-auth.lua "http://127.0.0.1:$PORT/v1/transactions")
-  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-  p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
-  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-  errors=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-  printf '| POST /v1/transactions (auth) | %s | %s | %s | %s | %s |\n' "$conns" "$rps" "$p50" "$p99" "${errors:-0}"
+  wrk_figures "$out"
+  printf '| POST /v1/transactions (auth) | %s | %s | %s | %s | %s |\n' "$conns" "$rps" "$p50" "$p99" "$errors"
 done
 kill "$server"; wait "$server" 2>/dev/null || true; server=""
 
