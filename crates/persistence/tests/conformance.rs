@@ -1039,6 +1039,15 @@ mod cases {
             }
         };
 
+        // The same key in the other mode is another key: the answers below never reach it.
+        let in_live = IdempotencyKey::parse("merchant").unwrap();
+        let live = async || {
+            idem.begin(&p.platform_id, Mode::Live, &in_live, &print, T0)
+                .await
+                .unwrap()
+        };
+        assert_eq!(live().await, Begun::Started);
+
         let m = merchant(&p, "Shop");
         let reply = claim("merchant").await;
         stores
@@ -1069,6 +1078,11 @@ mod cases {
         for name in ["merchant", "webhook", "connection", "plan", "token"] {
             assert_eq!(seen(name).await, Seen::Replay(answer(name)), "{name}");
         }
+        assert_eq!(
+            live().await,
+            Begun::Seen(Seen::InProgress),
+            "live mode untouched"
+        );
 
         // Refused: the cap, a second default plan. Neither the resource nor the answer is kept.
         let over = subscription(&p, "h2", &["merchant.created"], true);
@@ -1619,9 +1633,6 @@ mod cases {
         assert_eq!(counter(on), (true, 0));
     }
 
-    /// Deleting a subscription deletes its history, and only in the caller's platform and mode.
-    /// At most `max` subscriptions per platform and mode, even when created at once; another
-    /// mode or platform has its own room, and a deleted one frees a place.
     /// Fair claims: a subscription never holds more than its cap of attempts in flight, nor a
     /// platform more than its cap, and the least-loaded platform goes first, so another
     /// platform's notification is taken at once however large one platform's backlog is.
@@ -1686,8 +1697,26 @@ mod cases {
                 .is_empty(),
             "A is at its platform cap and B has nothing more: the same claim takes nothing"
         );
+        // With room on the platform, only the subscription below its cap takes more.
+        let per_subscription = ClaimLimits {
+            per_platform: 100,
+            ..caps
+        };
+        let topped = q
+            .claim_notifications(later, lease, per_subscription)
+            .await
+            .unwrap();
+        let before = by_subscription(&first);
+        let topped_up = by_subscription(&topped);
+        assert_eq!(topped.len(), 1, "{topped_up:?}");
+        let (sub, _) = topped_up.iter().next().unwrap();
+        assert_eq!(
+            before.get(sub),
+            Some(&1),
+            "the one with a free place: {before:?}"
+        );
 
-        // A has 5 in flight and 7 waiting, all older than B's new row; B has 1 in flight. A
+        // A has 6 in flight and 6 waiting, all older than B's new row; B has 1 in flight. A
         // claim of one takes B's, the least loaded platform's, first.
         created(&b, "B 1").await;
         let one = ClaimLimits {
@@ -1779,6 +1808,8 @@ mod cases {
         assert_eq!(signing, ["whsec_bmV3", "whsec_c2VjcmV0"]);
     }
 
+    /// At most `max` subscriptions per platform and mode, even when created at once; another
+    /// mode or platform has its own room, and a deleted one frees a place.
     pub async fn subscriptions_are_capped_per_platform_and_mode(db: Database) {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;
@@ -1819,6 +1850,7 @@ mod cases {
         assert!(!hooks.insert_webhook(&over, 4, None).await.unwrap());
     }
 
+    /// Deleting a subscription deletes its history, and only in the caller's platform and mode.
     pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;

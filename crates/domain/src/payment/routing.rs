@@ -102,11 +102,11 @@ impl Plan {
     }
 }
 
-/// A name for a plan or a connection: 1 to 100 characters, trimmed.
 /// Fallback connections a plan may list: each is tried in turn while processors are
 /// unavailable, so the list bounds the calls one payment can make.
 pub const MAX_FALLBACKS: usize = 4;
 
+/// A name for a plan or a connection: 1 to 100 characters, trimmed.
 pub fn resource_name(raw: &str) -> Result<String, Invalid> {
     bounded_text("name", raw, 1, 100)
 }

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 
 use crate::Invalid;
 use crate::auth::Principal;
-use crate::idempotency::{KeyedResponse, Recorder};
+use crate::idempotency::{KeyedResponse, Recorder, reply_for};
 use crate::ids::{EventId, MerchantId, TokenId, TxnId};
 use crate::payment::amount::Amount;
 use crate::payment::lifecycle::{FollowUp, Refused, TxnState, TxnType};
@@ -238,7 +238,7 @@ where
             ..pending
         };
         self.settle(&mut txn, &plan, result, used, &request).await;
-        let reply = recorder.map(|r| r.response_for(&txn));
+        let reply = reply_for(recorder, &txn);
         self.complete(&txn, None, reply).await?;
         Ok(txn)
     }
@@ -347,7 +347,7 @@ where
             (FollowUp::Refund(_), true) => OriginalOutcome::RefundKept,
             (FollowUp::Refund(_), false) => OriginalOutcome::RefundReleased { amount },
         };
-        let reply = recorder.map(|r| r.response_for(&txn));
+        let reply = reply_for(recorder, &txn);
         self.complete(&txn, Some((original.id, outcome)), reply)
             .await?;
         Ok(txn)

@@ -124,7 +124,8 @@ fn caps(limits: ClaimLimits) -> (i64, i64, i64) {
 }
 
 impl PgStore {
-    /// The ids of the rows the claim takes, in the order to attempt them.
+    /// The ids of the rows the claim takes. (Their order is the fair one, but a worker attempts
+    /// a whole claim at once: it is not kept.)
     pub(super) async fn fair_due_ids_on(
         conn: &mut AsyncPgConnection,
         now: OffsetDateTime,
@@ -156,7 +157,8 @@ struct Due {
 }
 
 impl SqliteStore {
-    /// The ids of the rows the claim takes, in the order to attempt them.
+    /// The ids of the rows the claim takes. (Their order is the fair one, but a worker attempts
+    /// a whole claim at once: it is not kept.)
     pub(super) async fn fair_due_ids_on(
         conn: &mut SqliteConn,
         now: OffsetDateTime,

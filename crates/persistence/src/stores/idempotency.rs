@@ -29,6 +29,29 @@ macro_rules! write_reply {
     };
 }
 
+/// Runs `$write` (an expression using `$conn`, a `&mut` connection) and, when the request has a
+/// `$reply`, stores it in the same SQL transaction. Without one, `$write` runs alone: a single
+/// statement needs no BEGIN and COMMIT. `$conn` names the pooled connection; evaluates to
+/// `QueryResult<()>`.
+macro_rules! with_reply {
+    ($schema:ident, $conn:ident, $platform:expr, $mode:expr, $reply:expr, $write:expr) => {
+        match $reply {
+            None => {
+                let $conn = &mut *$conn;
+                $write.await
+            }
+            Some(reply) => {
+                $conn
+                    .transaction::<_, diesel::result::Error, _>(async |$conn| {
+                        $write.await?;
+                        write_reply!($schema, $conn, $platform, $mode, Some(&reply)).await
+                    })
+                    .await
+            }
+        }
+    };
+}
+
 macro_rules! idempotency_store {
     ($store:ident, $schema:ident) => {
         #[async_trait::async_trait]
@@ -120,22 +143,14 @@ macro_rules! idempotency_store {
                 key: &IdempotencyKey,
                 response: &StoredResponse,
             ) -> Result<(), StoreError> {
-                use crate::schema::$schema::idempotency_keys as t;
                 let mut conn = self.conn().await?;
-                diesel::update(
-                    t::table
-                        .filter(t::platform_id.eq(platform.as_str()))
-                        .filter(t::mode.eq(mode.as_str()))
-                        .filter(t::key.eq(key.as_str())),
-                )
-                .set((
-                    t::status.eq(Some(i32::from(response.status))),
-                    t::body.eq(Some(&response.body)),
-                ))
-                .execute(&mut conn)
-                .await
-                .map(drop)
-                .map_err(query_error("idempotency_keys"))
+                let reply = KeyedResponse {
+                    key: key.clone(),
+                    response: response.clone(),
+                };
+                write_reply!($schema, &mut conn, platform, mode, Some(&reply))
+                    .await
+                    .map_err(query_error("idempotency_keys"))
             }
 
             async fn release(

@@ -27,14 +27,22 @@ macro_rules! notification_queue {
                         if ids.is_empty() {
                             return Ok(Vec::new());
                         }
-                        diesel::update(n::table.filter(n::id.eq_any(&ids)).filter(n::state.eq("pending")))
-                            .set(n::lease_until.eq(Some(lease_until)))
-                            .execute(conn)
-                            .await?;
+                        // Only what this update leased is handed out: a row another worker finished
+                        // since the ids were read is no longer pending, and is not sent again.
+                        let leased: Vec<String> = diesel::update(
+                            n::table.filter(n::id.eq_any(&ids)).filter(n::state.eq("pending")),
+                        )
+                        .set(n::lease_until.eq(Some(lease_until)))
+                        .returning(n::id)
+                        .get_results(conn)
+                        .await?;
+                        if leased.is_empty() {
+                            return Ok(Vec::new());
+                        }
                         n::table
                             .inner_join(e::table)
                             .left_join(w::table)
-                            .filter(n::id.eq_any(&ids))
+                            .filter(n::id.eq_any(&leased))
                             .select((
                                 n::id,
                                 n::event_type,

@@ -101,11 +101,14 @@ macro_rules! payment_store {
                 reply: Option<KeyedResponse>,
             ) -> Result<(), StoreError> {
                 let mut conn = self.conn().await?;
-                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    Self::insert_connection_on(conn, c).await?;
-                    write_reply!($schema, conn, c.platform_id, c.mode, reply.as_ref()).await
-                })
-                .await
+                with_reply!(
+                    $schema,
+                    conn,
+                    c.platform_id,
+                    c.mode,
+                    reply,
+                    Self::insert_connection_on(conn, c)
+                )
                 .map_err(query_error("processor_connections"))
             }
 
@@ -157,11 +160,14 @@ macro_rules! payment_store {
                 reply: Option<KeyedResponse>,
             ) -> Result<(), StoreError> {
                 let mut conn = self.conn().await?;
-                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    Self::insert_plan_on(conn, plan).await?;
-                    write_reply!($schema, conn, plan.platform_id, plan.mode, reply.as_ref()).await
-                })
-                .await
+                with_reply!(
+                    $schema,
+                    conn,
+                    plan.platform_id,
+                    plan.mode,
+                    reply,
+                    Self::insert_plan_on(conn, plan)
+                )
                 .map_err(query_error("plans.default"))
             }
 

@@ -11,7 +11,7 @@ macro_rules! token_store {
             ) -> Result<(), StoreError> {
                 use crate::schema::$schema::tokens as t;
                 let mut conn = self.conn().await?;
-                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                let insert = async |conn: &mut <Self as crate::stores::Backend>::Conn| {
                     diesel::insert_into(t::table)
                         .values((
                             t::id.eq(token.id.as_str()),
@@ -30,10 +30,17 @@ macro_rules! token_store {
                             t::used_on.eq(token.used_on),
                         ))
                         .execute(conn)
-                        .await?;
-                    write_reply!($schema, conn, token.platform_id, token.mode, reply.as_ref()).await
-                })
-                .await
+                        .await
+                        .map(drop)
+                };
+                with_reply!(
+                    $schema,
+                    conn,
+                    token.platform_id,
+                    token.mode,
+                    reply,
+                    insert(conn)
+                )
                 .map_err(query_error("tokens"))
             }
 
