@@ -63,9 +63,13 @@ pub struct DatabaseArgs {
 }
 
 impl DatabaseArgs {
+    pub fn completion_wait(&self) -> Duration {
+        Duration::from_millis(self.completion_wait_ms.max(1))
+    }
+
     pub fn pool(&self) -> PoolOptions {
         PoolOptions {
-            completion_wait: Duration::from_millis(self.completion_wait_ms.max(1)),
+            completion_wait: self.completion_wait(),
             max_size: self.pool_size.max(1),
             wait_timeout: Duration::from_secs(5),
         }
@@ -75,14 +79,9 @@ impl DatabaseArgs {
     /// still waiting for the database: the reconcile age must exceed the processor timeout plus
     /// the completion wait.
     pub fn check_against(&self, payments: &PaymentArgs) -> anyhow::Result<()> {
-        let needed = payments.processor_timeout_ms + self.completion_wait_ms;
-        anyhow::ensure!(
-            payments.reconcile_after_ms > needed,
-            "HOLDFAST_RECONCILE_AFTER_MS ({} ms) must exceed HOLDFAST_PROCESSOR_TIMEOUT_MS plus \
-             HOLDFAST_DB_COMPLETION_WAIT_MS ({needed} ms)",
-            payments.reconcile_after_ms
-        );
-        Ok(())
+        payments
+            .reconcile_after_beyond(self.completion_wait())
+            .map(drop)
     }
 }
 
@@ -196,12 +195,20 @@ impl PaymentArgs {
     /// The age past which a pending transaction is reconciled; refused unless it exceeds the
     /// processor timeout, or a live request could be reversed under its own feet.
     pub fn reconcile_after(&self) -> anyhow::Result<Duration> {
+        self.reconcile_after_beyond(Duration::ZERO)
+    }
+
+    /// The reconcile age, refused unless it exceeds the processor timeout plus
+    /// `completion_wait` (how long a request's completion may then wait for the database).
+    pub fn reconcile_after_beyond(&self, completion_wait: Duration) -> anyhow::Result<Duration> {
         let after = Duration::from_millis(self.reconcile_after_ms);
+        let needed = self.processor_timeout().saturating_add(completion_wait);
         anyhow::ensure!(
-            after > self.processor_timeout(),
-            "HOLDFAST_RECONCILE_AFTER_MS ({} ms) must exceed HOLDFAST_PROCESSOR_TIMEOUT_MS ({} ms)",
+            after > needed,
+            "HOLDFAST_RECONCILE_AFTER_MS ({} ms) must exceed HOLDFAST_PROCESSOR_TIMEOUT_MS plus \
+             HOLDFAST_DB_COMPLETION_WAIT_MS ({} ms)",
             self.reconcile_after_ms,
-            self.processor_timeout_ms
+            needed.as_millis()
         );
         Ok(after)
     }

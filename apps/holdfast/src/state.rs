@@ -62,7 +62,7 @@ pub struct AppState {
     pub notifications: Shared<dyn NotificationQueue>,
     pub emails: Shared<dyn EmailOutbox>,
     token_store: Shared<dyn TokenStore>,
-    /// The payment store itself, for plans, connections and reads that need no rules.
+    /// The payment store itself, for the transaction reads that have no service yet (issue 9).
     pub payment_store: Shared<dyn PaymentStore>,
     pub bins: Shared<dyn BinLookup>,
     pub idempotency: Shared<dyn IdempotencyStore>,

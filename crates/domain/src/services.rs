@@ -19,7 +19,9 @@ pub use payments::{
     NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled, TokenSource,
 };
 pub use platforms::{CreatedPlatform, PlatformService};
-pub use routing::{NO_SUCH_CONNECTION, NewPlan, RoutingService};
+pub use routing::{
+    FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewPlan, RoutingService, brand_route_field,
+};
 pub use tokens::{TokenError, TokenService};
 pub use users::UserService;
 pub use webhooks::{DEFAULT_MAX_SUBSCRIPTIONS, NewWebhook, WebhookService};

@@ -181,6 +181,16 @@ async fn a_duplicate_in_flight_is_refused_and_a_recorded_timeout_is_replayed(env
         late
     );
     assert_eq!(first.status, StatusCode::GATEWAY_TIMEOUT, "{}", first.text);
+    // Rendered on the payment's own task, the answer still names its request.
+    assert_eq!(
+        first.body["error"]["requestId"].as_str(),
+        first
+            .headers
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok()),
+        "{}",
+        first.text
+    );
     assert_eq!(
         (second.status, second.error_param()),
         (StatusCode::CONFLICT, Some("Idempotency-Key")),

@@ -156,11 +156,6 @@ const INTERNAL: &str = "Something went wrong on our side. Quote the requestId wh
 /// Our words for a status that a lower layer chose and no variant of ours names.
 fn status_parts(status: StatusCode) -> (&'static str, &'static str, String, Option<&'static str>) {
     let (kind, code, message) = match status.as_u16() {
-        415 => (
-            "invalid_request_error",
-            "unsupported_media_type",
-            "Send the body as application/json.",
-        ),
         400..=499 => (
             "invalid_request_error",
             "bad_request",

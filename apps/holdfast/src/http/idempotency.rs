@@ -2,10 +2,12 @@
 //! runs and its response is stored (unless 5xx); a repeat gets that response replayed with
 //! `idempotent-replayed: true`; a different body or a request still running gets 409.
 
+use std::sync::{Arc, OnceLock};
+
 use actix_web::body::{BoxBody, MessageBody, to_bytes};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CONTENT_TYPE, ContentType, HeaderValue};
+use actix_web::http::header::{ContentType, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::Principal;
@@ -25,46 +27,76 @@ pub const REPLAYED: &str = "idempotent-replayed";
 #[derive(Debug, Clone)]
 pub struct Claimed(pub IdempotencyKey);
 
-/// …and marks its response with this, so the response is not stored a second time.
+/// …and marks its response with this once it has settled the key itself (stored the answer,
+/// in the same SQL transaction as its change or after, or released it), so the middleware
+/// leaves the key alone.
 #[derive(Debug, Clone, Copy)]
-pub struct StoredWithChange;
+pub struct KeySettled;
 
 /// The answer to a request that makes or changes `T` (a create's 201, a rotation's 200),
 /// rendered from it. Under a claimed key the service stores it in the SQL transaction of the
 /// change (`recorder`, see `Recorder`), so a crash can never leave the change made and its key
-/// unanswered; `send` then answers with the same bytes, marked so the middleware does not store
-/// them again.
+/// unanswered; `send` then answers with the very answer stored (rendered once), marked so the
+/// middleware does not store it again.
 pub struct AnswerWithChange<T> {
     key: Option<IdempotencyKey>,
     render: fn(&T) -> StoredResponse,
+    /// The answer the recorder rendered, kept for `answer`.
+    rendered: Arc<OnceLock<StoredResponse>>,
+    remember: Box<dyn Fn(&T) -> StoredResponse + Send + Sync>,
 }
 
-impl<T> AnswerWithChange<T> {
+impl<T: 'static> AnswerWithChange<T> {
     pub fn new(req: &HttpRequest, render: fn(&T) -> StoredResponse) -> Self {
-        Self {
-            key: req.extensions().get::<Claimed>().map(|c| c.0.clone()),
+        Self::for_key(
+            req.extensions().get::<Claimed>().map(|c| c.0.clone()),
             render,
+        )
+    }
+
+    /// For a handler that runs on a task of its own: the key it claimed, if any.
+    pub fn for_key(key: Option<IdempotencyKey>, render: fn(&T) -> StoredResponse) -> Self {
+        let rendered = Arc::new(OnceLock::new());
+        let kept = rendered.clone();
+        Self {
+            key,
+            render,
+            rendered,
+            remember: Box::new(move |made| kept.get_or_init(|| render(made)).clone()),
         }
     }
 
     pub fn recorder(&self) -> Option<Recorder<'_, T>> {
         self.key.as_ref().map(|key| Recorder {
             key,
-            render: &self.render,
+            render: &*self.remember,
         })
     }
 
+    /// The answer for `made`: the one stored with it, or rendered now when none was.
+    pub fn answer(&self, made: &T) -> StoredResponse {
+        self.rendered
+            .get()
+            .cloned()
+            .unwrap_or_else(|| (self.render)(made))
+    }
+
     pub fn send(&self, made: &T) -> HttpResponse {
-        let StoredResponse { status, body } = (self.render)(made);
-        let mut response =
-            HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::CREATED))
-                .content_type(ContentType::json())
-                .body(body);
+        let mut response = respond(self.answer(made));
         if self.key.is_some() {
-            response.extensions_mut().insert(StoredWithChange);
+            response.extensions_mut().insert(KeySettled);
         }
         response
     }
+}
+
+/// `answer` as an HTTP response: its status and its JSON body.
+pub fn respond(answer: StoredResponse) -> HttpResponse {
+    HttpResponse::build(
+        StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+    )
+    .content_type(ContentType::json())
+    .body(answer.body)
 }
 
 /// A create's answer: 201 with `view` as JSON.
@@ -128,7 +160,7 @@ pub async fn guard(
         Begun::Started => {
             req.extensions_mut().insert(Claimed(key.clone()));
         }
-        Begun::Seen(Seen::Replay(stored)) => return Ok(req.into_response(replay(&stored))),
+        Begun::Seen(Seen::Replay(stored)) => return Ok(req.into_response(replay(stored))),
         Begun::Seen(Seen::Mismatch) => {
             let refusal = ApiError::Conflict {
                 param: "Idempotency-Key".into(),
@@ -146,11 +178,7 @@ pub async fn guard(
     }
     let response = next.call(req).await?;
     let status = response.status();
-    if response
-        .response()
-        .extensions()
-        .contains::<StoredWithChange>()
-    {
+    if response.response().extensions().contains::<KeySettled>() {
         return Ok(response.map_into_boxed_body());
     }
     if !storable(status.as_u16()) {
@@ -176,7 +204,8 @@ pub async fn guard(
         .complete(&who.platform_id, who.mode, &key, &stored)
         .await
     {
-        tracing::error!(error = %e, key = key.as_str(), "could not store an idempotent response");
+        // The key is the client's: it stays out of the log.
+        tracing::error!(error = %e, "could not store an idempotent response");
     }
     Ok(ServiceResponse::new(
         request,
@@ -184,12 +213,9 @@ pub async fn guard(
     ))
 }
 
-fn replay(stored: &StoredResponse) -> HttpResponse {
-    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
-    let mut response = HttpResponse::build(status).body(stored.body.clone());
-    let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(
+fn replay(stored: StoredResponse) -> HttpResponse {
+    let mut response = respond(stored);
+    response.headers_mut().insert(
         actix_web::http::header::HeaderName::from_static(REPLAYED),
         HeaderValue::from_static("true"),
     );

@@ -10,8 +10,10 @@ use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{ConnectionId, PlanId};
 use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
-use holdfast_domain::payment::routing::{Plan, ProcessorConnection, ProcessorKind, resource_name};
-use holdfast_domain::services::{NO_SUCH_CONNECTION, NewPlan};
+use holdfast_domain::payment::routing::{
+    Plan, ProcessorConnection, ProcessorKind, fallbacks_within_bound, resource_name,
+};
+use holdfast_domain::services::{FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewPlan, brand_route_field};
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
@@ -213,14 +215,13 @@ async fn create_plan(
         let brand = brand
             .parse::<CardBrand>()
             .map_err(|_| ApiError::invalid("brandRoutes", "has a key that is not a card brand"))?;
-        let field = format!("brandRoutes.{}", brand.as_str());
-        brand_routes.push((brand, connection_id(&field, connection)?));
+        brand_routes.push((brand, connection_id(brand_route_field(brand), connection)?));
     }
-    let fallbacks = body
-        .fallbacks
+    fallbacks_within_bound(body.fallbacks.len())?;
+    let fallbacks = FALLBACK_FIELDS
         .iter()
-        .enumerate()
-        .map(|(i, connection)| connection_id(&format!("fallbacks.{i}"), connection))
+        .zip(&body.fallbacks)
+        .map(|(field, connection)| connection_id(field, connection))
         .collect::<Result<Vec<_>, _>>()?;
     let new = NewPlan {
         name,

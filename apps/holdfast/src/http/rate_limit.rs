@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use governor::clock::{Clock, DefaultClock};
+use governor::clock::Clock;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use holdfast_domain::auth::Principal;
 use holdfast_domain::ids::KeyId;
@@ -28,11 +28,13 @@ pub struct RateSettings {
     pub failed_auth_per_min: Option<NonZeroU32>,
 }
 
-/// Entries kept for addresses over their failure budget before expired ones are swept.
-const BLOCKED_SWEEP_AT: usize = 10_000;
 /// Admissions between two sweeps of the per-key buckets: counting the buckets locks every
 /// shard of the map, so it is not done on each request.
 const KEY_SWEEP_EVERY: u32 = 65_536;
+/// Failed authentications between two sweeps of the per-address buckets and lockouts: an
+/// attacker rotating addresses adds one entry per address, so they are swept by count, whether
+/// or not any address was locked out.
+const FAILURE_SWEEP_EVERY: u32 = 4_096;
 
 pub struct RateLimits {
     private: Option<DefaultKeyedRateLimiter<KeyId>>,
@@ -40,8 +42,12 @@ pub struct RateLimits {
     failures: Option<DefaultKeyedRateLimiter<IpAddr>>,
     /// Addresses that ran out of failures, and until when they are refused.
     blocked: Mutex<HashMap<IpAddr, Instant>>,
+    /// Whether `blocked` may hold anyone: every request asks, and almost always nobody is.
+    any_blocked: AtomicBool,
     /// Admissions since the last sweep of idle key buckets.
     admitted: AtomicU32,
+    /// Failed authentications since the last sweep of the per-address state.
+    failed: AtomicU32,
 }
 
 impl std::fmt::Debug for RateLimits {
@@ -64,7 +70,9 @@ impl RateLimits {
                 .failed_auth_per_min
                 .map(|rate| RateLimiter::keyed(Quota::per_minute(rate))),
             blocked: Mutex::new(HashMap::new()),
+            any_blocked: AtomicBool::new(false),
             admitted: AtomicU32::new(0),
+            failed: AtomicU32::new(0),
         }
     }
 
@@ -84,7 +92,7 @@ impl RateLimits {
         };
         limiter
             .check_key(&who.key_id)
-            .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))?;
+            .map_err(|not_until| not_until.wait_time_from(limiter.clock().now()))?;
         // Buckets of keys gone quiet are full again: dropping them forgets nothing.
         if self.admitted.fetch_add(1, Ordering::Relaxed) % KEY_SWEEP_EVERY == KEY_SWEEP_EVERY - 1 {
             limiter.retain_recent();
@@ -95,32 +103,40 @@ impl RateLimits {
     /// Whether `address` is still refused for its failed authentications, and for how long.
     pub fn locked_out(&self, address: Option<IpAddr>) -> Option<Duration> {
         let address = address?;
-        let blocked = self
-            .blocked
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let until = *blocked.get(&address)?;
+        if !self.any_blocked.load(Ordering::Acquire) {
+            return None;
+        }
+        let until = *self.lock_blocked().get(&address)?;
         until.checked_duration_since(Instant::now())
     }
 
     /// Counts a failed authentication from `address`; `Some(wait)` when that was one too many.
     pub fn failed(&self, address: Option<IpAddr>) -> Option<Duration> {
         let (failures, address) = (self.failures.as_ref()?, address?);
+        if self.failed.fetch_add(1, Ordering::Relaxed) % FAILURE_SWEEP_EVERY
+            == FAILURE_SWEEP_EVERY - 1
+        {
+            failures.retain_recent();
+            let mut blocked = self.lock_blocked();
+            let now = Instant::now();
+            blocked.retain(|_, until| *until > now);
+            self.any_blocked
+                .store(!blocked.is_empty(), Ordering::Release);
+        }
         let wait = failures
             .check_key(&address)
             .err()?
-            .wait_time_from(DefaultClock::default().now());
-        let mut blocked = self
-            .blocked
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if blocked.len() >= BLOCKED_SWEEP_AT {
-            let now = Instant::now();
-            blocked.retain(|_, until| *until > now);
-            failures.retain_recent();
-        }
+            .wait_time_from(failures.clock().now());
+        let mut blocked = self.lock_blocked();
         blocked.insert(address, Instant::now() + wait);
+        self.any_blocked.store(true, Ordering::Release);
         Some(wait)
+    }
+
+    fn lock_blocked(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, Instant>> {
+        self.blocked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -4,7 +4,8 @@
 //! and could carry a public key (hosted scripts) or anything pasted into an id.
 //!
 //! It also gives every response the headers a payments API owes its clients: `nosniff`
-//! everywhere, `no-store` on `/v1` (bodies carry key values and signing secrets), and turns any
+//! everywhere, `no-store` on every response that does not set its own caching (bodies carry key
+//! values and signing secrets), and turns any
 //! refusal a lower layer rendered as plain text (actix's 413, 404, 405…) into the JSON envelope.
 
 use std::time::Instant;
@@ -26,6 +27,19 @@ pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
 /// The id of the request being served on this task, if any.
 pub fn current_id() -> Option<String> {
     REQUEST_ID.try_with(Clone::clone).ok()
+}
+
+/// `future` carrying this request's id, for work spawned onto a task of its own: its refusals
+/// and logs then name the request like the handler's do.
+/// The id is read here, on the request's task, not when the future first runs on its own.
+pub fn with_current_id<F: Future>(future: F) -> impl Future<Output = F::Output> {
+    let id = current_id();
+    async move {
+        match id {
+            Some(id) => REQUEST_ID.scope(id, future).await,
+            None => future.await,
+        }
+    }
 }
 
 pub async fn middleware(
@@ -76,12 +90,13 @@ fn stamp(headers: &mut HeaderMap, id: &str) {
 /// A refusal whose body is not our JSON envelope.
 fn needs_envelope<B>(response: &ServiceResponse<B>) -> bool {
     let status = response.status();
-    let json = response
-        .headers()
+    (status.is_client_error() || status.is_server_error()) && !is_json(response.headers())
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
         .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    (status.is_client_error() || status.is_server_error()) && !json
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"))
 }
 
 /// An error that escaped the request's scope, still rendered with the request's id.
@@ -100,11 +115,7 @@ impl ResponseError for WithRequestId {
     fn error_response(&self) -> HttpResponse {
         let mut response = REQUEST_ID.sync_scope(self.id.clone(), || {
             let rendered = self.inner.as_response_error().error_response();
-            let json = rendered
-                .headers()
-                .get(CONTENT_TYPE)
-                .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-            if json {
+            if is_json(rendered.headers()) {
                 rendered
             } else {
                 super::ApiError::for_status(rendered.status()).error_response()

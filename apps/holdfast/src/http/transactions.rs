@@ -7,13 +7,11 @@
 //! follow-up now (already captured, voided, in progress).
 
 use std::fmt;
-use std::sync::OnceLock;
 
-use actix_web::http::header::ContentType;
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::{Access, Principal};
-use holdfast_domain::idempotency::{Recorder, StoredResponse};
+use holdfast_domain::idempotency::{StoredResponse, storable};
 use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::{CardNumber, Cvv, Expiration};
@@ -27,7 +25,8 @@ use time::format_description::well_known::Rfc3339;
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller, page_request_with};
-use super::idempotency::{Claimed, StoredWithChange};
+use super::idempotency::{AnswerWithChange, Claimed, KeySettled, respond};
+use super::request_context;
 use super::routes::Routes;
 use super::views::ListView;
 use crate::state::AppState;
@@ -156,25 +155,29 @@ async fn create(
     ApiJson(body): ApiJson<CreateTransaction>,
 ) -> Result<HttpResponse, ApiError> {
     let claimed = req.extensions().get::<Claimed>().cloned();
-    let stored_with_change = claimed.is_some();
+    let settles_key = claimed.is_some();
     // A payment runs on a task of its own, to its end (the processor's answer or its timeout and
-    // reversal, the completion, the stored response): a client that hangs up drops this handler,
-    // and dropping the payment with it would leave it pending, its key "still running".
-    let task = tokio::spawn(run(state, who, claimed, body));
-    let StoredResponse { status, body } = task
+    // reversal, the completion, the stored response, the key settled): a client that hangs up
+    // drops this handler and the idempotency middleware with it, and dropping the payment too
+    // would leave it pending, its key "still running".
+    let task = tokio::spawn(request_context::with_current_id(run(
+        state, who, claimed, body,
+    )));
+    let outcome = task
         .await
-        .map_err(|e| ApiError::Internal(format!("payment task: {e}")))??;
-    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = HttpResponse::build(status)
-        .content_type(ContentType::json())
-        .body(body);
-    if stored_with_change {
-        response.extensions_mut().insert(StoredWithChange);
+        .map_err(|e| ApiError::Internal(format!("payment task: {e}")))?;
+    let mut response = match outcome {
+        Ok(answer) => respond(answer),
+        Err(refusal) => refusal.error_response(),
+    };
+    if settles_key {
+        response.extensions_mut().insert(KeySettled);
     }
     Ok(response)
 }
 
-/// The payment itself: the transaction and its answer, rendered once.
+/// The payment itself: the transaction and its answer, rendered once; under a key, the key
+/// settled here, whatever the client does meanwhile.
 async fn run(
     state: web::Data<AppState>,
     who: Principal,
@@ -182,15 +185,26 @@ async fn run(
     body: CreateTransaction,
 ) -> Result<StoredResponse, ApiError> {
     let outcome = pay(&state, &who, claimed.as_ref(), body).await;
-    if let (Err(ApiError::Internal(_)), Some(Claimed(key))) = (&outcome, &claimed) {
-        // Nobody may be left to release the key (the client hung up): a failure stays retryable.
-        if let Err(e) = state
-            .idempotency
-            .release(&who.platform_id, who.mode, key)
+    let (Some(Claimed(key)), Err(refusal)) = (&claimed, &outcome) else {
+        // A recorded payment's answer was stored with it.
+        return outcome;
+    };
+    let status = refusal.status_code().as_u16();
+    let store = &state.idempotency;
+    let settled = if storable(status) {
+        let answer = StoredResponse {
+            status,
+            body: refusal.body().to_string(),
+        };
+        store
+            .complete(&who.platform_id, who.mode, key, &answer)
             .await
-        {
-            tracing::error!(error = %e, "could not release an idempotency key");
-        }
+    } else {
+        // A failure stays retryable.
+        store.release(&who.platform_id, who.mode, key).await
+    };
+    if let Err(e) = settled {
+        tracing::error!(error = %e, "could not settle an idempotency key");
     }
     outcome
 }
@@ -202,12 +216,8 @@ async fn pay(
     body: CreateTransaction,
 ) -> Result<StoredResponse, ApiError> {
     // Under a claimed key, the response is stored with the transaction (see `Recorder`).
-    let rendered = OnceLock::new();
-    let remember = |txn: &Transaction| rendered.get_or_init(|| render(txn)).clone();
-    let recorder = claimed.map(|Claimed(key)| Recorder {
-        key,
-        render: &remember,
-    });
+    let answer = AnswerWithChange::for_key(claimed.map(|c| c.0.clone()), render);
+    let recorder = answer.recorder();
     let kind: TxnType = required(body.kind.as_deref(), "type")?
         .parse()
         .map_err(|_| {
@@ -256,7 +266,7 @@ async fn pay(
                 .await?
         }
     };
-    Ok(rendered.into_inner().unwrap_or_else(|| render(&txn)))
+    Ok(answer.answer(&txn))
 }
 
 /// The answer to a recorded transaction: the status code follows the outcome, and every

@@ -106,6 +106,17 @@ impl Plan {
 /// unavailable, so the list bounds the calls one payment can make.
 pub const MAX_FALLBACKS: usize = 4;
 
+/// `count` fallbacks are within `MAX_FALLBACKS`.
+pub fn fallbacks_within_bound(count: usize) -> Result<(), Invalid> {
+    if count > MAX_FALLBACKS {
+        return Err(Invalid::new(
+            "fallbacks",
+            format!("may list at most {MAX_FALLBACKS} connections"),
+        ));
+    }
+    Ok(())
+}
+
 /// A name for a plan or a connection: 1 to 100 characters, trimmed.
 pub fn resource_name(raw: &str) -> Result<String, Invalid> {
     bounded_text("name", raw, 1, 100)

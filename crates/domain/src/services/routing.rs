@@ -9,7 +9,9 @@ use crate::ids::{ConnectionId, PlanId};
 use crate::page::{Page, PageRequest};
 use crate::payment::brand::CardBrand;
 use crate::payment::fee::FeeRule;
-use crate::payment::routing::{MAX_FALLBACKS, Plan, ProcessorConnection, ProcessorKind};
+use crate::payment::routing::{
+    MAX_FALLBACKS, Plan, ProcessorConnection, ProcessorKind, fallbacks_within_bound,
+};
 use crate::ports::{Clock, Ids, PaymentStore, StoreError};
 
 use super::ServiceError;
@@ -120,13 +122,7 @@ impl<P: PaymentStore, C: Clock, I: Ids> RoutingService<P, C, I> {
         new: NewPlan,
         reply: Option<&Recorder<'_, Plan>>,
     ) -> Result<Plan, ServiceError> {
-        if new.fallbacks.len() > MAX_FALLBACKS {
-            return Err(Invalid::new(
-                "fallbacks",
-                format!("may list at most {MAX_FALLBACKS} connections"),
-            )
-            .into());
-        }
+        fallbacks_within_bound(new.fallbacks.len())?;
         self.usable(who, "defaultConnectionId", &new.default_connection)
             .await?;
         for (brand, connection) in &new.brand_routes {

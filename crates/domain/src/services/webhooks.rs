@@ -323,4 +323,59 @@ mod tests {
             format!("whsec_{}", base64("a".repeat(52).as_bytes()))
         );
     }
+
+    /// A rotation made from a secret another rotation replaced first writes nothing and says
+    /// so (409); the one made from the current secret keeps that secret as the previous one.
+    #[tokio::test]
+    async fn a_rotation_racing_another_is_a_conflict() {
+        let who = Principal {
+            platform_id: PlatformId::from_suffix("1"),
+            mode: Mode::Test,
+            key_type: KeyType::Private,
+            key_id: KeyId::from_suffix("1"),
+            user_id: UserId::from_suffix("1"),
+        };
+        for (won, conflict) in [(true, false), (false, true)] {
+            let mut store = MockWebhookStore::new();
+            store.expect_get_webhook().returning(|p, mode, id| {
+                Ok(Some(Subscription {
+                    id: id.clone(),
+                    platform_id: p.clone(),
+                    mode,
+                    endpoint_url: EndpointUrl::parse("https://example.com/h").unwrap(),
+                    events: EventList::parse(&["transaction.created"]).unwrap(),
+                    description: None,
+                    custom_header: None,
+                    active: true,
+                    secret: "whsec_b2xk".into(),
+                    previous_secret: None,
+                    creator: UserId::from_suffix("1"),
+                    consecutive_failures: 0,
+                    created_on: time::macros::datetime!(2026-01-01 0:00 UTC),
+                    updated_on: time::macros::datetime!(2026-01-01 0:00 UTC),
+                }))
+            });
+            store
+                .expect_rotate_secret()
+                .withf(|rotated, expected, _| {
+                    expected == "whsec_b2xk"
+                        && rotated.previous_secret.as_ref().map(|p| p.secret.as_str())
+                            == Some("whsec_b2xk")
+                })
+                .times(1)
+                .returning(move |_, _, _| Ok(won));
+            let mut ids = MockIds::new();
+            ids.expect_key_secret().return_const("n".repeat(26));
+            let service =
+                WebhookService::new(store, MockNotificationQueue::new(), clock_at_noon(), ids);
+            let got = service
+                .rotate_secret(&who, &WebhookId::from_suffix("1"), None)
+                .await;
+            assert_eq!(
+                matches!(got, Err(ServiceError::Conflict { .. })),
+                conflict,
+                "{got:?}"
+            );
+        }
+    }
 }
