@@ -225,4 +225,38 @@ mod tests {
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
     }
+
+    /// The defaults the README and docs/security.md document, as `serve` reads them: a limit
+    /// turned off (0) by a slip here would pass every other test, which turn limits off.
+    #[test]
+    fn the_documented_defaults() {
+        let cli = Cli::try_parse_from(["holdfast", "serve"]).unwrap();
+        let Command::Serve(serve) = &cli.command else {
+            panic!("serve")
+        };
+        let rates = serve.rate_limits();
+        let per = |rate: Option<std::num::NonZeroU32>| rate.map_or(0, std::num::NonZeroU32::get);
+        assert_eq!(
+            (
+                per(rates.private_per_s),
+                per(rates.public_per_s),
+                per(rates.failed_auth_per_min)
+            ),
+            (100, 20, 60)
+        );
+        let w = &cli.webhooks;
+        assert_eq!(
+            (
+                w.webhook_concurrency,
+                w.webhook_subscription_in_flight,
+                w.webhook_platform_in_flight,
+                w.webhook_max_subscriptions,
+                w.webhook_secret_overlap_s,
+            ),
+            (128, 16, 64, 16, 86_400)
+        );
+        assert_eq!(cli.database.completion_wait_ms, 20_000);
+        // The reconcile age leaves room for the processor timeout and the completion wait.
+        cli.database.check_against(&cli.payments).unwrap();
+    }
 }

@@ -20,10 +20,7 @@ impl Env {
             }
             return bytes;
         }
-        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-            .await
-            .expect("connect to the test database");
-        tokio::spawn(connection);
+        let client = self.pg_client().await;
         let tables = client
             .query(
                 "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
@@ -69,11 +66,21 @@ impl Env {
             );
             return;
         }
-        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        self.pg_client()
             .await
-            .expect("connect to the test database");
+            .batch_execute(sql)
+            .await
+            .expect("the SQL runs");
+    }
+
+    /// A client of the PostgreSQL test database (its connection runs on a task of its own).
+    pub async fn pg_client(&self) -> tokio_postgres::Client {
+        let (client, connection) =
+            tokio_postgres::connect(self.database_url(), tokio_postgres::NoTls)
+                .await
+                .expect("connect to the PostgreSQL test database");
         tokio::spawn(connection);
-        client.batch_execute(sql).await.expect("the SQL runs");
+        client
     }
 }
 

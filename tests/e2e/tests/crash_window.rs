@@ -12,8 +12,9 @@
 
 use std::time::{Duration, Instant};
 
+use holdfast_e2e::routes::test_plan;
 use holdfast_e2e::{Api, Backend, Env};
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
 
 const LOCK: i64 = 7_700_001;
 
@@ -50,12 +51,6 @@ const CREATES: &[(&str, &str, &str, &str)] = &[
         "plans",
     ),
 ];
-
-async fn connect(url: &str) -> Client {
-    let (client, connection) = tokio_postgres::connect(url, NoTls).await.unwrap();
-    tokio::spawn(connection);
-    client
-}
 
 async fn count(db: &Client, table: &str) -> i64 {
     db.query_one(&format!("SELECT count(*) FROM {table}"), &[])
@@ -104,22 +99,19 @@ async fn a_kill_between_a_create_and_its_answer_leaves_neither() {
     };
     let platform = env.create_platform("Acme");
     let key = &platform.private_key;
-    let db = connect(env.database_url()).await;
+    let db = env.pg_client().await;
     db.batch_execute(&format!(
         "CREATE FUNCTION hold_answers() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN PERFORM pg_advisory_xact_lock({LOCK}); RETURN NEW; END $$;"
     ))
     .await
     .unwrap();
-    let holder = connect(env.database_url()).await;
+    let holder = env.pg_client().await;
 
     for (name, path, body, table) in CREATES {
         let mut server = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "false")]);
         let api = Api::new(&server);
-        let connection = api.get("/v1/processor-connections", key).await.body["data"][0]["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let (connection, _) = test_plan(&api, key).await;
         let body = body.replace("{connection}", &connection);
         let before = state(&db, table).await;
 
@@ -171,19 +163,34 @@ async fn a_kill_between_a_create_and_its_answer_leaves_neither() {
             before.2 + 1,
             "{name}: the key stays claimed, to be taken for abandoned"
         );
-        db.batch_execute("DELETE FROM idempotency_keys WHERE status IS NULL")
-            .await
-            .unwrap();
-
-        // Without the pause, the same create makes one row with its answer, and a retry
-        // replays it.
+        // The client retries with the same key. While the key counts as running it is refused;
+        // once it is taken for abandoned (5 minutes: the claim is aged here), the retry runs,
+        // and since nothing was made, it makes the one resource.
         let server = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "false")]);
         let api = Api::new(&server);
-        let retry_key = format!("{name}-whole");
-        let first = api.post_once(path, key, &retry_key, &body).await;
-        assert_eq!(first.status, reqwest::StatusCode::CREATED, "{}", first.text);
-        let again = api.post_once(path, key, &retry_key, &body).await;
-        assert_eq!(again.text, first.text, "{name}: replayed");
+        let killed_key = format!("{name}-killed");
+        let running = api.post_once(path, key, &killed_key, &body).await;
+        assert_eq!(
+            running.status,
+            reqwest::StatusCode::CONFLICT,
+            "{}",
+            running.text
+        );
+        db.batch_execute(
+            "UPDATE idempotency_keys SET created_on = created_on - interval '6 minutes'
+              WHERE status IS NULL",
+        )
+        .await
+        .unwrap();
+        let retried = api.post_once(path, key, &killed_key, &body).await;
+        assert_eq!(
+            retried.status,
+            reqwest::StatusCode::CREATED,
+            "{}",
+            retried.text
+        );
+        let again = api.post_once(path, key, &killed_key, &body).await;
+        assert_eq!(again.text, retried.text, "{name}: replayed");
         assert_eq!(
             state(&db, table).await,
             (before.0 + 1, before.1 + 1, before.2),

@@ -10,6 +10,7 @@
     reason = "end-to-end scenarios read top to bottom"
 )]
 
+use holdfast_e2e::routes::TOKEN_BODY;
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::StatusCode;
 
@@ -218,8 +219,7 @@ async fn a_public_key_can_neither_block_nor_detect_a_private_keys_key(env: Env) 
     let api = Api::new(&server);
     let private = &platform.private_key;
     let public = &platform.public_key;
-    let token =
-        r#"{"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
+    let token = TOKEN_BODY;
     // The attacker goes first with the key the server will use…
     let squat = api
         .post_once("/v1/tokens", public, "order-1001", token)

@@ -5,6 +5,7 @@
     reason = "test code: a panic is the failure report"
 )]
 
+use holdfast_e2e::routes::test_plan;
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -170,10 +171,7 @@ async fn pages_are_newest_first_with_a_cursor(env: Env) {
     let server = env.serve();
     let api = Api::new(&server);
     let key = &platform.private_key;
-    let sandbox = api.get("/v1/processor-connections", key).await.body["data"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (sandbox, _) = test_plan(&api, key).await;
     // Collection, a body for one more (`{i}` numbered), an id of another kind.
     let lists = [
         (

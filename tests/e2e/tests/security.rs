@@ -215,16 +215,15 @@ async fn collections_are_per_mode(api: &Api, test_key: &str, live_key: &str, oth
     );
 }
 
-/// Over a key's rate: 429 in the envelope with `Retry-After`, for that key only; an address
-/// that keeps failing authentication is refused before its key is looked up, a right key too.
-async fn rate_limits_per_key_and_per_failing_address(env: Env) {
+/// Over a key's rate: 429 in the envelope with `Retry-After`, for that key only, until its
+/// bucket refills.
+async fn rate_limits_per_key(env: Env) {
     let platform = env.create_platform("Acme");
     let (_, second_private) = env.create_key(&platform.id, "private", "test");
     let server = env.serve_with(&[
         ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
         ("HOLDFAST_RATE_LIMIT_PRIVATE_PER_S", "5"),
         ("HOLDFAST_RATE_LIMIT_PUBLIC_PER_S", "2"),
-        ("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3"),
     ]);
     let api = Api::new(&server);
     // Each burst is sent at once, so the bucket has no time to refill.
@@ -267,6 +266,13 @@ async fn rate_limits_per_key_and_per_failing_address(env: Env) {
         api.get("/v1/merchants", &second_private).await.status,
         StatusCode::OK
     );
+    // The bucket refills: after a second (5 a second), the first key is served again.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert_eq!(
+        api.get("/v1/merchants", &platform.private_key).await.status,
+        StatusCode::OK,
+        "refilled"
+    );
     // A public key's rate is its own, and lower.
     let tokens: Vec<_> = (0..8)
         .map(|_| {
@@ -281,7 +287,18 @@ async fn rate_limits_per_key_and_per_failing_address(env: Env) {
     let admitted = public.iter().filter(|s| **s == 201).count();
     assert!((2..=4).contains(&admitted), "{public:?}");
     assert!(public.contains(&429), "{public:?}");
+}
 
+/// Key guessing from one address: after its budget of failures the address is refused, even
+/// with a right key, in the 429 envelope; a right key of the wrong type is no guess.
+async fn failed_authentication_locks_out_an_address(env: Env) {
+    let platform = env.create_platform("Acme");
+    let (_, second_private) = env.create_key(&platform.id, "private", "test");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3"),
+    ]);
+    let api = Api::new(&server);
     // A right key of the wrong type is no guess: its 403s leave the address's budget alone.
     for _ in 0..4 {
         let wrong_type = api.get("/v1/merchants", &platform.public_key).await;
@@ -306,10 +323,31 @@ async fn rate_limits_per_key_and_per_failing_address(env: Env) {
         "{}",
         right.text
     );
+    // The lockout is the same envelope: its type, the request id, when to come back, no-store.
+    assert_eq!(
+        right.body["error"]["type"], "rate_limit_error",
+        "{}",
+        right.text
+    );
+    assert_eq!(
+        right.body["error"]["requestId"].as_str(),
+        right
+            .headers
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+    );
+    let retry: u64 = right.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    assert_eq!(right.headers["cache-control"], "no-store");
 }
 
 on_both_backends!(
     refusals_on_every_route,
-    rate_limits_per_key_and_per_failing_address,
+    rate_limits_per_key,
+    failed_authentication_locks_out_an_address,
     wrong_type_on_an_inactive_key_is_401_not_403
 );

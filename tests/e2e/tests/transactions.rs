@@ -966,7 +966,78 @@ async fn live_mode_never_routes_to_the_sandbox(env: Env) {
     );
 }
 
+/// A plan names only connections of its own platform and mode, each refusal naming the field
+/// and writing nothing; at most 4 fallbacks; one default plan per mode.
+async fn plans_name_only_usable_connections(env: Env) {
+    let platform = env.create_platform("Acme");
+    let other = env.create_platform("Other");
+    let server = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "false")]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let (own, _) = holdfast_e2e::routes::test_plan(&api, key).await;
+    let (theirs, _) = holdfast_e2e::routes::test_plan(&api, &other.private_key).await;
+    let plan = |extra: &str| {
+        format!(
+            r#"{{"name": "Gold", "fee": {{"basisPoints": 200, "fixed": 0}}, "defaultConnectionId": "{own}"{extra}}}"#
+        )
+    };
+    let count = async || {
+        api.get("/v1/plans?limit=100", key).await.body["data"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let before = count().await;
+    let five = format!(r#", "fallbacks": ["{own}", "{own}", "{own}", "{own}", "{own}"]"#);
+    let cases: [(String, StatusCode, &str); 6] = [
+        (five, StatusCode::BAD_REQUEST, "fallbacks"),
+        (
+            format!(r#", "brandRoutes": {{"visa": "{theirs}"}}"#),
+            StatusCode::BAD_REQUEST,
+            "brandRoutes.visa",
+        ),
+        (
+            format!(r#", "fallbacks": ["{own}", "{theirs}"]"#),
+            StatusCode::BAD_REQUEST,
+            "fallbacks.1",
+        ),
+        (
+            r#", "fallbacks": ["midCon_nope"]"#.to_owned(),
+            StatusCode::BAD_REQUEST,
+            "fallbacks.0",
+        ),
+        (
+            format!(r#", "brandRoutes": {{"nope": "{own}"}}"#),
+            StatusCode::BAD_REQUEST,
+            "brandRoutes",
+        ),
+        (
+            r#", "default": true"#.to_owned(),
+            StatusCode::CONFLICT,
+            "default",
+        ),
+    ];
+    for (extra, status, param) in cases {
+        let reply = api.post("/v1/plans", key, &plan(&extra)).await;
+        assert_eq!(
+            (reply.status, reply.error_param()),
+            (status, Some(param)),
+            "{extra}: {}",
+            reply.text
+        );
+    }
+    assert_eq!(count().await, before, "nothing was written");
+    let four = format!(
+        r#", "brandRoutes": {{"amex": "{own}"}}, "fallbacks": ["{own}", "{own}", "{own}", "{own}"]"#
+    );
+    let made = api.post("/v1/plans", key, &plan(&four)).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    assert_eq!(made.body["brandRoutes"]["amex"], own.as_str());
+    assert_eq!(made.body["fallbacks"].as_array().unwrap().len(), 4);
+}
+
 on_both_backends!(
+    plans_name_only_usable_connections,
     live_mode_never_routes_to_the_sandbox,
     a_transaction_left_pending_is_reversed_and_recorded,
     tokens_single_use_and_vault,
