@@ -1,14 +1,18 @@
 //! Wiring: the domain services over the stores of one open database.
+//!
+//! `AppState` is what the doors (HTTP handlers, operator commands) receive, and it holds
+//! services only: its database is private to this module, so a door cannot reach a store, only
+//! a service's rules. The background workers get their ports from `Background`, built here too.
 
 use std::sync::Arc;
 
+use holdfast_domain::ports::StoreError;
 use holdfast_domain::ports::{
-    BinLookup, CardVault, Clock, EmailOutbox, IdempotencyStore, Ids, KeyStore, MerchantStore,
-    NotificationQueue, PaymentStore, PlatformStore, Processor, TokenStore, UserStore, WebhookStore,
+    BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor, TokenStore,
 };
 use holdfast_domain::services::{
-    Authenticator, KeyService, MerchantService, PaymentService, PlatformService, RoutingService,
-    TokenService, TokenSource, UserService, WebhookService,
+    Authenticator, IdempotencyService, KeyService, MerchantService, PaymentService,
+    PlatformService, RoutingService, TokenService, TokenSource, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -19,59 +23,24 @@ use crate::http::rate_limit::RateLimits;
 
 use crate::system::{RandomIds, SystemClock};
 
-type Shared<T> = Arc<T>;
-type DynClock = Shared<dyn Clock>;
-type DynIds = Shared<dyn Ids>;
-
-/// The payment service as wired here.
-pub type Payments = PaymentService<
-    Shared<dyn PaymentStore>,
-    Shared<dyn Processor>,
-    Shared<dyn BinLookup>,
-    DynClock,
-    DynIds,
-    Shared<dyn TokenStore>,
-    Shared<dyn CardVault>,
->;
-
-/// The token service as wired here.
-pub type Tokens = TokenService<
-    Shared<dyn TokenStore>,
-    Shared<dyn CardVault>,
-    Shared<dyn BinLookup>,
-    DynClock,
-    DynIds,
->;
-
-/// Everything a request handler or an operator command needs.
+/// Everything a request handler or an operator command may use: services.
 #[derive(Clone)]
 pub struct AppState {
-    pub database: Database,
-    pub auth: Authenticator<Shared<dyn KeyStore>, DynClock>,
-    pub platforms: PlatformService<Shared<dyn PlatformStore>, DynClock, DynIds>,
-    pub users: UserService<Shared<dyn UserStore>, Shared<dyn PlatformStore>, DynClock, DynIds>,
-    pub keys: KeyService<Shared<dyn KeyStore>, Shared<dyn UserStore>, DynClock, DynIds>,
-    pub merchants: MerchantService<Shared<dyn MerchantStore>, DynClock, DynIds>,
+    pub auth: Authenticator,
+    pub platforms: PlatformService,
+    pub users: UserService,
+    pub keys: KeyService,
+    pub merchants: MerchantService,
     /// Processor connections and plans.
-    pub routing: RoutingService<Shared<dyn PaymentStore>, DynClock, DynIds>,
-    pub payments: Payments,
-    pub tokens: Tokens,
-    pub webhooks:
-        WebhookService<Shared<dyn WebhookStore>, Shared<dyn NotificationQueue>, DynClock, DynIds>,
-    /// The queues the background workers drain.
-    pub notifications: Shared<dyn NotificationQueue>,
-    pub emails: Shared<dyn EmailOutbox>,
-    token_store: Shared<dyn TokenStore>,
-    /// The payment store itself, for the transaction reads that have no service yet (issue 9).
-    pub payment_store: Shared<dyn PaymentStore>,
-    pub bins: Shared<dyn BinLookup>,
-    pub idempotency: Shared<dyn IdempotencyStore>,
-    /// Keys the fingerprints of idempotent requests (derived from the vault key).
-    pub fingerprint_secret: [u8; 32],
-    pub clock: DynClock,
-    pub ids: DynIds,
+    pub routing: RoutingService,
+    pub payments: PaymentService,
+    /// Card tokens and the BIN table.
+    pub tokens: TokenService,
+    pub webhooks: WebhookService,
+    pub idempotency: IdempotencyService,
     /// Per-key and per-address request budgets of this replica (off unless `serve` sets them).
     pub rate_limits: Arc<RateLimits>,
+    database: Database,
 }
 
 impl std::fmt::Debug for AppState {
@@ -82,12 +51,40 @@ impl std::fmt::Debug for AppState {
     }
 }
 
-impl AppState {
-    /// The token store: reads that need no rules, and the retention worker.
-    pub fn token_store(&self) -> Shared<dyn TokenStore> {
-        self.token_store.clone()
-    }
+/// The ports the background workers drain and sweep, over the same database as the services.
+#[derive(Clone)]
+pub struct Background {
+    pub notifications: Arc<dyn NotificationQueue>,
+    pub emails: Arc<dyn EmailOutbox>,
+    pub tokens: Arc<dyn TokenStore>,
+    pub idempotency: IdempotencyService,
+    pub payments: PaymentService,
+    pub clock: Arc<dyn Clock>,
+}
 
+impl std::fmt::Debug for Background {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Background").finish_non_exhaustive()
+    }
+}
+
+impl Background {
+    /// The workers' ports over `database`, with `state`'s services. A door never holds the
+    /// database, so it cannot build one of these.
+    pub fn new(database: &Database, state: &AppState) -> Self {
+        let stores = database.stores();
+        Self {
+            notifications: stores.notifications,
+            emails: stores.emails,
+            tokens: stores.tokens,
+            idempotency: state.idempotency.clone(),
+            payments: state.payments.clone(),
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+impl AppState {
     /// Wiring with the default payments settings and a throw-away vault key (operator
     /// commands and tests, which never read tokens back).
     pub fn new(database: Database) -> Self {
@@ -113,13 +110,12 @@ impl AppState {
         payments: &PaymentArgs,
     ) -> Self {
         let fingerprint_secret = vault.fingerprint_secret();
-        let vault: Shared<dyn CardVault> = Arc::new(vault);
-        let clock: DynClock = Arc::new(SystemClock);
-        let ids: DynIds = Arc::new(RandomIds::default());
+        let vault: Arc<dyn CardVault> = Arc::new(vault);
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        let ids: Arc<dyn Ids> = Arc::new(RandomIds::default());
         let stores = database.stores();
-        let bins: Shared<dyn BinLookup> = Arc::new(bins);
-        let processor: Shared<dyn Processor> =
-            Arc::new(Processors::new(payments.processor_timeout()));
+        let bins: Arc<dyn BinLookup> = Arc::new(bins);
+        let processor: Arc<dyn Processor> = Arc::new(Processors::new(payments.processor_timeout()));
         Self {
             auth: Authenticator::new(stores.keys.clone(), clock.clone()),
             platforms: PlatformService::new(stores.platforms.clone(), clock.clone(), ids.clone()),
@@ -130,10 +126,15 @@ impl AppState {
                 ids.clone(),
             ),
             keys: KeyService::new(stores.keys, stores.users, clock.clone(), ids.clone()),
-            merchants: MerchantService::new(stores.merchants, clock.clone(), ids.clone()),
+            merchants: MerchantService::new(
+                stores.merchants,
+                stores.payments.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
             routing: RoutingService::new(stores.payments.clone(), clock.clone(), ids.clone()),
             payments: PaymentService::new(
-                stores.payments.clone(),
+                stores.payments,
                 processor,
                 bins.clone(),
                 clock.clone(),
@@ -143,31 +144,22 @@ impl AppState {
                     vault: vault.clone(),
                 },
             ),
-            token_store: stores.tokens.clone(),
-            tokens: TokenService::new(
-                stores.tokens,
-                vault,
-                bins.clone(),
-                clock.clone(),
-                ids.clone(),
-            ),
+            tokens: TokenService::new(stores.tokens, vault, bins, clock.clone(), ids.clone()),
             webhooks: WebhookService::new(
                 stores.webhooks,
-                stores.notifications.clone(),
+                stores.notifications,
                 clock.clone(),
-                ids.clone(),
+                ids,
             ),
-            notifications: stores.notifications,
-            emails: stores.emails,
-            payment_store: stores.payments,
-            idempotency: stores.idempotency,
-            fingerprint_secret,
-            bins,
-            clock,
-            ids,
-            database,
+            idempotency: IdempotencyService::new(stores.idempotency, clock, fingerprint_secret),
             rate_limits: Arc::new(RateLimits::off()),
+            database,
         }
+    }
+
+    /// Whether the database answers (the readiness probe).
+    pub async fn ping_database(&self) -> Result<(), StoreError> {
+        self.database.ping().await
     }
 
     /// At most `max` webhook subscriptions per platform and mode.

@@ -163,11 +163,11 @@ impl WebhookArgs {
 }
 
 impl WebhookArgs {
-    /// The background workers over `state`'s database, with a real sender and mailer. Errors
+    /// The background workers over `background`'s ports, with a real sender and mailer. Errors
     /// name the variable at fault.
     pub fn workers(
         &self,
-        state: &crate::state::AppState,
+        background: crate::state::Background,
         payments: &crate::config::PaymentArgs,
     ) -> anyhow::Result<crate::worker::Workers> {
         anyhow::ensure!(
@@ -197,14 +197,14 @@ impl WebhookArgs {
         let mailer =
             holdfast_email::build(&mail).map_err(|e| anyhow::anyhow!("email settings: {e}"))?;
         Ok(crate::worker::Workers {
-            queue: state.notifications.clone(),
-            idempotency: state.idempotency.clone(),
-            outbox: state.emails.clone(),
-            tokens: state.token_store(),
+            queue: background.notifications,
+            idempotency: background.idempotency,
+            outbox: background.emails,
+            tokens: background.tokens,
             sender: std::sync::Arc::new(sender),
             mailer,
-            clock: state.clock.clone(),
-            payments: state.payments.clone(),
+            clock: background.clock,
+            payments: background.payments,
             reconcile_after: payments.reconcile_after()?,
             settings: crate::worker::DeliverySettings {
                 timeout: self.timeout(),

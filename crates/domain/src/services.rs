@@ -1,8 +1,10 @@
-//! Use-case services, generic over their ports.
+//! Use-case services. Each holds its ports as `Arc<dyn Port>`: one concrete type per service,
+//! whatever adapters (or mocks) it was built with.
 
 mod authenticator;
 #[cfg(test)]
 mod fixtures;
+mod idempotency;
 mod keys;
 mod merchants;
 mod payments;
@@ -13,8 +15,9 @@ mod users;
 mod webhooks;
 
 pub use authenticator::{AuthenticateError, Authenticator};
+pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
-pub use merchants::MerchantService;
+pub use merchants::{MerchantService, NO_SUCH_PLAN};
 pub use payments::{
     NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled, TokenSource,
 };
@@ -25,6 +28,31 @@ pub use routing::{
 pub use tokens::{TokenError, TokenService};
 pub use users::UserService;
 pub use webhooks::{DEFAULT_MAX_SUBSCRIPTIONS, NewWebhook, WebhookService};
+
+/// Services hold only ports, which have nothing worth printing.
+macro_rules! opaque_debug {
+    ($($service:ty),* $(,)?) => {
+        $(impl std::fmt::Debug for $service {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($service)).finish_non_exhaustive()
+            }
+        })*
+    };
+}
+
+opaque_debug!(
+    Authenticator,
+    IdempotencyService,
+    KeyService,
+    MerchantService,
+    PaymentService,
+    PlatformService,
+    RoutingService,
+    TokenService,
+    TokenSource,
+    UserService,
+    WebhookService,
+);
 
 use crate::Invalid;
 use crate::ports::StoreError;

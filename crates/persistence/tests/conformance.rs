@@ -65,13 +65,17 @@ impl Ids for CountingIds {
 }
 
 async fn new_platform(stores: &Stores, name: &str) -> CreatedPlatform {
-    PlatformService::new(stores.platforms.clone(), FixedClock, CountingIds)
-        .create(
-            PlatformName::parse(name).unwrap(),
-            Email::parse("owner@example.com").unwrap(),
-        )
-        .await
-        .unwrap()
+    PlatformService::new(
+        stores.platforms.clone(),
+        std::sync::Arc::new(FixedClock),
+        std::sync::Arc::new(CountingIds),
+    )
+    .create(
+        PlatformName::parse(name).unwrap(),
+        Email::parse("owner@example.com").unwrap(),
+    )
+    .await
+    .unwrap()
 }
 
 fn principal(created: &CreatedPlatform, mode: Mode) -> Principal {
@@ -560,14 +564,17 @@ mod cases {
         let attempts = (0..4).map(|i| {
             let stores = stores.clone();
             tokio::spawn(async move {
-                let candidate =
-                    PlatformService::new(stores.platforms.clone(), FixedClock, CountingIds)
-                        .bootstrap_demo(
-                            PlatformName::parse(&format!("Demo {i}")).unwrap(),
-                            Email::parse("demo@example.com").unwrap(),
-                        )
-                        .await
-                        .unwrap();
+                let candidate = PlatformService::new(
+                    stores.platforms.clone(),
+                    std::sync::Arc::new(FixedClock),
+                    std::sync::Arc::new(CountingIds),
+                )
+                .bootstrap_demo(
+                    PlatformName::parse(&format!("Demo {i}")).unwrap(),
+                    Email::parse("demo@example.com").unwrap(),
+                )
+                .await
+                .unwrap();
                 candidate.is_some()
             })
         });
@@ -579,13 +586,17 @@ mod cases {
         assert_eq!(stores.platforms.list_platforms().await.unwrap().len(), 1);
         // Once a platform exists, even a platform made the ordinary way, bootstrap does nothing.
         new_platform(&stores, "Other").await;
-        let again = PlatformService::new(stores.platforms.clone(), FixedClock, CountingIds)
-            .bootstrap_demo(
-                PlatformName::parse("Demo").unwrap(),
-                Email::parse("d@example.com").unwrap(),
-            )
-            .await
-            .unwrap();
+        let again = PlatformService::new(
+            stores.platforms.clone(),
+            std::sync::Arc::new(FixedClock),
+            std::sync::Arc::new(CountingIds),
+        )
+        .bootstrap_demo(
+            PlatformName::parse("Demo").unwrap(),
+            Email::parse("d@example.com").unwrap(),
+        )
+        .await
+        .unwrap();
         assert!(again.is_none());
     }
 

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use holdfast_domain::payment::response_code::ResponseCode;
 use holdfast_domain::payment::transaction::{AvsCode, CvvCode};
 use holdfast_domain::ports::{ProcessorError, ProcessorOp, ProcessorReply, ProcessorRequest};
 
@@ -11,10 +12,8 @@ use holdfast_domain::ports::{ProcessorError, ProcessorOp, ProcessorReply, Proces
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SandboxCard {
     Approve,
-    Decline {
-        code: &'static str,
-        message: &'static str,
-    },
+    /// Declines with this code and its usual message.
+    Decline(ResponseCode),
     /// Approves half the amount (at least 1): `partial: true`.
     Partial,
     Avs(AvsCode),
@@ -34,38 +33,23 @@ pub const SANDBOX_CARDS: &[(&str, SandboxCard)] = &[
     ("4000060000000006", SandboxCard::Approve),
     (
         "4000000000000101",
-        SandboxCard::Decline {
-            code: "05",
-            message: "Do not honor",
-        },
+        SandboxCard::Decline(ResponseCode::DoNotHonor),
     ),
     (
         "4000000000000119",
-        SandboxCard::Decline {
-            code: "51",
-            message: "Insufficient funds",
-        },
+        SandboxCard::Decline(ResponseCode::InsufficientFunds),
     ),
     (
         "4000000000000127",
-        SandboxCard::Decline {
-            code: "41",
-            message: "Lost card, pick up",
-        },
+        SandboxCard::Decline(ResponseCode::LostCard),
     ),
     (
         "4000000000000135",
-        SandboxCard::Decline {
-            code: "43",
-            message: "Stolen card, pick up",
-        },
+        SandboxCard::Decline(ResponseCode::StolenCard),
     ),
     (
         "4000000000000143",
-        SandboxCard::Decline {
-            code: "54",
-            message: "Expired card",
-        },
+        SandboxCard::Decline(ResponseCode::ExpiredCard),
     ),
     ("4000000000000150", SandboxCard::ProcessorError),
     ("4000000000000168", SandboxCard::Timeout),
@@ -99,8 +83,7 @@ impl Sandbox {
                     request.amount,
                     AvsCode::Unavailable,
                     CvvCode::NotProcessed,
-                    "00",
-                    "Approved",
+                    ResponseCode::Approved,
                 ));
             }
         };
@@ -123,8 +106,7 @@ impl Sandbox {
                 request.amount,
                 AvsCode::FullMatch,
                 cvv(CvvCode::Match),
-                "00",
-                "Approved",
+                ResponseCode::Approved,
             )),
             SandboxCard::Partial => {
                 let half = (request.amount / 2).max(1);
@@ -134,8 +116,7 @@ impl Sandbox {
                     half,
                     AvsCode::FullMatch,
                     cvv(CvvCode::Match),
-                    "10",
-                    "Partial approval",
+                    ResponseCode::PartialApproval,
                 ))
             }
             SandboxCard::Avs(avs) => Ok(reply(
@@ -144,8 +125,7 @@ impl Sandbox {
                 request.amount,
                 avs,
                 cvv(CvvCode::Match),
-                "00",
-                "Approved",
+                ResponseCode::Approved,
             )),
             SandboxCard::Cvv(code) => Ok(reply(
                 request,
@@ -153,17 +133,15 @@ impl Sandbox {
                 request.amount,
                 AvsCode::FullMatch,
                 cvv(code),
-                "00",
-                "Approved",
+                ResponseCode::Approved,
             )),
-            SandboxCard::Decline { code, message } => Ok(reply(
+            SandboxCard::Decline(code) => Ok(reply(
                 request,
                 false,
                 0,
                 AvsCode::FullMatch,
                 cvv(CvvCode::Match),
                 code,
-                message,
             )),
             SandboxCard::ProcessorError => Err(ProcessorError::Unavailable(
                 "sandbox: simulated processor error".into(),
@@ -182,16 +160,15 @@ fn reply(
     approved_amount: i64,
     avs: AvsCode,
     cvv: CvvCode,
-    code: &str,
-    message: &str,
+    code: ResponseCode,
 ) -> ProcessorReply {
     ProcessorReply {
         approved,
         approved_amount,
         avs,
         cvv,
-        code: code.to_owned(),
-        message: message.to_owned(),
+        code: code.code().to_owned(),
+        message: code.message().to_owned(),
         // Derived from our id: the same request always names the same sandbox transaction.
         processor_transaction_id: format!(
             "sbx_{}",
@@ -268,10 +245,10 @@ mod tests {
                 }
                 SandboxCard::Avs(code) => assert_eq!(got.unwrap().avs, *code, "{number}"),
                 SandboxCard::Cvv(code) => assert_eq!(got.unwrap().cvv, *code, "{number}"),
-                SandboxCard::Decline { code, .. } => {
+                SandboxCard::Decline(code) => {
                     let r = got.unwrap();
                     assert!(
-                        !r.approved && r.code == *code && r.approved_amount == 0,
+                        !r.approved && r.code == code.code() && r.approved_amount == 0,
                         "{number}"
                     );
                 }

@@ -9,7 +9,7 @@ use holdfast_persistence::Database;
 use crate::config::{DatabaseArgs, PaymentArgs, ServeArgs, VaultArgs};
 use crate::http::rate_limit::RateLimits;
 use crate::output;
-use crate::state::AppState;
+use crate::state::{AppState, Background};
 use crate::webhook_config::WebhookArgs;
 
 pub async fn run(
@@ -33,7 +33,7 @@ pub async fn run(
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let state = AppState::with_payments(db, bins, vault, payments)
+    let state = AppState::with_payments(db.clone(), bins, vault, payments)
         .with_rate_limits(RateLimits::new(args.rate_limits()))
         .with_max_subscriptions(webhooks.webhook_max_subscriptions)
         .with_secret_overlap(webhooks.secret_overlap());
@@ -50,7 +50,7 @@ pub async fn run(
         }
     }
     // Built before serving, so bad webhook or email settings stop start-up with the variable.
-    let workers = webhooks.workers(&state, payments)?;
+    let workers = webhooks.workers(Background::new(&db, &state), payments)?;
     let running = (webhooks.workers > 0).then(|| workers.spawn(webhooks.workers));
     let served = crate::http::serve(state, args).await;
     if let Some(running) = running {

@@ -13,7 +13,6 @@ use crate::cli::{DeliveryCommand, WebhookCommand};
 use crate::http::webhooks::{delivery_view, view};
 use crate::output::emit;
 use crate::state::AppState;
-use crate::worker::RETENTION;
 
 pub async fn run_webhooks(state: &AppState, cmd: WebhookCommand, json: bool) -> anyhow::Result<()> {
     let (platform, id, active) = match cmd {
@@ -106,15 +105,11 @@ pub async fn run_deliveries(
             });
         }
         DeliveryCommand::Archive { as_of } => {
-            let now = match as_of {
-                Some(raw) => OffsetDateTime::parse(&raw, &Rfc3339)
-                    .map_err(|e| anyhow::anyhow!("--as-of: must be an RFC 3339 time ({e})"))?,
-                None => state.clock.now(),
-            };
-            let archived = state
-                .notifications
-                .archive_deliveries(now - RETENTION)
-                .await?;
+            let as_of = as_of
+                .map(|raw| OffsetDateTime::parse(&raw, &Rfc3339))
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--as-of: must be an RFC 3339 time ({e})"))?;
+            let archived = state.webhooks.archive_deliveries(as_of).await?;
             emit(json, &json!({ "archived": archived }), || {
                 format!("{archived} delivery record(s) archived")
             });

@@ -4,7 +4,7 @@ use anyhow::Context;
 use holdfast_persistence::Database;
 
 use crate::config::{DatabaseArgs, PaymentArgs};
-use crate::state::AppState;
+use crate::state::{AppState, Background};
 use crate::webhook_config::WebhookArgs;
 
 pub async fn run(
@@ -18,9 +18,9 @@ pub async fn run(
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let state = AppState::without_vault(db, payments);
+    let state = AppState::without_vault(db.clone(), payments);
     let workers = webhooks
-        .workers(&state, payments)?
+        .workers(Background::new(&db, &state), payments)?
         .spawn(webhooks.workers.max(1));
     crate::system::shutdown_signal().await;
     tracing::info!("stopping workers");

@@ -31,7 +31,7 @@ async fn lookup(
             "must be the first six digits of a card number",
         ));
     }
-    let info = state.bins.lookup(&bin);
+    let info = state.tokens.bin(&bin);
     let listed =
         info.issuer.is_some() || info.country.is_some() || info.funding.as_str() != "unknown";
     Ok(HttpResponse::Ok().json(json!({

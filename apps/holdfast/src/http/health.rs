@@ -16,7 +16,7 @@ async fn healthz() -> HttpResponse {
 
 /// Ready when the database answers; a load balancer stops sending traffic otherwise.
 async fn readyz(state: web::Data<AppState>) -> HttpResponse {
-    match state.database.ping().await {
+    match state.ping_database().await {
         Ok(()) => HttpResponse::Ok().json(json!({ "status": "ready" })),
         Err(err) => {
             tracing::warn!(error = %err, "database unreachable");

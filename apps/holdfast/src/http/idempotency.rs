@@ -11,9 +11,7 @@ use actix_web::http::header::{ContentType, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::Principal;
-use holdfast_domain::idempotency::{
-    IdempotencyKey, Recorder, Seen, StoredResponse, fingerprint, storable,
-};
+use holdfast_domain::idempotency::{IdempotencyKey, Recorder, Seen, StoredResponse, storable};
 use holdfast_domain::ports::Begun;
 
 use super::error::ApiError;
@@ -143,19 +141,12 @@ pub async fn guard(
             return Ok(req.into_response(refusal.error_response()));
         }
     };
-    let print = fingerprint(
-        &state.fingerprint_secret,
-        req.method().as_str(),
-        req.path(),
-        &body,
-    );
-    req.set_payload(Payload::from(body));
-    let now = state.clock.now();
-    let store = &state.idempotency;
-    let begun = store
-        .begin(&who.platform_id, who.mode, &key, &print, now)
+    let keys = &state.idempotency;
+    let begun = keys
+        .begin(who, &key, req.method().as_str(), req.path(), &body)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
+    req.set_payload(Payload::from(body));
     match begun {
         Begun::Started => {
             req.extensions_mut().insert(Claimed(key.clone()));
@@ -183,7 +174,7 @@ pub async fn guard(
     }
     if !storable(status.as_u16()) {
         // A transient failure: forget the key so the client's retry runs.
-        if let Err(e) = store.release(&who.platform_id, who.mode, &key).await {
+        if let Err(e) = keys.release(who, &key).await {
             tracing::error!(error = %e, "could not release an idempotency key");
         }
         return Ok(response.map_into_boxed_body());
@@ -200,10 +191,7 @@ pub async fn guard(
     // The request has run (a payment may have been made): its real answer goes back even if it
     // cannot be stored, so the client does not retry something that happened. The key then stays
     // "running" and refuses repeats until it is abandoned.
-    if let Err(e) = store
-        .complete(&who.platform_id, who.mode, &key, &stored)
-        .await
-    {
+    if let Err(e) = keys.complete(who, &key, &stored).await {
         // The key is the client's: it stays out of the log.
         tracing::error!(error = %e, "could not store an idempotent response");
     }

@@ -3,8 +3,9 @@
 use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
-use holdfast_domain::ids::MerchantId;
+use holdfast_domain::ids::{MerchantId, PlanId};
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
+use holdfast_domain::services::NO_SUCH_PLAN;
 use holdfast_domain::user::Email;
 use serde::Deserialize;
 
@@ -145,7 +146,11 @@ async fn update(
         plan_id: match body.plan_id {
             Field::Absent => None,
             Field::Null => Some(None),
-            Field::Value(raw) => Some(Some(own_plan(&state, &who, &raw).await?)),
+            Field::Value(raw) => Some(Some(
+                // A malformed id names no plan: the same refusal as an unknown one.
+                PlanId::parse("planId", &raw)
+                    .map_err(|_| ApiError::invalid("planId", NO_SUCH_PLAN))?,
+            )),
         },
     };
     let merchant = state
@@ -166,21 +171,4 @@ async fn delete(
         id: id.to_string(),
         deleted: true,
     }))
-}
-
-/// A plan id that must name a plan of the caller's platform and mode.
-async fn own_plan(
-    state: &AppState,
-    who: &holdfast_domain::auth::Principal,
-    raw: &str,
-) -> Result<holdfast_domain::ids::PlanId, ApiError> {
-    let unknown = || ApiError::invalid("planId", "no such plan in this mode");
-    let id = holdfast_domain::ids::PlanId::parse("planId", raw).map_err(|_| unknown())?;
-    state
-        .payment_store
-        .get_plan(&who.platform_id, who.mode, &id)
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
-        .map(|p| p.id)
-        .ok_or_else(unknown)
 }

@@ -15,7 +15,7 @@ use super::error::ApiError;
 use super::extract::{ApiJson, Caller};
 use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
-use super::transactions::{CvvRule, PaymentBody, card};
+use super::transactions::PaymentBody;
 use super::views::rfc3339;
 use crate::state::AppState;
 
@@ -77,20 +77,24 @@ async fn create(
     }
     // The CVV is checked when sent but never kept (it may not be stored after authorization, and
     // a vault token outlives many).
-    let card = card(payment, state.clock.now(), CvvRule::Optional)?;
+    let card = payment.card_input();
     let answer = AnswerWithChange::new(&req, |t: &Token| created(&view(t)));
     let token = state
         .tokens
-        .create(&who, kind, &card, answer.recorder().as_ref())
+        .create(&who, kind, card, answer.recorder().as_ref())
         .await
-        .map_err(|e| match e {
-            TokenError::VaultNeedsPrivateKey => ApiError::WrongKeyType {
-                required: Access::Private,
-            },
-            TokenError::Invalid(invalid) => invalid.into(),
-            TokenError::Store(e) => ApiError::Internal(e.to_string()),
-        })?;
+        .map_err(token_error)?;
     Ok(answer.send(&token))
+}
+
+fn token_error(err: TokenError) -> ApiError {
+    match err {
+        TokenError::VaultNeedsPrivateKey => ApiError::WrongKeyType {
+            required: Access::Private,
+        },
+        TokenError::Invalid(invalid) => invalid.into(),
+        TokenError::Store(e) => ApiError::Internal(e.to_string()),
+    }
 }
 
 async fn get(
@@ -101,10 +105,10 @@ async fn get(
     let not_found = || ApiError::NotFound { resource: "token" };
     let id = TokenId::parse("id", &id).map_err(|_| not_found())?;
     let token = state
-        .token_store()
-        .find(&who.platform_id, who.mode, &id)
+        .tokens
+        .get(&who, &id)
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map_err(token_error)?
         .ok_or_else(not_found)?;
     Ok(HttpResponse::Ok().json(view(&token)))
 }

@@ -14,10 +14,11 @@ use holdfast_domain::auth::{Access, Principal};
 use holdfast_domain::idempotency::{StoredResponse, storable};
 use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
 use holdfast_domain::payment::amount::Amount;
-use holdfast_domain::payment::card::{CardNumber, Cvv, Expiration};
+use holdfast_domain::payment::card::CardInput;
 use holdfast_domain::payment::lifecycle::{FollowUp, TxnType};
+use holdfast_domain::payment::response_code::ResponseCode;
 use holdfast_domain::payment::transaction::{AuthStatus, Transaction};
-use holdfast_domain::ports::{CardData, Clock, TxnFilter};
+use holdfast_domain::ports::TxnFilter;
 use holdfast_domain::services::{NewPayment, PaymentSource};
 use serde::Deserialize;
 use time::OffsetDateTime;
@@ -107,7 +108,7 @@ fn absent<T>(value: Option<&T>, field: &'static str, kind: &str) -> Result<(), A
 }
 
 /// Card fields or a token, never both.
-fn source(body: PaymentBody, now: OffsetDateTime) -> Result<PaymentSource, ApiError> {
+fn source(body: PaymentBody) -> Result<PaymentSource, ApiError> {
     let card_fields = body.number.is_some() || body.cvv.is_some() || body.expiration.is_some();
     match body.token {
         Some(_) if card_fields => Err(ApiError::invalid(
@@ -118,34 +119,19 @@ fn source(body: PaymentBody, now: OffsetDateTime) -> Result<PaymentSource, ApiEr
             "payment.token",
             &token,
         )?)),
-        None => card(body, now, CvvRule::Required).map(PaymentSource::Card),
+        None => Ok(PaymentSource::Card(body.card_input())),
     }
 }
 
-/// Whether a card's CVV must be sent. A payment needs it; a token never keeps it, so there it is
-/// only checked when sent.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum CvvRule {
-    Required,
-    Optional,
-}
-
-pub(super) fn card(
-    body: PaymentBody,
-    now: OffsetDateTime,
-    cvv_rule: CvvRule,
-) -> Result<CardData, ApiError> {
-    let number = CardNumber::parse(&required(body.number, "payment.number")?)?;
-    let cvv = match (body.cvv, cvv_rule) {
-        (Some(raw), _) => Some(Cvv::parse(&raw)?),
-        (None, CvvRule::Optional) => None,
-        (None, CvvRule::Required) => return Err(ApiError::invalid("payment.cvv", "is required")),
-    };
-    Ok(CardData {
-        number,
-        cvv,
-        expiration: Expiration::parse(&required(body.expiration, "payment.expiration")?, now)?,
-    })
+impl PaymentBody {
+    /// The card fields, for the service to check.
+    pub(super) fn card_input(self) -> CardInput {
+        CardInput {
+            number: self.number,
+            cvv: self.cvv,
+            expiration: self.expiration,
+        }
+    }
 }
 
 async fn create(
@@ -190,18 +176,16 @@ async fn run(
         return outcome;
     };
     let status = refusal.status_code().as_u16();
-    let store = &state.idempotency;
+    let keys = &state.idempotency;
     let settled = if storable(status) {
         let answer = StoredResponse {
             status,
             body: refusal.body().to_string(),
         };
-        store
-            .complete(&who.platform_id, who.mode, key, &answer)
-            .await
+        keys.complete(&who, key, &answer).await
     } else {
         // A failure stays retryable.
-        store.release(&who.platform_id, who.mode, key).await
+        keys.release(&who, key).await
     };
     if let Err(e) = settled {
         tracing::error!(error = %e, "could not settle an idempotency key");
@@ -229,7 +213,7 @@ async fn pay(
             let merchant_id =
                 MerchantId::parse("merchantId", &required(body.merchant_id, "merchantId")?)?;
             let amount = Amount::new("amount", required(body.amount, "amount")?)?;
-            let source = source(required(body.payment, "payment")?, state.clock.now())?;
+            let source = source(required(body.payment, "payment")?)?;
             state
                 .payments
                 .pay(
@@ -291,7 +275,9 @@ fn outcome(txn: &Transaction) -> Result<(), ApiError> {
         AuthStatus::Declined => (
             StatusCode::PAYMENT_REQUIRED,
             "card_declined",
-            Some(decline_code(&txn.authorization.processor_code)),
+            Some(ResponseCode::decline_word(
+                &txn.authorization.processor_code,
+            )),
         ),
         AuthStatus::Error => (StatusCode::BAD_GATEWAY, "processor_error", None),
         AuthStatus::TimedOut => (StatusCode::GATEWAY_TIMEOUT, "processor_timeout", None),
@@ -302,18 +288,6 @@ fn outcome(txn: &Transaction) -> Result<(), ApiError> {
         decline_code,
         transaction: Box::new(txn.clone()),
     })
-}
-
-/// A stable word for each processor decline code (docs/testing.md).
-fn decline_code(processor_code: &str) -> &'static str {
-    match processor_code {
-        "05" => "do_not_honor",
-        "51" => "insufficient_funds",
-        "41" => "lost_card",
-        "43" => "stolen_card",
-        "54" => "expired_card",
-        _ => "generic_decline",
-    }
 }
 
 async fn get(
@@ -364,10 +338,6 @@ async fn list(
         created_from: time("createdFrom")?,
         created_until: time("createdUntil")?,
     };
-    let txns = state
-        .payment_store
-        .list_transactions(&who.platform_id, who.mode, &filter, &page)
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let txns = state.payments.list(&who, &filter, &page).await?;
     Ok(HttpResponse::Ok().json(ListView::from_page(txns, |t| t)))
 }

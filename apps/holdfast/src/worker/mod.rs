@@ -10,21 +10,19 @@ mod retention;
 use std::sync::Arc;
 use std::time::Duration;
 
-use holdfast_domain::ports::{
-    Clock, EmailOutbox, IdempotencyStore, Mailer, NotificationQueue, WebhookSender,
-};
+use holdfast_domain::ports::{Clock, EmailOutbox, Mailer, NotificationQueue, WebhookSender};
+use holdfast_domain::services::{IdempotencyService, PaymentService};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use delivery::Deliverer;
 pub use delivery::DeliverySettings;
-pub use retention::RETENTION;
 
 /// What the background loops need.
 #[derive(Clone)]
 pub struct Workers {
     pub queue: Arc<dyn NotificationQueue>,
-    pub idempotency: Arc<dyn IdempotencyStore>,
+    pub idempotency: IdempotencyService,
     pub outbox: Arc<dyn EmailOutbox>,
     pub tokens: Arc<dyn holdfast_domain::ports::TokenStore>,
     pub sender: Arc<dyn WebhookSender>,
@@ -32,7 +30,7 @@ pub struct Workers {
     pub clock: Arc<dyn Clock>,
     pub settings: DeliverySettings,
     /// Reconciles transactions left pending longer than `reconcile_after`.
-    pub payments: crate::state::Payments,
+    pub payments: PaymentService,
     pub reconcile_after: Duration,
 }
 

@@ -5,12 +5,12 @@
 use std::time::Duration;
 
 use holdfast_domain::ports::Clock;
+use holdfast_domain::services::PaymentService;
 
 use super::{Stop, pause};
-use crate::state::Payments;
 
 pub async fn run(
-    payments: Payments,
+    payments: PaymentService,
     clock: std::sync::Arc<dyn Clock>,
     after: Duration,
     mut stop: Stop,

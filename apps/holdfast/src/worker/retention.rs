@@ -6,26 +6,27 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use holdfast_domain::idempotency;
-use holdfast_domain::ports::{Clock, IdempotencyStore, NotificationQueue, TokenStore};
+use holdfast_domain::ports::{Clock, NotificationQueue, TokenStore};
+use holdfast_domain::services::IdempotencyService;
 
 use super::{Stop, pause};
 
-pub const RETENTION: time::Duration = time::Duration::days(15);
-
 pub async fn run(
     queue: Arc<dyn NotificationQueue>,
-    keys: Arc<dyn IdempotencyStore>,
+    keys: IdempotencyService,
     clock: Arc<dyn Clock>,
     mut stop: Stop,
 ) {
     while !*stop.borrow() {
-        match queue.archive_deliveries(clock.now() - RETENTION).await {
+        match queue
+            .archive_deliveries(clock.now() - holdfast_domain::webhook::HISTORY)
+            .await
+        {
             Ok(0) => {}
             Ok(n) => tracing::info!(archived = n, "archived old delivery records"),
             Err(err) => tracing::error!(error = %err, "archiving delivery records failed"),
         }
-        match keys.purge(clock.now() - idempotency::RETENTION).await {
+        match keys.purge_expired().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(deleted = n, "deleted expired idempotency keys"),
             Err(err) => tracing::error!(error = %err, "deleting idempotency keys failed"),

@@ -138,6 +138,57 @@ impl fmt::Debug for Expiration {
     }
 }
 
+/// Card data for a processor call. The CVV is absent when the card came from a token.
+#[derive(Debug, Clone)]
+pub struct CardData {
+    pub number: CardNumber,
+    pub cvv: Option<Cvv>,
+    pub expiration: Expiration,
+}
+
+/// Whether a card's CVV must be sent. A payment needs it; a token never keeps it, so there it
+/// is only checked when sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CvvRule {
+    Required,
+    Optional,
+}
+
+/// Card fields as a client sent them, each unchecked. The services check them against their
+/// own clock (`check`), so no door decides what "expired" means.
+#[derive(Clone, Default)]
+pub struct CardInput {
+    pub number: Option<String>,
+    pub cvv: Option<String>,
+    pub expiration: Option<String>,
+}
+
+impl fmt::Debug for CardInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CardInput(..)")
+    }
+}
+
+impl CardInput {
+    /// The card, or the first field that is missing or wrong.
+    pub fn check(self, now: OffsetDateTime, cvv_rule: CvvRule) -> Result<CardData, Invalid> {
+        let required =
+            |value: Option<String>, field| value.ok_or_else(|| Invalid::new(field, "is required"));
+        let number = CardNumber::parse(&required(self.number, "payment.number")?)?;
+        let cvv = match (self.cvv, cvv_rule) {
+            (Some(raw), _) => Some(Cvv::parse(&raw)?),
+            (None, CvvRule::Optional) => None,
+            (None, CvvRule::Required) => return Err(Invalid::new("payment.cvv", "is required")),
+        };
+        let expiration = Expiration::parse(&required(self.expiration, "payment.expiration")?, now)?;
+        Ok(CardData {
+            number,
+            cvv,
+            expiration,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,8 @@
 
 use crate::Invalid;
 
+use super::lifecycle::TxnType;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeeRule {
     basis_points: u32,
@@ -47,6 +49,19 @@ impl FeeRule {
         self.fixed
     }
 
+    /// The fee of an approved transaction of type `kind` that moved `approved` minor units
+    /// (the table above), never more than `approved`: a 50-cent fixed fee on a 30-cent sale is
+    /// 30 cents, never a merchant paying to be paid.
+    pub fn charged_on(self, kind: TxnType, approved: i64) -> i64 {
+        let fee = match kind {
+            TxnType::Auth => self.fixed,
+            TxnType::Sale => self.percentage_of(approved) + self.fixed,
+            TxnType::Capture => self.percentage_of(approved),
+            TxnType::Void | TxnType::Refund => 0,
+        };
+        fee.min(approved)
+    }
+
     /// `basis_points` of `amount`, rounded half up.
     pub fn percentage_of(self, amount: i64) -> i64 {
         let scaled = i128::from(amount) * i128::from(self.basis_points);
@@ -71,6 +86,29 @@ mod tests {
         ];
         for (amount, fee) in cases {
             assert_eq!(rule.percentage_of(amount), fee, "{amount}");
+        }
+    }
+
+    /// Every row of the table in the module's docs, and the cap at the amount approved.
+    #[test]
+    fn each_type_carries_its_part_of_the_fee_never_more_than_it_moved() {
+        let rule = FeeRule::new(290, 30).unwrap();
+        let cases = [
+            (TxnType::Auth, 1000, 30),
+            (TxnType::Capture, 1000, 29),
+            (TxnType::Sale, 1000, 59),
+            (TxnType::Void, 1000, 0),
+            (TxnType::Refund, 1000, 0),
+            (TxnType::Auth, 20, 20),
+            (TxnType::Sale, 30, 30),
+            (TxnType::Capture, 0, 0),
+        ];
+        for (kind, approved, fee) in cases {
+            assert_eq!(
+                rule.charged_on(kind, approved),
+                fee,
+                "{kind:?} of {approved}"
+            );
         }
     }
 

@@ -150,6 +150,15 @@ impl TxnType {
         Self::Refund,
     ];
 
+    /// The state an approved transaction of this type takes: an auth holds funds, everything
+    /// else is final.
+    pub fn state_when_approved(self) -> TxnState {
+        match self {
+            Self::Auth => TxnState::Authorized,
+            Self::Sale | Self::Capture | Self::Void | Self::Refund => TxnState::Settled,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Auth => "auth",

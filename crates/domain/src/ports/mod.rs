@@ -180,7 +180,6 @@ pub trait MerchantStore: Send + Sync {
 
 mod outbound;
 mod payments;
-mod shared;
 mod webhooks;
 
 pub use outbound::*;

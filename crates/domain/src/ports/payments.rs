@@ -11,19 +11,13 @@ use crate::merchant::Currency;
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
 use crate::payment::brand::{CardBrand, FundingType};
-use crate::payment::card::{CardNumber, Cvv, Expiration};
-use crate::payment::lifecycle::{TxnState, TxnType};
+pub use crate::payment::follow_up::{OriginalOutcome, Reservation};
+use crate::payment::lifecycle::{FollowUp, TxnType};
 use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::transaction::{AvsCode, CvvCode, Transaction};
 use crate::webhook::EventType;
 
-/// Card data for a processor call. The CVV is absent when the card came from a token.
-#[derive(Debug, Clone)]
-pub struct CardData {
-    pub number: CardNumber,
-    pub cvv: Option<Cvv>,
-    pub expiration: Expiration,
-}
+pub use crate::payment::card::CardData;
 
 /// What a processor is asked to do.
 #[derive(Debug, Clone)]
@@ -43,6 +37,24 @@ pub enum ProcessorOp {
     /// Releases whatever the processor did for our transaction `reference` (sent after a
     /// timeout, when we do not know whether it approved).
     Reverse,
+}
+
+impl ProcessorOp {
+    /// The operation that carries out `follow_up` of the processor's transaction `original`.
+    pub fn follow_up(follow_up: FollowUp, original: String) -> Self {
+        let processor_transaction_id = original;
+        match follow_up {
+            FollowUp::Capture(_) => Self::Capture {
+                processor_transaction_id,
+            },
+            FollowUp::Void => Self::Void {
+                processor_transaction_id,
+            },
+            FollowUp::Refund(_) => Self::Refund {
+                processor_transaction_id,
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -177,16 +189,6 @@ pub struct PaymentSetup {
     pub connections: Vec<ProcessorConnection>,
 }
 
-/// A claim on an original transaction, taken before the processor is called so that two
-/// follow-ups can never both proceed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reservation {
-    /// An authorized auth is being captured or voided: only one claim can succeed.
-    CloseAuth,
-    /// A refund of `amount`: succeeds only while the refunds stay within the settled amount.
-    Refund { amount: i64 },
-}
-
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait PaymentStore: Send + Sync {
@@ -309,19 +311,6 @@ pub trait PaymentStore: Send + Sync {
         platform: &PlatformId,
         mode: Mode,
     ) -> Result<Vec<StoredEvent>, StoreError>;
-}
-
-/// What becomes of the original when a follow-up completes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OriginalOutcome {
-    /// The capture or void went through: the auth moves to this state.
-    Closed(TxnState),
-    /// The capture or void failed: the auth is authorized again.
-    Reopened,
-    /// The refund went through: the reserved amount stays counted.
-    RefundKept,
-    /// The refund failed: the reserved amount is given back.
-    RefundReleased { amount: i64 },
 }
 
 /// The state of one request under an `Idempotency-Key`.

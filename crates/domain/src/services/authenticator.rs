@@ -1,5 +1,7 @@
 //! Turns the `x-api-key` header into a principal, or a refusal (spec 5).
 
+use std::sync::Arc;
+
 use time::Duration;
 
 use crate::api_key::KeyValue;
@@ -14,18 +16,18 @@ pub enum AuthenticateError {
     Store(StoreError),
 }
 
-#[derive(Debug, Clone)]
-pub struct Authenticator<K, C> {
-    keys: K,
-    clock: C,
+#[derive(Clone)]
+pub struct Authenticator {
+    keys: Arc<dyn KeyStore>,
+    clock: Arc<dyn Clock>,
 }
 
-impl<K: KeyStore, C: Clock> Authenticator<K, C> {
+impl Authenticator {
     /// `lastUsedOn` is refreshed at most this often, so authentication is a read, not a write,
     /// on nearly every request.
     pub const TOUCH_INTERVAL: Duration = Duration::minutes(1);
 
-    pub fn new(keys: K, clock: C) -> Self {
+    pub fn new(keys: Arc<dyn KeyStore>, clock: Arc<dyn Clock>) -> Self {
         Self { keys, clock }
     }
 
@@ -107,7 +109,7 @@ mod tests {
     async fn missing_or_malformed_header_never_reaches_the_store() {
         let mut keys = MockKeyStore::new();
         keys.expect_find_key_by_hash().never();
-        let auth = Authenticator::new(keys, clock());
+        let auth = Authenticator::new(Arc::new(keys), Arc::new(clock()));
         for header in [None, Some(""), Some("priv_test_short"), Some("Bearer x")] {
             let err = auth
                 .authenticate(header, Access::Private)
@@ -135,7 +137,7 @@ mod tests {
                 .withf(|platform, _, at| platform.as_str() == "pfm_1" && *at == NOW)
                 .times(touches)
                 .returning(|_, _, _| Ok(()));
-            let auth = Authenticator::new(keys, clock());
+            let auth = Authenticator::new(Arc::new(keys), Arc::new(clock()));
             let principal = auth
                 .authenticate(Some(VALUE), Access::Private)
                 .await
@@ -151,7 +153,7 @@ mod tests {
             .returning(|_| Ok(Some(stored(None))));
         keys.expect_touch_key()
             .returning(|_, _, _| Err(StoreError::Unexpected("down".into())));
-        let auth = Authenticator::new(keys, clock());
+        let auth = Authenticator::new(Arc::new(keys), Arc::new(clock()));
         assert!(
             auth.authenticate(Some(VALUE), Access::Private)
                 .await

@@ -1,5 +1,7 @@
 //! Key management (spec 3.1, 4.6): generate, rename, activate, deactivate, delete, list.
 
+use std::sync::Arc;
+
 use crate::api_key::{ApiKey, KeyEvent, KeyName, KeyStatus, KeyTransition, KeyValue};
 use crate::ids::{KeyId, PlatformId, UserId};
 use crate::mode::{KeyType, Mode};
@@ -16,8 +18,8 @@ pub struct CreatedKey {
 
 /// Builds a new active key and its value; shared with platform creation.
 pub(crate) fn new_key(
-    clock: &impl Clock,
-    ids: &impl Ids,
+    clock: &dyn Clock,
+    ids: &dyn Ids,
     platform: &PlatformId,
     created_by: &UserId,
     name: KeyName,
@@ -42,16 +44,21 @@ pub(crate) fn new_key(
     CreatedKey { key, value }
 }
 
-#[derive(Debug, Clone)]
-pub struct KeyService<K, U, C, I> {
-    keys: K,
-    users: U,
-    clock: C,
-    ids: I,
+#[derive(Clone)]
+pub struct KeyService {
+    keys: Arc<dyn KeyStore>,
+    users: Arc<dyn UserStore>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
 }
 
-impl<K: KeyStore, U: UserStore, C: Clock, I: Ids> KeyService<K, U, C, I> {
-    pub fn new(keys: K, users: U, clock: C, ids: I) -> Self {
+impl KeyService {
+    pub fn new(
+        keys: Arc<dyn KeyStore>,
+        users: Arc<dyn UserStore>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
         Self {
             keys,
             users,
@@ -76,8 +83,8 @@ impl<K: KeyStore, U: UserStore, C: Clock, I: Ids> KeyService<K, U, C, I> {
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("user"))?;
         let created = new_key(
-            &self.clock,
-            &self.ids,
+            &*self.clock,
+            &*self.ids,
             platform,
             created_by,
             name,
@@ -191,7 +198,12 @@ mod tests {
             })
             .times(1)
             .returning(|_| Ok(()));
-        let service = KeyService::new(keys, users, clock_at_noon(), ids());
+        let service = KeyService::new(
+            Arc::new(keys),
+            Arc::new(users),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids()),
+        );
         let created = service
             .generate(
                 &PlatformId::from_suffix("1"),
@@ -213,7 +225,12 @@ mod tests {
         users.expect_get_user().returning(|_, _| Ok(None));
         let mut keys = MockKeyStore::new();
         keys.expect_insert_key().never();
-        let service = KeyService::new(keys, users, clock_at_noon(), ids());
+        let service = KeyService::new(
+            Arc::new(keys),
+            Arc::new(users),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids()),
+        );
         let err = service
             .generate(
                 &PlatformId::from_suffix("1"),
@@ -260,7 +277,12 @@ mod tests {
                 keys.expect_delete_key().times(1).returning(|_, _| Ok(()));
                 keys.expect_set_key_status().never();
             }
-            let service = KeyService::new(keys, MockUserStore::new(), clock_at_noon(), ids());
+            let service = KeyService::new(
+                Arc::new(keys),
+                Arc::new(MockUserStore::new()),
+                Arc::new(clock_at_noon()),
+                Arc::new(ids()),
+            );
             let after = service.apply(&platform, &id, event).await.unwrap();
             assert_eq!(after.map(|k| k.status), expected, "{event:?}");
         }
@@ -288,7 +310,12 @@ mod tests {
             created.key.status = KeyStatus::Inactive;
             Ok(Some(created.key))
         });
-        let service = KeyService::new(keys, MockUserStore::new(), clock_at_noon(), ids());
+        let service = KeyService::new(
+            Arc::new(keys),
+            Arc::new(MockUserStore::new()),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids()),
+        );
         let key = service
             .rename(
                 &PlatformId::from_suffix("1"),
@@ -305,7 +332,12 @@ mod tests {
         let mut keys = MockKeyStore::new();
         keys.expect_rename_key()
             .returning(|_, _, _| Err(crate::ports::StoreError::NotFound));
-        let service = KeyService::new(keys, MockUserStore::new(), clock_at_noon(), ids());
+        let service = KeyService::new(
+            Arc::new(keys),
+            Arc::new(MockUserStore::new()),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids()),
+        );
         let err = service
             .rename(
                 &PlatformId::from_suffix("1"),
@@ -321,7 +353,12 @@ mod tests {
     async fn events_on_a_missing_key_are_not_found() {
         let mut keys = MockKeyStore::new();
         keys.expect_get_key().returning(|_, _| Ok(None));
-        let service = KeyService::new(keys, MockUserStore::new(), clock_at_noon(), ids());
+        let service = KeyService::new(
+            Arc::new(keys),
+            Arc::new(MockUserStore::new()),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids()),
+        );
         for event in [KeyEvent::Activate, KeyEvent::Deactivate, KeyEvent::Delete] {
             let err = service
                 .apply(

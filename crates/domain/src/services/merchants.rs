@@ -1,25 +1,39 @@
 //! Merchant CRUD, always inside the caller's platform and mode.
 
+use std::sync::Arc;
+
+use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{EventId, MerchantId};
 use crate::merchant::{Merchant, MerchantDetails, MerchantPatch};
 use crate::page::{Page, PageRequest};
-use crate::ports::{Clock, Ids, MerchantStore};
+use crate::ports::{Clock, Ids, MerchantStore, PaymentStore};
 
 use super::ServiceError;
 
-#[derive(Debug, Clone)]
-pub struct MerchantService<M, C, I> {
-    merchants: M,
-    clock: C,
-    ids: I,
+/// Why a `planId` is refused: malformed, of another platform or mode, or unknown alike.
+pub const NO_SUCH_PLAN: &str = "no such plan in this mode";
+
+#[derive(Clone)]
+pub struct MerchantService {
+    merchants: Arc<dyn MerchantStore>,
+    /// Where plans are found: a merchant may only be put on a plan of its platform and mode.
+    plans: Arc<dyn PaymentStore>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
 }
 
-impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
-    pub fn new(merchants: M, clock: C, ids: I) -> Self {
+impl MerchantService {
+    pub fn new(
+        merchants: Arc<dyn MerchantStore>,
+        plans: Arc<dyn PaymentStore>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
         Self {
             merchants,
+            plans,
             clock,
             ids,
         }
@@ -79,6 +93,13 @@ impl<M: MerchantStore, C: Clock, I: Ids> MerchantService<M, C, I> {
         id: &MerchantId,
         patch: MerchantPatch,
     ) -> Result<Merchant, ServiceError> {
+        if let Some(Some(plan)) = &patch.plan_id {
+            self.plans
+                .get_plan(&who.platform_id, who.mode, plan)
+                .await
+                .map_err(ServiceError::Store)?
+                .ok_or_else(|| Invalid::new("planId", NO_SUCH_PLAN))?;
+        }
         self.merchants
             .update_merchant_with_event(
                 &who.platform_id,
@@ -113,7 +134,7 @@ mod tests {
     use crate::ids::{KeyId, PlatformId, UserId};
     use crate::merchant::{Currency, MerchantName, MerchantPatch};
     use crate::mode::{KeyType, Mode};
-    use crate::ports::{MockClock, MockIds, MockMerchantStore};
+    use crate::ports::{MockClock, MockIds, MockMerchantStore, MockPaymentStore};
     use crate::services::fixtures::clock_at_noon;
 
     fn principal(mode: Mode) -> Principal {
@@ -145,7 +166,12 @@ mod tests {
             })
             .times(1)
             .returning(|_, _, _| Ok(()));
-        let service = MerchantService::new(store, clock, ids);
+        let service = MerchantService::new(
+            Arc::new(store),
+            Arc::new(MockPaymentStore::new()),
+            Arc::new(clock),
+            Arc::new(ids),
+        );
         let details = MerchantDetails {
             name: MerchantName::parse("Shop").unwrap(),
             currency: Currency::USD,
@@ -183,7 +209,12 @@ mod tests {
             .returning(|_, _, _, _, _| Err(crate::ports::StoreError::NotFound));
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("02".to_owned());
-        let service = MerchantService::new(store, clock, ids);
+        let service = MerchantService::new(
+            Arc::new(store),
+            Arc::new(MockPaymentStore::new()),
+            Arc::new(clock),
+            Arc::new(ids),
+        );
         let who = principal(Mode::Live);
         let id = MerchantId::from_suffix("9");
         let patch = MerchantPatch {
@@ -203,7 +234,12 @@ mod tests {
             .expect_get_merchant()
             .withf(|_, mode, _| *mode == Mode::Test)
             .returning(|_, _, _| Ok(None));
-        let service = MerchantService::new(store, MockClock::new(), MockIds::new());
+        let service = MerchantService::new(
+            Arc::new(store),
+            Arc::new(MockPaymentStore::new()),
+            Arc::new(MockClock::new()),
+            Arc::new(MockIds::new()),
+        );
         let err = service
             .get(&principal(Mode::Test), &MerchantId::from_suffix("9"))
             .await

@@ -1,5 +1,7 @@
 //! Platform creation: the platform, its owner, and the two default test keys (spec 2.1).
 
+use std::sync::Arc;
+
 use crate::api_key::KeyName;
 use crate::ids::{ConnectionId, PlanId};
 use crate::ids::{PlatformId, UserId};
@@ -35,15 +37,19 @@ impl CreatedPlatform {
     }
 }
 
-#[derive(Debug, Clone)]
-pub struct PlatformService<P, C, I> {
-    platforms: P,
-    clock: C,
-    ids: I,
+#[derive(Clone)]
+pub struct PlatformService {
+    platforms: Arc<dyn PlatformStore>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
 }
 
-impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
-    pub fn new(platforms: P, clock: C, ids: I) -> Self {
+impl PlatformService {
+    pub fn new(
+        platforms: Arc<dyn PlatformStore>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
         Self {
             platforms,
             clock,
@@ -111,8 +117,8 @@ impl<P: PlatformStore, C: Clock, I: Ids> PlatformService<P, C, I> {
         .map(|(name, key_type)| {
             let name = KeyName::parse(name).expect("default names are valid");
             new_key(
-                &self.clock,
-                &self.ids,
+                &*self.clock,
+                &*self.ids,
                 &platform.id,
                 &owner.id,
                 name,
@@ -201,7 +207,7 @@ mod tests {
             })
             .times(1)
             .returning(|_| Ok(()));
-        let service = PlatformService::new(store, clock, ids);
+        let service = PlatformService::new(Arc::new(store), Arc::new(clock), Arc::new(ids));
         let created = service
             .create(
                 PlatformName::parse("Acme").unwrap(),
@@ -236,7 +242,7 @@ mod tests {
             .times(1)
             .returning(|_| Ok(false));
         store.expect_create_platform_atomically().never();
-        let service = PlatformService::new(store, clock, ids);
+        let service = PlatformService::new(Arc::new(store), Arc::new(clock), Arc::new(ids));
         let out = service
             .bootstrap_demo(
                 PlatformName::parse("Demo").unwrap(),

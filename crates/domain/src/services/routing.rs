@@ -2,6 +2,8 @@
 //! cost. A plan names only connections of its own platform and mode that take that mode's
 //! payments (a live plan never routes to the sandbox), and at most `MAX_FALLBACKS` fallbacks.
 
+use std::sync::Arc;
+
 use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
@@ -48,15 +50,15 @@ pub const FALLBACK_FIELDS: [&str; MAX_FALLBACKS] =
 /// What a connection id that names nothing usable is told, in every field.
 pub const NO_SUCH_CONNECTION: &str = "no such processor connection in this mode";
 
-#[derive(Debug, Clone)]
-pub struct RoutingService<P, C, I> {
-    store: P,
-    clock: C,
-    ids: I,
+#[derive(Clone)]
+pub struct RoutingService {
+    store: Arc<dyn PaymentStore>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
 }
 
-impl<P: PaymentStore, C: Clock, I: Ids> RoutingService<P, C, I> {
-    pub fn new(store: P, clock: C, ids: I) -> Self {
+impl RoutingService {
+    pub fn new(store: Arc<dyn PaymentStore>, clock: Arc<dyn Clock>, ids: Arc<dyn Ids>) -> Self {
         Self { store, clock, ids }
     }
 

@@ -1,15 +1,17 @@
 //! Creating card tokens (spec 5.3): any key may create a single-use token; only a private key
 //! may create a vault token.
 
+use std::sync::Arc;
+
 use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::TokenId;
 use crate::mode::KeyType;
-use crate::payment::card::{CardNumber, Expiration};
+use crate::payment::card::{CardInput, CardNumber, CvvRule, Expiration};
 use crate::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
-use crate::ports::{BinLookup, CardData, CardVault, Clock, Ids, StoreError, TokenStore};
+use crate::ports::{BinInfo, BinLookup, CardData, CardVault, Clock, Ids, StoreError, TokenStore};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
@@ -22,13 +24,13 @@ pub enum TokenError {
     Store(#[from] StoreError),
 }
 
-#[derive(Debug, Clone)]
-pub struct TokenService<T, V, B, C, I> {
-    tokens: T,
-    vault: V,
-    bins: B,
-    clock: C,
-    ids: I,
+#[derive(Clone)]
+pub struct TokenService {
+    tokens: Arc<dyn TokenStore>,
+    vault: Arc<dyn CardVault>,
+    bins: Arc<dyn BinLookup>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
 }
 
 /// The text the vault seals for a card: its number and expiration (`NUMBER|MMYY`), never the
@@ -46,8 +48,14 @@ pub(crate) fn unsealed_card(text: &str) -> Option<(CardNumber, Expiration)> {
     ))
 }
 
-impl<T: TokenStore, V: CardVault, B: BinLookup, C: Clock, I: Ids> TokenService<T, V, B, C, I> {
-    pub fn new(tokens: T, vault: V, bins: B, clock: C, ids: I) -> Self {
+impl TokenService {
+    pub fn new(
+        tokens: Arc<dyn TokenStore>,
+        vault: Arc<dyn CardVault>,
+        bins: Arc<dyn BinLookup>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
         Self {
             tokens,
             vault,
@@ -57,13 +65,24 @@ impl<T: TokenStore, V: CardVault, B: BinLookup, C: Clock, I: Ids> TokenService<T
         }
     }
 
+    /// One token of the caller's platform and mode.
+    pub async fn get(&self, who: &Principal, id: &TokenId) -> Result<Option<Token>, TokenError> {
+        Ok(self.tokens.find(&who.platform_id, who.mode, id).await?)
+    }
+
+    /// What the BIN table knows of a card's first digits.
+    pub fn bin(&self, bin: &str) -> BinInfo {
+        self.bins.lookup(bin)
+    }
+
     pub async fn create(
         &self,
         who: &Principal,
         kind: TokenKind,
-        card: &CardData,
+        card: CardInput,
         reply: Option<&Recorder<'_, Token>>,
     ) -> Result<Token, TokenError> {
+        let card = &card.check(self.clock.now(), CvvRule::Optional)?;
         if kind == TokenKind::Vault && who.key_type == KeyType::Public {
             return Err(TokenError::VaultNeedsPrivateKey);
         }
@@ -98,9 +117,7 @@ mod tests {
     use crate::mode::Mode;
     use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
 
-    use crate::payment::card::{CardNumber, Expiration};
-    use crate::ports::{MockBinLookup, MockCardVault, MockClock, MockIds, MockTokenStore, Sealed};
-    use time::macros::datetime;
+    use crate::ports::{MockCardVault, MockTokenStore, Sealed};
 
     fn who(key_type: KeyType) -> Principal {
         Principal {
@@ -112,9 +129,7 @@ mod tests {
         }
     }
 
-    fn service(
-        tokens: MockTokenStore,
-    ) -> TokenService<MockTokenStore, MockCardVault, MockBinLookup, MockClock, MockIds> {
+    fn service(tokens: MockTokenStore) -> TokenService {
         let mut vault = MockCardVault::new();
         vault
             .expect_seal()
@@ -127,14 +142,26 @@ mod tests {
         let bins = visa_bins();
         let clock = clock_at_noon();
         let ids = fixed_ids("01");
-        TokenService::new(tokens, vault, bins, clock, ids)
+        TokenService::new(
+            Arc::new(tokens),
+            Arc::new(vault),
+            Arc::new(bins),
+            Arc::new(clock),
+            Arc::new(ids),
+        )
     }
 
     fn card() -> CardData {
-        CardData {
-            number: CardNumber::parse("4111111111111111").unwrap(),
+        input()
+            .check(crate::services::fixtures::NOON, CvvRule::Optional)
+            .unwrap()
+    }
+
+    fn input() -> CardInput {
+        CardInput {
+            number: Some("4111111111111111".into()),
             cvv: None,
-            expiration: Expiration::parse("1230", datetime!(2026-11-22 0:00 UTC)).unwrap(),
+            expiration: Some("1230".into()),
         }
     }
 
@@ -153,7 +180,7 @@ mod tests {
                 .times(usize::from(allowed))
                 .returning(|_, _| Ok(()));
             let got = service(tokens)
-                .create(&who(key_type), kind, &card(), None)
+                .create(&who(key_type), kind, input(), None)
                 .await;
             match (allowed, got) {
                 (true, Ok(token)) => {

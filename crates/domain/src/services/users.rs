@@ -1,21 +1,28 @@
 //! Users of a platform (operator CLI until the dashboard exists).
 
+use std::sync::Arc;
+
 use crate::ids::{PlatformId, UserId};
 use crate::ports::{Clock, Ids, PlatformStore, StoreError, UserStore};
 use crate::user::{Email, User};
 
 use super::ServiceError;
 
-#[derive(Debug, Clone)]
-pub struct UserService<U, P, C, I> {
-    users: U,
-    platforms: P,
-    clock: C,
-    ids: I,
+#[derive(Clone)]
+pub struct UserService {
+    users: Arc<dyn UserStore>,
+    platforms: Arc<dyn PlatformStore>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
 }
 
-impl<U: UserStore, P: PlatformStore, C: Clock, I: Ids> UserService<U, P, C, I> {
-    pub fn new(users: U, platforms: P, clock: C, ids: I) -> Self {
+impl UserService {
+    pub fn new(
+        users: Arc<dyn UserStore>,
+        platforms: Arc<dyn PlatformStore>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
         Self {
             users,
             platforms,
@@ -88,7 +95,7 @@ impl<U: UserStore, P: PlatformStore, C: Clock, I: Ids> UserService<U, P, C, I> {
 mod tests {
     use super::*;
     use crate::platform::{Platform, PlatformName};
-    use crate::ports::{MockClock, MockIds, MockPlatformStore, MockUserStore};
+    use crate::ports::{MockIds, MockPlatformStore, MockUserStore};
     use crate::services::fixtures::clock_at_noon;
     use time::macros::datetime;
 
@@ -105,13 +112,16 @@ mod tests {
         platforms
     }
 
-    fn service(
-        users: MockUserStore,
-    ) -> UserService<MockUserStore, MockPlatformStore, MockClock, MockIds> {
+    fn service(users: MockUserStore) -> UserService {
         let clock = clock_at_noon();
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("2".to_owned());
-        UserService::new(users, platforms(), clock, ids)
+        UserService::new(
+            Arc::new(users),
+            Arc::new(platforms()),
+            Arc::new(clock),
+            Arc::new(ids),
+        )
     }
 
     #[tokio::test]

@@ -1,6 +1,8 @@
 //! Webhook subscriptions (spec 2.3, 3.2, 4.2, 4.3) and the dashboard operations on them
 //! (spec 4.6: the toggle and resend, offered to operators through the CLI).
 
+use std::sync::Arc;
+
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{NotificationId, PlatformId, WebhookId};
@@ -9,7 +11,7 @@ use crate::ports::{
     Clock, Delivery, Ids, NotificationQueue, Replacement, ResendError, WebhookStore,
 };
 use crate::webhook::{
-    CustomHeader, Description, EndpointUrl, EventList, SECRET_OVERLAP, Subscription,
+    CustomHeader, Description, EndpointUrl, EventList, HISTORY, SECRET_OVERLAP, Subscription,
 };
 
 use super::ServiceError;
@@ -24,12 +26,12 @@ pub struct NewWebhook {
     pub active: bool,
 }
 
-#[derive(Debug, Clone)]
-pub struct WebhookService<W, Q, C, I> {
-    store: W,
-    queue: Q,
-    clock: C,
-    ids: I,
+#[derive(Clone)]
+pub struct WebhookService {
+    store: Arc<dyn WebhookStore>,
+    queue: Arc<dyn NotificationQueue>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
     max_subscriptions: u32,
     secret_overlap: time::Duration,
 }
@@ -58,8 +60,13 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, Q, C, I> {
-    pub fn new(store: W, queue: Q, clock: C, ids: I) -> Self {
+impl WebhookService {
+    pub fn new(
+        store: Arc<dyn WebhookStore>,
+        queue: Arc<dyn NotificationQueue>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
         Self {
             store,
             queue,
@@ -244,6 +251,19 @@ impl<W: WebhookStore, Q: NotificationQueue, C: Clock, I: Ids> WebhookService<W, 
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
 
+    /// Archives the delivery records that were past their 15-day history at `as_of` (now
+    /// unless given); returns how many.
+    pub async fn archive_deliveries(
+        &self,
+        as_of: Option<time::OffsetDateTime>,
+    ) -> Result<u64, ServiceError> {
+        let as_of = as_of.unwrap_or_else(|| self.clock.now());
+        self.queue
+            .archive_deliveries(as_of - HISTORY)
+            .await
+            .map_err(ServiceError::Store)
+    }
+
     /// Resend (spec 6.4): queued, not delivered, when this returns.
     pub async fn resend(
         &self,
@@ -294,8 +314,12 @@ mod tests {
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("01".to_owned());
         ids.expect_key_secret().return_const("a".repeat(26));
-        let service =
-            WebhookService::new(store, MockNotificationQueue::new(), clock_at_noon(), ids);
+        let service = WebhookService::new(
+            Arc::new(store),
+            Arc::new(MockNotificationQueue::new()),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids),
+        );
         let who = Principal {
             platform_id: PlatformId::from_suffix("1"),
             mode: Mode::Live,
@@ -366,8 +390,12 @@ mod tests {
                 .returning(move |_, _, _| Ok(won));
             let mut ids = MockIds::new();
             ids.expect_key_secret().return_const("n".repeat(26));
-            let service =
-                WebhookService::new(store, MockNotificationQueue::new(), clock_at_noon(), ids);
+            let service = WebhookService::new(
+                Arc::new(store),
+                Arc::new(MockNotificationQueue::new()),
+                Arc::new(clock_at_noon()),
+                Arc::new(ids),
+            );
             let got = service
                 .rotate_secret(&who, &WebhookId::from_suffix("1"), None)
                 .await;

@@ -8,6 +8,10 @@ use time::OffsetDateTime;
 use crate::payment::transaction::format_timestamp;
 use crate::ports::{PostResult, SendFailure};
 
+/// How long a delivery record keeps its bodies (spec 2.4: a 15-day history); older records
+/// are archived, keeping the row and its outcome.
+pub const HISTORY: time::Duration = time::Duration::days(15);
+
 /// The first request plus up to three retries.
 pub const MAX_REQUESTS: u32 = 4;
 

@@ -5,7 +5,9 @@ pub mod delivery;
 pub mod subscription;
 
 pub use catalogue::EventType;
-pub use delivery::{MAX_REQUESTS, Outcome, RetryDecision, backoff, decide, notification_body};
+pub use delivery::{
+    HISTORY, MAX_REQUESTS, Outcome, RetryDecision, backoff, decide, notification_body,
+};
 pub use subscription::{
     CustomHeader, Description, EndpointUrl, EventList, FAILURE_LIMIT, PreviousSecret,
     SECRET_OVERLAP, Subscription, failure_disables,

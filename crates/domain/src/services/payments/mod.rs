@@ -1,0 +1,155 @@
+//! Authorizations, sales, captures, voids and refunds, one use case per file: `pay`,
+//! `follow_up`, `reconcile`; `outcome` turns a processor's answer into the transaction's final
+//! form, by the rules the payment types carry (`FeeRule`, `TxnType`, `FollowUp`,
+//! `ResponseCode`).
+//!
+//! Every attempt is recorded: a pending row before the processor is called (a crash mid-call
+//! leaves a trace to reconcile), then the final row, the original's new state and the
+//! `transaction.created` event in one SQL transaction. No database transaction is held open
+//! across the processor call. Follow-ups take a reservation on the original first, so of two
+//! concurrent captures (or a capture and a void) exactly one proceeds.
+
+mod follow_up;
+mod outcome;
+mod pay;
+mod reconcile;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use crate::Invalid;
+use crate::auth::Principal;
+use crate::idempotency::KeyedResponse;
+use crate::ids::{EventId, MerchantId, TokenId, TxnId};
+use crate::page::{Page, PageRequest};
+use crate::payment::amount::Amount;
+use crate::payment::card::CardInput;
+use crate::payment::lifecycle::{Refused, TxnType};
+use crate::payment::transaction::Transaction;
+use crate::ports::{
+    BinLookup, CardVault, Clock, Event, EventData, Ids, OriginalOutcome, PaymentStore, Processor,
+    StoreError, TokenStore, TxnFilter,
+};
+
+/// A new auth or sale.
+#[derive(Debug, Clone)]
+pub struct NewPayment {
+    pub merchant_id: MerchantId,
+    /// `Auth` or `Sale`.
+    pub kind: TxnType,
+    pub amount: Amount,
+    pub source: PaymentSource,
+}
+
+/// Where the card comes from.
+#[derive(Debug, Clone)]
+pub enum PaymentSource {
+    /// Card fields as sent: checked by `pay` against the service's clock.
+    Card(CardInput),
+    /// A single-use token (consumed by this payment) or a vault token.
+    Token(TokenId),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PaymentError {
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    /// The original does not allow this follow-up now.
+    #[error("{0}")]
+    Refused(#[from] Refused),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What a reconciliation round did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reconciled {
+    /// Reversed at the processor and recorded as failed.
+    pub reversed: Vec<TxnId>,
+    /// The reversal failed: still pending, tried again next round.
+    pub still_pending: Vec<TxnId>,
+}
+
+/// Where card tokens come from and how they are opened.
+#[derive(Clone)]
+pub struct TokenSource {
+    pub tokens: Arc<dyn TokenStore>,
+    pub vault: Arc<dyn CardVault>,
+}
+
+#[derive(Clone)]
+pub struct PaymentService {
+    store: Arc<dyn PaymentStore>,
+    processor: Arc<dyn Processor>,
+    bins: Arc<dyn BinLookup>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
+    tokens: TokenSource,
+}
+
+impl PaymentService {
+    pub fn new(
+        store: Arc<dyn PaymentStore>,
+        processor: Arc<dyn Processor>,
+        bins: Arc<dyn BinLookup>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+        tokens: TokenSource,
+    ) -> Self {
+        Self {
+            store,
+            processor,
+            bins,
+            clock,
+            ids,
+            tokens,
+        }
+    }
+
+    /// One transaction of the caller's platform and mode.
+    pub async fn get(
+        &self,
+        who: &Principal,
+        id: &TxnId,
+    ) -> Result<Option<Transaction>, PaymentError> {
+        Ok(self
+            .store
+            .get_transaction(&who.platform_id, who.mode, id)
+            .await?)
+    }
+
+    /// The caller's transactions, newest first.
+    pub async fn list(
+        &self,
+        who: &Principal,
+        filter: &TxnFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Transaction>, PaymentError> {
+        Ok(self
+            .store
+            .list_transactions(&who.platform_id, who.mode, filter, page)
+            .await?)
+    }
+
+    /// Writes the final form of `txn`, the original's outcome, the `transaction.created`
+    /// event and the idempotent reply, together.
+    async fn complete(
+        &self,
+        txn: &Transaction,
+        original: Option<(TxnId, OriginalOutcome)>,
+        reply: Option<KeyedResponse>,
+    ) -> Result<(), PaymentError> {
+        let event = Event {
+            id: EventId::from_suffix(&self.ids.next_id()),
+            platform_id: txn.platform_id.clone(),
+            mode: txn.mode,
+            data: EventData::TransactionCreated(Box::new(txn.clone())),
+            created_on: txn.created_on,
+        };
+        self.store
+            .complete_transaction_with_event(txn, original, &event, reply)
+            .await?;
+        Ok(())
+    }
+}

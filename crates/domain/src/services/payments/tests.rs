@@ -1,0 +1,440 @@
+//! The payment use cases over mocked ports.
+
+use super::*;
+use crate::ids::{ConnectionId, KeyId, PlanId, PlatformId, UserId};
+use crate::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
+use crate::mode::{KeyType, Mode};
+use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
+
+use crate::idempotency::Recorder;
+use crate::payment::fee::FeeRule;
+use crate::payment::lifecycle::{FollowUp, TxnState};
+use crate::payment::routing::ProcessorKind;
+use crate::payment::routing::{Plan, ProcessorConnection};
+use crate::payment::transaction::{AuthStatus, AvsCode, CvvCode};
+use crate::ports::{
+    MockCardVault, MockPaymentStore, MockProcessor, MockTokenStore, PaymentSetup, ProcessorError,
+    ProcessorOp, ProcessorReply,
+};
+use std::sync::{Arc, Mutex};
+use time::macros::datetime;
+
+fn who() -> Principal {
+    Principal {
+        platform_id: PlatformId::from_suffix("1"),
+        mode: Mode::Test,
+        key_type: KeyType::Private,
+        key_id: KeyId::from_suffix("1"),
+        user_id: UserId::from_suffix("1"),
+    }
+}
+
+fn connection(name: &str) -> ProcessorConnection {
+    ProcessorConnection {
+        id: ConnectionId::from_suffix(name),
+        platform_id: PlatformId::from_suffix("1"),
+        mode: Mode::Test,
+        name: name.into(),
+        kind: ProcessorKind::Sandbox,
+        created_on: datetime!(2026-01-01 0:00 UTC),
+    }
+}
+
+/// Each completion as the store saw it: the transaction and the response stored with it.
+type Completed = Arc<Mutex<Vec<(Transaction, Option<KeyedResponse>)>>>;
+
+/// A store with one merchant on a plan routing to `primary`, falling back to `backup`.
+fn store() -> (MockPaymentStore, Completed) {
+    let mut store = MockPaymentStore::new();
+    store.expect_payment_setup().returning(|_, _, id| {
+        Ok(Some(PaymentSetup {
+            merchant: Merchant {
+                id: id.clone(),
+                platform_id: PlatformId::from_suffix("1"),
+                mode: Mode::Test,
+                details: MerchantDetails {
+                    name: MerchantName::parse("Shop").unwrap(),
+                    currency: Currency::USD,
+                    email: None,
+                },
+                plan_id: None,
+                created_on: datetime!(2026-01-01 0:00 UTC),
+                updated_on: datetime!(2026-01-01 0:00 UTC),
+            },
+            plan: Some(Plan {
+                id: PlanId::from_suffix("1"),
+                platform_id: PlatformId::from_suffix("1"),
+                mode: Mode::Test,
+                name: "Default".into(),
+                fee: FeeRule::new(290, 30).unwrap(),
+                default_connection: ConnectionId::from_suffix("primary"),
+                brand_routes: Vec::new(),
+                fallbacks: vec![ConnectionId::from_suffix("backup")],
+                is_default: true,
+                created_on: datetime!(2026-01-01 0:00 UTC),
+            }),
+            // In the store's order, not the route's, with one the plan does not name.
+            connections: vec![
+                connection("backup"),
+                connection("other"),
+                connection("primary"),
+            ],
+        }))
+    });
+    store
+        .expect_get_connection()
+        .returning(|_, _, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
+    store
+        .expect_insert_pending_transaction()
+        .returning(|_| Ok(()));
+    let completed = Arc::new(Mutex::new(Vec::new()));
+    let sink = completed.clone();
+    store
+        .expect_complete_transaction_with_event()
+        .returning(move |txn, _, event, reply| {
+            assert_eq!(
+                event.data.event_type(),
+                crate::webhook::EventType::TransactionCreated
+            );
+            sink.lock().unwrap().push((txn.clone(), reply));
+            Ok(())
+        });
+    (store, completed)
+}
+
+fn service(store: MockPaymentStore, processor: MockProcessor) -> PaymentService {
+    let bins = visa_bins();
+    let clock = clock_at_noon();
+    let ids = fixed_ids("01");
+    let tokens = TokenSource {
+        tokens: Arc::new(MockTokenStore::new()),
+        vault: Arc::new(MockCardVault::new()),
+    };
+    PaymentService::new(
+        Arc::new(store),
+        Arc::new(processor),
+        Arc::new(bins),
+        Arc::new(clock),
+        Arc::new(ids),
+        tokens,
+    )
+}
+
+fn auth() -> NewPayment {
+    NewPayment {
+        merchant_id: MerchantId::from_suffix("1"),
+        kind: TxnType::Auth,
+        amount: Amount::new("amount", 1000).unwrap(),
+        source: PaymentSource::Card(CardInput {
+            number: Some("4111111111111111".into()),
+            cvv: Some("123".into()),
+            expiration: Some("1230".into()),
+        }),
+    }
+}
+
+fn approved() -> ProcessorReply {
+    ProcessorReply {
+        approved: true,
+        approved_amount: 1000,
+        avs: AvsCode::FullMatch,
+        cvv: CvvCode::Match,
+        code: "00".into(),
+        message: "Approved".into(),
+        processor_transaction_id: "p1".into(),
+    }
+}
+
+#[tokio::test]
+async fn an_unavailable_processor_falls_back_to_the_next_connection() {
+    let (store, completed) = store();
+    let mut processor = MockProcessor::new();
+    processor
+        .expect_call()
+        .withf(|c, _| c.name == "primary")
+        .times(1)
+        .returning(|_, _| Err(ProcessorError::Unavailable("down".into())));
+    processor
+        .expect_call()
+        .withf(|c, _| c.name == "backup")
+        .times(1)
+        .returning(|_, _| Ok(approved()));
+    let txn = service(store, processor)
+        .pay(&who(), auth(), None)
+        .await
+        .unwrap();
+    assert_eq!(txn.processor.name, "backup");
+    assert_eq!((txn.state, txn.fee), (TxnState::Authorized, 30));
+    assert_eq!(completed.lock().unwrap().len(), 1);
+}
+
+/// Fail closed: a live payment whose plan reaches only the sandbox is refused before any
+/// processor call and before its token is taken (the mocks panic on any call).
+#[tokio::test]
+async fn a_live_payment_never_reaches_the_sandbox() {
+    let live = Principal {
+        mode: Mode::Live,
+        ..who()
+    };
+    for source in [
+        auth().source,
+        PaymentSource::Token(crate::ids::TokenId::from_suffix("1")),
+    ] {
+        let (store, completed) = store();
+        let payment = NewPayment { source, ..auth() };
+        let refused = service(store, MockProcessor::new())
+            .pay(&live, payment, None)
+            .await;
+        assert!(
+            matches!(&refused, Err(PaymentError::Invalid(i)) if i.field == "merchantId"),
+            "{refused:?}"
+        );
+        assert!(completed.lock().unwrap().is_empty());
+    }
+}
+
+/// The plan's fixed fee is 30: on a sale of 20 the fee is cut to the 20 charged.
+#[tokio::test]
+async fn a_fee_never_exceeds_the_amount_charged() {
+    for (amount, fee) in [(20, 20), (30, 30), (1000, 59)] {
+        let (store, _) = store();
+        let mut processor = MockProcessor::new();
+        processor.expect_call().returning(move |_, _| {
+            Ok(ProcessorReply {
+                approved_amount: amount,
+                ..approved()
+            })
+        });
+        let sale = NewPayment {
+            kind: TxnType::Sale,
+            amount: Amount::new("amount", amount).unwrap(),
+            ..auth()
+        };
+        let txn = service(store, processor)
+            .pay(&who(), sale, None)
+            .await
+            .unwrap();
+        assert_eq!(txn.fee, fee, "sale of {amount}");
+    }
+}
+
+/// The response the renderer gives is written with the transaction, whatever its status: a
+/// processor failure is a recorded, final transaction too, and a retry must replay it.
+#[tokio::test]
+async fn the_rendered_response_is_stored_with_the_transaction_whatever_its_status() {
+    use crate::idempotency::{IdempotencyKey, StoredResponse};
+    let key = IdempotencyKey::parse("pay-1").unwrap();
+    for (reply, stored) in [
+        (Ok(approved()), Some(201)),
+        (
+            Ok(ProcessorReply {
+                approved: false,
+                code: "51".into(),
+                ..approved()
+            }),
+            Some(402),
+        ),
+        (Err(ProcessorError::Unavailable("down".into())), Some(502)),
+    ] {
+        let (store, completed) = store();
+        let mut processor = MockProcessor::new();
+        processor.expect_call().returning(move |_, _| reply.clone());
+        let render = |txn: &Transaction| StoredResponse {
+            status: match txn.authorization.status {
+                AuthStatus::Approved => 201,
+                AuthStatus::Declined => 402,
+                _ => 502,
+            },
+            body: txn.id.to_string(),
+        };
+        let recorder = Recorder {
+            key: &key,
+            render: &render,
+        };
+        let txn = service(store, processor)
+            .pay(&who(), auth(), Some(&recorder))
+            .await
+            .unwrap();
+        let completed = completed.lock().unwrap();
+        let written = completed[0].1.as_ref();
+        assert_eq!(
+            written.map(|r| (r.response.status, r.key.as_str())),
+            stored.map(|status| (status, "pay-1")),
+            "{:?}",
+            txn.authorization.status
+        );
+        assert!(written.is_some_and(|r| r.response.body == txn.id.to_string()));
+    }
+}
+
+#[tokio::test]
+async fn a_decline_is_an_answer_and_never_falls_back() {
+    let (store, _) = store();
+    let mut processor = MockProcessor::new();
+    processor.expect_call().times(1).returning(|_, _| {
+        Ok(ProcessorReply {
+            approved: false,
+            approved_amount: 0,
+            code: "51".into(),
+            ..approved()
+        })
+    });
+    let txn = service(store, processor)
+        .pay(&who(), auth(), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        (txn.state, txn.authorization.status, txn.fee),
+        (TxnState::Declined, AuthStatus::Declined, 0)
+    );
+    assert_eq!(txn.processor.name, "primary");
+}
+
+#[tokio::test]
+async fn a_timeout_is_reversed_and_recorded_as_failed() {
+    let (store, completed) = store();
+    let mut processor = MockProcessor::new();
+    processor
+        .expect_call()
+        .withf(|_, r| matches!(r.op, ProcessorOp::Authorize(_)))
+        .times(1)
+        .returning(|_, _| Err(ProcessorError::Timeout));
+    processor
+        .expect_call()
+        .withf(|c, r| {
+            matches!(r.op, ProcessorOp::Reverse)
+                && c.name == "primary"
+                && r.reference.as_str() == "txn_01"
+        })
+        .times(1)
+        .returning(|_, _| Ok(approved()));
+    let txn = service(store, processor)
+        .pay(&who(), auth(), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        (txn.state, txn.authorization.status),
+        (TxnState::Failed, AuthStatus::TimedOut)
+    );
+    assert!(txn.authorization.processor_message.contains("reversed"));
+    assert_eq!(
+        completed.lock().unwrap()[0].0.authorization.status,
+        AuthStatus::TimedOut
+    );
+}
+
+#[tokio::test]
+async fn a_lost_reservation_is_refused_without_calling_the_processor() {
+    let (mut store, _) = store();
+    let mut original = None;
+    {
+        // An authorized auth, as the store returns it.
+        let (s2, done) = self::store();
+        let mut processor = MockProcessor::new();
+        processor.expect_call().returning(|_, _| Ok(approved()));
+        service(s2, processor)
+            .pay(&who(), auth(), None)
+            .await
+            .unwrap();
+        original.replace(done.lock().unwrap()[0].0.clone());
+    }
+    let original = original.unwrap();
+    store
+        .expect_get_transaction()
+        .returning(move |_, _, _| Ok(Some(original.clone())));
+    store.expect_get_plan().returning(|_, _, _| Ok(None));
+    store
+        .expect_reserve_with_pending()
+        .times(1)
+        .returning(|_, _, _, _, _| Ok(false));
+    let mut processor = MockProcessor::new();
+    processor.expect_call().never();
+    let err = service(store, processor)
+        .follow_up(
+            &who(),
+            &TxnId::from_suffix("01"),
+            FollowUp::Capture(None),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, PaymentError::Refused(Refused::InFlight)),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn reconciliation_reverses_stale_pending_rows_and_releases_reservations() {
+    // A real auth to build from, as the store returns it.
+    let (s0, done) = store();
+    let mut ok = MockProcessor::new();
+    ok.expect_call().returning(|_, _| Ok(approved()));
+    service(s0, ok).pay(&who(), auth(), None).await.unwrap();
+    let auth_txn = done.lock().unwrap()[0].0.clone();
+    let capture = Transaction {
+        id: TxnId::from_suffix("cap"),
+        kind: TxnType::Capture,
+        state: TxnState::Pending,
+        parent_id: Some(auth_txn.id.clone()),
+        ..auth_txn.clone()
+    };
+    let stuck = Transaction {
+        id: TxnId::from_suffix("stuck"),
+        state: TxnState::Pending,
+        ..auth_txn.clone()
+    };
+
+    let (mut store, _) = store();
+    // Only what reconciliation does may happen: no new payments' expectations.
+    store.checkpoint();
+    let stale = vec![capture.clone(), stuck.clone()];
+    store
+        .expect_stale_pending()
+        .withf(|before, limit| *before == datetime!(2026-11-22 11:00 UTC) && *limit == 50)
+        .return_once(move |_, _| Ok(stale));
+    let released = Arc::new(Mutex::new(Vec::new()));
+    let sink = released.clone();
+    store
+        .expect_get_connection()
+        .returning(|_, _, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
+    store
+        .expect_complete_transaction_with_event()
+        .returning(move |txn, original, _, _| {
+            sink.lock().unwrap().push((txn.clone(), original));
+            Ok(())
+        });
+    let mut processor = MockProcessor::new();
+    // The capture's reversal goes through; the other's fails, so it stays pending.
+    processor
+        .expect_call()
+        .withf(|_, request| matches!(request.op, ProcessorOp::Reverse))
+        .returning(|_, request| {
+            if request.reference.as_str() == "txn_cap" {
+                Ok(approved())
+            } else {
+                Err(ProcessorError::Unavailable("down".into()))
+            }
+        });
+    let report = service(store, processor)
+        .reconcile(datetime!(2026-11-22 11:00 UTC), 50)
+        .await
+        .unwrap();
+    assert_eq!(report.reversed, std::slice::from_ref(&capture.id));
+    assert_eq!(report.still_pending, std::slice::from_ref(&stuck.id));
+    let released = released.lock().unwrap();
+    let (txn, original) = &released[0];
+    assert_eq!(
+        (txn.state, txn.authorization.status),
+        (TxnState::Failed, AuthStatus::TimedOut)
+    );
+    assert_eq!(
+        original,
+        &Some((auth_txn.id.clone(), OriginalOutcome::Reopened))
+    );
+    assert_eq!(
+        released.len(),
+        1,
+        "nothing recorded for the one still pending"
+    );
+}
