@@ -8,7 +8,8 @@
 //! | first one answered 5xx | runs again (a transient failure is never stored) |
 //! | older than 24 h, or a first attempt abandoned for 5 minutes | runs as new |
 
-use sha2::{Digest, Sha256};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
 use time::{Duration, OffsetDateTime};
 
 use crate::Invalid;
@@ -65,22 +66,11 @@ pub fn fingerprint(secret: &[u8; 32], method: &str, path: &str, body: &[u8]) -> 
 
 /// HMAC-SHA256 (RFC 2104) of the concatenated `parts`, for a 32-byte key.
 pub fn hmac_sha256(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
-    let pad = |byte: u8| {
-        let mut block = [byte; 64];
-        for (b, k) in block.iter_mut().zip(key) {
-            *b ^= k;
-        }
-        block
-    };
-    let mut inner = Sha256::new();
-    inner.update(pad(0x36));
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
     for part in parts {
-        inner.update(part);
+        mac.update(part);
     }
-    let mut outer = Sha256::new();
-    outer.update(pad(0x5c));
-    outer.update(inner.finalize());
-    outer.finalize().into()
+    mac.finalize().into_bytes().into()
 }
 
 /// A response kept for replay.

@@ -178,10 +178,14 @@ pub trait MerchantStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+mod cards;
+mod idempotency;
 mod outbound;
 mod payments;
 mod webhooks;
 
+pub use cards::*;
+pub use idempotency::*;
 pub use outbound::*;
 pub use payments::*;
 pub use webhooks::*;

@@ -1,0 +1,80 @@
+//! Card data at rest: the vault that seals it and the tokens that hold it sealed.
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use super::StoreError;
+use crate::idempotency::KeyedResponse;
+use crate::ids::PlatformId;
+use crate::mode::Mode;
+
+/// Card data sealed by the vault: which key, the nonce, and the ciphertext with its tag.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Sealed {
+    pub key_id: String,
+    pub nonce: Vec<u8>,
+    pub ciphertext: Vec<u8>,
+}
+
+impl std::fmt::Debug for Sealed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Sealed(key {}, {} bytes)",
+            self.key_id,
+            self.ciphertext.len()
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VaultError {
+    #[error("no vault key with id {0}")]
+    UnknownKey(String),
+    /// Wrong key, wrong context, or altered ciphertext.
+    #[error("sealed card data does not open")]
+    Corrupt,
+}
+
+/// Encryption of card data at rest.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait CardVault: Send + Sync {
+    /// Seals `secret`, bound to `context` (the token id): it opens only with the same context.
+    fn seal(&self, context: &str, secret: &str) -> Sealed;
+    fn open(&self, context: &str, sealed: &Sealed) -> Result<String, VaultError>;
+}
+
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait TokenStore: Send + Sync {
+    /// Writes the token and the request's idempotent `reply`, if any, in one SQL transaction.
+    async fn save(
+        &self,
+        token: &crate::payment::token::Token,
+        reply: Option<KeyedResponse>,
+    ) -> Result<(), StoreError>;
+
+    /// Returns a usable token and, for a single-use token, marks it used in the same statement:
+    /// of two transactions racing for one token, one gets it. `None` when the token does not
+    /// exist in this platform and mode, is used, or has expired. A single-use token's sealed
+    /// card is erased from its row in the same SQL transaction: the returned token is the only
+    /// copy left, held for the one payment (the row stays, as a record).
+    async fn take(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &crate::ids::TokenId,
+        now: OffsetDateTime,
+    ) -> Result<Option<crate::payment::token::Token>, StoreError>;
+
+    async fn find(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &crate::ids::TokenId,
+    ) -> Result<Option<crate::payment::token::Token>, StoreError>;
+
+    /// Erases the sealed card of every single-use token that expired unused by `now` (the rows
+    /// stay); returns how many were erased.
+    async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError>;
+}

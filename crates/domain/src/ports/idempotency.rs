@@ -1,0 +1,52 @@
+//! The record of idempotency keys.
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use super::StoreError;
+use crate::ids::PlatformId;
+use crate::mode::Mode;
+
+/// The state of one request under an `Idempotency-Key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Begun {
+    /// This request holds the key now and must run, then `complete` or `release` it.
+    Started,
+    Seen(crate::idempotency::Seen),
+}
+
+/// Records of idempotency keys, scoped by platform and mode.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait IdempotencyStore: Send + Sync {
+    /// Atomically claims the key for a request with `fingerprint`, or reports what a previous
+    /// request left (stale records are replaced and claimed, per `idempotency::on_seen`).
+    async fn begin(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        key: &crate::idempotency::IdempotencyKey,
+        fingerprint: &[u8; 32],
+        now: OffsetDateTime,
+    ) -> Result<Begun, StoreError>;
+
+    /// Stores the response of the request that holds the key.
+    async fn complete(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        key: &crate::idempotency::IdempotencyKey,
+        response: &crate::idempotency::StoredResponse,
+    ) -> Result<(), StoreError>;
+
+    /// Forgets the key (the request failed transiently and may be retried).
+    async fn release(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        key: &crate::idempotency::IdempotencyKey,
+    ) -> Result<(), StoreError>;
+
+    /// Deletes keys created before `before` (past their retention); returns how many.
+    async fn purge(&self, before: OffsetDateTime) -> Result<u64, StoreError>;
+}
