@@ -16,6 +16,7 @@ pub enum Access {
 }
 
 impl Access {
+    /// Whether a key of `key_type` may call an operation with this requirement.
     pub fn admits(self, key_type: KeyType) -> bool {
         match self {
             Access::Private => key_type == KeyType::Private,
@@ -28,9 +29,13 @@ impl Access {
 /// Who is calling: the scope every query of the request is bound to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
+    /// The platform the key belongs to; every query of the request is bound to it.
     pub platform_id: PlatformId,
+    /// The key's mode: the request sees only resources of this mode (spec 5.5).
     pub mode: Mode,
+    /// Whether the key is public or private, already checked against the operation.
     pub key_type: KeyType,
+    /// The key that authenticated the request; a public key's idempotency keys are scoped to it.
     pub key_id: KeyId,
     /// The user who generated the key.
     pub user_id: UserId,
@@ -40,8 +45,11 @@ pub struct Principal {
 /// malformed, unknown, inactive or deleted it was, so the answer is no oracle for key guessing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
+    /// 401: the key is missing, malformed, unknown, inactive or deleted (spec 5.6).
     #[error("missing, unknown or inactive API key")]
     Unauthenticated,
+    /// 403: an active key of the wrong type for the operation, e.g. a public key on a private
+    /// route.
     #[error("this API key's type may not call this operation")]
     WrongKeyType,
 }
@@ -49,10 +57,15 @@ pub enum AuthError {
 /// The credential as presented and, when it parsed, the stored key its hash found.
 #[derive(Debug, Clone, Copy)]
 pub enum Presented<'a> {
+    /// No `x-api-key` header was sent.
     Missing,
+    /// The header does not read as a key value of any type and mode.
     Malformed,
+    /// A well-formed key value, looked up by its hash.
     Parsed {
+        /// The key value as sent.
         value: &'a KeyValue,
+        /// The stored key with that hash; `None` when no key has it (never issued, or deleted).
         stored: Option<&'a ApiKey>,
     },
 }

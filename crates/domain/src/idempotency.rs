@@ -24,6 +24,7 @@ pub const ABANDONED_AFTER: Duration = Duration::minutes(5);
 pub struct IdempotencyKey(String);
 
 impl IdempotencyKey {
+    /// Validates an `Idempotency-Key` header: 1 to 255 visible ASCII characters.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let ok = (1..=255).contains(&raw.len()) && raw.bytes().all(|b| (0x21..=0x7e).contains(&b));
         if ok {
@@ -36,6 +37,7 @@ impl IdempotencyKey {
         }
     }
 
+    /// The key as sent or, once scoped, as stored.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -76,7 +78,9 @@ pub fn hmac_sha256(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
 /// A response kept for replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredResponse {
+    /// The HTTP status replayed.
     pub status: u16,
+    /// The response body replayed, exactly as first sent.
     pub body: String,
 }
 
@@ -84,7 +88,9 @@ pub struct StoredResponse {
 /// it reports (see `Recorder`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyedResponse {
+    /// The request's idempotency key, under which the response is stored.
     pub key: IdempotencyKey,
+    /// The response a retry with this key gets.
     pub response: StoredResponse,
 }
 
@@ -96,7 +102,9 @@ pub struct KeyedResponse {
 /// the key is taken for abandoned, the client's retry makes a second one (a second payment, a
 /// second merchant).
 pub struct Recorder<'a, T = crate::payment::transaction::Transaction> {
+    /// The request's idempotency key.
     pub key: &'a IdempotencyKey,
+    /// Renders the response the client gets from what the request made.
     pub render: &'a (dyn Fn(&T) -> StoredResponse + Sync),
 }
 
@@ -129,7 +137,10 @@ impl<T> std::fmt::Debug for Recorder<'_, T> {
 /// A key's record as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyRecord {
+    /// The first request's fingerprint, which a repeat must match to be replayed.
     pub fingerprint: [u8; 32],
+    /// When the first request arrived: the start of both the 24 h retention and the 5-minute
+    /// abandonment timeout.
     pub created_on: OffsetDateTime,
     /// `None` while the first request is running.
     pub response: Option<StoredResponse>,
@@ -138,13 +149,18 @@ pub struct KeyRecord {
 /// What to do with a request whose key already has a record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Seen {
+    /// The same request, completed within 24 h: send this stored response again.
     Replay(StoredResponse),
+    /// The same key with another method, path or body: 409, nothing runs.
     Mismatch,
+    /// The first request is still running: 409, nothing runs.
     InProgress,
     /// The record is stale (expired or abandoned): replace it and run the request.
     Restart,
 }
 
+/// What a request with `fingerprint`, arriving at `now` under a key that has `existing`, gets
+/// (the table in the module docs).
 pub fn on_seen(existing: &KeyRecord, fingerprint: &[u8; 32], now: OffsetDateTime) -> Seen {
     let age = now - existing.created_on;
     match &existing.response {

@@ -19,6 +19,7 @@ macro_rules! typed_id {
         pub struct $name(String);
 
         impl $name {
+            #[doc = concat!("The prefix all ids of this kind start with: `", $prefix, "`.")]
             pub const PREFIX: &'static str = $prefix;
 
             /// Builds the id from the identifier part produced by the `Ids` port.
@@ -43,6 +44,7 @@ macro_rules! typed_id {
                 Self(raw)
             }
 
+            /// The full id, prefix included, as stored and sent over the API.
             pub fn as_str(&self) -> &str {
                 &self.0
             }

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 #![doc = include_str!("../README.md")]
 
 pub mod api_key;
@@ -21,11 +22,14 @@ pub mod webhook;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {message}")]
 pub struct Invalid {
+    /// The offending field, by its camelCase API name.
     pub field: &'static str,
+    /// The rule the value broke, in words fit to show the caller.
     pub message: String,
 }
 
 impl Invalid {
+    /// A failure of `field` described by `message`.
     pub fn new(field: &'static str, message: impl Into<String>) -> Self {
         Self {
             field,

@@ -8,15 +8,22 @@ use crate::mode::Mode;
 use crate::text::bounded_text;
 use crate::user::Email;
 
+/// A business that takes payments through a platform; transactions are created for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merchant {
+    /// The merchant's identifier, named by every transaction created for it.
     pub id: MerchantId,
+    /// The platform that owns the merchant; no other platform can see it.
     pub platform_id: PlatformId,
+    /// The mode of the key that created it; only keys of the same mode see it.
     pub mode: Mode,
+    /// The client-set fields: name, currency and email.
     pub details: MerchantDetails,
     /// The plan that prices and routes its payments; the platform's default plan when `None`.
     pub plan_id: Option<PlanId>,
+    /// When the merchant was created.
     pub created_on: OffsetDateTime,
+    /// When the merchant was last changed; equal to `created_on` until the first update.
     pub updated_on: OffsetDateTime,
 }
 
@@ -42,15 +49,20 @@ impl serde::Serialize for Merchant {
 /// The fields a client sets at creation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MerchantDetails {
+    /// The merchant's display name.
     pub name: MerchantName,
+    /// The one currency the merchant takes payments in.
     pub currency: Currency,
+    /// A contact address for the merchant, if the client gave one.
     pub email: Option<Email>,
 }
 
 /// Changes to a merchant: only the fields present are changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MerchantPatch {
+    /// The new display name, if it changes.
     pub name: Option<MerchantName>,
+    /// The new currency, if it changes.
     pub currency: Option<Currency>,
     /// `Some(None)` clears the email.
     pub email: Option<Option<Email>>,
@@ -63,10 +75,12 @@ pub struct MerchantPatch {
 pub struct MerchantName(String);
 
 impl MerchantName {
+    /// Checks a name received from a client; a failure names the `name` field.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         bounded_text("name", raw, 1, 100).map(Self)
     }
 
+    /// The name as stored and shown, already trimmed.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -80,8 +94,10 @@ impl MerchantName {
 pub struct Currency([u8; 3]);
 
 impl Currency {
+    /// United States dollars.
     pub const USD: Currency = Currency(*b"USD");
 
+    /// Checks a code received from a client; a failure names the `currency` field.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         match raw.as_bytes() {
             &[a, b, c] if [a, b, c].iter().all(u8::is_ascii_uppercase) => Ok(Self([a, b, c])),
@@ -92,6 +108,7 @@ impl Currency {
         }
     }
 
+    /// The three-letter code, as sent over the API.
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).expect("ASCII by construction")
     }

@@ -7,7 +7,9 @@ use std::str::FromStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
+    /// Test mode: keys prefixed `pub_test_` or `priv_test_`; sees only test resources.
     Test,
+    /// Live mode: keys prefixed `pub_` or `priv_`; real payments, only live resources.
     Live,
 }
 
@@ -15,7 +17,9 @@ pub enum Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KeyType {
+    /// Creates single-use tokens from client code, and nothing else (spec 5.3).
     Public,
+    /// Full server-side API access (spec 5.4); must never appear in client code.
     Private,
 }
 
@@ -25,8 +29,10 @@ pub enum KeyType {
 pub struct UnknownValue(pub String);
 
 impl Mode {
+    /// Both modes, for iterating over every mode.
     pub const ALL: [Mode; 2] = [Mode::Test, Mode::Live];
 
+    /// The lowercase word the API, key prefixes and storage use for the mode, e.g. `test`.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Test => "test",
@@ -36,8 +42,10 @@ impl Mode {
 }
 
 impl KeyType {
+    /// Both key types, for iterating over every type.
     pub const ALL: [KeyType; 2] = [KeyType::Public, KeyType::Private];
 
+    /// The lowercase word the API and storage use for the key type, e.g. `private`.
     pub fn as_str(self) -> &'static str {
         match self {
             KeyType::Public => "public",

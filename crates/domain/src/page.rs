@@ -5,14 +5,19 @@ use crate::Invalid;
 /// A validated page request. Ids are time-ordered, so the cursor is simply the last id seen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRequest {
+    /// How many items the page holds at most: 1 to `MAX_LIMIT`.
     pub limit: u32,
+    /// The id of the last item of the previous page (`startingAfter`); `None` for the first page.
     pub starting_after: Option<String>,
 }
 
 impl PageRequest {
+    /// The page size when the request gives no `limit`.
     pub const DEFAULT_LIMIT: u32 = 10;
+    /// The largest `limit` a request may ask for.
     pub const MAX_LIMIT: u32 = 100;
 
+    /// Validates `limit` (absent, or 1 to `MAX_LIMIT`); the cursor is taken as given.
     pub fn new(limit: Option<i64>, starting_after: Option<String>) -> Result<Self, Invalid> {
         let limit = match limit {
             None => Self::DEFAULT_LIMIT,
@@ -41,7 +46,9 @@ impl PageRequest {
 /// One page of results.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Page<T> {
+    /// The items of this page, newest first.
     pub data: Vec<T>,
+    /// Whether older items follow: ask again with `startingAfter` set to the last id here.
     pub has_more: bool,
 }
 

@@ -63,17 +63,21 @@ pub enum ServiceError {
     /// The resource does not exist in the caller's scope (platform and, where it applies, mode).
     #[error("{0} not found")]
     NotFound(&'static str),
+    /// A field of the request broke a validation rule.
     #[error(transparent)]
     Invalid(#[from] Invalid),
     /// The request conflicts with existing state; the message says how.
     #[error("{message}")]
     Conflict {
+        /// The request field (camelCase API name) the conflict concerns.
         field: &'static str,
+        /// What the conflict is, in words fit to show the caller.
         message: String,
     },
     /// A per-platform limit is reached; the message names it.
     #[error("{0}")]
     LimitReached(String),
+    /// The store failed in a way the caller cannot fix.
     #[error(transparent)]
     Store(StoreError),
 }

@@ -7,11 +7,16 @@ use time::OffsetDateTime;
 use crate::Invalid;
 use crate::ids::{PlatformId, UserId};
 
+/// A user account of a platform: generates keys and creates webhook subscriptions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct User {
+    /// The user's id; keys and subscriptions the user created keep it after deletion.
     pub id: UserId,
+    /// The platform the user belongs to.
     pub platform_id: PlatformId,
+    /// Where the auto-disable email goes for subscriptions the user created; unique per platform.
     pub email: Email,
+    /// When the account was created.
     pub created_on: OffsetDateTime,
 }
 
@@ -24,6 +29,7 @@ pub struct User {
 pub struct Email(String);
 
 impl Email {
+    /// Trims and checks an address, refusing it under the field `email`.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let email = raw.trim();
         let bad = || Invalid::new("email", "must be an email address like name@example.com");
@@ -40,6 +46,7 @@ impl Email {
         Ok(Self(format!("{local}@{}", domain.to_ascii_lowercase())))
     }
 
+    /// The normalized address as stored and mailed to.
     pub fn as_str(&self) -> &str {
         &self.0
     }

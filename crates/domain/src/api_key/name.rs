@@ -13,13 +13,17 @@ use crate::text::bounded_text;
 pub struct KeyName(String);
 
 impl KeyName {
+    /// Fewest characters a name may have after trimming (spec 8).
     pub const MIN_CHARS: usize = 3;
+    /// Most characters a name may have after trimming (spec 8).
     pub const MAX_CHARS: usize = 25;
 
+    /// Trims and checks a submitted name, refusing it under the field `name` when out of bounds.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         bounded_text("name", raw, Self::MIN_CHARS, Self::MAX_CHARS).map(Self)
     }
 
+    /// The trimmed name as stored and shown.
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -3,21 +3,27 @@
 /// A key that exists is active or inactive; a deleted key no longer exists at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyStatus {
+    /// The key authenticates requests.
     Active,
+    /// The key is kept but refused until it is activated again.
     Inactive,
 }
 
 /// What an operator can do to an existing key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyEvent {
+    /// Turn the key on so it authenticates requests again.
     Activate,
+    /// Turn the key off without losing it; it can be activated later.
     Deactivate,
+    /// Remove the key for good.
     Delete,
 }
 
 /// The state a key moves to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyTransition {
+    /// The key still exists, now with this status.
     To(KeyStatus),
     /// Permanent and unrecoverable: the key row is removed.
     Deleted,

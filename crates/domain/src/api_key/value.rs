@@ -41,6 +41,7 @@ pub struct KeyValue {
 pub struct MalformedKey;
 
 impl KeyValue {
+    /// The prefix the spec 2.1 table gives to a key of this type and mode, e.g. `priv_test_`.
     pub fn prefix_for(key_type: KeyType, mode: Mode) -> &'static str {
         PREFIXES
             .iter()
@@ -54,6 +55,8 @@ impl KeyValue {
         Self::parse(&format!("{}{secret}", Self::prefix_for(key_type, mode)))
     }
 
+    /// Reads a presented credential, recognising its type and mode from the prefix; refuses
+    /// anything not a known prefix followed by exactly 26 ASCII alphanumerics.
     pub fn parse(raw: &str) -> Result<Self, MalformedKey> {
         let (prefix, key_type, mode) = PREFIXES
             .iter()
@@ -70,10 +73,12 @@ impl KeyValue {
         })
     }
 
+    /// Whether this is a public or private key, as read from the prefix.
     pub fn key_type(&self) -> KeyType {
         self.key_type
     }
 
+    /// The test or live mode the key belongs to, as read from the prefix.
     pub fn mode(&self) -> Mode {
         self.mode
     }
@@ -83,10 +88,12 @@ impl KeyValue {
         &self.value
     }
 
+    /// The last four characters, safe to store and show so a key can be recognised later.
     pub fn last4(&self) -> String {
         self.value[self.value.len() - 4..].to_owned()
     }
 
+    /// The digest stored in place of the value and used to look the key up.
     pub fn hash(&self) -> KeyHash {
         KeyHash::of(&self.value)
     }
@@ -109,14 +116,17 @@ impl fmt::Debug for KeyValue {
 pub struct KeyHash([u8; 32]);
 
 impl KeyHash {
+    /// Hashes a full key value as presented.
     pub fn of(value: &str) -> Self {
         Self(Sha256::digest(value.as_bytes()).into())
     }
 
+    /// Rebuilds a hash read back from storage.
     pub fn from_bytes(bytes: [u8; 32]) -> Self {
         Self(bytes)
     }
 
+    /// The raw 32-byte digest, for storage.
     pub fn as_bytes(&self) -> &[u8; 32] {
         &self.0
     }

@@ -2,6 +2,7 @@
 
 use crate::Invalid;
 
+/// An amount of money in the currency's minor units: a positive integer, at most `MAX`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Amount(i64);
 
@@ -9,6 +10,7 @@ impl Amount {
     /// The largest amount one transaction may carry: 999,999.99 in a two-decimal currency.
     pub const MAX: i64 = 99_999_999;
 
+    /// Validates `minor_units`; a refusal names `field`, the request field it came from.
     pub fn new(field: &'static str, minor_units: i64) -> Result<Self, Invalid> {
         if (1..=Self::MAX).contains(&minor_units) {
             Ok(Self(minor_units))
@@ -23,6 +25,7 @@ impl Amount {
         }
     }
 
+    /// The amount in minor units, as stored and sent over the API.
     pub fn minor_units(self) -> i64 {
         self.0
     }

@@ -5,27 +5,42 @@ use std::str::FromStr;
 
 use crate::mode::UnknownValue;
 
+/// The card network a card belongs to, shown as `payment.brand` (spec 2.2) and used to route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CardBrand {
+    /// Visa (IIN starting with 4).
     Visa,
+    /// Mastercard (IIN 51-55 or 2221-2720).
     Mastercard,
+    /// American Express (IIN 34 or 37).
     Amex,
+    /// Discover (IIN 6011, 644-649, 65 or 622126-622925).
     Discover,
+    /// JCB (IIN 3528-3589).
     Jcb,
+    /// Diners Club (IIN 300-305, 36, 38 or 39).
     Diners,
+    /// China Union Pay (other IINs starting with 62).
     UnionPay,
+    /// No BIN table entry and no known IIN range matched the card.
     Unknown,
 }
 
+/// Where a card's money comes from, shown as `payment.type` (spec 2.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FundingType {
+    /// A credit card, drawing on a line of credit.
     Credit,
+    /// A debit card, drawing on the holder's bank account.
     Debit,
+    /// A prepaid card, drawing on a loaded balance.
     Prepaid,
+    /// Not known, as for a card the BIN table does not list.
     Unknown,
 }
 
 impl CardBrand {
+    /// Every brand, `Unknown` included, in a fixed order.
     pub const ALL: [CardBrand; 8] = [
         Self::Visa,
         Self::Mastercard,
@@ -37,6 +52,7 @@ impl CardBrand {
         Self::Unknown,
     ];
 
+    /// The lowercase word the API and storage use for the brand, e.g. `mastercard`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Visa => "visa",
@@ -80,6 +96,7 @@ impl CardBrand {
 }
 
 impl FundingType {
+    /// The lowercase word the API and storage use for the funding type, e.g. `debit`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Credit => "credit",

@@ -12,6 +12,7 @@ use crate::Invalid;
 pub struct CardNumber(String);
 
 impl CardNumber {
+    /// Checks a number as a client sent it; a failure names the `payment.number` field.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let field = "payment.number";
         if !(12..=19).contains(&raw.len()) || !raw.bytes().all(|b| b.is_ascii_digit()) {
@@ -31,6 +32,7 @@ impl CardNumber {
         &self.0[..6]
     }
 
+    /// The last four digits, the only part of the number that may be shown or kept in clear.
     pub fn last4(&self) -> &str {
         &self.0[self.0.len() - 4..]
     }
@@ -47,6 +49,7 @@ impl fmt::Debug for CardNumber {
     }
 }
 
+/// Whether `digits` passes the Luhn checksum; every byte must already be an ASCII digit.
 pub fn luhn_valid(digits: &str) -> bool {
     let sum: u32 = digits
         .bytes()
@@ -70,6 +73,7 @@ pub fn luhn_valid(digits: &str) -> bool {
 pub struct Cvv(String);
 
 impl Cvv {
+    /// Checks a code as a client sent it; a failure names the `payment.cvv` field.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         if (3..=4).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_digit()) {
             Ok(Self(raw.to_owned()))
@@ -78,6 +82,7 @@ impl Cvv {
         }
     }
 
+    /// The code itself, for the processor call only.
     pub fn expose(&self) -> &str {
         &self.0
     }
@@ -127,6 +132,7 @@ impl Expiration {
         format!("{:02}{:02}", u8::from(self.month), self.year % 100)
     }
 
+    /// Whether the card has expired at `now`: its month is over.
     pub fn is_past(self, now: OffsetDateTime) -> bool {
         (self.year, u8::from(self.month)) < (now.year(), u8::from(now.month()))
     }
@@ -141,8 +147,11 @@ impl fmt::Debug for Expiration {
 /// Card data for a processor call. The CVV is absent when the card came from a token.
 #[derive(Debug, Clone)]
 pub struct CardData {
+    /// The card's primary account number.
     pub number: CardNumber,
+    /// The security code, when the client sent one.
     pub cvv: Option<Cvv>,
+    /// The month through which the card is valid.
     pub expiration: Expiration,
 }
 
@@ -150,7 +159,9 @@ pub struct CardData {
 /// is only checked when sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CvvRule {
+    /// A missing CVV is refused, as for a payment with raw card data.
     Required,
+    /// A missing CVV is accepted, as when creating a token.
     Optional,
 }
 
@@ -158,8 +169,11 @@ pub enum CvvRule {
 /// own clock (`check`), so no door decides what "expired" means.
 #[derive(Clone, Default)]
 pub struct CardInput {
+    /// The card number (`payment.number`), if sent.
     pub number: Option<String>,
+    /// The security code (`payment.cvv`), if sent.
     pub cvv: Option<String>,
+    /// The expiration as `MMYY` (`payment.expiration`), if sent.
     pub expiration: Option<String>,
 }
 

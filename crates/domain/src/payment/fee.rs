@@ -17,6 +17,8 @@ use crate::Invalid;
 
 use super::lifecycle::TxnType;
 
+/// A plan's fee: `basis_points` of the amount plus `fixed` minor units, split between
+/// transaction types as the module docs' table shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeeRule {
     basis_points: u32,
@@ -24,6 +26,8 @@ pub struct FeeRule {
 }
 
 impl FeeRule {
+    /// Validates a fee: `basis_points` from 0 to 10000 (0 to 100 %), `fixed` from 0 to 1,000,000
+    /// minor units.
     pub fn new(basis_points: i64, fixed: i64) -> Result<Self, Invalid> {
         let basis_points = u32::try_from(basis_points)
             .ok()
@@ -41,10 +45,12 @@ impl FeeRule {
         })
     }
 
+    /// The percentage part, in hundredths of a percent (290 is 2.9 %).
     pub fn basis_points(self) -> u32 {
         self.basis_points
     }
 
+    /// The fixed part, in minor units, charged once per payment: on the auth or on the sale.
     pub fn fixed(self) -> i64 {
         self.fixed
     }

@@ -10,7 +10,10 @@ pub enum Reservation {
     /// An authorized auth is being captured or voided: only one claim can succeed.
     CloseAuth,
     /// A refund of `amount`: succeeds only while the refunds stay within the settled amount.
-    Refund { amount: i64 },
+    Refund {
+        /// The minor units to refund, counted against the settled amount while the claim holds.
+        amount: i64,
+    },
 }
 
 /// What becomes of the original when a follow-up completes.
@@ -23,7 +26,10 @@ pub enum OriginalOutcome {
     /// The refund went through: the reserved amount stays counted.
     RefundKept,
     /// The refund failed: the reserved amount is given back.
-    RefundReleased { amount: i64 },
+    RefundReleased {
+        /// The minor units the failed refund had reserved, now refundable again.
+        amount: i64,
+    },
 }
 
 impl FollowUp {

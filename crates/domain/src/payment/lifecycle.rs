@@ -19,10 +19,15 @@ use super::amount::Amount;
 /// The five transaction types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TxnType {
+    /// Places a hold on the customer's funds without moving them (spec 1).
     Auth,
+    /// Moves funds to the merchant directly; final.
     Sale,
+    /// Completes an auth and moves the held funds.
     Capture,
+    /// Cancels an auth and releases its hold.
     Void,
+    /// Returns money moved by a sale or a capture, in part or in full.
     Refund,
 }
 
@@ -50,28 +55,42 @@ pub enum TxnState {
 /// A follow-up asked of an original transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FollowUp {
+    /// Capture an auth, for the given amount or, when none, the whole approved amount.
     Capture(Option<Amount>),
+    /// Void an auth, releasing its hold.
     Void,
+    /// Refund a sale or capture, for the given amount or, when none, all that remains.
     Refund(Option<Amount>),
 }
 
 /// Why a follow-up is refused. Each names the rule broken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refused {
+    /// A capture or void asked of something other than an auth.
     #[error("only an auth can be captured or voided")]
     NotAnAuth,
+    /// The auth is closing: another capture or void of it has not finished.
     #[error("a capture or void of this auth is in progress")]
     InFlight,
+    /// The auth was captured already; only the capture can now be refunded.
     #[error("this auth was already captured")]
     AlreadyCaptured,
+    /// The auth was voided and its hold released.
     #[error("this auth was voided")]
     AlreadyVoided,
+    /// The original is not in an approved state the follow-up needs: declined, failed or pending.
     #[error("a declined or failed transaction cannot be followed up")]
     NotApproved,
+    /// A refund asked of something other than a sale or a capture.
     #[error("only a sale or a capture can be refunded")]
     NotRefundable,
+    /// The amount asked is more than remains to capture or refund.
     #[error("the amount exceeds what remains: at most {remaining}")]
-    AmountTooHigh { remaining: i64 },
+    AmountTooHigh {
+        /// The most that may still be captured or refunded, in minor units.
+        remaining: i64,
+    },
+    /// Refunds already add up to the whole amount of the original.
     #[error("nothing remains to refund")]
     FullyRefunded,
 }
@@ -79,7 +98,9 @@ pub enum Refused {
 /// What the rules need to know of the original.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Original {
+    /// The original's transaction type.
     pub kind: TxnType,
+    /// Where the original stands now.
     pub state: TxnState,
     /// The approved amount (auth, sale) or the captured amount (capture).
     pub approved_amount: i64,
@@ -142,6 +163,7 @@ fn within(amount: Option<Amount>, remaining: i64) -> Result<i64, Refused> {
 }
 
 impl TxnType {
+    /// Every transaction type, in a fixed order.
     pub const ALL: [TxnType; 5] = [
         Self::Auth,
         Self::Sale,
@@ -159,6 +181,7 @@ impl TxnType {
         }
     }
 
+    /// The lowercase word the API and storage use for the type, e.g. `auth`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Auth => "auth",
@@ -171,6 +194,7 @@ impl TxnType {
 }
 
 impl TxnState {
+    /// Every state, in a fixed order.
     pub const ALL: [TxnState; 8] = [
         Self::Pending,
         Self::Authorized,
@@ -182,6 +206,7 @@ impl TxnState {
         Self::Failed,
     ];
 
+    /// The lowercase word storage and the API use for the state, e.g. `authorized`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Pending => "pending",

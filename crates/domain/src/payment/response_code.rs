@@ -9,12 +9,19 @@
 /// A response code with a meaning of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ResponseCode {
+    /// `00`: approved in full.
     Approved,
+    /// `10`: approved for less than the amount asked.
     PartialApproval,
+    /// `05`: declined by the issuer without a reason.
     DoNotHonor,
+    /// `41`: the card was reported lost.
     LostCard,
+    /// `43`: the card was reported stolen.
     StolenCard,
+    /// `51`: the account lacks the funds or credit.
     InsufficientFunds,
+    /// `54`: the card is past its expiration date.
     ExpiredCard,
     /// No answer in time (the issuer or switch is inoperative).
     TimedOut,
@@ -23,6 +30,7 @@ pub enum ResponseCode {
 }
 
 impl ResponseCode {
+    /// Every code listed here, for looking one up by its digits.
     pub const ALL: [ResponseCode; 9] = [
         Self::Approved,
         Self::PartialApproval,
@@ -65,6 +73,7 @@ impl ResponseCode {
         }
     }
 
+    /// The code with these two digits on the wire; `None` for a code not listed here.
     pub fn from_code(code: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|c| c.code() == code)
     }

@@ -25,6 +25,7 @@ pub enum ProcessorKind {
 }
 
 impl ProcessorKind {
+    /// The lowercase word the API and storage use for the kind, e.g. `sandbox`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Sandbox => "sandbox",
@@ -57,23 +58,38 @@ impl fmt::Display for ProcessorKind {
     }
 }
 
+/// A platform's account at a processor, in one mode: where a plan sends payments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProcessorConnection {
+    /// The connection's id (`midCon_` prefix), shown as a transaction's `processor.id`.
     pub id: ConnectionId,
+    /// The platform that owns the connection.
     pub platform_id: PlatformId,
+    /// The only mode whose payments it takes.
     pub mode: Mode,
+    /// Its display name, shown as a transaction's `processor.name`.
     pub name: String,
+    /// The processor software that handles its payments.
     pub kind: ProcessorKind,
+    /// When the connection was created.
     pub created_on: OffsetDateTime,
 }
 
+/// A merchant's pricing and routing: what each transaction costs and which connections it goes
+/// to (the rule in the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
+    /// The plan's id (`plan_` prefix), shown as a transaction's `plan.id`.
     pub id: PlanId,
+    /// The platform that owns the plan.
     pub platform_id: PlatformId,
+    /// The only mode whose payments it routes; every connection it names is of this mode.
     pub mode: Mode,
+    /// Its display name, shown as a transaction's `plan.name`.
     pub name: String,
+    /// What the plan charges the merchant per transaction.
     pub fee: FeeRule,
+    /// Where a card goes when its brand has no route of its own.
     pub default_connection: ConnectionId,
     /// Brand-specific connections; a brand not listed goes to the default.
     pub brand_routes: Vec<(CardBrand, ConnectionId)>,
@@ -81,6 +97,7 @@ pub struct Plan {
     pub fallbacks: Vec<ConnectionId>,
     /// The plan merchants of this platform and mode use when none is assigned.
     pub is_default: bool,
+    /// When the plan was created.
     pub created_on: OffsetDateTime,
 }
 

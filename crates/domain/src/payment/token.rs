@@ -17,13 +17,17 @@ use super::transaction::PaymentSummary;
 /// How long a single-use token may wait for its transaction.
 pub const SINGLE_USE_LIFETIME: Duration = Duration::minutes(15);
 
+/// How often a token can be paid with, and so which keys may create it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TokenKind {
+    /// Consumed by its first transaction and expiring after `SINGLE_USE_LIFETIME`; any key.
     SingleUse,
+    /// A multi-use token kept in the vault; private keys only.
     Vault,
 }
 
 impl TokenKind {
+    /// The stored and API spelling: `single_use` or `vault`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::SingleUse => "single_use",
@@ -49,17 +53,25 @@ impl fmt::Display for TokenKind {
     }
 }
 
+/// A card saved under a token id, so a transaction can name the token instead of the card.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token {
+    /// The id a transaction names to pay with this card.
     pub id: TokenId,
+    /// The platform whose key created the token; no other platform can use it.
     pub platform_id: PlatformId,
+    /// The mode of the key that created it; only keys of the same mode can use it.
     pub mode: Mode,
+    /// Single-use or vault.
     pub kind: TokenKind,
+    /// The masked card (BIN, brand, last four, funding type) that may be shown.
     pub card: PaymentSummary,
     /// The card number and expiration (`NUMBER|MMYY`), sealed with the token id as context.
     pub sealed: Sealed,
+    /// When the token was created.
     pub created_on: OffsetDateTime,
     /// Single-use tokens only.
     pub expires_on: Option<OffsetDateTime>,
+    /// When a transaction consumed a single-use token; `None` while it is unused.
     pub used_on: Option<OffsetDateTime>,
 }

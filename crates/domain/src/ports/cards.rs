@@ -11,8 +11,11 @@ use crate::mode::Mode;
 /// Card data sealed by the vault: which key, the nonce, and the ciphertext with its tag.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Sealed {
+    /// The id of the vault key that sealed it, so it still opens after a key rotation.
     pub key_id: String,
+    /// The nonce used for this sealing, never reused under the same key.
     pub nonce: Vec<u8>,
+    /// The encrypted card data followed by its authentication tag.
     pub ciphertext: Vec<u8>,
 }
 
@@ -27,8 +30,10 @@ impl std::fmt::Debug for Sealed {
     }
 }
 
+/// Why sealed card data could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VaultError {
+    /// The data names a vault key (by id) that the vault no longer holds.
     #[error("no vault key with id {0}")]
     UnknownKey(String),
     /// Wrong key, wrong context, or altered ciphertext.
@@ -41,9 +46,11 @@ pub enum VaultError {
 pub trait CardVault: Send + Sync {
     /// Seals `secret`, bound to `context` (the token id): it opens only with the same context.
     fn seal(&self, context: &str, secret: &str) -> Sealed;
+    /// Opens what `seal` produced with the same `context`, giving back the secret.
     fn open(&self, context: &str, sealed: &Sealed) -> Result<String, VaultError>;
 }
 
+/// Storage of card tokens, scoped to a platform and mode.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait TokenStore: Send + Sync {
@@ -67,6 +74,8 @@ pub trait TokenStore: Send + Sync {
         now: OffsetDateTime,
     ) -> Result<Option<crate::payment::token::Token>, StoreError>;
 
+    /// Reads a token without using it, whatever its state; `None` when it does not exist in this
+    /// platform and mode.
     async fn find(
         &self,
         platform: &PlatformId,

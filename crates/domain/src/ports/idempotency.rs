@@ -12,6 +12,7 @@ use crate::mode::Mode;
 pub enum Begun {
     /// This request holds the key now and must run, then `complete` or `release` it.
     Started,
+    /// Another request already holds or completed the key; what to do about it.
     Seen(crate::idempotency::Seen),
 }
 

@@ -33,6 +33,7 @@ pub enum StoreError {
 /// The current time. Injected so rules about time are tested with fixed clocks.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 pub trait Clock: Send + Sync {
+    /// The current instant.
     fn now(&self) -> OffsetDateTime;
 }
 
@@ -48,14 +49,19 @@ pub trait Ids: Send + Sync {
 /// Everything a new platform starts with, written together or not at all.
 #[derive(Debug, Clone)]
 pub struct NewPlatform {
+    /// The platform being created, naming `owner` as its owner.
     pub platform: Platform,
+    /// The user who creates the platform and owns it.
     pub owner: User,
+    /// The two default test-mode keys, Default Private Key and Default Public Key (spec 2.1).
     pub keys: Vec<ApiKey>,
     /// The test-mode sandbox connection and the default plan that routes to it.
     pub connection: crate::payment::routing::ProcessorConnection,
+    /// The default test-mode plan, routing every card to `connection`.
     pub plan: crate::payment::routing::Plan,
 }
 
+/// Where platforms are kept.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait PlatformStore: Send + Sync {
@@ -68,33 +74,40 @@ pub trait PlatformStore: Send + Sync {
     async fn create_first_platform_atomically(&self, new: &NewPlatform)
     -> Result<bool, StoreError>;
 
+    /// The platform with this id, or `None` when there is none.
     async fn get_platform(&self, id: &PlatformId) -> Result<Option<Platform>, StoreError>;
 
     /// Every platform, oldest first (operators only).
     async fn list_platforms(&self) -> Result<Vec<Platform>, StoreError>;
 }
 
+/// Where the user accounts of each platform are kept.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait UserStore: Send + Sync {
     /// Returns `Duplicate("users.email")` when the platform already has a user with that email.
     async fn insert_user(&self, user: &User) -> Result<(), StoreError>;
+    /// The user with this id on the platform, or `None` when there is none.
     async fn get_user(
         &self,
         platform: &PlatformId,
         id: &UserId,
     ) -> Result<Option<User>, StoreError>;
+    /// All users of the platform.
     async fn list_users(&self, platform: &PlatformId) -> Result<Vec<User>, StoreError>;
     /// Returns `NotFound` when no such user exists on the platform.
     async fn delete_user(&self, platform: &PlatformId, id: &UserId) -> Result<(), StoreError>;
 }
 
+/// Where API keys are kept: by hash, never by value.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait KeyStore: Send + Sync {
+    /// Stores a newly generated key.
     async fn insert_key(&self, key: &ApiKey) -> Result<(), StoreError>;
     /// The one unscoped lookup: by the hash of a presented value, on an indexed column.
     async fn find_key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError>;
+    /// The key with this id on the platform, or `None` when there is none.
     async fn get_key(
         &self,
         platform: &PlatformId,
@@ -127,6 +140,7 @@ pub trait KeyStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+/// Where merchants are kept, each change written with its merchant event.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait MerchantStore: Send + Sync {

@@ -10,15 +10,19 @@ use async_trait::async_trait;
 /// `content-type: application/json` and the custom header.
 #[derive(Clone)]
 pub struct WebhookPost {
+    /// The subscription's endpoint URL, as it is when the request is made.
     pub url: String,
     /// The notification id: the `webhook-id` header, the same on every retry and redelivery.
     pub message_id: String,
     /// Unix seconds, for `webhook-timestamp`; taken at each request.
     pub timestamp: i64,
+    /// The notification's JSON body (`id`, `eventType`, `data`; spec 6.1).
     pub body: String,
     /// `whsec_` + base64 each: the current secret, then a rotated-out one while it still signs.
     pub secrets: Vec<String>,
+    /// The subscription's custom header, as name and value, if it has one.
     pub custom_header: Option<(String, String)>,
+    /// How long to wait for a complete answer before the request counts as failed (spec 6.2).
     pub timeout: Duration,
 }
 
@@ -35,11 +39,17 @@ impl std::fmt::Debug for WebhookPost {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PostResult {
     /// The receiver answered. `body` is cut to the adapter's documented cap.
-    Answered { status: u16, body: String },
+    Answered {
+        /// The HTTP status code the receiver returned.
+        status: u16,
+        /// The response body, possibly cut.
+        body: String,
+    },
     /// No answer; the request may or may not have reached the receiver.
     Failed(SendFailure),
 }
 
+/// Why a webhook request got no answer, with detail for the delivery record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SendFailure {
     /// A resolved address is outside the allowed networks (the SSRF guard refuses the host if
@@ -71,17 +81,22 @@ impl std::fmt::Display for SendFailure {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait WebhookSender: Send + Sync {
+    /// Makes the request once and reports the answer or why there was none.
     async fn post(&self, post: &WebhookPost) -> PostResult;
 }
 
+/// One email to send, such as the auto-disable notice of spec 6.3.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutgoingEmail {
+    /// The single recipient's address.
     pub to: String,
+    /// The subject line; for the auto-disable notice, the one spec 6.3 prescribes.
     pub subject: String,
     /// Plain text.
     pub body: String,
 }
 
+/// Why an email could not be handed to the mail server.
 #[derive(Debug, thiserror::Error)]
 pub enum MailError {
     /// Worth trying again later (the server is down or said 4xx).

@@ -22,16 +22,23 @@ pub use crate::payment::card::CardData;
 /// What a processor is asked to do.
 #[derive(Debug, Clone)]
 pub enum ProcessorOp {
+    /// Place a hold on the card's funds without moving them.
     Authorize(CardData),
+    /// Charge the card: funds move at once and the payment is final.
     Sale(CardData),
     /// Capture, void or refund of an earlier transaction, named by the processor's id.
     Capture {
+        /// The processor's id for the auth being captured.
         processor_transaction_id: String,
     },
+    /// Release the hold of an earlier auth.
     Void {
+        /// The processor's id for the auth being voided.
         processor_transaction_id: String,
     },
+    /// Return funds of an earlier capture or sale to the card.
     Refund {
+        /// The processor's id for the transaction being refunded.
         processor_transaction_id: String,
     },
     /// Releases whatever the processor did for our transaction `reference` (sent after a
@@ -57,10 +64,14 @@ impl ProcessorOp {
     }
 }
 
+/// One call to a processor: the operation and the money it concerns.
 #[derive(Debug, Clone)]
 pub struct ProcessorRequest {
+    /// What the processor is asked to do.
     pub op: ProcessorOp,
+    /// The amount the operation concerns, in minor units of `currency`.
     pub amount: i64,
+    /// The merchant's currency, in which `amount` is counted.
     pub currency: Currency,
     /// Our transaction id: the processor's idempotency key and the handle for `Reverse`.
     pub reference: TxnId,
@@ -69,15 +80,24 @@ pub struct ProcessorRequest {
 /// A processor's answer. A decline is an answer, not an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProcessorReply {
+    /// Whether the processor approved, in full or in part.
     pub approved: bool,
+    /// The amount approved, in minor units; less than asked on a partial approval.
     pub approved_amount: i64,
+    /// The address verification result.
     pub avs: AvsCode,
+    /// The card security code check result.
     pub cvv: CvvCode,
+    /// The processor's result code, recorded as sent (see `ResponseCode`).
     pub code: String,
+    /// The processor's human-readable message for its result.
     pub message: String,
+    /// The processor's own id for the transaction, used to capture, void or refund it later.
     pub processor_transaction_id: String,
 }
 
+/// A processor call that brought no answer; which kind decides whether another connection may
+/// be tried.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProcessorError {
     /// The processor could not take the request (down, refused, 5xx): nothing happened, so
@@ -89,6 +109,7 @@ pub enum ProcessorError {
     Timeout,
 }
 
+/// A payment processor, reached through one of the platform's processor connections.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait Processor: Send + Sync {
@@ -103,13 +124,19 @@ pub trait Processor: Send + Sync {
 /// What the BIN table knows of a card's first six digits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BinInfo {
+    /// The six digits looked up.
     pub bin: String,
+    /// The card network, which also picks a plan's brand route.
     pub brand: CardBrand,
+    /// Credit, debit or prepaid; unknown when the BIN is not in the table.
     pub funding: FundingType,
+    /// The issuing bank's name, when the table knows it.
     pub issuer: Option<String>,
+    /// The issuer's country code (e.g. `US`), when the table knows it.
     pub country: Option<String>,
 }
 
+/// The BIN table: what is known of a card from its first six digits.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 pub trait BinLookup: Send + Sync {
     /// The table's entry, or one built from the IIN ranges (funding unknown) when unlisted.
@@ -119,10 +146,15 @@ pub trait BinLookup: Send + Sync {
 /// An event in the outbox, written in the same SQL transaction as the change it reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
+    /// The event's identifier, carried by every notification of it.
     pub id: EventId,
+    /// The platform whose resource changed; only its subscriptions hear of it.
     pub platform_id: PlatformId,
+    /// The mode of the resource that changed.
     pub mode: Mode,
+    /// What happened, which also gives the event's type.
     pub data: EventData,
+    /// When the change happened.
     pub created_on: OffsetDateTime,
 }
 
@@ -143,7 +175,9 @@ pub enum EventData {
 /// The data of a deletion event.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Deleted {
+    /// The id of the resource that was deleted.
     pub id: String,
+    /// Always `true`: the resource no longer exists.
     pub deleted: bool,
 }
 
@@ -162,25 +196,33 @@ impl EventData {
 /// An event as read back from the outbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredEvent {
+    /// The event's identifier.
     pub id: EventId,
+    /// The catalogue name of its type, such as `merchant.created`.
     pub event_type: String,
     /// The JSON `data`.
     pub data: String,
+    /// When the change it reports happened.
     pub created_on: OffsetDateTime,
 }
 
 /// Filters of the transaction list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TxnFilter {
+    /// Only transactions created for this merchant.
     pub merchant_id: Option<MerchantId>,
+    /// Only transactions of this type (auth, sale, capture, ...).
     pub kind: Option<TxnType>,
+    /// Only transactions created at or after this time.
     pub created_from: Option<OffsetDateTime>,
+    /// Only transactions created strictly before this time.
     pub created_until: Option<OffsetDateTime>,
 }
 
 /// Everything a new payment is routed with, read together.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentSetup {
+    /// The merchant the payment is for, in whose currency it is made.
     pub merchant: crate::merchant::Merchant,
     /// The merchant's own plan, else the platform's default plan in that mode.
     pub plan: Option<Plan>,
@@ -189,6 +231,8 @@ pub struct PaymentSetup {
     pub connections: Vec<ProcessorConnection>,
 }
 
+/// Storage of the payments core: processor connections, plans, transactions and their outbox
+/// events, each scoped to a platform and mode.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait PaymentStore: Send + Sync {
@@ -206,6 +250,7 @@ pub trait PaymentStore: Send + Sync {
         mode: Mode,
         page: &PageRequest,
     ) -> Result<Page<ProcessorConnection>, StoreError>;
+    /// A connection of this platform and mode; `None` when it has none with that id.
     async fn get_connection(
         &self,
         platform: &PlatformId,
@@ -228,12 +273,15 @@ pub trait PaymentStore: Send + Sync {
         mode: Mode,
         page: &PageRequest,
     ) -> Result<Page<Plan>, StoreError>;
+    /// A plan of this platform and mode; `None` when it has none with that id.
     async fn get_plan(
         &self,
         platform: &PlatformId,
         mode: Mode,
         id: &PlanId,
     ) -> Result<Option<Plan>, StoreError>;
+    /// The plan used for merchants without one of their own; `None` when the platform has no
+    /// default plan in that mode.
     async fn default_plan(
         &self,
         platform: &PlatformId,
@@ -279,6 +327,7 @@ pub trait PaymentStore: Send + Sync {
         pending: &Transaction,
     ) -> Result<bool, StoreError>;
 
+    /// A transaction of this platform and mode; `None` when it has none with that id.
     async fn get_transaction(
         &self,
         platform: &PlatformId,

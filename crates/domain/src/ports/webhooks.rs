@@ -17,35 +17,51 @@ use super::StoreError;
 /// The fields PATCH replaces (spec 4.2): every optional one not sent returns to its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replacement {
+    /// Where notifications go from now on.
     pub endpoint_url: EndpointUrl,
+    /// The event types the subscription receives from now on.
     pub events: EventList,
+    /// Text for the disable email; `None` clears it.
     pub description: Option<Description>,
+    /// A header sent with every delivery; `None` removes it.
     pub custom_header: Option<CustomHeader>,
     /// `Some(true)` re-enables, keeping the counter; `Some(false)` disables; `None` leaves it.
     pub active: Option<bool>,
 }
 
+/// Where a notification stands: waiting to be sent, or final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeliveryState {
+    /// Queued or being attempted: no outcome yet.
     Pending,
+    /// Final, with its outcome.
     Done(Outcome),
 }
 
 /// One delivery record per notification (spec 2.4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
+    /// The notification's id: the top-level `id` the receiver got (spec 6.1).
     pub id: NotificationId,
+    /// The subscription the notification was for.
     pub webhook_id: WebhookId,
+    /// The event it carries; a resend carries the original's event.
     pub event_id: EventId,
+    /// The event type, e.g. `form.completed`.
     pub event_type: String,
+    /// Pending, or the final outcome.
     pub state: DeliveryState,
     /// Where it was sent (the subscription's URL at the attempt).
     pub endpoint_url: Option<String>,
+    /// The full body sent; `None` before the attempt and once archived.
     pub request_body: Option<String>,
     /// The response body on success, or the error on failure.
     pub response: Option<String>,
+    /// HTTP requests the attempt made: up to 4 with retries (spec 6.2).
     pub requests: u32,
+    /// When the attempt was made; `None` while pending.
     pub attempted_on: Option<OffsetDateTime>,
+    /// When the notification was queued.
     pub created_on: OffsetDateTime,
     /// Older than 15 days: the bodies are gone, the outcome stays.
     pub archived: bool,
@@ -56,9 +72,13 @@ pub struct Delivery {
 /// A notification claimed by a worker, with what it needs to send it.
 #[derive(Debug, Clone)]
 pub struct Claimed {
+    /// The notification's id, sent as the top-level `id`.
     pub id: NotificationId,
+    /// The event type, sent as `eventType`.
     pub event_type: String,
+    /// The event's data as JSON text, sent as `data`.
     pub event_data: String,
+    /// When the notification was queued.
     pub created_on: OffsetDateTime,
     /// The subscription as it is now: `None` when deleted.
     pub subscription: Option<Subscription>,
@@ -67,11 +87,17 @@ pub struct Claimed {
 /// The final outcome of one notification.
 #[derive(Debug, Clone)]
 pub struct Finished {
+    /// Succeeded, failed, or skipped because the subscription was inactive or gone.
     pub outcome: Outcome,
+    /// Where it was sent; `None` when nothing was sent.
     pub endpoint_url: Option<String>,
+    /// The full body sent; `None` when nothing was sent.
     pub request_body: Option<String>,
+    /// The response body on success, or the error on failure.
     pub response: Option<String>,
+    /// HTTP requests made: up to 4 with retries (spec 6.2).
     pub requests: u32,
+    /// When the attempt was made.
     pub attempted_on: OffsetDateTime,
 }
 
@@ -86,20 +112,27 @@ pub struct Recorded {
     pub email_queued: bool,
 }
 
+/// Why a resend (spec 6.4) is refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ResendError {
+    /// No delivery with this id on the platform.
     #[error("delivery not found")]
     NotFound,
+    /// Merchant, loan and boarding form deliveries have no resend.
     #[error("only transaction notifications can be resent")]
     NotTransaction,
+    /// The subscription is inactive: it must be re-enabled first.
     #[error("the subscription is inactive; re-enable it first, then resend")]
     Inactive,
+    /// Older than 15 days: the bodies to send again are gone.
     #[error("the delivery is archived (older than 15 days) and can no longer be resent")]
     Archived,
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
+/// Storage of webhook subscriptions, each bound to one platform and mode.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait WebhookStore: Send + Sync {
@@ -123,12 +156,14 @@ pub trait WebhookStore: Send + Sync {
         expected: &str,
         reply: Option<KeyedResponse>,
     ) -> Result<bool, StoreError>;
+    /// The subscription with this id in the platform and mode; `None` when absent there.
     async fn get_webhook(
         &self,
         platform: &PlatformId,
         mode: Mode,
         id: &WebhookId,
     ) -> Result<Option<Subscription>, StoreError>;
+    /// The platform's subscriptions in `mode`, newest first (spec 4.3).
     async fn list_webhooks(
         &self,
         platform: &PlatformId,
@@ -183,6 +218,7 @@ pub struct ClaimLimits {
     pub per_platform: u32,
 }
 
+/// The queue of notifications awaiting delivery, and their delivery records (spec 6.2, 2.4).
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait NotificationQueue: Send + Sync {
@@ -224,20 +260,28 @@ pub trait NotificationQueue: Send + Sync {
 /// An email waiting in the outbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueuedEmail {
+    /// The outbox row's id, passed back to `email_sent`, `email_retry` or `email_failed`.
     pub id: String,
+    /// The message to send.
     pub email: super::OutgoingEmail,
+    /// Send attempts made so far.
     pub attempts: u32,
 }
 
+/// Emails waiting to be sent, such as the disable email of spec 6.3, leased to a sender like
+/// notifications are.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait EmailOutbox: Send + Sync {
+    /// Leases up to `limit` emails due at `now` until `lease_until`, the earliest due first; an
+    /// email whose sender died is due again once its lease ends.
     async fn claim_emails(
         &self,
         now: OffsetDateTime,
         lease_until: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<QueuedEmail>, StoreError>;
+    /// The email went out at `at`: it is never sent again.
     async fn email_sent(&self, id: &str, at: OffsetDateTime) -> Result<(), StoreError>;
     /// A temporary failure: try again at `next_try`.
     async fn email_retry(
@@ -294,6 +338,7 @@ pub fn encode_events(events: &EventList) -> String {
         .join(",")
 }
 
+/// Reads back event types stored by `encode_events`; `Err` names an unknown type.
 pub fn decode_events(raw: &str) -> Result<EventList, String> {
     raw.split(',')
         .map(|t| {

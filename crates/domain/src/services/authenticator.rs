@@ -8,14 +8,18 @@ use crate::api_key::KeyValue;
 use crate::auth::{Access, AuthError, Presented, Principal, decide};
 use crate::ports::{Clock, KeyStore, StoreError};
 
+/// Why `Authenticator::authenticate` gave no principal.
 #[derive(Debug, thiserror::Error)]
 pub enum AuthenticateError {
+    /// The request is refused: 401 or 403, as `AuthError` says.
     #[error(transparent)]
     Denied(#[from] AuthError),
+    /// The key store failed: the request can be neither admitted nor refused.
     #[error(transparent)]
     Store(StoreError),
 }
 
+/// Authenticates requests against the stored API keys, noting when each key was last used.
 #[derive(Clone)]
 pub struct Authenticator {
     keys: Arc<dyn KeyStore>,
@@ -27,10 +31,13 @@ impl Authenticator {
     /// on nearly every request.
     pub const TOUCH_INTERVAL: Duration = Duration::minutes(1);
 
+    /// An authenticator reading keys from `keys` and the time from `clock`.
     pub fn new(keys: Arc<dyn KeyStore>, clock: Arc<dyn Clock>) -> Self {
         Self { keys, clock }
     }
 
+    /// The principal for the `x-api-key` header (`None` when absent) if its key may call an
+    /// operation requiring `required`; refreshes the key's `lastUsedOn` when stale.
     pub async fn authenticate(
         &self,
         header: Option<&str>,

@@ -7,6 +7,7 @@ use crate::auth::Principal;
 use crate::idempotency::{IdempotencyKey, RETENTION, StoredResponse, fingerprint};
 use crate::ports::{Begun, Clock, IdempotencyStore, StoreError};
 
+/// Runs the idempotency-key protocol for the doors: claim, store the answer, release, purge.
 #[derive(Clone)]
 pub struct IdempotencyService {
     store: Arc<dyn IdempotencyStore>,
@@ -16,6 +17,7 @@ pub struct IdempotencyService {
 }
 
 impl IdempotencyService {
+    /// A service over `store`, fingerprinting requests under `secret`.
     pub fn new(store: Arc<dyn IdempotencyStore>, clock: Arc<dyn Clock>, secret: [u8; 32]) -> Self {
         Self {
             store,

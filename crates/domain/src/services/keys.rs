@@ -12,7 +12,9 @@ use super::ServiceError;
 /// A key just generated, with the one copy of its full value the caller will ever see.
 #[derive(Debug, Clone)]
 pub struct CreatedKey {
+    /// The key as stored: hash and last four characters only.
     pub key: ApiKey,
+    /// The full secret value, to hand to the caller now; it cannot be recovered later.
     pub value: KeyValue,
 }
 
@@ -44,6 +46,7 @@ pub(crate) fn new_key(
     CreatedKey { key, value }
 }
 
+/// Manages a platform's API keys through the dashboard operations of spec 4.6.
 #[derive(Clone)]
 pub struct KeyService {
     keys: Arc<dyn KeyStore>,
@@ -53,6 +56,7 @@ pub struct KeyService {
 }
 
 impl KeyService {
+    /// A service over the key and user stores, with the clock and id source it stamps keys with.
     pub fn new(
         keys: Arc<dyn KeyStore>,
         users: Arc<dyn UserStore>,
@@ -98,6 +102,7 @@ impl KeyService {
         Ok(created)
     }
 
+    /// Every key of the platform, in both modes, oldest first.
     pub async fn list(&self, platform: &PlatformId) -> Result<Vec<ApiKey>, ServiceError> {
         self.keys
             .list_keys(platform)
@@ -105,6 +110,7 @@ impl KeyService {
             .map_err(ServiceError::Store)
     }
 
+    /// Gives a key a new name and returns it; `NotFound("key")` when the platform has no such key.
     pub async fn rename(
         &self,
         platform: &PlatformId,

@@ -15,6 +15,8 @@ use super::ServiceError;
 /// Why a `planId` is refused: malformed, of another platform or mode, or unknown alike.
 pub const NO_SUCH_PLAN: &str = "no such plan in this mode";
 
+/// Merchant CRUD inside the caller's platform and mode, each change written with its merchant
+/// event.
 #[derive(Clone)]
 pub struct MerchantService {
     merchants: Arc<dyn MerchantStore>,
@@ -25,6 +27,8 @@ pub struct MerchantService {
 }
 
 impl MerchantService {
+    /// A service over the merchant store, checking plans in `plans`, with time from `clock` and ids
+    /// from `ids`.
     pub fn new(
         merchants: Arc<dyn MerchantStore>,
         plans: Arc<dyn PaymentStore>,
@@ -76,6 +80,7 @@ impl MerchantService {
             .ok_or(ServiceError::NotFound("merchant"))
     }
 
+    /// The caller's merchants in its mode, deleted ones left out, newest first.
     pub async fn list(
         &self,
         who: &Principal,
@@ -87,6 +92,8 @@ impl MerchantService {
             .map_err(ServiceError::Store)
     }
 
+    /// Changes the fields `patch` carries, with a `merchant.updated` event. A `planId` must name a
+    /// plan of the caller's platform and mode. `NotFound` when absent in this scope.
     pub async fn update(
         &self,
         who: &Principal,
@@ -113,6 +120,8 @@ impl MerchantService {
             .map_err(|e| ServiceError::from_store("merchant", e))
     }
 
+    /// Marks the merchant deleted (its past payments keep pointing at it), with a
+    /// `merchant.deleted` event. `NotFound` when absent in this scope or already deleted.
     pub async fn delete(&self, who: &Principal, id: &MerchantId) -> Result<(), ServiceError> {
         self.merchants
             .delete_merchant_with_event(

@@ -23,9 +23,12 @@ pub const DEFAULT_PUBLIC_KEY_NAME: &str = "Default Public Key";
 pub const DEFAULT_FEE_BASIS_POINTS: i64 = 290;
 pub const DEFAULT_FEE_FIXED: i64 = 30;
 
+/// A platform just created, with everything made alongside it.
 #[derive(Debug, Clone)]
 pub struct CreatedPlatform {
+    /// The new platform.
     pub platform: Platform,
+    /// The user who owns the platform and is recorded as creator of its default keys.
     pub owner: User,
     /// The default private key, then the default public key, with their values shown once.
     pub keys: Vec<CreatedKey>,
@@ -37,6 +40,7 @@ impl CreatedPlatform {
     }
 }
 
+/// Creates and reads platforms: the tenants that own merchants, users and keys.
 #[derive(Clone)]
 pub struct PlatformService {
     platforms: Arc<dyn PlatformStore>,
@@ -45,6 +49,7 @@ pub struct PlatformService {
 }
 
 impl PlatformService {
+    /// A service over the platform store, with the clock and id source it stamps records with.
     pub fn new(
         platforms: Arc<dyn PlatformStore>,
         clock: Arc<dyn Clock>,
@@ -87,6 +92,7 @@ impl PlatformService {
         Ok(first.then_some(created))
     }
 
+    /// Every platform, oldest first; for operators only.
     pub async fn list(&self) -> Result<Vec<Platform>, ServiceError> {
         self.platforms
             .list_platforms()
@@ -162,6 +168,7 @@ impl PlatformService {
         (created, new)
     }
 
+    /// The platform with this id; `NotFound("platform")` when there is none.
     pub async fn get(&self, id: &PlatformId) -> Result<Platform, ServiceError> {
         self.platforms
             .get_platform(id)

@@ -21,11 +21,17 @@ use super::ServiceError;
 /// A plan as asked for; its name already validated (`routing::resource_name`).
 #[derive(Debug, Clone)]
 pub struct NewPlan {
+    /// The plan's display name.
     pub name: String,
+    /// What the plan charges the merchant per transaction.
     pub fee: FeeRule,
+    /// Where a card goes when its brand has no route of its own.
     pub default_connection: ConnectionId,
+    /// Brand-specific connections; a brand not listed goes to the default.
     pub brand_routes: Vec<(CardBrand, ConnectionId)>,
+    /// Tried in order when the chosen connection is unavailable; at most `MAX_FALLBACKS`.
     pub fallbacks: Vec<ConnectionId>,
+    /// Whether merchants with no plan assigned use this one; one per platform and mode.
     pub is_default: bool,
 }
 
@@ -50,6 +56,7 @@ pub const FALLBACK_FIELDS: [&str; MAX_FALLBACKS] =
 /// What a connection id that names nothing usable is told, in every field.
 pub const NO_SUCH_CONNECTION: &str = "no such processor connection in this mode";
 
+/// Creates and reads processor connections and plans, always in the caller's platform and mode.
 #[derive(Clone)]
 pub struct RoutingService {
     store: Arc<dyn PaymentStore>,
@@ -58,6 +65,7 @@ pub struct RoutingService {
 }
 
 impl RoutingService {
+    /// A service over `store`, with time from `clock` and ids from `ids`.
     pub fn new(store: Arc<dyn PaymentStore>, clock: Arc<dyn Clock>, ids: Arc<dyn Ids>) -> Self {
         Self { store, clock, ids }
     }
@@ -93,6 +101,8 @@ impl RoutingService {
         Ok(connection)
     }
 
+    /// One connection of the caller's platform and mode; any other is `NotFound`, exactly like one
+    /// that never existed.
     pub async fn connection(
         &self,
         who: &Principal,
@@ -105,6 +115,7 @@ impl RoutingService {
             .ok_or(ServiceError::NotFound("processor connection"))
     }
 
+    /// The caller's connections in its mode, newest first.
     pub async fn connections(
         &self,
         who: &Principal,
@@ -156,6 +167,8 @@ impl RoutingService {
         }
     }
 
+    /// One plan of the caller's platform and mode; any other is `NotFound`, exactly like one that
+    /// never existed.
     pub async fn plan(&self, who: &Principal, id: &PlanId) -> Result<Plan, ServiceError> {
         self.store
             .get_plan(&who.platform_id, who.mode, id)
@@ -164,6 +177,7 @@ impl RoutingService {
             .ok_or(ServiceError::NotFound("plan"))
     }
 
+    /// The caller's plans in its mode, newest first.
     pub async fn plans(
         &self,
         who: &Principal,

@@ -13,17 +13,21 @@ use crate::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
 use crate::ports::{BinInfo, BinLookup, CardData, CardVault, Clock, Ids, StoreError, TokenStore};
 
+/// Why a token could not be created or read.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
     /// A public key asked for a vault token.
     #[error("public keys can only create single-use tokens")]
     VaultNeedsPrivateKey,
+    /// A card field is unusable (bad number, past expiration, malformed CVV).
     #[error(transparent)]
     Invalid(#[from] Invalid),
+    /// Reading or writing the store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
+/// Creates and reads card tokens, sealing each card in the vault.
 #[derive(Clone)]
 pub struct TokenService {
     tokens: Arc<dyn TokenStore>,
@@ -49,6 +53,7 @@ pub(crate) fn unsealed_card(text: &str) -> Option<(CardNumber, Expiration)> {
 }
 
 impl TokenService {
+    /// A service over its ports: the token store, the vault, the BIN table, clock and ids.
     pub fn new(
         tokens: Arc<dyn TokenStore>,
         vault: Arc<dyn CardVault>,
@@ -75,6 +80,8 @@ impl TokenService {
         self.bins.lookup(bin)
     }
 
+    /// Checks the card and stores a single-use or vault token for it, refusing a vault token to
+    /// a public key; a single-use token expires after `SINGLE_USE_LIFETIME`.
     pub async fn create(
         &self,
         who: &Principal,

@@ -8,6 +8,7 @@ use crate::user::{Email, User};
 
 use super::ServiceError;
 
+/// Manages the user accounts of a platform.
 #[derive(Clone)]
 pub struct UserService {
     users: Arc<dyn UserStore>,
@@ -17,6 +18,8 @@ pub struct UserService {
 }
 
 impl UserService {
+    /// A service over the user and platform stores, with the clock and id source it stamps users
+    /// with.
     pub fn new(
         users: Arc<dyn UserStore>,
         platforms: Arc<dyn PlatformStore>,
@@ -50,6 +53,7 @@ impl UserService {
         }
     }
 
+    /// All users of the platform; `NotFound("platform")` when the platform does not exist.
     pub async fn list(&self, platform: &PlatformId) -> Result<Vec<User>, ServiceError> {
         self.platform_exists(platform).await?;
         self.users

@@ -22,13 +22,19 @@ use super::ServiceError;
 /// A subscription as created through the API.
 #[derive(Debug, Clone)]
 pub struct NewWebhook {
+    /// The URL that will receive notifications.
     pub endpoint_url: EndpointUrl,
+    /// The event types the subscription receives.
     pub events: EventList,
+    /// Optional text, included in the disable email.
     pub description: Option<Description>,
+    /// A header to send with every delivery, if any.
     pub custom_header: Option<CustomHeader>,
+    /// Whether the subscription delivers from the start.
     pub active: bool,
 }
 
+/// Manages webhook subscriptions, their delivery history and resends for a platform.
 #[derive(Clone)]
 pub struct WebhookService {
     store: Arc<dyn WebhookStore>,
@@ -44,6 +50,8 @@ pub struct WebhookService {
 pub const DEFAULT_MAX_SUBSCRIPTIONS: u32 = 16;
 
 impl WebhookService {
+    /// A service over the webhook store and notification queue, with the default subscription
+    /// limit and secret overlap.
     pub fn new(
         store: Arc<dyn WebhookStore>,
         queue: Arc<dyn NotificationQueue>,
@@ -152,6 +160,7 @@ impl WebhookService {
         Ok(rotated)
     }
 
+    /// A subscription in the caller's platform and mode; `NotFound("webhook")` otherwise.
     pub async fn get(&self, who: &Principal, id: &WebhookId) -> Result<Subscription, ServiceError> {
         self.store
             .get_webhook(&who.platform_id, who.mode, id)
@@ -160,6 +169,7 @@ impl WebhookService {
             .ok_or(ServiceError::NotFound("webhook"))
     }
 
+    /// The caller's subscriptions in its mode, newest first (spec 4.3).
     pub async fn list(
         &self,
         who: &Principal,
@@ -171,6 +181,8 @@ impl WebhookService {
             .map_err(ServiceError::Store)
     }
 
+    /// PATCH (spec 4.2): replaces the subscription's fields; the counter, id, secret and creator
+    /// stay.
     pub async fn replace(
         &self,
         who: &Principal,
@@ -189,6 +201,7 @@ impl WebhookService {
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
 
+    /// Deletes the subscription and its delivery history.
     pub async fn delete(&self, who: &Principal, id: &WebhookId) -> Result<(), ServiceError> {
         self.store
             .delete_webhook(&who.platform_id, who.mode, id)
@@ -196,6 +209,7 @@ impl WebhookService {
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
 
+    /// The delivery records of one of the caller's subscriptions, newest first (spec 2.4).
     pub async fn deliveries(
         &self,
         who: &Principal,

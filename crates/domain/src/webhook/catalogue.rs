@@ -6,19 +6,29 @@ use std::str::FromStr;
 
 use crate::Invalid;
 
+/// A kind of event a webhook subscription can ask to be notified of (spec 6.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventType {
+    /// `transaction.created`: a transaction of any type and outcome was recorded.
     TransactionCreated,
+    /// `merchant.created`: a merchant was created.
     MerchantCreated,
+    /// `merchant.updated`: a merchant was changed.
     MerchantUpdated,
+    /// `merchant.deleted`: a merchant was deleted.
     MerchantDeleted,
+    /// `loan.created`: reserved for merchant loans; subscribable, never sent yet.
     LoanCreated,
+    /// `loan.updated`: reserved for merchant loans; subscribable, never sent yet.
     LoanUpdated,
+    /// `form.created`: reserved for boarding forms; subscribable, never sent yet.
     FormCreated,
+    /// `form.completed`: reserved for boarding forms; subscribable, never sent yet.
     FormCompleted,
 }
 
 impl EventType {
+    /// The whole catalogue, in the order it is listed.
     pub const ALL: [Self; 8] = [
         Self::TransactionCreated,
         Self::MerchantCreated,
@@ -30,6 +40,7 @@ impl EventType {
         Self::FormCompleted,
     ];
 
+    /// The dotted name subscriptions and notifications use, e.g. `merchant.created`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::TransactionCreated => "transaction.created",
@@ -68,6 +79,7 @@ impl EventType {
         self.as_str().starts_with("transaction.")
     }
 
+    /// Reads an event type by its exact dotted name, refusing anything else under `field`.
     pub fn parse(field: &'static str, raw: &str) -> Result<Self, Invalid> {
         raw.parse().map_err(|()| {
             Invalid::new(

@@ -18,13 +18,16 @@ pub const MAX_REQUESTS: u32 = 4;
 /// The final outcome of a notification, recorded once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
+    /// The receiver answered 2xx.
     Succeeded,
+    /// No 2xx answer after the retries, or a failure that is not retried.
     Failed,
     /// Not sent: the subscription was inactive (or gone) when its turn came.
     Skipped,
 }
 
 impl Outcome {
+    /// The word the delivery history stores and shows for the outcome.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Succeeded => "succeeded",
@@ -37,6 +40,7 @@ impl Outcome {
 /// What to do after a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RetryDecision {
+    /// The receiver answered 2xx; the notification is delivered.
     Succeeded,
     /// Wait, then send again.
     Retry,

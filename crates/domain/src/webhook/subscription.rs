@@ -20,7 +20,9 @@ pub const SECRET_OVERLAP: time::Duration = time::Duration::hours(24);
 /// A signing secret rotated out, still signing until `until`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct PreviousSecret {
+    /// The rotated-out secret (`whsec_` + base64).
     pub secret: String,
+    /// When it stops signing: the rotation plus the overlap.
     pub until: OffsetDateTime,
 }
 
@@ -37,8 +39,11 @@ impl std::fmt::Debug for PreviousSecret {
 pub struct EndpointUrl(String);
 
 impl EndpointUrl {
+    /// The longest endpoint URL accepted.
     pub const MAX_LEN: usize = 2048;
 
+    /// Validates an `endpointUrl`: absolute `http` or `https`, a valid host and port, no user name
+    /// or password, no fragment, no spaces, at most `MAX_LEN`.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         const FIELD: &str = "endpointUrl";
         let bad = |why: &str| Err(Invalid::new(FIELD, why.to_owned()));
@@ -95,10 +100,12 @@ impl EndpointUrl {
         Ok(Self(raw.to_owned()))
     }
 
+    /// Rebuilds a URL read back from our own storage, where it was validated on the way in.
     pub fn from_trusted(raw: String) -> Self {
         Self(raw)
     }
 
+    /// The URL exactly as given.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -109,12 +116,15 @@ impl EndpointUrl {
 pub struct Description(String);
 
 impl Description {
+    /// Validates a description: 1 to 500 characters once trimmed, nothing invisible.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         bounded_text("description", raw, 1, 500).map(Self)
     }
+    /// Rebuilds a description read back from our own storage, where it was validated on the way in.
     pub fn from_trusted(raw: String) -> Self {
         Self(raw)
     }
+    /// The description as stored and put in the disable email.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -147,6 +157,8 @@ impl CustomHeader {
         "expect",
     ];
 
+    /// Validates a header: a name of 1 to 64 token characters that Holdfast does not set itself,
+    /// and a value of 1 to 1024 visible ASCII characters.
     pub fn parse(name: &str, value: &str) -> Result<Self, Invalid> {
         let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
         if name.is_empty() || name.len() > 64 || !name.bytes().all(token) {
@@ -179,12 +191,15 @@ impl CustomHeader {
         })
     }
 
+    /// Rebuilds a header read back from our own storage, where it was validated on the way in.
     pub fn from_trusted(name: String, value: String) -> Self {
         Self { name, value }
     }
+    /// The header's name as given.
     pub fn name(&self) -> &str {
         &self.name
     }
+    /// The header's value, sent as is with every delivery.
     pub fn value(&self) -> &str {
         &self.value
     }
@@ -195,6 +210,7 @@ impl CustomHeader {
 pub struct EventList(Vec<EventType>);
 
 impl EventList {
+    /// Validates a request's event types: at least one, each known; repeats are dropped.
     pub fn parse<S: AsRef<str>>(raw: &[S]) -> Result<Self, Invalid> {
         if raw.is_empty() {
             return Err(Invalid::new("events", "must name at least one event type"));
@@ -207,26 +223,39 @@ impl EventList {
         types.dedup();
         Ok(Self(types))
     }
+    /// Rebuilds a list read back from our own storage, where it was validated on the way in.
     pub fn from_trusted(types: Vec<EventType>) -> Self {
         Self(types)
     }
+    /// The event types, sorted and distinct.
     pub fn types(&self) -> &[EventType] {
         &self.0
     }
+    /// Whether the subscription is notified of events of type `t`.
     pub fn contains(&self, t: EventType) -> bool {
         self.0.contains(&t)
     }
 }
 
+/// A webhook subscription (spec 2.3): where and what it delivers, and its failure counter.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Subscription {
+    /// The subscription's id, `{webhookId}` in paths; it never changes.
     pub id: WebhookId,
+    /// The platform that owns the subscription.
     pub platform_id: PlatformId,
+    /// The only mode whose events it receives.
     pub mode: Mode,
+    /// Where notifications are sent by `POST`.
     pub endpoint_url: EndpointUrl,
+    /// The event types it is notified of.
     pub events: EventList,
+    /// Optional text, included in the disable email.
     pub description: Option<Description>,
+    /// A header sent with every delivery.
     pub custom_header: Option<CustomHeader>,
+    /// False: it does not deliver, and events that occur meanwhile are lost, never queued
+    /// (spec 3.2).
     pub active: bool,
     /// `whsec_` + base64; replaced only by a rotation.
     pub secret: String,
@@ -234,8 +263,12 @@ pub struct Subscription {
     pub previous_secret: Option<PreviousSecret>,
     /// The user who generated the key that created the subscription; never changes.
     pub creator: UserId,
+    /// Notifications failed in a row; reset to 0 by any success, disabling at `FAILURE_LIMIT`
+    /// (spec 3.2).
     pub consecutive_failures: u32,
+    /// When the subscription was created.
     pub created_on: OffsetDateTime,
+    /// When it was last replaced, toggled or had its secret rotated.
     pub updated_on: OffsetDateTime,
 }
 

@@ -35,10 +35,13 @@ use crate::ports::{
 /// A new auth or sale.
 #[derive(Debug, Clone)]
 pub struct NewPayment {
+    /// The merchant charging; must be of the caller's platform and mode.
     pub merchant_id: MerchantId,
     /// `Auth` or `Sale`.
     pub kind: TxnType,
+    /// The amount asked, in minor units of the merchant's currency.
     pub amount: Amount,
+    /// The card to charge: raw fields or a token.
     pub source: PaymentSource,
 }
 
@@ -51,13 +54,16 @@ pub enum PaymentSource {
     Token(TokenId),
 }
 
+/// Why a payment or follow-up could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum PaymentError {
+    /// A request field is unusable: an unknown merchant or original, a bad card or token.
     #[error(transparent)]
     Invalid(#[from] Invalid),
     /// The original does not allow this follow-up now.
     #[error("{0}")]
     Refused(#[from] Refused),
+    /// Reading or writing the store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -74,10 +80,14 @@ pub struct Reconciled {
 /// Where card tokens come from and how they are opened.
 #[derive(Clone)]
 pub struct TokenSource {
+    /// Where a payment takes its token from, using up a single-use one.
     pub tokens: Arc<dyn TokenStore>,
+    /// Opens a token's sealed card.
     pub vault: Arc<dyn CardVault>,
 }
 
+/// Makes payments (auth, sale) and their follow-ups (capture, void, refund), and reconciles
+/// attempts a crash left pending.
 #[derive(Clone)]
 pub struct PaymentService {
     store: Arc<dyn PaymentStore>,
@@ -89,6 +99,7 @@ pub struct PaymentService {
 }
 
 impl PaymentService {
+    /// A service over its ports: the payment store, processors, BIN table, clock, ids, tokens.
     pub fn new(
         store: Arc<dyn PaymentStore>,
         processor: Arc<dyn Processor>,
