@@ -48,7 +48,10 @@ struct SequentialIds(AtomicU64);
 impl Ids for SequentialIds {
     fn next_id(&self) -> String {
         let n = self.0.fetch_add(1, Ordering::Relaxed);
-        format!("{:016X}{n:010}", OffsetDateTime::now_utc().unix_timestamp_nanos() >> 20)
+        format!(
+            "{:016X}{n:010}",
+            OffsetDateTime::now_utc().unix_timestamp_nanos() >> 20
+        )
     }
 
     fn key_secret(&self) -> String {
@@ -99,7 +102,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .await?;
     let private_key = created.keys[0].value.expose();
-    let who = auth.authenticate(Some(private_key), Access::Private).await?;
+    let who = auth
+        .authenticate(Some(private_key), Access::Private)
+        .await?;
 
     let merchant = merchants
         .create(

@@ -55,6 +55,33 @@ async fn health_and_request_ids(env: Env) {
     assert!(server.log().contains("\"message\":\"stopped\""));
 }
 
+/// A line an adapter logs while serving a request names the request, even from the task a
+/// payment runs on: here the processor's timeout warning, logged under the request that paid.
+async fn an_adapters_log_line_names_its_request(env: Env) {
+    let platform = env.create_platform("Acme");
+    let key = &platform.private_key;
+    let mut server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PROCESSOR_TIMEOUT_MS", "200"),
+    ]);
+    let api = Api::new(&server);
+    let m = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+    let merchant = m.body["id"].as_str().unwrap();
+    let timeout_card = format!(
+        r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 1000, "payment": {{"number": "4000000000000168", "cvv": "123", "expiration": "1230"}}}}"#
+    );
+    let paid = api.post("/v1/transactions", key, &timeout_card).await;
+    assert_eq!(paid.status, StatusCode::GATEWAY_TIMEOUT);
+    let id = paid.headers["x-request-id"].to_str().unwrap().to_owned();
+    assert!(server.terminate().success());
+    let log = server.log();
+    let warning = log
+        .lines()
+        .find(|line| line.contains("processor timed out"))
+        .unwrap_or_else(|| panic!("no timeout warning in:\n{log}"));
+    assert!(warning.contains(&id), "{warning} does not name {id}");
+}
+
 async fn an_empty_database_gets_a_demo_platform_once(env: Env) {
     let mut first = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "true")]);
     let api = Api::new(&first);
@@ -115,6 +142,7 @@ async fn an_empty_database_gets_a_demo_platform_once(env: Env) {
 
 on_both_backends!(
     health_and_request_ids,
+    an_adapters_log_line_names_its_request,
     an_empty_database_gets_a_demo_platform_once
 );
 

@@ -1,5 +1,6 @@
 //! Every request gets an id (`req_…`), echoed in `x-request-id`, carried by every error body and
-//! every log line of the request, and one access-log line when it ends. The access log names the
+//! by every log line of the request (a `request` span with `request_id`, which a spawned
+//! payment task inherits), and one access-log line when it ends. The access log names the
 //! route's template (`/v1/merchants/{id}`), never the path or the query: both are the client's,
 //! and could carry a public key (hosted scripts) or anything pasted into an id.
 //!
@@ -17,6 +18,7 @@ use actix_web::http::header::{
 };
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpResponse, ResponseError};
+use tracing::Instrument;
 
 tokio::task_local! {
     static REQUEST_ID: String;
@@ -29,11 +31,12 @@ pub fn current_id() -> Option<String> {
     REQUEST_ID.try_with(Clone::clone).ok()
 }
 
-/// `future` carrying this request's id, for work spawned onto a task of its own: its refusals
-/// and logs then name the request like the handler's do.
-/// The id is read here, on the request's task, not when the future first runs on its own.
+/// `future` carrying this request's id and log span, for work spawned onto a task of its own:
+/// its refusals and logs then name the request like the handler's do.
+/// Both are read here, on the request's task, not when the future first runs on its own.
 pub fn with_current_id<F: Future>(future: F) -> impl Future<Output = F::Output> {
     let id = current_id();
+    let future = future.instrument(tracing::Span::current());
     async move {
         match id {
             Some(id) => REQUEST_ID.scope(id, future).await,
@@ -49,7 +52,12 @@ pub async fn middleware(
     let id = format!("req_{}", ulid::Ulid::new());
     let started = Instant::now();
     let method = req.method().clone();
-    let outcome = REQUEST_ID.scope(id.clone(), next.call(req)).await;
+    // Every line logged while the request runs (services, stores, adapters) carries its id.
+    let span = tracing::info_span!("request", request_id = %id);
+    let outcome = REQUEST_ID
+        .scope(id.clone(), next.call(req))
+        .instrument(span)
+        .await;
     let mut response = match outcome {
         Ok(response) => response.map_into_boxed_body(),
         // Handlers and the authentication layer render their errors inside the scope; anything

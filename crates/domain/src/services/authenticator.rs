@@ -38,6 +38,7 @@ impl Authenticator {
 
     /// The principal for the `x-api-key` header (`None` when absent) if its key may call an
     /// operation requiring `required`; refreshes the key's `lastUsedOn` when stale.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn authenticate(
         &self,
         header: Option<&str>,

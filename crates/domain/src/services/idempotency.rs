@@ -28,6 +28,7 @@ impl IdempotencyService {
 
     /// Claims `key` for the request `method path body`, or says what an earlier request under
     /// it left.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn begin(
         &self,
         who: &Principal,
@@ -43,6 +44,7 @@ impl IdempotencyService {
     }
 
     /// Stores the answer of the request that holds `key`.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn complete(
         &self,
         who: &Principal,
@@ -55,11 +57,13 @@ impl IdempotencyService {
     }
 
     /// Forgets `key`: its request failed transiently and may be retried.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn release(&self, who: &Principal, key: &IdempotencyKey) -> Result<(), StoreError> {
         self.store.release(&who.platform_id, who.mode, key).await
     }
 
     /// Forgets every key past its retention; returns how many.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn purge_expired(&self) -> Result<u64, StoreError> {
         self.store.purge(self.clock.now() - RETENTION).await
     }

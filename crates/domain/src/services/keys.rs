@@ -73,6 +73,7 @@ impl KeyService {
 
     /// Generates a key (spec 3.1 first row): active at once, value returned once.
     /// Refuses with `NotFound("user")` when `created_by` is not a user of the platform.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, created_by = %created_by))]
     pub async fn generate(
         &self,
         platform: &PlatformId,
@@ -103,6 +104,7 @@ impl KeyService {
     }
 
     /// Every key of the platform, in both modes, oldest first.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform))]
     pub async fn list(&self, platform: &PlatformId) -> Result<Vec<ApiKey>, ServiceError> {
         self.keys
             .list_keys(platform)
@@ -111,6 +113,7 @@ impl KeyService {
     }
 
     /// Gives a key a new name and returns it; `NotFound("key")` when the platform has no such key.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn rename(
         &self,
         platform: &PlatformId,
@@ -125,6 +128,7 @@ impl KeyService {
     }
 
     /// Applies a lifecycle event. Returns the key as it now is, or `None` once deleted.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn apply(
         &self,
         platform: &PlatformId,

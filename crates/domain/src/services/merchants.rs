@@ -48,6 +48,7 @@ impl MerchantService {
     }
 
     /// Under an idempotency key (`reply`), the answer is stored with the merchant.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn create(
         &self,
         who: &Principal,
@@ -72,6 +73,7 @@ impl MerchantService {
     }
 
     /// A merchant of another platform or mode is `NotFound`, exactly like one that never existed.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn get(&self, who: &Principal, id: &MerchantId) -> Result<Merchant, ServiceError> {
         self.merchants
             .get_merchant(&who.platform_id, who.mode, id)
@@ -81,6 +83,7 @@ impl MerchantService {
     }
 
     /// The caller's merchants in its mode, deleted ones left out, newest first.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn list(
         &self,
         who: &Principal,
@@ -94,6 +97,7 @@ impl MerchantService {
 
     /// Changes the fields `patch` carries, with a `merchant.updated` event. A `planId` must name a
     /// plan of the caller's platform and mode. `NotFound` when absent in this scope.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn update(
         &self,
         who: &Principal,
@@ -122,6 +126,7 @@ impl MerchantService {
 
     /// Marks the merchant deleted (its past payments keep pointing at it), with a
     /// `merchant.deleted` event. `NotFound` when absent in this scope or already deleted.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn delete(&self, who: &Principal, id: &MerchantId) -> Result<(), ServiceError> {
         self.merchants
             .delete_merchant_with_event(

@@ -63,6 +63,7 @@ impl PlatformService {
     }
 
     /// Creates a platform with its owner user and two default test-mode keys, atomically.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn create(
         &self,
         name: PlatformName,
@@ -78,6 +79,7 @@ impl PlatformService {
 
     /// Creates the demo platform when the database has none, so that a newcomer's first
     /// `holdfast serve` can be called at once. Returns `None` when a platform already exists.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn bootstrap_demo(
         &self,
         name: PlatformName,
@@ -93,6 +95,7 @@ impl PlatformService {
     }
 
     /// Every platform, oldest first; for operators only.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn list(&self) -> Result<Vec<Platform>, ServiceError> {
         self.platforms
             .list_platforms()
@@ -169,6 +172,7 @@ impl PlatformService {
     }
 
     /// The platform with this id; `NotFound("platform")` when there is none.
+    #[tracing::instrument(level = "debug", skip_all, fields(id = %id))]
     pub async fn get(&self, id: &PlatformId) -> Result<Platform, ServiceError> {
         self.platforms
             .get_platform(id)

@@ -72,6 +72,7 @@ impl RoutingService {
 
     /// A connection in the caller's mode, of a kind that takes that mode's payments. Under an
     /// idempotency key (`reply`), the answer is stored with it.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn create_connection(
         &self,
         who: &Principal,
@@ -103,6 +104,7 @@ impl RoutingService {
 
     /// One connection of the caller's platform and mode; any other is `NotFound`, exactly like one
     /// that never existed.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn connection(
         &self,
         who: &Principal,
@@ -116,6 +118,7 @@ impl RoutingService {
     }
 
     /// The caller's connections in its mode, newest first.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn connections(
         &self,
         who: &Principal,
@@ -129,6 +132,7 @@ impl RoutingService {
 
     /// Every connection the plan names is checked (`usable`) before anything is written. Under
     /// an idempotency key (`reply`), the answer is stored with the plan.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn create_plan(
         &self,
         who: &Principal,
@@ -169,6 +173,7 @@ impl RoutingService {
 
     /// One plan of the caller's platform and mode; any other is `NotFound`, exactly like one that
     /// never existed.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn plan(&self, who: &Principal, id: &PlanId) -> Result<Plan, ServiceError> {
         self.store
             .get_plan(&who.platform_id, who.mode, id)
@@ -178,6 +183,7 @@ impl RoutingService {
     }
 
     /// The caller's plans in its mode, newest first.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn plans(
         &self,
         who: &Principal,

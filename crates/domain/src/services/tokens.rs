@@ -71,6 +71,7 @@ impl TokenService {
     }
 
     /// One token of the caller's platform and mode.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn get(&self, who: &Principal, id: &TokenId) -> Result<Option<Token>, TokenError> {
         Ok(self.tokens.find(&who.platform_id, who.mode, id).await?)
     }
@@ -82,6 +83,7 @@ impl TokenService {
 
     /// Checks the card and stores a single-use or vault token for it, refusing a vault token to
     /// a public key; a single-use token expires after `SINGLE_USE_LIFETIME`.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn create(
         &self,
         who: &Principal,

@@ -84,6 +84,7 @@ impl WebhookService {
 
     /// The creator is the user who generated the calling key; it never changes. Under an
     /// idempotency key (`reply`), the answer is stored with the subscription.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn create(
         &self,
         who: &Principal,
@@ -136,6 +137,7 @@ impl WebhookService {
     /// by default). Under an idempotency key (`reply`), the answer is stored with the change,
     /// so a retry after a crash replays it rather than rotating the secret a receiver still
     /// uses out of the overlap.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn rotate_secret(
         &self,
         who: &Principal,
@@ -161,6 +163,7 @@ impl WebhookService {
     }
 
     /// A subscription in the caller's platform and mode; `NotFound("webhook")` otherwise.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn get(&self, who: &Principal, id: &WebhookId) -> Result<Subscription, ServiceError> {
         self.store
             .get_webhook(&who.platform_id, who.mode, id)
@@ -170,6 +173,7 @@ impl WebhookService {
     }
 
     /// The caller's subscriptions in its mode, newest first (spec 4.3).
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn list(
         &self,
         who: &Principal,
@@ -183,6 +187,7 @@ impl WebhookService {
 
     /// PATCH (spec 4.2): replaces the subscription's fields; the counter, id, secret and creator
     /// stay.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn replace(
         &self,
         who: &Principal,
@@ -202,6 +207,7 @@ impl WebhookService {
     }
 
     /// Deletes the subscription and its delivery history.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn delete(&self, who: &Principal, id: &WebhookId) -> Result<(), ServiceError> {
         self.store
             .delete_webhook(&who.platform_id, who.mode, id)
@@ -210,6 +216,7 @@ impl WebhookService {
     }
 
     /// The delivery records of one of the caller's subscriptions, newest first (spec 2.4).
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn deliveries(
         &self,
         who: &Principal,
@@ -223,6 +230,7 @@ impl WebhookService {
     }
 
     /// The dashboard toggle: sets `active`; enabling resets the counter to 0 (spec 3.2).
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn toggle(
         &self,
         platform: &PlatformId,
@@ -236,6 +244,7 @@ impl WebhookService {
     }
 
     /// Operators read the history of any subscription of the platform.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn operator_deliveries(
         &self,
         platform: &PlatformId,
@@ -250,6 +259,7 @@ impl WebhookService {
 
     /// Archives the delivery records that were past their 15-day history at `as_of` (now
     /// unless given); returns how many.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn archive_deliveries(
         &self,
         as_of: Option<time::OffsetDateTime>,
@@ -262,6 +272,7 @@ impl WebhookService {
     }
 
     /// Resend (spec 6.4): queued, not delivered, when this returns.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn resend(
         &self,
         platform: &PlatformId,

@@ -14,6 +14,7 @@ use super::{PaymentError, PaymentService};
 
 impl PaymentService {
     /// Captures, voids or refunds `original`. With a `recorder`, as in `pay`.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), original = %original_id))]
     pub async fn follow_up(
         &self,
         who: &Principal,

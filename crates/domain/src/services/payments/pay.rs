@@ -27,6 +27,7 @@ impl PaymentService {
     /// Authorizes or sells. Declines and processor failures are recorded transactions too:
     /// the result says what happened in `authorization.status`. With a `recorder`, the response
     /// is stored under its idempotency key together with the transaction.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn pay(
         &self,
         who: &Principal,

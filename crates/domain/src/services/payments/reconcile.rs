@@ -16,6 +16,7 @@ impl PaymentService {
     /// then the transaction is recorded as failed (status `T`, as a timeout) with its event, and a
     /// follow-up's reservation on its original is released. A transaction whose reversal fails
     /// stays pending for the next round.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn reconcile(
         &self,
         before: OffsetDateTime,
