@@ -175,7 +175,7 @@ mod tests {
                 Err(AuthError::Unauthenticated),
             ),
         ];
-        for mode in Mode::ALL {
+        for &mode in Mode::ALL {
             for (key_type, status, access, expected) in table {
                 let (value, stored) = key(key_type, mode, status);
                 let got = decide(

@@ -1,11 +1,21 @@
 //! Mode and key type: the two axes of the key prefix table (spec 2.1).
 
-use std::fmt;
-use std::str::FromStr;
-
 /// Every key and every resource lives in exactly one mode; the two never see each other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Mode {
     /// Test mode: keys prefixed `pub_test_` or `priv_test_`; sees only test resources.
     Test,
@@ -14,8 +24,21 @@ pub enum Mode {
 }
 
 /// Public keys tokenize from client code; private keys have full server-side access.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum KeyType {
     /// Creates single-use tokens from client code, and nothing else (spec 5.3).
     Public,
@@ -23,68 +46,23 @@ pub enum KeyType {
     Private,
 }
 
-/// A textual value that is not one of the allowed words.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown value {0:?}")]
-pub struct UnknownValue(pub String);
-
 impl Mode {
     /// Both modes, for iterating over every mode.
-    pub const ALL: [Mode; 2] = [Mode::Test, Mode::Live];
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The lowercase word the API, key prefixes and storage use for the mode, e.g. `test`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Test => "test",
-            Mode::Live => "live",
-        }
+        self.into()
     }
 }
 
 impl KeyType {
     /// Both key types, for iterating over every type.
-    pub const ALL: [KeyType; 2] = [KeyType::Public, KeyType::Private];
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The lowercase word the API and storage use for the key type, e.g. `private`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            KeyType::Public => "public",
-            KeyType::Private => "private",
-        }
-    }
-}
-
-impl FromStr for Mode {
-    type Err = UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "test" => Ok(Mode::Test),
-            "live" => Ok(Mode::Live),
-            other => Err(UnknownValue(other.to_owned())),
-        }
-    }
-}
-
-impl FromStr for KeyType {
-    type Err = UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "public" => Ok(KeyType::Public),
-            "private" => Ok(KeyType::Private),
-            other => Err(UnknownValue(other.to_owned())),
-        }
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl fmt::Display for KeyType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 
@@ -94,10 +72,10 @@ mod tests {
 
     #[test]
     fn words_round_trip() {
-        for mode in Mode::ALL {
+        for &mode in Mode::ALL {
             assert_eq!(mode.as_str().parse::<Mode>(), Ok(mode));
         }
-        for key_type in KeyType::ALL {
+        for &key_type in KeyType::ALL {
             assert_eq!(key_type.as_str().parse::<KeyType>(), Ok(key_type));
         }
         assert!("Test".parse::<Mode>().is_err());

@@ -1,12 +1,19 @@
 //! Card brand and funding type, and brand detection by IIN range for cards no BIN table lists.
 
-use std::fmt;
-use std::str::FromStr;
-
-use crate::mode::UnknownValue;
-
 /// The card network a card belongs to, shown as `payment.brand` (spec 2.2) and used to route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum CardBrand {
     /// Visa (IIN starting with 4).
     Visa,
@@ -27,7 +34,19 @@ pub enum CardBrand {
 }
 
 /// Where a card's money comes from, shown as `payment.type` (spec 2.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum FundingType {
     /// A credit card, drawing on a line of credit.
     Credit,
@@ -41,29 +60,11 @@ pub enum FundingType {
 
 impl CardBrand {
     /// Every brand, `Unknown` included, in a fixed order.
-    pub const ALL: [CardBrand; 8] = [
-        Self::Visa,
-        Self::Mastercard,
-        Self::Amex,
-        Self::Discover,
-        Self::Jcb,
-        Self::Diners,
-        Self::UnionPay,
-        Self::Unknown,
-    ];
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The lowercase word the API and storage use for the brand, e.g. `mastercard`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Visa => "visa",
-            Self::Mastercard => "mastercard",
-            Self::Amex => "amex",
-            Self::Discover => "discover",
-            Self::Jcb => "jcb",
-            Self::Diners => "diners",
-            Self::UnionPay => "unionpay",
-            Self::Unknown => "unknown",
-        }
+        self.into()
     }
 
     /// The brand by the published IIN ranges, from the first six digits.
@@ -98,38 +99,7 @@ impl CardBrand {
 impl FundingType {
     /// The lowercase word the API and storage use for the funding type, e.g. `debit`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Credit => "credit",
-            Self::Debit => "debit",
-            Self::Prepaid => "prepaid",
-            Self::Unknown => "unknown",
-        }
-    }
-}
-
-impl FromStr for CardBrand {
-    type Err = UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|b| b.as_str() == s)
-            .ok_or_else(|| UnknownValue(s.to_owned()))
-    }
-}
-
-impl FromStr for FundingType {
-    type Err = UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        [Self::Credit, Self::Debit, Self::Prepaid, Self::Unknown]
-            .into_iter()
-            .find(|f| f.as_str() == s)
-            .ok_or_else(|| UnknownValue(s.to_owned()))
-    }
-}
-
-impl fmt::Display for CardBrand {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 
@@ -163,7 +133,7 @@ mod tests {
 
     #[test]
     fn words_round_trip() {
-        for brand in CardBrand::ALL {
+        for &brand in CardBrand::ALL {
             assert_eq!(brand.as_str().parse::<CardBrand>(), Ok(brand));
         }
     }

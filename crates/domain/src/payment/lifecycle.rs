@@ -9,15 +9,22 @@
 //! | any | declined or failed | no | no | no |
 //! | capture, void, refund | — | no | no | refunds of a capture only |
 
-use std::fmt;
-use std::str::FromStr;
-
-use crate::mode::UnknownValue;
-
 use super::amount::Amount;
 
 /// The five transaction types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum TxnType {
     /// Places a hold on the customer's funds without moving them (spec 1).
     Auth,
@@ -32,7 +39,19 @@ pub enum TxnType {
 }
 
 /// Where a transaction stands with respect to what may follow it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum TxnState {
     /// Recorded before the processor call; final once the call returns.
     Pending,
@@ -164,13 +183,7 @@ fn within(amount: Option<Amount>, remaining: i64) -> Result<i64, Refused> {
 
 impl TxnType {
     /// Every transaction type, in a fixed order.
-    pub const ALL: [TxnType; 5] = [
-        Self::Auth,
-        Self::Sale,
-        Self::Capture,
-        Self::Void,
-        Self::Refund,
-    ];
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The state an approved transaction of this type takes: an auth holds funds, everything
     /// else is final.
@@ -183,67 +196,17 @@ impl TxnType {
 
     /// The lowercase word the API and storage use for the type, e.g. `auth`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Auth => "auth",
-            Self::Sale => "sale",
-            Self::Capture => "capture",
-            Self::Void => "void",
-            Self::Refund => "refund",
-        }
+        self.into()
     }
 }
 
 impl TxnState {
     /// Every state, in a fixed order.
-    pub const ALL: [TxnState; 8] = [
-        Self::Pending,
-        Self::Authorized,
-        Self::Closing,
-        Self::Captured,
-        Self::Voided,
-        Self::Settled,
-        Self::Declined,
-        Self::Failed,
-    ];
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The lowercase word storage and the API use for the state, e.g. `authorized`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Authorized => "authorized",
-            Self::Closing => "closing",
-            Self::Captured => "captured",
-            Self::Voided => "voided",
-            Self::Settled => "settled",
-            Self::Declined => "declined",
-            Self::Failed => "failed",
-        }
-    }
-}
-
-impl FromStr for TxnType {
-    type Err = UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| UnknownValue(s.to_owned()))
-    }
-}
-
-impl FromStr for TxnState {
-    type Err = UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| UnknownValue(s.to_owned()))
-    }
-}
-
-impl fmt::Display for TxnType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 

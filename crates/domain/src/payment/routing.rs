@@ -4,21 +4,30 @@
 //! connection. When that processor is unavailable (a retryable error, never a decline and never
 //! a timeout, whose outcome is unknown), the plan's fallback connections are tried in order.
 
-use std::fmt;
-use std::str::FromStr;
-
 use time::OffsetDateTime;
 
 use crate::Invalid;
 use crate::ids::{ConnectionId, PlanId, PlatformId};
-use crate::mode::{Mode, UnknownValue};
+use crate::mode::Mode;
 use crate::text::bounded_text;
 
 use super::brand::CardBrand;
 use super::fee::FeeRule;
 
 /// The processor software behind a connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum ProcessorKind {
     /// Holdfast's built-in processor: deterministic outcomes by test card (docs/testing.md).
     Sandbox,
@@ -27,9 +36,7 @@ pub enum ProcessorKind {
 impl ProcessorKind {
     /// The lowercase word the API and storage use for the kind, e.g. `sandbox`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Sandbox => "sandbox",
-        }
+        self.into()
     }
 
     /// Whether payments of `mode` may go to this kind of processor. The sandbox approves by
@@ -39,22 +46,6 @@ impl ProcessorKind {
         match self {
             Self::Sandbox => mode == Mode::Test,
         }
-    }
-}
-
-impl FromStr for ProcessorKind {
-    type Err = UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "sandbox" => Ok(Self::Sandbox),
-            other => Err(UnknownValue(other.to_owned())),
-        }
-    }
-}
-
-impl fmt::Display for ProcessorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -3,13 +3,10 @@
 //! any number of times. The card number and expiration are kept sealed by the `CardVault`; the
 //! CVV is never kept, so a token payment is sent without one (`cvv: P`).
 
-use std::fmt;
-use std::str::FromStr;
-
 use time::{Duration, OffsetDateTime};
 
 use crate::ids::{PlatformId, TokenId};
-use crate::mode::{Mode, UnknownValue};
+use crate::mode::Mode;
 use crate::ports::Sealed;
 
 use super::transaction::PaymentSummary;
@@ -18,7 +15,19 @@ use super::transaction::PaymentSummary;
 pub const SINGLE_USE_LIFETIME: Duration = Duration::minutes(15);
 
 /// How often a token can be paid with, and so which keys may create it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum TokenKind {
     /// Consumed by its first transaction and expiring after `SINGLE_USE_LIFETIME`; any key.
     SingleUse,
@@ -29,27 +38,7 @@ pub enum TokenKind {
 impl TokenKind {
     /// The stored and API spelling: `single_use` or `vault`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::SingleUse => "single_use",
-            Self::Vault => "vault",
-        }
-    }
-}
-
-impl FromStr for TokenKind {
-    type Err = UnknownValue;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "single_use" => Ok(Self::SingleUse),
-            "vault" => Ok(Self::Vault),
-            other => Err(UnknownValue(other.to_owned())),
-        }
-    }
-}
-
-impl fmt::Display for TokenKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 

@@ -24,7 +24,7 @@ pub struct Transaction {
     /// The transaction's own id (`txn_`).
     pub id: TxnId,
     /// Auth, sale, capture, void or refund; `type` in the JSON.
-    #[serde(rename = "type", serialize_with = "as_str_type")]
+    #[serde(rename = "type", serialize_with = "word")]
     pub kind: TxnType,
     /// The merchant the transaction is made for (`mid_`).
     pub merchant_id: MerchantId,
@@ -34,7 +34,7 @@ pub struct Transaction {
     /// what it approved.
     pub amount: i64,
     /// The merchant's currency, in which the amount and fee are counted.
-    #[serde(serialize_with = "as_str_currency")]
+    #[serde(serialize_with = "currency")]
     pub currency: Currency,
     /// What the plan charges the merchant for this transaction, in minor units (see `fee`).
     pub fee: i64,
@@ -50,10 +50,10 @@ pub struct Transaction {
     /// The processor's answer.
     pub authorization: Authorization,
     /// Test or live; a transaction is seen only by keys of its mode (spec 5).
-    #[serde(serialize_with = "as_str_mode")]
+    #[serde(serialize_with = "word")]
     pub mode: Mode,
     /// Where the transaction stands with respect to what may follow it (see `lifecycle`).
-    #[serde(serialize_with = "as_str_state")]
+    #[serde(serialize_with = "word")]
     pub state: TxnState,
     /// The original a capture, void or refund follows; `None` for an auth or sale.
     #[serde(rename = "transactionId")]
@@ -80,12 +80,12 @@ pub struct PaymentSummary {
     /// The card number's first six digits.
     pub bin: String,
     /// The card's network, from the BIN table or else the IIN ranges.
-    #[serde(serialize_with = "as_str_brand")]
+    #[serde(serialize_with = "word")]
     pub brand: CardBrand,
     /// The card number's last four digits.
     pub last4: String,
     /// Credit, debit or prepaid; `type` in the JSON.
-    #[serde(rename = "type", serialize_with = "as_str_funding")]
+    #[serde(rename = "type", serialize_with = "word")]
     pub funding: FundingType,
 }
 
@@ -105,10 +105,10 @@ pub struct Authorization {
     /// The amount the processor approved, in minor units; 0 when not approved.
     pub approved_amount: i64,
     /// The address verification result.
-    #[serde(serialize_with = "as_str_avs")]
+    #[serde(serialize_with = "word")]
     pub avs: AvsCode,
     /// The card security code result.
-    #[serde(serialize_with = "as_str_cvv")]
+    #[serde(serialize_with = "word")]
     pub cvv: CvvCode,
     /// True when less than the amount asked was approved.
     pub partial: bool,
@@ -119,87 +119,118 @@ pub struct Authorization {
     /// The processor's own id for the transaction, used to follow it up there.
     pub processor_transaction_id: String,
     /// The outcome of the processor call, one letter.
-    #[serde(serialize_with = "as_str_status")]
+    #[serde(serialize_with = "word")]
     pub status: AuthStatus,
 }
 
 /// `authorization.status`: the outcome of the processor call, one letter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 pub enum AuthStatus {
     /// A: approved, in full or in part (`partial` says which).
+    #[strum(serialize = "A")]
     Approved,
     /// D: declined by the issuer or the processor; `processorCode` says why.
+    #[strum(serialize = "D")]
     Declined,
     /// E: the processor failed (every connection the plan allows was tried).
+    #[strum(serialize = "E")]
     Error,
     /// T: the processor did not answer in time; any hold was reversed.
+    #[strum(serialize = "T")]
     TimedOut,
 }
 
 /// Address verification result, one letter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 pub enum AvsCode {
     /// Y: street address and postal code match.
+    #[strum(serialize = "Y")]
     FullMatch,
     /// A: street address matches, postal code does not.
+    #[strum(serialize = "A")]
     AddressOnly,
     /// Z: postal code matches, street address does not.
+    #[strum(serialize = "Z")]
     PostalOnly,
     /// N: neither matches.
+    #[strum(serialize = "N")]
     NoMatch,
     /// U: address information unavailable (also: no card at this step).
+    #[strum(serialize = "U")]
     Unavailable,
     /// R: the issuer's system was unavailable; retry.
+    #[strum(serialize = "R")]
     Retry,
 }
 
 /// Card security code result, one letter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 pub enum CvvCode {
     /// M: match.
+    #[strum(serialize = "M")]
     Match,
     /// N: no match.
+    #[strum(serialize = "N")]
     NoMatch,
     /// P: not processed (no CVV sent, or no card at this step).
+    #[strum(serialize = "P")]
     NotProcessed,
     /// U: the issuer does not support CVV checks.
+    #[strum(serialize = "U")]
     Unsupported,
 }
 
+/// What the three one-letter codes share: the letter, every value, and parsing a letter.
 macro_rules! letters {
-    ($ty:ty { $($variant:ident => $letter:literal),* $(,)? }) => {
-        impl $ty {
-            /// Every value, in the order its letters are listed.
-            pub const ALL: &'static [$ty] = &[$(<$ty>::$variant),*];
+    ($($ty:ty),*) => {
+        $(impl $ty {
+            /// Every value, in the order the letters are listed.
+            pub const ALL: &'static [$ty] = <$ty as strum::VariantArray>::VARIANTS;
 
             /// The one-letter code the API shows for this value.
             pub fn as_str(self) -> &'static str {
-                match self {
-                    $(<$ty>::$variant => $letter),*
-                }
+                self.into()
             }
 
             /// The value a one-letter code stands for, or `None` for a letter not in the set.
             pub fn from_letter(letter: &str) -> Option<Self> {
-                match letter {
-                    $($letter => Some(<$ty>::$variant),)*
-                    _ => None,
-                }
+                letter.parse().ok()
             }
-        }
+        })*
     };
 }
 
-letters!(AuthStatus { Approved => "A", Declined => "D", Error => "E", TimedOut => "T" });
-letters!(AvsCode {
-    FullMatch => "Y",
-    AddressOnly => "A",
-    PostalOnly => "Z",
-    NoMatch => "N",
-    Unavailable => "U",
-    Retry => "R",
-});
-letters!(CvvCode { Match => "M", NoMatch => "N", NotProcessed => "P", Unsupported => "U" });
+letters!(AuthStatus, AvsCode, CvvCode);
 
 /// RFC 3339 in UTC with exactly six fractional digits.
 pub const TIMESTAMP_FORMAT: &[FormatItem<'static>] =
@@ -216,27 +247,18 @@ fn timestamp<S: Serializer>(at: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error
     s.serialize_str(&format_timestamp(*at))
 }
 
-macro_rules! str_serializers {
-    ($($name:ident: $ty:ty),* $(,)?) => {
-        $(
-            fn $name<S: Serializer>(value: &$ty, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(value.as_str())
-            }
-        )*
-    };
+/// Writes one of the domain's enums as its word (`auth`, `settled`, `A`…).
+fn word<T: Copy + Into<&'static str>, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str((*value).into())
 }
 
-str_serializers!(
-    as_str_type: TxnType,
-    as_str_state: TxnState,
-    as_str_mode: Mode,
-    as_str_currency: Currency,
-    as_str_brand: CardBrand,
-    as_str_funding: FundingType,
-    as_str_avs: AvsCode,
-    as_str_cvv: CvvCode,
-    as_str_status: AuthStatus,
-);
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's serialize_with passes a reference"
+)]
+fn currency<S: Serializer>(value: &Currency, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(value.as_str())
+}
 
 #[cfg(test)]
 mod tests {
@@ -244,15 +266,15 @@ mod tests {
 
     #[test]
     fn letters_round_trip() {
-        for s in AuthStatus::ALL {
-            assert_eq!(AuthStatus::from_letter(s.as_str()), Some(*s));
+        for &s in AuthStatus::ALL {
+            assert_eq!(AuthStatus::from_letter(s.as_str()), Some(s));
         }
-        for a in AvsCode::ALL {
-            assert_eq!(AvsCode::from_letter(a.as_str()), Some(*a));
+        for &a in AvsCode::ALL {
+            assert_eq!(AvsCode::from_letter(a.as_str()), Some(a));
             assert_eq!(a.as_str().len(), 1);
         }
-        for c in CvvCode::ALL {
-            assert_eq!(CvvCode::from_letter(c.as_str()), Some(*c));
+        for &c in CvvCode::ALL {
+            assert_eq!(CvvCode::from_letter(c.as_str()), Some(c));
         }
         assert_eq!(AuthStatus::from_letter("X"), None);
     }

@@ -343,7 +343,7 @@ pub fn decode_events(raw: &str) -> Result<EventList, String> {
     raw.split(',')
         .map(|t| {
             t.parse::<EventType>()
-                .map_err(|()| format!("unknown event type {t:?}"))
+                .map_err(|_| format!("unknown event type {t:?}"))
         })
         .collect::<Result<Vec<_>, _>>()
         .map(EventList::from_trusted)

@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn field_names_are_the_apis() {
-        for brand in CardBrand::ALL {
+        for &brand in CardBrand::ALL {
             assert_eq!(
                 brand_route_field(brand),
                 format!("brandRoutes.{}", brand.as_str())

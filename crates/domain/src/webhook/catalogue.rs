@@ -1,57 +1,57 @@
 //! The event catalogue: every event type a subscription may name, defined once. The list,
 //! `GET /v1/webhooks/event-types` and `docs/webhooks.md` all come from here.
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::Invalid;
 
 /// A kind of event a webhook subscription can ask to be notified of (spec 6.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
 pub enum EventType {
     /// `transaction.created`: a transaction of any type and outcome was recorded.
+    #[strum(serialize = "transaction.created")]
     TransactionCreated,
     /// `merchant.created`: a merchant was created.
+    #[strum(serialize = "merchant.created")]
     MerchantCreated,
     /// `merchant.updated`: a merchant was changed.
+    #[strum(serialize = "merchant.updated")]
     MerchantUpdated,
     /// `merchant.deleted`: a merchant was deleted.
+    #[strum(serialize = "merchant.deleted")]
     MerchantDeleted,
     /// `loan.created`: reserved for merchant loans; subscribable, never sent yet.
+    #[strum(serialize = "loan.created")]
     LoanCreated,
     /// `loan.updated`: reserved for merchant loans; subscribable, never sent yet.
+    #[strum(serialize = "loan.updated")]
     LoanUpdated,
     /// `form.created`: reserved for boarding forms; subscribable, never sent yet.
+    #[strum(serialize = "form.created")]
     FormCreated,
     /// `form.completed`: reserved for boarding forms; subscribable, never sent yet.
+    #[strum(serialize = "form.completed")]
     FormCompleted,
 }
 
 impl EventType {
     /// The whole catalogue, in the order it is listed.
-    pub const ALL: [Self; 8] = [
-        Self::TransactionCreated,
-        Self::MerchantCreated,
-        Self::MerchantUpdated,
-        Self::MerchantDeleted,
-        Self::LoanCreated,
-        Self::LoanUpdated,
-        Self::FormCreated,
-        Self::FormCompleted,
-    ];
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The dotted name subscriptions and notifications use, e.g. `merchant.created`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::TransactionCreated => "transaction.created",
-            Self::MerchantCreated => "merchant.created",
-            Self::MerchantUpdated => "merchant.updated",
-            Self::MerchantDeleted => "merchant.deleted",
-            Self::LoanCreated => "loan.created",
-            Self::LoanUpdated => "loan.updated",
-            Self::FormCreated => "form.created",
-            Self::FormCompleted => "form.completed",
-        }
+        self.into()
     }
 
     /// What the event reports, and the shape of its `data`.
@@ -81,25 +81,12 @@ impl EventType {
 
     /// Reads an event type by its exact dotted name, refusing anything else under `field`.
     pub fn parse(field: &'static str, raw: &str) -> Result<Self, Invalid> {
-        raw.parse().map_err(|()| {
+        raw.parse().map_err(|_| {
             Invalid::new(
                 field,
                 "is not an event type; see GET /v1/webhooks/event-types",
             )
         })
-    }
-}
-
-impl FromStr for EventType {
-    type Err = ();
-    fn from_str(s: &str) -> Result<Self, ()> {
-        Self::ALL.into_iter().find(|t| t.as_str() == s).ok_or(())
-    }
-}
-
-impl fmt::Display for EventType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -115,7 +102,7 @@ mod tests {
 
     #[test]
     fn every_type_round_trips_and_only_transactions_resend() {
-        for t in EventType::ALL {
+        for &t in EventType::ALL {
             assert_eq!(t.as_str().parse::<EventType>(), Ok(t));
             assert_eq!(
                 t.is_transaction(),

@@ -16,7 +16,18 @@ pub const HISTORY: time::Duration = time::Duration::days(15);
 pub const MAX_REQUESTS: u32 = 4;
 
 /// The final outcome of a notification, recorded once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum Outcome {
     /// The receiver answered 2xx.
     Succeeded,
@@ -29,11 +40,7 @@ pub enum Outcome {
 impl Outcome {
     /// The word the delivery history stores and shows for the outcome.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Succeeded => "succeeded",
-            Self::Failed => "failed",
-            Self::Skipped => "skipped",
-        }
+        self.into()
     }
 }
 

@@ -175,10 +175,10 @@ fn every_refused_transition_of_other_types() {
 
 #[test]
 fn words_round_trip() {
-    for t in TxnType::ALL {
+    for &t in TxnType::ALL {
         assert_eq!(t.as_str().parse::<TxnType>(), Ok(t));
     }
-    for s in TxnState::ALL {
+    for &s in TxnState::ALL {
         assert_eq!(s.as_str().parse::<TxnState>(), Ok(s));
     }
 }
