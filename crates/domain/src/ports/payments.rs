@@ -26,7 +26,7 @@ pub enum ProcessorOp {
     Authorize(CardData),
     /// Charge the card: funds move at once and the payment is final.
     Sale(CardData),
-    /// Capture, void or refund of an earlier transaction, named by the processor's id.
+    /// Capture an authorized auth, named by the processor's id.
     Capture {
         /// The processor's id for the auth being captured.
         processor_transaction_id: String,

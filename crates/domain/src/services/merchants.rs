@@ -241,6 +241,69 @@ mod tests {
         assert!(matches!(err, ServiceError::NotFound("merchant")), "{err:?}");
     }
 
+    /// A plan of another platform or mode is refused as unknown before anything is written;
+    /// one of the caller's own is put on the merchant; `null` needs no plan at all.
+    #[tokio::test]
+    async fn a_merchant_is_put_only_on_a_plan_of_its_platform_and_mode() {
+        use crate::ids::{ConnectionId, PlanId};
+        use crate::payment::fee::FeeRule;
+        use crate::payment::routing::Plan;
+        let mut plans = MockPaymentStore::new();
+        plans
+            .expect_get_plan()
+            .withf(|p, mode, _| p.as_str() == "pfm_1" && *mode == Mode::Live)
+            .returning(|_, _, id| {
+                Ok((id.as_str() == "plan_mine").then(|| Plan {
+                    id: id.clone(),
+                    platform_id: PlatformId::from_suffix("1"),
+                    mode: Mode::Live,
+                    name: "Mine".into(),
+                    fee: FeeRule::new(0, 0).unwrap(),
+                    default_connection: ConnectionId::from_suffix("1"),
+                    brand_routes: Vec::new(),
+                    fallbacks: Vec::new(),
+                    is_default: false,
+                    created_on: crate::services::fixtures::NOON,
+                }))
+            });
+        let mut store = MockMerchantStore::new();
+        store
+            .expect_update_merchant_with_event()
+            .withf(|_, _, _, patch, _, _| {
+                matches!(&patch.plan_id, Some(Some(p)) if p.as_str() == "plan_mine")
+                    || matches!(patch.plan_id, Some(None))
+            })
+            .times(2)
+            .returning(|_, _, _, _, _, _| Err(crate::ports::StoreError::NotFound));
+        let mut ids = MockIds::new();
+        ids.expect_next_id().return_const("03".to_owned());
+        let service = MerchantService::new(
+            Arc::new(store),
+            Arc::new(plans),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids),
+        );
+        let who = principal(Mode::Live);
+        let id = MerchantId::from_suffix("9");
+        let on = |plan: Option<&str>| MerchantPatch {
+            plan_id: Some(plan.map(PlanId::from_suffix)),
+            ..MerchantPatch::default()
+        };
+        let refused = service.update(&who, &id, on(Some("theirs"))).await;
+        assert!(
+            matches!(&refused, Err(ServiceError::Invalid(i)) if i.field == "planId"),
+            "{refused:?}"
+        );
+        // Reaching the store (a NotFound merchant here) means the plan was accepted.
+        for plan in [Some("mine"), None] {
+            let reached = service.update(&who, &id, on(plan)).await;
+            assert!(
+                matches!(reached, Err(ServiceError::NotFound("merchant"))),
+                "{reached:?}"
+            );
+        }
+    }
+
     #[tokio::test]
     async fn lookups_are_scoped_by_the_principal_mode() {
         let mut store = MockMerchantStore::new();

@@ -77,6 +77,7 @@ impl TokenService {
     }
 
     /// What the BIN table knows of a card's first digits.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub fn bin(&self, bin: &str) -> BinInfo {
         self.bins.lookup(bin)
     }

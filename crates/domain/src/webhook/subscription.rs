@@ -158,7 +158,7 @@ impl CustomHeader {
     ];
 
     /// Validates a header: a name of 1 to 64 token characters that Holdfast does not set itself,
-    /// and a value of 1 to 1024 visible ASCII characters.
+    /// and a value of 1 to 1024 printable ASCII characters (space and tab included).
     pub fn parse(name: &str, value: &str) -> Result<Self, Invalid> {
         let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
         if name.is_empty() || name.len() > 64 || !name.bytes().all(token) {

@@ -119,6 +119,7 @@ impl PaymentService {
     }
 
     /// One transaction of the caller's platform and mode.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn get(
         &self,
         who: &Principal,
@@ -131,6 +132,7 @@ impl PaymentService {
     }
 
     /// The caller's transactions, newest first.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn list(
         &self,
         who: &Principal,
