@@ -1,6 +1,5 @@
 //! Request extraction that answers bad input with a 400 naming the field.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -10,6 +9,7 @@ use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use holdfast_domain::auth::Principal;
 use holdfast_domain::ids::has_id_shape;
 use holdfast_domain::page::PageRequest;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
@@ -90,52 +90,57 @@ fn has_escaped_nul(bytes: &[u8]) -> bool {
     false
 }
 
-/// `limit` and `startingAfter` of a list endpoint; other query parameters are refused.
-pub fn page_request(req: &HttpRequest, cursor_prefix: &str) -> Result<PageRequest, ApiError> {
-    page_request_with(req, cursor_prefix, &[]).map(|(page, _)| page)
+/// The query string as `T`, a struct of the parameters a route takes. A parameter `T` does not
+/// name is refused, named only when it is a plain name (the path comes from `serde_ignored`,
+/// never from serde's text); a repeated one is refused without naming anything.
+pub fn query<T: DeserializeOwned>(req: &HttpRequest) -> Result<T, ApiError> {
+    let pairs = form_urlencoded::parse(req.query_string().as_bytes());
+    let mut unknown = None;
+    let parsed = serde_ignored::deserialize(serde_urlencoded::Deserializer::new(pairs), |path| {
+        unknown.get_or_insert_with(|| path.to_string());
+    });
+    let value: T =
+        parsed.map_err(|_| ApiError::invalid("query", "names a parameter more than once"))?;
+    match unknown {
+        Some(name) if json_errors::plain_name(&name) => {
+            Err(ApiError::invalid(name, "unknown query parameter"))
+        }
+        Some(_) => Err(ApiError::invalid("query", "has an unknown parameter")),
+        None => Ok(value),
+    }
 }
 
-/// Like `page_request`, also accepting the filters named in `filters`, returned by name.
-pub fn page_request_with(
-    req: &HttpRequest,
-    cursor_prefix: &str,
-    filters: &[&str],
-) -> Result<(PageRequest, HashMap<String, String>), ApiError> {
-    let params = web::Query::<HashMap<String, String>>::from_query(req.query_string())
-        .map_err(|_| ApiError::invalid("query", "the query string is malformed"))?
-        .into_inner();
-    let mut found = HashMap::new();
-    let mut limit = None;
-    let mut starting_after = None;
-    for (name, value) in params {
-        match name.as_str() {
-            "limit" => {
-                let n = value
-                    .parse::<i64>()
-                    .map_err(|_| ApiError::invalid("limit", "must be an integer"))?;
-                limit = Some(n);
-            }
-            "startingAfter" => {
-                if !has_id_shape(&value, cursor_prefix) {
-                    return Err(ApiError::invalid(
-                        "startingAfter",
-                        format!("must be an id starting with {cursor_prefix}"),
-                    ));
-                }
-                starting_after = Some(value);
-            }
-            other if filters.contains(&other) => {
-                found.insert(name, value);
-            }
-            other if json_errors::plain_name(other) => {
-                return Err(ApiError::invalid(other, "unknown query parameter"));
-            }
-            _ => {
-                return Err(ApiError::invalid("query", "has an unknown parameter"));
-            }
+/// `limit` and `startingAfter`: the page a list endpoint answers.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageQuery {
+    pub limit: Option<String>,
+    pub starting_after: Option<String>,
+}
+
+impl PageQuery {
+    /// The page, with `startingAfter` checked to be an id of the listed kind.
+    pub fn page(self, cursor_prefix: &str) -> Result<PageRequest, ApiError> {
+        let limit = self
+            .limit
+            .map(|raw| raw.parse::<i64>())
+            .transpose()
+            .map_err(|_| ApiError::invalid("limit", "must be an integer"))?;
+        if let Some(cursor) = &self.starting_after
+            && !has_id_shape(cursor, cursor_prefix)
+        {
+            return Err(ApiError::invalid(
+                "startingAfter",
+                format!("must be an id starting with {cursor_prefix}"),
+            ));
         }
+        Ok(PageRequest::new(limit, self.starting_after)?)
     }
-    Ok((PageRequest::new(limit, starting_after)?, found))
+}
+
+/// The page of a list endpoint that takes no other parameter.
+pub fn page_request(req: &HttpRequest, cursor_prefix: &str) -> Result<PageRequest, ApiError> {
+    query::<PageQuery>(req)?.page(cursor_prefix)
 }
 
 /// The authenticated caller, put in place by the route's authentication middleware.
@@ -188,6 +193,36 @@ mod tests {
             Ok(_) => None,
             Err(ApiError::Invalid { param, .. }) => Some(param),
             Err(other) => panic!("{other:?}"),
+        }
+    }
+
+    /// Every way a list's query string is refused names the parameter when it is ours or a plain
+    /// name, and never repeats what the client sent.
+    #[test]
+    fn query_strings_are_parsed_by_the_route_struct() {
+        let pan = "4111111111111111";
+        let cases = [
+            ("", None),
+            ("limit=5&startingAfter=mid_01", None),
+            ("limit=five", Some("limit")),
+            ("startingAfter=txn_01", Some("startingAfter")),
+            ("colour=red", Some("colour")),
+            ("limit=5&limit=6", Some("query")),
+            ("x1=1", Some("query")),
+            (&format!("{pan}=1"), Some("query")),
+            (&format!("limit={pan}x"), Some("limit")),
+        ];
+        for (raw, want) in cases {
+            let req = actix_web::test::TestRequest::with_uri(&format!("/v1/merchants?{raw}"))
+                .to_http_request();
+            match (page_request(&req, "mid_"), want) {
+                (Ok(_), None) => {}
+                (Err(ApiError::Invalid { param, message }), Some(want)) => {
+                    assert_eq!(param, want, "{raw}");
+                    assert!(!message.contains(pan) && !param.contains(pan), "{raw}");
+                }
+                (got, _) => panic!("{raw}: {got:?}"),
+            }
         }
     }
 

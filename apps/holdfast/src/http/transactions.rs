@@ -25,7 +25,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::error::ApiError;
-use super::extract::{ApiJson, Caller, page_request_with};
+use super::extract::{ApiJson, Caller, PageQuery, query};
 use super::idempotency::{AnswerWithChange, Claimed, KeySettled, respond};
 use super::request_context;
 use super::routes::Routes;
@@ -303,40 +303,52 @@ async fn get(
     Ok(HttpResponse::Ok().json(txn))
 }
 
+/// The parameters of the transaction list: its page and its filters.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListQuery {
+    limit: Option<String>,
+    starting_after: Option<String>,
+    merchant_id: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    created_from: Option<String>,
+    created_until: Option<String>,
+}
+
 async fn list(
     state: web::Data<AppState>,
     Caller(who): Caller,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let (page, params) = page_request_with(
-        &req,
-        TxnId::PREFIX,
-        &["merchantId", "type", "createdFrom", "createdUntil"],
-    )?;
-    let time = |name: &'static str| {
-        params
-            .get(name)
-            .map(|raw| {
-                OffsetDateTime::parse(raw, &Rfc3339)
-                    .map_err(|_| ApiError::invalid(name, "must be an RFC 3339 timestamp"))
-            })
-            .transpose()
+    let q: ListQuery = query(&req)?;
+    let page = PageQuery {
+        limit: q.limit,
+        starting_after: q.starting_after,
+    }
+    .page(TxnId::PREFIX)?;
+    let time = |name: &'static str, raw: Option<String>| {
+        raw.map(|raw| {
+            OffsetDateTime::parse(&raw, &Rfc3339)
+                .map_err(|_| ApiError::invalid(name, "must be an RFC 3339 timestamp"))
+        })
+        .transpose()
     };
     let filter = TxnFilter {
-        merchant_id: params
-            .get("merchantId")
-            .map(|raw| MerchantId::parse("merchantId", raw))
+        merchant_id: q
+            .merchant_id
+            .map(|raw| MerchantId::parse("merchantId", &raw))
             .transpose()?,
-        kind: params
-            .get("type")
+        kind: q
+            .kind
             .map(|raw| {
                 raw.parse::<TxnType>().map_err(|_| {
                     ApiError::invalid("type", "must be one of auth, sale, capture, void, refund")
                 })
             })
             .transpose()?,
-        created_from: time("createdFrom")?,
-        created_until: time("createdUntil")?,
+        created_from: time("createdFrom", q.created_from)?,
+        created_until: time("createdUntil", q.created_until)?,
     };
     let txns = state.payments.list(&who, &filter, &page).await?;
     Ok(HttpResponse::Ok().json(ListView::from_page(txns, |t| t)))
