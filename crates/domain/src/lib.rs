@@ -1,6 +1,24 @@
 #![warn(missing_docs)]
 #![doc = include_str!("../README.md")]
 
+/// What every one of the domain's word enums offers (their words, parsing and `Display` come
+/// from strum's derives): every value in declaration order, and the word the API and storage
+/// use for a value. Defined here, before the modules, so each module can call it.
+macro_rules! words {
+    ($($ty:ty),* $(,)?) => {
+        $(impl $ty {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$ty] = <$ty as strum::VariantArray>::VARIANTS;
+
+            /// The word the API and storage use for this value.
+            pub fn as_str(self) -> &'static str {
+                self.into()
+            }
+        })*
+    };
+}
+pub(crate) use words;
+
 pub mod api_key;
 pub mod auth;
 pub mod idempotency;

@@ -46,25 +46,7 @@ pub enum KeyType {
     Private,
 }
 
-impl Mode {
-    /// Both modes, for iterating over every mode.
-    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
-
-    /// The lowercase word the API, key prefixes and storage use for the mode, e.g. `test`.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
-impl KeyType {
-    /// Both key types, for iterating over every type.
-    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
-
-    /// The lowercase word the API and storage use for the key type, e.g. `private`.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
+crate::words!(Mode, KeyType);
 
 #[cfg(test)]
 mod tests {

@@ -7,9 +7,7 @@ use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
 use holdfast_domain::payment::token::Token;
-use holdfast_domain::payment::transaction::{
-    AuthStatus, Authorization, AvsCode, CvvCode, Named, PaymentSummary, Transaction,
-};
+use holdfast_domain::payment::transaction::{Authorization, Named, PaymentSummary, Transaction};
 use holdfast_domain::ports::{Sealed, StoreError, StoredEvent};
 use time::OffsetDateTime;
 
@@ -148,7 +146,6 @@ pub struct TxnRow {
 impl TryFrom<TxnRow> for Transaction {
     type Error = StoreError;
     fn try_from(row: TxnRow) -> Result<Self, StoreError> {
-        let letter = |what: &str, raw: &str| corrupt(what, raw.to_owned());
         Ok(Self {
             id: TxnId::from_trusted(row.id),
             kind: parse("type", &row.kind)?,
@@ -174,14 +171,13 @@ impl TryFrom<TxnRow> for Transaction {
             },
             authorization: Authorization {
                 approved_amount: row.approved_amount,
-                avs: AvsCode::from_letter(&row.avs).ok_or_else(|| letter("avs", &row.avs))?,
-                cvv: CvvCode::from_letter(&row.cvv).ok_or_else(|| letter("cvv", &row.cvv))?,
+                avs: parse("avs", &row.avs)?,
+                cvv: parse("cvv", &row.cvv)?,
                 partial: row.partial,
                 processor_code: row.processor_code,
                 processor_message: row.processor_message,
                 processor_transaction_id: row.processor_transaction_id,
-                status: AuthStatus::from_letter(&row.status)
-                    .ok_or_else(|| letter("status", &row.status))?,
+                status: parse("status", &row.status)?,
             },
             mode: parse("mode", &row.mode)?,
             state: parse("state", &row.state)?,

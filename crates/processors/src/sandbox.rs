@@ -167,7 +167,7 @@ fn reply(
         approved_amount,
         avs,
         cvv,
-        code: code.code().to_owned(),
+        code: code.as_str().to_owned(),
         message: code.message().to_owned(),
         // Derived from our id: the same request always names the same sandbox transaction.
         processor_transaction_id: format!(
@@ -248,7 +248,7 @@ mod tests {
                 SandboxCard::Decline(code) => {
                     let r = got.unwrap();
                     assert!(
-                        !r.approved && r.code == code.code() && r.approved_amount == 0,
+                        !r.approved && r.code == code.as_str() && r.approved_amount == 0,
                         "{number}"
                     );
                 }

@@ -59,14 +59,6 @@ pub enum FundingType {
 }
 
 impl CardBrand {
-    /// Every brand, `Unknown` included, in a fixed order.
-    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
-
-    /// The lowercase word the API and storage use for the brand, e.g. `mastercard`.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
     /// The brand by the published IIN ranges, from the first six digits.
     pub fn from_iin(bin: &str) -> Self {
         let prefix = |n: usize| bin.get(..n).and_then(|p| p.parse::<u32>().ok());
@@ -96,12 +88,7 @@ impl CardBrand {
     }
 }
 
-impl FundingType {
-    /// The lowercase word the API and storage use for the funding type, e.g. `debit`.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
+crate::words!(CardBrand, FundingType);
 
 #[cfg(test)]
 mod tests {

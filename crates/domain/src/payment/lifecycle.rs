@@ -182,9 +182,6 @@ fn within(amount: Option<Amount>, remaining: i64) -> Result<i64, Refused> {
 }
 
 impl TxnType {
-    /// Every transaction type, in a fixed order.
-    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
-
     /// The state an approved transaction of this type takes: an auth holds funds, everything
     /// else is final.
     pub fn state_when_approved(self) -> TxnState {
@@ -193,22 +190,9 @@ impl TxnType {
             Self::Sale | Self::Capture | Self::Void | Self::Refund => TxnState::Settled,
         }
     }
-
-    /// The lowercase word the API and storage use for the type, e.g. `auth`.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
 }
 
-impl TxnState {
-    /// Every state, in a fixed order.
-    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
-
-    /// The lowercase word storage and the API use for the state, e.g. `authorized`.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
+crate::words!(TxnType, TxnState);
 
 #[cfg(test)]
 mod tests;

@@ -6,58 +6,49 @@
 //! answer a code that is not listed here: it is recorded as sent and declines as
 //! `generic_decline`.
 
-/// A response code with a meaning of its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A response code with a meaning of its own; `as_str` is its two digits on the wire.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 pub enum ResponseCode {
     /// `00`: approved in full.
+    #[strum(serialize = "00")]
     Approved,
     /// `10`: approved for less than the amount asked.
+    #[strum(serialize = "10")]
     PartialApproval,
     /// `05`: declined by the issuer without a reason.
+    #[strum(serialize = "05")]
     DoNotHonor,
     /// `41`: the card was reported lost.
+    #[strum(serialize = "41")]
     LostCard,
     /// `43`: the card was reported stolen.
+    #[strum(serialize = "43")]
     StolenCard,
     /// `51`: the account lacks the funds or credit.
+    #[strum(serialize = "51")]
     InsufficientFunds,
     /// `54`: the card is past its expiration date.
+    #[strum(serialize = "54")]
     ExpiredCard,
     /// No answer in time (the issuer or switch is inoperative).
+    #[strum(serialize = "91")]
     TimedOut,
     /// The processor could not take the request.
+    #[strum(serialize = "96")]
     SystemError,
 }
 
 impl ResponseCode {
-    /// Every code listed here, for looking one up by its digits.
-    pub const ALL: [ResponseCode; 9] = [
-        Self::Approved,
-        Self::PartialApproval,
-        Self::DoNotHonor,
-        Self::LostCard,
-        Self::StolenCard,
-        Self::InsufficientFunds,
-        Self::ExpiredCard,
-        Self::TimedOut,
-        Self::SystemError,
-    ];
-
-    /// The two digits on the wire.
-    pub const fn code(self) -> &'static str {
-        match self {
-            Self::Approved => "00",
-            Self::PartialApproval => "10",
-            Self::DoNotHonor => "05",
-            Self::LostCard => "41",
-            Self::StolenCard => "43",
-            Self::InsufficientFunds => "51",
-            Self::ExpiredCard => "54",
-            Self::TimedOut => "91",
-            Self::SystemError => "96",
-        }
-    }
-
     /// The processor's usual message for it.
     pub const fn message(self) -> &'static str {
         match self {
@@ -73,24 +64,21 @@ impl ResponseCode {
         }
     }
 
-    /// The code with these two digits on the wire; `None` for a code not listed here.
-    pub fn from_code(code: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.code() == code)
-    }
-
     /// The stable word the API gives a decline with this processor code: the client may branch
     /// on it, whatever processor declined.
     pub fn decline_word(processor_code: &str) -> &'static str {
-        match Self::from_code(processor_code) {
-            Some(Self::DoNotHonor) => "do_not_honor",
-            Some(Self::InsufficientFunds) => "insufficient_funds",
-            Some(Self::LostCard) => "lost_card",
-            Some(Self::StolenCard) => "stolen_card",
-            Some(Self::ExpiredCard) => "expired_card",
+        match processor_code.parse() {
+            Ok(Self::DoNotHonor) => "do_not_honor",
+            Ok(Self::InsufficientFunds) => "insufficient_funds",
+            Ok(Self::LostCard) => "lost_card",
+            Ok(Self::StolenCard) => "stolen_card",
+            Ok(Self::ExpiredCard) => "expired_card",
             _ => "generic_decline",
         }
     }
 }
+
+crate::words!(ResponseCode);
 
 #[cfg(test)]
 mod tests {
@@ -98,8 +86,9 @@ mod tests {
 
     #[test]
     fn every_code_reads_back_and_unknown_codes_decline_generically() {
-        for code in ResponseCode::ALL {
-            assert_eq!(ResponseCode::from_code(code.code()), Some(code));
+        for &code in ResponseCode::ALL {
+            assert_eq!(code.as_str().parse(), Ok(code));
+            assert_eq!(code.as_str().len(), 2);
         }
         let words: Vec<_> = ["05", "51", "41", "43", "54", "00", "96", "14", ""]
             .into_iter()

@@ -34,11 +34,6 @@ pub enum ProcessorKind {
 }
 
 impl ProcessorKind {
-    /// The lowercase word the API and storage use for the kind, e.g. `sandbox`.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
     /// Whether payments of `mode` may go to this kind of processor. The sandbox approves by
     /// test card and moves no money: a live payment routed to it would be "approved" and never
     /// paid, so it serves test mode only.
@@ -129,6 +124,8 @@ pub fn fallbacks_within_bound(count: usize) -> Result<(), Invalid> {
 pub fn resource_name(raw: &str) -> Result<String, Invalid> {
     bounded_text("name", raw, 1, 100)
 }
+
+crate::words!(ProcessorKind);
 
 #[cfg(test)]
 mod tests {

@@ -35,13 +35,6 @@ pub enum TokenKind {
     Vault,
 }
 
-impl TokenKind {
-    /// The stored and API spelling: `single_use` or `vault`.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
 /// A card saved under a token id, so a transaction can name the token instead of the card.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token {
@@ -64,3 +57,5 @@ pub struct Token {
     /// When a transaction consumed a single-use token; `None` while it is unused.
     pub used_on: Option<OffsetDateTime>,
 }
+
+crate::words!(TokenKind);

@@ -210,27 +210,7 @@ pub enum CvvCode {
     Unsupported,
 }
 
-/// What the three one-letter codes share: the letter, every value, and parsing a letter.
-macro_rules! letters {
-    ($($ty:ty),*) => {
-        $(impl $ty {
-            /// Every value, in the order the letters are listed.
-            pub const ALL: &'static [$ty] = <$ty as strum::VariantArray>::VARIANTS;
-
-            /// The one-letter code the API shows for this value.
-            pub fn as_str(self) -> &'static str {
-                self.into()
-            }
-
-            /// The value a one-letter code stands for, or `None` for a letter not in the set.
-            pub fn from_letter(letter: &str) -> Option<Self> {
-                letter.parse().ok()
-            }
-        })*
-    };
-}
-
-letters!(AuthStatus, AvsCode, CvvCode);
+crate::words!(AuthStatus, AvsCode, CvvCode);
 
 /// RFC 3339 in UTC with exactly six fractional digits.
 pub const TIMESTAMP_FORMAT: &[FormatItem<'static>] =
@@ -267,15 +247,15 @@ mod tests {
     #[test]
     fn letters_round_trip() {
         for &s in AuthStatus::ALL {
-            assert_eq!(AuthStatus::from_letter(s.as_str()), Some(s));
+            assert_eq!(s.as_str().parse(), Ok(s));
         }
         for &a in AvsCode::ALL {
-            assert_eq!(AvsCode::from_letter(a.as_str()), Some(a));
+            assert_eq!(a.as_str().parse(), Ok(a));
             assert_eq!(a.as_str().len(), 1);
         }
         for &c in CvvCode::ALL {
-            assert_eq!(CvvCode::from_letter(c.as_str()), Some(c));
+            assert_eq!(c.as_str().parse(), Ok(c));
         }
-        assert_eq!(AuthStatus::from_letter("X"), None);
+        assert!("X".parse::<AuthStatus>().is_err());
     }
 }

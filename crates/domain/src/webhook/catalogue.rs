@@ -46,14 +46,6 @@ pub enum EventType {
 }
 
 impl EventType {
-    /// The whole catalogue, in the order it is listed.
-    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
-
-    /// The dotted name subscriptions and notifications use, e.g. `merchant.created`.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
     /// What the event reports, and the shape of its `data`.
     pub fn description(self) -> &'static str {
         match self {
@@ -95,6 +87,8 @@ impl serde::Serialize for EventType {
         s.serialize_str(self.as_str())
     }
 }
+
+crate::words!(EventType);
 
 #[cfg(test)]
 mod tests {

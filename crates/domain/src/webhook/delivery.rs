@@ -37,13 +37,6 @@ pub enum Outcome {
     Skipped,
 }
 
-impl Outcome {
-    /// The word the delivery history stores and shows for the outcome.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
 /// What to do after a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RetryDecision {
@@ -94,6 +87,8 @@ pub fn notification_body(
         format_timestamp(created_on)
     )
 }
+
+crate::words!(Outcome);
 
 #[cfg(test)]
 mod tests {

@@ -96,7 +96,7 @@ pub(super) fn fail(txn: &mut Transaction, status: AuthStatus, code: ResponseCode
     txn.state = TxnState::Failed;
     txn.fee = 0;
     txn.authorization = Authorization {
-        processor_code: code.code().into(),
+        processor_code: code.as_str().into(),
         processor_message: message.into(),
         status,
         ..placeholder()
