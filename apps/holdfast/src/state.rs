@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use holdfast_domain::ports::StoreError;
 use holdfast_domain::ports::{
-    BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor, TokenStore,
+    BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor,
 };
 use holdfast_domain::services::{
     Authenticator, IdempotencyService, KeyService, MerchantService, PaymentService,
@@ -56,7 +56,8 @@ impl std::fmt::Debug for AppState {
 pub struct Background {
     pub notifications: Arc<dyn NotificationQueue>,
     pub emails: Arc<dyn EmailOutbox>,
-    pub tokens: Arc<dyn TokenStore>,
+    pub tokens: TokenService,
+    pub webhooks: WebhookService,
     pub idempotency: IdempotencyService,
     pub payments: PaymentService,
     pub clock: Arc<dyn Clock>,
@@ -76,7 +77,8 @@ impl Background {
         Self {
             notifications: stores.notifications,
             emails: stores.emails,
-            tokens: stores.tokens,
+            tokens: state.tokens.clone(),
+            webhooks: state.webhooks.clone(),
             idempotency: state.idempotency.clone(),
             payments: state.payments.clone(),
             clock: Arc::new(SystemClock),

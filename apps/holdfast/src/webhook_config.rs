@@ -201,6 +201,7 @@ impl WebhookArgs {
             idempotency: background.idempotency,
             outbox: background.emails,
             tokens: background.tokens,
+            webhooks: background.webhooks,
             sender: std::sync::Arc::new(sender),
             mailer,
             clock: background.clock,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use holdfast_domain::ports::{Clock, EmailOutbox, Mailer, NotificationQueue, WebhookSender};
-use holdfast_domain::services::{IdempotencyService, PaymentService};
+use holdfast_domain::services::{IdempotencyService, PaymentService, TokenService, WebhookService};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -24,7 +24,8 @@ pub struct Workers {
     pub queue: Arc<dyn NotificationQueue>,
     pub idempotency: IdempotencyService,
     pub outbox: Arc<dyn EmailOutbox>,
-    pub tokens: Arc<dyn holdfast_domain::ports::TokenStore>,
+    pub tokens: TokenService,
+    pub webhooks: WebhookService,
     pub sender: Arc<dyn WebhookSender>,
     pub mailer: Arc<dyn Mailer>,
     pub clock: Arc<dyn Clock>,
@@ -61,17 +62,8 @@ impl Workers {
             self.reconcile_after,
             stop.clone(),
         ));
-        set.spawn(retention::erase_expired_tokens(
-            self.tokens,
-            self.clock.clone(),
-            stop.clone(),
-        ));
-        set.spawn(retention::run(
-            self.queue,
-            self.idempotency,
-            self.clock,
-            stop,
-        ));
+        set.spawn(retention::erase_expired_tokens(self.tokens, stop.clone()));
+        set.spawn(retention::run(self.webhooks, self.idempotency, stop));
         tracing::info!(deliverers, "workers started");
         Running { stop: stop_tx, set }
     }

@@ -3,25 +3,15 @@
 //! hours are deleted. Every minute, the sealed card of each single-use token that expired unused
 //! is erased (a used one is erased as it is used): a card kept sealed is still a card kept.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use holdfast_domain::ports::{Clock, NotificationQueue, TokenStore};
-use holdfast_domain::services::IdempotencyService;
+use holdfast_domain::services::{IdempotencyService, TokenService, WebhookService};
 
 use super::{Stop, pause};
 
-pub async fn run(
-    queue: Arc<dyn NotificationQueue>,
-    keys: IdempotencyService,
-    clock: Arc<dyn Clock>,
-    mut stop: Stop,
-) {
+pub async fn run(webhooks: WebhookService, keys: IdempotencyService, mut stop: Stop) {
     while !*stop.borrow() {
-        match queue
-            .archive_deliveries(clock.now() - holdfast_domain::webhook::HISTORY)
-            .await
-        {
+        match webhooks.archive_deliveries(None).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(archived = n, "archived old delivery records"),
             Err(err) => tracing::error!(error = %err, "archiving delivery records failed"),
@@ -39,13 +29,9 @@ pub async fn run(
 /// gone at most a minute after that.
 const TOKEN_SWEEP: Duration = Duration::from_mins(1);
 
-pub async fn erase_expired_tokens(
-    tokens: Arc<dyn TokenStore>,
-    clock: Arc<dyn Clock>,
-    mut stop: Stop,
-) {
+pub async fn erase_expired_tokens(tokens: TokenService, mut stop: Stop) {
     while !*stop.borrow() {
-        match tokens.erase_expired(clock.now()).await {
+        match tokens.erase_expired().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(erased = n, "erased the cards of expired single-use tokens"),
             Err(err) => tracing::error!(error = %err, "erasing expired tokens failed"),

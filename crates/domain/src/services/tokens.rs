@@ -76,6 +76,13 @@ impl TokenService {
         Ok(self.tokens.find(&who.platform_id, who.mode, id).await?)
     }
 
+    /// Erases the sealed card of every single-use token that expired unused; returns how many
+    /// (retention: a card kept sealed is still a card kept).
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn erase_expired(&self) -> Result<usize, TokenError> {
+        Ok(self.tokens.erase_expired(self.clock.now()).await?)
+    }
+
     /// What the BIN table knows of a card's first digits.
     #[tracing::instrument(level = "debug", skip_all)]
     pub fn bin(&self, bin: &str) -> BinInfo {
@@ -128,6 +135,25 @@ mod tests {
     use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
 
     use crate::ports::{MockCardVault, MockTokenStore, Sealed};
+
+    /// Retention erases what expired by the service's own clock, not a caller's.
+    #[tokio::test]
+    async fn expired_tokens_are_erased_as_of_the_services_clock() {
+        let mut tokens = MockTokenStore::new();
+        tokens
+            .expect_erase_expired()
+            .withf(|now| *now == crate::services::fixtures::NOON)
+            .times(1)
+            .returning(|_| Ok(2));
+        let service = TokenService::new(
+            Arc::new(tokens),
+            Arc::new(MockCardVault::new()),
+            Arc::new(visa_bins()),
+            Arc::new(clock_at_noon()),
+            Arc::new(fixed_ids("01")),
+        );
+        assert_eq!(service.erase_expired().await.unwrap(), 2);
+    }
 
     fn who(key_type: KeyType) -> Principal {
         Principal {

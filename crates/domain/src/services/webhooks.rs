@@ -293,6 +293,38 @@ mod tests {
     use crate::ports::{MockIds, MockNotificationQueue, MockWebhookStore};
     use crate::services::fixtures::clock_at_noon;
 
+    /// Spec 2.4: a delivery's record keeps its bodies 15 days, counted back from now (the
+    /// hourly retention) or from the time an operator gives.
+    #[tokio::test]
+    async fn deliveries_are_archived_after_fifteen_days() {
+        use crate::services::fixtures::NOON;
+        use time::macros::datetime;
+        let as_of = datetime!(2026-12-31 0:00 UTC);
+        let mut queue = MockNotificationQueue::new();
+        for (before, archived) in [
+            (datetime!(2026-11-07 12:00 UTC), 3),
+            (datetime!(2026-12-16 0:00 UTC), 5),
+        ] {
+            queue
+                .expect_archive_deliveries()
+                .withf(move |at| *at == before)
+                .times(1)
+                .returning(move |_| Ok(archived));
+        }
+        assert_eq!(
+            NOON - time::Duration::days(15),
+            datetime!(2026-11-07 12:00 UTC)
+        );
+        let service = WebhookService::new(
+            Arc::new(MockWebhookStore::new()),
+            Arc::new(queue),
+            Arc::new(clock_at_noon()),
+            Arc::new(MockIds::new()),
+        );
+        assert_eq!(service.archive_deliveries(None).await.unwrap(), 3);
+        assert_eq!(service.archive_deliveries(Some(as_of)).await.unwrap(), 5);
+    }
+
     #[tokio::test]
     async fn the_creator_is_the_user_behind_the_key_and_the_secret_is_standard() {
         let mut store = MockWebhookStore::new();
