@@ -130,13 +130,14 @@ impl AppState {
             keys: KeyService::new(stores.keys, stores.users, clock.clone(), ids.clone()),
             merchants: MerchantService::new(
                 stores.merchants,
-                stores.payments.clone(),
+                stores.routing.clone(),
                 clock.clone(),
                 ids.clone(),
             ),
-            routing: RoutingService::new(stores.payments.clone(), clock.clone(), ids.clone()),
+            routing: RoutingService::new(stores.routing.clone(), clock.clone(), ids.clone()),
             payments: PaymentService::new(
-                stores.payments,
+                stores.transactions,
+                stores.routing,
                 processor,
                 bins.clone(),
                 clock.clone(),

@@ -78,12 +78,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let auth = Authenticator::new(stores.keys, clock.clone());
     let merchants = MerchantService::new(
         stores.merchants,
-        stores.payments.clone(),
+        stores.routing.clone(),
         clock.clone(),
         ids.clone(),
     );
     let payments = PaymentService::new(
-        stores.payments,
+        stores.transactions,
+        stores.routing,
         Arc::new(Processors::new(Duration::from_secs(5))),
         Arc::new(BinTable::shipped()),
         clock,

@@ -13,12 +13,13 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
-    EmailOutbox, IdempotencyStore, KeyStore, MerchantStore, NotificationQueue, PaymentStore,
-    PlatformStore, StoreError, TokenStore, UserStore, WebhookStore,
+    EmailOutbox, EventLog, IdempotencyStore, KeyStore, MerchantStore, NotificationQueue,
+    PlatformStore, RoutingStore, StoreError, TokenStore, TransactionStore, UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::stores::{PgStore, SqliteConn, SqliteStore};
+use crate::conn::{Pools, SqliteConn};
+use crate::stores::SqlStore;
 
 pub(crate) const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
@@ -104,9 +105,8 @@ impl Default for PoolOptions {
 
 /// An open database: one store object implementing every store port.
 #[derive(Debug, Clone)]
-pub enum Database {
-    Postgres(PgStore),
-    Sqlite(SqliteStore),
+pub struct Database {
+    store: SqlStore,
 }
 
 /// The store ports as trait objects, for wiring services without naming the backend.
@@ -116,7 +116,9 @@ pub struct Stores {
     pub users: Arc<dyn UserStore>,
     pub keys: Arc<dyn KeyStore>,
     pub merchants: Arc<dyn MerchantStore>,
-    pub payments: Arc<dyn PaymentStore>,
+    pub routing: Arc<dyn RoutingStore>,
+    pub transactions: Arc<dyn TransactionStore>,
+    pub events: Arc<dyn EventLog>,
     pub idempotency: Arc<dyn IdempotencyStore>,
     pub tokens: Arc<dyn TokenStore>,
     pub webhooks: Arc<dyn WebhookStore>,
@@ -152,7 +154,7 @@ impl Database {
                     .runtime(deadpool_runtime())
                     .build()
                     .map_err(|e| DatabaseError::Pool(e.to_string()))?;
-                Ok(Self::Postgres(PgStore::new(pool, options.completion_wait)))
+                Ok(Self::over(Pools::Pg(pool), options))
             }
             DatabaseUrl::Sqlite(path) => {
                 prepare_sqlite_file(path)?;
@@ -168,10 +170,7 @@ impl Database {
                     .runtime(deadpool_runtime())
                     .build()
                     .map_err(|e| DatabaseError::Pool(e.to_string()))?;
-                Ok(Self::Sqlite(SqliteStore::new(
-                    pool,
-                    options.completion_wait,
-                )))
+                Ok(Self::over(Pools::Sqlite(pool), options))
             }
         }
     }
@@ -212,45 +211,31 @@ impl Database {
         Ok(applied)
     }
 
-    pub async fn ping(&self) -> Result<(), StoreError> {
-        match self {
-            Self::Postgres(s) => s.ping().await,
-            Self::Sqlite(s) => s.ping().await,
+    fn over(pools: Pools, options: PoolOptions) -> Self {
+        Self {
+            store: SqlStore::new(pools, options.completion_wait),
         }
     }
 
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.store.ping().await
+    }
+
     pub fn stores(&self) -> Stores {
-        fn all<S>(s: &S) -> Stores
-        where
-            S: PlatformStore
-                + UserStore
-                + KeyStore
-                + MerchantStore
-                + IdempotencyStore
-                + TokenStore
-                + PaymentStore
-                + WebhookStore
-                + NotificationQueue
-                + EmailOutbox
-                + Clone
-                + 'static,
-        {
-            Stores {
-                platforms: Arc::new(s.clone()),
-                users: Arc::new(s.clone()),
-                keys: Arc::new(s.clone()),
-                merchants: Arc::new(s.clone()),
-                payments: Arc::new(s.clone()),
-                idempotency: Arc::new(s.clone()),
-                tokens: Arc::new(s.clone()),
-                webhooks: Arc::new(s.clone()),
-                notifications: Arc::new(s.clone()),
-                emails: Arc::new(s.clone()),
-            }
-        }
-        match self {
-            Self::Postgres(s) => all(s),
-            Self::Sqlite(s) => all(s),
+        let store = &self.store;
+        Stores {
+            platforms: Arc::new(store.clone()),
+            users: Arc::new(store.clone()),
+            keys: Arc::new(store.clone()),
+            merchants: Arc::new(store.clone()),
+            routing: Arc::new(store.clone()),
+            transactions: Arc::new(store.clone()),
+            events: Arc::new(store.clone()),
+            idempotency: Arc::new(store.clone()),
+            tokens: Arc::new(store.clone()),
+            webhooks: Arc::new(store.clone()),
+            notifications: Arc::new(store.clone()),
+            emails: Arc::new(store.clone()),
         }
     }
 }

@@ -26,12 +26,3 @@ pub fn is_busy(err: &DieselError) -> bool {
 pub fn unexpected(err: impl std::fmt::Display) -> StoreError {
     StoreError::Unexpected(err.to_string())
 }
-
-/// `NotFound` when an update or delete touched no row.
-pub fn expect_one_row(affected: usize) -> Result<(), StoreError> {
-    if affected == 0 {
-        Err(StoreError::NotFound)
-    } else {
-        Ok(())
-    }
-}

@@ -1,15 +1,17 @@
 #![doc = include_str!("../README.md")]
 
+mod conn;
 mod database;
 mod error;
 mod payment_rows;
 mod pg_statement;
+mod query;
 mod rows;
 mod schema;
 mod stores;
 #[cfg(feature = "test-support")]
 pub mod testing;
+mod timestamp;
 mod webhook_rows;
 
 pub use database::{Database, DatabaseError, DatabaseUrl, PoolOptions, Stores};
-pub use stores::{PgStore, SqliteStore};

@@ -1,6 +1,6 @@
 //! Rows of the payments tables and their conversion to domain types.
 
-use diesel::Queryable;
+use diesel::{AsChangeset, Insertable, Queryable};
 use holdfast_domain::ids::{ConnectionId, EventId, MerchantId, PlanId, PlatformId, TokenId, TxnId};
 use holdfast_domain::merchant::Currency;
 use holdfast_domain::payment::brand::CardBrand;
@@ -10,6 +10,9 @@ use holdfast_domain::payment::token::Token;
 use holdfast_domain::payment::transaction::{Authorization, Named, PaymentSummary, Transaction};
 use holdfast_domain::ports::{Sealed, StoreError, StoredEvent};
 use time::OffsetDateTime;
+
+use crate::schema::{plans, processor_connections, tokens, transactions};
+use crate::timestamp::Instant;
 
 fn corrupt(what: &str, value: impl std::fmt::Display) -> StoreError {
     StoreError::Unexpected(format!("stored {what} does not parse: {value}"))
@@ -249,5 +252,193 @@ impl TryFrom<TokenRow> for Token {
             expires_on: row.expires_on,
             used_on: row.used_on,
         })
+    }
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = processor_connections)]
+pub struct NewConnectionRow<'a> {
+    pub id: &'a str,
+    pub platform_id: &'a str,
+    pub mode: &'static str,
+    pub name: &'a str,
+    pub kind: &'static str,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+}
+
+impl<'a> From<&'a ProcessorConnection> for NewConnectionRow<'a> {
+    fn from(c: &'a ProcessorConnection) -> Self {
+        Self {
+            id: c.id.as_str(),
+            platform_id: c.platform_id.as_str(),
+            mode: c.mode.as_str(),
+            name: &c.name,
+            kind: c.kind.as_str(),
+            created_on: c.created_on,
+        }
+    }
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = plans)]
+pub struct NewPlanRow<'a> {
+    pub id: &'a str,
+    pub platform_id: &'a str,
+    pub mode: &'static str,
+    pub name: &'a str,
+    pub fee_basis_points: i64,
+    pub fee_fixed: i64,
+    pub default_connection_id: &'a str,
+    pub brand_routes: String,
+    pub fallbacks: String,
+    pub is_default: bool,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+}
+
+impl<'a> From<&'a Plan> for NewPlanRow<'a> {
+    fn from(p: &'a Plan) -> Self {
+        Self {
+            id: p.id.as_str(),
+            platform_id: p.platform_id.as_str(),
+            mode: p.mode.as_str(),
+            name: &p.name,
+            fee_basis_points: i64::from(p.fee.basis_points()),
+            fee_fixed: p.fee.fixed(),
+            default_connection_id: p.default_connection.as_str(),
+            brand_routes: encode_routes(&p.brand_routes),
+            fallbacks: encode_ids(&p.fallbacks),
+            is_default: p.is_default,
+            created_on: p.created_on,
+        }
+    }
+}
+
+/// What a transaction's completion writes: the processor's answer and what follows from it.
+#[derive(Debug, AsChangeset, Insertable)]
+#[diesel(table_name = transactions)]
+pub struct CompletedRow<'a> {
+    pub state: &'static str,
+    pub fee: i64,
+    pub connection_id: &'a str,
+    pub connection_name: &'a str,
+    pub approved_amount: i64,
+    pub avs: &'static str,
+    pub cvv: &'static str,
+    pub partial: bool,
+    pub processor_code: &'a str,
+    pub processor_message: &'a str,
+    pub processor_transaction_id: &'a str,
+    pub status: &'static str,
+}
+
+impl<'a> From<&'a Transaction> for CompletedRow<'a> {
+    fn from(x: &'a Transaction) -> Self {
+        let a = &x.authorization;
+        Self {
+            state: x.state.as_str(),
+            fee: x.fee,
+            connection_id: x.processor.id.as_str(),
+            connection_name: &x.processor.name,
+            approved_amount: a.approved_amount,
+            avs: a.avs.as_str(),
+            cvv: a.cvv.as_str(),
+            partial: a.partial,
+            processor_code: &a.processor_code,
+            processor_message: &a.processor_message,
+            processor_transaction_id: &a.processor_transaction_id,
+            status: a.status.as_str(),
+        }
+    }
+}
+
+/// A transaction as first written, pending its processor's answer.
+#[derive(Debug, Insertable)]
+#[diesel(table_name = transactions)]
+pub struct NewTxnRow<'a> {
+    pub id: &'a str,
+    pub platform_id: &'a str,
+    pub mode: &'static str,
+    pub merchant_id: &'a str,
+    pub kind: &'static str,
+    pub amount: i64,
+    pub currency: &'a str,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+    pub bin: &'a str,
+    pub brand: &'static str,
+    pub last4: &'a str,
+    pub funding: &'static str,
+    pub plan_id: &'a str,
+    pub plan_name: &'a str,
+    pub parent_id: Option<&'a str>,
+    pub refunded_amount: i64,
+    #[diesel(embed)]
+    pub outcome: CompletedRow<'a>,
+}
+
+impl<'a> From<&'a Transaction> for NewTxnRow<'a> {
+    fn from(x: &'a Transaction) -> Self {
+        Self {
+            id: x.id.as_str(),
+            platform_id: x.platform_id.as_str(),
+            mode: x.mode.as_str(),
+            merchant_id: x.merchant_id.as_str(),
+            kind: x.kind.as_str(),
+            amount: x.amount,
+            currency: x.currency.as_str(),
+            created_on: x.created_on,
+            bin: &x.payment.bin,
+            brand: x.payment.brand.as_str(),
+            last4: &x.payment.last4,
+            funding: x.payment.funding.as_str(),
+            plan_id: x.plan.id.as_str(),
+            plan_name: &x.plan.name,
+            parent_id: x.parent_id.as_ref().map(TxnId::as_str),
+            refunded_amount: x.refunded_amount,
+            outcome: CompletedRow::from(x),
+        }
+    }
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = tokens)]
+pub struct NewTokenRow<'a> {
+    pub id: &'a str,
+    pub platform_id: &'a str,
+    pub mode: &'static str,
+    pub kind: &'static str,
+    pub bin: &'a str,
+    pub brand: &'static str,
+    pub last4: &'a str,
+    pub funding: &'static str,
+    pub key_id: &'a str,
+    pub nonce: &'a [u8],
+    pub ciphertext: &'a [u8],
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+    pub expires_on: Option<Instant>,
+    pub used_on: Option<Instant>,
+}
+
+impl<'a> From<&'a Token> for NewTokenRow<'a> {
+    fn from(t: &'a Token) -> Self {
+        Self {
+            id: t.id.as_str(),
+            platform_id: t.platform_id.as_str(),
+            mode: t.mode.as_str(),
+            kind: t.kind.as_str(),
+            bin: &t.card.bin,
+            brand: t.card.brand.as_str(),
+            last4: &t.card.last4,
+            funding: t.card.funding.as_str(),
+            key_id: &t.sealed.key_id,
+            nonce: &t.sealed.nonce,
+            ciphertext: &t.sealed.ciphertext,
+            created_on: t.created_on,
+            expires_on: t.expires_on.map(Instant),
+            used_on: t.used_on.map(Instant),
+        }
     }
 }

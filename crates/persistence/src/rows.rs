@@ -3,7 +3,7 @@
 //! Stored values were validated on the way in; one that no longer parses means the row was
 //! changed behind our back, which is reported as `StoreError::Unexpected`, never papered over.
 
-use diesel::Queryable;
+use diesel::{Insertable, Queryable};
 use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
 use holdfast_domain::ids::{KeyId, MerchantId, PlanId, PlatformId, UserId};
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
@@ -11,6 +11,9 @@ use holdfast_domain::platform::{Platform, PlatformName};
 use holdfast_domain::ports::StoreError;
 use holdfast_domain::user::{Email, User};
 use time::OffsetDateTime;
+
+use crate::schema::{api_keys, merchants, platforms, users};
+use crate::timestamp::Instant;
 
 fn corrupt(what: &str, err: impl std::fmt::Display) -> StoreError {
     StoreError::Unexpected(format!("stored {what} does not parse: {err}"))
@@ -142,4 +145,113 @@ pub fn convert_all<R, T: TryFrom<R, Error = StoreError>>(
     rows: Vec<R>,
 ) -> Result<Vec<T>, StoreError> {
     rows.into_iter().map(T::try_from).collect()
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = platforms)]
+pub struct NewPlatformRow<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub owner_id: &'a str,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+}
+
+impl<'a> NewPlatformRow<'a> {
+    pub fn of(platform: &'a Platform, owner: &'a User) -> Self {
+        Self {
+            id: platform.id.as_str(),
+            name: platform.name.as_str(),
+            owner_id: owner.id.as_str(),
+            created_on: platform.created_on,
+        }
+    }
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = users)]
+pub struct NewUserRow<'a> {
+    pub id: &'a str,
+    pub platform_id: &'a str,
+    pub email: &'a str,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+}
+
+impl<'a> From<&'a User> for NewUserRow<'a> {
+    fn from(user: &'a User) -> Self {
+        Self {
+            id: user.id.as_str(),
+            platform_id: user.platform_id.as_str(),
+            email: user.email.as_str(),
+            created_on: user.created_on,
+        }
+    }
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = api_keys)]
+pub struct NewKeyRow<'a> {
+    pub id: &'a str,
+    pub platform_id: &'a str,
+    pub name: &'a str,
+    pub key_type: &'static str,
+    pub mode: &'static str,
+    pub value_hash: &'a [u8],
+    pub last4: &'a str,
+    pub active: bool,
+    pub created_by: &'a str,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+    pub last_used_on: Option<Instant>,
+}
+
+impl<'a> From<&'a ApiKey> for NewKeyRow<'a> {
+    fn from(key: &'a ApiKey) -> Self {
+        Self {
+            id: key.id.as_str(),
+            platform_id: key.platform_id.as_str(),
+            name: key.name.as_str(),
+            key_type: key.key_type.as_str(),
+            mode: key.mode.as_str(),
+            value_hash: key.hash.as_bytes().as_slice(),
+            last4: &key.last4,
+            active: key.is_active(),
+            created_by: key.created_by.as_str(),
+            created_on: key.created_on,
+            last_used_on: key.last_used_on.map(Instant),
+        }
+    }
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = merchants)]
+pub struct NewMerchantRow<'a> {
+    pub id: &'a str,
+    pub platform_id: &'a str,
+    pub mode: &'static str,
+    pub name: &'a str,
+    pub currency: &'a str,
+    pub email: Option<&'a str>,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+    #[diesel(serialize_as = Instant)]
+    pub updated_on: OffsetDateTime,
+    pub plan_id: Option<&'a str>,
+}
+
+impl<'a> From<&'a Merchant> for NewMerchantRow<'a> {
+    fn from(m: &'a Merchant) -> Self {
+        Self {
+            id: m.id.as_str(),
+            platform_id: m.platform_id.as_str(),
+            mode: m.mode.as_str(),
+            name: m.details.name.as_str(),
+            currency: m.details.currency.as_str(),
+            email: m.details.email.as_ref().map(Email::as_str),
+            created_on: m.created_on,
+            updated_on: m.updated_on,
+            plan_id: m.plan_id.as_ref().map(PlanId::as_str),
+        }
+    }
 }

@@ -1,11 +1,270 @@
-//! Table definitions for both backends: one text, two timestamp types.
+//! The tables, one definition for both backends: every stored instant is a `Ts`, which each
+//! backend stores its own way (`timestamp.rs`), so every query is written once.
 
-pub mod pg {
-    use diesel::sql_types::Timestamptz as Ts;
-    include!("schema_tables.rs");
+diesel::table! {
+    use diesel::sql_types::{Binary, Bool, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    platforms (id) {
+        id -> Text,
+        name -> Text,
+        owner_id -> Text,
+        created_on -> Ts,
+    }
 }
 
-pub mod sqlite {
-    use diesel::sql_types::TimestamptzSqlite as Ts;
-    include!("schema_tables.rs");
+diesel::table! {
+    use diesel::sql_types::{Binary, Bool, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    users (id) {
+        id -> Text,
+        platform_id -> Text,
+        email -> Text,
+        created_on -> Ts,
+    }
 }
+
+diesel::table! {
+    use diesel::sql_types::{Binary, Bool, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    api_keys (id) {
+        id -> Text,
+        platform_id -> Text,
+        name -> Text,
+        key_type -> Text,
+        mode -> Text,
+        value_hash -> Binary,
+        last4 -> Text,
+        active -> Bool,
+        created_by -> Text,
+        created_on -> Ts,
+        last_used_on -> Nullable<Ts>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Binary, Bool, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    merchants (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        name -> Text,
+        currency -> Text,
+        email -> Nullable<Text>,
+        created_on -> Ts,
+        updated_on -> Ts,
+        deleted_on -> Nullable<Ts>,
+        plan_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Text};
+    use crate::timestamp::Ts;
+
+    processor_connections (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        name -> Text,
+        kind -> Text,
+        created_on -> Ts,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{BigInt, Bool, Text};
+    use crate::timestamp::Ts;
+
+    plans (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        name -> Text,
+        fee_basis_points -> BigInt,
+        fee_fixed -> BigInt,
+        default_connection_id -> Text,
+        brand_routes -> Text,
+        fallbacks -> Text,
+        is_default -> Bool,
+        created_on -> Ts,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{BigInt, Bool, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    transactions (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        merchant_id -> Text,
+        kind -> Text,
+        state -> Text,
+        amount -> BigInt,
+        currency -> Text,
+        fee -> BigInt,
+        created_on -> Ts,
+        bin -> Text,
+        brand -> Text,
+        last4 -> Text,
+        funding -> Text,
+        plan_id -> Text,
+        plan_name -> Text,
+        connection_id -> Text,
+        connection_name -> Text,
+        approved_amount -> BigInt,
+        avs -> Text,
+        cvv -> Text,
+        partial -> Bool,
+        processor_code -> Text,
+        processor_message -> Text,
+        processor_transaction_id -> Text,
+        status -> Text,
+        parent_id -> Nullable<Text>,
+        refunded_amount -> BigInt,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Text};
+    use crate::timestamp::Ts;
+
+    events (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        event_type -> Text,
+        data -> Text,
+        created_on -> Ts,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Binary, Integer, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    idempotency_keys (platform_id, mode, key) {
+        platform_id -> Text,
+        mode -> Text,
+        key -> Text,
+        fingerprint -> Binary,
+        created_on -> Ts,
+        status -> Nullable<Integer>,
+        body -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Binary, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    tokens (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        kind -> Text,
+        bin -> Text,
+        brand -> Text,
+        last4 -> Text,
+        funding -> Text,
+        key_id -> Text,
+        nonce -> Binary,
+        ciphertext -> Binary,
+        created_on -> Ts,
+        expires_on -> Nullable<Ts>,
+        used_on -> Nullable<Ts>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Bool, Integer, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    webhooks (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        endpoint_url -> Text,
+        events -> Text,
+        description -> Nullable<Text>,
+        header_name -> Nullable<Text>,
+        header_value -> Nullable<Text>,
+        active -> Bool,
+        secret -> Text,
+        creator_id -> Text,
+        consecutive_failures -> Integer,
+        created_on -> Ts,
+        updated_on -> Ts,
+        previous_secret -> Nullable<Text>,
+        previous_secret_until -> Nullable<Ts>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Bool, Integer, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    notifications (id) {
+        id -> Text,
+        webhook_id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        event_id -> Text,
+        event_type -> Text,
+        state -> Text,
+        due_on -> Ts,
+        lease_until -> Nullable<Ts>,
+        endpoint_url -> Nullable<Text>,
+        request_body -> Nullable<Text>,
+        response -> Nullable<Text>,
+        requests -> Integer,
+        attempted_on -> Nullable<Ts>,
+        archived -> Bool,
+        resent_from -> Nullable<Text>,
+        created_on -> Ts,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Integer, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    emails (id) {
+        id -> Text,
+        recipient -> Text,
+        subject -> Text,
+        body -> Text,
+        created_on -> Ts,
+        due_on -> Ts,
+        lease_until -> Nullable<Ts>,
+        attempts -> Integer,
+        sent_on -> Nullable<Ts>,
+        failed_on -> Nullable<Ts>,
+        last_error -> Nullable<Text>,
+    }
+}
+
+diesel::joinable!(notifications -> webhooks (webhook_id));
+diesel::joinable!(notifications -> events (event_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    platforms,
+    users,
+    api_keys,
+    merchants,
+    processor_connections,
+    plans,
+    transactions,
+    events,
+    idempotency_keys,
+    tokens,
+    webhooks,
+    notifications,
+    emails,
+);

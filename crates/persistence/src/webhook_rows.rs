@@ -1,12 +1,17 @@
 //! Rows of the webhook tables and their conversion to domain types.
 
-use diesel::Queryable;
+use diesel::{Insertable, Queryable};
 use holdfast_domain::ids::{EventId, NotificationId, PlatformId, UserId, WebhookId};
-use holdfast_domain::ports::{Delivery, DeliveryState, StoreError, decode_events};
+use holdfast_domain::ports::{
+    Delivery, DeliveryState, Event, StoreError, decode_events, encode_events,
+};
 use holdfast_domain::webhook::{
     CustomHeader, Description, EndpointUrl, Outcome, PreviousSecret, Subscription,
 };
 use time::OffsetDateTime;
+
+use crate::schema::{events, notifications, webhooks};
+use crate::timestamp::Instant;
 
 #[derive(Debug, Queryable)]
 pub struct WebhookRow {
@@ -121,4 +126,128 @@ pub fn notification_id(event: &EventId, webhook: &str) -> NotificationId {
     let event_part = event.as_str().trim_start_matches(EventId::PREFIX);
     let webhook_part = webhook.trim_start_matches(WebhookId::PREFIX);
     NotificationId::from_suffix(&format!("{event_part}{webhook_part}"))
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = events)]
+pub struct NewEventRow<'a> {
+    pub id: &'a str,
+    pub platform_id: &'a str,
+    pub mode: &'static str,
+    pub event_type: &'static str,
+    pub data: &'a str,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+}
+
+impl<'a> NewEventRow<'a> {
+    /// `event`, its data already serialised as `data`.
+    pub fn of(event: &'a Event, data: &'a str) -> Self {
+        Self {
+            id: event.id.as_str(),
+            platform_id: event.platform_id.as_str(),
+            mode: event.mode.as_str(),
+            event_type: event.data.event_type().as_str(),
+            data,
+            created_on: event.created_on,
+        }
+    }
+}
+
+/// A delivery waiting for its first attempt.
+#[derive(Debug, Insertable)]
+#[diesel(table_name = notifications)]
+pub struct NewNotificationRow<'a> {
+    pub id: String,
+    pub webhook_id: &'a str,
+    pub platform_id: &'a str,
+    pub mode: &'a str,
+    pub event_id: &'a str,
+    pub event_type: &'a str,
+    pub state: &'static str,
+    #[diesel(serialize_as = Instant)]
+    pub due_on: OffsetDateTime,
+    pub resent_from: Option<&'a str>,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+}
+
+impl<'a> NewNotificationRow<'a> {
+    /// The fan-out of `event` to `webhook`, due at once.
+    pub fn of(event: &'a Event, webhook: &'a str) -> Self {
+        Self {
+            id: notification_id(&event.id, webhook).to_string(),
+            webhook_id: webhook,
+            platform_id: event.platform_id.as_str(),
+            mode: event.mode.as_str(),
+            event_id: event.id.as_str(),
+            event_type: event.data.event_type().as_str(),
+            state: "pending",
+            due_on: event.created_on,
+            resent_from: None,
+            created_on: event.created_on,
+        }
+    }
+
+    /// A new attempt (`id`) at `original`'s event, due `now`.
+    pub fn resend(original: &'a NotificationRow, id: &NotificationId, now: OffsetDateTime) -> Self {
+        Self {
+            id: id.to_string(),
+            webhook_id: &original.webhook_id,
+            platform_id: &original.platform_id,
+            mode: &original.mode,
+            event_id: &original.event_id,
+            event_type: &original.event_type,
+            state: "pending",
+            due_on: now,
+            resent_from: Some(&original.id),
+            created_on: now,
+        }
+    }
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = webhooks)]
+pub struct NewWebhookRow<'a> {
+    pub id: &'a str,
+    pub platform_id: &'a str,
+    pub mode: &'static str,
+    pub endpoint_url: &'a str,
+    pub events: String,
+    pub description: Option<&'a str>,
+    pub header_name: Option<&'a str>,
+    pub header_value: Option<&'a str>,
+    pub active: bool,
+    pub secret: &'a str,
+    pub creator_id: &'a str,
+    pub consecutive_failures: i32,
+    #[diesel(serialize_as = Instant)]
+    pub created_on: OffsetDateTime,
+    #[diesel(serialize_as = Instant)]
+    pub updated_on: OffsetDateTime,
+    pub previous_secret: Option<&'a str>,
+    pub previous_secret_until: Option<Instant>,
+}
+
+impl<'a> From<&'a Subscription> for NewWebhookRow<'a> {
+    fn from(s: &'a Subscription) -> Self {
+        Self {
+            id: s.id.as_str(),
+            platform_id: s.platform_id.as_str(),
+            mode: s.mode.as_str(),
+            endpoint_url: s.endpoint_url.as_str(),
+            events: encode_events(&s.events),
+            description: s.description.as_ref().map(Description::as_str),
+            header_name: s.custom_header.as_ref().map(CustomHeader::name),
+            header_value: s.custom_header.as_ref().map(CustomHeader::value),
+            active: s.active,
+            secret: &s.secret,
+            creator_id: s.creator.as_str(),
+            consecutive_failures: i32::try_from(s.consecutive_failures).unwrap_or(i32::MAX),
+            created_on: s.created_on,
+            updated_on: s.updated_on,
+            previous_secret: s.previous_secret.as_ref().map(|p| p.secret.as_str()),
+            previous_secret_until: s.previous_secret.as_ref().map(|p| Instant(p.until)),
+        }
+    }
 }

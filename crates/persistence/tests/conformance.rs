@@ -647,14 +647,14 @@ mod cases {
         let stores = db.stores();
         let a = new_platform(&stores, "A").await;
         let plan = stores
-            .payments
+            .routing
             .default_plan(&a.platform.id, Mode::Test)
             .await
             .unwrap()
             .unwrap();
         assert!(plan.is_default && plan.fee == FeeRule::new(290, 30).unwrap());
         let connection = stores
-            .payments
+            .routing
             .get_connection(&a.platform.id, Mode::Test, &plan.default_connection)
             .await
             .unwrap()
@@ -662,7 +662,7 @@ mod cases {
         assert_eq!(connection.kind, ProcessorKind::Sandbox);
         assert_eq!(
             stores
-                .payments
+                .routing
                 .get_plan(&a.platform.id, Mode::Test, &plan.id)
                 .await
                 .unwrap(),
@@ -670,7 +670,7 @@ mod cases {
         );
         assert!(
             stores
-                .payments
+                .routing
                 .default_plan(&a.platform.id, Mode::Live)
                 .await
                 .unwrap()
@@ -679,7 +679,7 @@ mod cases {
         );
         assert!(
             stores
-                .payments
+                .routing
                 .get_plan(&a.platform.id, Mode::Live, &plan.id)
                 .await
                 .unwrap()
@@ -688,19 +688,15 @@ mod cases {
         // One default per platform and mode.
         let mut second = default_plan(&a.platform.id, &connection.id);
         second.is_default = true;
-        let err = stores
-            .payments
-            .insert_plan(&second, None)
-            .await
-            .unwrap_err();
+        let err = stores.routing.insert_plan(&second, None).await.unwrap_err();
         assert!(
             matches!(err, StoreError::Duplicate("plans.default")),
             "{err:?}"
         );
         second.is_default = false;
-        stores.payments.insert_plan(&second, None).await.unwrap();
+        stores.routing.insert_plan(&second, None).await.unwrap();
         let round = stores
-            .payments
+            .routing
             .get_plan(&a.platform.id, Mode::Test, &second.id)
             .await
             .unwrap();
@@ -719,19 +715,19 @@ mod cases {
             .await
             .unwrap();
         let plan = stores
-            .payments
+            .routing
             .default_plan(&p.platform_id, p.mode)
             .await
             .unwrap()
             .unwrap();
         let auth = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
         stores
-            .payments
+            .transactions
             .insert_pending_transaction(&auth)
             .await
             .unwrap();
         let claims = (0..4).map(|_| {
-            let payments = stores.payments.clone();
+            let payments = stores.transactions.clone();
             let (platform, id) = (p.platform_id.clone(), auth.id.clone());
             let mut capture = txn(&m, &plan, TxnType::Capture, TxnState::Pending, 1000);
             capture.parent_id = Some(auth.id.clone());
@@ -756,7 +752,7 @@ mod cases {
         assert_eq!(winners.len(), 1, "exactly one capture or void proceeds");
         let mut capture = winners.pop().unwrap();
         let written = stores
-            .payments
+            .transactions
             .get_transaction(&p.platform_id, p.mode, &capture.id)
             .await
             .unwrap();
@@ -766,7 +762,7 @@ mod cases {
             "the winner's pending row is written with its reservation"
         );
         let closing = stores
-            .payments
+            .transactions
             .get_transaction(&p.platform_id, p.mode, &auth.id)
             .await
             .unwrap()
@@ -775,7 +771,7 @@ mod cases {
         // The follow-up fails: the auth is open again, and its event was written with it.
         capture.state = TxnState::Declined;
         stores
-            .payments
+            .transactions
             .complete_transaction_with_event(
                 &capture,
                 Some((auth.id.clone(), OriginalOutcome::Reopened)),
@@ -785,14 +781,14 @@ mod cases {
             .await
             .unwrap();
         let reopened = stores
-            .payments
+            .transactions
             .get_transaction(&p.platform_id, p.mode, &auth.id)
             .await
             .unwrap()
             .unwrap();
         assert_eq!(reopened.state, TxnState::Authorized);
         let events = stores
-            .payments
+            .events
             .list_events(&p.platform_id, p.mode)
             .await
             .unwrap();
@@ -813,12 +809,12 @@ mod cases {
         ] {
             let void = txn(&m, &plan, TxnType::Void, TxnState::Pending, 1000);
             let reserved = stores
-                .payments
+                .transactions
                 .reserve_with_pending(platform, mode, &auth.id, Reservation::CloseAuth, &void)
                 .await;
             assert!(!reserved.unwrap(), "scoped by platform and mode");
             let written = stores
-                .payments
+                .transactions
                 .get_transaction(&p.platform_id, p.mode, &void.id)
                 .await
                 .unwrap();
@@ -837,19 +833,19 @@ mod cases {
             .await
             .unwrap();
         let plan = stores
-            .payments
+            .routing
             .default_plan(&p.platform_id, p.mode)
             .await
             .unwrap()
             .unwrap();
         let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
         stores
-            .payments
+            .transactions
             .insert_pending_transaction(&sale)
             .await
             .unwrap();
         let claims = (0..5).map(|_| {
-            let payments = stores.payments.clone();
+            let payments = stores.transactions.clone();
             let (platform, id) = (p.platform_id.clone(), sale.id.clone());
             let refund = txn(&m, &plan, TxnType::Refund, TxnState::Pending, 300);
             tokio::spawn(async move {
@@ -871,7 +867,7 @@ mod cases {
         }
         assert_eq!(won, 3, "3 × 300 fit in 1000, a fourth does not");
         let now = stores
-            .payments
+            .transactions
             .get_transaction(&p.platform_id, p.mode, &sale.id)
             .await
             .unwrap()
@@ -880,13 +876,13 @@ mod cases {
         // An auth is never refundable.
         let auth = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
         stores
-            .payments
+            .transactions
             .insert_pending_transaction(&auth)
             .await
             .unwrap();
         assert!(
             !stores
-                .payments
+                .transactions
                 .reserve_with_pending(
                     &p.platform_id,
                     p.mode,
@@ -917,7 +913,7 @@ mod cases {
             .await
             .unwrap();
         let plan = stores
-            .payments
+            .routing
             .default_plan(&p.platform_id, p.mode)
             .await
             .unwrap()
@@ -934,7 +930,7 @@ mod cases {
             let mut t = txn(m, &plan, kind, TxnState::Settled, 100);
             t.created_on = T0 + time::Duration::seconds(i64::try_from(i).unwrap());
             stores
-                .payments
+                .transactions
                 .insert_pending_transaction(&t)
                 .await
                 .unwrap();
@@ -947,7 +943,7 @@ mod cases {
             let page = page.clone();
             async move {
                 stores
-                    .payments
+                    .transactions
                     .list_transactions(&platform, Mode::Test, &filter, &page)
                     .await
                     .unwrap()
@@ -997,14 +993,14 @@ mod cases {
             ids(&[0])
         );
         let live = stores
-            .payments
+            .transactions
             .list_transactions(&p.platform_id, Mode::Live, &TxnFilter::default(), &page)
             .await
             .unwrap();
         assert!(live.data.is_empty());
         assert_eq!(
             stores
-                .payments
+                .transactions
                 .get_transaction(&p.platform_id, p.mode, &written[0].id)
                 .await
                 .unwrap(),
@@ -1077,12 +1073,12 @@ mod cases {
         );
         let c = sandbox_connection(&p.platform_id);
         let reply = claim("connection").await;
-        stores.payments.insert_connection(&c, reply).await.unwrap();
+        stores.routing.insert_connection(&c, reply).await.unwrap();
         // The platform has its default plan already: this one is not, the second one is.
         let mut own = default_plan(&p.platform_id, &c.id);
         own.is_default = false;
         let reply = claim("plan").await;
-        stores.payments.insert_plan(&own, reply).await.unwrap();
+        stores.routing.insert_plan(&own, reply).await.unwrap();
         let token = token(&p, "t1", TokenKind::Vault);
         let reply = claim("token").await;
         stores.tokens.save(&token, reply).await.unwrap();
@@ -1108,7 +1104,7 @@ mod cases {
         own.id = PlanId::from_suffix(&CountingIds.next_id());
         own.is_default = true;
         let reply = claim("plan-twice").await;
-        assert!(stores.payments.insert_plan(&own, reply).await.is_err());
+        assert!(stores.routing.insert_plan(&own, reply).await.is_err());
         for name in ["webhook-over", "plan-twice"] {
             assert_eq!(seen(name).await, Seen::InProgress, "{name}");
         }
@@ -1459,7 +1455,7 @@ mod cases {
         );
 
         let events = stores
-            .payments
+            .events
             .list_events(&p.platform_id, p.mode)
             .await
             .unwrap();
@@ -1930,46 +1926,46 @@ mod cases {
             .await
             .unwrap();
         let plan = stores
-            .payments
+            .routing
             .default_plan(&p.platform_id, p.mode)
             .await
             .unwrap()
             .unwrap();
         let mut pending = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
         stores
-            .payments
+            .transactions
             .insert_pending_transaction(&pending)
             .await
             .unwrap();
         let done = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
         stores
-            .payments
+            .transactions
             .insert_pending_transaction(&done)
             .await
             .unwrap();
         let at = |s: i64| T0 + time::Duration::seconds(s);
         assert!(
             stores
-                .payments
+                .transactions
                 .stale_pending(T0, 10)
                 .await
                 .unwrap()
                 .is_empty(),
             "not older than T0"
         );
-        let stale = stores.payments.stale_pending(at(1), 10).await.unwrap();
+        let stale = stores.transactions.stale_pending(at(1), 10).await.unwrap();
         assert_eq!(
             stale.iter().map(|t| t.id.clone()).collect::<Vec<_>>(),
             [pending.id.clone()]
         );
         pending.state = TxnState::Failed;
         stores
-            .payments
+            .transactions
             .complete_transaction_with_event(&pending, None, &event_for(&pending), None)
             .await
             .unwrap();
         let again = stores
-            .payments
+            .transactions
             .complete_transaction_with_event(&pending, None, &event_for(&pending), None)
             .await;
         assert!(
@@ -1978,14 +1974,14 @@ mod cases {
         );
         assert!(
             stores
-                .payments
+                .transactions
                 .stale_pending(at(1), 10)
                 .await
                 .unwrap()
                 .is_empty()
         );
         let events = stores
-            .payments
+            .events
             .list_events(&p.platform_id, p.mode)
             .await
             .unwrap();

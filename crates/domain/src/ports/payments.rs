@@ -231,11 +231,11 @@ pub struct PaymentSetup {
     pub connections: Vec<ProcessorConnection>,
 }
 
-/// Storage of the payments core: processor connections, plans, transactions and their outbox
-/// events, each scoped to a platform and mode.
+/// Storage of the routing configuration: processor connections and the plans that route to
+/// them, each scoped to a platform and mode.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
-pub trait PaymentStore: Send + Sync {
+pub trait RoutingStore: Send + Sync {
     /// Writes the connection and the request's idempotent `reply`, if any, in one SQL
     /// transaction.
     async fn insert_connection(
@@ -287,7 +287,13 @@ pub trait PaymentStore: Send + Sync {
         platform: &PlatformId,
         mode: Mode,
     ) -> Result<Option<Plan>, StoreError>;
+}
 
+/// The transaction ledger: what a payment reads to start, and every write of its life, each
+/// scoped to a platform and mode.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait TransactionStore: Send + Sync {
     /// The merchant (not deleted), its plan and the plan's connections, in one read. `None`
     /// when the merchant does not exist in this platform and mode.
     async fn payment_setup(
@@ -352,7 +358,12 @@ pub trait PaymentStore: Send + Sync {
         filter: &TxnFilter,
         page: &PageRequest,
     ) -> Result<Page<Transaction>, StoreError>;
+}
 
+/// The events recorded in the outbox, as written.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait EventLog: Send + Sync {
     /// The events recorded for a platform and mode, oldest first (webhook delivery reads the
     /// outbox; tests read it here).
     async fn list_events(

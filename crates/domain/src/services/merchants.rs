@@ -8,7 +8,7 @@ use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{EventId, MerchantId};
 use crate::merchant::{Merchant, MerchantDetails, MerchantPatch};
 use crate::page::{Page, PageRequest};
-use crate::ports::{Clock, Ids, MerchantStore, PaymentStore};
+use crate::ports::{Clock, Ids, MerchantStore, RoutingStore};
 
 use super::ServiceError;
 
@@ -21,7 +21,7 @@ pub const NO_SUCH_PLAN: &str = "no such plan in this mode";
 pub struct MerchantService {
     merchants: Arc<dyn MerchantStore>,
     /// Where plans are found: a merchant may only be put on a plan of its platform and mode.
-    plans: Arc<dyn PaymentStore>,
+    plans: Arc<dyn RoutingStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
 }
@@ -31,7 +31,7 @@ impl MerchantService {
     /// from `ids`.
     pub fn new(
         merchants: Arc<dyn MerchantStore>,
-        plans: Arc<dyn PaymentStore>,
+        plans: Arc<dyn RoutingStore>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn Ids>,
     ) -> Self {
@@ -148,7 +148,7 @@ mod tests {
     use crate::ids::{KeyId, PlatformId, UserId};
     use crate::merchant::{Currency, MerchantName, MerchantPatch};
     use crate::mode::{KeyType, Mode};
-    use crate::ports::{MockClock, MockIds, MockMerchantStore, MockPaymentStore};
+    use crate::ports::{MockClock, MockIds, MockMerchantStore, MockRoutingStore};
     use crate::services::fixtures::clock_at_noon;
 
     fn principal(mode: Mode) -> Principal {
@@ -182,7 +182,7 @@ mod tests {
             .returning(|_, _, _| Ok(()));
         let service = MerchantService::new(
             Arc::new(store),
-            Arc::new(MockPaymentStore::new()),
+            Arc::new(MockRoutingStore::new()),
             Arc::new(clock),
             Arc::new(ids),
         );
@@ -225,7 +225,7 @@ mod tests {
         ids.expect_next_id().return_const("02".to_owned());
         let service = MerchantService::new(
             Arc::new(store),
-            Arc::new(MockPaymentStore::new()),
+            Arc::new(MockRoutingStore::new()),
             Arc::new(clock),
             Arc::new(ids),
         );
@@ -248,7 +248,7 @@ mod tests {
         use crate::ids::{ConnectionId, PlanId};
         use crate::payment::fee::FeeRule;
         use crate::payment::routing::Plan;
-        let mut plans = MockPaymentStore::new();
+        let mut plans = MockRoutingStore::new();
         plans
             .expect_get_plan()
             .withf(|p, mode, _| p.as_str() == "pfm_1" && *mode == Mode::Live)
@@ -313,7 +313,7 @@ mod tests {
             .returning(|_, _, _| Ok(None));
         let service = MerchantService::new(
             Arc::new(store),
-            Arc::new(MockPaymentStore::new()),
+            Arc::new(MockRoutingStore::new()),
             Arc::new(MockClock::new()),
             Arc::new(MockIds::new()),
         );

@@ -14,7 +14,7 @@ use crate::payment::fee::FeeRule;
 use crate::payment::routing::{
     MAX_FALLBACKS, Plan, ProcessorConnection, ProcessorKind, fallbacks_within_bound,
 };
-use crate::ports::{Clock, Ids, PaymentStore, StoreError};
+use crate::ports::{Clock, Ids, RoutingStore, StoreError};
 
 use super::ServiceError;
 
@@ -59,14 +59,14 @@ pub const NO_SUCH_CONNECTION: &str = "no such processor connection in this mode"
 /// Creates and reads processor connections and plans, always in the caller's platform and mode.
 #[derive(Clone)]
 pub struct RoutingService {
-    store: Arc<dyn PaymentStore>,
+    store: Arc<dyn RoutingStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
 }
 
 impl RoutingService {
     /// A service over `store`, with time from `clock` and ids from `ids`.
-    pub fn new(store: Arc<dyn PaymentStore>, clock: Arc<dyn Clock>, ids: Arc<dyn Ids>) -> Self {
+    pub fn new(store: Arc<dyn RoutingStore>, clock: Arc<dyn Clock>, ids: Arc<dyn Ids>) -> Self {
         Self { store, clock, ids }
     }
 

@@ -8,19 +8,19 @@
 //! least-loaded platform first. "In flight" is `pending` with a lease not yet over, so the
 //! counts span every worker process and heal themselves when a worker dies.
 //!
-//! The claim runs under `Backend::NOTIFICATION_CLAIM_LOCK`, so concurrent claimers see each
+//! The claim runs under `Lock::NotificationClaim`, so concurrent claimers see each
 //! other's leases and the caps never overshoot. (PostgreSQL refuses `FOR UPDATE` next to window
 //! functions, so the lock replaces `SKIP LOCKED` there.)
 
 use diesel::QueryableByName;
 use diesel::result::QueryResult;
-use diesel::sql_types::{BigInt, Text, TimestamptzSqlite};
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel::sql_types::{BigInt, Text};
 use holdfast_domain::ports::ClaimLimits;
 use time::OffsetDateTime;
 
-use super::{PgStore, SqliteConn, SqliteStore};
+use crate::conn::Conn;
 use crate::pg_statement::{Bind, Statement};
+use crate::timestamp::Ts;
 
 /// The claim around each backend's way of taking a subscription's head rows (`$heads`), with
 /// each backend's marks for the binds: `$now`, `$per_sub` (per-subscription cap), `$per_platform`
@@ -123,30 +123,43 @@ fn caps(limits: ClaimLimits) -> (i64, i64, i64) {
     )
 }
 
-impl PgStore {
-    /// The ids of the rows the claim takes. (Their order is the fair one, but a worker attempts
-    /// a whole claim at once: it is not kept.)
-    pub(super) async fn fair_due_ids_on(
-        conn: &mut AsyncPgConnection,
-        now: OffsetDateTime,
-        limits: ClaimLimits,
-    ) -> QueryResult<Vec<String>> {
-        let (per_sub, per_platform, batch) = caps(limits);
-        let now = Bind::Time(now);
-        Statement::<Text>::new(
-            CLAIM_PG,
-            vec![
-                now,
-                now,
-                now,
-                Bind::BigInt(per_sub),
-                Bind::BigInt(per_sub),
-                Bind::BigInt(per_platform),
-                Bind::BigInt(batch),
-            ],
-        )
-        .load(conn)
-        .await
+/// The ids of the rows the claim takes. (Their order is the fair one, but a worker attempts a
+/// whole claim at once: it is not kept.)
+pub async fn fair_due_ids(
+    conn: &mut Conn,
+    now: OffsetDateTime,
+    limits: ClaimLimits,
+) -> QueryResult<Vec<String>> {
+    let (per_sub, per_platform, batch) = caps(limits);
+    match conn {
+        Conn::Pg(pg) => {
+            let now = Bind::Time(now);
+            let claim = Statement::<Text>::new(
+                CLAIM_PG,
+                vec![
+                    now,
+                    now,
+                    now,
+                    Bind::BigInt(per_sub),
+                    Bind::BigInt(per_sub),
+                    Bind::BigInt(per_platform),
+                    Bind::BigInt(batch),
+                ],
+            );
+            diesel_async::RunQueryDsl::load(claim, &mut **pg).await
+        }
+        Conn::Sqlite(_) => {
+            let rows: Vec<Due> = conn
+                .load(
+                    diesel::sql_query(CLAIM_SQLITE)
+                        .bind::<Ts, _>(now)
+                        .bind::<BigInt, _>(per_sub)
+                        .bind::<BigInt, _>(per_platform)
+                        .bind::<BigInt, _>(batch),
+                )
+                .await?;
+            Ok(rows.into_iter().map(|due| due.id).collect())
+        }
     }
 }
 
@@ -154,24 +167,4 @@ impl PgStore {
 struct Due {
     #[diesel(sql_type = Text)]
     id: String,
-}
-
-impl SqliteStore {
-    /// The ids of the rows the claim takes. (Their order is the fair one, but a worker attempts
-    /// a whole claim at once: it is not kept.)
-    pub(super) async fn fair_due_ids_on(
-        conn: &mut SqliteConn,
-        now: OffsetDateTime,
-        limits: ClaimLimits,
-    ) -> QueryResult<Vec<String>> {
-        let (per_sub, per_platform, batch) = caps(limits);
-        let rows: Vec<Due> = diesel::sql_query(CLAIM_SQLITE)
-            .bind::<TimestamptzSqlite, _>(now)
-            .bind::<BigInt, _>(per_sub)
-            .bind::<BigInt, _>(per_platform)
-            .bind::<BigInt, _>(batch)
-            .load(conn)
-            .await?;
-        Ok(rows.into_iter().map(|due| due.id).collect())
-    }
 }

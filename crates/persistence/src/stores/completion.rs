@@ -13,8 +13,13 @@ use holdfast_domain::payment::lifecycle::TxnState;
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::{Event, OriginalOutcome};
 
-use super::{PgStore, SqliteConn, SqliteStore};
+use super::idempotency::write_reply;
+use super::one_row;
+use super::outbox::write_event;
+use crate::conn::Conn;
+use crate::payment_rows::CompletedRow;
 use crate::pg_statement::{Bind, Statement};
+use crate::schema::transactions as t;
 
 /// How the original moves: `None` when it does not (an auth or sale, or a refund kept).
 struct OriginalChange<'a> {
@@ -82,136 +87,128 @@ WITH done AS (
 )
 SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM original)";
 
-impl PgStore {
-    pub(super) async fn complete_on(
-        conn: &mut AsyncPgConnection,
-        x: &Transaction,
-        original: Option<&(TxnId, OriginalOutcome)>,
-        event: &Event,
-        data: &str,
-        reply: Option<&KeyedResponse>,
-    ) -> QueryResult<()> {
-        let a = &x.authorization;
-        let change = original_change(original);
-        let statement = Statement::<(BigInt, BigInt)>::new(
-            COMPLETE_PG,
-            vec![
-                Bind::Text(x.state.as_str()),
-                Bind::BigInt(x.fee),
-                Bind::Text(x.processor.id.as_str()),
-                Bind::Text(&x.processor.name),
-                Bind::BigInt(a.approved_amount),
-                Bind::Text(a.avs.as_str()),
-                Bind::Text(a.cvv.as_str()),
-                Bind::Bool(a.partial),
-                Bind::Text(&a.processor_code),
-                Bind::Text(&a.processor_message),
-                Bind::Text(&a.processor_transaction_id),
-                Bind::Text(a.status.as_str()),
-                Bind::Text(x.id.as_str()),
-                Bind::OptText(change.as_ref().and_then(|c| c.new_state)),
-                Bind::BigInt(change.as_ref().map_or(0, |c| c.released)),
-                Bind::OptText(change.as_ref().map(|c| c.id)),
-                Bind::OptText(change.as_ref().and_then(|c| c.expected_state)),
-                Bind::Text(event.id.as_str()),
-                Bind::Text(event.data.event_type().as_str()),
-                Bind::Text(data),
-                Bind::Time(event.created_on),
-                Bind::OptInt(reply.map(|r| i32::from(r.response.status))),
-                Bind::OptText(reply.map(|r| r.response.body.as_str())),
-                Bind::OptText(reply.map(|r| r.key.as_str())),
-            ],
-        );
-        let moves_original = change.is_some();
-        if !moves_original {
-            // One statement is its own transaction: no BEGIN and COMMIT round trips.
-            let (done, _) = statement.get_result::<(i64, i64)>(conn).await?;
-            return if done == 1 {
-                Ok(())
-            } else {
-                Err(diesel::result::Error::NotFound)
-            };
+/// Completes `x` (still pending) in one all-or-nothing write: the backend's best statement for it.
+pub async fn complete(
+    conn: &mut Conn,
+    x: &Transaction,
+    original: Option<&(TxnId, OriginalOutcome)>,
+    event: &Event,
+    data: &str,
+    reply: Option<&KeyedResponse>,
+) -> QueryResult<()> {
+    let completed = CompletedRow::from(x);
+    match conn {
+        Conn::Pg(pg) => complete_pg(pg, x, &completed, original, event, data, reply).await,
+        Conn::Sqlite(_) => {
+            conn.transaction(async |conn| {
+                complete_in_steps(conn, x, completed, original, event, data, reply).await
+            })
+            .await
         }
-        // The original must move with the completion, or neither may be kept.
-        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-            match statement.get_result::<(i64, i64)>(conn).await? {
-                (1, 1) => Ok(()),
-                _ => Err(diesel::result::Error::NotFound),
-            }
-        })
-        .await
     }
 }
 
-impl SqliteStore {
-    pub(super) async fn complete_on(
-        conn: &mut SqliteConn,
-        x: &Transaction,
-        original: Option<&(TxnId, OriginalOutcome)>,
-        event: &Event,
-        data: &str,
-        reply: Option<&KeyedResponse>,
-    ) -> QueryResult<()> {
-        use crate::schema::sqlite::transactions as t;
-        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-            let a = &x.authorization;
-            // Only a pending row is completed: of the request that made it and the
-            // reconciliation that found it stale, the first to finish decides.
-            let n = diesel::update(
+async fn complete_pg(
+    conn: &mut AsyncPgConnection,
+    x: &Transaction,
+    c: &CompletedRow<'_>,
+    original: Option<&(TxnId, OriginalOutcome)>,
+    event: &Event,
+    data: &str,
+    reply: Option<&KeyedResponse>,
+) -> QueryResult<()> {
+    let change = original_change(original);
+    let statement = Statement::<(BigInt, BigInt)>::new(
+        COMPLETE_PG,
+        vec![
+            Bind::Text(c.state),
+            Bind::BigInt(c.fee),
+            Bind::Text(c.connection_id),
+            Bind::Text(c.connection_name),
+            Bind::BigInt(c.approved_amount),
+            Bind::Text(c.avs),
+            Bind::Text(c.cvv),
+            Bind::Bool(c.partial),
+            Bind::Text(c.processor_code),
+            Bind::Text(c.processor_message),
+            Bind::Text(c.processor_transaction_id),
+            Bind::Text(c.status),
+            Bind::Text(x.id.as_str()),
+            Bind::OptText(change.as_ref().and_then(|c| c.new_state)),
+            Bind::BigInt(change.as_ref().map_or(0, |c| c.released)),
+            Bind::OptText(change.as_ref().map(|c| c.id)),
+            Bind::OptText(change.as_ref().and_then(|c| c.expected_state)),
+            Bind::Text(event.id.as_str()),
+            Bind::Text(event.data.event_type().as_str()),
+            Bind::Text(data),
+            Bind::Time(event.created_on),
+            Bind::OptInt(reply.map(|r| i32::from(r.response.status))),
+            Bind::OptText(reply.map(|r| r.response.body.as_str())),
+            Bind::OptText(reply.map(|r| r.key.as_str())),
+        ],
+    );
+    if change.is_none() {
+        // One statement is its own transaction: no BEGIN and COMMIT round trips.
+        let (done, _) = statement.get_result::<(i64, i64)>(conn).await?;
+        return if done == 1 {
+            Ok(())
+        } else {
+            Err(diesel::result::Error::NotFound)
+        };
+    }
+    // The original must move with the completion, or neither may be kept.
+    conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+        match statement.get_result::<(i64, i64)>(conn).await? {
+            (1, 1) => Ok(()),
+            _ => Err(diesel::result::Error::NotFound),
+        }
+    })
+    .await
+}
+
+/// SQLite, in process, where round trips cost nothing: step by step in the caller's
+/// transaction.
+async fn complete_in_steps(
+    conn: &mut Conn,
+    x: &Transaction,
+    completed: CompletedRow<'_>,
+    original: Option<&(TxnId, OriginalOutcome)>,
+    event: &Event,
+    data: &str,
+    reply: Option<&KeyedResponse>,
+) -> QueryResult<()> {
+    // Only a pending row is completed: of the request that made it and the reconciliation
+    // that found it stale, the first to finish decides.
+    let changed = conn
+        .execute(
+            diesel::update(
                 t::table
                     .filter(t::id.eq(x.id.as_str()))
                     .filter(t::state.eq(TxnState::Pending.as_str())),
             )
-            .set((
-                t::state.eq(x.state.as_str()),
-                t::fee.eq(x.fee),
-                t::connection_id.eq(x.processor.id.as_str()),
-                t::connection_name.eq(&x.processor.name),
-                t::approved_amount.eq(a.approved_amount),
-                t::avs.eq(a.avs.as_str()),
-                t::cvv.eq(a.cvv.as_str()),
-                t::partial.eq(a.partial),
-                t::processor_code.eq(&a.processor_code),
-                t::processor_message.eq(&a.processor_message),
-                t::processor_transaction_id.eq(&a.processor_transaction_id),
-                t::status.eq(a.status.as_str()),
-            ))
-            .execute(conn)
-            .await?;
-            if n != 1 {
-                return Err(diesel::result::Error::NotFound);
+            .set(completed),
+        )
+        .await?;
+    one_row(changed)?;
+    if let Some(change) = original_change(original) {
+        let row = t::table.filter(t::id.eq(change.id));
+        let changed = match (change.new_state, change.expected_state) {
+            (Some(new_state), Some(expected)) => {
+                conn.execute(
+                    diesel::update(row.filter(t::state.eq(expected))).set(t::state.eq(new_state)),
+                )
+                .await?
             }
-            if let Some((id, outcome)) = original {
-                let row = t::table.filter(t::id.eq(id.as_str()));
-                let closing = TxnState::Closing.as_str();
-                let n = match outcome {
-                    OriginalOutcome::Closed(state) => {
-                        diesel::update(row.filter(t::state.eq(closing)))
-                            .set(t::state.eq(state.as_str()))
-                            .execute(conn)
-                            .await?
-                    }
-                    OriginalOutcome::Reopened => {
-                        diesel::update(row.filter(t::state.eq(closing)))
-                            .set(t::state.eq(TxnState::Authorized.as_str()))
-                            .execute(conn)
-                            .await?
-                    }
-                    OriginalOutcome::RefundKept => 1,
-                    OriginalOutcome::RefundReleased { amount } => {
-                        diesel::update(row)
-                            .set(t::refunded_amount.eq(t::refunded_amount - *amount))
-                            .execute(conn)
-                            .await?
-                    }
-                };
-                if n != 1 {
-                    return Err(diesel::result::Error::NotFound);
-                }
+            _ => {
+                conn.execute(
+                    diesel::update(row)
+                        .set(t::refunded_amount.eq(t::refunded_amount - change.released)),
+                )
+                .await?
             }
-            write_event!(sqlite, conn, event, data)?;
-            write_reply!(sqlite, conn, x.platform_id, x.mode, reply).await
-        })
-        .await
+        };
+        one_row(changed)?;
     }
+    write_event(conn, event, data).await?;
+    write_reply(conn, &x.platform_id, x.mode, reply).await
 }

@@ -1,13 +1,27 @@
-//! `MerchantStore`, written once for both backends.
+//! `MerchantStore`: each change is written with the `merchant.*` event that reports it.
+
+use diesel::prelude::*;
+use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::ids::{EventId, MerchantId, PlanId, PlatformId};
+use holdfast_domain::merchant::{Currency, Merchant, MerchantName, MerchantPatch};
+use holdfast_domain::mode::Mode;
+use holdfast_domain::page::{Page, PageRequest};
+use holdfast_domain::ports::{Deleted, Event, EventData, MerchantStore, StoreError};
+use holdfast_domain::user::Email;
+use time::OffsetDateTime;
+
+use super::SqlStore;
+use super::idempotency::write_reply;
+use super::outbox::write_event;
+use crate::error::{query_error, unexpected};
+use crate::query::{load_page, scoped};
+use crate::rows::{MerchantRow, NewMerchantRow};
+use crate::schema::merchants as t;
+use crate::timestamp::Instant;
 
 /// A `merchant.*` event of `merchant`'s platform and mode.
-pub(crate) fn merchant_event(
-    id: &holdfast_domain::ids::EventId,
-    merchant: &holdfast_domain::merchant::Merchant,
-    data: holdfast_domain::ports::EventData,
-    at: time::OffsetDateTime,
-) -> holdfast_domain::ports::Event {
-    holdfast_domain::ports::Event {
+fn merchant_event(id: &EventId, merchant: &Merchant, data: EventData, at: OffsetDateTime) -> Event {
+    Event {
         id: id.clone(),
         platform_id: merchant.platform_id.clone(),
         mode: merchant.mode,
@@ -16,189 +30,170 @@ pub(crate) fn merchant_event(
     }
 }
 
-macro_rules! merchant_store {
-    ($store:ident, $schema:ident) => {
-        #[async_trait::async_trait]
-        impl holdfast_domain::ports::MerchantStore for $store {
-            async fn insert_merchant_with_event(
-                &self,
-                m: &Merchant,
-                event: &EventId,
-                reply: Option<KeyedResponse>,
-            ) -> Result<(), StoreError> {
-                use crate::schema::$schema::merchants as t;
-                let event = merchant_event(
-                    event,
-                    m,
-                    EventData::MerchantCreated(Box::new(m.clone())),
-                    m.created_on,
-                );
-                let data = serde_json::to_string(&event.data).map_err(unexpected)?;
-                let mut conn = self.conn().await?;
-                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    diesel::insert_into(t::table)
-                        .values((
-                            t::id.eq(m.id.as_str()),
-                            t::platform_id.eq(m.platform_id.as_str()),
-                            t::mode.eq(m.mode.as_str()),
-                            t::name.eq(m.details.name.as_str()),
-                            t::currency.eq(m.details.currency.as_str()),
-                            t::email.eq(m.details.email.as_ref().map(Email::as_str)),
-                            t::created_on.eq(m.created_on),
-                            t::updated_on.eq(m.updated_on),
-                            t::plan_id.eq(m.plan_id.as_ref().map(PlanId::as_str)),
-                        ))
-                        .execute(conn)
-                        .await?;
-                    write_event!($schema, conn, &event, &data)?;
-                    write_reply!($schema, conn, m.platform_id, m.mode, reply.as_ref()).await
-                })
-                .await
-                .map_err(query_error("merchants"))
-            }
+/// The columns a patch sends, and only those: a concurrent patch of other fields survives.
+#[derive(Debug, AsChangeset)]
+#[allow(
+    clippy::option_option,
+    reason = "diesel's changeset: `None` leaves the column, `Some(None)` sets it NULL"
+)]
+#[diesel(table_name = t)]
+struct PatchRow<'a> {
+    name: Option<&'a str>,
+    currency: Option<&'a str>,
+    email: Option<Option<&'a str>>,
+    plan_id: Option<Option<&'a str>>,
+    #[diesel(serialize_as = Instant)]
+    updated_on: OffsetDateTime,
+}
 
-            async fn get_merchant(
-                &self,
-                platform: &PlatformId,
-                mode: Mode,
-                id: &MerchantId,
-            ) -> Result<Option<Merchant>, StoreError> {
-                use crate::schema::$schema::merchants as t;
-                let mut conn = self.conn().await?;
-                t::table
-                    .filter(t::platform_id.eq(platform.as_str()))
-                    .filter(t::mode.eq(mode.as_str()))
-                    .filter(t::id.eq(id.as_str()))
-                    .filter(t::deleted_on.is_null())
-                    .first::<MerchantRow>(&mut conn)
-                    .await
-                    .optional()
-                    .map_err(query_error("merchants"))?
-                    .map(Merchant::try_from)
-                    .transpose()
-            }
-
-            async fn list_merchants(
-                &self,
-                platform: &PlatformId,
-                mode: Mode,
-                page: &PageRequest,
-            ) -> Result<Page<Merchant>, StoreError> {
-                use crate::schema::$schema::merchants as t;
-                let mut conn = self.conn().await?;
-                let query = newest_first!(
-                    t::table
-                        .filter(t::platform_id.eq(platform.as_str()))
-                        .filter(t::mode.eq(mode.as_str()))
-                        .filter(t::deleted_on.is_null()),
-                    t::id,
-                    page
-                );
-                let rows = query
-                    .load::<MerchantRow>(&mut conn)
-                    .await
-                    .map_err(query_error("merchants"))?;
-                Ok(Page::from_overfetch(convert_all(rows)?, page))
-            }
-
-            async fn update_merchant_with_event(
-                &self,
-                platform: &PlatformId,
-                mode: Mode,
-                id: &MerchantId,
-                patch: &MerchantPatch,
-                at: OffsetDateTime,
-                event: &EventId,
-            ) -> Result<Merchant, StoreError> {
-                use crate::schema::$schema::merchants as t;
-                let mut conn = self.conn().await?;
-                // Only the columns sent are written: a concurrent patch of other fields survives.
-                let changes = (
-                    patch.name.as_ref().map(|n| t::name.eq(n.as_str())),
-                    patch.currency.as_ref().map(|c| t::currency.eq(c.as_str())),
-                    patch
-                        .email
-                        .as_ref()
-                        .map(|e| t::email.eq(e.as_ref().map(Email::as_str))),
-                    patch
-                        .plan_id
-                        .as_ref()
-                        .map(|p| t::plan_id.eq(p.as_ref().map(PlanId::as_str))),
-                    t::updated_on.eq(at),
-                );
-                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    let row = diesel::update(
-                        t::table
-                            .filter(t::platform_id.eq(platform.as_str()))
-                            .filter(t::mode.eq(mode.as_str()))
-                            .filter(t::id.eq(id.as_str()))
-                            .filter(t::deleted_on.is_null()),
-                    )
-                    .set(changes)
-                    .get_result::<MerchantRow>(conn)
-                    .await?;
-                    let corrupt = |e: StoreError| {
-                        diesel::result::Error::DeserializationError(e.to_string().into())
-                    };
-                    let merchant = Merchant::try_from(row).map_err(corrupt)?;
-                    let event = merchant_event(
-                        event,
-                        &merchant,
-                        EventData::MerchantUpdated(Box::new(merchant.clone())),
-                        at,
-                    );
-                    let data = serde_json::to_string(&event.data)
-                        .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
-                    write_event!($schema, conn, &event, &data)?;
-                    Ok(merchant)
-                })
-                .await
-                .map_err(query_error("merchants"))
-            }
-
-            async fn delete_merchant_with_event(
-                &self,
-                platform: &PlatformId,
-                mode: Mode,
-                id: &MerchantId,
-                at: OffsetDateTime,
-                event: &EventId,
-            ) -> Result<(), StoreError> {
-                use crate::schema::$schema::merchants as t;
-                let event = Event {
-                    id: event.clone(),
-                    platform_id: platform.clone(),
-                    mode,
-                    data: EventData::MerchantDeleted(Deleted {
-                        id: id.to_string(),
-                        deleted: true,
-                    }),
-                    created_on: at,
-                };
-                let data = serde_json::to_string(&event.data).map_err(unexpected)?;
-                let mut conn = self.conn().await?;
-                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    let n = diesel::update(
-                        t::table
-                            .filter(t::platform_id.eq(platform.as_str()))
-                            .filter(t::mode.eq(mode.as_str()))
-                            .filter(t::id.eq(id.as_str()))
-                            .filter(t::deleted_on.is_null()),
-                    )
-                    .set(t::deleted_on.eq(Some(at)))
-                    .execute(conn)
-                    .await?;
-                    if n == 0 {
-                        // Nothing deleted, nothing to report.
-                        return Ok(0);
-                    }
-                    write_event!($schema, conn, &event, &data)?;
-                    Ok(n)
-                })
-                .await
-                .map_err(query_error("merchants"))
-                .and_then(expect_one_row)
-            }
+impl<'a> PatchRow<'a> {
+    fn of(patch: &'a MerchantPatch, at: OffsetDateTime) -> Self {
+        Self {
+            name: patch.name.as_ref().map(MerchantName::as_str),
+            currency: patch.currency.as_ref().map(Currency::as_str),
+            email: patch.email.as_ref().map(|e| e.as_ref().map(Email::as_str)),
+            plan_id: patch
+                .plan_id
+                .as_ref()
+                .map(|p| p.as_ref().map(PlanId::as_str)),
+            updated_on: at,
         }
-    };
+    }
+}
+
+/// The live (not deleted) merchant `id` of `platform` in `mode`.
+#[diesel::dsl::auto_type(no_type_alias)]
+fn live<'a>(platform: &'a str, mode: &'static str, id: &'a str) -> _ {
+    t::table
+        .filter(t::platform_id.eq(platform))
+        .filter(t::mode.eq(mode))
+        .filter(t::id.eq(id))
+        .filter(t::deleted_on.is_null())
+}
+
+fn serialised(event: &Event) -> Result<String, serde_json::Error> {
+    serde_json::to_string(&event.data)
+}
+
+#[async_trait::async_trait]
+impl MerchantStore for SqlStore {
+    async fn insert_merchant_with_event(
+        &self,
+        m: &Merchant,
+        event: &EventId,
+        reply: Option<KeyedResponse>,
+    ) -> Result<(), StoreError> {
+        let data = EventData::MerchantCreated(Box::new(m.clone()));
+        let event = merchant_event(event, m, data, m.created_on);
+        let data = serialised(&event).map_err(unexpected)?;
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            conn.execute(diesel::insert_into(t::table).values(NewMerchantRow::from(m)))
+                .await?;
+            write_event(conn, &event, &data).await?;
+            write_reply(conn, &m.platform_id, m.mode, reply.as_ref()).await
+        })
+        .await
+        .map_err(query_error("merchants"))
+    }
+
+    async fn get_merchant(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &MerchantId,
+    ) -> Result<Option<Merchant>, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.first::<MerchantRow, _>(live(platform.as_str(), mode.as_str(), id.as_str()))
+            .await
+            .optional()
+            .map_err(query_error("merchants"))?
+            .map(Merchant::try_from)
+            .transpose()
+    }
+
+    async fn list_merchants(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        page: &PageRequest,
+    ) -> Result<Page<Merchant>, StoreError> {
+        let mut conn = self.conn().await?;
+        let newest = scoped(t::table, platform, mode)
+            .filter(t::deleted_on.is_null())
+            .order(t::id.desc())
+            .limit(page.fetch_count());
+        load_page::<MerchantRow, _, _, _>(&mut conn, "merchants", newest, page, |q, after| {
+            q.filter(t::id.lt(after))
+        })
+        .await
+    }
+
+    async fn update_merchant_with_event(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &MerchantId,
+        patch: &MerchantPatch,
+        at: OffsetDateTime,
+        event: &EventId,
+    ) -> Result<Merchant, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            let row: MerchantRow = conn
+                .get_result(
+                    diesel::update(live(platform.as_str(), mode.as_str(), id.as_str()))
+                        .set(PatchRow::of(patch, at)),
+                )
+                .await?;
+            let corrupt =
+                |e: StoreError| diesel::result::Error::DeserializationError(e.to_string().into());
+            let merchant = Merchant::try_from(row).map_err(corrupt)?;
+            let data = EventData::MerchantUpdated(Box::new(merchant.clone()));
+            let event = merchant_event(event, &merchant, data, at);
+            let data = serialised(&event)
+                .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+            write_event(conn, &event, &data).await?;
+            Ok(merchant)
+        })
+        .await
+        .map_err(query_error("merchants"))
+    }
+
+    async fn delete_merchant_with_event(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &MerchantId,
+        at: OffsetDateTime,
+        event: &EventId,
+    ) -> Result<(), StoreError> {
+        let event = Event {
+            id: event.clone(),
+            platform_id: platform.clone(),
+            mode,
+            data: EventData::MerchantDeleted(Deleted {
+                id: id.to_string(),
+                deleted: true,
+            }),
+            created_on: at,
+        };
+        let data = serialised(&event).map_err(unexpected)?;
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            let deleted = conn
+                .execute(
+                    diesel::update(live(platform.as_str(), mode.as_str(), id.as_str()))
+                        .set(t::deleted_on.eq(Some(Instant(at)))),
+                )
+                .await?;
+            if deleted == 0 {
+                // Nothing deleted, nothing to report (and the transaction rolls back).
+                return Err(diesel::result::Error::NotFound);
+            }
+            write_event(conn, &event, &data).await
+        })
+        .await
+        .map_err(query_error("merchants"))
+    }
 }

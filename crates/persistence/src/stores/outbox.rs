@@ -1,60 +1,56 @@
 //! Writing an event into the outbox, with its fan-out: one notification per active subscription
 //! of the same platform and mode that names the event type, in the caller's SQL transaction.
 
-/// Expands inside an open transaction (`$conn`); evaluates to `QueryResult<()>`.
-macro_rules! write_event {
-    ($schema:ident, $conn:expr, $event:expr, $data:expr) => {
-        async {
-            use crate::schema::$schema::{events as e, notifications as n, webhooks as w};
-            let event: &Event = $event;
-            let event_type = event.data.event_type().as_str();
-            diesel::insert_into(e::table)
-                .values((
-                    e::id.eq(event.id.as_str()),
-                    e::platform_id.eq(event.platform_id.as_str()),
-                    e::mode.eq(event.mode.as_str()),
-                    e::event_type.eq(event_type),
-                    e::data.eq($data),
-                    e::created_on.eq(event.created_on),
-                ))
-                .execute($conn)
-                .await?;
-            // Subscriptions per platform are few: match the type here rather than in SQL.
-            let active: Vec<(String, String)> = w::table
-                .filter(w::platform_id.eq(event.platform_id.as_str()))
-                .filter(w::mode.eq(event.mode.as_str()))
+use diesel::prelude::*;
+use holdfast_domain::ids::PlatformId;
+use holdfast_domain::mode::Mode;
+use holdfast_domain::ports::{Event, EventLog, StoreError, StoredEvent};
+
+use super::SqlStore;
+use crate::conn::Conn;
+use crate::error::query_error;
+use crate::payment_rows::EventRow;
+use crate::query::scoped;
+use crate::schema::{events as e, notifications as n, webhooks as w};
+use crate::webhook_rows::{NewEventRow, NewNotificationRow};
+
+/// Writes `event` (its data serialised as `data`) and its notifications; the caller's
+/// transaction commits them with the change they report.
+pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryResult<()> {
+    conn.execute(diesel::insert_into(e::table).values(NewEventRow::of(event, data)))
+        .await?;
+    let event_type = event.data.event_type().as_str();
+    // Subscriptions per platform are few: match the type here rather than in SQL.
+    let active: Vec<(String, String)> = conn
+        .load(
+            scoped(w::table, &event.platform_id, event.mode)
                 .filter(w::active.eq(true))
-                .select((w::id, w::events))
-                .load($conn)
-                .await?;
-            let rows: Vec<_> = active
-                .iter()
-                .filter(|(_, events)| events.split(',').any(|t| t == event_type))
-                .map(|(webhook, _)| {
-                    (
-                        n::id
-                            .eq(crate::webhook_rows::notification_id(&event.id, webhook)
-                                .to_string()),
-                        n::webhook_id.eq(webhook.as_str()),
-                        n::platform_id.eq(event.platform_id.as_str()),
-                        n::mode.eq(event.mode.as_str()),
-                        n::event_id.eq(event.id.as_str()),
-                        n::event_type.eq(event_type),
-                        n::state.eq("pending"),
-                        n::due_on.eq(event.created_on),
-                        n::created_on.eq(event.created_on),
-                    )
-                })
-                .collect();
-            // One statement per row: SQLite has no multi-row insert of tuples in diesel.
-            for row in rows {
-                diesel::insert_into(n::table)
-                    .values(row)
-                    .execute($conn)
-                    .await?;
-            }
-            diesel::QueryResult::Ok(())
-        }
-        .await
-    };
+                .select((w::id, w::events)),
+        )
+        .await?;
+    for (webhook, _) in active
+        .iter()
+        .filter(|(_, events)| events.split(',').any(|t| t == event_type))
+    {
+        // One statement per row: diesel has no multi-row insert for SQLite.
+        conn.execute(diesel::insert_into(n::table).values(NewNotificationRow::of(event, webhook)))
+            .await?;
+    }
+    Ok(())
+}
+
+#[async_trait::async_trait]
+impl EventLog for SqlStore {
+    async fn list_events(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows = conn
+            .load::<EventRow, _>(scoped(e::table, platform, mode).order(e::id.asc()))
+            .await
+            .map_err(query_error("events"))?;
+        Ok(rows.into_iter().map(StoredEvent::from).collect())
+    }
 }

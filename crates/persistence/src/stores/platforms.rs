@@ -1,171 +1,142 @@
-//! `PlatformStore` and `UserStore`, written once for both backends.
+//! `PlatformStore` and `UserStore`.
 
-macro_rules! platform_and_user_stores {
-    ($store:ident, $schema:ident) => {
-        #[async_trait::async_trait]
-        impl holdfast_domain::ports::PlatformStore for $store {
-            #[tracing::instrument(skip_all, fields(platform = %new.platform.id), err)]
-            async fn create_platform_atomically(
-                &self,
-                new: &NewPlatform,
-            ) -> Result<(), StoreError> {
-                let mut conn = self.conn().await?;
-                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    Self::insert_platform_on(conn, new).await
-                })
-                .await
-                .map_err(query_error("platforms"))
+use diesel::prelude::*;
+use holdfast_domain::ids::{PlatformId, UserId};
+use holdfast_domain::platform::Platform;
+use holdfast_domain::ports::{NewPlatform, PlatformStore, StoreError, UserStore};
+use holdfast_domain::user::User;
+
+use super::{SqlStore, one_row};
+use crate::conn::{Conn, Lock};
+use crate::error::query_error;
+use crate::rows::{NewKeyRow, NewPlatformRow, NewUserRow, PlatformRow, UserRow, convert_all};
+use crate::schema::{api_keys, platforms as p, users as u};
+use crate::stores::routing::{insert_connection, insert_plan};
+
+/// The platform with its owner, default keys, sandbox connection and default plan, in the
+/// caller's transaction.
+async fn insert_platform(conn: &mut Conn, new: &NewPlatform) -> QueryResult<()> {
+    conn.execute(
+        diesel::insert_into(p::table).values(NewPlatformRow::of(&new.platform, &new.owner)),
+    )
+    .await?;
+    insert_user(conn, &new.owner).await?;
+    for key in &new.keys {
+        conn.execute(diesel::insert_into(api_keys::table).values(NewKeyRow::from(key)))
+            .await?;
+    }
+    insert_connection(conn, &new.connection).await?;
+    insert_plan(conn, &new.plan).await
+}
+
+async fn insert_user(conn: &mut Conn, user: &User) -> QueryResult<()> {
+    conn.execute(diesel::insert_into(u::table).values(NewUserRow::from(user)))
+        .await
+        .map(drop)
+}
+
+#[async_trait::async_trait]
+impl PlatformStore for SqlStore {
+    #[tracing::instrument(skip_all, fields(platform = %new.platform.id), err)]
+    async fn create_platform_atomically(&self, new: &NewPlatform) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| insert_platform(conn, new).await)
+            .await
+            .map_err(query_error("platforms"))
+    }
+
+    #[tracing::instrument(skip_all, fields(platform = %new.platform.id), err)]
+    async fn create_first_platform_atomically(
+        &self,
+        new: &NewPlatform,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            conn.lock(Lock::FirstPlatform).await?;
+            let exists: bool = conn
+                .get_result(diesel::select(diesel::dsl::exists(p::table.select(p::id))))
+                .await?;
+            if exists {
+                return Ok(false);
             }
+            insert_platform(conn, new).await?;
+            Ok(true)
+        })
+        .await
+        .map_err(query_error("platforms"))
+    }
 
-            #[tracing::instrument(skip_all, fields(platform = %new.platform.id), err)]
-            async fn create_first_platform_atomically(
-                &self,
-                new: &NewPlatform,
-            ) -> Result<bool, StoreError> {
-                use crate::schema::$schema::platforms as p;
-                let mut conn = self.conn().await?;
-                conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    // Serialises concurrent bootstraps before the emptiness check.
-                    diesel::sql_query(<Self as crate::stores::Backend>::FIRST_PLATFORM_LOCK)
-                        .execute(conn)
-                        .await?;
-                    let exists: bool = diesel::select(diesel::dsl::exists(p::table.select(p::id)))
-                        .get_result(conn)
-                        .await?;
-                    if exists {
-                        return Ok(false);
-                    }
-                    Self::insert_platform_on(conn, new).await?;
-                    Ok(true)
-                })
-                .await
-                .map_err(query_error("platforms"))
-            }
+    async fn get_platform(&self, id: &PlatformId) -> Result<Option<Platform>, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.first::<PlatformRow, _>(p::table.filter(p::id.eq(id.as_str())))
+            .await
+            .optional()
+            .map_err(query_error("platforms"))?
+            .map(Platform::try_from)
+            .transpose()
+    }
 
-            async fn get_platform(&self, id: &PlatformId) -> Result<Option<Platform>, StoreError> {
-                use crate::schema::$schema::platforms as p;
-                let mut conn = self.conn().await?;
-                p::table
-                    .filter(p::id.eq(id.as_str()))
-                    .first::<PlatformRow>(&mut conn)
-                    .await
-                    .optional()
-                    .map_err(query_error("platforms"))?
-                    .map(Platform::try_from)
-                    .transpose()
-            }
+    async fn list_platforms(&self) -> Result<Vec<Platform>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows = conn
+            .load::<PlatformRow, _>(p::table.order(p::id.asc()))
+            .await
+            .map_err(query_error("platforms"))?;
+        convert_all(rows)
+    }
+}
 
-            async fn list_platforms(&self) -> Result<Vec<Platform>, StoreError> {
-                use crate::schema::$schema::platforms as p;
-                let mut conn = self.conn().await?;
-                let rows = p::table
-                    .order(p::id.asc())
-                    .load::<PlatformRow>(&mut conn)
-                    .await
-                    .map_err(query_error("platforms"))?;
-                convert_all(rows)
-            }
-        }
+#[async_trait::async_trait]
+impl UserStore for SqlStore {
+    async fn insert_user(&self, user: &User) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        insert_user(&mut conn, user)
+            .await
+            .map_err(query_error("users.email"))
+    }
 
-        impl $store {
-            async fn insert_platform_on(
-                conn: &mut <Self as crate::stores::Backend>::Conn,
-                new: &NewPlatform,
-            ) -> diesel::QueryResult<()> {
-                use crate::schema::$schema::platforms as p;
-                let platform = &new.platform;
-                diesel::insert_into(p::table)
-                    .values((
-                        p::id.eq(platform.id.as_str()),
-                        p::name.eq(platform.name.as_str()),
-                        p::owner_id.eq(new.owner.id.as_str()),
-                        p::created_on.eq(platform.created_on),
-                    ))
-                    .execute(conn)
-                    .await?;
-                Self::insert_user_on(conn, &new.owner).await?;
-                for key in &new.keys {
-                    Self::insert_key_on(conn, key).await?;
-                }
-                Self::insert_connection_on(conn, &new.connection).await?;
-                Self::insert_plan_on(conn, &new.plan).await?;
-                Ok(())
-            }
+    async fn get_user(
+        &self,
+        platform: &PlatformId,
+        id: &UserId,
+    ) -> Result<Option<User>, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.first::<UserRow, _>(platform_user(platform.as_str(), id.as_str()))
+            .await
+            .optional()
+            .map_err(query_error("users"))?
+            .map(User::try_from)
+            .transpose()
+    }
 
-            async fn insert_user_on(
-                conn: &mut <Self as crate::stores::Backend>::Conn,
-                user: &User,
-            ) -> diesel::QueryResult<()> {
-                use crate::schema::$schema::users as u;
-                diesel::insert_into(u::table)
-                    .values((
-                        u::id.eq(user.id.as_str()),
-                        u::platform_id.eq(user.platform_id.as_str()),
-                        u::email.eq(user.email.as_str()),
-                        u::created_on.eq(user.created_on),
-                    ))
-                    .execute(conn)
-                    .await
-                    .map(drop)
-            }
-        }
-
-        #[async_trait::async_trait]
-        impl holdfast_domain::ports::UserStore for $store {
-            async fn insert_user(&self, user: &User) -> Result<(), StoreError> {
-                let mut conn = self.conn().await?;
-                Self::insert_user_on(&mut conn, user)
-                    .await
-                    .map_err(query_error("users.email"))
-            }
-
-            async fn get_user(
-                &self,
-                platform: &PlatformId,
-                id: &UserId,
-            ) -> Result<Option<User>, StoreError> {
-                use crate::schema::$schema::users as u;
-                let mut conn = self.conn().await?;
+    async fn list_users(&self, platform: &PlatformId) -> Result<Vec<User>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows = conn
+            .load::<UserRow, _>(
                 u::table
                     .filter(u::platform_id.eq(platform.as_str()))
-                    .filter(u::id.eq(id.as_str()))
-                    .first::<UserRow>(&mut conn)
-                    .await
-                    .optional()
-                    .map_err(query_error("users"))?
-                    .map(User::try_from)
-                    .transpose()
-            }
+                    .order(u::id.asc()),
+            )
+            .await
+            .map_err(query_error("users"))?;
+        convert_all(rows)
+    }
 
-            async fn list_users(&self, platform: &PlatformId) -> Result<Vec<User>, StoreError> {
-                use crate::schema::$schema::users as u;
-                let mut conn = self.conn().await?;
-                let rows = u::table
-                    .filter(u::platform_id.eq(platform.as_str()))
-                    .order(u::id.asc())
-                    .load::<UserRow>(&mut conn)
-                    .await
-                    .map_err(query_error("users"))?;
-                convert_all(rows)
-            }
+    async fn delete_user(&self, platform: &PlatformId, id: &UserId) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(diesel::delete(platform_user(
+            platform.as_str(),
+            id.as_str(),
+        )))
+        .await
+        .and_then(one_row)
+        .map_err(query_error("users"))
+    }
+}
 
-            async fn delete_user(
-                &self,
-                platform: &PlatformId,
-                id: &UserId,
-            ) -> Result<(), StoreError> {
-                use crate::schema::$schema::users as u;
-                let mut conn = self.conn().await?;
-                let n = diesel::delete(
-                    u::table
-                        .filter(u::platform_id.eq(platform.as_str()))
-                        .filter(u::id.eq(id.as_str())),
-                )
-                .execute(&mut conn)
-                .await
-                .map_err(query_error("users"))?;
-                expect_one_row(n)
-            }
-        }
-    };
+#[diesel::dsl::auto_type(no_type_alias)]
+fn platform_user<'a>(platform: &'a str, id: &'a str) -> _ {
+    u::table
+        .filter(u::platform_id.eq(platform))
+        .filter(u::id.eq(id))
 }

@@ -1,139 +1,116 @@
-//! `TokenStore`, written once for both backends.
+//! `TokenStore`.
 
-macro_rules! token_store {
-    ($store:ident, $schema:ident) => {
-        #[async_trait::async_trait]
-        impl holdfast_domain::ports::TokenStore for $store {
-            async fn save(
-                &self,
-                token: &Token,
-                reply: Option<KeyedResponse>,
-            ) -> Result<(), StoreError> {
-                use crate::schema::$schema::tokens as t;
-                let mut conn = self.conn().await?;
-                let insert = async |conn: &mut <Self as crate::stores::Backend>::Conn| {
-                    diesel::insert_into(t::table)
-                        .values((
-                            t::id.eq(token.id.as_str()),
-                            t::platform_id.eq(token.platform_id.as_str()),
-                            t::mode.eq(token.mode.as_str()),
-                            t::kind.eq(token.kind.as_str()),
-                            t::bin.eq(&token.card.bin),
-                            t::brand.eq(token.card.brand.as_str()),
-                            t::last4.eq(&token.card.last4),
-                            t::funding.eq(token.card.funding.as_str()),
-                            t::key_id.eq(&token.sealed.key_id),
-                            t::nonce.eq(&token.sealed.nonce),
-                            t::ciphertext.eq(&token.sealed.ciphertext),
-                            t::created_on.eq(token.created_on),
-                            t::expires_on.eq(token.expires_on),
-                            t::used_on.eq(token.used_on),
-                        ))
-                        .execute(conn)
-                        .await
-                        .map(drop)
-                };
-                with_reply!(
-                    $schema,
-                    conn,
-                    token.platform_id,
-                    token.mode,
-                    reply,
-                    insert(conn)
-                )
-                .map_err(query_error("tokens"))
-            }
+use diesel::dsl::Eq;
+use diesel::prelude::*;
+use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::ids::{PlatformId, TokenId};
+use holdfast_domain::mode::Mode;
+use holdfast_domain::payment::token::{Token, TokenKind};
+use holdfast_domain::ports::{StoreError, TokenStore};
+use time::OffsetDateTime;
 
-            async fn take(
-                &self,
-                platform: &PlatformId,
-                mode: Mode,
-                id: &TokenId,
-                now: OffsetDateTime,
-            ) -> Result<Option<Token>, StoreError> {
-                use crate::schema::$schema::tokens as t;
-                let mut conn = self.conn().await?;
-                let scoped = t::table
-                    .filter(t::platform_id.eq(platform.as_str()))
-                    .filter(t::mode.eq(mode.as_str()))
-                    .filter(t::id.eq(id.as_str()));
-                // A single-use token is marked used by the statement that hands it out: of two
-                // racing payments, one gets it. Its sealed card is erased in the same SQL
-                // transaction, once read: the payment holds the only copy left.
-                let single_use = conn
-                    .transaction::<_, diesel::result::Error, _>(async |conn| {
-                        let taken = diesel::update(
-                            scoped
-                                .filter(t::kind.eq(TokenKind::SingleUse.as_str()))
+use super::SqlStore;
+use super::idempotency::with_reply;
+use crate::error::query_error;
+use crate::payment_rows::{NewTokenRow, TokenRow};
+use crate::query::scoped;
+use crate::schema::tokens as t;
+use crate::timestamp::Instant;
+
+/// A sealed card, erased: what a token keeps once its card may no longer be used.
+fn erased() -> (Eq<t::nonce, Vec<u8>>, Eq<t::ciphertext, Vec<u8>>) {
+    (t::nonce.eq(Vec::new()), t::ciphertext.eq(Vec::new()))
+}
+
+#[async_trait::async_trait]
+impl TokenStore for SqlStore {
+    async fn save(&self, token: &Token, reply: Option<KeyedResponse>) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        with_reply(
+            &mut conn,
+            &token.platform_id,
+            token.mode,
+            reply.as_ref(),
+            async |conn| {
+                conn.execute(diesel::insert_into(t::table).values(NewTokenRow::from(token)))
+                    .await
+                    .map(drop)
+            },
+        )
+        .await
+        .map_err(query_error("tokens"))
+    }
+
+    async fn take(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &TokenId,
+        now: OffsetDateTime,
+    ) -> Result<Option<Token>, StoreError> {
+        let this = scoped(t::table, platform, mode).filter(t::id.eq(id.as_str()));
+        let mut conn = self.conn().await?;
+        // A single-use token is marked used by the statement that hands it out: of two racing
+        // payments, one gets it. Its sealed card is erased in the same SQL transaction, once
+        // read: the payment holds the only copy left.
+        let single_use = conn
+            .transaction(async |conn| {
+                let taken: Option<TokenRow> = conn
+                    .get_result(
+                        diesel::update(
+                            this.filter(t::kind.eq(TokenKind::SingleUse.as_str()))
                                 .filter(t::used_on.is_null())
-                                .filter(t::expires_on.gt(now)),
+                                .filter(t::expires_on.gt(Instant(now))),
                         )
-                        .set(t::used_on.eq(Some(now)))
-                        .get_result::<TokenRow>(conn)
-                        .await
-                        .optional()?;
-                        if taken.is_some() {
-                            diesel::update(t::table.filter(t::id.eq(id.as_str())))
-                                .set((
-                                    t::nonce.eq(Vec::<u8>::new()),
-                                    t::ciphertext.eq(Vec::<u8>::new()),
-                                ))
-                                .execute(conn)
-                                .await?;
-                        }
-                        Ok(taken)
-                    })
+                        .set(t::used_on.eq(Some(Instant(now)))),
+                    )
                     .await
-                    .map_err(query_error("tokens"))?;
-                let row = match single_use {
-                    Some(row) => Some(row),
-                    None => scoped
-                        .filter(t::kind.eq(TokenKind::Vault.as_str()))
-                        .first::<TokenRow>(&mut conn)
-                        .await
-                        .optional()
-                        .map_err(query_error("tokens"))?,
-                };
-                row.map(Token::try_from).transpose()
-            }
-
-            async fn find(
-                &self,
-                platform: &PlatformId,
-                mode: Mode,
-                id: &TokenId,
-            ) -> Result<Option<Token>, StoreError> {
-                use crate::schema::$schema::tokens as t;
-                let mut conn = self.conn().await?;
-                t::table
-                    .filter(t::platform_id.eq(platform.as_str()))
-                    .filter(t::mode.eq(mode.as_str()))
-                    .filter(t::id.eq(id.as_str()))
-                    .first::<TokenRow>(&mut conn)
-                    .await
-                    .optional()
-                    .map_err(query_error("tokens"))?
-                    .map(Token::try_from)
-                    .transpose()
-            }
-
-            async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError> {
-                use crate::schema::$schema::tokens as t;
-                let mut conn = self.conn().await?;
-                diesel::update(
-                    t::table
-                        .filter(t::kind.eq(TokenKind::SingleUse.as_str()))
-                        .filter(t::expires_on.le(now))
-                        .filter(t::ciphertext.ne(Vec::<u8>::new())),
-                )
-                .set((
-                    t::nonce.eq(Vec::<u8>::new()),
-                    t::ciphertext.eq(Vec::<u8>::new()),
-                ))
-                .execute(&mut conn)
+                    .optional()?;
+                if taken.is_some() {
+                    conn.execute(diesel::update(this).set(erased())).await?;
+                }
+                diesel::QueryResult::Ok(taken)
+            })
+            .await
+            .map_err(query_error("tokens"))?;
+        let row = match single_use {
+            Some(row) => Some(row),
+            None => conn
+                .first::<TokenRow, _>(this.filter(t::kind.eq(TokenKind::Vault.as_str())))
                 .await
-                .map_err(query_error("tokens"))
-            }
-        }
-    };
+                .optional()
+                .map_err(query_error("tokens"))?,
+        };
+        row.map(Token::try_from).transpose()
+    }
+
+    async fn find(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &TokenId,
+    ) -> Result<Option<Token>, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.first::<TokenRow, _>(scoped(t::table, platform, mode).filter(t::id.eq(id.as_str())))
+            .await
+            .optional()
+            .map_err(query_error("tokens"))?
+            .map(Token::try_from)
+            .transpose()
+    }
+
+    async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(
+            diesel::update(
+                t::table
+                    .filter(t::kind.eq(TokenKind::SingleUse.as_str()))
+                    .filter(t::expires_on.le(Instant(now)))
+                    .filter(t::ciphertext.ne(Vec::<u8>::new())),
+            )
+            .set(erased()),
+        )
+        .await
+        .map_err(query_error("tokens"))
+    }
 }

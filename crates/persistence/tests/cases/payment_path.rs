@@ -12,7 +12,7 @@ use super::*;
 /// A connection of `platform` in test mode, written.
 async fn connection(stores: &Stores, platform: &PlatformId) -> ProcessorConnection {
     let c = sandbox_connection(platform);
-    stores.payments.insert_connection(&c, None).await.unwrap();
+    stores.routing.insert_connection(&c, None).await.unwrap();
     c
 }
 
@@ -27,7 +27,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
     let default = stores
-        .payments
+        .routing
         .default_plan(&p.platform_id, p.mode)
         .await
         .unwrap()
@@ -40,7 +40,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .await
         .unwrap();
     let setup = stores
-        .payments
+        .transactions
         .payment_setup(&p.platform_id, p.mode, &plain.id)
         .await
         .unwrap()
@@ -65,7 +65,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         fallbacks: vec![backup.id.clone()],
         ..default_plan(&p.platform_id, &main.id)
     };
-    stores.payments.insert_plan(&own, None).await.unwrap();
+    stores.routing.insert_plan(&own, None).await.unwrap();
     let planned = Merchant {
         plan_id: Some(own.id.clone()),
         ..merchant(&p, "Planned")
@@ -76,7 +76,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .await
         .unwrap();
     let setup = stores
-        .payments
+        .transactions
         .payment_setup(&p.platform_id, p.mode, &planned.id)
         .await
         .unwrap()
@@ -104,7 +104,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         (&p.platform_id, Mode::Live),
     ] {
         let seen = stores
-            .payments
+            .transactions
             .payment_setup(platform, mode, &plain.id)
             .await
             .unwrap();
@@ -116,7 +116,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .await
         .unwrap();
     let gone = stores
-        .payments
+        .transactions
         .payment_setup(&p.platform_id, p.mode, &plain.id)
         .await
         .unwrap();
@@ -131,7 +131,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .await
         .unwrap();
     let setup = stores
-        .payments
+        .transactions
         .payment_setup(&live.platform_id, live.mode, &shop.id)
         .await
         .unwrap()
@@ -175,7 +175,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
             .unwrap();
     }
     let plan = stores
-        .payments
+        .routing
         .default_plan(&p.platform_id, p.mode)
         .await
         .unwrap()
@@ -188,7 +188,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     assert_eq!(claim.unwrap(), Begun::Started);
     let auth = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
     stores
-        .payments
+        .transactions
         .insert_pending_transaction(&auth)
         .await
         .unwrap();
@@ -205,13 +205,13 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         },
     };
     stores
-        .payments
+        .transactions
         .complete_transaction_with_event(&done, None, &event, Some(reply.clone()))
         .await
         .unwrap();
 
     let written = stores
-        .payments
+        .transactions
         .get_transaction(&p.platform_id, p.mode, &done.id)
         .await
         .unwrap();
@@ -261,7 +261,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         .await;
     assert_eq!(claim.unwrap(), Begun::Started);
     let refused = stores
-        .payments
+        .transactions
         .complete_transaction_with_event(
             &done,
             None,
@@ -282,7 +282,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     let mut capture = txn(&m, &plan, TxnType::Capture, TxnState::Pending, 1000);
     capture.parent_id = Some(done.id.clone());
     stores
-        .payments
+        .transactions
         .insert_pending_transaction(&capture)
         .await
         .unwrap();
@@ -291,7 +291,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         ..capture.clone()
     };
     let refused = stores
-        .payments
+        .transactions
         .complete_transaction_with_event(
             &captured,
             Some((done.id.clone(), OriginalOutcome::Closed(TxnState::Captured))),
@@ -305,7 +305,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         (&done.id, TxnState::Authorized),
     ] {
         let row = stores
-            .payments
+            .transactions
             .get_transaction(&p.platform_id, p.mode, id)
             .await
             .unwrap()
@@ -313,7 +313,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         assert_eq!(row.state, state, "{id}");
     }
     let events = stores
-        .payments
+        .events
         .list_events(&p.platform_id, p.mode)
         .await
         .unwrap();
@@ -344,21 +344,21 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
         .await
         .unwrap();
     let plan = stores
-        .payments
+        .routing
         .default_plan(&p.platform_id, p.mode)
         .await
         .unwrap()
         .unwrap();
     let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
     stores
-        .payments
+        .transactions
         .insert_pending_transaction(&sale)
         .await
         .unwrap();
     let mut refund = txn(&m, &plan, TxnType::Refund, TxnState::Pending, 400);
     refund.parent_id = Some(sale.id.clone());
     let reserved = stores
-        .payments
+        .transactions
         .reserve_with_pending(
             &p.platform_id,
             p.mode,
@@ -375,7 +375,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
     );
     refund.state = TxnState::Declined;
     stores
-        .payments
+        .transactions
         .complete_transaction_with_event(
             &refund,
             Some((
@@ -393,7 +393,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
     );
     // Completed once: a second completion releases nothing more.
     let again = stores
-        .payments
+        .transactions
         .complete_transaction_with_event(
             &refund,
             Some((
@@ -413,7 +413,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
 
 async fn refunded(stores: &Stores, p: &Principal, id: &TxnId) -> (TxnState, i64) {
     let row = stores
-        .payments
+        .transactions
         .get_transaction(&p.platform_id, p.mode, id)
         .await
         .unwrap()

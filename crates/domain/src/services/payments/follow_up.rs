@@ -26,11 +26,11 @@ impl PaymentService {
         let amount = original.as_original().allows(follow_up)?;
         // Everything the follow-up needs is read before the reservation is taken.
         let plan = self
-            .store
+            .routing
             .get_plan(&who.platform_id, who.mode, &original.plan.id)
             .await?;
         let connection = self
-            .store
+            .routing
             .get_connection(&who.platform_id, who.mode, &original.processor.id)
             .await?;
         let id = TxnId::from_suffix(&self.ids.next_id());

@@ -28,8 +28,8 @@ use crate::payment::card::CardInput;
 use crate::payment::lifecycle::{Refused, TxnType};
 use crate::payment::transaction::Transaction;
 use crate::ports::{
-    BinLookup, CardVault, Clock, Event, EventData, Ids, OriginalOutcome, PaymentStore, Processor,
-    StoreError, TokenStore, TxnFilter,
+    BinLookup, CardVault, Clock, Event, EventData, Ids, OriginalOutcome, Processor, RoutingStore,
+    StoreError, TokenStore, TransactionStore, TxnFilter,
 };
 
 /// A new auth or sale.
@@ -90,7 +90,8 @@ pub struct TokenSource {
 /// attempts a crash left pending.
 #[derive(Clone)]
 pub struct PaymentService {
-    store: Arc<dyn PaymentStore>,
+    store: Arc<dyn TransactionStore>,
+    routing: Arc<dyn RoutingStore>,
     processor: Arc<dyn Processor>,
     bins: Arc<dyn BinLookup>,
     clock: Arc<dyn Clock>,
@@ -99,9 +100,11 @@ pub struct PaymentService {
 }
 
 impl PaymentService {
-    /// A service over its ports: the payment store, processors, BIN table, clock, ids, tokens.
+    /// A service over its ports: the ledger, the routing configuration, processors, BIN table,
+    /// clock, ids, tokens.
     pub fn new(
-        store: Arc<dyn PaymentStore>,
+        store: Arc<dyn TransactionStore>,
+        routing: Arc<dyn RoutingStore>,
         processor: Arc<dyn Processor>,
         bins: Arc<dyn BinLookup>,
         clock: Arc<dyn Clock>,
@@ -110,6 +113,7 @@ impl PaymentService {
     ) -> Self {
         Self {
             store,
+            routing,
             processor,
             bins,
             clock,

@@ -25,7 +25,7 @@ impl PaymentService {
         let mut report = Reconciled::default();
         for mut txn in self.store.stale_pending(before, limit).await? {
             let connection = self
-                .store
+                .routing
                 .get_connection(&txn.platform_id, txn.mode, &txn.processor.id)
                 .await?;
             let reverse = ProcessorRequest {

@@ -13,8 +13,8 @@ use crate::payment::routing::ProcessorKind;
 use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::transaction::{AuthStatus, AvsCode, CvvCode};
 use crate::ports::{
-    MockCardVault, MockPaymentStore, MockProcessor, MockTokenStore, PaymentSetup, ProcessorError,
-    ProcessorOp, ProcessorReply,
+    MockCardVault, MockProcessor, MockRoutingStore, MockTokenStore, MockTransactionStore,
+    PaymentSetup, ProcessorError, ProcessorOp, ProcessorReply,
 };
 use std::sync::{Arc, Mutex};
 use time::macros::datetime;
@@ -44,8 +44,8 @@ fn connection(name: &str) -> ProcessorConnection {
 type Completed = Arc<Mutex<Vec<(Transaction, Option<KeyedResponse>)>>>;
 
 /// A store with one merchant on a plan routing to `primary`, falling back to `backup`.
-fn store() -> (MockPaymentStore, Completed) {
-    let mut store = MockPaymentStore::new();
+fn store() -> (MockTransactionStore, Completed) {
+    let mut store = MockTransactionStore::new();
     store.expect_payment_setup().returning(|_, _, id| {
         Ok(Some(PaymentSetup {
             merchant: Merchant {
@@ -82,9 +82,6 @@ fn store() -> (MockPaymentStore, Completed) {
         }))
     });
     store
-        .expect_get_connection()
-        .returning(|_, _, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
-    store
         .expect_insert_pending_transaction()
         .returning(|_| Ok(()));
     let completed = Arc::new(Mutex::new(Vec::new()));
@@ -102,7 +99,7 @@ fn store() -> (MockPaymentStore, Completed) {
     (store, completed)
 }
 
-fn service(store: MockPaymentStore, processor: MockProcessor) -> PaymentService {
+fn service(store: MockTransactionStore, processor: MockProcessor) -> PaymentService {
     let bins = visa_bins();
     let clock = clock_at_noon();
     let ids = fixed_ids("01");
@@ -110,8 +107,15 @@ fn service(store: MockPaymentStore, processor: MockProcessor) -> PaymentService 
         tokens: Arc::new(MockTokenStore::new()),
         vault: Arc::new(MockCardVault::new()),
     };
+    // Routing reads answer with the connection asked for, and no plan.
+    let mut routing = MockRoutingStore::new();
+    routing
+        .expect_get_connection()
+        .returning(|_, _, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
+    routing.expect_get_plan().returning(|_, _, _| Ok(None));
     PaymentService::new(
         Arc::new(store),
+        Arc::new(routing),
         Arc::new(processor),
         Arc::new(bins),
         Arc::new(clock),
@@ -342,7 +346,6 @@ async fn a_lost_reservation_is_refused_without_calling_the_processor() {
     store
         .expect_get_transaction()
         .returning(move |_, _, _| Ok(Some(original.clone())));
-    store.expect_get_plan().returning(|_, _, _| Ok(None));
     store
         .expect_reserve_with_pending()
         .times(1)
@@ -395,9 +398,6 @@ async fn reconciliation_reverses_stale_pending_rows_and_releases_reservations() 
         .return_once(move |_, _| Ok(stale));
     let released = Arc::new(Mutex::new(Vec::new()));
     let sink = released.clone();
-    store
-        .expect_get_connection()
-        .returning(|_, _, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
     store
         .expect_complete_transaction_with_event()
         .returning(move |txn, original, _, _| {

@@ -1,0 +1,273 @@
+//! A connection to either backend, and running one query on it.
+//!
+//! Every query is written once with diesel's DSL over the one schema, as an ordinary expression
+//! that rustfmt formats and the compiler checks; `Conn` runs it on the backend the store was
+//! opened on. Its methods ask that the query be runnable on *both* backends, so a query one of
+//! them cannot run fails to compile where it is written, not at run time on the other backend.
+//! Where the SQL truly differs (a lock, a row-locking clause, the hot completion), the caller
+//! matches on the variant.
+
+use std::time::Duration;
+
+use deadpool::managed::Timeouts;
+use diesel::QueryResult;
+use diesel::query_dsl::methods::LimitDsl;
+use diesel::sqlite::SqliteConnection;
+use diesel_async::methods::{ExecuteDsl, LoadQuery};
+use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
+use futures_util::future::Either;
+use holdfast_domain::ports::StoreError;
+
+use crate::error::unexpected;
+
+pub type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
+
+/// The pool of whichever backend the database is.
+#[derive(Clone)]
+pub enum Pools {
+    Pg(Pool<AsyncPgConnection>),
+    Sqlite(Pool<SqliteConn>),
+}
+
+impl Pools {
+    /// A connection, waiting up to `wait` for one (the pool's own timeout when `None`).
+    pub async fn get(&self, wait: Option<Duration>) -> Result<Conn, StoreError> {
+        fn within(pool_timeouts: Timeouts, wait: Option<Duration>) -> Timeouts {
+            Timeouts {
+                wait: wait.or(pool_timeouts.wait),
+                ..pool_timeouts
+            }
+        }
+        match self {
+            Self::Pg(pool) => pool
+                .timeout_get(&within(pool.timeouts(), wait))
+                .await
+                .map(Conn::Pg),
+            Self::Sqlite(pool) => pool
+                .timeout_get(&within(pool.timeouts(), wait))
+                .await
+                .map(Conn::Sqlite),
+        }
+        .map_err(unexpected)
+    }
+
+    pub fn status(&self) -> deadpool::Status {
+        match self {
+            Self::Pg(pool) => pool.status(),
+            Self::Sqlite(pool) => pool.status(),
+        }
+    }
+}
+
+/// One pooled connection, returned to its pool when dropped. A connection dropped inside a
+/// transaction (a panic, a cancelled request) is discarded by the pool, never reused half-done.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one lives per store call, on the stack; boxing would allocate on every checkout"
+)]
+pub enum Conn {
+    Pg(Object<AsyncPgConnection>),
+    Sqlite(Object<SqliteConn>),
+}
+
+/// A query both backends can load rows of `U` from.
+pub trait Loads<'q, U>:
+    LoadQuery<'q, AsyncPgConnection, U> + LoadQuery<'q, SqliteConn, U> + 'q
+{
+}
+
+impl<'q, U, Q> Loads<'q, U> for Q where
+    Q: LoadQuery<'q, AsyncPgConnection, U> + LoadQuery<'q, SqliteConn, U> + 'q
+{
+}
+
+/// A statement both backends can execute.
+pub trait Executes<'q>: ExecuteDsl<AsyncPgConnection> + ExecuteDsl<SqliteConn> + 'q {}
+
+impl<'q, Q> Executes<'q> for Q where Q: ExecuteDsl<AsyncPgConnection> + ExecuteDsl<SqliteConn> + 'q {}
+
+/// A lock taken first in a transaction, to serialise the writers that check something before
+/// they write it.
+#[derive(Debug, Clone, Copy)]
+pub enum Lock {
+    /// Concurrent bootstraps queue here before checking that no platform exists.
+    FirstPlatform,
+    /// The count of a platform's subscriptions that follows sees every create committed before.
+    WebhookCreate,
+    /// Notification claimers take turns and see each other's leases, so the in-flight caps are
+    /// exact across worker processes.
+    NotificationClaim,
+    /// Where rows cannot be locked one by one (SQLite), a queue claim holds the write lock from
+    /// its first read, so two processes on one file never race to upgrade a read into a write.
+    QueueWrite,
+}
+
+impl Lock {
+    fn statement(self, conn: &Conn) -> Option<&'static str> {
+        match (conn, self) {
+            (Conn::Pg(_), Self::FirstPlatform) => {
+                Some("SELECT pg_advisory_xact_lock(4857326011373040244)")
+            }
+            // Creating a subscription is rare: one lock for all platforms keeps it simple.
+            (Conn::Pg(_), Self::WebhookCreate) => {
+                Some("SELECT pg_advisory_xact_lock(4857326011373040245)")
+            }
+            (Conn::Pg(_), Self::NotificationClaim) => {
+                Some("SELECT pg_advisory_xact_lock(4857326011373040246)")
+            }
+            // PostgreSQL locks the claimed rows themselves (`FOR UPDATE SKIP LOCKED`).
+            (Conn::Pg(_), Self::QueueWrite) => None,
+            // A write that changes nothing still takes SQLite's write lock for the transaction.
+            (Conn::Sqlite(_), _) => Some("UPDATE platforms SET id = id WHERE 0"),
+        }
+    }
+}
+
+/// An async closure over the connection whose future is `Send`: stable Rust cannot name an async
+/// closure's future to bound it otherwise, and a transaction's body runs inside `Send` futures.
+pub trait TransactionBody<'c, R>:
+    AsyncFnOnce(&'c mut Conn) -> R + FnOnce(&'c mut Conn) -> <Self as TransactionBody<'c, R>>::Fut
+{
+    type Fut: Future<Output = R> + Send;
+}
+
+impl<'c, F, Fut, R> TransactionBody<'c, R> for F
+where
+    F: AsyncFnOnce(&'c mut Conn) -> R + FnOnce(&'c mut Conn) -> Fut,
+    Fut: Future<Output = R> + Send,
+{
+    type Fut = Fut;
+}
+
+// The query methods return `impl Future + Send` rather than being `async fn`s: the futures of
+// the two backends are `Send` by diesel-async's contract, and saying so here spares every
+// caller's future from proving it again through the query's lifetimes (which rustc cannot).
+impl Conn {
+    /// All the rows `query` returns.
+    pub fn load<'c, 'q, U, Q>(
+        &'c mut self,
+        query: Q,
+    ) -> impl Future<Output = QueryResult<Vec<U>>> + Send + 'c
+    where
+        U: Send + 'static,
+        Q: Loads<'q, U>,
+        'q: 'c,
+    {
+        match self {
+            Self::Pg(conn) => Either::Left(query.load(&mut **conn)),
+            Self::Sqlite(conn) => Either::Right(query.load(&mut **conn)),
+        }
+    }
+
+    /// The first row `query` returns; `NotFound` when there is none.
+    pub fn get_result<'c, 'q, U, Q>(
+        &'c mut self,
+        query: Q,
+    ) -> impl Future<Output = QueryResult<U>> + Send + 'c
+    where
+        U: Send + 'static,
+        Q: Loads<'q, U>,
+        'q: 'c,
+    {
+        match self {
+            Self::Pg(conn) => Either::Left(query.get_result(&mut **conn)),
+            Self::Sqlite(conn) => Either::Right(query.get_result(&mut **conn)),
+        }
+    }
+
+    /// `query` limited to its first row; `NotFound` when there is none.
+    pub fn first<'c, 'q, U, Q>(
+        &'c mut self,
+        query: Q,
+    ) -> impl Future<Output = QueryResult<U>> + Send + 'c
+    where
+        U: Send + 'static,
+        Q: LimitDsl,
+        Q::Output: Loads<'q, U>,
+        'q: 'c,
+    {
+        self.get_result(query.limit(1))
+    }
+
+    /// How many rows `statement` changed.
+    pub fn execute<'c, 'q, Q>(
+        &'c mut self,
+        statement: Q,
+    ) -> impl Future<Output = QueryResult<usize>> + Send + 'c
+    where
+        Q: Executes<'q>,
+        'q: 'c,
+    {
+        match self {
+            Self::Pg(conn) => Either::Left(statement.execute(&mut **conn)),
+            Self::Sqlite(conn) => Either::Right(statement.execute(&mut **conn)),
+        }
+    }
+
+    /// Takes `lock` for the rest of the open transaction (nothing where the backend needs none).
+    pub async fn lock(&mut self, lock: Lock) -> QueryResult<()> {
+        match lock.statement(self) {
+            Some(sql) => self.execute(diesel::sql_query(sql)).await.map(drop),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs `body` in one SQL transaction: committed when it returns `Ok`, rolled back when it
+    /// returns `Err` (whose error is kept over a failed rollback's).
+    pub async fn transaction<R, E, F>(&mut self, body: F) -> Result<R, E>
+    where
+        F: for<'r> TransactionBody<'r, Result<R, E>> + Send,
+        R: Send,
+        E: From<diesel::result::Error> + Send,
+    {
+        self.begin().await?;
+        match body(&mut *self).await {
+            Ok(value) => {
+                self.commit().await?;
+                Ok(value)
+            }
+            Err(error) => {
+                // A failed rollback leaves the connection broken: the pool discards it.
+                if let Err(rollback) = self.rollback().await {
+                    tracing::warn!(error = %rollback, "rollback failed");
+                }
+                Err(error)
+            }
+        }
+    }
+
+    async fn begin(&mut self) -> QueryResult<()> {
+        match self {
+            Self::Pg(conn) => begin_on(&mut **conn).await,
+            Self::Sqlite(conn) => begin_on(&mut **conn).await,
+        }
+    }
+
+    async fn commit(&mut self) -> QueryResult<()> {
+        match self {
+            Self::Pg(conn) => commit_on(&mut **conn).await,
+            Self::Sqlite(conn) => commit_on(&mut **conn).await,
+        }
+    }
+
+    async fn rollback(&mut self) -> QueryResult<()> {
+        match self {
+            Self::Pg(conn) => rollback_on(&mut **conn).await,
+            Self::Sqlite(conn) => rollback_on(&mut **conn).await,
+        }
+    }
+}
+
+async fn begin_on<C: AsyncConnection>(conn: &mut C) -> QueryResult<()> {
+    C::TransactionManager::begin_transaction(conn).await
+}
+
+async fn commit_on<C: AsyncConnection>(conn: &mut C) -> QueryResult<()> {
+    C::TransactionManager::commit_transaction(conn).await
+}
+
+async fn rollback_on<C: AsyncConnection>(conn: &mut C) -> QueryResult<()> {
+    C::TransactionManager::rollback_transaction(conn).await
+}

@@ -1,0 +1,93 @@
+//! Query pieces every store uses: the platform-and-mode filter and the newest-first page.
+
+use diesel::dsl::{And, Eq, Filter};
+use diesel::expression::Expression;
+use diesel::prelude::*;
+use diesel::query_dsl::methods::FilterDsl;
+use diesel::sql_types::Text;
+use holdfast_domain::ids::PlatformId;
+use holdfast_domain::mode::Mode;
+use holdfast_domain::page::{Page, PageRequest};
+use holdfast_domain::ports::StoreError;
+
+use crate::conn::{Conn, Loads};
+use crate::schema::{
+    events, idempotency_keys, merchants, notifications, plans, processor_connections, tokens,
+    transactions, webhooks,
+};
+
+/// A table whose rows each belong to one platform and one mode.
+pub trait ScopedTable: Table + Sized {
+    type Platform: Column<Table = Self> + Expression<SqlType = Text> + Default;
+    type Mode: Column<Table = Self> + Expression<SqlType = Text> + Default;
+}
+
+/// The filter `scoped` adds.
+pub type ScopeFilter<'a, T> =
+    And<Eq<<T as ScopedTable>::Platform, &'a str>, Eq<<T as ScopedTable>::Mode, &'static str>>;
+
+/// `table`'s rows of `platform` in `mode`: the filter every query a client can reach starts
+/// from, so no query can forget half of it.
+pub fn scoped<'a, T>(
+    table: T,
+    platform: &'a PlatformId,
+    mode: Mode,
+) -> Filter<T, ScopeFilter<'a, T>>
+where
+    T: ScopedTable + FilterDsl<ScopeFilter<'a, T>>,
+{
+    table.filter(
+        T::Platform::default()
+            .eq(platform.as_str())
+            .and(T::Mode::default().eq(mode.as_str())),
+    )
+}
+
+macro_rules! scoped_tables {
+    ($($table:ident),*) => {
+        $(impl ScopedTable for $table::table {
+            type Platform = $table::platform_id;
+            type Mode = $table::mode;
+        })*
+    };
+}
+
+scoped_tables!(
+    events,
+    idempotency_keys,
+    merchants,
+    notifications,
+    plans,
+    processor_connections,
+    tokens,
+    transactions,
+    webhooks
+);
+
+/// One page of `newest`, a query ordered newest first (by id, descending) and limited to
+/// `page.fetch_count()`; `after` adds the cursor's filter (ids below it) when the page has one.
+/// Rows are converted to `T` and the one fetched past the page tells whether there is more.
+pub async fn load_page<'q, R, T, Q, A>(
+    conn: &mut Conn,
+    table: &'static str,
+    newest: Q,
+    page: &'q PageRequest,
+    after: impl FnOnce(Q, &'q str) -> A,
+) -> Result<Page<T>, StoreError>
+where
+    R: Send + 'static,
+    T: TryFrom<R, Error = StoreError>,
+    Q: Loads<'q, R>,
+    A: Loads<'q, R>,
+{
+    let rows = match &page.starting_after {
+        Some(cursor) => conn.load(after(newest, cursor)).await,
+        None => conn.load(newest).await,
+    }
+    .map_err(crate::error::query_error(table))?;
+    let items = rows
+        .into_iter()
+        .map(T::try_from)
+        .collect::<Result<_, _>>()?;
+    Ok(Page::from_overfetch(items, page))
+}

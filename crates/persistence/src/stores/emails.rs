@@ -1,0 +1,127 @@
+//! `EmailOutbox`: the emails waiting for the SMTP worker, claimed under a lease.
+
+use diesel::prelude::*;
+use holdfast_domain::ports::{EmailOutbox, OutgoingEmail, QueuedEmail, StoreError};
+use time::OffsetDateTime;
+
+use super::{SqlStore, one_row};
+use crate::conn::{Conn, Lock};
+use crate::error::query_error;
+use crate::schema::emails as m;
+use crate::timestamp::Instant;
+
+type EmailRow = (String, String, String, String, i32);
+
+/// Leases up to `limit` due emails and reads them.
+async fn lease(
+    conn: &mut Conn,
+    now: OffsetDateTime,
+    lease_until: OffsetDateTime,
+    limit: u32,
+) -> QueryResult<Vec<EmailRow>> {
+    conn.lock(Lock::QueueWrite).await?;
+    let due = m::table
+        .select(m::id)
+        .filter(m::sent_on.is_null())
+        .filter(m::failed_on.is_null())
+        .filter(m::due_on.le(Instant(now)))
+        .filter(m::lease_until.is_null().or(m::lease_until.le(Instant(now))))
+        .order(m::due_on.asc())
+        .limit(i64::from(limit));
+    let ids: Vec<String> = match conn {
+        // Workers skip each other's rows instead of waiting on them.
+        Conn::Pg(pg) => {
+            diesel_async::RunQueryDsl::load(due.for_update().skip_locked(), &mut **pg).await?
+        }
+        // The single writer serialises claims: the lock above already holds it.
+        Conn::Sqlite(_) => conn.load(due).await?,
+    };
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    conn.execute(
+        diesel::update(m::table.filter(m::id.eq_any(&ids)))
+            .set(m::lease_until.eq(Some(Instant(lease_until)))),
+    )
+    .await?;
+    conn.load(m::table.filter(m::id.eq_any(&ids)).select((
+        m::id,
+        m::recipient,
+        m::subject,
+        m::body,
+        m::attempts,
+    )))
+    .await
+}
+
+#[async_trait::async_trait]
+impl EmailOutbox for SqlStore {
+    async fn claim_emails(
+        &self,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<QueuedEmail>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows = conn
+            .transaction(async |conn| lease(conn, now, lease_until, limit).await)
+            .await
+            .map_err(query_error("emails"))?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, to, subject, body, attempts)| QueuedEmail {
+                id,
+                email: OutgoingEmail { to, subject, body },
+                attempts: u32::try_from(attempts).unwrap_or(0),
+            })
+            .collect())
+    }
+
+    async fn email_sent(&self, id: &str, at: OffsetDateTime) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(diesel::update(m::table.filter(m::id.eq(id))).set((
+            m::sent_on.eq(Some(Instant(at))),
+            m::lease_until.eq(None::<Instant>),
+            m::attempts.eq(m::attempts + 1),
+        )))
+        .await
+        .and_then(one_row)
+        .map_err(query_error("emails"))
+    }
+
+    async fn email_retry(
+        &self,
+        id: &str,
+        error: &str,
+        next_try: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(diesel::update(m::table.filter(m::id.eq(id))).set((
+            m::due_on.eq(Instant(next_try)),
+            m::lease_until.eq(None::<Instant>),
+            m::attempts.eq(m::attempts + 1),
+            m::last_error.eq(Some(error)),
+        )))
+        .await
+        .and_then(one_row)
+        .map_err(query_error("emails"))
+    }
+
+    async fn email_failed(
+        &self,
+        id: &str,
+        error: &str,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(diesel::update(m::table.filter(m::id.eq(id))).set((
+            m::failed_on.eq(Some(Instant(at))),
+            m::lease_until.eq(None::<Instant>),
+            m::attempts.eq(m::attempts + 1),
+            m::last_error.eq(Some(error)),
+        )))
+        .await
+        .and_then(one_row)
+        .map_err(query_error("emails"))
+    }
+}

@@ -1,0 +1,305 @@
+//! `TransactionStore`: the ledger a payment reads from and writes to (its completion is in
+//! `completion.rs`).
+
+use std::time::Duration;
+
+use diesel::dsl::{Eq, GtEq, Lt};
+use diesel::prelude::*;
+use diesel::query_dsl::methods;
+use diesel::sql_types::Text;
+
+use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::ids::{MerchantId, PlatformId, TxnId};
+use holdfast_domain::merchant::Merchant;
+use holdfast_domain::mode::Mode;
+use holdfast_domain::page::{Page, PageRequest};
+use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
+use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
+use holdfast_domain::payment::transaction::Transaction;
+use holdfast_domain::ports::{
+    Event, OriginalOutcome, PaymentSetup, Reservation, StoreError, TransactionStore, TxnFilter,
+};
+use time::OffsetDateTime;
+
+use super::SqlStore;
+use super::completion::complete;
+use crate::conn::Conn;
+use crate::error::{is_busy, query_error, unexpected};
+use crate::payment_rows::{ConnectionRow, NewTxnRow, PlanRow, TxnRow};
+use crate::query::scoped;
+use crate::rows::{MerchantRow, convert_all};
+use crate::schema::{merchants as m, plans as p, processor_connections as c, transactions as t};
+use crate::timestamp::Instant;
+
+async fn insert_pending(conn: &mut Conn, x: &Transaction) -> QueryResult<()> {
+    conn.execute(diesel::insert_into(t::table).values(NewTxnRow::from(x)))
+        .await
+        .map(drop)
+}
+
+/// Takes `reservation` on `original` with one conditional UPDATE: the database
+/// decides which of concurrent claims wins. How many rows it took: 1 or 0.
+async fn reserve(
+    conn: &mut Conn,
+    platform: &PlatformId,
+    mode: Mode,
+    original: &TxnId,
+    reservation: Reservation,
+) -> QueryResult<usize> {
+    let row = scoped(t::table, platform, mode).filter(t::id.eq(original.as_str()));
+    match reservation {
+        Reservation::CloseAuth => {
+            conn.execute(
+                diesel::update(
+                    row.filter(t::kind.eq(TxnType::Auth.as_str()))
+                        .filter(t::state.eq(TxnState::Authorized.as_str())),
+                )
+                .set(t::state.eq(TxnState::Closing.as_str())),
+            )
+            .await
+        }
+        Reservation::Refund { amount } => {
+            conn.execute(
+                diesel::update(
+                    row.filter(t::state.eq(TxnState::Settled.as_str()))
+                        .filter(t::kind.eq_any([TxnType::Sale.as_str(), TxnType::Capture.as_str()]))
+                        .filter((t::refunded_amount + amount).le(t::approved_amount)),
+                )
+                .set(t::refunded_amount.eq(t::refunded_amount + amount)),
+            )
+            .await
+        }
+    }
+}
+
+/// What narrowing the transaction list takes: each optional filter keeps the query's type.
+trait Narrows<'a>:
+    Sized
+    + methods::FilterDsl<Eq<t::merchant_id, &'a str>, Output = Self>
+    + methods::FilterDsl<Eq<t::kind, &'static str>, Output = Self>
+    + methods::FilterDsl<GtEq<t::created_on, Instant>, Output = Self>
+    + methods::FilterDsl<Lt<t::created_on, Instant>, Output = Self>
+    + methods::FilterDsl<Lt<t::id, &'a str>, Output = Self>
+{
+}
+
+impl<'a, Q> Narrows<'a> for Q where
+    Q: methods::FilterDsl<Eq<t::merchant_id, &'a str>, Output = Q>
+        + methods::FilterDsl<Eq<t::kind, &'static str>, Output = Q>
+        + methods::FilterDsl<GtEq<t::created_on, Instant>, Output = Q>
+        + methods::FilterDsl<Lt<t::created_on, Instant>, Output = Q>
+        + methods::FilterDsl<Lt<t::id, &'a str>, Output = Q>
+{
+}
+
+/// The list's boxed query (its filters are only known at run time; boxing ties it to one
+/// backend, so each backend boxes its own), narrowed to what was asked for: a filter is in the
+/// SQL only when it is used, so the indexes serve it.
+fn narrowed<'a, Q: Narrows<'a>>(mut query: Q, filter: &'a TxnFilter, page: &'a PageRequest) -> Q {
+    if let Some(cursor) = &page.starting_after {
+        query = query.filter(t::id.lt(cursor.as_str()));
+    }
+    if let Some(merchant) = &filter.merchant_id {
+        query = query.filter(t::merchant_id.eq(merchant.as_str()));
+    }
+    if let Some(kind) = filter.kind {
+        query = query.filter(t::kind.eq(kind.as_str()));
+    }
+    if let Some(from) = filter.created_from {
+        query = query.filter(t::created_on.ge(Instant(from)));
+    }
+    if let Some(until) = filter.created_until {
+        query = query.filter(t::created_on.lt(Instant(until)));
+    }
+    query
+}
+
+#[async_trait::async_trait]
+impl TransactionStore for SqlStore {
+    async fn payment_setup(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        merchant: &MerchantId,
+    ) -> Result<Option<PaymentSetup>, StoreError> {
+        let plan_of_merchant = p::platform_id
+            .eq(m::platform_id)
+            .and(p::mode.eq(m::mode))
+            .and(
+                m::plan_id
+                    .eq(p::id.nullable())
+                    .or(m::plan_id.is_null().and(p::is_default)),
+            );
+        // The connections the plan names: its default, a brand route or a fallback. Matching
+        // inside the plan's text lists may also take one it does not name (`_` is a wildcard,
+        // ids could nest); that only reads a row `Plan::route` then leaves out, never misses
+        // one. (Built from the DSL, not raw SQL, so that the statement is prepared once per
+        // connection.)
+        let mentions = |id| "%".into_sql::<Text>().concat(id).concat("%");
+        let connection_of_plan = c::platform_id
+            .eq(m::platform_id)
+            .and(c::mode.eq(m::mode))
+            .and(
+                c::id
+                    .eq(p::default_connection_id)
+                    .or(p::brand_routes.like(mentions(c::id)))
+                    .or(p::fallbacks.like(mentions(c::id))),
+            );
+        let mut conn = self.conn().await?;
+        let rows: Vec<(MerchantRow, Option<PlanRow>, Option<ConnectionRow>)> = conn
+            .load(
+                m::table
+                    .left_join(p::table.on(plan_of_merchant))
+                    .left_join(c::table.on(connection_of_plan))
+                    .filter(m::platform_id.eq(platform.as_str()))
+                    .filter(m::mode.eq(mode.as_str()))
+                    .filter(m::id.eq(merchant.as_str()))
+                    .filter(m::deleted_on.is_null())
+                    .select((
+                        m::all_columns,
+                        p::all_columns.nullable(),
+                        c::all_columns.nullable(),
+                    )),
+            )
+            .await
+            .map_err(query_error("merchants"))?;
+        let mut rows = rows.into_iter();
+        let Some((merchant, plan, first)) = rows.next() else {
+            return Ok(None);
+        };
+        let connections = first
+            .into_iter()
+            .chain(rows.filter_map(|(_, _, c)| c))
+            .map(ProcessorConnection::try_from)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(PaymentSetup {
+            merchant: Merchant::try_from(merchant)?,
+            plan: plan.map(Plan::try_from).transpose()?,
+            connections,
+        }))
+    }
+
+    async fn insert_pending_transaction(&self, x: &Transaction) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        insert_pending(&mut conn, x)
+            .await
+            .map_err(query_error("transactions"))
+    }
+
+    #[tracing::instrument(skip_all, fields(transaction = %x.id), err)]
+    async fn complete_transaction_with_event(
+        &self,
+        x: &Transaction,
+        original: Option<(TxnId, OriginalOutcome)>,
+        event: &Event,
+        reply: Option<KeyedResponse>,
+    ) -> Result<(), StoreError> {
+        // The processor has answered: this write waits its turn (up to the completion wait)
+        // for a connection and, on SQLite, for another process's write lock, rather than
+        // answer 500 for a payment that was made. Trying again is safe: only a row still
+        // pending is ever completed.
+        const BUSY_PAUSE: Duration = Duration::from_millis(25);
+        let data = serde_json::to_string(&event.data).map_err(unexpected)?;
+        let deadline = tokio::time::Instant::now() + self.completion_wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let mut conn = self.conn_within(left).await?;
+            let done = complete(
+                &mut conn,
+                x,
+                original.as_ref(),
+                event,
+                &data,
+                reply.as_ref(),
+            )
+            .await;
+            match done {
+                Err(e) if is_busy(&e) && tokio::time::Instant::now() + BUSY_PAUSE < deadline => {
+                    drop(conn);
+                    tracing::warn!("database busy; the completion waits its turn");
+                    tokio::time::sleep(BUSY_PAUSE).await;
+                }
+                done => return done.map_err(query_error("transactions")),
+            }
+        }
+    }
+
+    async fn reserve_with_pending(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        original: &TxnId,
+        reservation: Reservation,
+        pending: &Transaction,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            if reserve(conn, platform, mode, original, reservation).await? != 1 {
+                return Ok(false);
+            }
+            insert_pending(conn, pending).await?;
+            Ok(true)
+        })
+        .await
+        .map_err(query_error("transactions"))
+    }
+
+    async fn get_transaction(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        id: &TxnId,
+    ) -> Result<Option<Transaction>, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.first::<TxnRow, _>(scoped(t::table, platform, mode).filter(t::id.eq(id.as_str())))
+            .await
+            .optional()
+            .map_err(query_error("transactions"))?
+            .map(Transaction::try_from)
+            .transpose()
+    }
+
+    async fn stale_pending(
+        &self,
+        before: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<Transaction>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows = conn
+            .load::<TxnRow, _>(
+                t::table
+                    .filter(t::state.eq(TxnState::Pending.as_str()))
+                    .filter(t::created_on.lt(Instant(before)))
+                    .order(t::created_on.asc())
+                    .limit(i64::from(limit)),
+            )
+            .await
+            .map_err(query_error("transactions"))?;
+        convert_all(rows)
+    }
+
+    async fn list_transactions(
+        &self,
+        platform: &PlatformId,
+        mode: Mode,
+        filter: &TxnFilter,
+        page: &PageRequest,
+    ) -> Result<Page<Transaction>, StoreError> {
+        let mut conn = self.conn().await?;
+        let newest = scoped(t::table, platform, mode)
+            .order(t::id.desc())
+            .limit(page.fetch_count());
+        let rows: Vec<TxnRow> = match &mut conn {
+            Conn::Pg(pg) => {
+                let query = narrowed(newest.into_boxed(), filter, page);
+                diesel_async::RunQueryDsl::load(query, &mut **pg).await
+            }
+            Conn::Sqlite(lite) => {
+                let query = narrowed(newest.into_boxed(), filter, page);
+                diesel_async::RunQueryDsl::load(query, &mut **lite).await
+            }
+        }
+        .map_err(query_error("transactions"))?;
+        Ok(Page::from_overfetch(convert_all(rows)?, page))
+    }
+}
