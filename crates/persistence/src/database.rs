@@ -211,6 +211,29 @@ impl Database {
         Ok(applied)
     }
 
+    /// Reverts the newest applied migration (its `down.sql`) and names it. For tests of what a
+    /// migration does to the data already stored; the same harness as `migrate`.
+    #[cfg(feature = "test-support")]
+    pub(crate) async fn revert_last_migration(url: &DatabaseUrl) -> Result<String, DatabaseError> {
+        let reverted = match url {
+            DatabaseUrl::Postgres(secret) => {
+                let conn = AsyncPgConnection::establish(secret.expose_secret())
+                    .await
+                    .map_err(|e| DatabaseError::Connect(e.to_string()))?;
+                AsyncMigrationHarness::new(conn).revert_last_migration(PG_MIGRATIONS)
+            }
+            DatabaseUrl::Sqlite(path) => {
+                let conn = establish_sqlite(path.to_string_lossy().into_owned())
+                    .await
+                    .map_err(|e| DatabaseError::Connect(e.to_string()))?;
+                AsyncMigrationHarness::new(conn).revert_last_migration(SQLITE_MIGRATIONS)
+            }
+        };
+        reverted
+            .map(|version| version.to_string())
+            .map_err(|e| DatabaseError::Migrate(e.to_string()))
+    }
+
     fn over(pools: Pools, options: PoolOptions) -> Self {
         Self {
             store: SqlStore::new(pools, options.completion_wait),

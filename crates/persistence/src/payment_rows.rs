@@ -3,7 +3,6 @@
 use diesel::{AsChangeset, Insertable, Queryable};
 use holdfast_domain::ids::{ConnectionId, EventId, MerchantId, PlanId, PlatformId, TokenId, TxnId};
 use holdfast_domain::merchant::Currency;
-use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
 use holdfast_domain::payment::token::Token;
@@ -11,7 +10,7 @@ use holdfast_domain::payment::transaction::{Authorization, Named, PaymentSummary
 use holdfast_domain::ports::{Sealed, StoreError, StoredEvent};
 use time::OffsetDateTime;
 
-use crate::schema::{plans, processor_connections, tokens, transactions};
+use crate::schema::{plan_routes, plans, processor_connections, tokens, transactions};
 use crate::timestamp::Instant;
 
 fn corrupt(what: &str, value: impl std::fmt::Display) -> StoreError {
@@ -55,50 +54,61 @@ pub struct PlanRow {
     pub fee_basis_points: i64,
     pub fee_fixed: i64,
     pub default_connection_id: String,
-    pub brand_routes: String,
-    pub fallbacks: String,
     pub is_default: bool,
     pub created_on: OffsetDateTime,
 }
 
-/// `visa=midCon_1,amex=midCon_2`: the text form of a plan's brand routes.
-pub fn encode_routes(routes: &[(CardBrand, ConnectionId)]) -> String {
-    routes
+/// One of a plan's routes: a brand route names its brand, a fallback has none.
+#[derive(Debug, Queryable)]
+pub struct RouteRow {
+    pub plan_id: String,
+    pub position: i32,
+    pub brand: Option<String>,
+    pub connection_id: String,
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = plan_routes, treat_none_as_default_value = false)]
+pub struct NewRouteRow<'a> {
+    pub plan_id: &'a str,
+    pub position: i32,
+    pub brand: Option<String>,
+    pub connection_id: &'a str,
+}
+
+/// `plan`'s routes in its order: the brand routes, then the fallbacks.
+pub fn route_rows(plan: &Plan) -> Vec<NewRouteRow<'_>> {
+    let brands = plan
+        .brand_routes
         .iter()
-        .map(|(brand, id)| format!("{brand}={id}"))
-        .collect::<Vec<_>>()
-        .join(",")
+        .map(|(brand, id)| (Some(brand.as_str().to_owned()), id));
+    let fallbacks = plan.fallbacks.iter().map(|id| (None, id));
+    brands
+        .chain(fallbacks)
+        .zip(0..)
+        .map(|((brand, id), position)| NewRouteRow {
+            plan_id: plan.id.as_str(),
+            position,
+            brand,
+            connection_id: id.as_str(),
+        })
+        .collect()
 }
 
-pub fn encode_ids(ids: &[ConnectionId]) -> String {
-    ids.iter()
-        .map(ConnectionId::as_str)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-impl TryFrom<PlanRow> for Plan {
-    type Error = StoreError;
-    fn try_from(row: PlanRow) -> Result<Self, StoreError> {
-        let brand_routes = row
-            .brand_routes
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(|pair| {
-                let (brand, id) = pair.split_once('=').ok_or_else(|| corrupt("route", pair))?;
-                Ok((
-                    parse("brand", brand)?,
-                    ConnectionId::from_trusted(id.to_owned()),
-                ))
-            })
-            .collect::<Result<_, StoreError>>()?;
-        let fallbacks = row
-            .fallbacks
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(|id| ConnectionId::from_trusted(id.to_owned()))
-            .collect();
-        Ok(Self {
+impl PlanRow {
+    /// The plan, with `routes` (its own, in position order).
+    pub fn with_routes(self, routes: Vec<RouteRow>) -> Result<Plan, StoreError> {
+        let mut brand_routes = Vec::new();
+        let mut fallbacks = Vec::new();
+        for route in routes {
+            let id = ConnectionId::from_trusted(route.connection_id);
+            match route.brand {
+                Some(brand) => brand_routes.push((parse("brand", &brand)?, id)),
+                None => fallbacks.push(id),
+            }
+        }
+        let row = self;
+        Ok(Plan {
             id: PlanId::from_trusted(row.id),
             platform_id: PlatformId::from_trusted(row.platform_id),
             mode: parse("mode", &row.mode)?,
@@ -290,8 +300,6 @@ pub struct NewPlanRow<'a> {
     pub fee_basis_points: i64,
     pub fee_fixed: i64,
     pub default_connection_id: &'a str,
-    pub brand_routes: String,
-    pub fallbacks: String,
     pub is_default: bool,
     #[diesel(serialize_as = Instant)]
     pub created_on: OffsetDateTime,
@@ -307,8 +315,6 @@ impl<'a> From<&'a Plan> for NewPlanRow<'a> {
             fee_basis_points: i64::from(p.fee.basis_points()),
             fee_fixed: p.fee.fixed(),
             default_connection_id: p.default_connection.as_str(),
-            brand_routes: encode_routes(&p.brand_routes),
-            fallbacks: encode_ids(&p.fallbacks),
             is_default: p.is_default,
             created_on: p.created_on,
         }

@@ -64,9 +64,30 @@ scoped_tables!(
     webhooks
 );
 
-/// One page of `newest`, a query ordered newest first (by id, descending) and limited to
-/// `page.fetch_count()`; `after` adds the cursor's filter (ids below it) when the page has one.
-/// Rows are converted to `T` and the one fetched past the page tells whether there is more.
+/// One page of rows of `newest`, a query ordered newest first (by id, descending) and limited
+/// to `page.fetch_count()`; `after` adds the cursor's filter (ids below it) when the page has
+/// one. The row fetched past the page tells whether there is more.
+pub async fn load_rows_page<'q, R, Q, A>(
+    conn: &mut Conn,
+    table: &'static str,
+    newest: Q,
+    page: &'q PageRequest,
+    after: impl FnOnce(Q, &'q str) -> A,
+) -> Result<Page<R>, StoreError>
+where
+    R: Send + 'static,
+    Q: Loads<'q, R>,
+    A: Loads<'q, R>,
+{
+    let rows = match &page.starting_after {
+        Some(cursor) => conn.load(after(newest, cursor)).await,
+        None => conn.load(newest).await,
+    }
+    .map_err(crate::error::query_error(table))?;
+    Ok(Page::from_overfetch(rows, page))
+}
+
+/// `load_rows_page`, each row converted to `T`.
 pub async fn load_page<'q, R, T, Q, A>(
     conn: &mut Conn,
     table: &'static str,
@@ -80,14 +101,13 @@ where
     Q: Loads<'q, R>,
     A: Loads<'q, R>,
 {
-    let rows = match &page.starting_after {
-        Some(cursor) => conn.load(after(newest, cursor)).await,
-        None => conn.load(newest).await,
-    }
-    .map_err(crate::error::query_error(table))?;
-    let items = rows
-        .into_iter()
-        .map(T::try_from)
-        .collect::<Result<_, _>>()?;
-    Ok(Page::from_overfetch(items, page))
+    let rows = load_rows_page(conn, table, newest, page, after).await?;
+    Ok(Page {
+        data: rows
+            .data
+            .into_iter()
+            .map(T::try_from)
+            .collect::<Result<_, _>>()?,
+        has_more: rows.has_more,
+    })
 }

@@ -88,8 +88,6 @@ diesel::table! {
         fee_basis_points -> BigInt,
         fee_fixed -> BigInt,
         default_connection_id -> Text,
-        brand_routes -> Text,
-        fallbacks -> Text,
         is_default -> Bool,
         created_on -> Ts,
     }
@@ -250,6 +248,17 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::{Integer, Nullable, Text};
+
+    plan_routes (plan_id, position) {
+        plan_id -> Text,
+        position -> Integer,
+        brand -> Nullable<Text>,
+        connection_id -> Text,
+    }
+}
+
 diesel::joinable!(notifications -> webhooks (webhook_id));
 diesel::joinable!(notifications -> events (event_id));
 
@@ -260,6 +269,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     merchants,
     processor_connections,
     plans,
+    plan_routes,
     transactions,
     events,
     idempotency_keys,

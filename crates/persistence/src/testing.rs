@@ -96,6 +96,20 @@ impl TestDatabase {
         }
     }
 
+    /// Reverts the newest migration and names it; `reapply_migrations` runs it again.
+    pub async fn revert_last_migration(&self) -> String {
+        let url = DatabaseUrl::parse(&self.url).expect("test url");
+        Database::revert_last_migration(&url)
+            .await
+            .expect("revert the newest migration")
+    }
+
+    /// Applies the migrations not applied, as a starting server does.
+    pub async fn reapply_migrations(&self) -> Vec<String> {
+        let url = DatabaseUrl::parse(&self.url).expect("test url");
+        Database::migrate(&url).await.expect("migrate again")
+    }
+
     pub fn open(&self) -> Database {
         let url = DatabaseUrl::parse(&self.url).expect("test url");
         Database::open(&url, PoolOptions::default()).expect("open test database")

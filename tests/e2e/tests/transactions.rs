@@ -953,9 +953,9 @@ async fn live_mode_never_routes_to_the_sandbox(env: Env) {
            SELECT '{connection}', platform_id, 'live', 'Old live sandbox', kind, created_on
              FROM processor_connections WHERE platform_id = '{pfm}' AND mode = 'test';
          INSERT INTO plans (id, platform_id, mode, name, fee_basis_points, fee_fixed,
-                            default_connection_id, brand_routes, fallbacks, is_default, created_on)
+                            default_connection_id, is_default, created_on)
            SELECT '{plan}', platform_id, 'live', 'Old live plan', fee_basis_points, fee_fixed,
-                  '{connection}', '', '', is_default, created_on
+                  '{connection}', is_default, created_on
              FROM plans WHERE platform_id = '{pfm}' AND mode = 'test' AND is_default;"
     ))
     .await;

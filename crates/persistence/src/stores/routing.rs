@@ -1,5 +1,7 @@
 //! `RoutingStore`: processor connections and plans.
 
+use std::collections::HashMap;
+
 use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedResponse;
 use holdfast_domain::ids::{ConnectionId, PlanId, PlatformId};
@@ -9,12 +11,14 @@ use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
 use holdfast_domain::ports::{RoutingStore, StoreError};
 
 use super::SqlStore;
-use super::idempotency::with_reply;
+use super::idempotency::{with_reply, write_reply};
 use crate::conn::Conn;
 use crate::error::query_error;
-use crate::payment_rows::{ConnectionRow, NewConnectionRow, NewPlanRow, PlanRow};
-use crate::query::{load_page, scoped};
-use crate::schema::{plans as p, processor_connections as c};
+use crate::payment_rows::{
+    ConnectionRow, NewConnectionRow, NewPlanRow, PlanRow, RouteRow, route_rows,
+};
+use crate::query::{load_page, load_rows_page, scoped};
+use crate::schema::{plan_routes as r, plans as p, processor_connections as c};
 
 pub async fn insert_connection(
     conn: &mut Conn,
@@ -25,10 +29,44 @@ pub async fn insert_connection(
         .map(drop)
 }
 
+/// The plan and its routes; in the caller's transaction when it has one (else the plan could be
+/// read without its routes).
 pub async fn insert_plan(conn: &mut Conn, plan: &Plan) -> QueryResult<()> {
     conn.execute(diesel::insert_into(p::table).values(NewPlanRow::from(plan)))
+        .await?;
+    // One statement per route: diesel has no multi-row insert for SQLite, and plans are
+    // written rarely and have few routes.
+    for route in route_rows(plan) {
+        conn.execute(diesel::insert_into(r::table).values(route))
+            .await?;
+    }
+    Ok(())
+}
+
+/// `rows` as plans, each with its routes, read in one query.
+pub async fn with_routes(conn: &mut Conn, rows: Vec<PlanRow>) -> Result<Vec<Plan>, StoreError> {
+    let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
+    let routes: Vec<RouteRow> = conn
+        .load(
+            r::table
+                .filter(r::plan_id.eq_any(&ids))
+                .order((r::plan_id, r::position)),
+        )
         .await
-        .map(drop)
+        .map_err(query_error("plan_routes"))?;
+    let mut by_plan: HashMap<String, Vec<RouteRow>> = HashMap::new();
+    for route in routes {
+        by_plan
+            .entry(route.plan_id.clone())
+            .or_default()
+            .push(route);
+    }
+    rows.into_iter()
+        .map(|row| {
+            let routes = by_plan.remove(&row.id).unwrap_or_default();
+            row.with_routes(routes)
+        })
+        .collect()
 }
 
 #[async_trait::async_trait]
@@ -93,13 +131,10 @@ impl RoutingStore for SqlStore {
         reply: Option<KeyedResponse>,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        with_reply(
-            &mut conn,
-            &plan.platform_id,
-            plan.mode,
-            reply.as_ref(),
-            async |conn| insert_plan(conn, plan).await,
-        )
+        conn.transaction(async |conn| {
+            insert_plan(conn, plan).await?;
+            write_reply(conn, &plan.platform_id, plan.mode, reply.as_ref()).await
+        })
         .await
         .map_err(query_error("plans.default"))
     }
@@ -114,10 +149,14 @@ impl RoutingStore for SqlStore {
         let newest = scoped(p::table, platform, mode)
             .order(p::id.desc())
             .limit(page.fetch_count());
-        load_page::<PlanRow, _, _, _>(&mut conn, "plans", newest, page, |q, after| {
+        let rows = load_rows_page::<PlanRow, _, _>(&mut conn, "plans", newest, page, |q, after| {
             q.filter(p::id.lt(after))
         })
-        .await
+        .await?;
+        Ok(Page {
+            data: with_routes(&mut conn, rows.data).await?,
+            has_more: rows.has_more,
+        })
     }
 
     async fn get_plan(
@@ -127,12 +166,12 @@ impl RoutingStore for SqlStore {
         id: &PlanId,
     ) -> Result<Option<Plan>, StoreError> {
         let mut conn = self.conn().await?;
-        conn.first::<PlanRow, _>(scoped(p::table, platform, mode).filter(p::id.eq(id.as_str())))
+        let row = conn
+            .first::<PlanRow, _>(scoped(p::table, platform, mode).filter(p::id.eq(id.as_str())))
             .await
             .optional()
-            .map_err(query_error("plans"))?
-            .map(Plan::try_from)
-            .transpose()
+            .map_err(query_error("plans"))?;
+        Ok(with_routes(&mut conn, Vec::from_iter(row)).await?.pop())
     }
 
     async fn default_plan(
@@ -141,11 +180,11 @@ impl RoutingStore for SqlStore {
         mode: Mode,
     ) -> Result<Option<Plan>, StoreError> {
         let mut conn = self.conn().await?;
-        conn.first::<PlanRow, _>(scoped(p::table, platform, mode).filter(p::is_default.eq(true)))
+        let row = conn
+            .first::<PlanRow, _>(scoped(p::table, platform, mode).filter(p::is_default.eq(true)))
             .await
             .optional()
-            .map_err(query_error("plans"))?
-            .map(Plan::try_from)
-            .transpose()
+            .map_err(query_error("plans"))?;
+        Ok(with_routes(&mut conn, Vec::from_iter(row)).await?.pop())
     }
 }

@@ -1,12 +1,12 @@
 //! `TransactionStore`: the ledger a payment reads from and writes to (its completion is in
 //! `completion.rs`).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use diesel::dsl::{Eq, GtEq, Lt};
 use diesel::prelude::*;
 use diesel::query_dsl::methods;
-use diesel::sql_types::Text;
 
 use holdfast_domain::idempotency::KeyedResponse;
 use holdfast_domain::ids::{MerchantId, PlatformId, TxnId};
@@ -14,7 +14,7 @@ use holdfast_domain::merchant::Merchant;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
-use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
+use holdfast_domain::payment::routing::ProcessorConnection;
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::{
     Event, OriginalOutcome, PaymentSetup, Reservation, StoreError, TransactionStore, TxnFilter,
@@ -25,10 +25,12 @@ use super::SqlStore;
 use super::completion::complete;
 use crate::conn::Conn;
 use crate::error::{is_busy, query_error, unexpected};
-use crate::payment_rows::{ConnectionRow, NewTxnRow, PlanRow, TxnRow};
+use crate::payment_rows::{ConnectionRow, NewTxnRow, PlanRow, RouteRow, TxnRow};
 use crate::query::scoped;
 use crate::rows::{MerchantRow, convert_all};
-use crate::schema::{merchants as m, plans as p, processor_connections as c, transactions as t};
+use crate::schema::{
+    merchants as m, plan_routes as r, plans as p, processor_connections as c, transactions as t,
+};
 use crate::timestamp::Instant;
 
 async fn insert_pending(conn: &mut Conn, x: &Transaction) -> QueryResult<()> {
@@ -114,6 +116,47 @@ fn narrowed<'a, Q: Narrows<'a>>(mut query: Q, filter: &'a TxnFilter, page: &'a P
     query
 }
 
+/// One row of the payment setup's read: the merchant, its plan, one of the plan's routes and a
+/// connection the plan names (its default or that route's).
+type SetupRow = (
+    MerchantRow,
+    Option<PlanRow>,
+    Option<RouteRow>,
+    Option<ConnectionRow>,
+);
+
+/// The setup from its rows: the merchant and plan repeat on each, each route on one or two,
+/// each connection on as many as name it.
+fn setup_of(rows: Vec<SetupRow>) -> Result<Option<PaymentSetup>, StoreError> {
+    let mut rows = rows.into_iter();
+    let Some((merchant, plan, route, connection)) = rows.next() else {
+        return Ok(None);
+    };
+    let mut routes = BTreeMap::new();
+    let mut connections = BTreeMap::new();
+    let rest = rows.map(|(_, _, route, connection)| (route, connection));
+    for (route, connection) in std::iter::once((route, connection)).chain(rest) {
+        if let Some(route) = route {
+            routes.entry(route.position).or_insert(route);
+        }
+        if let Some(connection) = connection {
+            connections
+                .entry(connection.id.clone())
+                .or_insert(connection);
+        }
+    }
+    Ok(Some(PaymentSetup {
+        merchant: Merchant::try_from(merchant)?,
+        plan: plan
+            .map(|plan| plan.with_routes(routes.into_values().collect()))
+            .transpose()?,
+        connections: connections
+            .into_values()
+            .map(ProcessorConnection::try_from)
+            .collect::<Result<_, _>>()?,
+    }))
+}
+
 #[async_trait::async_trait]
 impl TransactionStore for SqlStore {
     async fn payment_setup(
@@ -130,27 +173,22 @@ impl TransactionStore for SqlStore {
                     .eq(p::id.nullable())
                     .or(m::plan_id.is_null().and(p::is_default)),
             );
-        // The connections the plan names: its default, a brand route or a fallback. Matching
-        // inside the plan's text lists may also take one it does not name (`_` is a wildcard,
-        // ids could nest); that only reads a row `Plan::route` then leaves out, never misses
-        // one. (Built from the DSL, not raw SQL, so that the statement is prepared once per
-        // connection.)
-        let mentions = |id| "%".into_sql::<Text>().concat(id).concat("%");
-        let connection_of_plan = c::platform_id
+        // The connections the plan names: its default and each route's.
+        let named_by_plan = c::platform_id
             .eq(m::platform_id)
             .and(c::mode.eq(m::mode))
             .and(
                 c::id
                     .eq(p::default_connection_id)
-                    .or(p::brand_routes.like(mentions(c::id)))
-                    .or(p::fallbacks.like(mentions(c::id))),
+                    .or(c::id.nullable().eq(r::connection_id.nullable())),
             );
         let mut conn = self.conn().await?;
-        let rows: Vec<(MerchantRow, Option<PlanRow>, Option<ConnectionRow>)> = conn
+        let rows: Vec<SetupRow> = conn
             .load(
                 m::table
                     .left_join(p::table.on(plan_of_merchant))
-                    .left_join(c::table.on(connection_of_plan))
+                    .left_join(r::table.on(r::plan_id.eq(p::id)))
+                    .left_join(c::table.on(named_by_plan))
                     .filter(m::platform_id.eq(platform.as_str()))
                     .filter(m::mode.eq(mode.as_str()))
                     .filter(m::id.eq(merchant.as_str()))
@@ -158,25 +196,13 @@ impl TransactionStore for SqlStore {
                     .select((
                         m::all_columns,
                         p::all_columns.nullable(),
+                        r::all_columns.nullable(),
                         c::all_columns.nullable(),
                     )),
             )
             .await
             .map_err(query_error("merchants"))?;
-        let mut rows = rows.into_iter();
-        let Some((merchant, plan, first)) = rows.next() else {
-            return Ok(None);
-        };
-        let connections = first
-            .into_iter()
-            .chain(rows.filter_map(|(_, _, c)| c))
-            .map(ProcessorConnection::try_from)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Some(PaymentSetup {
-            merchant: Merchant::try_from(merchant)?,
-            plan: plan.map(Plan::try_from).transpose()?,
-            connections,
-        }))
+        setup_of(rows)
     }
 
     async fn insert_pending_transaction(&self, x: &Transaction) -> Result<(), StoreError> {

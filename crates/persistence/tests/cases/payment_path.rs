@@ -82,7 +82,14 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .unwrap()
         .unwrap();
     assert_eq!(setup.plan.as_ref(), Some(&own));
-    let read: Vec<_> = setup.connections.iter().map(|c| c.id.clone()).collect();
+    let mut read: Vec<_> = setup.connections.iter().map(|c| c.id.clone()).collect();
+    read.sort();
+    let mut named = vec![main.id.clone(), amex.id.clone(), backup.id.clone()];
+    named.sort();
+    assert_eq!(
+        read, named,
+        "exactly the connections the plan names, each once"
+    );
     for (brand, wanted) in [
         (CardBrand::Amex, vec![amex.id.clone(), backup.id.clone()]),
         (CardBrand::Visa, vec![main.id.clone(), backup.id.clone()]),

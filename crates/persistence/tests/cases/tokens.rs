@@ -1,0 +1,141 @@
+//! Tokens: single-use ones taken once, their sealed cards erased once used or expired.
+
+use super::*;
+
+/// A single-use token's sealed card is erased once it is used (in the statement's SQL
+/// transaction) or once it expired unused (the sweep); the row stays. Vault tokens keep it.
+pub async fn single_use_cards_are_erased_once_used_or_expired(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let tokens = &stores.tokens;
+    let (used, expired, fresh, vault) = (
+        token(&p, "used", TokenKind::SingleUse),
+        token(&p, "expired", TokenKind::SingleUse),
+        token(&p, "fresh", TokenKind::SingleUse),
+        token(&p, "vault", TokenKind::Vault),
+    );
+    for t in [&used, &expired, &fresh, &vault] {
+        tokens.save(t, None).await.unwrap();
+    }
+    let read = async |t: &Token| {
+        tokens
+            .find(&p.platform_id, p.mode, &t.id)
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    let handed = tokens
+        .take(&p.platform_id, p.mode, &used.id, T0)
+        .await
+        .unwrap();
+    assert_eq!(
+        handed.unwrap().sealed,
+        used.sealed,
+        "the payment gets the card"
+    );
+    let row = read(&used).await;
+    assert!(row.sealed.ciphertext.is_empty() && row.sealed.nonce.is_empty());
+    assert_eq!((row.used_on, row.card.last4.as_str()), (Some(T0), "1111"));
+    // The sweep: only what expired unused, and only once.
+    assert_eq!(tokens.erase_expired(T0).await.unwrap(), 0);
+    let later = T0 + SINGLE_USE_LIFETIME;
+    tokens
+        .take(&p.platform_id, p.mode, &fresh.id, T0)
+        .await
+        .unwrap();
+    assert_eq!(tokens.erase_expired(later).await.unwrap(), 1);
+    assert_eq!(tokens.erase_expired(later).await.unwrap(), 0);
+    assert!(read(&expired).await.sealed.ciphertext.is_empty());
+    assert_eq!(
+        read(&vault).await.sealed,
+        vault.sealed,
+        "a vault token keeps its card"
+    );
+}
+
+pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let once = token(&p, "once", TokenKind::SingleUse);
+    stores.tokens.save(&once, None).await.unwrap();
+    assert_eq!(
+        stores
+            .tokens
+            .find(&p.platform_id, p.mode, &once.id)
+            .await
+            .unwrap(),
+        Some(once.clone()),
+        "a token reads back as it was saved, sealed bytes included"
+    );
+    // Four payments race for one single-use token: one gets it.
+    let takes = (0..4).map(|_| {
+        let tokens = stores.tokens.clone();
+        let (platform, id) = (p.platform_id.clone(), once.id.clone());
+        tokio::spawn(async move { tokens.take(&platform, Mode::Test, &id, T0).await.unwrap() })
+    });
+    let mut won = 0;
+    for take in takes.collect::<Vec<_>>() {
+        won += usize::from(take.await.unwrap().is_some());
+    }
+    assert_eq!(won, 1, "a single-use token is handed out once");
+    let used = stores
+        .tokens
+        .find(&p.platform_id, p.mode, &once.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(used.used_on, Some(T0));
+
+    // Expired at the instant of its expiry; another mode never sees it.
+    let late = token(&p, "late", TokenKind::SingleUse);
+    stores.tokens.save(&late, None).await.unwrap();
+    let expiry = T0 + SINGLE_USE_LIFETIME;
+    assert!(
+        stores
+            .tokens
+            .take(&p.platform_id, Mode::Live, &late.id, T0)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        stores
+            .tokens
+            .take(&p.platform_id, p.mode, &late.id, expiry)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let just_in_time = expiry - time::Duration::microseconds(1);
+    assert!(
+        stores
+            .tokens
+            .take(&p.platform_id, p.mode, &late.id, just_in_time)
+            .await
+            .unwrap()
+            .is_some()
+    );
+
+    // A vault token is handed out every time and never marked used.
+    let vault = token(&p, "vault", TokenKind::Vault);
+    stores.tokens.save(&vault, None).await.unwrap();
+    for _ in 0..3 {
+        let handed = stores
+            .tokens
+            .take(&p.platform_id, p.mode, &vault.id, T0)
+            .await
+            .unwrap();
+        assert_eq!(handed.unwrap().used_on, None);
+    }
+    let other = new_platform(&stores, "B").await;
+    assert!(
+        stores
+            .tokens
+            .take(&other.platform.id, Mode::Test, &vault.id, T0)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

@@ -1,0 +1,132 @@
+//! Migrations keep the data already stored: the newest one reverts and applies again with
+//! nothing lost, on both backends. (Today's newest moves plan routes from text lists into rows
+//! of their own, and back.)
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use holdfast_domain::ids::UserId;
+use holdfast_domain::ids::{ConnectionId, PlanId, PlatformId};
+use holdfast_domain::mode::Mode;
+use holdfast_domain::payment::brand::CardBrand;
+use holdfast_domain::payment::fee::FeeRule;
+use holdfast_domain::payment::routing::{Plan, ProcessorConnection, ProcessorKind};
+use holdfast_domain::platform::{Platform, PlatformName};
+use holdfast_domain::ports::NewPlatform;
+use holdfast_domain::user::{Email, User};
+use holdfast_persistence::testing::TestDatabase;
+use time::macros::datetime;
+
+fn connection(platform: &PlatformId, suffix: &str) -> ProcessorConnection {
+    ProcessorConnection {
+        id: ConnectionId::from_suffix(suffix),
+        platform_id: platform.clone(),
+        mode: Mode::Test,
+        name: format!("Sandbox {suffix}"),
+        kind: ProcessorKind::Sandbox,
+        created_on: datetime!(2026-11-25 10:00 UTC),
+    }
+}
+
+fn plan(
+    platform: &PlatformId,
+    suffix: &str,
+    routes: &[(CardBrand, &str)],
+    fallbacks: &[&str],
+) -> Plan {
+    Plan {
+        id: PlanId::from_suffix(suffix),
+        platform_id: platform.clone(),
+        mode: Mode::Test,
+        name: format!("Plan {suffix}"),
+        fee: FeeRule::new(290, 30).unwrap(),
+        default_connection: ConnectionId::from_suffix("main"),
+        brand_routes: routes
+            .iter()
+            .map(|(brand, id)| (*brand, ConnectionId::from_suffix(id)))
+            .collect(),
+        fallbacks: fallbacks
+            .iter()
+            .map(|id| ConnectionId::from_suffix(id))
+            .collect(),
+        is_default: suffix == "default",
+        created_on: datetime!(2026-11-25 10:00 UTC),
+    }
+}
+
+async fn newest_migration_keeps_plan_routes(db: TestDatabase) {
+    let stores = db.open().stores();
+    let platform = PlatformId::from_suffix("p");
+    let owner = User {
+        id: UserId::from_suffix("u"),
+        platform_id: platform.clone(),
+        email: Email::parse("owner@example.com").unwrap(),
+        created_on: datetime!(2026-11-25 10:00 UTC),
+    };
+    stores
+        .platforms
+        .create_platform_atomically(&NewPlatform {
+            platform: Platform {
+                id: platform.clone(),
+                name: PlatformName::parse("Acme").unwrap(),
+                owner_id: owner.id.clone(),
+                created_on: datetime!(2026-11-25 10:00 UTC),
+            },
+            owner,
+            keys: Vec::new(),
+            connection: connection(&platform, "main"),
+            plan: plan(&platform, "default", &[], &[]),
+        })
+        .await
+        .unwrap();
+    for suffix in ["amex", "visa", "backup", "last"] {
+        stores
+            .routing
+            .insert_connection(&connection(&platform, suffix), None)
+            .await
+            .unwrap();
+    }
+    let plans = [
+        plan(&platform, "default", &[], &[]),
+        plan(
+            &platform,
+            "routed",
+            &[(CardBrand::Amex, "amex"), (CardBrand::Visa, "visa")],
+            &["backup", "last"],
+        ),
+        plan(&platform, "brands", &[(CardBrand::Visa, "visa")], &[]),
+        plan(&platform, "falls", &[], &["last", "backup"]),
+    ];
+    for plan in &plans[1..] {
+        stores.routing.insert_plan(plan, None).await.unwrap();
+    }
+    drop(stores);
+
+    let reverted = db.revert_last_migration().await;
+    let applied = db.reapply_migrations().await;
+    assert_eq!(applied, vec![reverted.clone()], "the same migration, once");
+
+    let stores = db.open().stores();
+    for plan in &plans {
+        let read = stores
+            .routing
+            .get_plan(&platform, Mode::Test, &plan.id)
+            .await
+            .unwrap();
+        assert_eq!(read.as_ref(), Some(plan), "{reverted}: {}", plan.id);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_newest_migration_keeps_plan_routes() {
+    newest_migration_keeps_plan_routes(TestDatabase::sqlite().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_newest_migration_keeps_plan_routes() {
+    let Some(db) = TestDatabase::postgres().await else {
+        return;
+    };
+    newest_migration_keeps_plan_routes(db).await;
+}
