@@ -12,6 +12,7 @@ mod stores;
 #[cfg(feature = "test-support")]
 pub mod testing;
 mod timestamp;
+mod token_rows;
 mod webhook_rows;
 
 pub use database::{Database, DatabaseError, DatabaseUrl, PoolOptions, Stores};

@@ -2,11 +2,10 @@
 
 use diesel::{Insertable, Queryable};
 use holdfast_domain::ids::{EventId, NotificationId, PlatformId, UserId, WebhookId};
-use holdfast_domain::ports::{
-    Delivery, DeliveryState, Event, StoreError, decode_events, encode_events,
-};
+use holdfast_domain::ports::{Delivery, DeliveryState, Event, StoreError, StoredEvent};
 use holdfast_domain::webhook::{
-    CustomHeader, Description, EndpointUrl, Outcome, PreviousSecret, Subscription,
+    CustomHeader, Description, EndpointUrl, EventList, EventType, Outcome, PreviousSecret,
+    Subscription,
 };
 use time::OffsetDateTime;
 
@@ -248,6 +247,48 @@ impl<'a> From<&'a Subscription> for NewWebhookRow<'a> {
             updated_on: s.updated_on,
             previous_secret: s.previous_secret.as_ref().map(|p| p.secret.as_str()),
             previous_secret_until: s.previous_secret.as_ref().map(|p| Instant(p.until)),
+        }
+    }
+}
+
+/// Event types of a subscription as stored: a comma-separated list.
+pub fn encode_events(events: &EventList) -> String {
+    events
+        .types()
+        .iter()
+        .map(|t| t.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Reads back event types stored by `encode_events`; `Err` names an unknown type.
+fn decode_events(raw: &str) -> Result<EventList, String> {
+    raw.split(',')
+        .map(|t| {
+            t.parse::<EventType>()
+                .map_err(|_| format!("unknown event type {t:?}"))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(EventList::from_trusted)
+}
+
+#[derive(Debug, Queryable)]
+pub struct EventRow {
+    pub id: String,
+    pub platform_id: String,
+    pub mode: String,
+    pub event_type: String,
+    pub data: String,
+    pub created_on: OffsetDateTime,
+}
+
+impl From<EventRow> for StoredEvent {
+    fn from(row: EventRow) -> Self {
+        Self {
+            id: EventId::from_trusted(row.id),
+            event_type: row.event_type,
+            data: row.data,
+            created_on: row.created_on,
         }
     }
 }

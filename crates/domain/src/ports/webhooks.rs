@@ -8,9 +8,7 @@ use crate::idempotency::KeyedResponse;
 use crate::ids::{EventId, NotificationId, PlatformId, WebhookId};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
-use crate::webhook::{
-    CustomHeader, Description, EndpointUrl, EventList, EventType, Outcome, Subscription,
-};
+use crate::webhook::{CustomHeader, Description, EndpointUrl, EventList, Outcome, Subscription};
 
 use super::StoreError;
 
@@ -236,7 +234,7 @@ pub trait NotificationQueue: Send + Sync {
     /// Atomically records the final outcome (once: a notification already final is left as
     /// it is), and updates the subscription's counter: a success resets it, a failure adds one
     /// and, on reaching the limit, disables the subscription and queues the email rendered by
-    /// `disable_email` to the creator when that user still exists.
+    /// `webhook::disable_email` to the creator when that user still exists.
     async fn complete_notification(
         &self,
         id: &NotificationId,
@@ -297,54 +295,4 @@ pub trait EmailOutbox: Send + Sync {
         error: &str,
         at: OffsetDateTime,
     ) -> Result<(), StoreError>;
-}
-
-/// The disable email of spec 6.3.
-pub fn disable_email(
-    service_name: &str,
-    to: &str,
-    subscription: &Subscription,
-) -> super::OutgoingEmail {
-    let mut body = format!(
-        "Your webhook subscription was disabled automatically after {} consecutive failed notifications.\n\n\
-         Subscription id: {}\nEndpoint URL: {}\n",
-        crate::webhook::FAILURE_LIMIT,
-        subscription.id,
-        subscription.endpoint_url.as_str(),
-    );
-    if let Some(description) = &subscription.description {
-        body.push_str("Description: ");
-        body.push_str(description.as_str());
-        body.push('\n');
-    }
-    body.push_str(
-        "\nFix the endpoint, then re-enable the subscription. Events that happened while it was \
-         inactive are not delivered.\n",
-    );
-    super::OutgoingEmail {
-        to: to.to_owned(),
-        subject: format!("{service_name} - Webhook Subscription Automatically Disabled"),
-        body,
-    }
-}
-
-/// Event types of a subscription as stored: a comma-separated list.
-pub fn encode_events(events: &EventList) -> String {
-    events
-        .types()
-        .iter()
-        .map(|t| t.as_str())
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// Reads back event types stored by `encode_events`; `Err` names an unknown type.
-pub fn decode_events(raw: &str) -> Result<EventList, String> {
-    raw.split(',')
-        .map(|t| {
-            t.parse::<EventType>()
-                .map_err(|_| format!("unknown event type {t:?}"))
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(EventList::from_trusted)
 }

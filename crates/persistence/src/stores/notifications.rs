@@ -5,9 +5,8 @@ use diesel::prelude::*;
 use holdfast_domain::ids::{NotificationId, PlatformId};
 use holdfast_domain::ports::{
     ClaimLimits, Claimed, Delivery, Finished, NotificationQueue, Recorded, ResendError, StoreError,
-    disable_email,
 };
-use holdfast_domain::webhook::{EventType, Outcome, Subscription, failure_disables};
+use holdfast_domain::webhook::{EventType, Outcome, Subscription, disable_email, failure_disables};
 use time::OffsetDateTime;
 
 use super::SqlStore;

@@ -9,9 +9,9 @@ use holdfast_domain::ports::{Event, EventLog, StoreError, StoredEvent};
 use super::SqlStore;
 use crate::conn::Conn;
 use crate::error::query_error;
-use crate::payment_rows::EventRow;
 use crate::query::scoped;
 use crate::schema::{events as e, notifications as n, webhooks as w};
+use crate::webhook_rows::EventRow;
 use crate::webhook_rows::{NewEventRow, NewNotificationRow};
 
 /// Writes `event` (its data serialised as `data`) and its notifications; the caller's

@@ -12,10 +12,10 @@ use time::OffsetDateTime;
 use super::SqlStore;
 use super::idempotency::with_reply;
 use crate::error::query_error;
-use crate::payment_rows::{NewTokenRow, TokenRow};
 use crate::query::scoped;
 use crate::schema::tokens as t;
 use crate::timestamp::Instant;
+use crate::token_rows::{NewTokenRow, TokenRow};
 
 /// A sealed card, erased: what a token keeps once its card may no longer be used.
 fn erased() -> (Eq<t::nonce, Vec<u8>>, Eq<t::ciphertext, Vec<u8>>) {

@@ -5,7 +5,7 @@ use holdfast_domain::idempotency::KeyedResponse;
 use holdfast_domain::ids::{PlatformId, WebhookId};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
-use holdfast_domain::ports::{Delivery, Replacement, StoreError, WebhookStore, encode_events};
+use holdfast_domain::ports::{Delivery, Replacement, StoreError, WebhookStore};
 use holdfast_domain::webhook::{CustomHeader, Description, Subscription};
 use time::OffsetDateTime;
 
@@ -16,7 +16,7 @@ use crate::error::query_error;
 use crate::query::{load_page, scoped};
 use crate::schema::{notifications as n, webhooks as w};
 use crate::timestamp::Instant;
-use crate::webhook_rows::{NewWebhookRow, NotificationRow, WebhookRow};
+use crate::webhook_rows::{NewWebhookRow, NotificationRow, WebhookRow, encode_events};
 
 /// What a replacement (PUT) writes: every field the client sends, `active` only when sent.
 #[derive(Debug, AsChangeset)]
