@@ -9,14 +9,14 @@ SELECT id, platform_id, name, key_type, mode, value_hash, last4, active, created
 -- 2. The idempotency claim (its own commit: a duplicate must see it).
 INSERT INTO idempotency_keys (platform_id, mode, key, fingerprint, created_on)
   VALUES (:pfm, 'test', 'pgb-' || :n, decode(:hash, 'hex'), now()) ON CONFLICT DO NOTHING;
--- 3. The merchant, its plan and the plan's connections, in one read.
-SELECT m.*, p.*, c.*
+-- 3. The merchant, its plan, the plan's routes and the connections it names, in one read.
+SELECT m.*, p.*, r.*, c.*
   FROM merchants m
   LEFT JOIN plans p ON p.platform_id = m.platform_id AND p.mode = m.mode
                    AND (m.plan_id = p.id OR (m.plan_id IS NULL AND p.is_default))
+  LEFT JOIN plan_routes r ON r.plan_id = p.id
   LEFT JOIN processor_connections c ON c.platform_id = m.platform_id AND c.mode = m.mode
-                   AND (c.id = p.default_connection_id OR p.brand_routes LIKE ('%' || c.id || '%')
-                        OR p.fallbacks LIKE ('%' || c.id || '%'))
+                   AND (c.id = p.default_connection_id OR c.id = r.connection_id)
  WHERE m.platform_id = :pfm AND m.mode = 'test' AND m.id = :mid AND m.deleted_on IS NULL;
 -- 4. The pending row, before the processor call (its own commit).
 INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amount, currency, fee, created_on,

@@ -200,7 +200,7 @@ impl TryFrom<TxnRow> for Transaction {
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = processor_connections)]
+#[diesel(table_name = processor_connections, treat_none_as_default_value = false)]
 pub struct NewConnectionRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,
@@ -225,7 +225,7 @@ impl<'a> From<&'a ProcessorConnection> for NewConnectionRow<'a> {
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = plans)]
+#[diesel(table_name = plans, treat_none_as_default_value = false)]
 pub struct NewPlanRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,
@@ -257,7 +257,7 @@ impl<'a> From<&'a Plan> for NewPlanRow<'a> {
 
 /// What a transaction's completion writes: the processor's answer and what follows from it.
 #[derive(Debug, AsChangeset, Insertable)]
-#[diesel(table_name = transactions)]
+#[diesel(table_name = transactions, treat_none_as_default_value = false)]
 pub struct CompletedRow<'a> {
     pub state: &'static str,
     pub fee: i64,
@@ -295,7 +295,7 @@ impl<'a> From<&'a Transaction> for CompletedRow<'a> {
 
 /// A transaction as first written, pending its processor's answer.
 #[derive(Debug, Insertable)]
-#[diesel(table_name = transactions)]
+#[diesel(table_name = transactions, treat_none_as_default_value = false)]
 pub struct NewTxnRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,

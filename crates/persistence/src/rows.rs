@@ -148,7 +148,7 @@ pub fn convert_all<R, T: TryFrom<R, Error = StoreError>>(
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = platforms)]
+#[diesel(table_name = platforms, treat_none_as_default_value = false)]
 pub struct NewPlatformRow<'a> {
     pub id: &'a str,
     pub name: &'a str,
@@ -169,7 +169,7 @@ impl<'a> NewPlatformRow<'a> {
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = users)]
+#[diesel(table_name = users, treat_none_as_default_value = false)]
 pub struct NewUserRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,
@@ -190,7 +190,7 @@ impl<'a> From<&'a User> for NewUserRow<'a> {
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = api_keys)]
+#[diesel(table_name = api_keys, treat_none_as_default_value = false)]
 pub struct NewKeyRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,
@@ -225,7 +225,7 @@ impl<'a> From<&'a ApiKey> for NewKeyRow<'a> {
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = merchants)]
+#[diesel(table_name = merchants, treat_none_as_default_value = false)]
 pub struct NewMerchantRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,

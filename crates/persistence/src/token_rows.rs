@@ -56,7 +56,7 @@ impl TryFrom<TokenRow> for Token {
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = tokens)]
+#[diesel(table_name = tokens, treat_none_as_default_value = false)]
 pub struct NewTokenRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,

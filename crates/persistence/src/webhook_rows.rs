@@ -128,7 +128,7 @@ pub fn notification_id(event: &EventId, webhook: &str) -> NotificationId {
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = events)]
+#[diesel(table_name = events, treat_none_as_default_value = false)]
 pub struct NewEventRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,
@@ -155,7 +155,7 @@ impl<'a> NewEventRow<'a> {
 
 /// A delivery waiting for its first attempt.
 #[derive(Debug, Insertable)]
-#[diesel(table_name = notifications)]
+#[diesel(table_name = notifications, treat_none_as_default_value = false)]
 pub struct NewNotificationRow<'a> {
     pub id: String,
     pub webhook_id: &'a str,
@@ -206,7 +206,7 @@ impl<'a> NewNotificationRow<'a> {
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = webhooks)]
+#[diesel(table_name = webhooks, treat_none_as_default_value = false)]
 pub struct NewWebhookRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,

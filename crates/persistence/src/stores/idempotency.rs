@@ -62,7 +62,7 @@ pub async fn with_reply(
 }
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = k)]
+#[diesel(table_name = k, treat_none_as_default_value = false)]
 struct NewKeyRow<'a> {
     platform_id: &'a str,
     mode: &'static str,
@@ -195,5 +195,30 @@ impl IdempotencyStore for SqlStore {
             .await
             .map_err(query_error("idempotency_keys"))?;
         Ok(u64::try_from(n).unwrap_or(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::pg::Pg;
+    use diesel::query_builder::QueryFragment;
+    use time::macros::datetime;
+
+    use super::*;
+
+    /// The claim runs before every POST: it must be prepared once per connection, not parsed
+    /// on every request (see `transactions::tests`).
+    #[test]
+    fn the_claim_is_prepared_once() {
+        let claim = diesel::insert_into(k::table)
+            .values(NewKeyRow {
+                platform_id: "pfm_1",
+                mode: "test",
+                key: "k",
+                fingerprint: &[0; 32],
+                created_on: datetime!(2026-11-25 10:00 UTC),
+            })
+            .on_conflict_do_nothing();
+        assert!(claim.is_safe_to_cache_prepared(&Pg).unwrap());
     }
 }

@@ -18,7 +18,7 @@ use crate::timestamp::Instant;
 use crate::webhook_rows::{NewNotificationRow, NotificationRow, WebhookRow};
 
 #[derive(Debug, Insertable)]
-#[diesel(table_name = m)]
+#[diesel(table_name = m, treat_none_as_default_value = false)]
 struct NewEmailRow<'a> {
     id: String,
     recipient: &'a str,
