@@ -41,6 +41,13 @@ pub struct Principal {
     pub user_id: UserId,
 }
 
+impl Principal {
+    /// The platform and mode the request acts in.
+    pub fn scope(&self) -> crate::scope::Scope {
+        crate::scope::Scope::new(self.platform_id.clone(), self.mode)
+    }
+}
+
 /// Why a request is refused. The two map to 401 and 403; a 401 never says which of missing,
 /// malformed, unknown, inactive or deleted it was, so the answer is no oracle for key guessing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -29,6 +29,7 @@ pub mod page;
 pub mod payment;
 pub mod platform;
 pub mod ports;
+pub mod scope;
 pub mod services;
 mod text;
 pub mod user;

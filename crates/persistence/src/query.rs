@@ -9,6 +9,7 @@ use holdfast_domain::ids::PlatformId;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::ports::StoreError;
+use holdfast_domain::scope::Scope;
 
 use crate::conn::{Conn, Loads};
 use crate::schema::{
@@ -26,9 +27,17 @@ pub trait ScopedTable: Table + Sized {
 pub type ScopeFilter<'a, T> =
     And<Eq<<T as ScopedTable>::Platform, &'a str>, Eq<<T as ScopedTable>::Mode, &'static str>>;
 
-/// `table`'s rows of `platform` in `mode`: the filter every query a client can reach starts
-/// from, so no query can forget half of it.
-pub fn scoped<'a, T>(
+/// `table`'s rows in `scope`: the filter every query a client can reach starts from, so no
+/// query can forget half of it.
+pub fn scoped<'a, T>(table: T, scope: &'a Scope) -> Filter<T, ScopeFilter<'a, T>>
+where
+    T: ScopedTable + FilterDsl<ScopeFilter<'a, T>>,
+{
+    scoped_to(table, &scope.platform, scope.mode)
+}
+
+/// `table`'s rows of `platform` in `mode`, for a write that takes them from the row it writes.
+pub fn scoped_to<'a, T>(
     table: T,
     platform: &'a PlatformId,
     mode: Mode,

@@ -29,6 +29,7 @@ use holdfast_domain::ports::{
     ClaimLimits, Clock, Event, EventData, Finished, Ids, NewPlatform, OriginalOutcome, ResendError,
     Reservation, Sealed, StoreError, TxnFilter,
 };
+use holdfast_domain::scope::Scope;
 use holdfast_domain::services::{CreatedPlatform, PlatformService};
 use holdfast_domain::user::{Email, User};
 use holdfast_domain::webhook::{Description, EndpointUrl, EventList, Outcome, Subscription};

@@ -14,6 +14,7 @@ use holdfast_domain::payment::fee::FeeRule;
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection, ProcessorKind};
 use holdfast_domain::platform::{Platform, PlatformName};
 use holdfast_domain::ports::NewPlatform;
+use holdfast_domain::scope::Scope;
 use holdfast_domain::user::{Email, User};
 use holdfast_persistence::testing::TestDatabase;
 use time::macros::datetime;
@@ -111,7 +112,7 @@ async fn newest_migration_keeps_plan_routes(db: TestDatabase) {
     for plan in &plans {
         let read = stores
             .routing
-            .get_plan(&platform, Mode::Test, &plan.id)
+            .get_plan(&Scope::new(platform.clone(), Mode::Test), &plan.id)
             .await
             .unwrap();
         assert_eq!(read.as_ref(), Some(plan), "{reverted}: {}", plan.id);

@@ -1,12 +1,11 @@
 //! Card data at rest: the vault that seals it and the tokens that hold it sealed.
 
+use crate::scope::Scope;
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use super::StoreError;
 use crate::idempotency::KeyedResponse;
-use crate::ids::PlatformId;
-use crate::mode::Mode;
 
 /// Card data sealed by the vault: which key, the nonce, and the ciphertext with its tag.
 #[derive(Clone, PartialEq, Eq)]
@@ -68,8 +67,7 @@ pub trait TokenStore: Send + Sync {
     /// copy left, held for the one payment (the row stays, as a record).
     async fn take(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &crate::ids::TokenId,
         now: OffsetDateTime,
     ) -> Result<Option<crate::payment::token::Token>, StoreError>;
@@ -78,8 +76,7 @@ pub trait TokenStore: Send + Sync {
     /// platform and mode.
     async fn find(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &crate::ids::TokenId,
     ) -> Result<Option<crate::payment::token::Token>, StoreError>;
 

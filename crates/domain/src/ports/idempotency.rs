@@ -1,11 +1,10 @@
 //! The record of idempotency keys.
 
+use crate::scope::Scope;
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use super::StoreError;
-use crate::ids::PlatformId;
-use crate::mode::Mode;
 
 /// The state of one request under an `Idempotency-Key`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,8 +23,7 @@ pub trait IdempotencyStore: Send + Sync {
     /// request left (stale records are replaced and claimed, per `idempotency::on_seen`).
     async fn begin(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         key: &crate::idempotency::IdempotencyKey,
         fingerprint: &[u8; 32],
         now: OffsetDateTime,
@@ -34,8 +32,7 @@ pub trait IdempotencyStore: Send + Sync {
     /// Stores the response of the request that holds the key.
     async fn complete(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         key: &crate::idempotency::IdempotencyKey,
         response: &crate::idempotency::StoredResponse,
     ) -> Result<(), StoreError>;
@@ -43,8 +40,7 @@ pub trait IdempotencyStore: Send + Sync {
     /// Forgets the key (the request failed transiently and may be retried).
     async fn release(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         key: &crate::idempotency::IdempotencyKey,
     ) -> Result<(), StoreError>;
 

@@ -4,6 +4,7 @@
 //! adapter cannot forget the scope: there is no unscoped lookup except the key-hash lookup that
 //! establishes the scope in the first place.
 
+use crate::scope::Scope;
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
@@ -11,7 +12,6 @@ use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
 use crate::idempotency::KeyedResponse;
 use crate::ids::{EventId, KeyId, MerchantId, PlatformId, UserId};
 use crate::merchant::{Merchant, MerchantPatch};
-use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
 use crate::platform::Platform;
 use crate::user::User;
@@ -155,15 +155,13 @@ pub trait MerchantStore: Send + Sync {
     /// A deleted merchant, or one of another platform or mode, is `None`.
     async fn get_merchant(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &MerchantId,
     ) -> Result<Option<Merchant>, StoreError>;
     /// Newest first; `starting_after` is the id of the last merchant of the previous page.
     async fn list_merchants(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         page: &PageRequest,
     ) -> Result<Page<Merchant>, StoreError>;
     /// Changes only the fields the patch carries, and `updated_on`, in one statement (two
@@ -172,8 +170,7 @@ pub trait MerchantStore: Send + Sync {
     /// `merchant.updated` event (id `event`) is written in the same SQL transaction.
     async fn update_merchant_with_event(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &MerchantId,
         patch: &MerchantPatch,
         at: OffsetDateTime,
@@ -184,8 +181,7 @@ pub trait MerchantStore: Send + Sync {
     /// Returns `NotFound` when it does not exist or is already deleted.
     async fn delete_merchant_with_event(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &MerchantId,
         at: OffsetDateTime,
         event: &EventId,

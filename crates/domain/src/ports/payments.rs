@@ -1,6 +1,7 @@
 //! The ports of the payments core: the processor, the BIN table, and the store of plans,
 //! connections, transactions and their events.
 
+use crate::scope::Scope;
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
@@ -246,15 +247,13 @@ pub trait RoutingStore: Send + Sync {
     /// Newest first.
     async fn list_connections(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         page: &PageRequest,
     ) -> Result<Page<ProcessorConnection>, StoreError>;
     /// A connection of this platform and mode; `None` when it has none with that id.
     async fn get_connection(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &ConnectionId,
     ) -> Result<Option<ProcessorConnection>, StoreError>;
 
@@ -267,26 +266,13 @@ pub trait RoutingStore: Send + Sync {
         reply: Option<KeyedResponse>,
     ) -> Result<(), StoreError>;
     /// Newest first.
-    async fn list_plans(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-        page: &PageRequest,
-    ) -> Result<Page<Plan>, StoreError>;
+    async fn list_plans(&self, scope: &Scope, page: &PageRequest)
+    -> Result<Page<Plan>, StoreError>;
     /// A plan of this platform and mode; `None` when it has none with that id.
-    async fn get_plan(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-        id: &PlanId,
-    ) -> Result<Option<Plan>, StoreError>;
+    async fn get_plan(&self, scope: &Scope, id: &PlanId) -> Result<Option<Plan>, StoreError>;
     /// The plan used for merchants without one of their own; `None` when the platform has no
     /// default plan in that mode.
-    async fn default_plan(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-    ) -> Result<Option<Plan>, StoreError>;
+    async fn default_plan(&self, scope: &Scope) -> Result<Option<Plan>, StoreError>;
 }
 
 /// The transaction ledger: what a payment reads to start, and every write of its life, each
@@ -298,8 +284,7 @@ pub trait TransactionStore: Send + Sync {
     /// when the merchant does not exist in this platform and mode.
     async fn payment_setup(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         merchant: &MerchantId,
     ) -> Result<Option<PaymentSetup>, StoreError>;
 
@@ -326,8 +311,7 @@ pub trait TransactionStore: Send + Sync {
     /// or the refunds would exceed the amount).
     async fn reserve_with_pending(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         original: &TxnId,
         reservation: Reservation,
         pending: &Transaction,
@@ -336,8 +320,7 @@ pub trait TransactionStore: Send + Sync {
     /// A transaction of this platform and mode; `None` when it has none with that id.
     async fn get_transaction(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &TxnId,
     ) -> Result<Option<Transaction>, StoreError>;
 
@@ -353,8 +336,7 @@ pub trait TransactionStore: Send + Sync {
     /// Newest first; `starting_after` is the id of the last transaction of the previous page.
     async fn list_transactions(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         filter: &TxnFilter,
         page: &PageRequest,
     ) -> Result<Page<Transaction>, StoreError>;
@@ -366,9 +348,5 @@ pub trait TransactionStore: Send + Sync {
 pub trait EventLog: Send + Sync {
     /// The events recorded for a platform and mode, oldest first (webhook delivery reads the
     /// outbox; tests read it here).
-    async fn list_events(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-    ) -> Result<Vec<StoredEvent>, StoreError>;
+    async fn list_events(&self, scope: &Scope) -> Result<Vec<StoredEvent>, StoreError>;
 }

@@ -1,6 +1,7 @@
 //! Storage ports of webhook delivery: subscriptions, the notification queue with its delivery
 //! records, and the email outbox.
 
+use crate::scope::Scope;
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
@@ -157,34 +158,26 @@ pub trait WebhookStore: Send + Sync {
     /// The subscription with this id in the platform and mode; `None` when absent there.
     async fn get_webhook(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &WebhookId,
     ) -> Result<Option<Subscription>, StoreError>;
     /// The platform's subscriptions in `mode`, newest first (spec 4.3).
     async fn list_webhooks(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         page: &PageRequest,
     ) -> Result<Page<Subscription>, StoreError>;
     /// PATCH: replaces the fields in one statement; the counter, id, secret and creator stay.
     /// `NotFound` when absent in this scope.
     async fn replace_webhook(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &WebhookId,
         replacement: &Replacement,
         at: OffsetDateTime,
     ) -> Result<Subscription, StoreError>;
     /// Deletes the subscription and its delivery history. `NotFound` when absent.
-    async fn delete_webhook(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-        id: &WebhookId,
-    ) -> Result<(), StoreError>;
+    async fn delete_webhook(&self, scope: &Scope, id: &WebhookId) -> Result<(), StoreError>;
     /// The dashboard toggle (operator CLI): sets `active`; enabling resets the counter to 0.
     /// Scoped by platform only: operators see both modes. `NotFound` when absent.
     async fn toggle_webhook(

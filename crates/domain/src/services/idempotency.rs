@@ -39,7 +39,7 @@ impl IdempotencyService {
     ) -> Result<Begun, StoreError> {
         let print = fingerprint(&self.secret, method, path, body);
         self.store
-            .begin(&who.platform_id, who.mode, key, &print, self.clock.now())
+            .begin(&who.scope(), key, &print, self.clock.now())
             .await
     }
 
@@ -51,15 +51,13 @@ impl IdempotencyService {
         key: &IdempotencyKey,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
-        self.store
-            .complete(&who.platform_id, who.mode, key, response)
-            .await
+        self.store.complete(&who.scope(), key, response).await
     }
 
     /// Forgets `key`: its request failed transiently and may be retried.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
     pub async fn release(&self, who: &Principal, key: &IdempotencyKey) -> Result<(), StoreError> {
-        self.store.release(&who.platform_id, who.mode, key).await
+        self.store.release(&who.scope(), key).await
     }
 
     /// Forgets every key past its retention; returns how many.

@@ -76,7 +76,7 @@ impl MerchantService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn get(&self, who: &Principal, id: &MerchantId) -> Result<Merchant, ServiceError> {
         self.merchants
-            .get_merchant(&who.platform_id, who.mode, id)
+            .get_merchant(&who.scope(), id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("merchant"))
@@ -90,7 +90,7 @@ impl MerchantService {
         page: &PageRequest,
     ) -> Result<Page<Merchant>, ServiceError> {
         self.merchants
-            .list_merchants(&who.platform_id, who.mode, page)
+            .list_merchants(&who.scope(), page)
             .await
             .map_err(ServiceError::Store)
     }
@@ -106,15 +106,14 @@ impl MerchantService {
     ) -> Result<Merchant, ServiceError> {
         if let Some(Some(plan)) = &patch.plan_id {
             self.plans
-                .get_plan(&who.platform_id, who.mode, plan)
+                .get_plan(&who.scope(), plan)
                 .await
                 .map_err(ServiceError::Store)?
                 .ok_or_else(|| Invalid::new("planId", NO_SUCH_PLAN))?;
         }
         self.merchants
             .update_merchant_with_event(
-                &who.platform_id,
-                who.mode,
+                &who.scope(),
                 id,
                 &patch,
                 self.clock.now(),
@@ -129,13 +128,7 @@ impl MerchantService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn delete(&self, who: &Principal, id: &MerchantId) -> Result<(), ServiceError> {
         self.merchants
-            .delete_merchant_with_event(
-                &who.platform_id,
-                who.mode,
-                id,
-                self.clock.now(),
-                &self.event_id(),
-            )
+            .delete_merchant_with_event(&who.scope(), id, self.clock.now(), &self.event_id())
             .await
             .map_err(|e| ServiceError::from_store("merchant", e))
     }
@@ -213,14 +206,16 @@ mod tests {
         let mut store = MockMerchantStore::new();
         store
             .expect_update_merchant_with_event()
-            .withf(|p, mode, _, patch, _, _| {
-                p.as_str() == "pfm_1" && *mode == Mode::Live && patch.name.is_some()
+            .withf(|scope, _, patch, _, _| {
+                scope.platform.as_str() == "pfm_1"
+                    && scope.mode == Mode::Live
+                    && patch.name.is_some()
             })
-            .returning(|_, _, _, _, _, _| Err(crate::ports::StoreError::NotFound));
+            .returning(|_, _, _, _, _| Err(crate::ports::StoreError::NotFound));
         store
             .expect_delete_merchant_with_event()
-            .withf(|p, mode, _, _, _| p.as_str() == "pfm_1" && *mode == Mode::Live)
-            .returning(|_, _, _, _, _| Err(crate::ports::StoreError::NotFound));
+            .withf(|scope, _, _, _| scope.platform.as_str() == "pfm_1" && scope.mode == Mode::Live)
+            .returning(|_, _, _, _| Err(crate::ports::StoreError::NotFound));
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("02".to_owned());
         let service = MerchantService::new(
@@ -251,8 +246,8 @@ mod tests {
         let mut plans = MockRoutingStore::new();
         plans
             .expect_get_plan()
-            .withf(|p, mode, _| p.as_str() == "pfm_1" && *mode == Mode::Live)
-            .returning(|_, _, id| {
+            .withf(|scope, _| scope.platform.as_str() == "pfm_1" && scope.mode == Mode::Live)
+            .returning(|_, id| {
                 Ok((id.as_str() == "plan_mine").then(|| Plan {
                     id: id.clone(),
                     platform_id: PlatformId::from_suffix("1"),
@@ -269,12 +264,12 @@ mod tests {
         let mut store = MockMerchantStore::new();
         store
             .expect_update_merchant_with_event()
-            .withf(|_, _, _, patch, _, _| {
+            .withf(|_, _, patch, _, _| {
                 matches!(&patch.plan_id, Some(Some(p)) if p.as_str() == "plan_mine")
                     || matches!(patch.plan_id, Some(None))
             })
             .times(2)
-            .returning(|_, _, _, _, _, _| Err(crate::ports::StoreError::NotFound));
+            .returning(|_, _, _, _, _| Err(crate::ports::StoreError::NotFound));
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("03".to_owned());
         let service = MerchantService::new(
@@ -309,8 +304,8 @@ mod tests {
         let mut store = MockMerchantStore::new();
         store
             .expect_get_merchant()
-            .withf(|_, mode, _| *mode == Mode::Test)
-            .returning(|_, _, _| Ok(None));
+            .withf(|scope, _| scope.mode == Mode::Test)
+            .returning(|_, _| Ok(None));
         let service = MerchantService::new(
             Arc::new(store),
             Arc::new(MockRoutingStore::new()),

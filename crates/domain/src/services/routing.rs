@@ -111,7 +111,7 @@ impl RoutingService {
         id: &ConnectionId,
     ) -> Result<ProcessorConnection, ServiceError> {
         self.store
-            .get_connection(&who.platform_id, who.mode, id)
+            .get_connection(&who.scope(), id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("processor connection"))
@@ -125,7 +125,7 @@ impl RoutingService {
         page: &PageRequest,
     ) -> Result<Page<ProcessorConnection>, ServiceError> {
         self.store
-            .list_connections(&who.platform_id, who.mode, page)
+            .list_connections(&who.scope(), page)
             .await
             .map_err(ServiceError::Store)
     }
@@ -176,7 +176,7 @@ impl RoutingService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn plan(&self, who: &Principal, id: &PlanId) -> Result<Plan, ServiceError> {
         self.store
-            .get_plan(&who.platform_id, who.mode, id)
+            .get_plan(&who.scope(), id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("plan"))
@@ -190,7 +190,7 @@ impl RoutingService {
         page: &PageRequest,
     ) -> Result<Page<Plan>, ServiceError> {
         self.store
-            .list_plans(&who.platform_id, who.mode, page)
+            .list_plans(&who.scope(), page)
             .await
             .map_err(ServiceError::Store)
     }
@@ -205,7 +205,7 @@ impl RoutingService {
     ) -> Result<(), ServiceError> {
         let connection = self
             .store
-            .get_connection(&who.platform_id, who.mode, id)
+            .get_connection(&who.scope(), id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or_else(|| Invalid::new(field, NO_SUCH_CONNECTION))?;

@@ -73,7 +73,7 @@ impl TokenService {
     /// One token of the caller's platform and mode.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn get(&self, who: &Principal, id: &TokenId) -> Result<Option<Token>, TokenError> {
-        Ok(self.tokens.find(&who.platform_id, who.mode, id).await?)
+        Ok(self.tokens.find(&who.scope(), id).await?)
     }
 
     /// Erases the sealed card of every single-use token that expired unused; returns how many

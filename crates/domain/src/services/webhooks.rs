@@ -166,7 +166,7 @@ impl WebhookService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn get(&self, who: &Principal, id: &WebhookId) -> Result<Subscription, ServiceError> {
         self.store
-            .get_webhook(&who.platform_id, who.mode, id)
+            .get_webhook(&who.scope(), id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("webhook"))
@@ -180,7 +180,7 @@ impl WebhookService {
         page: &PageRequest,
     ) -> Result<Page<Subscription>, ServiceError> {
         self.store
-            .list_webhooks(&who.platform_id, who.mode, page)
+            .list_webhooks(&who.scope(), page)
             .await
             .map_err(ServiceError::Store)
     }
@@ -195,13 +195,7 @@ impl WebhookService {
         replacement: Replacement,
     ) -> Result<Subscription, ServiceError> {
         self.store
-            .replace_webhook(
-                &who.platform_id,
-                who.mode,
-                id,
-                &replacement,
-                self.clock.now(),
-            )
+            .replace_webhook(&who.scope(), id, &replacement, self.clock.now())
             .await
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
@@ -210,7 +204,7 @@ impl WebhookService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
     pub async fn delete(&self, who: &Principal, id: &WebhookId) -> Result<(), ServiceError> {
         self.store
-            .delete_webhook(&who.platform_id, who.mode, id)
+            .delete_webhook(&who.scope(), id)
             .await
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
@@ -388,11 +382,11 @@ mod tests {
         };
         for (won, conflict) in [(true, false), (false, true)] {
             let mut store = MockWebhookStore::new();
-            store.expect_get_webhook().returning(|p, mode, id| {
+            store.expect_get_webhook().returning(|scope, id| {
                 Ok(Some(Subscription {
                     id: id.clone(),
-                    platform_id: p.clone(),
-                    mode,
+                    platform_id: scope.platform.clone(),
+                    mode: scope.mode,
                     endpoint_url: EndpointUrl::parse("https://example.com/h").unwrap(),
                     events: EventList::parse(&["transaction.created"]).unwrap(),
                     description: None,

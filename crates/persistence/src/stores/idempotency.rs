@@ -8,12 +8,13 @@ use holdfast_domain::idempotency::{
 use holdfast_domain::ids::PlatformId;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::ports::{Begun, IdempotencyStore, StoreError};
+use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
 use super::SqlStore;
 use crate::conn::{Conn, TransactionBody};
 use crate::error::query_error;
-use crate::query::scoped;
+use crate::query::{scoped, scoped_to};
 use crate::schema::idempotency_keys as k;
 use crate::timestamp::Instant;
 
@@ -29,12 +30,11 @@ pub async fn write_reply(
         return Ok(());
     };
     conn.execute(
-        diesel::update(scoped(k::table, platform, mode).filter(k::key.eq(reply.key.as_str()))).set(
-            (
+        diesel::update(scoped_to(k::table, platform, mode).filter(k::key.eq(reply.key.as_str())))
+            .set((
                 k::status.eq(Some(i32::from(reply.response.status))),
                 k::body.eq(Some(&reply.response.body)),
-            ),
-        ),
+            )),
     )
     .await
     .map(drop)
@@ -76,16 +76,15 @@ struct NewKeyRow<'a> {
 impl IdempotencyStore for SqlStore {
     async fn begin(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         key: &IdempotencyKey,
         fingerprint: &[u8; 32],
         now: OffsetDateTime,
     ) -> Result<Begun, StoreError> {
         let claim = async |conn: &mut Conn| {
             let row = NewKeyRow {
-                platform_id: platform.as_str(),
-                mode: mode.as_str(),
+                platform_id: scope.platform.as_str(),
+                mode: scope.mode.as_str(),
                 key: key.as_str(),
                 fingerprint: fingerprint.as_slice(),
                 created_on: now,
@@ -111,7 +110,7 @@ impl IdempotencyStore for SqlStore {
             if claim(conn).await? == 1 {
                 return Ok(Begun::Started);
             }
-            let this = scoped(k::table, platform, mode).filter(k::key.eq(key.as_str()));
+            let this = scoped(k::table, scope).filter(k::key.eq(key.as_str()));
             let (stored_fp, created_on, status, body): (
                 Vec<u8>,
                 OffsetDateTime,
@@ -154,8 +153,7 @@ impl IdempotencyStore for SqlStore {
 
     async fn complete(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         key: &IdempotencyKey,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
@@ -164,20 +162,15 @@ impl IdempotencyStore for SqlStore {
             response: response.clone(),
         };
         let mut conn = self.conn().await?;
-        write_reply(&mut conn, platform, mode, Some(&reply))
+        write_reply(&mut conn, &scope.platform, scope.mode, Some(&reply))
             .await
             .map_err(query_error("idempotency_keys"))
     }
 
-    async fn release(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-        key: &IdempotencyKey,
-    ) -> Result<(), StoreError> {
+    async fn release(&self, scope: &Scope, key: &IdempotencyKey) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         conn.execute(diesel::delete(
-            scoped(k::table, platform, mode)
+            scoped(k::table, scope)
                 .filter(k::key.eq(key.as_str()))
                 .filter(k::status.is_null()),
         ))

@@ -2,11 +2,11 @@
 
 use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedResponse;
-use holdfast_domain::ids::{EventId, MerchantId, PlanId, PlatformId};
+use holdfast_domain::ids::{EventId, MerchantId, PlanId};
 use holdfast_domain::merchant::{Currency, Merchant, MerchantName, MerchantPatch};
-use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::ports::{Deleted, Event, EventData, MerchantStore, StoreError};
+use holdfast_domain::scope::Scope;
 use holdfast_domain::user::Email;
 use time::OffsetDateTime;
 
@@ -99,27 +99,29 @@ impl MerchantStore for SqlStore {
 
     async fn get_merchant(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &MerchantId,
     ) -> Result<Option<Merchant>, StoreError> {
         let mut conn = self.conn().await?;
-        conn.first::<MerchantRow, _>(live(platform.as_str(), mode.as_str(), id.as_str()))
-            .await
-            .optional()
-            .map_err(query_error("merchants"))?
-            .map(Merchant::try_from)
-            .transpose()
+        conn.first::<MerchantRow, _>(live(
+            scope.platform.as_str(),
+            scope.mode.as_str(),
+            id.as_str(),
+        ))
+        .await
+        .optional()
+        .map_err(query_error("merchants"))?
+        .map(Merchant::try_from)
+        .transpose()
     }
 
     async fn list_merchants(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         page: &PageRequest,
     ) -> Result<Page<Merchant>, StoreError> {
         let mut conn = self.conn().await?;
-        let newest = scoped(t::table, platform, mode)
+        let newest = scoped(t::table, scope)
             .filter(t::deleted_on.is_null())
             .order(t::id.desc())
             .limit(page.fetch_count());
@@ -131,8 +133,7 @@ impl MerchantStore for SqlStore {
 
     async fn update_merchant_with_event(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &MerchantId,
         patch: &MerchantPatch,
         at: OffsetDateTime,
@@ -142,8 +143,12 @@ impl MerchantStore for SqlStore {
         conn.transaction(async |conn| {
             let row: MerchantRow = conn
                 .get_result(
-                    diesel::update(live(platform.as_str(), mode.as_str(), id.as_str()))
-                        .set(PatchRow::of(patch, at)),
+                    diesel::update(live(
+                        scope.platform.as_str(),
+                        scope.mode.as_str(),
+                        id.as_str(),
+                    ))
+                    .set(PatchRow::of(patch, at)),
                 )
                 .await?;
             let corrupt =
@@ -162,16 +167,15 @@ impl MerchantStore for SqlStore {
 
     async fn delete_merchant_with_event(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &MerchantId,
         at: OffsetDateTime,
         event: &EventId,
     ) -> Result<(), StoreError> {
         let event = Event {
             id: event.clone(),
-            platform_id: platform.clone(),
-            mode,
+            platform_id: scope.platform.clone(),
+            mode: scope.mode,
             data: EventData::MerchantDeleted(Deleted {
                 id: id.to_string(),
                 deleted: true,
@@ -183,8 +187,12 @@ impl MerchantStore for SqlStore {
         conn.transaction(async |conn| {
             let deleted = conn
                 .execute(
-                    diesel::update(live(platform.as_str(), mode.as_str(), id.as_str()))
-                        .set(t::deleted_on.eq(Some(Instant(at)))),
+                    diesel::update(live(
+                        scope.platform.as_str(),
+                        scope.mode.as_str(),
+                        id.as_str(),
+                    ))
+                    .set(t::deleted_on.eq(Some(Instant(at)))),
                 )
                 .await?;
             if deleted == 0 {

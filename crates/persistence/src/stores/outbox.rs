@@ -2,14 +2,13 @@
 //! of the same platform and mode that names the event type, in the caller's SQL transaction.
 
 use diesel::prelude::*;
-use holdfast_domain::ids::PlatformId;
-use holdfast_domain::mode::Mode;
 use holdfast_domain::ports::{Event, EventLog, StoreError, StoredEvent};
+use holdfast_domain::scope::Scope;
 
 use super::SqlStore;
 use crate::conn::Conn;
 use crate::error::query_error;
-use crate::query::scoped;
+use crate::query::{scoped, scoped_to};
 use crate::schema::{events as e, notifications as n, webhooks as w};
 use crate::webhook_rows::EventRow;
 use crate::webhook_rows::{NewEventRow, NewNotificationRow};
@@ -23,7 +22,7 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
     // Subscriptions per platform are few: match the type here rather than in SQL.
     let active: Vec<(String, String)> = conn
         .load(
-            scoped(w::table, &event.platform_id, event.mode)
+            scoped_to(w::table, &event.platform_id, event.mode)
                 .filter(w::active.eq(true))
                 .select((w::id, w::events)),
         )
@@ -41,14 +40,10 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
 
 #[async_trait::async_trait]
 impl EventLog for SqlStore {
-    async fn list_events(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-    ) -> Result<Vec<StoredEvent>, StoreError> {
+    async fn list_events(&self, scope: &Scope) -> Result<Vec<StoredEvent>, StoreError> {
         let mut conn = self.conn().await?;
         let rows = conn
-            .load::<EventRow, _>(scoped(e::table, platform, mode).order(e::id.asc()))
+            .load::<EventRow, _>(scoped(e::table, scope).order(e::id.asc()))
             .await
             .map_err(query_error("events"))?;
         Ok(rows.into_iter().map(StoredEvent::from).collect())

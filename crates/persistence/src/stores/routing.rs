@@ -4,11 +4,11 @@ use std::collections::HashMap;
 
 use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedResponse;
-use holdfast_domain::ids::{ConnectionId, PlanId, PlatformId};
-use holdfast_domain::mode::Mode;
+use holdfast_domain::ids::{ConnectionId, PlanId};
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
 use holdfast_domain::ports::{RoutingStore, StoreError};
+use holdfast_domain::scope::Scope;
 
 use super::SqlStore;
 use super::idempotency::{with_reply, write_reply};
@@ -90,12 +90,11 @@ impl RoutingStore for SqlStore {
 
     async fn list_connections(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         page: &PageRequest,
     ) -> Result<Page<ProcessorConnection>, StoreError> {
         let mut conn = self.conn().await?;
-        let newest = scoped(c::table, platform, mode)
+        let newest = scoped(c::table, scope)
             .order(c::id.desc())
             .limit(page.fetch_count());
         load_page::<ConnectionRow, _, _, _>(
@@ -110,19 +109,16 @@ impl RoutingStore for SqlStore {
 
     async fn get_connection(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &ConnectionId,
     ) -> Result<Option<ProcessorConnection>, StoreError> {
         let mut conn = self.conn().await?;
-        conn.first::<ConnectionRow, _>(
-            scoped(c::table, platform, mode).filter(c::id.eq(id.as_str())),
-        )
-        .await
-        .optional()
-        .map_err(query_error("processor_connections"))?
-        .map(ProcessorConnection::try_from)
-        .transpose()
+        conn.first::<ConnectionRow, _>(scoped(c::table, scope).filter(c::id.eq(id.as_str())))
+            .await
+            .optional()
+            .map_err(query_error("processor_connections"))?
+            .map(ProcessorConnection::try_from)
+            .transpose()
     }
 
     async fn insert_plan(
@@ -141,12 +137,11 @@ impl RoutingStore for SqlStore {
 
     async fn list_plans(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         page: &PageRequest,
     ) -> Result<Page<Plan>, StoreError> {
         let mut conn = self.conn().await?;
-        let newest = scoped(p::table, platform, mode)
+        let newest = scoped(p::table, scope)
             .order(p::id.desc())
             .limit(page.fetch_count());
         let rows = load_rows_page::<PlanRow, _, _>(&mut conn, "plans", newest, page, |q, after| {
@@ -159,29 +154,20 @@ impl RoutingStore for SqlStore {
         })
     }
 
-    async fn get_plan(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-        id: &PlanId,
-    ) -> Result<Option<Plan>, StoreError> {
+    async fn get_plan(&self, scope: &Scope, id: &PlanId) -> Result<Option<Plan>, StoreError> {
         let mut conn = self.conn().await?;
         let row = conn
-            .first::<PlanRow, _>(scoped(p::table, platform, mode).filter(p::id.eq(id.as_str())))
+            .first::<PlanRow, _>(scoped(p::table, scope).filter(p::id.eq(id.as_str())))
             .await
             .optional()
             .map_err(query_error("plans"))?;
         Ok(with_routes(&mut conn, Vec::from_iter(row)).await?.pop())
     }
 
-    async fn default_plan(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-    ) -> Result<Option<Plan>, StoreError> {
+    async fn default_plan(&self, scope: &Scope) -> Result<Option<Plan>, StoreError> {
         let mut conn = self.conn().await?;
         let row = conn
-            .first::<PlanRow, _>(scoped(p::table, platform, mode).filter(p::is_default.eq(true)))
+            .first::<PlanRow, _>(scoped(p::table, scope).filter(p::is_default.eq(true)))
             .await
             .optional()
             .map_err(query_error("plans"))?;

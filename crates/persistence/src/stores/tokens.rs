@@ -3,10 +3,10 @@
 use diesel::dsl::Eq;
 use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedResponse;
-use holdfast_domain::ids::{PlatformId, TokenId};
-use holdfast_domain::mode::Mode;
+use holdfast_domain::ids::TokenId;
 use holdfast_domain::payment::token::{Token, TokenKind};
 use holdfast_domain::ports::{StoreError, TokenStore};
+use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
 use super::SqlStore;
@@ -43,12 +43,11 @@ impl TokenStore for SqlStore {
 
     async fn take(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &TokenId,
         now: OffsetDateTime,
     ) -> Result<Option<Token>, StoreError> {
-        let this = scoped(t::table, platform, mode).filter(t::id.eq(id.as_str()));
+        let this = scoped(t::table, scope).filter(t::id.eq(id.as_str()));
         let mut conn = self.conn().await?;
         // A single-use token is marked used by the statement that hands it out: of two racing
         // payments, one gets it. Its sealed card is erased in the same SQL transaction, once
@@ -84,14 +83,9 @@ impl TokenStore for SqlStore {
         row.map(Token::try_from).transpose()
     }
 
-    async fn find(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-        id: &TokenId,
-    ) -> Result<Option<Token>, StoreError> {
+    async fn find(&self, scope: &Scope, id: &TokenId) -> Result<Option<Token>, StoreError> {
         let mut conn = self.conn().await?;
-        conn.first::<TokenRow, _>(scoped(t::table, platform, mode).filter(t::id.eq(id.as_str())))
+        conn.first::<TokenRow, _>(scoped(t::table, scope).filter(t::id.eq(id.as_str())))
             .await
             .optional()
             .map_err(query_error("tokens"))?

@@ -9,9 +9,8 @@ use diesel::prelude::*;
 use diesel::query_dsl::methods;
 
 use holdfast_domain::idempotency::KeyedResponse;
-use holdfast_domain::ids::{MerchantId, PlatformId, TxnId};
+use holdfast_domain::ids::{MerchantId, TxnId};
 use holdfast_domain::merchant::Merchant;
-use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
 use holdfast_domain::payment::routing::ProcessorConnection;
@@ -19,6 +18,7 @@ use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::{
     Event, OriginalOutcome, PaymentSetup, Reservation, StoreError, TransactionStore, TxnFilter,
 };
+use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
 use super::SqlStore;
@@ -43,12 +43,11 @@ async fn insert_pending(conn: &mut Conn, x: &Transaction) -> QueryResult<()> {
 /// decides which of concurrent claims wins. How many rows it took: 1 or 0.
 async fn reserve(
     conn: &mut Conn,
-    platform: &PlatformId,
-    mode: Mode,
+    scope: &Scope,
     original: &TxnId,
     reservation: Reservation,
 ) -> QueryResult<usize> {
-    let row = scoped(t::table, platform, mode).filter(t::id.eq(original.as_str()));
+    let row = scoped(t::table, scope).filter(t::id.eq(original.as_str()));
     match reservation {
         Reservation::CloseAuth => {
             conn.execute(
@@ -161,8 +160,7 @@ fn setup_of(rows: Vec<SetupRow>) -> Result<Option<PaymentSetup>, StoreError> {
 impl TransactionStore for SqlStore {
     async fn payment_setup(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         merchant: &MerchantId,
     ) -> Result<Option<PaymentSetup>, StoreError> {
         let plan_of_merchant = p::platform_id
@@ -189,8 +187,8 @@ impl TransactionStore for SqlStore {
                     .left_join(p::table.on(plan_of_merchant))
                     .left_join(r::table.on(r::plan_id.eq(p::id)))
                     .left_join(c::table.on(named_by_plan))
-                    .filter(m::platform_id.eq(platform.as_str()))
-                    .filter(m::mode.eq(mode.as_str()))
+                    .filter(m::platform_id.eq(scope.platform.as_str()))
+                    .filter(m::mode.eq(scope.mode.as_str()))
                     .filter(m::id.eq(merchant.as_str()))
                     .filter(m::deleted_on.is_null())
                     .select((
@@ -252,15 +250,14 @@ impl TransactionStore for SqlStore {
 
     async fn reserve_with_pending(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         original: &TxnId,
         reservation: Reservation,
         pending: &Transaction,
     ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
-            if reserve(conn, platform, mode, original, reservation).await? != 1 {
+            if reserve(conn, scope, original, reservation).await? != 1 {
                 return Ok(false);
             }
             insert_pending(conn, pending).await?;
@@ -272,12 +269,11 @@ impl TransactionStore for SqlStore {
 
     async fn get_transaction(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &TxnId,
     ) -> Result<Option<Transaction>, StoreError> {
         let mut conn = self.conn().await?;
-        conn.first::<TxnRow, _>(scoped(t::table, platform, mode).filter(t::id.eq(id.as_str())))
+        conn.first::<TxnRow, _>(scoped(t::table, scope).filter(t::id.eq(id.as_str())))
             .await
             .optional()
             .map_err(query_error("transactions"))?
@@ -306,13 +302,12 @@ impl TransactionStore for SqlStore {
 
     async fn list_transactions(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         filter: &TxnFilter,
         page: &PageRequest,
     ) -> Result<Page<Transaction>, StoreError> {
         let mut conn = self.conn().await?;
-        let newest = scoped(t::table, platform, mode)
+        let newest = scoped(t::table, scope)
             .order(t::id.desc())
             .limit(page.fetch_count());
         let rows: Vec<TxnRow> = match &mut conn {
@@ -334,8 +329,9 @@ impl TransactionStore for SqlStore {
 mod tests {
     use diesel::pg::Pg;
     use diesel::query_builder::QueryFragment;
-    use holdfast_domain::ids::{ConnectionId, PlanId};
+    use holdfast_domain::ids::{ConnectionId, PlanId, PlatformId};
     use holdfast_domain::merchant::Currency;
+    use holdfast_domain::mode::Mode;
     use holdfast_domain::payment::brand::{CardBrand, FundingType};
     use holdfast_domain::payment::transaction::{AuthStatus, AvsCode, CvvCode};
     use holdfast_domain::payment::transaction::{Authorization, Named, PaymentSummary};

@@ -6,6 +6,7 @@ use holdfast_domain::ids::{PlatformId, WebhookId};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::ports::{Delivery, Replacement, StoreError, WebhookStore};
+use holdfast_domain::scope::Scope;
 use holdfast_domain::webhook::{CustomHeader, Description, Subscription};
 use time::OffsetDateTime;
 
@@ -13,7 +14,7 @@ use super::SqlStore;
 use super::idempotency::write_reply;
 use crate::conn::Lock;
 use crate::error::query_error;
-use crate::query::{load_page, scoped};
+use crate::query::{load_page, scoped, scoped_to};
 use crate::schema::{notifications as n, webhooks as w};
 use crate::timestamp::Instant;
 use crate::webhook_rows::{NewWebhookRow, NotificationRow, WebhookRow, encode_events};
@@ -61,7 +62,7 @@ impl WebhookStore for SqlStore {
             // would still let two concurrent creates both see room for one.
             conn.lock(Lock::WebhookCreate).await?;
             let have: i64 = conn
-                .get_result(scoped(w::table, &s.platform_id, s.mode).count())
+                .get_result(scoped_to(w::table, &s.platform_id, s.mode).count())
                 .await?;
             if have >= i64::from(max) {
                 return Ok(false);
@@ -82,7 +83,7 @@ impl WebhookStore for SqlStore {
         reply: Option<KeyedResponse>,
     ) -> Result<bool, StoreError> {
         let previous = rotated.previous_secret.as_ref();
-        let this = scoped(w::table, &rotated.platform_id, rotated.mode)
+        let this = scoped_to(w::table, &rotated.platform_id, rotated.mode)
             .filter(w::id.eq(rotated.id.as_str()));
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
@@ -111,12 +112,11 @@ impl WebhookStore for SqlStore {
 
     async fn get_webhook(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &WebhookId,
     ) -> Result<Option<Subscription>, StoreError> {
         let mut conn = self.conn().await?;
-        conn.first::<WebhookRow, _>(scoped(w::table, platform, mode).filter(w::id.eq(id.as_str())))
+        conn.first::<WebhookRow, _>(scoped(w::table, scope).filter(w::id.eq(id.as_str())))
             .await
             .optional()
             .map_err(query_error("webhooks"))?
@@ -126,12 +126,11 @@ impl WebhookStore for SqlStore {
 
     async fn list_webhooks(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         page: &PageRequest,
     ) -> Result<Page<Subscription>, StoreError> {
         let mut conn = self.conn().await?;
-        let newest = scoped(w::table, platform, mode)
+        let newest = scoped(w::table, scope)
             .order(w::id.desc())
             .limit(page.fetch_count());
         load_page::<WebhookRow, _, _, _>(&mut conn, "webhooks", newest, page, |q, after| {
@@ -142,15 +141,14 @@ impl WebhookStore for SqlStore {
 
     async fn replace_webhook(
         &self,
-        platform: &PlatformId,
-        mode: Mode,
+        scope: &Scope,
         id: &WebhookId,
         r: &Replacement,
         at: OffsetDateTime,
     ) -> Result<Subscription, StoreError> {
         let mut conn = self.conn().await?;
         conn.get_result::<WebhookRow, _>(
-            diesel::update(scoped(w::table, platform, mode).filter(w::id.eq(id.as_str())))
+            diesel::update(scoped(w::table, scope).filter(w::id.eq(id.as_str())))
                 .set(ReplacementRow::of(r, at)),
         )
         .await
@@ -158,24 +156,19 @@ impl WebhookStore for SqlStore {
         .and_then(Subscription::try_from)
     }
 
-    async fn delete_webhook(
-        &self,
-        platform: &PlatformId,
-        mode: Mode,
-        id: &WebhookId,
-    ) -> Result<(), StoreError> {
+    async fn delete_webhook(&self, scope: &Scope, id: &WebhookId) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
             // The history goes with it (spec 3.2), in the caller's scope only; a subscription
             // of another platform or mode is not found and nothing is deleted (the transaction
             // rolls back).
             conn.execute(diesel::delete(
-                scoped(n::table, platform, mode).filter(n::webhook_id.eq(id.as_str())),
+                scoped(n::table, scope).filter(n::webhook_id.eq(id.as_str())),
             ))
             .await?;
             let deleted = conn
                 .execute(diesel::delete(
-                    scoped(w::table, platform, mode).filter(w::id.eq(id.as_str())),
+                    scoped(w::table, scope).filter(w::id.eq(id.as_str())),
                 ))
                 .await?;
             super::one_row(deleted)

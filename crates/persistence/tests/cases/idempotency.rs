@@ -21,7 +21,7 @@ pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Databa
     };
     let claim = async |name: &str| {
         let key = IdempotencyKey::parse(name).unwrap();
-        let begun = idem.begin(&p.platform_id, p.mode, &key, &print, T0).await;
+        let begun = idem.begin(&p.scope(), &key, &print, T0).await;
         assert_eq!(begun.unwrap(), Begun::Started);
         Some(KeyedResponse {
             key,
@@ -30,23 +30,16 @@ pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Databa
     };
     let seen = async |name: &str| {
         let key = IdempotencyKey::parse(name).unwrap();
-        match idem
-            .begin(&p.platform_id, p.mode, &key, &print, T0)
-            .await
-            .unwrap()
-        {
+        match idem.begin(&p.scope(), &key, &print, T0).await.unwrap() {
             Begun::Seen(seen) => seen,
             Begun::Started => panic!("{name}: the key was lost"),
         }
     };
 
     // The same key in the other mode is another key: the answers below never reach it.
-    let in_live = IdempotencyKey::parse("merchant").unwrap();
-    let live = async || {
-        idem.begin(&p.platform_id, Mode::Live, &in_live, &print, T0)
-            .await
-            .unwrap()
-    };
+    let (in_live, live) = (IdempotencyKey::parse("merchant").unwrap(), p.scope());
+    let live_scope = Scope::new(live.platform, Mode::Live);
+    let live = async || idem.begin(&live_scope, &in_live, &print, T0).await.unwrap();
     assert_eq!(live().await, Begun::Started);
 
     let m = merchant(&p, "Shop");
@@ -105,7 +98,7 @@ pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Databa
     assert!(
         stores
             .webhooks
-            .get_webhook(&p.platform_id, p.mode, &over.id)
+            .get_webhook(&p.scope(), &over.id)
             .await
             .unwrap()
             .is_none()
@@ -118,20 +111,24 @@ pub async fn idempotency_keys_claim_replay_and_release(db: Database) {
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
     let (p, mode) = (&a.platform.id, Mode::Test);
+    let (test, live) = (
+        Scope::new(p.clone(), mode),
+        Scope::new(p.clone(), Mode::Live),
+    );
     let key = IdempotencyKey::parse("order-42").unwrap();
     let print = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{}");
     let other = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{\"x\":1}");
     let idem = &stores.idempotency;
     assert_eq!(
-        idem.begin(p, mode, &key, &print, T0).await.unwrap(),
+        idem.begin(&test, &key, &print, T0).await.unwrap(),
         Begun::Started
     );
     assert_eq!(
-        idem.begin(p, mode, &key, &print, T0).await.unwrap(),
+        idem.begin(&test, &key, &print, T0).await.unwrap(),
         Begun::Seen(Seen::InProgress)
     );
     assert_eq!(
-        idem.begin(p, Mode::Live, &key, &print, T0).await.unwrap(),
+        idem.begin(&live, &key, &print, T0).await.unwrap(),
         Begun::Started,
         "per mode"
     );
@@ -139,40 +136,40 @@ pub async fn idempotency_keys_claim_replay_and_release(db: Database) {
         status: 201,
         body: "{\"id\":1}".into(),
     };
-    idem.complete(p, mode, &key, &response).await.unwrap();
+    idem.complete(&test, &key, &response).await.unwrap();
     assert_eq!(
-        idem.begin(p, mode, &key, &print, T0).await.unwrap(),
+        idem.begin(&test, &key, &print, T0).await.unwrap(),
         Begun::Seen(Seen::Replay(response.clone()))
     );
     assert_eq!(
-        idem.begin(p, mode, &key, &other, T0).await.unwrap(),
+        idem.begin(&test, &key, &other, T0).await.unwrap(),
         Begun::Seen(Seen::Mismatch)
     );
     // A completed key is not released; a running one is.
-    idem.release(p, mode, &key).await.unwrap();
+    idem.release(&test, &key).await.unwrap();
     assert_eq!(
-        idem.begin(p, mode, &key, &print, T0).await.unwrap(),
+        idem.begin(&test, &key, &print, T0).await.unwrap(),
         Begun::Seen(Seen::Replay(response))
     );
     let running = IdempotencyKey::parse("order-43").unwrap();
     assert_eq!(
-        idem.begin(p, mode, &running, &print, T0).await.unwrap(),
+        idem.begin(&test, &running, &print, T0).await.unwrap(),
         Begun::Started
     );
-    idem.release(p, mode, &running).await.unwrap();
+    idem.release(&test, &running).await.unwrap();
     assert_eq!(
-        idem.begin(p, mode, &running, &print, T0).await.unwrap(),
+        idem.begin(&test, &running, &print, T0).await.unwrap(),
         Begun::Started
     );
     // After 24 hours a key starts afresh.
     let later = T0 + time::Duration::hours(25);
     assert_eq!(
-        idem.begin(p, mode, &key, &other, later).await.unwrap(),
+        idem.begin(&test, &key, &other, later).await.unwrap(),
         Begun::Started
     );
     // Retention: keys created before the cut-off are deleted, newer ones stay.
     let fresh = IdempotencyKey::parse("order-44").unwrap();
-    idem.begin(p, mode, &fresh, &print, later + time::Duration::hours(1))
+    idem.begin(&test, &fresh, &print, later + time::Duration::hours(1))
         .await
         .unwrap();
     assert_eq!(
@@ -183,7 +180,7 @@ pub async fn idempotency_keys_claim_replay_and_release(db: Database) {
         "order-42 in both modes and the abandoned order-43"
     );
     assert_eq!(
-        idem.begin(p, mode, &fresh, &print, later + time::Duration::hours(1))
+        idem.begin(&test, &fresh, &print, later + time::Duration::hours(1))
             .await
             .unwrap(),
         Begun::Seen(Seen::InProgress),

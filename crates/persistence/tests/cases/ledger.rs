@@ -15,7 +15,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
         .unwrap();
     let plan = stores
         .routing
-        .default_plan(&p.platform_id, p.mode)
+        .default_plan(&p.scope())
         .await
         .unwrap()
         .unwrap();
@@ -32,7 +32,12 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
         capture.parent_id = Some(auth.id.clone());
         tokio::spawn(async move {
             let won = payments
-                .reserve_with_pending(&platform, Mode::Test, &id, Reservation::CloseAuth, &capture)
+                .reserve_with_pending(
+                    &Scope::new(platform.clone(), Mode::Test),
+                    &id,
+                    Reservation::CloseAuth,
+                    &capture,
+                )
                 .await
                 .unwrap();
             won.then_some(capture)
@@ -46,7 +51,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
     let mut capture = winners.pop().unwrap();
     let written = stores
         .transactions
-        .get_transaction(&p.platform_id, p.mode, &capture.id)
+        .get_transaction(&p.scope(), &capture.id)
         .await
         .unwrap();
     assert_eq!(
@@ -56,7 +61,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
     );
     let closing = stores
         .transactions
-        .get_transaction(&p.platform_id, p.mode, &auth.id)
+        .get_transaction(&p.scope(), &auth.id)
         .await
         .unwrap()
         .unwrap();
@@ -75,16 +80,12 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
         .unwrap();
     let reopened = stores
         .transactions
-        .get_transaction(&p.platform_id, p.mode, &auth.id)
+        .get_transaction(&p.scope(), &auth.id)
         .await
         .unwrap()
         .unwrap();
     assert_eq!(reopened.state, TxnState::Authorized);
-    let events = stores
-        .events
-        .list_events(&p.platform_id, p.mode)
-        .await
-        .unwrap();
+    let events = stores.events.list_events(&p.scope()).await.unwrap();
     // The merchant's own `merchant.created`, then the capture's `transaction.created`.
     let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
     assert_eq!(types, ["merchant.created", "transaction.created"]);
@@ -103,12 +104,17 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
         let void = txn(&m, &plan, TxnType::Void, TxnState::Pending, 1000);
         let reserved = stores
             .transactions
-            .reserve_with_pending(platform, mode, &auth.id, Reservation::CloseAuth, &void)
+            .reserve_with_pending(
+                &Scope::new(platform.clone(), mode),
+                &auth.id,
+                Reservation::CloseAuth,
+                &void,
+            )
             .await;
         assert!(!reserved.unwrap(), "scoped by platform and mode");
         let written = stores
             .transactions
-            .get_transaction(&p.platform_id, p.mode, &void.id)
+            .get_transaction(&p.scope(), &void.id)
             .await
             .unwrap();
         assert!(written.is_none(), "a refused reservation writes nothing");
@@ -127,7 +133,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
         .unwrap();
     let plan = stores
         .routing
-        .default_plan(&p.platform_id, p.mode)
+        .default_plan(&p.scope())
         .await
         .unwrap()
         .unwrap();
@@ -144,8 +150,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
         tokio::spawn(async move {
             payments
                 .reserve_with_pending(
-                    &platform,
-                    Mode::Test,
+                    &Scope::new(platform.clone(), Mode::Test),
                     &id,
                     Reservation::Refund { amount: 300 },
                     &refund,
@@ -161,7 +166,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
     assert_eq!(won, 3, "3 × 300 fit in 1000, a fourth does not");
     let now = stores
         .transactions
-        .get_transaction(&p.platform_id, p.mode, &sale.id)
+        .get_transaction(&p.scope(), &sale.id)
         .await
         .unwrap()
         .unwrap();
@@ -177,8 +182,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
         !stores
             .transactions
             .reserve_with_pending(
-                &p.platform_id,
-                p.mode,
+                &p.scope(),
                 &auth.id,
                 Reservation::Refund { amount: 1 },
                 &txn(&m, &plan, TxnType::Refund, TxnState::Pending, 1),
@@ -207,7 +211,7 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
         .unwrap();
     let plan = stores
         .routing
-        .default_plan(&p.platform_id, p.mode)
+        .default_plan(&p.scope())
         .await
         .unwrap()
         .unwrap();
@@ -237,7 +241,7 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
         async move {
             stores
                 .transactions
-                .list_transactions(&platform, Mode::Test, &filter, &page)
+                .list_transactions(&Scope::new(platform.clone(), Mode::Test), &filter, &page)
                 .await
                 .unwrap()
                 .data
@@ -287,14 +291,18 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
     );
     let live = stores
         .transactions
-        .list_transactions(&p.platform_id, Mode::Live, &TxnFilter::default(), &page)
+        .list_transactions(
+            &Scope::new(p.platform_id.clone(), Mode::Live),
+            &TxnFilter::default(),
+            &page,
+        )
         .await
         .unwrap();
     assert!(live.data.is_empty());
     assert_eq!(
         stores
             .transactions
-            .get_transaction(&p.platform_id, p.mode, &written[0].id)
+            .get_transaction(&p.scope(), &written[0].id)
             .await
             .unwrap(),
         Some(written[0].clone())
@@ -314,7 +322,7 @@ pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
         .unwrap();
     let plan = stores
         .routing
-        .default_plan(&p.platform_id, p.mode)
+        .default_plan(&p.scope())
         .await
         .unwrap()
         .unwrap();
@@ -367,11 +375,7 @@ pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
             .unwrap()
             .is_empty()
     );
-    let events = stores
-        .events
-        .list_events(&p.platform_id, p.mode)
-        .await
-        .unwrap();
+    let events = stores.events.list_events(&p.scope()).await.unwrap();
     assert_eq!(
         events
             .iter()

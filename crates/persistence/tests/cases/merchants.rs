@@ -15,7 +15,7 @@ pub async fn merchants_are_scoped_by_platform_and_mode(db: Database) {
         .unwrap();
     let got = stores
         .merchants
-        .get_merchant(&test.platform_id, Mode::Test, &m.id)
+        .get_merchant(&Scope::new(test.platform_id.clone(), Mode::Test), &m.id)
         .await
         .unwrap();
     assert_eq!(got.as_ref(), Some(&m));
@@ -23,7 +23,7 @@ pub async fn merchants_are_scoped_by_platform_and_mode(db: Database) {
         assert!(
             stores
                 .merchants
-                .get_merchant(platform, mode, &m.id)
+                .get_merchant(&Scope::new(platform.clone(), mode), &m.id)
                 .await
                 .unwrap()
                 .is_none()
@@ -32,7 +32,7 @@ pub async fn merchants_are_scoped_by_platform_and_mode(db: Database) {
         assert!(
             stores
                 .merchants
-                .list_merchants(platform, mode, &page)
+                .list_merchants(&Scope::new(platform.clone(), mode), &page)
                 .await
                 .unwrap()
                 .data
@@ -41,7 +41,12 @@ pub async fn merchants_are_scoped_by_platform_and_mode(db: Database) {
         assert!(matches!(
             stores
                 .merchants
-                .delete_merchant_with_event(platform, mode, &m.id, T0, &event_id())
+                .delete_merchant_with_event(
+                    &Scope::new(platform.clone(), mode),
+                    &m.id,
+                    T0,
+                    &event_id()
+                )
                 .await,
             Err(StoreError::NotFound)
         ));
@@ -70,7 +75,7 @@ pub async fn merchant_update_writes_only_what_is_sent(db: Database) {
     };
     let after_rename = stores
         .merchants
-        .update_merchant_with_event(&p.platform_id, p.mode, &m.id, &rename, later, &event_id())
+        .update_merchant_with_event(&p.scope(), &m.id, &rename, later, &event_id())
         .await
         .unwrap();
     assert_eq!(after_rename.details.name.as_str(), "Shop renamed");
@@ -79,14 +84,7 @@ pub async fn merchant_update_writes_only_what_is_sent(db: Database) {
     assert_eq!(after_rename.created_on, m.created_on);
     let after_both = stores
         .merchants
-        .update_merchant_with_event(
-            &p.platform_id,
-            p.mode,
-            &m.id,
-            &clear_email,
-            later,
-            &event_id(),
-        )
+        .update_merchant_with_event(&p.scope(), &m.id, &clear_email, later, &event_id())
         .await
         .unwrap();
     assert_eq!(after_both.details.name.as_str(), "Shop renamed");
@@ -94,7 +92,7 @@ pub async fn merchant_update_writes_only_what_is_sent(db: Database) {
     assert_eq!(after_both.details.currency, m.details.currency);
     let reread = stores
         .merchants
-        .get_merchant(&p.platform_id, p.mode, &m.id)
+        .get_merchant(&p.scope(), &m.id)
         .await
         .unwrap();
     assert_eq!(reread, Some(after_both));
@@ -118,38 +116,44 @@ pub async fn merchant_update_and_delete_are_scoped(db: Database) {
     for (platform, mode) in [(&a.platform.id, Mode::Test), (&b.platform.id, Mode::Live)] {
         let err = stores
             .merchants
-            .update_merchant_with_event(platform, mode, &m.id, &rename, T0, &event_id())
+            .update_merchant_with_event(
+                &Scope::new(platform.clone(), mode),
+                &m.id,
+                &rename,
+                T0,
+                &event_id(),
+            )
             .await;
         assert!(matches!(err, Err(StoreError::NotFound)), "{err:?}");
         let err = stores
             .merchants
-            .delete_merchant_with_event(platform, mode, &m.id, T0, &event_id())
+            .delete_merchant_with_event(&Scope::new(platform.clone(), mode), &m.id, T0, &event_id())
             .await;
         assert!(matches!(err, Err(StoreError::NotFound)), "{err:?}");
     }
     let unchanged = stores
         .merchants
-        .get_merchant(&p.platform_id, p.mode, &m.id)
+        .get_merchant(&p.scope(), &m.id)
         .await
         .unwrap();
     assert_eq!(unchanged, Some(m.clone()));
 
     stores
         .merchants
-        .delete_merchant_with_event(&p.platform_id, p.mode, &m.id, T0, &event_id())
+        .delete_merchant_with_event(&p.scope(), &m.id, T0, &event_id())
         .await
         .unwrap();
     assert!(
         stores
             .merchants
-            .get_merchant(&p.platform_id, p.mode, &m.id)
+            .get_merchant(&p.scope(), &m.id)
             .await
             .unwrap()
             .is_none()
     );
     let err = stores
         .merchants
-        .update_merchant_with_event(&p.platform_id, p.mode, &m.id, &rename, T0, &event_id())
+        .update_merchant_with_event(&p.scope(), &m.id, &rename, T0, &event_id())
         .await;
     assert!(
         matches!(err, Err(StoreError::NotFound)),
@@ -158,7 +162,7 @@ pub async fn merchant_update_and_delete_are_scoped(db: Database) {
     assert!(matches!(
         stores
             .merchants
-            .delete_merchant_with_event(&p.platform_id, p.mode, &m.id, T0, &event_id())
+            .delete_merchant_with_event(&p.scope(), &m.id, T0, &event_id())
             .await,
         Err(StoreError::NotFound)
     ));
@@ -181,7 +185,7 @@ pub async fn merchant_pages_newest_first(db: Database) {
     let deleted = ids.remove(3);
     stores
         .merchants
-        .delete_merchant_with_event(&p.platform_id, p.mode, &deleted, T0, &event_id())
+        .delete_merchant_with_event(&p.scope(), &deleted, T0, &event_id())
         .await
         .unwrap();
     ids.reverse();
@@ -193,7 +197,7 @@ pub async fn merchant_pages_newest_first(db: Database) {
         let req = PageRequest::new(Some(10), cursor.clone()).unwrap();
         let page = stores
             .merchants
-            .list_merchants(&p.platform_id, p.mode, &req)
+            .list_merchants(&p.scope(), &req)
             .await
             .unwrap();
         pages.push((page.data.len(), page.has_more));

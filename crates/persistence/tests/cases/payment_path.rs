@@ -28,7 +28,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     let p = principal(&a, Mode::Test);
     let default = stores
         .routing
-        .default_plan(&p.platform_id, p.mode)
+        .default_plan(&p.scope())
         .await
         .unwrap()
         .unwrap();
@@ -41,7 +41,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .unwrap();
     let setup = stores
         .transactions
-        .payment_setup(&p.platform_id, p.mode, &plain.id)
+        .payment_setup(&p.scope(), &plain.id)
         .await
         .unwrap()
         .unwrap();
@@ -77,7 +77,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .unwrap();
     let setup = stores
         .transactions
-        .payment_setup(&p.platform_id, p.mode, &planned.id)
+        .payment_setup(&p.scope(), &planned.id)
         .await
         .unwrap()
         .unwrap();
@@ -112,19 +112,19 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     ] {
         let seen = stores
             .transactions
-            .payment_setup(platform, mode, &plain.id)
+            .payment_setup(&Scope::new(platform.clone(), mode), &plain.id)
             .await
             .unwrap();
         assert!(seen.is_none(), "{platform} {mode:?}");
     }
     stores
         .merchants
-        .delete_merchant_with_event(&p.platform_id, p.mode, &plain.id, T0, &event_id())
+        .delete_merchant_with_event(&p.scope(), &plain.id, T0, &event_id())
         .await
         .unwrap();
     let gone = stores
         .transactions
-        .payment_setup(&p.platform_id, p.mode, &plain.id)
+        .payment_setup(&p.scope(), &plain.id)
         .await
         .unwrap();
     assert!(gone.is_none());
@@ -139,7 +139,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .unwrap();
     let setup = stores
         .transactions
-        .payment_setup(&live.platform_id, live.mode, &shop.id)
+        .payment_setup(&live.scope(), &shop.id)
         .await
         .unwrap()
         .unwrap();
@@ -183,7 +183,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     }
     let plan = stores
         .routing
-        .default_plan(&p.platform_id, p.mode)
+        .default_plan(&p.scope())
         .await
         .unwrap()
         .unwrap();
@@ -191,7 +191,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     let key = IdempotencyKey::parse("pay-1").unwrap();
     let print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{}");
     let idem = &stores.idempotency;
-    let claim = idem.begin(&p.platform_id, p.mode, &key, &print, T0).await;
+    let claim = idem.begin(&p.scope(), &key, &print, T0).await;
     assert_eq!(claim.unwrap(), Begun::Started);
     let auth = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
     stores
@@ -219,11 +219,11 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
 
     let written = stores
         .transactions
-        .get_transaction(&p.platform_id, p.mode, &done.id)
+        .get_transaction(&p.scope(), &done.id)
         .await
         .unwrap();
     assert_eq!(written, Some(done.clone()));
-    let again = idem.begin(&p.platform_id, p.mode, &key, &print, T0).await;
+    let again = idem.begin(&p.scope(), &key, &print, T0).await;
     assert_eq!(
         again.unwrap(),
         Begun::Seen(Seen::Replay(reply.response.clone())),
@@ -263,9 +263,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
 
     // Completed once: a second completion writes nothing, not even its reply.
     let second_key = IdempotencyKey::parse("pay-2").unwrap();
-    let claim = idem
-        .begin(&p.platform_id, p.mode, &second_key, &print, T0)
-        .await;
+    let claim = idem.begin(&p.scope(), &second_key, &print, T0).await;
     assert_eq!(claim.unwrap(), Begun::Started);
     let refused = stores
         .transactions
@@ -280,9 +278,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         )
         .await;
     assert!(matches!(refused, Err(StoreError::NotFound)), "{refused:?}");
-    let still = idem
-        .begin(&p.platform_id, p.mode, &second_key, &print, T0)
-        .await;
+    let still = idem.begin(&p.scope(), &second_key, &print, T0).await;
     assert_eq!(still.unwrap(), Begun::Seen(Seen::InProgress));
 
     // A capture whose original is not reserved cannot close it: nothing is kept.
@@ -313,17 +309,13 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     ] {
         let row = stores
             .transactions
-            .get_transaction(&p.platform_id, p.mode, id)
+            .get_transaction(&p.scope(), id)
             .await
             .unwrap()
             .unwrap();
         assert_eq!(row.state, state, "{id}");
     }
-    let events = stores
-        .events
-        .list_events(&p.platform_id, p.mode)
-        .await
-        .unwrap();
+    let events = stores.events.list_events(&p.scope()).await.unwrap();
     let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
     assert_eq!(
         types,
@@ -352,7 +344,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
         .unwrap();
     let plan = stores
         .routing
-        .default_plan(&p.platform_id, p.mode)
+        .default_plan(&p.scope())
         .await
         .unwrap()
         .unwrap();
@@ -367,8 +359,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
     let reserved = stores
         .transactions
         .reserve_with_pending(
-            &p.platform_id,
-            p.mode,
+            &p.scope(),
             &sale.id,
             Reservation::Refund { amount: 400 },
             &refund,
@@ -421,7 +412,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
 async fn refunded(stores: &Stores, p: &Principal, id: &TxnId) -> (TxnState, i64) {
     let row = stores
         .transactions
-        .get_transaction(&p.platform_id, p.mode, id)
+        .get_transaction(&p.scope(), id)
         .await
         .unwrap()
         .unwrap();

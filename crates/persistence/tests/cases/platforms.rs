@@ -159,14 +159,17 @@ pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
     let a = new_platform(&stores, "A").await;
     let plan = stores
         .routing
-        .default_plan(&a.platform.id, Mode::Test)
+        .default_plan(&Scope::new(a.platform.id.clone(), Mode::Test))
         .await
         .unwrap()
         .unwrap();
     assert!(plan.is_default && plan.fee == FeeRule::new(290, 30).unwrap());
     let connection = stores
         .routing
-        .get_connection(&a.platform.id, Mode::Test, &plan.default_connection)
+        .get_connection(
+            &Scope::new(a.platform.id.clone(), Mode::Test),
+            &plan.default_connection,
+        )
         .await
         .unwrap()
         .unwrap();
@@ -174,7 +177,7 @@ pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
     assert_eq!(
         stores
             .routing
-            .get_plan(&a.platform.id, Mode::Test, &plan.id)
+            .get_plan(&Scope::new(a.platform.id.clone(), Mode::Test), &plan.id)
             .await
             .unwrap(),
         Some(plan.clone())
@@ -182,7 +185,7 @@ pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
     assert!(
         stores
             .routing
-            .default_plan(&a.platform.id, Mode::Live)
+            .default_plan(&Scope::new(a.platform.id.clone(), Mode::Live))
             .await
             .unwrap()
             .is_none(),
@@ -191,7 +194,7 @@ pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
     assert!(
         stores
             .routing
-            .get_plan(&a.platform.id, Mode::Live, &plan.id)
+            .get_plan(&Scope::new(a.platform.id.clone(), Mode::Live), &plan.id)
             .await
             .unwrap()
             .is_none()
@@ -208,7 +211,7 @@ pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
     stores.routing.insert_plan(&second, None).await.unwrap();
     let round = stores
         .routing
-        .get_plan(&a.platform.id, Mode::Test, &second.id)
+        .get_plan(&Scope::new(a.platform.id.clone(), Mode::Test), &second.id)
         .await
         .unwrap();
     assert_eq!(round, Some(second), "routes and fallbacks round-trip");

@@ -51,28 +51,24 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
     };
     stores
         .merchants
-        .update_merchant_with_event(&p.platform_id, p.mode, &m.id, &rename, T0, &event_id())
+        .update_merchant_with_event(&p.scope(), &m.id, &rename, T0, &event_id())
         .await
         .unwrap();
     stores
         .merchants
-        .delete_merchant_with_event(&p.platform_id, p.mode, &m.id, T0, &event_id())
+        .delete_merchant_with_event(&p.scope(), &m.id, T0, &event_id())
         .await
         .unwrap();
     let again = stores
         .merchants
-        .delete_merchant_with_event(&p.platform_id, p.mode, &m.id, T0, &event_id())
+        .delete_merchant_with_event(&p.scope(), &m.id, T0, &event_id())
         .await;
     assert!(
         matches!(again, Err(StoreError::NotFound)),
         "a second delete reports nothing"
     );
 
-    let events = stores
-        .events
-        .list_events(&p.platform_id, p.mode)
-        .await
-        .unwrap();
+    let events = stores.events.list_events(&p.scope()).await.unwrap();
     let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
     assert_eq!(
         types, all,
@@ -201,7 +197,7 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
     let counter = |s: Subscription| (s.active, s.consecutive_failures);
     let now = stores
         .webhooks
-        .get_webhook(&p.platform_id, p.mode, &wh)
+        .get_webhook(&p.scope(), &wh)
         .await
         .unwrap()
         .unwrap();
@@ -220,7 +216,7 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
     }
     let now = stores
         .webhooks
-        .get_webhook(&p.platform_id, p.mode, &wh)
+        .get_webhook(&p.scope(), &wh)
         .await
         .unwrap()
         .unwrap();
@@ -380,7 +376,7 @@ pub async fn a_secret_rotation_keeps_the_previous_one_and_happens_once(db: Datab
             .unwrap()
     );
     let read = store
-        .get_webhook(&a.platform_id, a.mode, &hook.id)
+        .get_webhook(&a.scope(), &hook.id)
         .await
         .unwrap()
         .unwrap();
@@ -450,7 +446,7 @@ pub async fn subscriptions_are_capped_per_platform_and_mode(db: Database) {
     let hooks = &stores.webhooks;
     let page = PageRequest::new(None, None).unwrap();
     let listed = hooks
-        .list_webhooks(&a.platform.id, Mode::Test, &page)
+        .list_webhooks(&Scope::new(a.platform.id.clone(), Mode::Test), &page)
         .await
         .unwrap();
     assert_eq!(listed.data.len(), 4);
@@ -462,7 +458,7 @@ pub async fn subscriptions_are_capped_per_platform_and_mode(db: Database) {
     }
     let first = listed.data[0].id.clone();
     hooks
-        .delete_webhook(&a.platform.id, Mode::Test, &first)
+        .delete_webhook(&Scope::new(a.platform.id.clone(), Mode::Test), &first)
         .await
         .unwrap();
     let again = subscription(&test, "again", &["merchant.created"], true);
@@ -503,7 +499,10 @@ pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
         (&live.platform_id, Mode::Test),
         (&other.platform.id, Mode::Live),
     ] {
-        let refused = stores.webhooks.delete_webhook(platform, mode, &wh).await;
+        let refused = stores
+            .webhooks
+            .delete_webhook(&Scope::new(platform.clone(), mode), &wh)
+            .await;
         assert!(matches!(refused, Err(StoreError::NotFound)), "{refused:?}");
     }
     assert_eq!(
@@ -513,7 +512,7 @@ pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
     );
     stores
         .webhooks
-        .delete_webhook(&live.platform_id, Mode::Live, &wh)
+        .delete_webhook(&Scope::new(live.platform_id.clone(), Mode::Live), &wh)
         .await
         .unwrap();
     assert!(matches!(

@@ -27,11 +27,11 @@ impl PaymentService {
         // Everything the follow-up needs is read before the reservation is taken.
         let plan = self
             .routing
-            .get_plan(&who.platform_id, who.mode, &original.plan.id)
+            .get_plan(&who.scope(), &original.plan.id)
             .await?;
         let connection = self
             .routing
-            .get_connection(&who.platform_id, who.mode, &original.processor.id)
+            .get_connection(&who.scope(), &original.processor.id)
             .await?;
         let id = TxnId::from_suffix(&self.ids.next_id());
         let mut txn = Transaction {
@@ -49,7 +49,7 @@ impl PaymentService {
         let reservation = follow_up.reservation(amount);
         if !self
             .store
-            .reserve_with_pending(&who.platform_id, who.mode, original_id, reservation, &txn)
+            .reserve_with_pending(&who.scope(), original_id, reservation, &txn)
             .await?
         {
             // Someone else changed the original between our read and the reservation.
@@ -91,7 +91,7 @@ impl PaymentService {
 
     async fn original(&self, who: &Principal, id: &TxnId) -> Result<Transaction, PaymentError> {
         self.store
-            .get_transaction(&who.platform_id, who.mode, id)
+            .get_transaction(&who.scope(), id)
             .await?
             .ok_or_else(|| Invalid::new("transactionId", "no such transaction").into())
     }

@@ -129,10 +129,7 @@ impl PaymentService {
         who: &Principal,
         id: &TxnId,
     ) -> Result<Option<Transaction>, PaymentError> {
-        Ok(self
-            .store
-            .get_transaction(&who.platform_id, who.mode, id)
-            .await?)
+        Ok(self.store.get_transaction(&who.scope(), id).await?)
     }
 
     /// The caller's transactions, newest first.
@@ -145,7 +142,7 @@ impl PaymentService {
     ) -> Result<Page<Transaction>, PaymentError> {
         Ok(self
             .store
-            .list_transactions(&who.platform_id, who.mode, filter, page)
+            .list_transactions(&who.scope(), filter, page)
             .await?)
     }
 

@@ -47,7 +47,7 @@ impl PaymentService {
             connections: known,
         } = self
             .store
-            .payment_setup(&who.platform_id, who.mode, &new.merchant_id)
+            .payment_setup(&who.scope(), &new.merchant_id)
             .await?
             .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
         let plan = plan.ok_or_else(|| {
@@ -147,7 +147,7 @@ impl PaymentService {
         let token = self
             .tokens
             .tokens
-            .take(&who.platform_id, who.mode, id, self.clock.now())
+            .take(&who.scope(), id, self.clock.now())
             .await?
             .ok_or_else(unusable)?;
         let corrupt = |what: &str| StoreError::Unexpected(format!("token {id}: {what}"));

@@ -1,6 +1,7 @@
 //! Transactions a stopped process left `pending`: reversed at the processor, then recorded as
 //! failed.
 
+use crate::scope::Scope;
 use time::OffsetDateTime;
 
 use crate::payment::response_code::ResponseCode;
@@ -26,7 +27,10 @@ impl PaymentService {
         for mut txn in self.store.stale_pending(before, limit).await? {
             let connection = self
                 .routing
-                .get_connection(&txn.platform_id, txn.mode, &txn.processor.id)
+                .get_connection(
+                    &Scope::new(txn.platform_id.clone(), txn.mode),
+                    &txn.processor.id,
+                )
                 .await?;
             let reverse = ProcessorRequest {
                 op: ProcessorOp::Reverse,

@@ -46,7 +46,7 @@ type Completed = Arc<Mutex<Vec<(Transaction, Option<KeyedResponse>)>>>;
 /// A store with one merchant on a plan routing to `primary`, falling back to `backup`.
 fn store() -> (MockTransactionStore, Completed) {
     let mut store = MockTransactionStore::new();
-    store.expect_payment_setup().returning(|_, _, id| {
+    store.expect_payment_setup().returning(|_, id| {
         Ok(Some(PaymentSetup {
             merchant: Merchant {
                 id: id.clone(),
@@ -111,8 +111,8 @@ fn service(store: MockTransactionStore, processor: MockProcessor) -> PaymentServ
     let mut routing = MockRoutingStore::new();
     routing
         .expect_get_connection()
-        .returning(|_, _, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
-    routing.expect_get_plan().returning(|_, _, _| Ok(None));
+        .returning(|_, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
+    routing.expect_get_plan().returning(|_, _| Ok(None));
     PaymentService::new(
         Arc::new(store),
         Arc::new(routing),
@@ -345,11 +345,11 @@ async fn a_lost_reservation_is_refused_without_calling_the_processor() {
     let original = original.unwrap();
     store
         .expect_get_transaction()
-        .returning(move |_, _, _| Ok(Some(original.clone())));
+        .returning(move |_, _| Ok(Some(original.clone())));
     store
         .expect_reserve_with_pending()
         .times(1)
-        .returning(|_, _, _, _, _| Ok(false));
+        .returning(|_, _, _, _| Ok(false));
     let mut processor = MockProcessor::new();
     processor.expect_call().never();
     let err = service(store, processor)
