@@ -1,20 +1,34 @@
 #![warn(missing_docs)]
 #![doc = include_str!("../README.md")]
 
-/// What every one of the domain's word enums offers (their words, parsing and `Display` come
-/// from strum's derives): every value in declaration order, and the word the API and storage
-/// use for a value. Defined here, before the modules, so each module can call it.
+/// Declares one of the domain's word enums: a value the API and storage spell as a word, with
+/// strum's parsing and spelling (its `#[strum]` attributes say how), every value in declaration
+/// order (`ALL`) and the word for a value (`as_str`). Defined here, before the modules, so each module can call it.
 macro_rules! words {
-    ($($ty:ty),* $(,)?) => {
-        $(impl $ty {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($body:tt)* }) => {
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            strum::EnumString,
+            strum::IntoStaticStr,
+            strum::VariantArray,
+        )]
+        $(#[$meta])*
+        $vis enum $name { $($body)* }
+
+        impl $name {
             /// Every value, in declaration order.
-            pub const ALL: &'static [$ty] = <$ty as strum::VariantArray>::VARIANTS;
+            pub const ALL: &'static [$name] = <$name as strum::VariantArray>::VARIANTS;
 
             /// The word the API and storage use for this value.
             pub fn as_str(self) -> &'static str {
                 self.into()
             }
-        })*
+        }
     };
 }
 pub(crate) use words;

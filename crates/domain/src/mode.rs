@@ -1,52 +1,30 @@
 //! Mode and key type: the two axes of the key prefix table (spec 2.1).
 
-/// Every key and every resource lives in exactly one mode; the two never see each other.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "lowercase")]
-#[strum(serialize_all = "lowercase")]
-pub enum Mode {
-    /// Test mode: keys prefixed `pub_test_` or `priv_test_`; sees only test resources.
-    Test,
-    /// Live mode: keys prefixed `pub_` or `priv_`; real payments, only live resources.
-    Live,
+crate::words! {
+    /// Every key and every resource lives in exactly one mode; the two never see each other.
+    #[derive(serde::Serialize, strum::Display)]
+    #[serde(rename_all = "lowercase")]
+    #[strum(serialize_all = "lowercase")]
+    pub enum Mode {
+        /// Test mode: keys prefixed `pub_test_` or `priv_test_`; sees only test resources.
+        Test,
+        /// Live mode: keys prefixed `pub_` or `priv_`; real payments, only live resources.
+        Live,
+    }
 }
 
-/// Public keys tokenize from client code; private keys have full server-side access.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "lowercase")]
-#[strum(serialize_all = "lowercase")]
-pub enum KeyType {
-    /// Creates single-use tokens from client code, and nothing else (spec 5.3).
-    Public,
-    /// Full server-side API access (spec 5.4); must never appear in client code.
-    Private,
+crate::words! {
+    /// Public keys tokenize from client code; private keys have full server-side access.
+    #[derive(serde::Serialize, strum::Display)]
+    #[serde(rename_all = "lowercase")]
+    #[strum(serialize_all = "lowercase")]
+    pub enum KeyType {
+        /// Creates single-use tokens from client code, and nothing else (spec 5.3).
+        Public,
+        /// Full server-side API access (spec 5.4); must never appear in client code.
+        Private,
+    }
 }
-
-crate::words!(Mode, KeyType);
 
 #[cfg(test)]
 mod tests {

@@ -1,61 +1,43 @@
 //! Card brand and funding type, and brand detection by IIN range for cards no BIN table lists.
 
-/// The card network a card belongs to, shown as `payment.brand` (spec 2.2) and used to route.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-pub enum CardBrand {
-    /// Visa (IIN starting with 4).
-    Visa,
-    /// Mastercard (IIN 51-55 or 2221-2720).
-    Mastercard,
-    /// American Express (IIN 34 or 37).
-    Amex,
-    /// Discover (IIN 6011, 644-649, 65 or 622126-622925).
-    Discover,
-    /// JCB (IIN 3528-3589).
-    Jcb,
-    /// Diners Club (IIN 300-305, 36, 38 or 39).
-    Diners,
-    /// China Union Pay (other IINs starting with 62).
-    UnionPay,
-    /// No BIN table entry and no known IIN range matched the card.
-    Unknown,
+crate::words! {
+    /// The card network a card belongs to, shown as `payment.brand` (spec 2.2) and used to route.
+    #[derive(strum::Display)]
+    #[strum(serialize_all = "lowercase")]
+    pub enum CardBrand {
+        /// Visa (IIN starting with 4).
+        Visa,
+        /// Mastercard (IIN 51-55 or 2221-2720).
+        Mastercard,
+        /// American Express (IIN 34 or 37).
+        Amex,
+        /// Discover (IIN 6011, 644-649, 65 or 622126-622925).
+        Discover,
+        /// JCB (IIN 3528-3589).
+        Jcb,
+        /// Diners Club (IIN 300-305, 36, 38 or 39).
+        Diners,
+        /// China Union Pay (other IINs starting with 62).
+        UnionPay,
+        /// No BIN table entry and no known IIN range matched the card.
+        Unknown,
+    }
 }
 
-/// Where a card's money comes from, shown as `payment.type` (spec 2.2).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-pub enum FundingType {
-    /// A credit card, drawing on a line of credit.
-    Credit,
-    /// A debit card, drawing on the holder's bank account.
-    Debit,
-    /// A prepaid card, drawing on a loaded balance.
-    Prepaid,
-    /// Not known, as for a card the BIN table does not list.
-    Unknown,
+crate::words! {
+    /// Where a card's money comes from, shown as `payment.type` (spec 2.2).
+    #[derive(strum::Display)]
+    #[strum(serialize_all = "lowercase")]
+    pub enum FundingType {
+        /// A credit card, drawing on a line of credit.
+        Credit,
+        /// A debit card, drawing on the holder's bank account.
+        Debit,
+        /// A prepaid card, drawing on a loaded balance.
+        Prepaid,
+        /// Not known, as for a card the BIN table does not list.
+        Unknown,
+    }
 }
 
 impl CardBrand {
@@ -87,8 +69,6 @@ impl CardBrand {
         }
     }
 }
-
-crate::words!(CardBrand, FundingType);
 
 #[cfg(test)]
 mod tests {

@@ -11,64 +11,46 @@
 
 use super::amount::Amount;
 
-/// The five transaction types.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-pub enum TxnType {
-    /// Places a hold on the customer's funds without moving them (spec 1).
-    Auth,
-    /// Moves funds to the merchant directly; final.
-    Sale,
-    /// Completes an auth and moves the held funds.
-    Capture,
-    /// Cancels an auth and releases its hold.
-    Void,
-    /// Returns money moved by a sale or a capture, in part or in full.
-    Refund,
+crate::words! {
+    /// The five transaction types.
+    #[derive(strum::Display)]
+    #[strum(serialize_all = "lowercase")]
+    pub enum TxnType {
+        /// Places a hold on the customer's funds without moving them (spec 1).
+        Auth,
+        /// Moves funds to the merchant directly; final.
+        Sale,
+        /// Completes an auth and moves the held funds.
+        Capture,
+        /// Cancels an auth and releases its hold.
+        Void,
+        /// Returns money moved by a sale or a capture, in part or in full.
+        Refund,
+    }
 }
 
-/// Where a transaction stands with respect to what may follow it.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-pub enum TxnState {
-    /// Recorded before the processor call; final once the call returns.
-    Pending,
-    /// An approved auth holding funds, not yet captured or voided.
-    Authorized,
-    /// An auth whose capture or void is in flight: no other follow-up may start.
-    Closing,
-    /// An auth whose capture completed.
-    Captured,
-    /// An auth that was voided; the hold is released.
-    Voided,
-    /// Money moved (approved sale or capture) or the record is final (void, refund).
-    Settled,
-    /// The processor declined; nothing follows.
-    Declined,
-    /// A processor error or timeout; any hold was reversed; nothing follows.
-    Failed,
+crate::words! {
+    /// Where a transaction stands with respect to what may follow it.
+    #[derive(strum::Display)]
+    #[strum(serialize_all = "lowercase")]
+    pub enum TxnState {
+        /// Recorded before the processor call; final once the call returns.
+        Pending,
+        /// An approved auth holding funds, not yet captured or voided.
+        Authorized,
+        /// An auth whose capture or void is in flight: no other follow-up may start.
+        Closing,
+        /// An auth whose capture completed.
+        Captured,
+        /// An auth that was voided; the hold is released.
+        Voided,
+        /// Money moved (approved sale or capture) or the record is final (void, refund).
+        Settled,
+        /// The processor declined; nothing follows.
+        Declined,
+        /// A processor error or timeout; any hold was reversed; nothing follows.
+        Failed,
+    }
 }
 
 /// A follow-up asked of an original transaction.
@@ -191,8 +173,6 @@ impl TxnType {
         }
     }
 }
-
-crate::words!(TxnType, TxnState);
 
 #[cfg(test)]
 mod tests;

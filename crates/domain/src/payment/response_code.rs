@@ -6,46 +6,37 @@
 //! answer a code that is not listed here: it is recorded as sent and declines as
 //! `generic_decline`.
 
-/// A response code with a meaning of its own; `as_str` is its two digits on the wire.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-pub enum ResponseCode {
-    /// `00`: approved in full.
-    #[strum(serialize = "00")]
-    Approved,
-    /// `10`: approved for less than the amount asked.
-    #[strum(serialize = "10")]
-    PartialApproval,
-    /// `05`: declined by the issuer without a reason.
-    #[strum(serialize = "05")]
-    DoNotHonor,
-    /// `41`: the card was reported lost.
-    #[strum(serialize = "41")]
-    LostCard,
-    /// `43`: the card was reported stolen.
-    #[strum(serialize = "43")]
-    StolenCard,
-    /// `51`: the account lacks the funds or credit.
-    #[strum(serialize = "51")]
-    InsufficientFunds,
-    /// `54`: the card is past its expiration date.
-    #[strum(serialize = "54")]
-    ExpiredCard,
-    /// No answer in time (the issuer or switch is inoperative).
-    #[strum(serialize = "91")]
-    TimedOut,
-    /// The processor could not take the request.
-    #[strum(serialize = "96")]
-    SystemError,
+crate::words! {
+    /// A response code with a meaning of its own; `as_str` is its two digits on the wire.
+    pub enum ResponseCode {
+        /// `00`: approved in full.
+        #[strum(serialize = "00")]
+        Approved,
+        /// `10`: approved for less than the amount asked.
+        #[strum(serialize = "10")]
+        PartialApproval,
+        /// `05`: declined by the issuer without a reason.
+        #[strum(serialize = "05")]
+        DoNotHonor,
+        /// `41`: the card was reported lost.
+        #[strum(serialize = "41")]
+        LostCard,
+        /// `43`: the card was reported stolen.
+        #[strum(serialize = "43")]
+        StolenCard,
+        /// `51`: the account lacks the funds or credit.
+        #[strum(serialize = "51")]
+        InsufficientFunds,
+        /// `54`: the card is past its expiration date.
+        #[strum(serialize = "54")]
+        ExpiredCard,
+        /// No answer in time (the issuer or switch is inoperative).
+        #[strum(serialize = "91")]
+        TimedOut,
+        /// The processor could not take the request.
+        #[strum(serialize = "96")]
+        SystemError,
+    }
 }
 
 impl ResponseCode {
@@ -77,8 +68,6 @@ impl ResponseCode {
         }
     }
 }
-
-crate::words!(ResponseCode);
 
 #[cfg(test)]
 mod tests {

@@ -14,23 +14,14 @@ use crate::text::bounded_text;
 use super::brand::CardBrand;
 use super::fee::FeeRule;
 
-/// The processor software behind a connection.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-pub enum ProcessorKind {
-    /// Holdfast's built-in processor: deterministic outcomes by test card (docs/testing.md).
-    Sandbox,
+crate::words! {
+    /// The processor software behind a connection.
+    #[derive(strum::Display)]
+    #[strum(serialize_all = "lowercase")]
+    pub enum ProcessorKind {
+        /// Holdfast's built-in processor: deterministic outcomes by test card (docs/testing.md).
+        Sandbox,
+    }
 }
 
 impl ProcessorKind {
@@ -124,8 +115,6 @@ pub fn fallbacks_within_bound(count: usize) -> Result<(), Invalid> {
 pub fn resource_name(raw: &str) -> Result<String, Invalid> {
     bounded_text("name", raw, 1, 100)
 }
-
-crate::words!(ProcessorKind);
 
 #[cfg(test)]
 mod tests {

@@ -14,25 +14,16 @@ use super::transaction::PaymentSummary;
 /// How long a single-use token may wait for its transaction.
 pub const SINGLE_USE_LIFETIME: Duration = Duration::minutes(15);
 
-/// How often a token can be paid with, and so which keys may create it.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "snake_case")]
-pub enum TokenKind {
-    /// Consumed by its first transaction and expiring after `SINGLE_USE_LIFETIME`; any key.
-    SingleUse,
-    /// A multi-use token kept in the vault; private keys only.
-    Vault,
+crate::words! {
+    /// How often a token can be paid with, and so which keys may create it.
+    #[derive(strum::Display)]
+    #[strum(serialize_all = "snake_case")]
+    pub enum TokenKind {
+        /// Consumed by its first transaction and expiring after `SINGLE_USE_LIFETIME`; any key.
+        SingleUse,
+        /// A multi-use token kept in the vault; private keys only.
+        Vault,
+    }
 }
 
 /// A card saved under a token id, so a transaction can name the token instead of the card.
@@ -57,5 +48,3 @@ pub struct Token {
     /// When a transaction consumed a single-use token; `None` while it is unused.
     pub used_on: Option<OffsetDateTime>,
 }
-
-crate::words!(TokenKind);

@@ -123,94 +123,65 @@ pub struct Authorization {
     pub status: AuthStatus,
 }
 
-/// `authorization.status`: the outcome of the processor call, one letter.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-pub enum AuthStatus {
-    /// A: approved, in full or in part (`partial` says which).
-    #[strum(serialize = "A")]
-    Approved,
-    /// D: declined by the issuer or the processor; `processorCode` says why.
-    #[strum(serialize = "D")]
-    Declined,
-    /// E: the processor failed (every connection the plan allows was tried).
-    #[strum(serialize = "E")]
-    Error,
-    /// T: the processor did not answer in time; any hold was reversed.
-    #[strum(serialize = "T")]
-    TimedOut,
+crate::words! {
+    /// `authorization.status`: the outcome of the processor call, one letter.
+    pub enum AuthStatus {
+        /// A: approved, in full or in part (`partial` says which).
+        #[strum(serialize = "A")]
+        Approved,
+        /// D: declined by the issuer or the processor; `processorCode` says why.
+        #[strum(serialize = "D")]
+        Declined,
+        /// E: the processor failed (every connection the plan allows was tried).
+        #[strum(serialize = "E")]
+        Error,
+        /// T: the processor did not answer in time; any hold was reversed.
+        #[strum(serialize = "T")]
+        TimedOut,
+    }
 }
 
-/// Address verification result, one letter.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-pub enum AvsCode {
-    /// Y: street address and postal code match.
-    #[strum(serialize = "Y")]
-    FullMatch,
-    /// A: street address matches, postal code does not.
-    #[strum(serialize = "A")]
-    AddressOnly,
-    /// Z: postal code matches, street address does not.
-    #[strum(serialize = "Z")]
-    PostalOnly,
-    /// N: neither matches.
-    #[strum(serialize = "N")]
-    NoMatch,
-    /// U: address information unavailable (also: no card at this step).
-    #[strum(serialize = "U")]
-    Unavailable,
-    /// R: the issuer's system was unavailable; retry.
-    #[strum(serialize = "R")]
-    Retry,
+crate::words! {
+    /// Address verification result, one letter.
+    pub enum AvsCode {
+        /// Y: street address and postal code match.
+        #[strum(serialize = "Y")]
+        FullMatch,
+        /// A: street address matches, postal code does not.
+        #[strum(serialize = "A")]
+        AddressOnly,
+        /// Z: postal code matches, street address does not.
+        #[strum(serialize = "Z")]
+        PostalOnly,
+        /// N: neither matches.
+        #[strum(serialize = "N")]
+        NoMatch,
+        /// U: address information unavailable (also: no card at this step).
+        #[strum(serialize = "U")]
+        Unavailable,
+        /// R: the issuer's system was unavailable; retry.
+        #[strum(serialize = "R")]
+        Retry,
+    }
 }
 
-/// Card security code result, one letter.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-pub enum CvvCode {
-    /// M: match.
-    #[strum(serialize = "M")]
-    Match,
-    /// N: no match.
-    #[strum(serialize = "N")]
-    NoMatch,
-    /// P: not processed (no CVV sent, or no card at this step).
-    #[strum(serialize = "P")]
-    NotProcessed,
-    /// U: the issuer does not support CVV checks.
-    #[strum(serialize = "U")]
-    Unsupported,
+crate::words! {
+    /// Card security code result, one letter.
+    pub enum CvvCode {
+        /// M: match.
+        #[strum(serialize = "M")]
+        Match,
+        /// N: no match.
+        #[strum(serialize = "N")]
+        NoMatch,
+        /// P: not processed (no CVV sent, or no card at this step).
+        #[strum(serialize = "P")]
+        NotProcessed,
+        /// U: the issuer does not support CVV checks.
+        #[strum(serialize = "U")]
+        Unsupported,
+    }
 }
-
-crate::words!(AuthStatus, AvsCode, CvvCode);
 
 /// RFC 3339 in UTC with exactly six fractional digits.
 pub const TIMESTAMP_FORMAT: &[FormatItem<'static>] =

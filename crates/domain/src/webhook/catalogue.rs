@@ -3,46 +3,35 @@
 
 use crate::Invalid;
 
-/// A kind of event a webhook subscription can ask to be notified of (spec 6.1).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-pub enum EventType {
-    /// `transaction.created`: a transaction of any type and outcome was recorded.
-    #[strum(serialize = "transaction.created")]
-    TransactionCreated,
-    /// `merchant.created`: a merchant was created.
-    #[strum(serialize = "merchant.created")]
-    MerchantCreated,
-    /// `merchant.updated`: a merchant was changed.
-    #[strum(serialize = "merchant.updated")]
-    MerchantUpdated,
-    /// `merchant.deleted`: a merchant was deleted.
-    #[strum(serialize = "merchant.deleted")]
-    MerchantDeleted,
-    /// `loan.created`: reserved for merchant loans; subscribable, never sent yet.
-    #[strum(serialize = "loan.created")]
-    LoanCreated,
-    /// `loan.updated`: reserved for merchant loans; subscribable, never sent yet.
-    #[strum(serialize = "loan.updated")]
-    LoanUpdated,
-    /// `form.created`: reserved for boarding forms; subscribable, never sent yet.
-    #[strum(serialize = "form.created")]
-    FormCreated,
-    /// `form.completed`: reserved for boarding forms; subscribable, never sent yet.
-    #[strum(serialize = "form.completed")]
-    FormCompleted,
+crate::words! {
+    /// A kind of event a webhook subscription can ask to be notified of (spec 6.1).
+    #[derive(PartialOrd, Ord, strum::Display)]
+    pub enum EventType {
+        /// `transaction.created`: a transaction of any type and outcome was recorded.
+        #[strum(serialize = "transaction.created")]
+        TransactionCreated,
+        /// `merchant.created`: a merchant was created.
+        #[strum(serialize = "merchant.created")]
+        MerchantCreated,
+        /// `merchant.updated`: a merchant was changed.
+        #[strum(serialize = "merchant.updated")]
+        MerchantUpdated,
+        /// `merchant.deleted`: a merchant was deleted.
+        #[strum(serialize = "merchant.deleted")]
+        MerchantDeleted,
+        /// `loan.created`: reserved for merchant loans; subscribable, never sent yet.
+        #[strum(serialize = "loan.created")]
+        LoanCreated,
+        /// `loan.updated`: reserved for merchant loans; subscribable, never sent yet.
+        #[strum(serialize = "loan.updated")]
+        LoanUpdated,
+        /// `form.created`: reserved for boarding forms; subscribable, never sent yet.
+        #[strum(serialize = "form.created")]
+        FormCreated,
+        /// `form.completed`: reserved for boarding forms; subscribable, never sent yet.
+        #[strum(serialize = "form.completed")]
+        FormCompleted,
+    }
 }
 
 impl EventType {
@@ -87,8 +76,6 @@ impl serde::Serialize for EventType {
         s.serialize_str(self.as_str())
     }
 }
-
-crate::words!(EventType);
 
 #[cfg(test)]
 mod tests {

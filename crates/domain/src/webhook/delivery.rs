@@ -15,26 +15,18 @@ pub const HISTORY: time::Duration = time::Duration::days(15);
 /// The first request plus up to three retries.
 pub const MAX_REQUESTS: u32 = 4;
 
-/// The final outcome of a notification, recorded once.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    strum::EnumString,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-pub enum Outcome {
-    /// The receiver answered 2xx.
-    Succeeded,
-    /// No 2xx answer after the retries, or a failure that is not retried.
-    Failed,
-    /// Not sent: the subscription was inactive (or gone) when its turn came.
-    Skipped,
+crate::words! {
+    /// The final outcome of a notification, recorded once.
+    #[derive(strum::Display)]
+    #[strum(serialize_all = "lowercase")]
+    pub enum Outcome {
+        /// The receiver answered 2xx.
+        Succeeded,
+        /// No 2xx answer after the retries, or a failure that is not retried.
+        Failed,
+        /// Not sent: the subscription was inactive (or gone) when its turn came.
+        Skipped,
+    }
 }
 
 /// What to do after a request.
@@ -87,8 +79,6 @@ pub fn notification_body(
         format_timestamp(created_on)
     )
 }
-
-crate::words!(Outcome);
 
 #[cfg(test)]
 mod tests {
