@@ -9,16 +9,9 @@ use holdfast_domain::payment::transaction::{Authorization, Named, PaymentSummary
 use holdfast_domain::ports::StoreError;
 use time::OffsetDateTime;
 
+use crate::rows::{corrupt, parse};
 use crate::schema::{plan_routes, plans, processor_connections, transactions};
 use crate::timestamp::Instant;
-
-fn corrupt(what: &str, value: impl std::fmt::Display) -> StoreError {
-    StoreError::Unexpected(format!("stored {what} does not parse: {value}"))
-}
-
-pub fn parse<T: std::str::FromStr>(what: &str, raw: &str) -> Result<T, StoreError> {
-    raw.parse().map_err(|_| corrupt(what, raw))
-}
 
 #[derive(Debug, Queryable)]
 pub struct ConnectionRow {

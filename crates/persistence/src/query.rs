@@ -12,6 +12,7 @@ use holdfast_domain::ports::StoreError;
 use holdfast_domain::scope::Scope;
 
 use crate::conn::{Conn, Loads};
+use crate::rows::convert_all;
 use crate::schema::{
     events, idempotency_keys, merchants, notifications, plans, processor_connections, tokens,
     transactions, webhooks,
@@ -112,11 +113,7 @@ where
 {
     let rows = load_rows_page(conn, table, newest, page, after).await?;
     Ok(Page {
-        data: rows
-            .data
-            .into_iter()
-            .map(T::try_from)
-            .collect::<Result<_, _>>()?,
+        data: convert_all(rows.data)?,
         has_more: rows.has_more,
     })
 }

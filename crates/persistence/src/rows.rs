@@ -15,8 +15,14 @@ use time::OffsetDateTime;
 use crate::schema::{api_keys, merchants, platforms, users};
 use crate::timestamp::Instant;
 
-fn corrupt(what: &str, err: impl std::fmt::Display) -> StoreError {
+/// A stored value that no longer parses: the row was changed behind our back.
+pub fn corrupt(what: &str, err: impl std::fmt::Display) -> StoreError {
     StoreError::Unexpected(format!("stored {what} does not parse: {err}"))
+}
+
+/// A stored word read back into its type.
+pub fn parse<T: std::str::FromStr>(what: &str, raw: &str) -> Result<T, StoreError> {
+    raw.parse().map_err(|_| corrupt(what, raw))
 }
 
 #[derive(Debug, Queryable)]
@@ -203,7 +209,7 @@ pub struct NewKeyRow<'a> {
     pub created_by: &'a str,
     #[diesel(serialize_as = Instant)]
     pub created_on: OffsetDateTime,
-    pub last_used_on: Option<Instant>,
+    pub last_used_on: Option<OffsetDateTime>,
 }
 
 impl<'a> From<&'a ApiKey> for NewKeyRow<'a> {
@@ -219,7 +225,7 @@ impl<'a> From<&'a ApiKey> for NewKeyRow<'a> {
             active: key.is_active(),
             created_by: key.created_by.as_str(),
             created_on: key.created_on,
-            last_used_on: key.last_used_on.map(Instant),
+            last_used_on: key.last_used_on,
         }
     }
 }

@@ -44,7 +44,7 @@ impl FromSql<Ts, Sqlite> for OffsetDateTime {
 }
 
 /// An instant to bind as a query parameter. `OffsetDateTime` cannot be one itself (neither it
-/// nor diesel's `AsExpression` is ours): bind `Instant(at)`, `Some(Instant(at))` for a nullable
+/// nor diesel's `AsExpression` is ours): bind `Instant(at)`, `Some(at)` for a nullable
 /// column, and give a row field `#[diesel(serialize_as = Instant)]`.
 #[derive(Debug, Clone, Copy, AsExpression)]
 #[diesel(sql_type = Ts)]

@@ -7,7 +7,7 @@ use holdfast_domain::payment::transaction::PaymentSummary;
 use holdfast_domain::ports::{Sealed, StoreError};
 use time::OffsetDateTime;
 
-use crate::payment_rows::parse;
+use crate::rows::parse;
 use crate::schema::tokens;
 use crate::timestamp::Instant;
 
@@ -71,8 +71,8 @@ pub struct NewTokenRow<'a> {
     pub ciphertext: &'a [u8],
     #[diesel(serialize_as = Instant)]
     pub created_on: OffsetDateTime,
-    pub expires_on: Option<Instant>,
-    pub used_on: Option<Instant>,
+    pub expires_on: Option<OffsetDateTime>,
+    pub used_on: Option<OffsetDateTime>,
 }
 
 impl<'a> From<&'a Token> for NewTokenRow<'a> {
@@ -90,8 +90,8 @@ impl<'a> From<&'a Token> for NewTokenRow<'a> {
             nonce: &t.sealed.nonce,
             ciphertext: &t.sealed.ciphertext,
             created_on: t.created_on,
-            expires_on: t.expires_on.map(Instant),
-            used_on: t.used_on.map(Instant),
+            expires_on: t.expires_on,
+            used_on: t.used_on,
         }
     }
 }

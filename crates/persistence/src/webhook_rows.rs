@@ -225,7 +225,7 @@ pub struct NewWebhookRow<'a> {
     #[diesel(serialize_as = Instant)]
     pub updated_on: OffsetDateTime,
     pub previous_secret: Option<&'a str>,
-    pub previous_secret_until: Option<Instant>,
+    pub previous_secret_until: Option<OffsetDateTime>,
 }
 
 impl<'a> From<&'a Subscription> for NewWebhookRow<'a> {
@@ -246,7 +246,7 @@ impl<'a> From<&'a Subscription> for NewWebhookRow<'a> {
             created_on: s.created_on,
             updated_on: s.updated_on,
             previous_secret: s.previous_secret.as_ref().map(|p| p.secret.as_str()),
-            previous_secret_until: s.previous_secret.as_ref().map(|p| Instant(p.until)),
+            previous_secret_until: s.previous_secret.as_ref().map(|p| p.until),
         }
     }
 }

@@ -117,6 +117,19 @@ fn sandbox_connection(platform: &PlatformId) -> ProcessorConnection {
     }
 }
 
+/// The default plan of `scope` as stored (the one its merchants without a plan use), if any.
+async fn stored_default_plan(stores: &Stores, scope: &Scope) -> Option<Plan> {
+    let page = PageRequest::new(Some(100), None).unwrap();
+    let plans = stores.routing.list_plans(scope, &page).await.unwrap();
+    let mut defaults = plans.data.into_iter().filter(|plan| plan.is_default);
+    let default = defaults.next();
+    assert!(
+        defaults.next().is_none(),
+        "one default plan per platform and mode"
+    );
+    default
+}
+
 fn default_plan(platform: &PlatformId, connection: &ConnectionId) -> Plan {
     Plan {
         id: PlanId::from_suffix(&CountingIds.next_id()),

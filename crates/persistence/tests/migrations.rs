@@ -1,6 +1,6 @@
-//! Migrations keep the data already stored: the newest one reverts and applies again with
-//! nothing lost, on both backends. (Today's newest moves plan routes from text lists into rows
-//! of their own, and back.)
+//! Migrations keep the data already stored: reverted and applied again, nothing is lost, on
+//! both backends. The migration that moves plan routes from text lists into rows of their own
+//! (and back) is the one that moves data today.
 #![expect(
     clippy::unwrap_used,
     reason = "test code: a panic is the failure report"
@@ -56,7 +56,10 @@ fn plan(
     }
 }
 
-async fn newest_migration_keeps_plan_routes(db: TestDatabase) {
+/// The version of the migration that moved plan routes into `plan_routes`.
+const PLAN_ROUTES: &str = "20261125000001";
+
+async fn plan_routes_survive_a_revert_and_reapply(db: TestDatabase) {
     let stores = db.open().stores();
     let platform = PlatformId::from_suffix("p");
     let owner = User {
@@ -104,9 +107,21 @@ async fn newest_migration_keeps_plan_routes(db: TestDatabase) {
     }
     drop(stores);
 
-    let reverted = db.revert_last_migration().await;
-    let applied = db.reapply_migrations().await;
-    assert_eq!(applied, vec![reverted.clone()], "the same migration, once");
+    // Back through the plan_routes migration (and any newer), then forward again.
+    let mut reverted = Vec::new();
+    while reverted
+        .last()
+        .is_none_or(|v: &String| v.replace('-', "") != PLAN_ROUTES)
+    {
+        assert!(
+            reverted.len() < 20,
+            "never reached {PLAN_ROUTES}: {reverted:?}"
+        );
+        reverted.push(db.revert_last_migration().await);
+    }
+    let mut applied = db.reapply_migrations().await;
+    applied.reverse();
+    assert_eq!(applied, reverted, "the same migrations, once each");
 
     let stores = db.open().stores();
     for plan in &plans {
@@ -115,19 +130,19 @@ async fn newest_migration_keeps_plan_routes(db: TestDatabase) {
             .get_plan(&Scope::new(platform.clone(), Mode::Test), &plan.id)
             .await
             .unwrap();
-        assert_eq!(read.as_ref(), Some(plan), "{reverted}: {}", plan.id);
+        assert_eq!(read.as_ref(), Some(plan), "{}", plan.id);
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_newest_migration_keeps_plan_routes() {
-    newest_migration_keeps_plan_routes(TestDatabase::sqlite().await).await;
+async fn sqlite_plan_routes_survive_a_revert_and_reapply() {
+    plan_routes_survive_a_revert_and_reapply(TestDatabase::sqlite().await).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_newest_migration_keeps_plan_routes() {
+async fn postgres_plan_routes_survive_a_revert_and_reapply() {
     let Some(db) = TestDatabase::postgres().await else {
         return;
     };
-    newest_migration_keeps_plan_routes(db).await;
+    plan_routes_survive_a_revert_and_reapply(db).await;
 }

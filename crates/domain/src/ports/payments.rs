@@ -270,9 +270,6 @@ pub trait RoutingStore: Send + Sync {
     -> Result<Page<Plan>, StoreError>;
     /// A plan of this platform and mode; `None` when it has none with that id.
     async fn get_plan(&self, scope: &Scope, id: &PlanId) -> Result<Option<Plan>, StoreError>;
-    /// The plan used for merchants without one of their own; `None` when the platform has no
-    /// default plan in that mode.
-    async fn default_plan(&self, scope: &Scope) -> Result<Option<Plan>, StoreError>;
 }
 
 /// The transaction ledger: what a payment reads to start, and every write of its life, each

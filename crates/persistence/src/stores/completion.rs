@@ -21,31 +21,33 @@ use crate::payment_rows::CompletedRow;
 use crate::pg_statement::{Bind, Statement};
 use crate::schema::transactions as t;
 
-/// How the original moves: `None` when it does not (an auth or sale, or a refund kept).
-struct OriginalChange<'a> {
-    id: &'a str,
-    /// `None`: the state stays.
-    new_state: Option<&'static str>,
-    /// `None`: whatever the state is.
-    expected_state: Option<&'static str>,
-    /// Given back from the refunded amount.
-    released: i64,
+/// How the original moves with the completion (nothing for an auth or sale, or a refund kept).
+enum OriginalChange<'a> {
+    /// The auth reserved (`closing`) by this follow-up takes its final state `to`.
+    Close { id: &'a str, to: TxnState },
+    /// A refund that did not go through gives back the `amount` it reserved.
+    Release { id: &'a str, amount: i64 },
+}
+
+impl OriginalChange<'_> {
+    fn id(&self) -> &str {
+        match self {
+            Self::Close { id, .. } | Self::Release { id, .. } => id,
+        }
+    }
 }
 
 fn original_change(original: Option<&(TxnId, OriginalOutcome)>) -> Option<OriginalChange<'_>> {
     let (id, outcome) = original?;
-    let closing = Some(TxnState::Closing.as_str());
-    let change = |new_state, expected_state, released| OriginalChange {
-        id: id.as_str(),
-        new_state,
-        expected_state,
-        released,
-    };
+    let id = id.as_str();
     match *outcome {
-        OriginalOutcome::Closed(state) => Some(change(Some(state.as_str()), closing, 0)),
-        OriginalOutcome::Reopened => Some(change(Some(TxnState::Authorized.as_str()), closing, 0)),
+        OriginalOutcome::Closed(to) => Some(OriginalChange::Close { id, to }),
+        OriginalOutcome::Reopened => Some(OriginalChange::Close {
+            id,
+            to: TxnState::Authorized,
+        }),
         OriginalOutcome::RefundKept => None,
-        OriginalOutcome::RefundReleased { amount } => Some(change(None, None, amount)),
+        OriginalOutcome::RefundReleased { amount } => Some(OriginalChange::Release { id, amount }),
     }
 }
 
@@ -134,10 +136,20 @@ async fn complete_pg(
             Bind::Text(c.processor_transaction_id),
             Bind::Text(c.status),
             Bind::Text(x.id.as_str()),
-            Bind::OptText(change.as_ref().and_then(|c| c.new_state)),
-            Bind::BigInt(change.as_ref().map_or(0, |c| c.released)),
-            Bind::OptText(change.as_ref().map(|c| c.id)),
-            Bind::OptText(change.as_ref().and_then(|c| c.expected_state)),
+            // The original's new state, what it gives back, its id, and the state it must be in.
+            Bind::OptText(match &change {
+                Some(OriginalChange::Close { to, .. }) => Some(to.as_str()),
+                _ => None,
+            }),
+            Bind::BigInt(match &change {
+                Some(OriginalChange::Release { amount, .. }) => *amount,
+                _ => 0,
+            }),
+            Bind::OptText(change.as_ref().map(OriginalChange::id)),
+            Bind::OptText(match &change {
+                Some(OriginalChange::Close { .. }) => Some(TxnState::Closing.as_str()),
+                _ => None,
+            }),
             Bind::Text(event.id.as_str()),
             Bind::Text(event.data.event_type().as_str()),
             Bind::Text(data),
@@ -191,18 +203,16 @@ async fn complete_in_steps(
         .await?;
     one_row(changed)?;
     if let Some(change) = original_change(original) {
-        let row = t::table.filter(t::id.eq(change.id));
-        let changed = match (change.new_state, change.expected_state) {
-            (Some(new_state), Some(expected)) => {
-                conn.execute(
-                    diesel::update(row.filter(t::state.eq(expected))).set(t::state.eq(new_state)),
-                )
-                .await?
+        let row = t::table.filter(t::id.eq(change.id()));
+        let changed = match change {
+            OriginalChange::Close { to, .. } => {
+                let closing = row.filter(t::state.eq(TxnState::Closing.as_str()));
+                conn.execute(diesel::update(closing).set(t::state.eq(to.as_str())))
+                    .await?
             }
-            _ => {
+            OriginalChange::Release { amount, .. } => {
                 conn.execute(
-                    diesel::update(row)
-                        .set(t::refunded_amount.eq(t::refunded_amount - change.released)),
+                    diesel::update(row).set(t::refunded_amount.eq(t::refunded_amount - amount)),
                 )
                 .await?
             }

@@ -41,7 +41,7 @@ async fn lease(
     }
     conn.execute(
         diesel::update(m::table.filter(m::id.eq_any(&ids)))
-            .set(m::lease_until.eq(Some(Instant(lease_until)))),
+            .set(m::lease_until.eq(Some(lease_until))),
     )
     .await?;
     conn.load(m::table.filter(m::id.eq_any(&ids)).select((
@@ -52,6 +52,32 @@ async fn lease(
         m::attempts,
     )))
     .await
+}
+
+/// How an attempt at an email ended: sent, to retry, or failed for good (the columns that are
+/// `Some` are written).
+#[derive(Debug, Default, AsChangeset)]
+#[diesel(table_name = m)]
+struct AttemptEnd {
+    sent_on: Option<Instant>,
+    failed_on: Option<Instant>,
+    due_on: Option<Instant>,
+    last_error: Option<String>,
+}
+
+impl SqlStore {
+    /// Ends the attempt at email `id` as `end` says: its lease ends and the attempt is counted.
+    async fn end_attempt(&self, id: &str, end: AttemptEnd) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(diesel::update(m::table.filter(m::id.eq(id))).set((
+            end,
+            m::lease_until.eq(None::<OffsetDateTime>),
+            m::attempts.eq(m::attempts + 1),
+        )))
+        .await
+        .and_then(one_row)
+        .map_err(query_error("emails"))
+    }
 }
 
 #[async_trait::async_trait]
@@ -78,15 +104,14 @@ impl EmailOutbox for SqlStore {
     }
 
     async fn email_sent(&self, id: &str, at: OffsetDateTime) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        conn.execute(diesel::update(m::table.filter(m::id.eq(id))).set((
-            m::sent_on.eq(Some(Instant(at))),
-            m::lease_until.eq(None::<Instant>),
-            m::attempts.eq(m::attempts + 1),
-        )))
+        self.end_attempt(
+            id,
+            AttemptEnd {
+                sent_on: Some(Instant(at)),
+                ..AttemptEnd::default()
+            },
+        )
         .await
-        .and_then(one_row)
-        .map_err(query_error("emails"))
     }
 
     async fn email_retry(
@@ -95,16 +120,15 @@ impl EmailOutbox for SqlStore {
         error: &str,
         next_try: OffsetDateTime,
     ) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        conn.execute(diesel::update(m::table.filter(m::id.eq(id))).set((
-            m::due_on.eq(Instant(next_try)),
-            m::lease_until.eq(None::<Instant>),
-            m::attempts.eq(m::attempts + 1),
-            m::last_error.eq(Some(error)),
-        )))
+        self.end_attempt(
+            id,
+            AttemptEnd {
+                due_on: Some(Instant(next_try)),
+                last_error: Some(error.to_owned()),
+                ..AttemptEnd::default()
+            },
+        )
         .await
-        .and_then(one_row)
-        .map_err(query_error("emails"))
     }
 
     async fn email_failed(
@@ -113,15 +137,14 @@ impl EmailOutbox for SqlStore {
         error: &str,
         at: OffsetDateTime,
     ) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        conn.execute(diesel::update(m::table.filter(m::id.eq(id))).set((
-            m::failed_on.eq(Some(Instant(at))),
-            m::lease_until.eq(None::<Instant>),
-            m::attempts.eq(m::attempts + 1),
-            m::last_error.eq(Some(error)),
-        )))
+        self.end_attempt(
+            id,
+            AttemptEnd {
+                failed_on: Some(Instant(at)),
+                last_error: Some(error.to_owned()),
+                ..AttemptEnd::default()
+            },
+        )
         .await
-        .and_then(one_row)
-        .map_err(query_error("emails"))
     }
 }

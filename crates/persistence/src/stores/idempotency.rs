@@ -63,7 +63,7 @@ pub async fn with_reply(
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = k, treat_none_as_default_value = false)]
-struct NewKeyRow<'a> {
+struct NewIdempotencyRow<'a> {
     platform_id: &'a str,
     mode: &'static str,
     key: &'a str,
@@ -82,7 +82,7 @@ impl IdempotencyStore for SqlStore {
         now: OffsetDateTime,
     ) -> Result<Begun, StoreError> {
         let claim = async |conn: &mut Conn| {
-            let row = NewKeyRow {
+            let row = NewIdempotencyRow {
                 platform_id: scope.platform.as_str(),
                 mode: scope.mode.as_str(),
                 key: key.as_str(),
@@ -204,7 +204,7 @@ mod tests {
     #[test]
     fn the_claim_is_prepared_once() {
         let claim = diesel::insert_into(k::table)
-            .values(NewKeyRow {
+            .values(NewIdempotencyRow {
                 platform_id: "pfm_1",
                 mode: "test",
                 key: "k",

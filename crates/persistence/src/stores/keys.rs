@@ -10,7 +10,6 @@ use super::{SqlStore, one_row};
 use crate::error::query_error;
 use crate::rows::{KeyRow, NewKeyRow, convert_all};
 use crate::schema::api_keys as k;
-use crate::timestamp::Instant;
 
 /// The key `id` of `platform`: every key query but the hash lookup goes through it.
 #[diesel::dsl::auto_type(no_type_alias)]
@@ -116,7 +115,7 @@ impl KeyStore for SqlStore {
         let mut conn = self.conn().await?;
         conn.execute(
             diesel::update(platform_key(platform.as_str(), id.as_str()))
-                .set(k::last_used_on.eq(Some(Instant(at)))),
+                .set(k::last_used_on.eq(Some(at))),
         )
         .await
         .map(drop)

@@ -1,5 +1,6 @@
 //! `MerchantStore`: each change is written with the `merchant.*` event that reports it.
 
+use diesel::dsl::{Eq, Filter, IsNull};
 use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedResponse;
 use holdfast_domain::ids::{EventId, MerchantId, PlanId};
@@ -14,7 +15,7 @@ use super::SqlStore;
 use super::idempotency::write_reply;
 use super::outbox::write_event;
 use crate::error::{query_error, unexpected};
-use crate::query::{load_page, scoped};
+use crate::query::{ScopeFilter, load_page, scoped};
 use crate::rows::{MerchantRow, NewMerchantRow};
 use crate::schema::merchants as t;
 use crate::timestamp::Instant;
@@ -61,13 +62,15 @@ impl<'a> PatchRow<'a> {
     }
 }
 
-/// The live (not deleted) merchant `id` of `platform` in `mode`.
-#[diesel::dsl::auto_type(no_type_alias)]
-fn live<'a>(platform: &'a str, mode: &'static str, id: &'a str) -> _ {
-    t::table
-        .filter(t::platform_id.eq(platform))
-        .filter(t::mode.eq(mode))
-        .filter(t::id.eq(id))
+/// The live (not deleted) merchant `id` in `scope`.
+type Live<'a> = Filter<
+    Filter<Filter<t::table, ScopeFilter<'a, t::table>>, Eq<t::id, &'a str>>,
+    IsNull<t::deleted_on>,
+>;
+
+fn live<'a>(scope: &'a Scope, id: &'a MerchantId) -> Live<'a> {
+    scoped(t::table, scope)
+        .filter(t::id.eq(id.as_str()))
         .filter(t::deleted_on.is_null())
 }
 
@@ -103,16 +106,12 @@ impl MerchantStore for SqlStore {
         id: &MerchantId,
     ) -> Result<Option<Merchant>, StoreError> {
         let mut conn = self.conn().await?;
-        conn.first::<MerchantRow, _>(live(
-            scope.platform.as_str(),
-            scope.mode.as_str(),
-            id.as_str(),
-        ))
-        .await
-        .optional()
-        .map_err(query_error("merchants"))?
-        .map(Merchant::try_from)
-        .transpose()
+        conn.first::<MerchantRow, _>(live(scope, id))
+            .await
+            .optional()
+            .map_err(query_error("merchants"))?
+            .map(Merchant::try_from)
+            .transpose()
     }
 
     async fn list_merchants(
@@ -142,14 +141,7 @@ impl MerchantStore for SqlStore {
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
             let row: MerchantRow = conn
-                .get_result(
-                    diesel::update(live(
-                        scope.platform.as_str(),
-                        scope.mode.as_str(),
-                        id.as_str(),
-                    ))
-                    .set(PatchRow::of(patch, at)),
-                )
+                .get_result(diesel::update(live(scope, id)).set(PatchRow::of(patch, at)))
                 .await?;
             let corrupt =
                 |e: StoreError| diesel::result::Error::DeserializationError(e.to_string().into());
@@ -186,14 +178,7 @@ impl MerchantStore for SqlStore {
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
             let deleted = conn
-                .execute(
-                    diesel::update(live(
-                        scope.platform.as_str(),
-                        scope.mode.as_str(),
-                        id.as_str(),
-                    ))
-                    .set(t::deleted_on.eq(Some(Instant(at)))),
-                )
+                .execute(diesel::update(live(scope, id)).set(t::deleted_on.eq(Some(at))))
                 .await?;
             if deleted == 0 {
                 // Nothing deleted, nothing to report (and the transaction rolls back).

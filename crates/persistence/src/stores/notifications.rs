@@ -53,7 +53,7 @@ async fn lease(
                     .filter(n::id.eq_any(&ids))
                     .filter(n::state.eq("pending")),
             )
-            .set(n::lease_until.eq(Some(Instant(lease_until))))
+            .set(n::lease_until.eq(Some(lease_until)))
             .returning(n::id),
         )
         .await?;
@@ -191,8 +191,8 @@ impl NotificationQueue for SqlStore {
                         n::request_body.eq(&finished.request_body),
                         n::response.eq(&finished.response),
                         n::requests.eq(i32::try_from(finished.requests).unwrap_or(i32::MAX)),
-                        n::attempted_on.eq(Some(Instant(finished.attempted_on))),
-                        n::lease_until.eq(None::<Instant>),
+                        n::attempted_on.eq(Some(finished.attempted_on)),
+                        n::lease_until.eq(None::<OffsetDateTime>),
                     ))
                     .returning(n::webhook_id),
                 )

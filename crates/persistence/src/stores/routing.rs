@@ -43,8 +43,11 @@ pub async fn insert_plan(conn: &mut Conn, plan: &Plan) -> QueryResult<()> {
     Ok(())
 }
 
-/// `rows` as plans, each with its routes, read in one query.
-pub async fn with_routes(conn: &mut Conn, rows: Vec<PlanRow>) -> Result<Vec<Plan>, StoreError> {
+/// `rows` (a page of plans) with their routes, read in one query.
+async fn with_routes(conn: &mut Conn, rows: Vec<PlanRow>) -> Result<Vec<Plan>, StoreError> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
     let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
     let routes: Vec<RouteRow> = conn
         .load(
@@ -156,21 +159,22 @@ impl RoutingStore for SqlStore {
 
     async fn get_plan(&self, scope: &Scope, id: &PlanId) -> Result<Option<Plan>, StoreError> {
         let mut conn = self.conn().await?;
-        let row = conn
-            .first::<PlanRow, _>(scoped(p::table, scope).filter(p::id.eq(id.as_str())))
+        // The plan and its routes in one read: a follow-up reads its original's plan.
+        let rows: Vec<(PlanRow, Option<RouteRow>)> = conn
+            .load(
+                scoped(p::table, scope)
+                    .filter(p::id.eq(id.as_str()))
+                    .left_join(r::table.on(r::plan_id.eq(p::id)))
+                    .order(r::position.asc())
+                    .select((p::all_columns, r::all_columns.nullable())),
+            )
             .await
-            .optional()
             .map_err(query_error("plans"))?;
-        Ok(with_routes(&mut conn, Vec::from_iter(row)).await?.pop())
-    }
-
-    async fn default_plan(&self, scope: &Scope) -> Result<Option<Plan>, StoreError> {
-        let mut conn = self.conn().await?;
-        let row = conn
-            .first::<PlanRow, _>(scoped(p::table, scope).filter(p::is_default.eq(true)))
-            .await
-            .optional()
-            .map_err(query_error("plans"))?;
-        Ok(with_routes(&mut conn, Vec::from_iter(row)).await?.pop())
+        let mut rows = rows.into_iter();
+        let Some((plan, first)) = rows.next() else {
+            return Ok(None);
+        };
+        let routes = first.into_iter().chain(rows.filter_map(|(_, route)| route));
+        plan.with_routes(routes.collect()).map(Some)
     }
 }

@@ -61,7 +61,7 @@ impl TokenStore for SqlStore {
                                 .filter(t::used_on.is_null())
                                 .filter(t::expires_on.gt(Instant(now))),
                         )
-                        .set(t::used_on.eq(Some(Instant(now)))),
+                        .set(t::used_on.eq(Some(now))),
                     )
                     .await
                     .optional()?;

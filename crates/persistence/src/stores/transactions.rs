@@ -183,12 +183,10 @@ impl TransactionStore for SqlStore {
         let mut conn = self.conn().await?;
         let rows: Vec<SetupRow> = conn
             .load(
-                m::table
+                scoped(m::table, scope)
                     .left_join(p::table.on(plan_of_merchant))
                     .left_join(r::table.on(r::plan_id.eq(p::id)))
                     .left_join(c::table.on(named_by_plan))
-                    .filter(m::platform_id.eq(scope.platform.as_str()))
-                    .filter(m::mode.eq(scope.mode.as_str()))
                     .filter(m::id.eq(merchant.as_str()))
                     .filter(m::deleted_on.is_null())
                     .select((

@@ -13,12 +13,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
         .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
-    let plan = stores
-        .routing
-        .default_plan(&p.scope())
-        .await
-        .unwrap()
-        .unwrap();
+    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
     let auth = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
     stores
         .transactions
@@ -131,12 +126,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
         .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
-    let plan = stores
-        .routing
-        .default_plan(&p.scope())
-        .await
-        .unwrap()
-        .unwrap();
+    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
     let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
     stores
         .transactions
@@ -209,12 +199,7 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
         .insert_merchant_with_event(&m2, &event_id(), None)
         .await
         .unwrap();
-    let plan = stores
-        .routing
-        .default_plan(&p.scope())
-        .await
-        .unwrap()
-        .unwrap();
+    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
     let mut written = Vec::new();
     for (i, (m, kind)) in [
         (&m1, TxnType::Auth),
@@ -320,12 +305,7 @@ pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
         .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
-    let plan = stores
-        .routing
-        .default_plan(&p.scope())
-        .await
-        .unwrap()
-        .unwrap();
+    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
     let mut pending = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
     stores
         .transactions

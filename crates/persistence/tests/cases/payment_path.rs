@@ -26,12 +26,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
-    let default = stores
-        .routing
-        .default_plan(&p.scope())
-        .await
-        .unwrap()
-        .unwrap();
+    let default = stored_default_plan(&stores, &p.scope()).await.unwrap();
 
     let plain = merchant(&p, "Plain");
     stores
@@ -181,12 +176,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
             .await
             .unwrap();
     }
-    let plan = stores
-        .routing
-        .default_plan(&p.scope())
-        .await
-        .unwrap()
-        .unwrap();
+    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
 
     let key = IdempotencyKey::parse("pay-1").unwrap();
     let print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{}");
@@ -342,12 +332,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
         .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
-    let plan = stores
-        .routing
-        .default_plan(&p.scope())
-        .await
-        .unwrap()
-        .unwrap();
+    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
     let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
     stores
         .transactions

@@ -157,11 +157,8 @@ pub async fn only_one_first_platform_under_concurrency(db: Database) {
 pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
-    let plan = stores
-        .routing
-        .default_plan(&Scope::new(a.platform.id.clone(), Mode::Test))
+    let plan = stored_default_plan(&stores, &Scope::new(a.platform.id.clone(), Mode::Test))
         .await
-        .unwrap()
         .unwrap();
     assert!(plan.is_default && plan.fee == FeeRule::new(290, 30).unwrap());
     let connection = stores
@@ -183,11 +180,8 @@ pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
         Some(plan.clone())
     );
     assert!(
-        stores
-            .routing
-            .default_plan(&Scope::new(a.platform.id.clone(), Mode::Live))
+        stored_default_plan(&stores, &Scope::new(a.platform.id.clone(), Mode::Live))
             .await
-            .unwrap()
             .is_none(),
         "live starts empty"
     );
