@@ -1,8 +1,8 @@
 //! The authorization decision of spec 5.3, 5.4 and 5.6, as one pure function.
 
 use crate::api_key::{ApiKey, KeyValue};
-use crate::ids::{KeyId, PlatformId, UserId};
-use crate::mode::{KeyType, Mode};
+use crate::ids::{KeyId, UserId};
+use crate::mode::KeyType;
 
 /// What an operation demands of the key that calls it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -29,23 +29,15 @@ impl Access {
 /// Who is calling: the scope every query of the request is bound to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
-    /// The platform the key belongs to; every query of the request is bound to it.
-    pub platform_id: PlatformId,
-    /// The key's mode: the request sees only resources of this mode (spec 5.5).
-    pub mode: Mode,
+    /// The key's platform and mode: every query of the request is bound to them; the request
+    /// sees only resources of this mode (spec 5.5).
+    pub scope: crate::scope::Scope,
     /// Whether the key is public or private, already checked against the operation.
     pub key_type: KeyType,
     /// The key that authenticated the request; a public key's idempotency keys are scoped to it.
     pub key_id: KeyId,
     /// The user who generated the key.
     pub user_id: UserId,
-}
-
-impl Principal {
-    /// The platform and mode the request acts in.
-    pub fn scope(&self) -> crate::scope::Scope {
-        crate::scope::Scope::new(self.platform_id.clone(), self.mode)
-    }
 }
 
 /// Why a request is refused. The two map to 401 and 403; a 401 never says which of missing,
@@ -98,8 +90,7 @@ pub fn decide(presented: Presented<'_>, required: Access) -> Result<Principal, A
         return Err(AuthError::WrongKeyType);
     }
     Ok(Principal {
-        platform_id: key.platform_id.clone(),
-        mode: key.mode,
+        scope: crate::scope::Scope::new(key.platform_id.clone(), key.mode),
         key_type: key.key_type,
         key_id: key.id.clone(),
         user_id: key.created_by.clone(),
@@ -110,6 +101,8 @@ pub fn decide(presented: Presented<'_>, required: Access) -> Result<Principal, A
 mod tests {
     use super::*;
     use crate::api_key::{KeyName, KeyStatus};
+    use crate::ids::PlatformId;
+    use crate::mode::Mode;
     use time::macros::datetime;
 
     fn key(key_type: KeyType, mode: Mode, status: KeyStatus) -> (KeyValue, ApiKey) {
@@ -195,7 +188,7 @@ mod tests {
                 match expected {
                     Ok(()) => {
                         let principal = got.unwrap();
-                        assert_eq!(principal.mode, mode);
+                        assert_eq!(principal.scope.mode, mode);
                         assert_eq!(principal.key_type, key_type);
                         assert_eq!(principal.user_id, stored.created_by);
                     }

@@ -277,8 +277,7 @@ mod tests {
         use crate::ids::{KeyId, PlatformId, UserId};
         use crate::mode::{KeyType, Mode};
         let who = |key_type, key: &str| Principal {
-            platform_id: PlatformId::from_suffix("1"),
-            mode: Mode::Test,
+            scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Test),
             key_type,
             key_id: KeyId::from_suffix(key),
             user_id: UserId::from_suffix("1"),

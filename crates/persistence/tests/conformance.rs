@@ -82,8 +82,7 @@ async fn new_platform(stores: &Stores, name: &str) -> CreatedPlatform {
 
 fn principal(created: &CreatedPlatform, mode: Mode) -> Principal {
     Principal {
-        platform_id: created.platform.id.clone(),
-        mode,
+        scope: Scope::new(created.platform.id.clone(), mode),
         key_type: KeyType::Private,
         key_id: created.keys[0].key.id.clone(),
         user_id: created.owner.id.clone(),
@@ -93,8 +92,8 @@ fn principal(created: &CreatedPlatform, mode: Mode) -> Principal {
 fn merchant(p: &Principal, name: &str) -> Merchant {
     Merchant {
         id: MerchantId::from_suffix(&CountingIds.next_id()),
-        platform_id: p.platform_id.clone(),
-        mode: p.mode,
+        platform_id: p.scope.platform.clone(),
+        mode: p.scope.mode,
         details: MerchantDetails {
             name: MerchantName::parse(name).unwrap(),
             currency: Currency::parse("EUR").unwrap(),
@@ -204,8 +203,8 @@ fn event_for(t: &Transaction) -> Event {
 fn subscription(p: &Principal, suffix: &str, events: &[&str], active: bool) -> Subscription {
     Subscription {
         id: WebhookId::from_suffix(suffix),
-        platform_id: p.platform_id.clone(),
-        mode: p.mode,
+        platform_id: p.scope.platform.clone(),
+        mode: p.scope.mode,
         endpoint_url: EndpointUrl::parse("https://example.com/hooks").unwrap(),
         events: EventList::parse(events).unwrap(),
         description: Some(Description::parse("Orders").unwrap()),
@@ -234,8 +233,8 @@ fn failed(at: OffsetDateTime) -> Finished {
 fn token(p: &Principal, suffix: &str, kind: TokenKind) -> Token {
     Token {
         id: TokenId::from_suffix(suffix),
-        platform_id: p.platform_id.clone(),
-        mode: p.mode,
+        platform_id: p.scope.platform.clone(),
+        mode: p.scope.mode,
         kind,
         card: PaymentSummary {
             bin: "411111".into(),

@@ -148,8 +148,7 @@ mod tests {
 
     fn who(key_type: KeyType, key: &str) -> Principal {
         Principal {
-            platform_id: PlatformId::from_suffix("1"),
-            mode: Mode::Test,
+            scope: holdfast_domain::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Test),
             key_type,
             key_id: KeyId::from_suffix(key),
             user_id: UserId::from_suffix("1"),

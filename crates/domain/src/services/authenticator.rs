@@ -70,7 +70,7 @@ impl Authenticator {
             // Best effort: failing to note the time of use must not fail an authorised request.
             let _ = self
                 .keys
-                .touch_key(&principal.platform_id, &principal.key_id, now)
+                .touch_key(&principal.scope.platform, &principal.key_id, now)
                 .await;
         }
         Ok(principal)
@@ -150,7 +150,7 @@ mod tests {
                 .authenticate(Some(VALUE), Access::Private)
                 .await
                 .unwrap();
-            assert_eq!(principal.mode, Mode::Test);
+            assert_eq!(principal.scope.mode, Mode::Test);
         }
     }
 

@@ -28,7 +28,7 @@ impl IdempotencyService {
 
     /// Claims `key` for the request `method path body`, or says what an earlier request under
     /// it left.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn begin(
         &self,
         who: &Principal,
@@ -39,25 +39,25 @@ impl IdempotencyService {
     ) -> Result<Begun, StoreError> {
         let print = fingerprint(&self.secret, method, path, body);
         self.store
-            .begin(&who.scope(), key, &print, self.clock.now())
+            .begin(&who.scope, key, &print, self.clock.now())
             .await
     }
 
     /// Stores the answer of the request that holds `key`.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn complete(
         &self,
         who: &Principal,
         key: &IdempotencyKey,
         response: &StoredResponse,
     ) -> Result<(), StoreError> {
-        self.store.complete(&who.scope(), key, response).await
+        self.store.complete(&who.scope, key, response).await
     }
 
     /// Forgets `key`: its request failed transiently and may be retried.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn release(&self, who: &Principal, key: &IdempotencyKey) -> Result<(), StoreError> {
-        self.store.release(&who.scope(), key).await
+        self.store.release(&who.scope, key).await
     }
 
     /// Forgets every key past its retention; returns how many.

@@ -48,7 +48,7 @@ impl MerchantService {
     }
 
     /// Under an idempotency key (`reply`), the answer is stored with the merchant.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn create(
         &self,
         who: &Principal,
@@ -58,8 +58,8 @@ impl MerchantService {
         let now = self.clock.now();
         let merchant = Merchant {
             id: MerchantId::from_suffix(&self.ids.next_id()),
-            platform_id: who.platform_id.clone(),
-            mode: who.mode,
+            platform_id: who.scope.platform.clone(),
+            mode: who.scope.mode,
             details,
             plan_id: None,
             created_on: now,
@@ -73,31 +73,31 @@ impl MerchantService {
     }
 
     /// A merchant of another platform or mode is `NotFound`, exactly like one that never existed.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn get(&self, who: &Principal, id: &MerchantId) -> Result<Merchant, ServiceError> {
         self.merchants
-            .get_merchant(&who.scope(), id)
+            .get_merchant(&who.scope, id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("merchant"))
     }
 
     /// The caller's merchants in its mode, deleted ones left out, newest first.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn list(
         &self,
         who: &Principal,
         page: &PageRequest,
     ) -> Result<Page<Merchant>, ServiceError> {
         self.merchants
-            .list_merchants(&who.scope(), page)
+            .list_merchants(&who.scope, page)
             .await
             .map_err(ServiceError::Store)
     }
 
     /// Changes the fields `patch` carries, with a `merchant.updated` event. A `planId` must name a
     /// plan of the caller's platform and mode. `NotFound` when absent in this scope.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn update(
         &self,
         who: &Principal,
@@ -106,29 +106,23 @@ impl MerchantService {
     ) -> Result<Merchant, ServiceError> {
         if let Some(Some(plan)) = &patch.plan_id {
             self.plans
-                .get_plan(&who.scope(), plan)
+                .get_plan(&who.scope, plan)
                 .await
                 .map_err(ServiceError::Store)?
                 .ok_or_else(|| Invalid::new("planId", NO_SUCH_PLAN))?;
         }
         self.merchants
-            .update_merchant_with_event(
-                &who.scope(),
-                id,
-                &patch,
-                self.clock.now(),
-                &self.event_id(),
-            )
+            .update_merchant_with_event(&who.scope, id, &patch, self.clock.now(), &self.event_id())
             .await
             .map_err(|e| ServiceError::from_store("merchant", e))
     }
 
     /// Marks the merchant deleted (its past payments keep pointing at it), with a
     /// `merchant.deleted` event. `NotFound` when absent in this scope or already deleted.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn delete(&self, who: &Principal, id: &MerchantId) -> Result<(), ServiceError> {
         self.merchants
-            .delete_merchant_with_event(&who.scope(), id, self.clock.now(), &self.event_id())
+            .delete_merchant_with_event(&who.scope, id, self.clock.now(), &self.event_id())
             .await
             .map_err(|e| ServiceError::from_store("merchant", e))
     }
@@ -146,8 +140,7 @@ mod tests {
 
     fn principal(mode: Mode) -> Principal {
         Principal {
-            platform_id: PlatformId::from_suffix("1"),
-            mode,
+            scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), mode),
             key_type: KeyType::Private,
             key_id: KeyId::from_suffix("1"),
             user_id: UserId::from_suffix("1"),

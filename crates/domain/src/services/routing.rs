@@ -72,7 +72,7 @@ impl RoutingService {
 
     /// A connection in the caller's mode, of a kind that takes that mode's payments. Under an
     /// idempotency key (`reply`), the answer is stored with it.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn create_connection(
         &self,
         who: &Principal,
@@ -80,7 +80,7 @@ impl RoutingService {
         kind: ProcessorKind,
         reply: Option<&Recorder<'_, ProcessorConnection>>,
     ) -> Result<ProcessorConnection, ServiceError> {
-        if !kind.serves(who.mode) {
+        if !kind.serves(who.scope.mode) {
             return Err(Invalid::new(
                 "kind",
                 "a sandbox connection takes test payments only: live mode needs a real processor",
@@ -89,8 +89,8 @@ impl RoutingService {
         }
         let connection = ProcessorConnection {
             id: ConnectionId::from_suffix(&self.ids.next_id()),
-            platform_id: who.platform_id.clone(),
-            mode: who.mode,
+            platform_id: who.scope.platform.clone(),
+            mode: who.scope.mode,
             name,
             kind,
             created_on: self.clock.now(),
@@ -104,35 +104,35 @@ impl RoutingService {
 
     /// One connection of the caller's platform and mode; any other is `NotFound`, exactly like one
     /// that never existed.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn connection(
         &self,
         who: &Principal,
         id: &ConnectionId,
     ) -> Result<ProcessorConnection, ServiceError> {
         self.store
-            .get_connection(&who.scope(), id)
+            .get_connection(&who.scope, id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("processor connection"))
     }
 
     /// The caller's connections in its mode, newest first.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn connections(
         &self,
         who: &Principal,
         page: &PageRequest,
     ) -> Result<Page<ProcessorConnection>, ServiceError> {
         self.store
-            .list_connections(&who.scope(), page)
+            .list_connections(&who.scope, page)
             .await
             .map_err(ServiceError::Store)
     }
 
     /// Every connection the plan names is checked (`usable`) before anything is written. Under
     /// an idempotency key (`reply`), the answer is stored with the plan.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn create_plan(
         &self,
         who: &Principal,
@@ -151,8 +151,8 @@ impl RoutingService {
         }
         let plan = Plan {
             id: PlanId::from_suffix(&self.ids.next_id()),
-            platform_id: who.platform_id.clone(),
-            mode: who.mode,
+            platform_id: who.scope.platform.clone(),
+            mode: who.scope.mode,
             name: new.name,
             fee: new.fee,
             default_connection: new.default_connection,
@@ -173,24 +173,24 @@ impl RoutingService {
 
     /// One plan of the caller's platform and mode; any other is `NotFound`, exactly like one that
     /// never existed.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn plan(&self, who: &Principal, id: &PlanId) -> Result<Plan, ServiceError> {
         self.store
-            .get_plan(&who.scope(), id)
+            .get_plan(&who.scope, id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("plan"))
     }
 
     /// The caller's plans in its mode, newest first.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn plans(
         &self,
         who: &Principal,
         page: &PageRequest,
     ) -> Result<Page<Plan>, ServiceError> {
         self.store
-            .list_plans(&who.scope(), page)
+            .list_plans(&who.scope, page)
             .await
             .map_err(ServiceError::Store)
     }
@@ -205,11 +205,11 @@ impl RoutingService {
     ) -> Result<(), ServiceError> {
         let connection = self
             .store
-            .get_connection(&who.scope(), id)
+            .get_connection(&who.scope, id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or_else(|| Invalid::new(field, NO_SUCH_CONNECTION))?;
-        if !connection.kind.serves(who.mode) {
+        if !connection.kind.serves(who.scope.mode) {
             return Err(Invalid::new(
                 field,
                 "is a sandbox connection, which takes test payments only",

@@ -71,9 +71,9 @@ impl TokenService {
     }
 
     /// One token of the caller's platform and mode.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn get(&self, who: &Principal, id: &TokenId) -> Result<Option<Token>, TokenError> {
-        Ok(self.tokens.find(&who.scope(), id).await?)
+        Ok(self.tokens.find(&who.scope, id).await?)
     }
 
     /// Erases the sealed card of every single-use token that expired unused; returns how many
@@ -91,7 +91,7 @@ impl TokenService {
 
     /// Checks the card and stores a single-use or vault token for it, refusing a vault token to
     /// a public key; a single-use token expires after `SINGLE_USE_LIFETIME`.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn create(
         &self,
         who: &Principal,
@@ -109,8 +109,8 @@ impl TokenService {
         let token = Token {
             sealed: self.vault.seal(id.as_str(), &sealed_text(card)),
             id,
-            platform_id: who.platform_id.clone(),
-            mode: who.mode,
+            platform_id: who.scope.platform.clone(),
+            mode: who.scope.mode,
             kind,
             card: PaymentSummary {
                 bin: card.number.bin().to_owned(),
@@ -157,8 +157,7 @@ mod tests {
 
     fn who(key_type: KeyType) -> Principal {
         Principal {
-            platform_id: PlatformId::from_suffix("1"),
-            mode: Mode::Test,
+            scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Test),
             key_type,
             key_id: KeyId::from_suffix("1"),
             user_id: UserId::from_suffix("1"),

@@ -84,7 +84,7 @@ impl WebhookService {
 
     /// The creator is the user who generated the calling key; it never changes. Under an
     /// idempotency key (`reply`), the answer is stored with the subscription.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn create(
         &self,
         who: &Principal,
@@ -94,8 +94,8 @@ impl WebhookService {
         let now = self.clock.now();
         let subscription = Subscription {
             id: WebhookId::from_suffix(&self.ids.next_id()),
-            platform_id: who.platform_id.clone(),
-            mode: who.mode,
+            platform_id: who.scope.platform.clone(),
+            mode: who.scope.mode,
             endpoint_url: new.endpoint_url,
             events: new.events,
             description: new.description,
@@ -137,7 +137,7 @@ impl WebhookService {
     /// by default). Under an idempotency key (`reply`), the answer is stored with the change,
     /// so a retry after a crash replays it rather than rotating the secret a receiver still
     /// uses out of the overlap.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn rotate_secret(
         &self,
         who: &Principal,
@@ -163,31 +163,31 @@ impl WebhookService {
     }
 
     /// A subscription in the caller's platform and mode; `NotFound("webhook")` otherwise.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn get(&self, who: &Principal, id: &WebhookId) -> Result<Subscription, ServiceError> {
         self.store
-            .get_webhook(&who.scope(), id)
+            .get_webhook(&who.scope, id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("webhook"))
     }
 
     /// The caller's subscriptions in its mode, newest first (spec 4.3).
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn list(
         &self,
         who: &Principal,
         page: &PageRequest,
     ) -> Result<Page<Subscription>, ServiceError> {
         self.store
-            .list_webhooks(&who.scope(), page)
+            .list_webhooks(&who.scope, page)
             .await
             .map_err(ServiceError::Store)
     }
 
     /// PATCH (spec 4.2): replaces the subscription's fields; the counter, id, secret and creator
     /// stay.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn replace(
         &self,
         who: &Principal,
@@ -195,22 +195,22 @@ impl WebhookService {
         replacement: Replacement,
     ) -> Result<Subscription, ServiceError> {
         self.store
-            .replace_webhook(&who.scope(), id, &replacement, self.clock.now())
+            .replace_webhook(&who.scope, id, &replacement, self.clock.now())
             .await
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
 
     /// Deletes the subscription and its delivery history.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn delete(&self, who: &Principal, id: &WebhookId) -> Result<(), ServiceError> {
         self.store
-            .delete_webhook(&who.scope(), id)
+            .delete_webhook(&who.scope, id)
             .await
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
 
     /// The delivery records of one of the caller's subscriptions, newest first (spec 2.4).
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn deliveries(
         &self,
         who: &Principal,
@@ -218,7 +218,7 @@ impl WebhookService {
         page: &PageRequest,
     ) -> Result<Page<Delivery>, ServiceError> {
         self.store
-            .list_deliveries(&who.platform_id, Some(who.mode), id, page)
+            .list_deliveries(&who.scope.platform, Some(who.scope.mode), id, page)
             .await
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
@@ -342,8 +342,7 @@ mod tests {
             Arc::new(ids),
         );
         let who = Principal {
-            platform_id: PlatformId::from_suffix("1"),
-            mode: Mode::Live,
+            scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Live),
             key_type: KeyType::Private,
             key_id: KeyId::from_suffix("1"),
             user_id: UserId::from_suffix("gen"),
@@ -374,8 +373,7 @@ mod tests {
     #[tokio::test]
     async fn a_rotation_racing_another_is_a_conflict() {
         let who = Principal {
-            platform_id: PlatformId::from_suffix("1"),
-            mode: Mode::Test,
+            scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Test),
             key_type: KeyType::Private,
             key_id: KeyId::from_suffix("1"),
             user_id: UserId::from_suffix("1"),

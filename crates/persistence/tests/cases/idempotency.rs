@@ -21,7 +21,7 @@ pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Databa
     };
     let claim = async |name: &str| {
         let key = IdempotencyKey::parse(name).unwrap();
-        let begun = idem.begin(&p.scope(), &key, &print, T0).await;
+        let begun = idem.begin(&p.scope, &key, &print, T0).await;
         assert_eq!(begun.unwrap(), Begun::Started);
         Some(KeyedResponse {
             key,
@@ -30,14 +30,14 @@ pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Databa
     };
     let seen = async |name: &str| {
         let key = IdempotencyKey::parse(name).unwrap();
-        match idem.begin(&p.scope(), &key, &print, T0).await.unwrap() {
+        match idem.begin(&p.scope, &key, &print, T0).await.unwrap() {
             Begun::Seen(seen) => seen,
             Begun::Started => panic!("{name}: the key was lost"),
         }
     };
 
     // The same key in the other mode is another key: the answers below never reach it.
-    let (in_live, live) = (IdempotencyKey::parse("merchant").unwrap(), p.scope());
+    let (in_live, live) = (IdempotencyKey::parse("merchant").unwrap(), p.scope.clone());
     let live_scope = Scope::new(live.platform, Mode::Live);
     let live = async || idem.begin(&live_scope, &in_live, &print, T0).await.unwrap();
     assert_eq!(live().await, Begun::Started);
@@ -58,11 +58,11 @@ pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Databa
             .await
             .unwrap()
     );
-    let c = sandbox_connection(&p.platform_id);
+    let c = sandbox_connection(&p.scope.platform);
     let reply = claim("connection").await;
     stores.routing.insert_connection(&c, reply).await.unwrap();
     // The platform has its default plan already: this one is not, the second one is.
-    let mut own = default_plan(&p.platform_id, &c.id);
+    let mut own = default_plan(&p.scope.platform, &c.id);
     own.is_default = false;
     let reply = claim("plan").await;
     stores.routing.insert_plan(&own, reply).await.unwrap();
@@ -98,7 +98,7 @@ pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Databa
     assert!(
         stores
             .webhooks
-            .get_webhook(&p.scope(), &over.id)
+            .get_webhook(&p.scope, &over.id)
             .await
             .unwrap()
             .is_none()

@@ -13,7 +13,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
         .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
-    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
+    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
     let auth = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
     stores
         .transactions
@@ -22,7 +22,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
         .unwrap();
     let claims = (0..4).map(|_| {
         let payments = stores.transactions.clone();
-        let (platform, id) = (p.platform_id.clone(), auth.id.clone());
+        let (platform, id) = (p.scope.platform.clone(), auth.id.clone());
         let mut capture = txn(&m, &plan, TxnType::Capture, TxnState::Pending, 1000);
         capture.parent_id = Some(auth.id.clone());
         tokio::spawn(async move {
@@ -46,7 +46,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
     let mut capture = winners.pop().unwrap();
     let written = stores
         .transactions
-        .get_transaction(&p.scope(), &capture.id)
+        .get_transaction(&p.scope, &capture.id)
         .await
         .unwrap();
     assert_eq!(
@@ -56,7 +56,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
     );
     let closing = stores
         .transactions
-        .get_transaction(&p.scope(), &auth.id)
+        .get_transaction(&p.scope, &auth.id)
         .await
         .unwrap()
         .unwrap();
@@ -75,12 +75,12 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
         .unwrap();
     let reopened = stores
         .transactions
-        .get_transaction(&p.scope(), &auth.id)
+        .get_transaction(&p.scope, &auth.id)
         .await
         .unwrap()
         .unwrap();
     assert_eq!(reopened.state, TxnState::Authorized);
-    let events = stores.events.list_events(&p.scope()).await.unwrap();
+    let events = stores.events.list_events(&p.scope).await.unwrap();
     // The merchant's own `merchant.created`, then the capture's `transaction.created`.
     let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
     assert_eq!(types, ["merchant.created", "transaction.created"]);
@@ -94,7 +94,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
     let other = new_platform(&stores, "B").await;
     for (platform, mode) in [
         (&other.platform.id, Mode::Test),
-        (&p.platform_id, Mode::Live),
+        (&p.scope.platform, Mode::Live),
     ] {
         let void = txn(&m, &plan, TxnType::Void, TxnState::Pending, 1000);
         let reserved = stores
@@ -109,7 +109,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
         assert!(!reserved.unwrap(), "scoped by platform and mode");
         let written = stores
             .transactions
-            .get_transaction(&p.scope(), &void.id)
+            .get_transaction(&p.scope, &void.id)
             .await
             .unwrap();
         assert!(written.is_none(), "a refused reservation writes nothing");
@@ -126,7 +126,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
         .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
-    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
+    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
     let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
     stores
         .transactions
@@ -135,7 +135,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
         .unwrap();
     let claims = (0..5).map(|_| {
         let payments = stores.transactions.clone();
-        let (platform, id) = (p.platform_id.clone(), sale.id.clone());
+        let (platform, id) = (p.scope.platform.clone(), sale.id.clone());
         let refund = txn(&m, &plan, TxnType::Refund, TxnState::Pending, 300);
         tokio::spawn(async move {
             payments
@@ -156,7 +156,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
     assert_eq!(won, 3, "3 × 300 fit in 1000, a fourth does not");
     let now = stores
         .transactions
-        .get_transaction(&p.scope(), &sale.id)
+        .get_transaction(&p.scope, &sale.id)
         .await
         .unwrap()
         .unwrap();
@@ -172,7 +172,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
         !stores
             .transactions
             .reserve_with_pending(
-                &p.scope(),
+                &p.scope,
                 &auth.id,
                 Reservation::Refund { amount: 1 },
                 &txn(&m, &plan, TxnType::Refund, TxnState::Pending, 1),
@@ -199,7 +199,7 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
         .insert_merchant_with_event(&m2, &event_id(), None)
         .await
         .unwrap();
-    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
+    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
     let mut written = Vec::new();
     for (i, (m, kind)) in [
         (&m1, TxnType::Auth),
@@ -221,7 +221,7 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
     let page = PageRequest::new(None, None).unwrap();
     let list = |filter: TxnFilter| {
         let stores = stores.clone();
-        let platform = p.platform_id.clone();
+        let platform = p.scope.platform.clone();
         let page = page.clone();
         async move {
             stores
@@ -277,7 +277,7 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
     let live = stores
         .transactions
         .list_transactions(
-            &Scope::new(p.platform_id.clone(), Mode::Live),
+            &Scope::new(p.scope.platform.clone(), Mode::Live),
             &TxnFilter::default(),
             &page,
         )
@@ -287,7 +287,7 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
     assert_eq!(
         stores
             .transactions
-            .get_transaction(&p.scope(), &written[0].id)
+            .get_transaction(&p.scope, &written[0].id)
             .await
             .unwrap(),
         Some(written[0].clone())
@@ -305,7 +305,7 @@ pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
         .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
-    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
+    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
     let mut pending = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
     stores
         .transactions
@@ -355,7 +355,7 @@ pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
             .unwrap()
             .is_empty()
     );
-    let events = stores.events.list_events(&p.scope()).await.unwrap();
+    let events = stores.events.list_events(&p.scope).await.unwrap();
     assert_eq!(
         events
             .iter()

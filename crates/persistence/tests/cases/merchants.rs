@@ -15,7 +15,7 @@ pub async fn merchants_are_scoped_by_platform_and_mode(db: Database) {
         .unwrap();
     let got = stores
         .merchants
-        .get_merchant(&Scope::new(test.platform_id.clone(), Mode::Test), &m.id)
+        .get_merchant(&test.scope, &m.id)
         .await
         .unwrap();
     assert_eq!(got.as_ref(), Some(&m));
@@ -75,7 +75,7 @@ pub async fn merchant_update_writes_only_what_is_sent(db: Database) {
     };
     let after_rename = stores
         .merchants
-        .update_merchant_with_event(&p.scope(), &m.id, &rename, later, &event_id())
+        .update_merchant_with_event(&p.scope, &m.id, &rename, later, &event_id())
         .await
         .unwrap();
     assert_eq!(after_rename.details.name.as_str(), "Shop renamed");
@@ -84,7 +84,7 @@ pub async fn merchant_update_writes_only_what_is_sent(db: Database) {
     assert_eq!(after_rename.created_on, m.created_on);
     let after_both = stores
         .merchants
-        .update_merchant_with_event(&p.scope(), &m.id, &clear_email, later, &event_id())
+        .update_merchant_with_event(&p.scope, &m.id, &clear_email, later, &event_id())
         .await
         .unwrap();
     assert_eq!(after_both.details.name.as_str(), "Shop renamed");
@@ -92,7 +92,7 @@ pub async fn merchant_update_writes_only_what_is_sent(db: Database) {
     assert_eq!(after_both.details.currency, m.details.currency);
     let reread = stores
         .merchants
-        .get_merchant(&p.scope(), &m.id)
+        .get_merchant(&p.scope, &m.id)
         .await
         .unwrap();
     assert_eq!(reread, Some(after_both));
@@ -133,27 +133,27 @@ pub async fn merchant_update_and_delete_are_scoped(db: Database) {
     }
     let unchanged = stores
         .merchants
-        .get_merchant(&p.scope(), &m.id)
+        .get_merchant(&p.scope, &m.id)
         .await
         .unwrap();
     assert_eq!(unchanged, Some(m.clone()));
 
     stores
         .merchants
-        .delete_merchant_with_event(&p.scope(), &m.id, T0, &event_id())
+        .delete_merchant_with_event(&p.scope, &m.id, T0, &event_id())
         .await
         .unwrap();
     assert!(
         stores
             .merchants
-            .get_merchant(&p.scope(), &m.id)
+            .get_merchant(&p.scope, &m.id)
             .await
             .unwrap()
             .is_none()
     );
     let err = stores
         .merchants
-        .update_merchant_with_event(&p.scope(), &m.id, &rename, T0, &event_id())
+        .update_merchant_with_event(&p.scope, &m.id, &rename, T0, &event_id())
         .await;
     assert!(
         matches!(err, Err(StoreError::NotFound)),
@@ -162,7 +162,7 @@ pub async fn merchant_update_and_delete_are_scoped(db: Database) {
     assert!(matches!(
         stores
             .merchants
-            .delete_merchant_with_event(&p.scope(), &m.id, T0, &event_id())
+            .delete_merchant_with_event(&p.scope, &m.id, T0, &event_id())
             .await,
         Err(StoreError::NotFound)
     ));
@@ -185,7 +185,7 @@ pub async fn merchant_pages_newest_first(db: Database) {
     let deleted = ids.remove(3);
     stores
         .merchants
-        .delete_merchant_with_event(&p.scope(), &deleted, T0, &event_id())
+        .delete_merchant_with_event(&p.scope, &deleted, T0, &event_id())
         .await
         .unwrap();
     ids.reverse();
@@ -197,7 +197,7 @@ pub async fn merchant_pages_newest_first(db: Database) {
         let req = PageRequest::new(Some(10), cursor.clone()).unwrap();
         let page = stores
             .merchants
-            .list_merchants(&p.scope(), &req)
+            .list_merchants(&p.scope, &req)
             .await
             .unwrap();
         pages.push((page.data.len(), page.has_more));

@@ -26,7 +26,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
-    let default = stored_default_plan(&stores, &p.scope()).await.unwrap();
+    let default = stored_default_plan(&stores, &p.scope).await.unwrap();
 
     let plain = merchant(&p, "Plain");
     stores
@@ -36,7 +36,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .unwrap();
     let setup = stores
         .transactions
-        .payment_setup(&p.scope(), &plain.id)
+        .payment_setup(&p.scope, &plain.id)
         .await
         .unwrap()
         .unwrap();
@@ -48,17 +48,17 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     // A plan of its own: the default connection, a brand route and a fallback, all read; a
     // connection the plan does not name is not needed.
     let (main, amex, backup, unused) = (
-        connection(&stores, &p.platform_id).await,
-        connection(&stores, &p.platform_id).await,
-        connection(&stores, &p.platform_id).await,
-        connection(&stores, &p.platform_id).await,
+        connection(&stores, &p.scope.platform).await,
+        connection(&stores, &p.scope.platform).await,
+        connection(&stores, &p.scope.platform).await,
+        connection(&stores, &p.scope.platform).await,
     );
     let own = Plan {
         is_default: false,
         default_connection: main.id.clone(),
         brand_routes: vec![(CardBrand::Amex, amex.id.clone())],
         fallbacks: vec![backup.id.clone()],
-        ..default_plan(&p.platform_id, &main.id)
+        ..default_plan(&p.scope.platform, &main.id)
     };
     stores.routing.insert_plan(&own, None).await.unwrap();
     let planned = Merchant {
@@ -72,7 +72,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .unwrap();
     let setup = stores
         .transactions
-        .payment_setup(&p.scope(), &planned.id)
+        .payment_setup(&p.scope, &planned.id)
         .await
         .unwrap()
         .unwrap();
@@ -103,7 +103,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     let other = new_platform(&stores, "B").await;
     for (platform, mode) in [
         (&other.platform.id, Mode::Test),
-        (&p.platform_id, Mode::Live),
+        (&p.scope.platform, Mode::Live),
     ] {
         let seen = stores
             .transactions
@@ -114,12 +114,12 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     }
     stores
         .merchants
-        .delete_merchant_with_event(&p.scope(), &plain.id, T0, &event_id())
+        .delete_merchant_with_event(&p.scope, &plain.id, T0, &event_id())
         .await
         .unwrap();
     let gone = stores
         .transactions
-        .payment_setup(&p.scope(), &plain.id)
+        .payment_setup(&p.scope, &plain.id)
         .await
         .unwrap();
     assert!(gone.is_none());
@@ -134,7 +134,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
         .unwrap();
     let setup = stores
         .transactions
-        .payment_setup(&live.scope(), &shop.id)
+        .payment_setup(&live.scope, &shop.id)
         .await
         .unwrap()
         .unwrap();
@@ -176,12 +176,12 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
             .await
             .unwrap();
     }
-    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
+    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
 
     let key = IdempotencyKey::parse("pay-1").unwrap();
     let print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{}");
     let idem = &stores.idempotency;
-    let claim = idem.begin(&p.scope(), &key, &print, T0).await;
+    let claim = idem.begin(&p.scope, &key, &print, T0).await;
     assert_eq!(claim.unwrap(), Begun::Started);
     let auth = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
     stores
@@ -209,11 +209,11 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
 
     let written = stores
         .transactions
-        .get_transaction(&p.scope(), &done.id)
+        .get_transaction(&p.scope, &done.id)
         .await
         .unwrap();
     assert_eq!(written, Some(done.clone()));
-    let again = idem.begin(&p.scope(), &key, &print, T0).await;
+    let again = idem.begin(&p.scope, &key, &print, T0).await;
     assert_eq!(
         again.unwrap(),
         Begun::Seen(Seen::Replay(reply.response.clone())),
@@ -253,7 +253,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
 
     // Completed once: a second completion writes nothing, not even its reply.
     let second_key = IdempotencyKey::parse("pay-2").unwrap();
-    let claim = idem.begin(&p.scope(), &second_key, &print, T0).await;
+    let claim = idem.begin(&p.scope, &second_key, &print, T0).await;
     assert_eq!(claim.unwrap(), Begun::Started);
     let refused = stores
         .transactions
@@ -268,7 +268,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         )
         .await;
     assert!(matches!(refused, Err(StoreError::NotFound)), "{refused:?}");
-    let still = idem.begin(&p.scope(), &second_key, &print, T0).await;
+    let still = idem.begin(&p.scope, &second_key, &print, T0).await;
     assert_eq!(still.unwrap(), Begun::Seen(Seen::InProgress));
 
     // A capture whose original is not reserved cannot close it: nothing is kept.
@@ -299,13 +299,13 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     ] {
         let row = stores
             .transactions
-            .get_transaction(&p.scope(), id)
+            .get_transaction(&p.scope, id)
             .await
             .unwrap()
             .unwrap();
         assert_eq!(row.state, state, "{id}");
     }
-    let events = stores.events.list_events(&p.scope()).await.unwrap();
+    let events = stores.events.list_events(&p.scope).await.unwrap();
     let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
     assert_eq!(
         types,
@@ -332,7 +332,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
         .insert_merchant_with_event(&m, &event_id(), None)
         .await
         .unwrap();
-    let plan = stored_default_plan(&stores, &p.scope()).await.unwrap();
+    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
     let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
     stores
         .transactions
@@ -344,7 +344,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
     let reserved = stores
         .transactions
         .reserve_with_pending(
-            &p.scope(),
+            &p.scope,
             &sale.id,
             Reservation::Refund { amount: 400 },
             &refund,
@@ -397,7 +397,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
 async fn refunded(stores: &Stores, p: &Principal, id: &TxnId) -> (TxnState, i64) {
     let row = stores
         .transactions
-        .get_transaction(&p.scope(), id)
+        .get_transaction(&p.scope, id)
         .await
         .unwrap()
         .unwrap();

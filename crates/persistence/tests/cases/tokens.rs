@@ -18,8 +18,8 @@ pub async fn single_use_cards_are_erased_once_used_or_expired(db: Database) {
     for t in [&used, &expired, &fresh, &vault] {
         tokens.save(t, None).await.unwrap();
     }
-    let read = async |t: &Token| tokens.find(&p.scope(), &t.id).await.unwrap().unwrap();
-    let handed = tokens.take(&p.scope(), &used.id, T0).await.unwrap();
+    let read = async |t: &Token| tokens.find(&p.scope, &t.id).await.unwrap().unwrap();
+    let handed = tokens.take(&p.scope, &used.id, T0).await.unwrap();
     assert_eq!(
         handed.unwrap().sealed,
         used.sealed,
@@ -31,7 +31,7 @@ pub async fn single_use_cards_are_erased_once_used_or_expired(db: Database) {
     // The sweep: only what expired unused, and only once.
     assert_eq!(tokens.erase_expired(T0).await.unwrap(), 0);
     let later = T0 + SINGLE_USE_LIFETIME;
-    tokens.take(&p.scope(), &fresh.id, T0).await.unwrap();
+    tokens.take(&p.scope, &fresh.id, T0).await.unwrap();
     assert_eq!(tokens.erase_expired(later).await.unwrap(), 1);
     assert_eq!(tokens.erase_expired(later).await.unwrap(), 0);
     assert!(read(&expired).await.sealed.ciphertext.is_empty());
@@ -49,14 +49,14 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
     let once = token(&p, "once", TokenKind::SingleUse);
     stores.tokens.save(&once, None).await.unwrap();
     assert_eq!(
-        stores.tokens.find(&p.scope(), &once.id).await.unwrap(),
+        stores.tokens.find(&p.scope, &once.id).await.unwrap(),
         Some(once.clone()),
         "a token reads back as it was saved, sealed bytes included"
     );
     // Four payments race for one single-use token: one gets it.
     let takes = (0..4).map(|_| {
         let tokens = stores.tokens.clone();
-        let (platform, id) = (p.platform_id.clone(), once.id.clone());
+        let (platform, id) = (p.scope.platform.clone(), once.id.clone());
         tokio::spawn(async move {
             tokens
                 .take(&Scope::new(platform.clone(), Mode::Test), &id, T0)
@@ -71,7 +71,7 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
     assert_eq!(won, 1, "a single-use token is handed out once");
     let used = stores
         .tokens
-        .find(&p.scope(), &once.id)
+        .find(&p.scope, &once.id)
         .await
         .unwrap()
         .unwrap();
@@ -84,7 +84,11 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
     assert!(
         stores
             .tokens
-            .take(&Scope::new(p.platform_id.clone(), Mode::Live), &late.id, T0)
+            .take(
+                &Scope::new(p.scope.platform.clone(), Mode::Live),
+                &late.id,
+                T0
+            )
             .await
             .unwrap()
             .is_none()
@@ -92,7 +96,7 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
     assert!(
         stores
             .tokens
-            .take(&p.scope(), &late.id, expiry)
+            .take(&p.scope, &late.id, expiry)
             .await
             .unwrap()
             .is_none()
@@ -101,7 +105,7 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
     assert!(
         stores
             .tokens
-            .take(&p.scope(), &late.id, just_in_time)
+            .take(&p.scope, &late.id, just_in_time)
             .await
             .unwrap()
             .is_some()
@@ -111,7 +115,7 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
     let vault = token(&p, "vault", TokenKind::Vault);
     stores.tokens.save(&vault, None).await.unwrap();
     for _ in 0..3 {
-        let handed = stores.tokens.take(&p.scope(), &vault.id, T0).await.unwrap();
+        let handed = stores.tokens.take(&p.scope, &vault.id, T0).await.unwrap();
         assert_eq!(handed.unwrap().used_on, None);
     }
     let other = new_platform(&stores, "B").await;

@@ -51,24 +51,24 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
     };
     stores
         .merchants
-        .update_merchant_with_event(&p.scope(), &m.id, &rename, T0, &event_id())
+        .update_merchant_with_event(&p.scope, &m.id, &rename, T0, &event_id())
         .await
         .unwrap();
     stores
         .merchants
-        .delete_merchant_with_event(&p.scope(), &m.id, T0, &event_id())
+        .delete_merchant_with_event(&p.scope, &m.id, T0, &event_id())
         .await
         .unwrap();
     let again = stores
         .merchants
-        .delete_merchant_with_event(&p.scope(), &m.id, T0, &event_id())
+        .delete_merchant_with_event(&p.scope, &m.id, T0, &event_id())
         .await;
     assert!(
         matches!(again, Err(StoreError::NotFound)),
         "a second delete reports nothing"
     );
 
-    let events = stores.events.list_events(&p.scope()).await.unwrap();
+    let events = stores.events.list_events(&p.scope).await.unwrap();
     let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
     assert_eq!(
         types, all,
@@ -134,7 +134,7 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
     let refused = stores
         .notifications
         .resend(
-            &p.platform_id,
+            &p.scope.platform,
             &claimed[0].id,
             &NotificationId::from_suffix("again"),
             later,
@@ -197,7 +197,7 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
     let counter = |s: Subscription| (s.active, s.consecutive_failures);
     let now = stores
         .webhooks
-        .get_webhook(&p.scope(), &wh)
+        .get_webhook(&p.scope, &wh)
         .await
         .unwrap()
         .unwrap();
@@ -216,7 +216,7 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
     }
     let now = stores
         .webhooks
-        .get_webhook(&p.scope(), &wh)
+        .get_webhook(&p.scope, &wh)
         .await
         .unwrap()
         .unwrap();
@@ -238,13 +238,13 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
     // The dashboard toggle: setting inactive keeps the counter, setting active resets it.
     let off = stores
         .webhooks
-        .toggle_webhook(&p.platform_id, &wh, false, T0)
+        .toggle_webhook(&p.scope.platform, &wh, false, T0)
         .await
         .unwrap();
     assert_eq!(counter(off), (false, 26));
     let on = stores
         .webhooks
-        .toggle_webhook(&p.platform_id, &wh, true, T0)
+        .toggle_webhook(&p.scope.platform, &wh, true, T0)
         .await
         .unwrap();
     assert_eq!(counter(on), (true, 0));
@@ -376,7 +376,7 @@ pub async fn a_secret_rotation_keeps_the_previous_one_and_happens_once(db: Datab
             .unwrap()
     );
     let read = store
-        .get_webhook(&a.scope(), &hook.id)
+        .get_webhook(&a.scope, &hook.id)
         .await
         .unwrap()
         .unwrap();
@@ -390,7 +390,7 @@ pub async fn a_secret_rotation_keeps_the_previous_one_and_happens_once(db: Datab
         "made from a stale read: refused"
     );
     let elsewhere = Subscription {
-        platform_id: b.platform_id.clone(),
+        platform_id: b.scope.platform.clone(),
         ..again.clone()
     };
     assert!(matches!(
@@ -491,12 +491,12 @@ pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
     let history = |mode| {
         stores
             .webhooks
-            .list_deliveries(&live.platform_id, Some(mode), &wh, &page)
+            .list_deliveries(&live.scope.platform, Some(mode), &wh, &page)
     };
     assert_eq!(history(Mode::Live).await.unwrap().data.len(), 1);
     let other = new_platform(&stores, "B").await;
     for (platform, mode) in [
-        (&live.platform_id, Mode::Test),
+        (&live.scope.platform, Mode::Test),
         (&other.platform.id, Mode::Live),
     ] {
         let refused = stores
@@ -512,7 +512,7 @@ pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
     );
     stores
         .webhooks
-        .delete_webhook(&Scope::new(live.platform_id.clone(), Mode::Live), &wh)
+        .delete_webhook(&live.scope, &wh)
         .await
         .unwrap();
     assert!(matches!(

@@ -14,7 +14,7 @@ use super::{PaymentError, PaymentService};
 
 impl PaymentService {
     /// Captures, voids or refunds `original`. With a `recorder`, as in `pay`.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), original = %original_id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), original = %original_id))]
     pub async fn follow_up(
         &self,
         who: &Principal,
@@ -25,13 +25,10 @@ impl PaymentService {
         let original = self.original(who, original_id).await?;
         let amount = original.as_original().allows(follow_up)?;
         // Everything the follow-up needs is read before the reservation is taken.
-        let plan = self
-            .routing
-            .get_plan(&who.scope(), &original.plan.id)
-            .await?;
+        let plan = self.routing.get_plan(&who.scope, &original.plan.id).await?;
         let connection = self
             .routing
-            .get_connection(&who.scope(), &original.processor.id)
+            .get_connection(&who.scope, &original.processor.id)
             .await?;
         let id = TxnId::from_suffix(&self.ids.next_id());
         let mut txn = Transaction {
@@ -49,7 +46,7 @@ impl PaymentService {
         let reservation = follow_up.reservation(amount);
         if !self
             .store
-            .reserve_with_pending(&who.scope(), original_id, reservation, &txn)
+            .reserve_with_pending(&who.scope, original_id, reservation, &txn)
             .await?
         {
             // Someone else changed the original between our read and the reservation.
@@ -91,7 +88,7 @@ impl PaymentService {
 
     async fn original(&self, who: &Principal, id: &TxnId) -> Result<Transaction, PaymentError> {
         self.store
-            .get_transaction(&who.scope(), id)
+            .get_transaction(&who.scope, id)
             .await?
             .ok_or_else(|| Invalid::new("transactionId", "no such transaction").into())
     }

@@ -123,17 +123,17 @@ impl PaymentService {
     }
 
     /// One transaction of the caller's platform and mode.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str(), id = %id))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn get(
         &self,
         who: &Principal,
         id: &TxnId,
     ) -> Result<Option<Transaction>, PaymentError> {
-        Ok(self.store.get_transaction(&who.scope(), id).await?)
+        Ok(self.store.get_transaction(&who.scope, id).await?)
     }
 
     /// The caller's transactions, newest first.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn list(
         &self,
         who: &Principal,
@@ -142,7 +142,7 @@ impl PaymentService {
     ) -> Result<Page<Transaction>, PaymentError> {
         Ok(self
             .store
-            .list_transactions(&who.scope(), filter, page)
+            .list_transactions(&who.scope, filter, page)
             .await?)
     }
 

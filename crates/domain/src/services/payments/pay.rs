@@ -27,7 +27,7 @@ impl PaymentService {
     /// Authorizes or sells. Declines and processor failures are recorded transactions too:
     /// the result says what happened in `authorization.status`. With a `recorder`, the response
     /// is stored under its idempotency key together with the transaction.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.platform_id, mode = who.mode.as_str()))]
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn pay(
         &self,
         who: &Principal,
@@ -47,7 +47,7 @@ impl PaymentService {
             connections: known,
         } = self
             .store
-            .payment_setup(&who.scope(), &new.merchant_id)
+            .payment_setup(&who.scope, &new.merchant_id)
             .await?
             .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
         let plan = plan.ok_or_else(|| {
@@ -61,7 +61,7 @@ impl PaymentService {
         // and plan are known to be good.
         let known: Vec<ProcessorConnection> = known
             .into_iter()
-            .filter(|c| c.kind.serves(who.mode))
+            .filter(|c| c.kind.serves(who.scope.mode))
             .collect();
         if known.is_empty() {
             return Err(Invalid::new(
@@ -91,7 +91,7 @@ impl PaymentService {
             id: id.clone(),
             kind: new.kind,
             merchant_id: merchant.id.clone(),
-            platform_id: who.platform_id.clone(),
+            platform_id: who.scope.platform.clone(),
             amount: new.amount.minor_units(),
             currency: merchant.details.currency,
             fee: 0,
@@ -108,7 +108,7 @@ impl PaymentService {
             },
             processor: named(&first),
             authorization: placeholder(),
-            mode: who.mode,
+            mode: who.scope.mode,
             state: TxnState::Pending,
             parent_id: None,
             refunded_amount: 0,
@@ -147,7 +147,7 @@ impl PaymentService {
         let token = self
             .tokens
             .tokens
-            .take(&who.scope(), id, self.clock.now())
+            .take(&who.scope, id, self.clock.now())
             .await?
             .ok_or_else(unusable)?;
         let corrupt = |what: &str| StoreError::Unexpected(format!("token {id}: {what}"));

@@ -21,8 +21,7 @@ use time::macros::datetime;
 
 fn who() -> Principal {
     Principal {
-        platform_id: PlatformId::from_suffix("1"),
-        mode: Mode::Test,
+        scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Test),
         key_type: KeyType::Private,
         key_id: KeyId::from_suffix("1"),
         user_id: UserId::from_suffix("1"),
@@ -176,10 +175,8 @@ async fn an_unavailable_processor_falls_back_to_the_next_connection() {
 /// processor call and before its token is taken (the mocks panic on any call).
 #[tokio::test]
 async fn a_live_payment_never_reaches_the_sandbox() {
-    let live = Principal {
-        mode: Mode::Live,
-        ..who()
-    };
+    let mut live = who();
+    live.scope.mode = Mode::Live;
     for source in [
         auth().source,
         PaymentSource::Token(crate::ids::TokenId::from_suffix("1")),
