@@ -48,7 +48,7 @@ impl IdempotencyKey {
     /// neither to block a server's `order-1001` nor to learn that it was used. A client's key
     /// never holds a space, so the prefix cannot be forged from either side.
     #[must_use]
-    pub fn scoped_to(self, who: &crate::auth::Principal) -> Self {
+    pub(crate) fn scoped_to(self, who: &crate::auth::Principal) -> Self {
         match who.key_type {
             crate::mode::KeyType::Private => self,
             crate::mode::KeyType::Public => Self(format!("{} {}", who.key_id, self.0)),

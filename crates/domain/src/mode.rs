@@ -31,7 +31,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_round_trip() {
+    fn the_words_of_spec_2_1() {
+        assert_eq!(
+            Mode::ALL
+                .iter()
+                .copied()
+                .map(Mode::as_str)
+                .collect::<Vec<_>>(),
+            ["test", "live"]
+        );
+        assert_eq!(
+            KeyType::ALL
+                .iter()
+                .copied()
+                .map(KeyType::as_str)
+                .collect::<Vec<_>>(),
+            ["public", "private"]
+        );
         for &mode in Mode::ALL {
             assert_eq!(mode.as_str().parse::<Mode>(), Ok(mode));
         }

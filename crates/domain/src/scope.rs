@@ -5,7 +5,7 @@ use crate::mode::Mode;
 
 /// The platform and mode a request acts in. Every scoped store call takes one, so a resource
 /// of another platform or mode is never seen (spec 5.5).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scope {
     /// The platform whose resources are seen.
     pub platform: PlatformId,

@@ -130,7 +130,7 @@ pub async fn guard(
     // A header that is not visible ASCII fails the same rule as a malformed key.
     let parsed = IdempotencyKey::parse(raw.to_str().unwrap_or("\u{7f}"));
     let key = match parsed {
-        Ok(key) => key.scoped_to(who),
+        Ok(key) => key,
         Err(invalid) => return Ok(req.into_response(ApiError::from(invalid).error_response())),
     };
     // The body is read once here for the fingerprint, then handed back to the handler.
@@ -142,8 +142,8 @@ pub async fn guard(
         }
     };
     let keys = &state.idempotency;
-    let begun = keys
-        .begin(who, &key, req.method().as_str(), req.path(), &body)
+    let (begun, key) = keys
+        .begin(who, key, req.method().as_str(), req.path(), &body)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     req.set_payload(Payload::from(body));

@@ -99,7 +99,32 @@ mod tests {
     }
 
     #[test]
-    fn words_round_trip() {
+    fn the_words_stored_and_shown() {
+        assert_eq!(
+            CardBrand::ALL
+                .iter()
+                .copied()
+                .map(CardBrand::as_str)
+                .collect::<Vec<_>>(),
+            [
+                "visa",
+                "mastercard",
+                "amex",
+                "discover",
+                "jcb",
+                "diners",
+                "unionpay",
+                "unknown"
+            ]
+        );
+        assert_eq!(
+            FundingType::ALL
+                .iter()
+                .copied()
+                .map(FundingType::as_str)
+                .collect::<Vec<_>>(),
+            ["credit", "debit", "prepaid", "unknown"]
+        );
         for &brand in CardBrand::ALL {
             assert_eq!(brand.as_str().parse::<CardBrand>(), Ok(brand));
         }

@@ -167,7 +167,7 @@ pub enum CvvRule {
 
 /// Card fields as a client sent them, each unchecked. The services check them against their
 /// own clock (`check`), so no door decides what "expired" means.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct CardInput {
     /// The card number (`payment.number`), if sent.
     pub number: Option<String>,
@@ -274,5 +274,64 @@ mod tests {
                 .unwrap()
                 .is_past(datetime!(2026-12-01 0:00 UTC))
         );
+    }
+
+    /// Each field missing or wrong is named, in the order number, cvv, expiration; a missing
+    /// CVV is refused for a payment and accepted for a token.
+    #[test]
+    fn check_names_the_first_field_missing_or_wrong() {
+        let input = |number: Option<&str>, cvv: Option<&str>, expiration: Option<&str>| CardInput {
+            number: number.map(Into::into),
+            cvv: cvv.map(Into::into),
+            expiration: expiration.map(Into::into),
+        };
+        let good = (Some("4111111111111111"), Some("123"), Some("1230"));
+        let rows = [
+            (good, CvvRule::Required, None),
+            (
+                (None, good.1, good.2),
+                CvvRule::Required,
+                Some("payment.number"),
+            ),
+            (
+                (Some("4111111111111112"), good.1, good.2),
+                CvvRule::Required,
+                Some("payment.number"),
+            ),
+            (
+                (good.0, None, good.2),
+                CvvRule::Required,
+                Some("payment.cvv"),
+            ),
+            ((good.0, None, good.2), CvvRule::Optional, None),
+            (
+                (good.0, Some("12"), good.2),
+                CvvRule::Optional,
+                Some("payment.cvv"),
+            ),
+            (
+                (good.0, good.1, None),
+                CvvRule::Required,
+                Some("payment.expiration"),
+            ),
+            (
+                (good.0, good.1, Some("1026")),
+                CvvRule::Required,
+                Some("payment.expiration"),
+            ),
+            (
+                (None, None, None),
+                CvvRule::Required,
+                Some("payment.number"),
+            ),
+        ];
+        for ((number, cvv, expiration), rule, refused) in rows {
+            let got = input(number, cvv, expiration).check(NOW, rule);
+            assert_eq!(
+                got.err().map(|e| e.field),
+                refused,
+                "{number:?} {cvv:?} {expiration:?} {rule:?}"
+            );
+        }
     }
 }

@@ -216,7 +216,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn letters_round_trip() {
+    fn the_letters_stored_and_shown() {
+        assert_eq!(
+            AuthStatus::ALL
+                .iter()
+                .copied()
+                .map(AuthStatus::as_str)
+                .collect::<Vec<_>>(),
+            ["A", "D", "E", "T"]
+        );
+        assert_eq!(
+            AvsCode::ALL
+                .iter()
+                .copied()
+                .map(AvsCode::as_str)
+                .collect::<Vec<_>>(),
+            ["Y", "A", "Z", "N", "U", "R"]
+        );
+        assert_eq!(
+            CvvCode::ALL
+                .iter()
+                .copied()
+                .map(CvvCode::as_str)
+                .collect::<Vec<_>>(),
+            ["M", "N", "P", "U"]
+        );
         for &s in AuthStatus::ALL {
             assert_eq!(s.as_str().parse(), Ok(s));
         }

@@ -1,5 +1,5 @@
-//! Idempotency keys (spec 5.4): a request under a key runs once; its answer is stored and
-//! replayed to every retry.
+//! Idempotency keys (our decision, docs/decisions.md: the spec has none): a request under a key
+//! runs once; its answer is stored and replayed to every retry.
 
 use std::sync::Arc;
 
@@ -26,21 +26,25 @@ impl IdempotencyService {
         }
     }
 
-    /// Claims `key` for the request `method path body`, or says what an earlier request under
-    /// it left.
+    /// Claims the client's `key` for the request `method path body`, or says what an earlier
+    /// request under it left. Also returns the key as stored (in the caller's key space, see
+    /// `IdempotencyKey::scoped_to`), which `complete`, `release` and a stored answer take.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn begin(
         &self,
         who: &Principal,
-        key: &IdempotencyKey,
+        key: IdempotencyKey,
         method: &str,
         path: &str,
         body: &[u8],
-    ) -> Result<Begun, StoreError> {
+    ) -> Result<(Begun, IdempotencyKey), StoreError> {
+        let key = key.scoped_to(who);
         let print = fingerprint(&self.secret, method, path, body);
-        self.store
-            .begin(&who.scope, key, &print, self.clock.now())
-            .await
+        let begun = self
+            .store
+            .begin(&who.scope, &key, &print, self.clock.now())
+            .await?;
+        Ok((begun, key))
     }
 
     /// Stores the answer of the request that holds `key`.
@@ -64,5 +68,79 @@ impl IdempotencyService {
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn purge_expired(&self) -> Result<u64, StoreError> {
         self.store.purge(self.clock.now() - RETENTION).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{KeyId, PlatformId, UserId};
+    use crate::mode::{KeyType, Mode};
+    use crate::ports::MockIdempotencyStore;
+    use crate::scope::Scope;
+    use crate::services::fixtures::{NOON, clock_at_noon};
+
+    fn who(key_type: KeyType) -> Principal {
+        Principal {
+            scope: Scope::new(PlatformId::from_suffix("1"), Mode::Test),
+            key_type,
+            key_id: KeyId::from_suffix("pub"),
+            user_id: UserId::from_suffix("1"),
+        }
+    }
+
+    fn service(store: MockIdempotencyStore, secret: u8) -> IdempotencyService {
+        IdempotencyService::new(Arc::new(store), Arc::new(clock_at_noon()), [secret; 32])
+    }
+
+    /// The claim is made in the caller's scope, under the key as the caller's key type stores
+    /// it, with the request's fingerprint under the server secret, at the service's clock.
+    #[tokio::test]
+    async fn a_claim_is_scoped_fingerprinted_and_timed_by_the_service() {
+        for (key_type, stored) in [
+            (KeyType::Private, "order-1"),
+            (KeyType::Public, "key_pub order-1"),
+        ] {
+            let print = fingerprint(&[7; 32], "POST", "/v1/x", b"{}");
+            let mut store = MockIdempotencyStore::new();
+            store
+                .expect_begin()
+                .withf(move |scope, key, fp, at| {
+                    *scope == who(key_type).scope
+                        && key.as_str() == stored
+                        && *fp == print
+                        && *at == NOON
+                })
+                .times(1)
+                .returning(|_, _, _, _| Ok(Begun::Started));
+            let key = IdempotencyKey::parse("order-1").unwrap();
+            let (begun, key) = service(store, 7)
+                .begin(&who(key_type), key, "POST", "/v1/x", b"{}")
+                .await
+                .unwrap();
+            assert_eq!((begun, key.as_str()), (Begun::Started, stored));
+        }
+    }
+
+    /// Another secret makes another fingerprint of the same request, and another request
+    /// another fingerprint under the same secret: the stored print names no body.
+    #[test]
+    fn fingerprints_depend_on_the_secret_and_the_request() {
+        let print = |secret: u8, body: &[u8]| fingerprint(&[secret; 32], "POST", "/v1/x", body);
+        assert_ne!(print(7, b"{}"), print(8, b"{}"));
+        assert_ne!(print(7, b"{}"), print(7, b"{\"a\":1}"));
+        assert_eq!(print(7, b"{}"), print(7, b"{}"));
+    }
+
+    /// Keys are kept 24 hours, counted back from the service's clock.
+    #[tokio::test]
+    async fn keys_older_than_a_day_are_purged() {
+        let mut store = MockIdempotencyStore::new();
+        store
+            .expect_purge()
+            .withf(|before| *before == NOON - time::Duration::hours(24))
+            .times(1)
+            .returning(|_| Ok(4));
+        assert_eq!(service(store, 7).purge_expired().await.unwrap(), 4);
     }
 }

@@ -220,7 +220,10 @@ mod tests {
             match (allowed, got) {
                 (true, Ok(token)) => {
                     assert_eq!(token.kind, kind);
-                    assert_eq!(token.expires_on.is_some(), kind == TokenKind::SingleUse);
+                    let lifetime = crate::payment::token::SINGLE_USE_LIFETIME;
+                    let expires = (kind == TokenKind::SingleUse)
+                        .then(|| crate::services::fixtures::NOON + lifetime);
+                    assert_eq!(token.expires_on, expires, "by the service's clock");
                     assert_eq!(
                         (token.card.bin.as_str(), token.card.last4.as_str()),
                         ("411111", "1111")

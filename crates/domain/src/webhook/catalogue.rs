@@ -82,7 +82,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_type_round_trips_and_only_transactions_resend() {
+    fn the_catalogue_of_spec_6_1_and_only_transactions_resend() {
+        assert_eq!(
+            EventType::ALL
+                .iter()
+                .copied()
+                .map(EventType::as_str)
+                .collect::<Vec<_>>(),
+            [
+                "transaction.created",
+                "merchant.created",
+                "merchant.updated",
+                "merchant.deleted",
+                "loan.created",
+                "loan.updated",
+                "form.created",
+                "form.completed",
+            ]
+        );
         for &t in EventType::ALL {
             assert_eq!(t.as_str().parse::<EventType>(), Ok(t));
             assert_eq!(

@@ -36,15 +36,14 @@ mod tests {
     use crate::webhook::{Description, EndpointUrl, EventList};
     use time::macros::datetime;
 
-    #[test]
-    fn names_the_subscription_and_what_to_do() {
-        let subscription = Subscription {
+    fn subscription(description: Option<&str>) -> Subscription {
+        Subscription {
             id: WebhookId::from_suffix("1"),
             platform_id: PlatformId::from_suffix("1"),
             mode: Mode::Test,
             endpoint_url: EndpointUrl::from_trusted("https://example.com/hooks".into()),
             events: EventList::from_trusted(Vec::new()),
-            description: Some(Description::from_trusted("Orders".into())),
+            description: description.map(|d| Description::from_trusted(d.into())),
             custom_header: None,
             active: false,
             secret: "whsec".into(),
@@ -53,8 +52,16 @@ mod tests {
             consecutive_failures: FAILURE_LIMIT,
             created_on: datetime!(2026-11-25 10:00 UTC),
             updated_on: datetime!(2026-11-25 10:00 UTC),
-        };
-        let email = disable_email("Acme Pay", "owner@example.com", &subscription);
+        }
+    }
+
+    #[test]
+    fn names_the_subscription_and_what_to_do() {
+        let email = disable_email(
+            "Acme Pay",
+            "owner@example.com",
+            &subscription(Some("Orders")),
+        );
         assert_eq!(email.to, "owner@example.com");
         assert_eq!(
             email.subject,
@@ -69,5 +76,17 @@ mod tests {
             assert!(email.body.contains(part), "{part}: {}", email.body);
         }
         assert!(!email.body.contains("whsec"), "never the secret");
+    }
+
+    /// Spec 6.3: the description is in the email only if the subscription has one.
+    #[test]
+    fn no_description_line_without_a_description() {
+        let email = disable_email("Acme Pay", "owner@example.com", &subscription(None));
+        assert!(
+            email.body.contains("Subscription id: wh_1"),
+            "{}",
+            email.body
+        );
+        assert!(!email.body.contains("Description"), "{}", email.body);
     }
 }

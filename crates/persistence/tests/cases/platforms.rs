@@ -201,7 +201,20 @@ pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
         matches!(err, StoreError::Duplicate("plans.default")),
         "{err:?}"
     );
+    // Routes to three different connections, so no column can stand in for another.
+    let (visa, backup) = (
+        sandbox_connection(&a.platform.id),
+        sandbox_connection(&a.platform.id),
+    );
+    for c in [&visa, &backup] {
+        stores.routing.insert_connection(c, None).await.unwrap();
+    }
     second.is_default = false;
+    second.brand_routes = vec![
+        (CardBrand::Visa, visa.id.clone()),
+        (CardBrand::Amex, connection.id.clone()),
+    ];
+    second.fallbacks = vec![backup.id.clone(), visa.id.clone()];
     stores.routing.insert_plan(&second, None).await.unwrap();
     let round = stores
         .routing

@@ -190,18 +190,21 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
         !repeat.recorded,
         "a notification's outcome is recorded once"
     );
+    let wh = WebhookId::from_suffix("h");
+    let counter = |s: Subscription| (s.active, s.consecutive_failures);
+    let state_now = async || {
+        let now = stores.webhooks.get_webhook(&p.scope, &wh).await.unwrap();
+        counter(now.unwrap())
+    };
+    assert_eq!(
+        state_now().await,
+        (true, 1),
+        "the repeated success changed nothing"
+    );
     q.complete_notification(&claimed[1].id, &success, "Acme")
         .await
         .unwrap();
-    let wh = WebhookId::from_suffix("h");
-    let counter = |s: Subscription| (s.active, s.consecutive_failures);
-    let now = stores
-        .webhooks
-        .get_webhook(&p.scope, &wh)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(counter(now), (true, 0), "a success resets the counter");
+    assert_eq!(state_now().await, (true, 0), "a success resets the counter");
     for (n, c) in claimed[2..27].iter().enumerate() {
         let r = q
             .complete_notification(&c.id, &failed(T0), "Acme")
@@ -214,13 +217,7 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
         );
         assert_eq!(r.email_queued, n == 24);
     }
-    let now = stores
-        .webhooks
-        .get_webhook(&p.scope, &wh)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(counter(now), (false, 25));
+    assert_eq!(state_now().await, (false, 25));
     let emails = stores.emails.claim_emails(T0, T0, 10).await.unwrap();
     assert_eq!(emails.len(), 1);
     assert_eq!(

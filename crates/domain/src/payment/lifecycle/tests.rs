@@ -174,7 +174,32 @@ fn every_refused_transition_of_other_types() {
 }
 
 #[test]
-fn words_round_trip() {
+fn the_words_stored_and_shown() {
+    assert_eq!(
+        TxnType::ALL
+            .iter()
+            .copied()
+            .map(TxnType::as_str)
+            .collect::<Vec<_>>(),
+        ["auth", "sale", "capture", "void", "refund"]
+    );
+    assert_eq!(
+        TxnState::ALL
+            .iter()
+            .copied()
+            .map(TxnState::as_str)
+            .collect::<Vec<_>>(),
+        [
+            "pending",
+            "authorized",
+            "closing",
+            "captured",
+            "voided",
+            "settled",
+            "declined",
+            "failed"
+        ]
+    );
     for &t in TxnType::ALL {
         assert_eq!(t.as_str().parse::<TxnType>(), Ok(t));
     }

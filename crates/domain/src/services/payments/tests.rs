@@ -14,8 +14,9 @@ use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::transaction::{AuthStatus, AvsCode, CvvCode};
 use crate::ports::{
     MockCardVault, MockProcessor, MockRoutingStore, MockTokenStore, MockTransactionStore,
-    PaymentSetup, ProcessorError, ProcessorOp, ProcessorReply,
+    PaymentSetup, ProcessorError, ProcessorOp, ProcessorReply, Reservation,
 };
+use crate::scope::Scope;
 use std::sync::{Arc, Mutex};
 use time::macros::datetime;
 
@@ -39,47 +40,61 @@ fn connection(name: &str) -> ProcessorConnection {
     }
 }
 
+/// The merchant's plan: 2.9 % + 30, routing to `primary`, falling back to `backup`.
+fn plan() -> Plan {
+    Plan {
+        id: PlanId::from_suffix("1"),
+        platform_id: PlatformId::from_suffix("1"),
+        mode: Mode::Test,
+        name: "Default".into(),
+        fee: FeeRule::new(290, 30).unwrap(),
+        default_connection: ConnectionId::from_suffix("primary"),
+        brand_routes: Vec::new(),
+        fallbacks: vec![ConnectionId::from_suffix("backup")],
+        is_default: true,
+        created_on: datetime!(2026-01-01 0:00 UTC),
+    }
+}
+
 /// Each completion as the store saw it: the transaction and the response stored with it.
 type Completed = Arc<Mutex<Vec<(Transaction, Option<KeyedResponse>)>>>;
 
-/// A store with one merchant on a plan routing to `primary`, falling back to `backup`.
+/// A store with one merchant on a plan routing to `primary`, falling back to `backup`, read
+/// in the scope of `who()`.
 fn store() -> (MockTransactionStore, Completed) {
+    store_in(who().scope)
+}
+
+/// `store()`, answering only reads in `scope` (a read in any other fails the test).
+fn store_in(scope: Scope) -> (MockTransactionStore, Completed) {
     let mut store = MockTransactionStore::new();
-    store.expect_payment_setup().returning(|_, id| {
-        Ok(Some(PaymentSetup {
-            merchant: Merchant {
-                id: id.clone(),
-                platform_id: PlatformId::from_suffix("1"),
-                mode: Mode::Test,
-                details: MerchantDetails {
-                    name: MerchantName::parse("Shop").unwrap(),
-                    currency: Currency::USD,
-                    email: None,
+    store
+        .expect_payment_setup()
+        .withf(move |asked, _| *asked == scope)
+        .returning(|_, id| {
+            Ok(Some(PaymentSetup {
+                merchant: Merchant {
+                    id: id.clone(),
+                    platform_id: PlatformId::from_suffix("1"),
+                    mode: Mode::Test,
+                    details: MerchantDetails {
+                        name: MerchantName::parse("Shop").unwrap(),
+                        currency: Currency::USD,
+                        email: None,
+                    },
+                    plan_id: None,
+                    created_on: datetime!(2026-01-01 0:00 UTC),
+                    updated_on: datetime!(2026-01-01 0:00 UTC),
                 },
-                plan_id: None,
-                created_on: datetime!(2026-01-01 0:00 UTC),
-                updated_on: datetime!(2026-01-01 0:00 UTC),
-            },
-            plan: Some(Plan {
-                id: PlanId::from_suffix("1"),
-                platform_id: PlatformId::from_suffix("1"),
-                mode: Mode::Test,
-                name: "Default".into(),
-                fee: FeeRule::new(290, 30).unwrap(),
-                default_connection: ConnectionId::from_suffix("primary"),
-                brand_routes: Vec::new(),
-                fallbacks: vec![ConnectionId::from_suffix("backup")],
-                is_default: true,
-                created_on: datetime!(2026-01-01 0:00 UTC),
-            }),
-            // In the store's order, not the route's, with one the plan does not name.
-            connections: vec![
-                connection("backup"),
-                connection("other"),
-                connection("primary"),
-            ],
-        }))
-    });
+                plan: Some(plan()),
+                // In the store's order, not the route's, with one the plan does not name.
+                connections: vec![
+                    connection("backup"),
+                    connection("other"),
+                    connection("primary"),
+                ],
+            }))
+        });
     store
         .expect_insert_pending_transaction()
         .returning(|_| Ok(()));
@@ -106,12 +121,16 @@ fn service(store: MockTransactionStore, processor: MockProcessor) -> PaymentServ
         tokens: Arc::new(MockTokenStore::new()),
         vault: Arc::new(MockCardVault::new()),
     };
-    // Routing reads answer with the connection asked for, and no plan.
+    // Routing reads, in the caller's scope, answer with the connection asked for and `plan()`.
     let mut routing = MockRoutingStore::new();
     routing
         .expect_get_connection()
+        .withf(|scope, _| *scope == who().scope)
         .returning(|_, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
-    routing.expect_get_plan().returning(|_, _| Ok(None));
+    routing
+        .expect_get_plan()
+        .withf(|scope, id| *scope == who().scope && *id == plan().id)
+        .returning(|_, _| Ok(Some(plan())));
     PaymentService::new(
         Arc::new(store),
         Arc::new(routing),
@@ -123,16 +142,20 @@ fn service(store: MockTransactionStore, processor: MockProcessor) -> PaymentServ
     )
 }
 
+fn card() -> CardInput {
+    CardInput {
+        number: Some("4111111111111111".into()),
+        cvv: Some("123".into()),
+        expiration: Some("1230".into()),
+    }
+}
+
 fn auth() -> NewPayment {
     NewPayment {
         merchant_id: MerchantId::from_suffix("1"),
         kind: TxnType::Auth,
         amount: Amount::new("amount", 1000).unwrap(),
-        source: PaymentSource::Card(CardInput {
-            number: Some("4111111111111111".into()),
-            cvv: Some("123".into()),
-            expiration: Some("1230".into()),
-        }),
+        source: PaymentSource::Card(card()),
     }
 }
 
@@ -181,13 +204,14 @@ async fn a_live_payment_never_reaches_the_sandbox() {
         auth().source,
         PaymentSource::Token(crate::ids::TokenId::from_suffix("1")),
     ] {
-        let (store, completed) = store();
+        let (store, completed) = store_in(live.scope.clone());
         let payment = NewPayment { source, ..auth() };
         let refused = service(store, MockProcessor::new())
             .pay(&live, payment, None)
             .await;
         assert!(
-            matches!(&refused, Err(PaymentError::Invalid(i)) if i.field == "merchantId"),
+            matches!(&refused, Err(PaymentError::Invalid(i))
+                if i.field == "merchantId" && i.message.contains("in this mode")),
             "{refused:?}"
         );
         assert!(completed.lock().unwrap().is_empty());
@@ -324,6 +348,108 @@ async fn a_timeout_is_reversed_and_recorded_as_failed() {
     );
 }
 
+/// Card fields are checked first: a payment with a bad card reads and writes nothing (the store
+/// mock has no expectations, so any call fails the test).
+#[tokio::test]
+async fn a_bad_card_is_refused_before_anything_is_read() {
+    for (card, field) in [
+        (
+            CardInput {
+                cvv: None,
+                ..card()
+            },
+            "payment.cvv",
+        ),
+        (
+            CardInput {
+                expiration: Some("1025".into()),
+                ..card()
+            },
+            "payment.expiration",
+        ),
+    ] {
+        let payment = NewPayment {
+            source: PaymentSource::Card(card),
+            ..auth()
+        };
+        let refused = service(MockTransactionStore::new(), MockProcessor::new())
+            .pay(&who(), payment, None)
+            .await;
+        assert!(
+            matches!(&refused, Err(PaymentError::Invalid(i)) if i.field == field),
+            "{refused:?}"
+        );
+    }
+}
+
+/// An approved capture of an authorized auth: the processor captures the auth by its own id,
+/// the capture settles with the plan's percentage fee (no fixed part), and the auth leaves its
+/// reservation as captured.
+#[tokio::test]
+async fn an_approved_capture_settles_and_closes_its_auth() {
+    let auth_txn = {
+        let (s0, done) = store();
+        let mut ok = MockProcessor::new();
+        ok.expect_call().returning(|_, _| Ok(approved()));
+        service(s0, ok).pay(&who(), auth(), None).await.unwrap();
+        done.lock().unwrap()[0].0.clone()
+    };
+    let original = auth_txn.clone();
+    let mut store = MockTransactionStore::new();
+    store
+        .expect_get_transaction()
+        .withf(|scope, _| *scope == who().scope)
+        .returning(move |_, _| Ok(Some(original.clone())));
+    store
+        .expect_reserve_with_pending()
+        .withf(|_, _, reservation, pending| {
+            *reservation == Reservation::CloseAuth && pending.state == TxnState::Pending
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(true));
+    let completed = Arc::new(Mutex::new(Vec::new()));
+    let sink = completed.clone();
+    store
+        .expect_complete_transaction_with_event()
+        .times(1)
+        .returning(move |txn, original, _, _| {
+            sink.lock().unwrap().push((txn.clone(), original));
+            Ok(())
+        });
+    let mut processor = MockProcessor::new();
+    processor
+        .expect_call()
+        .withf(|c, r| {
+            c.id == ConnectionId::from_suffix("primary")
+                && r.amount == 1000
+                && matches!(&r.op, ProcessorOp::Capture { processor_transaction_id } if processor_transaction_id == "p1")
+        })
+        .times(1)
+        .returning(|_, _| Ok(approved()));
+    let capture = service(store, processor)
+        .follow_up(&who(), &auth_txn.id, FollowUp::Capture(None), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            capture.kind,
+            capture.state,
+            capture.fee,
+            capture.parent_id.as_ref()
+        ),
+        (TxnType::Capture, TxnState::Settled, 29, Some(&auth_txn.id)),
+        "2.9 % of 1000, without the fixed 30 the auth carried"
+    );
+    let completed = completed.lock().unwrap();
+    assert_eq!(
+        completed[0].1,
+        Some((
+            auth_txn.id.clone(),
+            OriginalOutcome::Closed(TxnState::Captured)
+        ))
+    );
+}
+
 #[tokio::test]
 async fn a_lost_reservation_is_refused_without_calling_the_processor() {
     let (mut store, _) = store();
@@ -342,9 +468,11 @@ async fn a_lost_reservation_is_refused_without_calling_the_processor() {
     let original = original.unwrap();
     store
         .expect_get_transaction()
+        .withf(|scope, _| *scope == who().scope)
         .returning(move |_, _| Ok(Some(original.clone())));
     store
         .expect_reserve_with_pending()
+        .withf(|scope, _, _, _| *scope == who().scope)
         .times(1)
         .returning(|_, _, _, _| Ok(false));
     let mut processor = MockProcessor::new();
