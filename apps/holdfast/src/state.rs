@@ -12,7 +12,7 @@ use holdfast_domain::ports::{
 };
 use holdfast_domain::services::{
     Authenticator, IdempotencyService, KeyService, MerchantService, PaymentService,
-    PlatformService, RoutingService, TokenService, TokenSource, UserService, WebhookService,
+    PlatformService, RoutingService, TokenService, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -118,6 +118,13 @@ impl AppState {
         let stores = database.stores();
         let bins: Arc<dyn BinLookup> = Arc::new(bins);
         let processor: Arc<dyn Processor> = Arc::new(Processors::new(payments.processor_timeout()));
+        let tokens = TokenService::new(
+            stores.tokens,
+            vault,
+            bins.clone(),
+            clock.clone(),
+            ids.clone(),
+        );
         Self {
             auth: Authenticator::new(stores.keys.clone(), clock.clone()),
             platforms: PlatformService::new(stores.platforms.clone(), clock.clone(), ids.clone()),
@@ -142,12 +149,9 @@ impl AppState {
                 bins.clone(),
                 clock.clone(),
                 ids.clone(),
-                TokenSource {
-                    tokens: stores.tokens.clone(),
-                    vault: vault.clone(),
-                },
+                tokens.clone(),
             ),
-            tokens: TokenService::new(stores.tokens, vault, bins, clock.clone(), ids.clone()),
+            tokens,
             webhooks: WebhookService::new(
                 stores.webhooks,
                 stores.notifications,

@@ -18,9 +18,7 @@ pub use authenticator::{AuthenticateError, Authenticator};
 pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::{MerchantService, NO_SUCH_PLAN};
-pub use payments::{
-    NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled, TokenSource,
-};
+pub use payments::{NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled};
 pub use platforms::{CreatedPlatform, PlatformService};
 pub use routing::{
     FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewPlan, RoutingService, brand_route_field,
@@ -49,7 +47,6 @@ opaque_debug!(
     PlatformService,
     RoutingService,
     TokenService,
-    TokenSource,
     UserService,
     WebhookService,
 );

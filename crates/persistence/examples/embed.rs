@@ -19,10 +19,10 @@ use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::CardInput;
 use holdfast_domain::payment::lifecycle::{FollowUp, TxnState, TxnType};
 use holdfast_domain::platform::PlatformName;
-use holdfast_domain::ports::{Clock, Ids};
+use holdfast_domain::ports::{BinLookup, Clock, Ids};
 use holdfast_domain::services::{
     Authenticator, MerchantService, NewPayment, PaymentService, PaymentSource, PlatformService,
-    TokenSource,
+    TokenService,
 };
 use holdfast_domain::user::Email;
 use holdfast_persistence::{Database, DatabaseUrl, PoolOptions};
@@ -82,17 +82,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         clock.clone(),
         ids.clone(),
     );
+    let bins: Arc<dyn BinLookup> = Arc::new(BinTable::shipped());
+    let tokens = TokenService::new(
+        stores.tokens,
+        Arc::new(vault),
+        bins.clone(),
+        clock.clone(),
+        ids.clone(),
+    );
     let payments = PaymentService::new(
         stores.transactions,
         stores.routing,
         Arc::new(Processors::new(Duration::from_secs(5))),
-        Arc::new(BinTable::shipped()),
+        bins,
         clock,
         ids,
-        TokenSource {
-            tokens: stores.tokens,
-            vault: Arc::new(vault),
-        },
+        tokens,
     );
 
     // A platform starts with its owner, two test keys, and a sandbox plan.

@@ -44,7 +44,7 @@ pub(crate) fn sealed_text(card: &CardData) -> String {
 }
 
 /// The number and expiration `sealed_text` wrote; `None` if the text is not that.
-pub(crate) fn unsealed_card(text: &str) -> Option<(CardNumber, Expiration)> {
+fn unsealed_card(text: &str) -> Option<(CardNumber, Expiration)> {
     let (number, expiry) = text.split_once('|')?;
     Some((
         CardNumber::parse(number).ok()?,
@@ -68,6 +68,37 @@ impl TokenService {
             clock,
             ids,
         }
+    }
+
+    /// The card behind token `id` of the caller's platform and mode, for a payment; a
+    /// single-use token is used up by this call.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
+    pub async fn redeem(&self, who: &Principal, id: &TokenId) -> Result<CardData, TokenError> {
+        let unusable = || {
+            Invalid::new(
+                "payment.token",
+                "no such token, or it was used or has expired",
+            )
+        };
+        let token = self
+            .tokens
+            .take(&who.scope, id, self.clock.now())
+            .await?
+            .ok_or_else(unusable)?;
+        let corrupt = |what: &str| StoreError::Unexpected(format!("token {id}: {what}"));
+        let text = self
+            .vault
+            .open(id.as_str(), &token.sealed)
+            .map_err(|e| corrupt(&e.to_string()))?;
+        let (number, expiration) = unsealed_card(&text).ok_or_else(|| corrupt("sealed card"))?;
+        if expiration.is_past(self.clock.now()) {
+            return Err(Invalid::new("payment.token", "the tokenized card has expired").into());
+        }
+        Ok(CardData {
+            number,
+            cvv: None,
+            expiration,
+        })
     }
 
     /// One token of the caller's platform and mode.
@@ -251,6 +282,82 @@ mod tests {
             "|",
         ] {
             assert!(unsealed_card(bad).is_none(), "{bad}");
+        }
+    }
+
+    /// A payment's token: taken in the caller's scope at the service's clock, opened by the
+    /// vault, and refused when unknown or used up, or when the card inside has expired (the
+    /// single-use token is then spent all the same: the take is what spends it).
+    #[tokio::test]
+    async fn redeeming_a_token_for_a_payment() {
+        let id = TokenId::from_suffix("01");
+        for (found, sealed, expect) in [
+            (true, "4111111111111111|1230", Ok("1111")),
+            (
+                true,
+                "4111111111111111|1025",
+                Err("the tokenized card has expired"),
+            ),
+            (
+                false,
+                "",
+                Err("no such token, or it was used or has expired"),
+            ),
+        ] {
+            let mut tokens = MockTokenStore::new();
+            tokens
+                .expect_take()
+                .withf(|scope, id, now| {
+                    *scope == who(KeyType::Private).scope
+                        && id.as_str() == "tkn_01"
+                        && *now == crate::services::fixtures::NOON
+                })
+                .times(1)
+                .returning(move |_, _, _| {
+                    Ok(found.then(|| Token {
+                        id: TokenId::from_suffix("01"),
+                        platform_id: PlatformId::from_suffix("1"),
+                        mode: Mode::Test,
+                        kind: TokenKind::SingleUse,
+                        card: PaymentSummary {
+                            bin: "411111".into(),
+                            brand: crate::payment::brand::CardBrand::Visa,
+                            last4: "1111".into(),
+                            funding: crate::payment::brand::FundingType::Credit,
+                        },
+                        sealed: Sealed {
+                            key_id: "k1".into(),
+                            nonce: vec![0; 12],
+                            ciphertext: vec![1; 40],
+                        },
+                        created_on: crate::services::fixtures::NOON,
+                        expires_on: None,
+                        used_on: None,
+                    }))
+                });
+            let mut vault = MockCardVault::new();
+            vault
+                .expect_open()
+                .withf(|context, _| context == "tkn_01")
+                .returning(move |_, _| Ok(sealed.to_owned()));
+            let service = TokenService::new(
+                Arc::new(tokens),
+                Arc::new(vault),
+                Arc::new(visa_bins()),
+                Arc::new(clock_at_noon()),
+                Arc::new(fixed_ids("01")),
+            );
+            let got = service.redeem(&who(KeyType::Private), &id).await;
+            match (got, expect) {
+                (Ok(card), Ok(last4)) => {
+                    assert_eq!(card.number.last4(), last4);
+                    assert!(card.cvv.is_none(), "a token never holds a CVV");
+                }
+                (Err(TokenError::Invalid(i)), Err(message)) => {
+                    assert_eq!((i.field, i.message.as_str()), ("payment.token", message));
+                }
+                (got, expect) => panic!("{sealed}: {got:?} against {expect:?}"),
+            }
         }
     }
 }

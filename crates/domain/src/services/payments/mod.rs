@@ -28,9 +28,10 @@ use crate::payment::card::CardInput;
 use crate::payment::lifecycle::{Refused, TxnType};
 use crate::payment::transaction::Transaction;
 use crate::ports::{
-    BinLookup, CardVault, Clock, Event, EventData, Ids, OriginalOutcome, Processor, RoutingStore,
-    StoreError, TokenStore, TransactionStore, TxnFilter,
+    BinLookup, Clock, Event, EventData, Ids, OriginalOutcome, Processor, RoutingStore, StoreError,
+    TransactionStore, TxnFilter,
 };
+use crate::services::tokens::{TokenError, TokenService};
 
 /// A new auth or sale.
 #[derive(Debug, Clone)]
@@ -68,6 +69,19 @@ pub enum PaymentError {
     Store(#[from] StoreError),
 }
 
+/// A token that cannot pay is the payment's unusable `payment.token`.
+impl From<TokenError> for PaymentError {
+    fn from(err: TokenError) -> Self {
+        match err {
+            TokenError::Invalid(invalid) => Self::Invalid(invalid),
+            TokenError::Store(store) => Self::Store(store),
+            TokenError::VaultNeedsPrivateKey => {
+                Self::Invalid(Invalid::new("payment.token", err.to_string()))
+            }
+        }
+    }
+}
+
 /// What a reconciliation round did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reconciled {
@@ -75,15 +89,6 @@ pub struct Reconciled {
     pub reversed: Vec<TxnId>,
     /// The reversal failed: still pending, tried again next round.
     pub still_pending: Vec<TxnId>,
-}
-
-/// Where card tokens come from and how they are opened.
-#[derive(Clone)]
-pub struct TokenSource {
-    /// Where a payment takes its token from, using up a single-use one.
-    pub tokens: Arc<dyn TokenStore>,
-    /// Opens a token's sealed card.
-    pub vault: Arc<dyn CardVault>,
 }
 
 /// Makes payments (auth, sale) and their follow-ups (capture, void, refund), and reconciles
@@ -96,12 +101,12 @@ pub struct PaymentService {
     bins: Arc<dyn BinLookup>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
-    tokens: TokenSource,
+    tokens: TokenService,
 }
 
 impl PaymentService {
-    /// A service over its ports: the ledger, the routing configuration, processors, BIN table,
-    /// clock, ids, tokens.
+    /// A service over its ports (the ledger, the routing configuration, processors, BIN table,
+    /// clock, ids) and the token service that redeems a payment's token.
     pub fn new(
         store: Arc<dyn TransactionStore>,
         routing: Arc<dyn RoutingStore>,
@@ -109,7 +114,7 @@ impl PaymentService {
         bins: Arc<dyn BinLookup>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn Ids>,
-        tokens: TokenSource,
+        tokens: TokenService,
     ) -> Self {
         Self {
             store,

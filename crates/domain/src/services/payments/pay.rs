@@ -11,7 +11,6 @@ use crate::payment::routing::ProcessorConnection;
 use crate::payment::transaction::{Named, PaymentSummary, Transaction};
 use crate::ports::{
     CardData, PaymentSetup, ProcessorError, ProcessorOp, ProcessorReply, ProcessorRequest,
-    StoreError,
 };
 
 use super::outcome::{named, placeholder};
@@ -72,7 +71,7 @@ impl PaymentService {
         }
         let card = match source {
             Checked::Card(card) => card,
-            Checked::Token(id) => self.redeem(who, &id).await?,
+            Checked::Token(id) => self.tokens.redeem(who, &id).await?,
         };
         let bin = self.bins.lookup(card.number.bin());
         let connections: Vec<ProcessorConnection> = plan
@@ -134,38 +133,6 @@ impl PaymentService {
         let reply = reply_for(recorder, &txn);
         self.complete(&txn, None, reply).await?;
         Ok(txn)
-    }
-
-    /// The card behind a token; a single-use token is used up by this call.
-    async fn redeem(&self, who: &Principal, id: &TokenId) -> Result<CardData, PaymentError> {
-        let unusable = || {
-            Invalid::new(
-                "payment.token",
-                "no such token, or it was used or has expired",
-            )
-        };
-        let token = self
-            .tokens
-            .tokens
-            .take(&who.scope, id, self.clock.now())
-            .await?
-            .ok_or_else(unusable)?;
-        let corrupt = |what: &str| StoreError::Unexpected(format!("token {id}: {what}"));
-        let text = self
-            .tokens
-            .vault
-            .open(id.as_str(), &token.sealed)
-            .map_err(|e| corrupt(&e.to_string()))?;
-        let (number, expiration) =
-            crate::services::tokens::unsealed_card(&text).ok_or_else(|| corrupt("sealed card"))?;
-        if expiration.is_past(self.clock.now()) {
-            return Err(Invalid::new("payment.token", "the tokenized card has expired").into());
-        }
-        Ok(CardData {
-            number,
-            cvv: None,
-            expiration,
-        })
     }
 
     /// Tries each connection in order while the processor is unavailable. A decline or a

@@ -17,6 +17,7 @@ use crate::ports::{
     PaymentSetup, ProcessorError, ProcessorOp, ProcessorReply, Reservation,
 };
 use crate::scope::Scope;
+use crate::services::TokenService;
 use std::sync::{Arc, Mutex};
 use time::macros::datetime;
 
@@ -117,10 +118,13 @@ fn service(store: MockTransactionStore, processor: MockProcessor) -> PaymentServ
     let bins = visa_bins();
     let clock = clock_at_noon();
     let ids = fixed_ids("01");
-    let tokens = TokenSource {
-        tokens: Arc::new(MockTokenStore::new()),
-        vault: Arc::new(MockCardVault::new()),
-    };
+    let tokens = TokenService::new(
+        Arc::new(MockTokenStore::new()),
+        Arc::new(MockCardVault::new()),
+        Arc::new(visa_bins()),
+        Arc::new(clock_at_noon()),
+        Arc::new(fixed_ids("02")),
+    );
     // Routing reads, in the caller's scope, answer with the connection asked for and `plan()`.
     let mut routing = MockRoutingStore::new();
     routing
