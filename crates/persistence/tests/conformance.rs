@@ -116,6 +116,42 @@ fn sandbox_connection(platform: &PlatformId) -> ProcessorConnection {
     }
 }
 
+/// What most ledger cases start from: platform "A", its principal in test mode, its merchant
+/// "Shop" (written with its event) and the test mode's default plan.
+struct Shop {
+    p: Principal,
+    m: Merchant,
+    plan: Plan,
+}
+
+async fn shop(stores: &Stores) -> Shop {
+    let a = new_platform(stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let m = stored_merchant(stores, &p, "Shop").await;
+    let plan = stored_default_plan(stores, &p.scope).await.unwrap();
+    Shop { p, m, plan }
+}
+
+/// Merchant `name` of `p`, written with its event.
+async fn stored_merchant(stores: &Stores, p: &Principal, name: &str) -> Merchant {
+    let m = merchant(p, name);
+    stores
+        .merchants
+        .insert_merchant_with_event(&m, &event_id(), None)
+        .await
+        .unwrap();
+    m
+}
+
+/// `t` written as a transaction row, whatever its state.
+async fn write(stores: &Stores, t: &Transaction) {
+    stores
+        .transactions
+        .insert_pending_transaction(t)
+        .await
+        .unwrap();
+}
+
 /// The default plan of `scope` as stored (the one its merchants without a plan use), if any.
 async fn stored_default_plan(stores: &Stores, scope: &Scope) -> Option<Plan> {
     let page = PageRequest::new(Some(100), None).unwrap();

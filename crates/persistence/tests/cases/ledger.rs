@@ -2,24 +2,11 @@
 
 use super::*;
 
-#[expect(clippy::too_many_lines, reason = "one story: race, reopen, scoping")]
 pub async fn only_one_reservation_closes_an_auth(db: Database) {
     let stores = db.stores();
-    let a = new_platform(&stores, "A").await;
-    let p = principal(&a, Mode::Test);
-    let m = merchant(&p, "Shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
-    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
+    let Shop { p, m, plan } = shop(&stores).await;
     let auth = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
-    stores
-        .transactions
-        .insert_pending_transaction(&auth)
-        .await
-        .unwrap();
+    write(&stores, &auth).await;
     let claims = (0..4).map(|_| {
         let payments = stores.transactions.clone();
         let (platform, id) = (p.scope.platform.clone(), auth.id.clone());
@@ -118,21 +105,9 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
 
 pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
     let stores = db.stores();
-    let a = new_platform(&stores, "A").await;
-    let p = principal(&a, Mode::Test);
-    let m = merchant(&p, "Shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
-    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
+    let Shop { p, m, plan } = shop(&stores).await;
     let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
-    stores
-        .transactions
-        .insert_pending_transaction(&sale)
-        .await
-        .unwrap();
+    write(&stores, &sale).await;
     let claims = (0..5).map(|_| {
         let payments = stores.transactions.clone();
         let (platform, id) = (p.scope.platform.clone(), sale.id.clone());
@@ -163,11 +138,7 @@ pub async fn refund_reservations_never_exceed_the_amount(db: Database) {
     assert_eq!(now.refunded_amount, 900);
     // An auth is never refundable.
     let auth = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
-    stores
-        .transactions
-        .insert_pending_transaction(&auth)
-        .await
-        .unwrap();
+    write(&stores, &auth).await;
     assert!(
         !stores
             .transactions
@@ -211,11 +182,7 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
     {
         let mut t = txn(m, &plan, kind, TxnState::Settled, 100);
         t.created_on = T0 + time::Duration::seconds(i64::try_from(i).unwrap());
-        stores
-            .transactions
-            .insert_pending_transaction(&t)
-            .await
-            .unwrap();
+        write(&stores, &t).await;
         written.push(t);
     }
     let page = PageRequest::new(None, None).unwrap();
@@ -297,27 +264,11 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
 /// Pending rows past their age are found for reconciliation; a row is completed once.
 pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
     let stores = db.stores();
-    let a = new_platform(&stores, "A").await;
-    let p = principal(&a, Mode::Test);
-    let m = merchant(&p, "Shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
-    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
+    let Shop { p, m, plan } = shop(&stores).await;
     let mut pending = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
-    stores
-        .transactions
-        .insert_pending_transaction(&pending)
-        .await
-        .unwrap();
+    write(&stores, &pending).await;
     let done = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
-    stores
-        .transactions
-        .insert_pending_transaction(&done)
-        .await
-        .unwrap();
+    write(&stores, &done).await;
     let at = |s: i64| T0 + time::Duration::seconds(s);
     assert!(
         stores

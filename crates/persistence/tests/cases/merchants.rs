@@ -7,12 +7,7 @@ pub async fn merchants_are_scoped_by_platform_and_mode(db: Database) {
     let a = new_platform(&stores, "A").await;
     let b = new_platform(&stores, "B").await;
     let test = principal(&a, Mode::Test);
-    let m = merchant(&test, "Shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
+    let m = stored_merchant(&stores, &test, "Shop").await;
     let got = stores
         .merchants
         .get_merchant(&test.scope, &m.id)
@@ -57,12 +52,7 @@ pub async fn merchant_update_writes_only_what_is_sent(db: Database) {
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Live);
-    let m = merchant(&p, "Shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
+    let m = stored_merchant(&stores, &p, "Shop").await;
     let later = T0 + time::Duration::seconds(5);
     // Two clients patch different fields from the same starting point: both changes stay.
     let rename = MerchantPatch {
@@ -103,12 +93,7 @@ pub async fn merchant_update_and_delete_are_scoped(db: Database) {
     let a = new_platform(&stores, "A").await;
     let b = new_platform(&stores, "B").await;
     let p = principal(&a, Mode::Live);
-    let m = merchant(&p, "Shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
+    let m = stored_merchant(&stores, &p, "Shop").await;
     let rename = MerchantPatch {
         name: Some(MerchantName::parse("Stolen").unwrap()),
         ..MerchantPatch::default()
@@ -174,12 +159,7 @@ pub async fn merchant_pages_newest_first(db: Database) {
     let p = principal(&a, Mode::Test);
     let mut ids = Vec::new();
     for i in 0..25 {
-        let m = merchant(&p, &format!("Shop {i}"));
-        stores
-            .merchants
-            .insert_merchant_with_event(&m, &event_id(), None)
-            .await
-            .unwrap();
+        let m = stored_merchant(&stores, &p, &format!("Shop {i}")).await;
         ids.push(m.id);
     }
     let deleted = ids.remove(3);

@@ -18,22 +18,13 @@ async fn connection(stores: &Stores, platform: &PlatformId) -> ProcessorConnecti
 
 /// The merchant, its own plan or the default, and every connection the plan routes to; scoped by
 /// platform and mode, deleted merchants unseen.
-#[expect(
-    clippy::too_many_lines,
-    reason = "one story: a merchant with each kind of plan, then where it is unseen"
-)]
 pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Database) {
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
     let default = stored_default_plan(&stores, &p.scope).await.unwrap();
 
-    let plain = merchant(&p, "Plain");
-    stores
-        .merchants
-        .insert_merchant_with_event(&plain, &event_id(), None)
-        .await
-        .unwrap();
+    let plain = stored_merchant(&stores, &p, "Plain").await;
     let setup = stores
         .transactions
         .payment_setup(&p.scope, &plain.id)
@@ -119,12 +110,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
 
     // A live merchant with no live default plan: the merchant, and no plan.
     let live = principal(&a, Mode::Live);
-    let shop = merchant(&live, "Live shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&shop, &event_id(), None)
-        .await
-        .unwrap();
+    let shop = stored_merchant(&stores, &live, "Live shop").await;
     let setup = stores
         .transactions
         .payment_setup(&live.scope, &shop.id)
@@ -147,12 +133,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
     // Written before the subscriptions: its own event queues nothing.
-    let m = merchant(&p, "Shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
+    let m = stored_merchant(&stores, &p, "Shop").await;
     for (suffix, events, active) in [
         ("txn", &["transaction.created"][..], true),
         (
@@ -177,11 +158,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     let claim = idem.begin(&p.scope, &key, &print, T0).await;
     assert_eq!(claim.unwrap(), Begun::Started);
     let auth = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
-    stores
-        .transactions
-        .insert_pending_transaction(&auth)
-        .await
-        .unwrap();
+    write(&stores, &auth).await;
     let done = Transaction {
         state: TxnState::Authorized,
         ..auth.clone()
@@ -267,11 +244,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     // A capture whose original is not reserved cannot close it: nothing is kept.
     let mut capture = txn(&m, &plan, TxnType::Capture, TxnState::Pending, 1000);
     capture.parent_id = Some(done.id.clone());
-    stores
-        .transactions
-        .insert_pending_transaction(&capture)
-        .await
-        .unwrap();
+    write(&stores, &capture).await;
     let captured = Transaction {
         state: TxnState::Settled,
         ..capture.clone()
@@ -317,21 +290,9 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
 /// A refund that fails gives its reserved amount back to the original, and only then.
 pub async fn a_failed_refund_releases_its_reservation(db: Database) {
     let stores = db.stores();
-    let a = new_platform(&stores, "A").await;
-    let p = principal(&a, Mode::Test);
-    let m = merchant(&p, "Shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
-    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
+    let Shop { p, m, plan } = shop(&stores).await;
     let sale = txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000);
-    stores
-        .transactions
-        .insert_pending_transaction(&sale)
-        .await
-        .unwrap();
+    write(&stores, &sale).await;
     let mut refund = txn(&m, &plan, TxnType::Refund, TxnState::Pending, 400);
     refund.parent_id = Some(sale.id.clone());
     let reserved = stores

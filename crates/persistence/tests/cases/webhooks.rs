@@ -39,12 +39,7 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
         .await
         .unwrap();
 
-    let m = merchant(&p, "Shop");
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
+    let m = stored_merchant(&stores, &p, "Shop").await;
     let rename = MerchantPatch {
         name: Some(MerchantName::parse("Renamed").unwrap()),
         ..MerchantPatch::default()
@@ -159,12 +154,7 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
         .await
         .unwrap();
     for i in 0..28 {
-        let m = merchant(&p, &format!("Shop {i}"));
-        stores
-            .merchants
-            .insert_merchant_with_event(&m, &event_id(), None)
-            .await
-            .unwrap();
+        stored_merchant(&stores, &p, &format!("Shop {i}")).await;
     }
     let claimed = stores
         .notifications
