@@ -5,11 +5,10 @@ use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::TxnId;
 use crate::payment::lifecycle::{FollowUp, Refused, TxnState};
-use crate::payment::response_code::ResponseCode;
 use crate::payment::transaction::{AuthStatus, Transaction};
-use crate::ports::{ProcessorError, ProcessorOp, ProcessorRequest};
+use crate::ports::{ProcessorOp, ProcessorRequest, StoreError};
 
-use super::outcome::{fail, placeholder};
+use super::outcome::placeholder;
 use super::{PaymentError, PaymentService};
 
 impl PaymentService {
@@ -30,6 +29,14 @@ impl PaymentService {
             .routing
             .get_connection(&who.scope, &original.processor.id)
             .await?;
+        // Plans and connections are never deleted; if one were, nothing is reserved and no
+        // processor is called (money must not move for an answer that cannot be recorded).
+        let (Some(plan), Some(connection)) = (plan, connection) else {
+            return Err(StoreError::Unexpected(format!(
+                "transaction {original_id}: its plan or processor connection is gone"
+            ))
+            .into());
+        };
         let id = TxnId::from_suffix(&self.ids.next_id());
         let mut txn = Transaction {
             id: id.clone(),
@@ -63,21 +70,9 @@ impl PaymentService {
             currency: original.currency,
             reference: id,
         };
-        let result = match &connection {
-            Some(c) => self.processor.call(c, &request).await,
-            None => Err(ProcessorError::Unavailable(
-                "the original's processor connection no longer exists".into(),
-            )),
-        };
-        match (&connection, &plan) {
-            (Some(c), Some(p)) => self.settle(&mut txn, p, result, c, &request).await,
-            _ => fail(
-                &mut txn,
-                AuthStatus::Error,
-                ResponseCode::SystemError,
-                "processor connection or plan missing",
-            ),
-        }
+        let result = self.processor.call(&connection, &request).await;
+        self.settle(&mut txn, &plan, result, &connection, &request)
+            .await;
         let approved = txn.authorization.status == AuthStatus::Approved;
         let outcome = follow_up.outcome(approved, amount);
         let reply = reply_for(recorder, &txn);

@@ -115,6 +115,28 @@ fn store_in(scope: Scope) -> (MockTransactionStore, Completed) {
 }
 
 fn service(store: MockTransactionStore, processor: MockProcessor) -> PaymentService {
+    service_over(store, routing(), processor)
+}
+
+/// Routing reads, in the caller's scope, answering with the connection asked for and `plan()`.
+fn routing() -> MockRoutingStore {
+    let mut routing = MockRoutingStore::new();
+    routing
+        .expect_get_connection()
+        .withf(|scope, _| *scope == who().scope)
+        .returning(|_, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
+    routing
+        .expect_get_plan()
+        .withf(|scope, id| *scope == who().scope && *id == plan().id)
+        .returning(|_, _| Ok(Some(plan())));
+    routing
+}
+
+fn service_over(
+    store: MockTransactionStore,
+    routing: MockRoutingStore,
+    processor: MockProcessor,
+) -> PaymentService {
     let bins = visa_bins();
     let clock = clock_at_noon();
     let ids = fixed_ids("01");
@@ -125,16 +147,6 @@ fn service(store: MockTransactionStore, processor: MockProcessor) -> PaymentServ
         Arc::new(clock_at_noon()),
         Arc::new(fixed_ids("02")),
     );
-    // Routing reads, in the caller's scope, answer with the connection asked for and `plan()`.
-    let mut routing = MockRoutingStore::new();
-    routing
-        .expect_get_connection()
-        .withf(|scope, _| *scope == who().scope)
-        .returning(|_, id| Ok(Some(connection(id.as_str().trim_start_matches("midCon_")))));
-    routing
-        .expect_get_plan()
-        .withf(|scope, id| *scope == who().scope && *id == plan().id)
-        .returning(|_, _| Ok(Some(plan())));
     PaymentService::new(
         Arc::new(store),
         Arc::new(routing),
@@ -384,6 +396,35 @@ async fn a_bad_card_is_refused_before_anything_is_read() {
             "{refused:?}"
         );
     }
+}
+
+/// An original whose processor connection is gone is refused before anything is reserved or
+/// any processor called: money never moves for an answer that could not be recorded.
+#[tokio::test]
+async fn a_follow_up_without_its_connection_reserves_nothing() {
+    let auth_txn = {
+        let (s0, done) = store();
+        let mut ok = MockProcessor::new();
+        ok.expect_call().returning(|_, _| Ok(approved()));
+        service(s0, ok).pay(&who(), auth(), None).await.unwrap();
+        done.lock().unwrap()[0].0.clone()
+    };
+    let original = auth_txn.clone();
+    let mut store = MockTransactionStore::new();
+    store
+        .expect_get_transaction()
+        .returning(move |_, _| Ok(Some(original.clone())));
+    let mut routing = MockRoutingStore::new();
+    routing.expect_get_plan().returning(|_, _| Ok(Some(plan())));
+    routing.expect_get_connection().returning(|_, _| Ok(None));
+    // No reservation, completion or processor expectation: any of them fails the test.
+    let refused = service_over(store, routing, MockProcessor::new())
+        .follow_up(&who(), &auth_txn.id, FollowUp::Capture(None), None)
+        .await;
+    assert!(
+        matches!(refused, Err(PaymentError::Store(_))),
+        "{refused:?}"
+    );
 }
 
 /// An approved capture of an authorized auth: the processor captures the auth by its own id,
