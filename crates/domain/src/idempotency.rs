@@ -1,12 +1,16 @@
-//! `Idempotency-Key` on every POST: what a repeated request gets.
+//! Idempotency keys: what a repeated request gets.
 //!
 //! | A request with a key already seen… | gets |
 //! |---|---|
-//! | same fingerprint, first one completed (not 5xx), within 24 h | the stored response, replayed |
-//! | same key, different method, path or body | 409, nothing runs |
-//! | while the first is still running | 409, nothing runs |
-//! | first one answered 5xx | runs again (a transient failure is never stored) |
+//! | same fingerprint, first one answered and its answer kept, within 24 h | that answer, replayed |
+//! | same key, different method, path or body | refused, nothing runs |
+//! | while the first is still running | refused, nothing runs |
+//! | first one failed transiently (its key released, no answer kept) | runs again |
 //! | older than 24 h, or a first attempt abandoned for 5 minutes | runs as new |
+//!
+//! Which answers are kept is the door's rule (the HTTP API keeps all but 5xx); that an answer
+//! reporting a change is stored with the change, in one SQL transaction, is the domain's
+//! (`Recorder`). The whole flow is drawn in docs/architecture.md.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -75,23 +79,29 @@ pub fn hmac_sha256(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
     mac.finalize().into_bytes().into()
 }
 
-/// A response kept for replay.
+/// The answer a door gave to a request under a key, kept to be sent again to its retries.
+///
+/// The domain stores it and hands it back without reading it: what it holds is the door's
+/// (the HTTP API puts its status code and JSON body here, and decides which answers are kept).
+/// It is stored byte for byte rather than re-rendered from the resource on replay, because a
+/// retry must see the answer the first request got: the merchant as it was created, not as it
+/// was edited or deleted since.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredResponse {
-    /// The HTTP status replayed.
+pub struct Answer {
+    /// The door's code for the answer (for HTTP, its status).
     pub status: u16,
-    /// The response body replayed, exactly as first sent.
+    /// The answer's body, exactly as first sent.
     pub body: String,
 }
 
-/// A response stored under the request's key, written by the same SQL transaction as the change
+/// An answer stored under the request's key, written by the same SQL transaction as the change
 /// it reports (see `Recorder`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyedResponse {
-    /// The request's idempotency key, under which the response is stored.
+pub struct KeyedAnswer {
+    /// The request's idempotency key, under which the answer is stored.
     pub key: IdempotencyKey,
-    /// The response a retry with this key gets.
-    pub response: StoredResponse,
+    /// The answer a retry with this key gets.
+    pub answer: Answer,
 }
 
 /// The request's key and how its response is rendered from what it made (`T`: a transaction,
@@ -104,26 +114,26 @@ pub struct KeyedResponse {
 pub struct Recorder<'a, T = crate::payment::transaction::Transaction> {
     /// The request's idempotency key.
     pub key: &'a IdempotencyKey,
-    /// Renders the response the client gets from what the request made.
-    pub render: &'a (dyn Fn(&T) -> StoredResponse + Sync),
+    /// Renders the answer the client gets from what the request made.
+    pub render: &'a (dyn Fn(&T) -> Answer + Sync),
 }
 
 impl<T> Recorder<'_, T> {
-    /// The response to store with `made`. A recorded transaction's answer is always stored, 502
-    /// and 504 included: the transaction exists with its final status (a timeout was reversed and
-    /// recorded), so a retry must see that answer, not make a second payment at a processor that
-    /// may have approved the first.
-    pub fn response_for(&self, made: &T) -> KeyedResponse {
-        KeyedResponse {
+    /// The answer to store with `made`. A recorded transaction's answer is always stored, a
+    /// processor failure or timeout included: the transaction exists with its final status (a
+    /// timeout was reversed and recorded), so a retry must see that answer, not make a second
+    /// payment at a processor that may have approved the first.
+    pub fn answer_for(&self, made: &T) -> KeyedAnswer {
+        KeyedAnswer {
             key: self.key.clone(),
-            response: (self.render)(made),
+            answer: (self.render)(made),
         }
     }
 }
 
 /// The response to store with `made`, when the request runs under a key.
-pub fn reply_for<T>(recorder: Option<&Recorder<'_, T>>, made: &T) -> Option<KeyedResponse> {
-    recorder.map(|r| r.response_for(made))
+pub fn reply_for<T>(recorder: Option<&Recorder<'_, T>>, made: &T) -> Option<KeyedAnswer> {
+    recorder.map(|r| r.answer_for(made))
 }
 
 impl<T> std::fmt::Debug for Recorder<'_, T> {
@@ -143,14 +153,14 @@ pub struct KeyRecord {
     /// abandonment timeout.
     pub created_on: OffsetDateTime,
     /// `None` while the first request is running.
-    pub response: Option<StoredResponse>,
+    pub response: Option<Answer>,
 }
 
 /// What to do with a request whose key already has a record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Seen {
     /// The same request, completed within 24 h: send this stored response again.
-    Replay(StoredResponse),
+    Replay(Answer),
     /// The same key with another method, path or body: 409, nothing runs.
     Mismatch,
     /// The first request is still running: 409, nothing runs.
@@ -172,11 +182,6 @@ pub fn on_seen(existing: &KeyRecord, fingerprint: &[u8; 32], now: OffsetDateTime
     }
 }
 
-/// Whether a response may be stored for replay: everything but a 5xx.
-pub fn storable(status: u16) -> bool {
-    status < 500
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,7 +193,7 @@ mod tests {
         KeyRecord {
             fingerprint,
             created_on: T0,
-            response: response.map(|status| StoredResponse {
+            response: response.map(|status| Answer {
                 status,
                 body: "{}".into(),
             }),
@@ -224,7 +229,7 @@ mod tests {
         let same = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{}");
         let other = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{\"a\":1}");
         let minute = Duration::minutes(1);
-        let replay = Seen::Replay(StoredResponse {
+        let replay = Seen::Replay(Answer {
             status: 201,
             body: "{}".into(),
         });
@@ -253,21 +258,6 @@ mod tests {
                 expected,
                 "{existing:?} at {now}"
             );
-        }
-    }
-
-    #[test]
-    fn transient_failures_are_never_stored() {
-        for (status, ok) in [
-            (200, true),
-            (201, true),
-            (402, true),
-            (409, true),
-            (500, false),
-            (502, false),
-            (504, false),
-        ] {
-            assert_eq!(storable(status), ok, "{status}");
         }
     }
 

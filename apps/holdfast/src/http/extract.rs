@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
-use super::json_errors;
+use super::json_body;
 
 /// Largest JSON body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -57,18 +57,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             "strings must not contain the NUL character",
         ));
     }
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut *de).map_err(|err| {
-        let (param, message) = json_errors::describe(&err);
-        ApiError::invalid(param, message)
-    })?;
-    de.end().map_err(|_| {
-        ApiError::invalid(
-            "body",
-            "is not valid JSON: there is more after the JSON value",
-        )
-    })?;
-    Ok(value)
+    json_body::parse(bytes).map_err(|(param, message)| ApiError::invalid(param, message))
 }
 
 /// Whether a JSON text holds `\u0000`. A backslash only occurs inside strings, where it always
@@ -102,7 +91,7 @@ pub fn query<T: DeserializeOwned>(req: &HttpRequest) -> Result<T, ApiError> {
     let value: T =
         parsed.map_err(|_| ApiError::invalid("query", "names a parameter more than once"))?;
     match unknown {
-        Some(name) if json_errors::plain_name(&name) => {
+        Some(name) if json_body::plain_name(&name) => {
             Err(ApiError::invalid(name, "unknown query parameter"))
         }
         Some(_) => Err(ApiError::invalid("query", "has an unknown parameter")),
@@ -226,7 +215,7 @@ mod tests {
         }
     }
 
-    /// What `parse_json` checks beyond `json_errors` (which names the field for the rest).
+    /// What `parse_json` checks beyond `json_body` (which names the field for the rest).
     #[test]
     fn empty_trailing_and_nul_bodies_are_refused() {
         let cases = [

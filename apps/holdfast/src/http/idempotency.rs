@@ -1,8 +1,14 @@
-//! `Idempotency-Key` on every POST (rules in `holdfast_domain::idempotency`): the first request
-//! runs and its response is stored (unless 5xx); a repeat gets that response replayed with
-//! `idempotent-replayed: true`; a different body or a request still running gets 409.
-
-use std::sync::{Arc, OnceLock};
+//! `Idempotency-Key` on every POST, the HTTP door's half of one mechanism (the flow is drawn in
+//! docs/architecture.md; the rules are `holdfast_domain::idempotency`'s):
+//!
+//! 1. `guard` claims the key before the handler runs, or answers without running it: the stored
+//!    answer replayed with `idempotent-replayed: true`, or 409 for another request under the key
+//!    or one still running.
+//! 2. A handler whose request changes something passes an [`AnswerWithChange`]'s recorder to its
+//!    service, whose store writes the answer in the SQL transaction of the change, and marks its
+//!    response [`KeySettled`].
+//! 3. Any other answer is settled by `guard` after the handler ([`settle`]): kept unless 5xx, a
+//!    5xx releasing the key so a retry runs.
 
 use actix_web::body::{BoxBody, MessageBody, to_bytes};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -11,7 +17,7 @@ use actix_web::http::header::{ContentType, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::Principal;
-use holdfast_domain::idempotency::{IdempotencyKey, Recorder, Seen, StoredResponse, storable};
+use holdfast_domain::idempotency::{Answer, IdempotencyKey, Recorder, Seen};
 use holdfast_domain::ports::Begun;
 
 use super::error::ApiError;
@@ -21,31 +27,26 @@ pub const HEADER: &str = "idempotency-key";
 pub const REPLAYED: &str = "idempotent-replayed";
 
 /// In the request's extensions while it runs under a key it has claimed: a handler that stores
-/// its response itself, in the same SQL transaction as its change, takes the key from here…
+/// its answer itself, in the same SQL transaction as its change, takes the key from here…
 #[derive(Debug, Clone)]
 pub struct Claimed(pub IdempotencyKey);
 
-/// …and marks its response with this once it has settled the key itself (stored the answer,
-/// in the same SQL transaction as its change or after, or released it), so the middleware
-/// leaves the key alone.
+/// …and marks its response with this once it has settled the key itself, so `guard` leaves the
+/// key alone.
 #[derive(Debug, Clone, Copy)]
 pub struct KeySettled;
 
 /// The answer to a request that makes or changes `T` (a create's 201, a rotation's 200),
 /// rendered from it. Under a claimed key the service stores it in the SQL transaction of the
-/// change (`recorder`, see `Recorder`), so a crash can never leave the change made and its key
-/// unanswered; `send` then answers with the very answer stored (rendered once), marked so the
-/// middleware does not store it again.
+/// change (`recorder`), so a crash can never leave the change made and its key unanswered.
+/// Rendering is a pure function of `T`, so `send` answers with the very bytes stored.
 pub struct AnswerWithChange<T> {
     key: Option<IdempotencyKey>,
-    render: fn(&T) -> StoredResponse,
-    /// The answer the recorder rendered, kept for `answer`.
-    rendered: Arc<OnceLock<StoredResponse>>,
-    remember: Box<dyn Fn(&T) -> StoredResponse + Send + Sync>,
+    render: fn(&T) -> Answer,
 }
 
-impl<T: 'static> AnswerWithChange<T> {
-    pub fn new(req: &HttpRequest, render: fn(&T) -> StoredResponse) -> Self {
+impl<T> AnswerWithChange<T> {
+    pub fn new(req: &HttpRequest, render: fn(&T) -> Answer) -> Self {
         Self::for_key(
             req.extensions().get::<Claimed>().map(|c| c.0.clone()),
             render,
@@ -53,30 +54,20 @@ impl<T: 'static> AnswerWithChange<T> {
     }
 
     /// For a handler that runs on a task of its own: the key it claimed, if any.
-    pub fn for_key(key: Option<IdempotencyKey>, render: fn(&T) -> StoredResponse) -> Self {
-        let rendered = Arc::new(OnceLock::new());
-        let kept = rendered.clone();
-        Self {
-            key,
-            render,
-            rendered,
-            remember: Box::new(move |made| kept.get_or_init(|| render(made)).clone()),
-        }
+    pub fn for_key(key: Option<IdempotencyKey>, render: fn(&T) -> Answer) -> Self {
+        Self { key, render }
     }
 
     pub fn recorder(&self) -> Option<Recorder<'_, T>> {
         self.key.as_ref().map(|key| Recorder {
             key,
-            render: &*self.remember,
+            render: &self.render,
         })
     }
 
-    /// The answer for `made`: the one stored with it, or rendered now when none was.
-    pub fn answer(&self, made: &T) -> StoredResponse {
-        self.rendered
-            .get()
-            .cloned()
-            .unwrap_or_else(|| (self.render)(made))
+    /// The answer for `made`, as stored with it.
+    pub fn answer(&self, made: &T) -> Answer {
+        (self.render)(made)
     }
 
     pub fn send(&self, made: &T) -> HttpResponse {
@@ -88,8 +79,33 @@ impl<T: 'static> AnswerWithChange<T> {
     }
 }
 
+/// Whether an answer is kept for replay: everything but a 5xx, which is a transient failure
+/// the client's retry must run again.
+pub fn storable(status: StatusCode) -> bool {
+    !status.is_server_error()
+}
+
+/// Settles `key` after a request that stored no answer with a change: keeps `answer`, or
+/// releases the key when the answer is a transient failure. The request has run (a payment may
+/// have been refused after checks that read the database): its real answer goes back to the
+/// client even if the key cannot be settled, which then stays "running" and refuses repeats
+/// until it is abandoned.
+pub async fn settle(state: &AppState, who: &Principal, key: &IdempotencyKey, answer: Answer) {
+    let keys = &state.idempotency;
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let settled = if storable(status) {
+        keys.complete(who, key, &answer).await
+    } else {
+        keys.release(who, key).await
+    };
+    if let Err(e) = settled {
+        // The key is the client's: it stays out of the log.
+        tracing::error!(error = %e, "could not settle an idempotency key");
+    }
+}
+
 /// `answer` as an HTTP response: its status and its JSON body.
-pub fn respond(answer: StoredResponse) -> HttpResponse {
+pub fn respond(answer: Answer) -> HttpResponse {
     HttpResponse::build(
         StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
     )
@@ -98,17 +114,17 @@ pub fn respond(answer: StoredResponse) -> HttpResponse {
 }
 
 /// A create's answer: 201 with `view` as JSON.
-pub fn created(view: &impl serde::Serialize) -> StoredResponse {
+pub fn created(view: &impl serde::Serialize) -> Answer {
     json_answer(StatusCode::CREATED, view)
 }
 
 /// A change's answer: 200 with `view` as JSON.
-pub fn changed(view: &impl serde::Serialize) -> StoredResponse {
+pub fn changed(view: &impl serde::Serialize) -> Answer {
     json_answer(StatusCode::OK, view)
 }
 
-fn json_answer(status: StatusCode, view: &impl serde::Serialize) -> StoredResponse {
-    StoredResponse {
+fn json_answer(status: StatusCode, view: &impl serde::Serialize) -> Answer {
+    Answer {
         status: status.as_u16(),
         body: serde_json::to_string(view).unwrap_or_default(),
     }
@@ -141,8 +157,8 @@ pub async fn guard(
             return Ok(req.into_response(refusal.error_response()));
         }
     };
-    let keys = &state.idempotency;
-    let (begun, key) = keys
+    let (begun, key) = state
+        .idempotency
         .begin(who, key, req.method().as_str(), req.path(), &body)
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
@@ -168,15 +184,21 @@ pub async fn guard(
         }
     }
     let response = next.call(req).await?;
-    let status = response.status();
     if response.response().extensions().contains::<KeySettled>() {
         return Ok(response.map_into_boxed_body());
     }
-    if !storable(status.as_u16()) {
-        // A transient failure: forget the key so the client's retry runs.
-        if let Err(e) = keys.release(who, &key).await {
-            tracing::error!(error = %e, "could not release an idempotency key");
-        }
+    let status = response.status();
+    if !storable(status) {
+        settle(
+            state,
+            who,
+            &key,
+            Answer {
+                status: status.as_u16(),
+                body: String::new(),
+            },
+        )
+        .await;
         return Ok(response.map_into_boxed_body());
     }
     let (request, response) = response.into_parts();
@@ -184,24 +206,18 @@ pub async fn guard(
     let bytes = to_bytes(body)
         .await
         .map_err(|_| ApiError::Internal("response body unreadable".into()))?;
-    let stored = StoredResponse {
+    let answer = Answer {
         status: status.as_u16(),
         body: String::from_utf8_lossy(&bytes).into_owned(),
     };
-    // The request has run (a payment may have been made): its real answer goes back even if it
-    // cannot be stored, so the client does not retry something that happened. The key then stays
-    // "running" and refuses repeats until it is abandoned.
-    if let Err(e) = keys.complete(who, &key, &stored).await {
-        // The key is the client's: it stays out of the log.
-        tracing::error!(error = %e, "could not store an idempotent response");
-    }
+    settle(state, who, &key, answer).await;
     Ok(ServiceResponse::new(
         request,
         head.set_body(BoxBody::new(bytes)),
     ))
 }
 
-fn replay(stored: StoredResponse) -> HttpResponse {
+fn replay(stored: Answer) -> HttpResponse {
     let mut response = respond(stored);
     response.headers_mut().insert(
         actix_web::http::header::HeaderName::from_static(REPLAYED),

@@ -6,7 +6,7 @@ mod extract;
 mod health;
 mod hygiene;
 mod idempotency;
-mod json_errors;
+mod json_body;
 mod merchants;
 mod plans;
 pub mod rate_limit;

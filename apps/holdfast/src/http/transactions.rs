@@ -11,7 +11,7 @@ use std::fmt;
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::{Access, Principal};
-use holdfast_domain::idempotency::{StoredResponse, storable};
+use holdfast_domain::idempotency::Answer;
 use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::CardInput;
@@ -26,7 +26,7 @@ use time::format_description::well_known::Rfc3339;
 
 use super::error::ApiError;
 use super::extract::{ApiJson, Caller, PageQuery, query};
-use super::idempotency::{AnswerWithChange, Claimed, KeySettled, respond};
+use super::idempotency::{AnswerWithChange, Claimed, KeySettled, respond, settle};
 use super::request_context;
 use super::routes::Routes;
 use super::views::ListView;
@@ -169,26 +169,15 @@ async fn run(
     who: Principal,
     claimed: Option<Claimed>,
     body: CreateTransaction,
-) -> Result<StoredResponse, ApiError> {
+) -> Result<Answer, ApiError> {
     let outcome = pay(&state, &who, claimed.as_ref(), body).await;
-    let (Some(Claimed(key)), Err(refusal)) = (&claimed, &outcome) else {
-        // A recorded payment's answer was stored with it.
-        return outcome;
-    };
-    let status = refusal.status_code().as_u16();
-    let keys = &state.idempotency;
-    let settled = if storable(status) {
-        let answer = StoredResponse {
-            status,
+    if let (Some(Claimed(key)), Err(refusal)) = (&claimed, &outcome) {
+        // Refused before anything was recorded; a recorded payment's answer was stored with it.
+        let answer = Answer {
+            status: refusal.status_code().as_u16(),
             body: refusal.body().to_string(),
         };
-        keys.complete(&who, key, &answer).await
-    } else {
-        // A failure stays retryable.
-        keys.release(&who, key).await
-    };
-    if let Err(e) = settled {
-        tracing::error!(error = %e, "could not settle an idempotency key");
+        settle(&state, &who, key, answer).await;
     }
     outcome
 }
@@ -198,7 +187,7 @@ async fn pay(
     who: &Principal,
     claimed: Option<&Claimed>,
     body: CreateTransaction,
-) -> Result<StoredResponse, ApiError> {
+) -> Result<Answer, ApiError> {
     // Under a claimed key, the response is stored with the transaction (see `Recorder`).
     let answer = AnswerWithChange::for_key(claimed.map(|c| c.0.clone()), render);
     let recorder = answer.recorder();
@@ -255,7 +244,7 @@ async fn pay(
 
 /// The answer to a recorded transaction: the status code follows the outcome, and every
 /// outcome carries the transaction.
-fn render(txn: &Transaction) -> StoredResponse {
+fn render(txn: &Transaction) -> Answer {
     let (status, body) = match outcome(txn) {
         Ok(()) => (
             StatusCode::CREATED,
@@ -263,7 +252,7 @@ fn render(txn: &Transaction) -> StoredResponse {
         ),
         Err(refusal) => (refusal.status_code(), refusal.body().to_string()),
     };
-    StoredResponse {
+    Answer {
         status: status.as_u16(),
         body,
     }

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use super::StoreError;
-use crate::idempotency::KeyedResponse;
+use crate::idempotency::KeyedAnswer;
 
 /// Card data sealed by the vault: which key, the nonce, and the ciphertext with its tag.
 #[derive(Clone, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub trait TokenStore: Send + Sync {
     async fn save(
         &self,
         token: &crate::payment::token::Token,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<(), StoreError>;
 
     /// Returns a usable token and, for a single-use token, marks it used in the same statement:

@@ -29,12 +29,12 @@ pub trait IdempotencyStore: Send + Sync {
         now: OffsetDateTime,
     ) -> Result<Begun, StoreError>;
 
-    /// Stores the response of the request that holds the key.
+    /// Stores the answer of the request that holds the key.
     async fn complete(
         &self,
         scope: &Scope,
         key: &crate::idempotency::IdempotencyKey,
-        response: &crate::idempotency::StoredResponse,
+        answer: &crate::idempotency::Answer,
     ) -> Result<(), StoreError>;
 
     /// Forgets the key (the request failed transiently and may be retried).

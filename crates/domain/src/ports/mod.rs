@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
-use crate::idempotency::KeyedResponse;
+use crate::idempotency::KeyedAnswer;
 use crate::ids::{EventId, KeyId, MerchantId, PlatformId, UserId};
 use crate::merchant::{Merchant, MerchantPatch};
 use crate::page::{Page, PageRequest};
@@ -150,7 +150,7 @@ pub trait MerchantStore: Send + Sync {
         &self,
         merchant: &Merchant,
         event: &EventId,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<(), StoreError>;
     /// A deleted merchant, or one of another platform or mode, is `None`.
     async fn get_merchant(

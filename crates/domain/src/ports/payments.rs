@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use super::StoreError;
-use crate::idempotency::KeyedResponse;
+use crate::idempotency::KeyedAnswer;
 use crate::ids::{ConnectionId, EventId, MerchantId, PlanId, PlatformId, TxnId};
 use crate::merchant::Currency;
 use crate::mode::Mode;
@@ -242,7 +242,7 @@ pub trait RoutingStore: Send + Sync {
     async fn insert_connection(
         &self,
         connection: &ProcessorConnection,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<(), StoreError>;
     /// Newest first.
     async fn list_connections(
@@ -260,11 +260,7 @@ pub trait RoutingStore: Send + Sync {
     /// Writes the plan and the request's idempotent `reply`, if any, in one SQL transaction.
     /// Returns `Duplicate("plans.default")` when `plan.is_default` and the platform already
     /// has a default plan in that mode; nothing is then written.
-    async fn insert_plan(
-        &self,
-        plan: &Plan,
-        reply: Option<KeyedResponse>,
-    ) -> Result<(), StoreError>;
+    async fn insert_plan(&self, plan: &Plan, reply: Option<KeyedAnswer>) -> Result<(), StoreError>;
     /// Newest first.
     async fn list_plans(&self, scope: &Scope, page: &PageRequest)
     -> Result<Page<Plan>, StoreError>;
@@ -299,7 +295,7 @@ pub trait TransactionStore: Send + Sync {
         txn: &Transaction,
         original: Option<(TxnId, OriginalOutcome)>,
         event: &Event,
-        reply: Option<crate::idempotency::KeyedResponse>,
+        reply: Option<crate::idempotency::KeyedAnswer>,
     ) -> Result<(), StoreError>;
 
     /// Atomically takes a reservation on an original and writes the follow-up's pending row:

@@ -5,7 +5,7 @@ use crate::scope::Scope;
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
-use crate::idempotency::KeyedResponse;
+use crate::idempotency::KeyedAnswer;
 use crate::ids::{EventId, NotificationId, PlatformId, WebhookId};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
@@ -143,7 +143,7 @@ pub trait WebhookStore: Send + Sync {
         &self,
         subscription: &Subscription,
         max: u32,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<bool, StoreError>;
     /// Writes `rotated`'s secrets if the subscription's secret is still `expected` (the one
     /// `rotated` was made from), with the request's idempotent `reply`, in one SQL transaction.
@@ -153,7 +153,7 @@ pub trait WebhookStore: Send + Sync {
         &self,
         rotated: &Subscription,
         expected: &str,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<bool, StoreError>;
     /// The subscription with this id in the platform and mode; `None` when absent there.
     async fn get_webhook(

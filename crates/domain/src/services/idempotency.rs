@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::auth::Principal;
-use crate::idempotency::{IdempotencyKey, RETENTION, StoredResponse, fingerprint};
+use crate::idempotency::{Answer, IdempotencyKey, RETENTION, fingerprint};
 use crate::ports::{Begun, Clock, IdempotencyStore, StoreError};
 
 /// Runs the idempotency-key protocol for the doors: claim, store the answer, release, purge.
@@ -53,9 +53,9 @@ impl IdempotencyService {
         &self,
         who: &Principal,
         key: &IdempotencyKey,
-        response: &StoredResponse,
+        answer: &Answer,
     ) -> Result<(), StoreError> {
-        self.store.complete(&who.scope, key, response).await
+        self.store.complete(&who.scope, key, answer).await
     }
 
     /// Forgets `key`: its request failed transiently and may be retried.

@@ -131,7 +131,7 @@ impl MerchantService {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::idempotency::{IdempotencyKey, StoredResponse};
+    use crate::idempotency::{Answer, IdempotencyKey};
     use crate::ids::{KeyId, PlatformId, UserId};
     use crate::merchant::{Currency, MerchantName, MerchantPatch};
     use crate::mode::{KeyType, Mode};
@@ -161,7 +161,7 @@ mod tests {
                     && m.platform_id.as_str() == "pfm_1"
                     && event.as_str() == "evt_01"
                     && reply.as_ref().is_some_and(|r| {
-                        r.key.as_str() == "order-1" && r.response.body == "made mid_01"
+                        r.key.as_str() == "order-1" && r.answer.body == "made mid_01"
                     })
             })
             .times(1)
@@ -178,7 +178,7 @@ mod tests {
             email: None,
         };
         let key = IdempotencyKey::parse("order-1").unwrap();
-        let render = |m: &Merchant| StoredResponse {
+        let render = |m: &Merchant| Answer {
             status: 201,
             body: format!("made {}", m.id),
         };

@@ -7,7 +7,7 @@
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::TxnId;
 use holdfast_domain::payment::lifecycle::TxnState;
 use holdfast_domain::payment::transaction::Transaction;
@@ -96,7 +96,7 @@ pub async fn complete(
     original: Option<&(TxnId, OriginalOutcome)>,
     event: &Event,
     data: &str,
-    reply: Option<&KeyedResponse>,
+    reply: Option<&KeyedAnswer>,
 ) -> QueryResult<()> {
     let completed = CompletedRow::from(x);
     match conn {
@@ -117,7 +117,7 @@ async fn complete_pg(
     original: Option<&(TxnId, OriginalOutcome)>,
     event: &Event,
     data: &str,
-    reply: Option<&KeyedResponse>,
+    reply: Option<&KeyedAnswer>,
 ) -> QueryResult<()> {
     let change = original_change(original);
     let statement = Statement::<(BigInt, BigInt)>::new(
@@ -154,8 +154,8 @@ async fn complete_pg(
             Bind::Text(event.data.event_type().as_str()),
             Bind::Text(data),
             Bind::Time(event.created_on),
-            Bind::OptInt(reply.map(|r| i32::from(r.response.status))),
-            Bind::OptText(reply.map(|r| r.response.body.as_str())),
+            Bind::OptInt(reply.map(|r| i32::from(r.answer.status))),
+            Bind::OptText(reply.map(|r| r.answer.body.as_str())),
             Bind::OptText(reply.map(|r| r.key.as_str())),
         ],
     );
@@ -187,7 +187,7 @@ async fn complete_in_steps(
     original: Option<&(TxnId, OriginalOutcome)>,
     event: &Event,
     data: &str,
-    reply: Option<&KeyedResponse>,
+    reply: Option<&KeyedAnswer>,
 ) -> QueryResult<()> {
     // Only a pending row is completed: of the request that made it and the reconciliation
     // that found it stale, the first to finish decides.

@@ -2,9 +2,7 @@
 //! it reports.
 
 use diesel::prelude::*;
-use holdfast_domain::idempotency::{
-    IdempotencyKey, KeyRecord, KeyedResponse, Seen, StoredResponse, on_seen,
-};
+use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyRecord, KeyedAnswer, Seen, on_seen};
 use holdfast_domain::ids::PlatformId;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::ports::{Begun, IdempotencyStore, StoreError};
@@ -24,7 +22,7 @@ pub async fn write_reply(
     conn: &mut Conn,
     platform: &PlatformId,
     mode: Mode,
-    reply: Option<&KeyedResponse>,
+    reply: Option<&KeyedAnswer>,
 ) -> QueryResult<()> {
     let Some(reply) = reply else {
         return Ok(());
@@ -32,8 +30,8 @@ pub async fn write_reply(
     conn.execute(
         diesel::update(scoped_to(k::table, platform, mode).filter(k::key.eq(reply.key.as_str())))
             .set((
-                k::status.eq(Some(i32::from(reply.response.status))),
-                k::body.eq(Some(&reply.response.body)),
+                k::status.eq(Some(i32::from(reply.answer.status))),
+                k::body.eq(Some(&reply.answer.body)),
             )),
     )
     .await
@@ -46,7 +44,7 @@ pub async fn with_reply(
     conn: &mut Conn,
     platform: &PlatformId,
     mode: Mode,
-    reply: Option<&KeyedResponse>,
+    reply: Option<&KeyedAnswer>,
     write: impl for<'r> TransactionBody<'r, QueryResult<()>> + Send,
 ) -> QueryResult<()> {
     match reply {
@@ -123,7 +121,7 @@ impl IdempotencyStore for SqlStore {
                 fingerprint: stored_fp.try_into().unwrap_or([0; 32]),
                 created_on,
                 response: match (status, body) {
-                    (Some(status), Some(body)) => Some(StoredResponse {
+                    (Some(status), Some(body)) => Some(Answer {
                         status: u16::try_from(status).unwrap_or(500),
                         body,
                     }),
@@ -155,11 +153,11 @@ impl IdempotencyStore for SqlStore {
         &self,
         scope: &Scope,
         key: &IdempotencyKey,
-        response: &StoredResponse,
+        answer: &Answer,
     ) -> Result<(), StoreError> {
-        let reply = KeyedResponse {
+        let reply = KeyedAnswer {
             key: key.clone(),
-            response: response.clone(),
+            answer: answer.clone(),
         };
         let mut conn = self.conn().await?;
         write_reply(&mut conn, &scope.platform, scope.mode, Some(&reply))

@@ -2,7 +2,7 @@
 
 use diesel::dsl::{Eq, Filter, IsNull};
 use diesel::prelude::*;
-use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::{EventId, MerchantId, PlanId};
 use holdfast_domain::merchant::{Currency, Merchant, MerchantName, MerchantPatch};
 use holdfast_domain::page::{Page, PageRequest};
@@ -84,7 +84,7 @@ impl MerchantStore for SqlStore {
         &self,
         m: &Merchant,
         event: &EventId,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<(), StoreError> {
         let data = EventData::MerchantCreated(Box::new(m.clone()));
         let event = merchant_event(event, m, data, m.created_on);

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use diesel::prelude::*;
-use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::{ConnectionId, PlanId};
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
@@ -77,7 +77,7 @@ impl RoutingStore for SqlStore {
     async fn insert_connection(
         &self,
         connection: &ProcessorConnection,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         with_reply(
@@ -124,11 +124,7 @@ impl RoutingStore for SqlStore {
             .transpose()
     }
 
-    async fn insert_plan(
-        &self,
-        plan: &Plan,
-        reply: Option<KeyedResponse>,
-    ) -> Result<(), StoreError> {
+    async fn insert_plan(&self, plan: &Plan, reply: Option<KeyedAnswer>) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
             insert_plan(conn, plan).await?;

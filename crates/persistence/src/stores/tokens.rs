@@ -2,7 +2,7 @@
 
 use diesel::dsl::Eq;
 use diesel::prelude::*;
-use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::TokenId;
 use holdfast_domain::payment::token::{Token, TokenKind};
 use holdfast_domain::ports::{StoreError, TokenStore};
@@ -24,7 +24,7 @@ fn erased() -> (Eq<t::nonce, Vec<u8>>, Eq<t::ciphertext, Vec<u8>>) {
 
 #[async_trait::async_trait]
 impl TokenStore for SqlStore {
-    async fn save(&self, token: &Token, reply: Option<KeyedResponse>) -> Result<(), StoreError> {
+    async fn save(&self, token: &Token, reply: Option<KeyedAnswer>) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         with_reply(
             &mut conn,

@@ -8,7 +8,7 @@ use diesel::dsl::{Eq, GtEq, Lt};
 use diesel::prelude::*;
 use diesel::query_dsl::methods;
 
-use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::{MerchantId, TxnId};
 use holdfast_domain::merchant::Merchant;
 use holdfast_domain::page::{Page, PageRequest};
@@ -214,7 +214,7 @@ impl TransactionStore for SqlStore {
         x: &Transaction,
         original: Option<(TxnId, OriginalOutcome)>,
         event: &Event,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<(), StoreError> {
         // The processor has answered: this write waits its turn (up to the completion wait)
         // for a connection and, on SQLite, for another process's write lock, rather than

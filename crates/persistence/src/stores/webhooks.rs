@@ -1,7 +1,7 @@
 //! `WebhookStore`: subscriptions and their delivery history.
 
 use diesel::prelude::*;
-use holdfast_domain::idempotency::KeyedResponse;
+use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::{PlatformId, WebhookId};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
@@ -54,7 +54,7 @@ impl WebhookStore for SqlStore {
         &self,
         s: &Subscription,
         max: u32,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
@@ -80,7 +80,7 @@ impl WebhookStore for SqlStore {
         &self,
         rotated: &Subscription,
         expected: &str,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<bool, StoreError> {
         let previous = rotated.previous_secret.as_ref();
         let this = scoped_to(w::table, &rotated.platform_id, rotated.mode)

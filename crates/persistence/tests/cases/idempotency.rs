@@ -6,16 +6,14 @@ use super::*;
 /// connection, plan), and a refused create writes neither: the key then stays running,
 /// for the HTTP layer to store or release.
 pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Database) {
-    use holdfast_domain::idempotency::{
-        IdempotencyKey, KeyedResponse, Seen, StoredResponse, fingerprint,
-    };
+    use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyedAnswer, Seen, fingerprint};
     use holdfast_domain::ports::Begun;
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
     let idem = &stores.idempotency;
     let print = fingerprint(&[7; 32], "POST", "/v1/x", b"{}");
-    let answer = |n: &str| StoredResponse {
+    let answer = |n: &str| Answer {
         status: 201,
         body: format!("{{\"made\":\"{n}\"}}"),
     };
@@ -23,9 +21,9 @@ pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Databa
         let key = IdempotencyKey::parse(name).unwrap();
         let begun = idem.begin(&p.scope, &key, &print, T0).await;
         assert_eq!(begun.unwrap(), Begun::Started);
-        Some(KeyedResponse {
+        Some(KeyedAnswer {
             key,
-            response: answer(name),
+            answer: answer(name),
         })
     };
     let seen = async |name: &str| {
@@ -106,7 +104,7 @@ pub async fn a_created_resource_and_its_stored_answer_commit_together(db: Databa
 }
 
 pub async fn idempotency_keys_claim_replay_and_release(db: Database) {
-    use holdfast_domain::idempotency::{IdempotencyKey, Seen, StoredResponse, fingerprint};
+    use holdfast_domain::idempotency::{Answer, IdempotencyKey, Seen, fingerprint};
     use holdfast_domain::ports::Begun;
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
@@ -132,7 +130,7 @@ pub async fn idempotency_keys_claim_replay_and_release(db: Database) {
         Begun::Started,
         "per mode"
     );
-    let response = StoredResponse {
+    let response = Answer {
         status: 201,
         body: "{\"id\":1}".into(),
     };

@@ -2,9 +2,7 @@
 //! (`payment_setup`, and the completion: one statement on PostgreSQL, steps on SQLite): the
 //! same contract on both.
 
-use holdfast_domain::idempotency::{
-    IdempotencyKey, KeyedResponse, Seen, StoredResponse, fingerprint,
-};
+use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyedAnswer, Seen, fingerprint};
 use holdfast_domain::ports::Begun;
 
 use super::*;
@@ -164,9 +162,9 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         ..auth.clone()
     };
     let event = event_for(&done);
-    let reply = KeyedResponse {
+    let reply = KeyedAnswer {
         key: key.clone(),
-        response: StoredResponse {
+        answer: Answer {
             status: 201,
             body: format!(r#"{{"id":"{}"}}"#, done.id),
         },
@@ -186,7 +184,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     let again = idem.begin(&p.scope, &key, &print, T0).await;
     assert_eq!(
         again.unwrap(),
-        Begun::Seen(Seen::Replay(reply.response.clone())),
+        Begun::Seen(Seen::Replay(reply.answer.clone())),
         "the response is stored with the transaction"
     );
     let later = T0 + time::Duration::seconds(1);
@@ -231,7 +229,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
             &done,
             None,
             &event_for(&done),
-            Some(KeyedResponse {
+            Some(KeyedAnswer {
                 key: second_key.clone(),
                 ..reply.clone()
             }),

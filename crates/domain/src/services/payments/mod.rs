@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::Invalid;
 use crate::auth::Principal;
-use crate::idempotency::KeyedResponse;
+use crate::idempotency::KeyedAnswer;
 use crate::ids::{EventId, MerchantId, TokenId, TxnId};
 use crate::page::{Page, PageRequest};
 use crate::payment::amount::Amount;
@@ -157,7 +157,7 @@ impl PaymentService {
         &self,
         txn: &Transaction,
         original: Option<(TxnId, OriginalOutcome)>,
-        reply: Option<KeyedResponse>,
+        reply: Option<KeyedAnswer>,
     ) -> Result<(), PaymentError> {
         let event = Event {
             id: EventId::from_suffix(&self.ids.next_id()),

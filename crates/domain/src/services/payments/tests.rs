@@ -58,7 +58,7 @@ fn plan() -> Plan {
 }
 
 /// Each completion as the store saw it: the transaction and the response stored with it.
-type Completed = Arc<Mutex<Vec<(Transaction, Option<KeyedResponse>)>>>;
+type Completed = Arc<Mutex<Vec<(Transaction, Option<KeyedAnswer>)>>>;
 
 /// A store with one merchant on a plan routing to `primary`, falling back to `backup`, read
 /// in the scope of `who()`.
@@ -263,7 +263,7 @@ async fn a_fee_never_exceeds_the_amount_charged() {
 /// processor failure is a recorded, final transaction too, and a retry must replay it.
 #[tokio::test]
 async fn the_rendered_response_is_stored_with_the_transaction_whatever_its_status() {
-    use crate::idempotency::{IdempotencyKey, StoredResponse};
+    use crate::idempotency::{Answer, IdempotencyKey};
     let key = IdempotencyKey::parse("pay-1").unwrap();
     for (reply, stored) in [
         (Ok(approved()), Some(201)),
@@ -280,7 +280,7 @@ async fn the_rendered_response_is_stored_with_the_transaction_whatever_its_statu
         let (store, completed) = store();
         let mut processor = MockProcessor::new();
         processor.expect_call().returning(move |_, _| reply.clone());
-        let render = |txn: &Transaction| StoredResponse {
+        let render = |txn: &Transaction| Answer {
             status: match txn.authorization.status {
                 AuthStatus::Approved => 201,
                 AuthStatus::Declined => 402,
@@ -299,12 +299,12 @@ async fn the_rendered_response_is_stored_with_the_transaction_whatever_its_statu
         let completed = completed.lock().unwrap();
         let written = completed[0].1.as_ref();
         assert_eq!(
-            written.map(|r| (r.response.status, r.key.as_str())),
+            written.map(|r| (r.answer.status, r.key.as_str())),
             stored.map(|status| (status, "pay-1")),
             "{:?}",
             txn.authorization.status
         );
-        assert!(written.is_some_and(|r| r.response.body == txn.id.to_string()));
+        assert!(written.is_some_and(|r| r.answer.body == txn.id.to_string()));
     }
 }
 
