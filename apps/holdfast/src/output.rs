@@ -15,9 +15,9 @@ pub fn print(text: &str) {
     let _ = writeln!(out, "{text}");
 }
 
-pub fn emit(json_mode: bool, value: &Value, human: impl FnOnce() -> String) {
+pub fn emit(json_mode: bool, value: &impl serde::Serialize, human: impl FnOnce() -> String) {
     if json_mode {
-        print(&serde_json::to_string_pretty(value).expect("JSON values serialize"));
+        print(&serde_json::to_string_pretty(value).expect("our views serialize"));
     } else {
         print(&human());
     }

@@ -61,6 +61,9 @@ macro_rules! typed_id {
                 s.serialize_str(&self.0)
             }
         }
+
+        #[cfg(feature = "openapi")]
+        $crate::schema::schema_of!($name, $crate::schema::id_with_prefix($prefix));
     };
 }
 

@@ -29,6 +29,19 @@ macro_rules! words {
                 self.into()
             }
         }
+
+        /// Written as its word.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        #[cfg(feature = "openapi")]
+        $crate::schema::schema_of!(
+            $name,
+            $crate::schema::one_of_words($name::ALL.iter().map(|w| w.as_str()))
+        );
     };
 }
 pub(crate) use words;
@@ -43,6 +56,8 @@ pub mod page;
 pub mod payment;
 pub mod platform;
 pub mod ports;
+#[cfg(feature = "openapi")]
+pub mod schema;
 pub mod scope;
 pub mod services;
 mod text;

@@ -28,21 +28,58 @@ pub struct Merchant {
 }
 
 /// The merchant object of the API (and of `merchant.*` event data): camelCase, RFC 3339 times.
+/// Written through [`MerchantJson`], whose fields are the object's, so its schema and its JSON
+/// come from one list.
 impl serde::Serialize for Merchant {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use crate::payment::transaction::format_timestamp;
-        use serde::ser::SerializeStruct;
-        let mut m = s.serialize_struct("Merchant", 9)?;
-        m.serialize_field("id", &self.id)?;
-        m.serialize_field("platformId", &self.platform_id)?;
-        m.serialize_field("mode", self.mode.as_str())?;
-        m.serialize_field("name", self.details.name.as_str())?;
-        m.serialize_field("currency", self.details.currency.as_str())?;
-        m.serialize_field("email", &self.details.email.as_ref().map(Email::as_str))?;
-        m.serialize_field("planId", &self.plan_id)?;
-        m.serialize_field("createdOn", &format_timestamp(self.created_on))?;
-        m.serialize_field("updatedOn", &format_timestamp(self.updated_on))?;
-        m.end()
+        MerchantJson {
+            id: &self.id,
+            platform_id: &self.platform_id,
+            mode: self.mode,
+            name: self.details.name.as_str(),
+            currency: self.details.currency,
+            email: self.details.email.as_ref().map(Email::as_str),
+            plan_id: self.plan_id.as_ref(),
+            created_on: format_timestamp(self.created_on),
+            updated_on: format_timestamp(self.updated_on),
+        }
+        .serialize(s)
+    }
+}
+
+/// The merchant object's fields, as written.
+#[derive(serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Merchant))]
+#[serde(rename_all = "camelCase")]
+pub struct MerchantJson<'a> {
+    /// The merchant's id.
+    pub id: &'a MerchantId,
+    /// The platform that owns it.
+    pub platform_id: &'a PlatformId,
+    /// The mode of the key that created it.
+    pub mode: Mode,
+    /// Its display name.
+    pub name: &'a str,
+    /// The one currency it takes payments in.
+    pub currency: Currency,
+    /// Its contact address, or `null`.
+    pub email: Option<&'a str>,
+    /// The plan that prices and routes its payments; `null` for the platform's default plan.
+    pub plan_id: Option<&'a PlanId>,
+    /// When it was created.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::timestamp))]
+    pub created_on: String,
+    /// When it was last changed.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::timestamp))]
+    pub updated_on: String,
+}
+
+impl std::fmt::Debug for MerchantJson<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MerchantJson")
+            .field("id", self.id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -113,6 +150,22 @@ impl Currency {
         std::str::from_utf8(&self.0).expect("ASCII by construction")
     }
 }
+
+impl serde::Serialize for Currency {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "openapi")]
+crate::schema::schema_of!(
+    Currency,
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .pattern(Some("^[A-Z]{3}$"))
+        .examples(["USD"])
+        .into()
+);
 
 #[cfg(test)]
 mod tests {

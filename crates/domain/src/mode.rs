@@ -2,8 +2,7 @@
 
 crate::words! {
     /// Every key and every resource lives in exactly one mode; the two never see each other.
-    #[derive(serde::Serialize, strum::Display)]
-    #[serde(rename_all = "lowercase")]
+    #[derive(strum::Display)]
     #[strum(serialize_all = "lowercase")]
     pub enum Mode {
         /// Test mode: keys prefixed `pub_test_` or `priv_test_`; sees only test resources.
@@ -15,8 +14,7 @@ crate::words! {
 
 crate::words! {
     /// Public keys tokenize from client code; private keys have full server-side access.
-    #[derive(serde::Serialize, strum::Display)]
-    #[serde(rename_all = "lowercase")]
+    #[derive(strum::Display)]
     #[strum(serialize_all = "lowercase")]
     pub enum KeyType {
         /// Creates single-use tokens from client code, and nothing else (spec 5.3).

@@ -4,7 +4,9 @@
 use actix_web::http::Method;
 use actix_web::{HttpResponse, web};
 use holdfast_domain::auth::Access;
-use serde_json::json;
+use holdfast_domain::payment::brand::{CardBrand, FundingType};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::error::ApiError;
 use super::extract::Caller;
@@ -20,6 +22,8 @@ pub fn routes(r: &mut Routes) {
     );
 }
 
+/// Looks up a card's first six digits in the BIN table.
+#[utoipa::path(get, path = "/v1/bins/{bin}", tag = "cards", operation_id = "getBin", params(("bin" = String, Path, description = "The first six digits of a card number.")), responses((status = 200, description = "What the BIN table knows.", body = BinView)))]
 async fn lookup(
     state: web::Data<AppState>,
     Caller(_): Caller,
@@ -34,12 +38,26 @@ async fn lookup(
     let info = state.tokens.bin(&bin);
     let listed =
         info.issuer.is_some() || info.country.is_some() || info.funding.as_str() != "unknown";
-    Ok(HttpResponse::Ok().json(json!({
-        "bin": info.bin,
-        "brand": info.brand.as_str(),
-        "funding": info.funding.as_str(),
-        "issuer": info.issuer,
-        "country": info.country,
-        "listed": listed,
-    })))
+    Ok(HttpResponse::Ok().json(BinView {
+        bin: info.bin,
+        brand: info.brand,
+        funding: info.funding,
+        issuer: info.issuer,
+        country: info.country,
+        listed,
+    }))
+}
+
+/// What the BIN table knows of a card's first six digits.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Bin)]
+struct BinView {
+    bin: String,
+    brand: CardBrand,
+    funding: FundingType,
+    issuer: Option<String>,
+    /// ISO 3166-1 alpha-2, when the table knows it.
+    country: Option<String>,
+    /// Whether the BIN table lists it; if not, only the brand is known (from the IIN ranges).
+    listed: bool,
 }

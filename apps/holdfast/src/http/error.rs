@@ -10,7 +10,8 @@ use holdfast_domain::auth::{Access, AuthError};
 use holdfast_domain::payment::lifecycle::Refused;
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::services::{AuthenticateError, PaymentError, ServiceError};
-use serde_json::json;
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::request_context;
 
@@ -213,29 +214,69 @@ impl ResponseError for ApiError {
 
 impl ApiError {
     /// The envelope, with the id of the request being served.
-    pub fn body(&self) -> serde_json::Value {
-        let request_id = request_context::current_id();
+    pub fn body(&self) -> ErrorEnvelope {
         let (kind, code, message, param) = self.parts();
-        let mut body = json!({
-            "error": {
-                "type": kind,
-                "code": code,
-                "message": message,
-                "param": param,
-                "requestId": request_id,
-            }
-        });
-        if let Self::PaymentNotApproved {
-            decline_code,
+        let (decline_code, transaction) = match self {
+            Self::PaymentNotApproved {
+                decline_code,
+                transaction,
+                ..
+            } => (Some(*decline_code), Some(transaction.clone())),
+            _ => (None, None),
+        };
+        ErrorEnvelope {
+            error: ErrorBody {
+                kind,
+                code,
+                message,
+                param: param.map(str::to_owned),
+                request_id: request_context::current_id(),
+                decline_code,
+            },
             transaction,
-            ..
-        } = self
-        {
-            body["error"]["declineCode"] = json!(decline_code);
-            body["transaction"] = serde_json::to_value(transaction).unwrap_or_default();
         }
-        body
     }
+}
+
+/// Every refusal's body. A payment that was recorded but not approved (402, 502, 504) also
+/// carries the recorded transaction.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Error)]
+pub struct ErrorEnvelope {
+    error: ErrorBody,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transaction: Option<Box<Transaction>>,
+}
+
+impl std::fmt::Display for ErrorEnvelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&serde_json::to_string(self).map_err(|_| std::fmt::Error)?)
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct ErrorBody {
+    /// `invalid_request_error`, `authentication_error`, `permission_error`, `card_error`,
+    /// `processor_error`, `rate_limit_error` or `api_error`.
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// A stable, machine-readable code (`parameter_invalid`, `card_declined`, …).
+    code: &'static str,
+    /// For people; never repeats a value the client sent.
+    message: String,
+    /// The field at fault, when one is.
+    param: Option<String>,
+    /// This request's id, also in the `x-request-id` header and in our logs.
+    request_id: Option<String>,
+    /// Why the issuer declined, on a declined payment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    #[expect(
+        clippy::option_option,
+        reason = "absent off payments; null on a payment refused with no decline code"
+    )]
+    decline_code: Option<Option<&'static str>>,
 }
 
 impl From<ServiceError> for ApiError {

@@ -100,10 +100,14 @@ pub fn query<T: DeserializeOwned>(req: &HttpRequest) -> Result<T, ApiError> {
 }
 
 /// `limit` and `startingAfter`: the page a list endpoint answers.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct PageQuery {
+    /// How many items the page holds: 1 to 100, 10 if not given.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
+    /// The id of the last item of the previous page: the page starts after it.
     pub starting_after: Option<String>,
 }
 

@@ -4,13 +4,15 @@ use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{MerchantId, PlanId};
+use holdfast_domain::merchant::MerchantJson;
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
 use holdfast_domain::services::NO_SUCH_PLAN;
 use holdfast_domain::user::Email;
 use serde::Deserialize;
+use utoipa::ToSchema;
 
 use super::error::ApiError;
-use super::extract::{ApiJson, Caller, Field, page_request};
+use super::extract::{ApiJson, Caller, Field, PageQuery, page_request};
 use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::views::{DeletedView, ListView};
@@ -49,29 +51,39 @@ pub fn routes(r: &mut Routes) {
     );
 }
 
-#[derive(Debug, Deserialize)]
+/// A new merchant: its name, and optionally its currency (USD if not given) and email.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"name": "Corner Bakery", "currency": "USD", "email": "owner@bakery.example"}))]
 struct CreateMerchant {
     name: String,
     currency: Option<String>,
     email: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+/// The fields to change; absent ones stay as they are.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct UpdateMerchant {
     #[serde(default)]
+    #[schema(value_type = String)]
     name: Field<String>,
     #[serde(default)]
+    #[schema(value_type = String)]
     currency: Field<String>,
+    /// `null` removes it.
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     email: Field<String>,
     /// The plan that prices and routes the merchant's payments; `null` returns it to the
     /// platform's default plan.
     #[serde(default)]
+    #[schema(value_type = Option<String>)]
     plan_id: Field<String>,
 }
 
+/// Creates a merchant in the key's mode.
+#[utoipa::path(post, path = "/v1/merchants", tag = "merchants", operation_id = "createMerchant", request_body = CreateMerchant, responses((status = 201, description = "The merchant, created.", body = MerchantJson)))]
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -94,6 +106,8 @@ async fn create(
     Ok(answer.send(&merchant))
 }
 
+/// Lists merchants, newest first.
+#[utoipa::path(get, path = "/v1/merchants", tag = "merchants", operation_id = "listMerchants", params(PageQuery), responses((status = 200, description = "A page of merchants, newest first.", body = ListView<MerchantJson>)))]
 async fn list(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -111,6 +125,8 @@ fn merchant_id(raw: &str) -> Result<MerchantId, ApiError> {
     })
 }
 
+/// Reads a merchant.
+#[utoipa::path(get, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "getMerchant", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The merchant.", body = MerchantJson)))]
 async fn get(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -120,6 +136,8 @@ async fn get(
     Ok(HttpResponse::Ok().json(merchant))
 }
 
+/// Changes a merchant's name, currency, email or plan.
+#[utoipa::path(patch, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "updateMerchant", params(("id" = String, Path, description = "The resource's id.")), request_body = UpdateMerchant, responses((status = 200, description = "The merchant as it now is.", body = MerchantJson)))]
 async fn update(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -160,6 +178,8 @@ async fn update(
     Ok(HttpResponse::Ok().json(merchant))
 }
 
+/// Deletes a merchant.
+#[utoipa::path(delete, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "deleteMerchant", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The merchant is deleted.", body = DeletedView)))]
 async fn delete(
     state: web::Data<AppState>,
     Caller(who): Caller,

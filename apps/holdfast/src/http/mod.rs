@@ -1,6 +1,7 @@
 //! The HTTP API: actix-web application, routes, extractors and error mapping.
 
 mod bins;
+mod docs_page;
 mod error;
 mod extract;
 mod health;
@@ -8,6 +9,7 @@ mod hygiene;
 mod idempotency;
 mod json_body;
 mod merchants;
+pub mod openapi;
 mod plans;
 pub mod rate_limit;
 mod request_context;
@@ -64,6 +66,8 @@ pub fn app_with(
         .app_data(state)
         .app_data(web::PayloadConfig::new(extract::MAX_BODY_BYTES))
         .configure(health::config)
+        .configure(docs_page::config)
+        .route(openapi::PATH, web::get().to(openapi::serve))
         .configure(routes::register)
         .configure(extra)
         .default_service(web::to(|| async { Err::<(), _>(ApiError::RouteNotFound) }))

@@ -8,16 +8,19 @@ use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{ConnectionId, PlanId};
+use holdfast_domain::mode::Mode;
 use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
 use holdfast_domain::payment::routing::{
     Plan, ProcessorConnection, ProcessorKind, fallbacks_within_bound, resource_name,
 };
+use holdfast_domain::schema::timestamp;
 use holdfast_domain::services::{FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewPlan, brand_route_field};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::error::ApiError;
-use super::extract::{ApiJson, Caller, page_request};
+use super::extract::{ApiJson, Caller, PageQuery, page_request};
 use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::views::{ListView, rfc3339};
@@ -63,13 +66,19 @@ pub fn routes(r: &mut Routes) {
     );
 }
 
-#[derive(Debug, Serialize)]
+/// A processor connection: where a plan's payments go.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = ProcessorConnection)]
 struct ConnectionView {
+    #[schema(value_type = ConnectionId)]
     id: String,
     name: String,
+    #[schema(value_type = ProcessorKind)]
     kind: &'static str,
+    #[schema(value_type = Mode)]
     mode: &'static str,
+    #[schema(schema_with = timestamp)]
     created_on: String,
 }
 
@@ -85,13 +94,18 @@ impl From<ProcessorConnection> for ConnectionView {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// A new processor connection.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"name": "Sandbox", "kind": "sandbox"}))]
 struct CreateConnection {
     name: String,
+    #[schema(value_type = ProcessorKind)]
     kind: String,
 }
 
+/// Creates a processor connection.
+#[utoipa::path(post, path = "/v1/processor-connections", tag = "routing", operation_id = "createProcessorConnection", request_body = CreateConnection, responses((status = 201, description = "The connection, created.", body = ConnectionView)))]
 async fn create_connection(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -113,6 +127,8 @@ async fn create_connection(
     Ok(answer.send(&connection))
 }
 
+/// Lists processor connections, newest first.
+#[utoipa::path(get, path = "/v1/processor-connections", tag = "routing", operation_id = "listProcessorConnections", params(PageQuery), responses((status = 200, description = "A page of connections, newest first.", body = ListView<ConnectionView>)))]
 async fn list_connections(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -123,6 +139,8 @@ async fn list_connections(
     Ok(HttpResponse::Ok().json(ListView::from_page(found, ConnectionView::from)))
 }
 
+/// Reads a processor connection.
+#[utoipa::path(get, path = "/v1/processor-connections/{id}", tag = "routing", operation_id = "getProcessorConnection", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The connection.", body = ConnectionView)))]
 async fn get_connection(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -136,24 +154,37 @@ async fn get_connection(
     Ok(HttpResponse::Ok().json(ConnectionView::from(connection)))
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+/// The fee a plan charges per payment: `basisPoints` of the amount plus `fixed` minor units.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = Fee)]
 struct FeeBody {
     basis_points: i64,
     fixed: i64,
 }
 
-#[derive(Debug, Serialize)]
+/// A plan: how a merchant's payments are priced and routed.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = Plan)]
 struct PlanView {
+    #[schema(value_type = PlanId)]
     id: String,
     name: String,
+    #[schema(value_type = Mode)]
     mode: &'static str,
     fee: FeeBody,
+    #[schema(value_type = ConnectionId)]
     default_connection_id: String,
+    /// Card brand to connection: payments of that brand go there first.
+    #[schema(value_type = BTreeMap<String, ConnectionId>)]
     brand_routes: BTreeMap<&'static str, String>,
+    /// Connections tried in order when the first is unavailable.
+    #[schema(value_type = Vec<ConnectionId>)]
     fallbacks: Vec<String>,
+    /// Whether merchants without a plan of their own use it.
     default: bool,
+    #[schema(schema_with = timestamp)]
     created_on: String,
 }
 
@@ -180,8 +211,10 @@ impl From<Plan> for PlanView {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// A new plan.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"name": "Gold", "fee": {"basisPoints": 250, "fixed": 30}, "defaultConnectionId": "con_01JDQ8Y6M2Z4R7V9T3B5N8K1XW"}))]
 struct CreatePlan {
     name: String,
     fee: FeeBody,
@@ -199,6 +232,8 @@ fn connection_id(field: &str, raw: &str) -> Result<ConnectionId, ApiError> {
     ConnectionId::parse("connection", raw).map_err(|_| ApiError::invalid(field, NO_SUCH_CONNECTION))
 }
 
+/// Creates a plan: its fee, its default connection, brand routes and fallbacks.
+#[utoipa::path(post, path = "/v1/plans", tag = "routing", operation_id = "createPlan", request_body = CreatePlan, responses((status = 201, description = "The plan, created.", body = PlanView)))]
 async fn create_plan(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -238,6 +273,8 @@ async fn create_plan(
     Ok(answer.send(&plan))
 }
 
+/// Lists plans, newest first.
+#[utoipa::path(get, path = "/v1/plans", tag = "routing", operation_id = "listPlans", params(PageQuery), responses((status = 200, description = "A page of plans, newest first.", body = ListView<PlanView>)))]
 async fn list_plans(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -248,6 +285,8 @@ async fn list_plans(
     Ok(HttpResponse::Ok().json(ListView::from_page(found, PlanView::from)))
 }
 
+/// Reads a plan.
+#[utoipa::path(get, path = "/v1/plans/{id}", tag = "routing", operation_id = "getPlan", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The plan.", body = PlanView)))]
 async fn get_plan(
     state: web::Data<AppState>,
     Caller(who): Caller,

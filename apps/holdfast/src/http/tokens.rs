@@ -6,17 +6,20 @@ use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::TokenId;
+use holdfast_domain::mode::Mode;
 use holdfast_domain::payment::token::{Token, TokenKind};
+use holdfast_domain::payment::transaction::PaymentSummary;
+use holdfast_domain::schema::timestamp;
 use holdfast_domain::services::TokenError;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller};
 use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::transactions::PaymentBody;
-use super::views::rfc3339;
+use super::views::{rfc3339, timestamp_or_null};
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
@@ -34,26 +37,52 @@ pub fn routes(r: &mut Routes) {
     );
 }
 
-#[derive(Deserialize)]
+/// Card fields to tokenize; `type` is `single_use` (the default) or, with a private key, `vault`.
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}))]
 struct CreateToken {
     #[serde(rename = "type")]
+    #[schema(value_type = Option<TokenKind>)]
     kind: Option<String>,
     payment: Option<PaymentBody>,
 }
 
-fn view(token: &Token) -> Value {
-    json!({
-        "id": token.id,
-        "type": token.kind.as_str(),
-        "mode": token.mode.as_str(),
-        "card": token.card,
-        "used": token.used_on.is_some(),
-        "expiresOn": token.expires_on.map(rfc3339),
-        "createdOn": rfc3339(token.created_on),
-    })
+/// A token as the API shows it: the masked card, never its number.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = Token)]
+struct TokenView<'a> {
+    #[schema(value_type = TokenId)]
+    id: &'a TokenId,
+    /// `single_use` (consumed by the first transaction, 15 minutes to live) or `vault`.
+    #[serde(rename = "type")]
+    kind: TokenKind,
+    mode: Mode,
+    card: &'a PaymentSummary,
+    /// Whether a single-use token has been consumed.
+    used: bool,
+    /// When a single-use token stops working; `null` for a vault token.
+    #[schema(schema_with = timestamp_or_null)]
+    expires_on: Option<String>,
+    #[schema(schema_with = timestamp)]
+    created_on: String,
 }
 
+fn view(token: &Token) -> TokenView<'_> {
+    TokenView {
+        id: &token.id,
+        kind: token.kind,
+        mode: token.mode,
+        card: &token.card,
+        used: token.used_on.is_some(),
+        expires_on: token.expires_on.map(rfc3339),
+        created_on: rfc3339(token.created_on),
+    }
+}
+
+/// Creates a card token (single-use with any key, vault with a private key).
+#[utoipa::path(post, path = "/v1/tokens", tag = "cards", operation_id = "createToken", request_body = CreateToken, responses((status = 201, description = "The token, created.", body = TokenView), (status = 403, description = "A vault token asked for with a public key.", body = ErrorEnvelope)))]
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -97,6 +126,8 @@ fn token_error(err: TokenError) -> ApiError {
     }
 }
 
+/// Reads a token (never its card number).
+#[utoipa::path(get, path = "/v1/tokens/{id}", tag = "cards", operation_id = "getToken", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The token.", body = TokenView)))]
 async fn get(
     state: web::Data<AppState>,
     Caller(who): Caller,

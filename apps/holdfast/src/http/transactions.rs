@@ -23,8 +23,9 @@ use holdfast_domain::services::{NewPayment, PaymentSource};
 use serde::Deserialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
+use utoipa::{IntoParams, ToSchema};
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller, PageQuery, query};
 use super::idempotency::{AnswerWithChange, Claimed, KeySettled, respond, settle};
 use super::request_context;
@@ -53,19 +54,28 @@ pub fn routes(r: &mut Routes) {
     );
 }
 
-#[derive(Deserialize)]
+/// An auth or sale (`merchantId`, `amount`, `payment`), or a capture, void or refund of an
+/// earlier transaction (`transactionId`, and `amount` for a partial capture or refund).
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"type": "auth", "merchantId": "mid_01JDQ8Y6M2Z4R7V9T3B5N8K1XW", "amount": 1000, "payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}))]
 struct CreateTransaction {
+    /// `auth`, `sale`, `capture`, `void` or `refund`.
     #[serde(rename = "type")]
+    #[schema(value_type = TxnType)]
     kind: Option<String>,
     merchant_id: Option<String>,
+    /// In minor units (cents).
+    #[schema(minimum = 1)]
     amount: Option<i64>,
     payment: Option<PaymentBody>,
     transaction_id: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// Card fields (`number`, `cvv`, `expiration` as MMYY), or a `token` (`tkn_…`), never both.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Payment)]
 pub(super) struct PaymentBody {
     number: Option<String>,
     cvv: Option<String>,
@@ -134,6 +144,8 @@ impl PaymentBody {
     }
 }
 
+/// Creates a transaction: an auth or sale, or a capture, void or refund of an earlier one.
+#[utoipa::path(post, path = "/v1/transactions", tag = "transactions", operation_id = "createTransaction", request_body = CreateTransaction, responses((status = 201, description = "Approved: the transaction.", body = Transaction), (status = 402, description = "Declined: the error, with the recorded transaction.", body = ErrorEnvelope), (status = 502, description = "The processor failed: the error, with the recorded transaction.", body = ErrorEnvelope), (status = 504, description = "The processor did not answer in time (any hold was reversed): the error, with the recorded transaction.", body = ErrorEnvelope)))]
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -279,6 +291,8 @@ fn outcome(txn: &Transaction) -> Result<(), ApiError> {
     })
 }
 
+/// Reads a transaction.
+#[utoipa::path(get, path = "/v1/transactions/{id}", tag = "transactions", operation_id = "getTransaction", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The transaction.", body = Transaction)))]
 async fn get(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -293,18 +307,31 @@ async fn get(
 }
 
 /// The parameters of the transaction list: its page and its filters.
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 struct ListQuery {
+    /// How many items the page holds: 1 to 100, 10 if not given.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     limit: Option<String>,
+    /// The id of the last item of the previous page: the page starts after it.
     starting_after: Option<String>,
+    /// Only this merchant's transactions.
     merchant_id: Option<String>,
+    /// Only transactions of this type.
     #[serde(rename = "type")]
+    #[param(value_type = Option<TxnType>)]
     kind: Option<String>,
+    /// Only transactions created at or after this instant (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
     created_from: Option<String>,
+    /// Only transactions created before this instant (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
     created_until: Option<String>,
 }
 
+/// Lists transactions, newest first, optionally filtered.
+#[utoipa::path(get, path = "/v1/transactions", tag = "transactions", operation_id = "listTransactions", params(ListQuery), responses((status = 200, description = "A page of transactions, newest first.", body = ListView<Transaction>)))]
 async fn list(
     state: web::Data<AppState>,
     Caller(who): Caller,

@@ -4,8 +4,12 @@ use holdfast_domain::page::Page;
 /// RFC 3339 in UTC with six fractional digits: the one formatter, shared with the domain's JSON.
 pub use holdfast_domain::payment::transaction::format_timestamp as rfc3339;
 use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa::openapi::schema::Type;
+use utoipa::openapi::{RefOr, Schema};
 
-#[derive(Debug, Serialize)]
+/// A page of a list, newest first; `hasMore` says whether `startingAfter` the last id gives more.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListView<T> {
     pub data: Vec<T>,
@@ -13,6 +17,14 @@ pub struct ListView<T> {
 }
 
 impl<T> ListView<T> {
+    /// A page of views that borrow from its items.
+    pub fn of<'a, D>(page: &'a Page<D>, view: impl Fn(&'a D) -> T) -> Self {
+        Self {
+            data: page.data.iter().map(view).collect(),
+            has_more: page.has_more,
+        }
+    }
+
     pub fn from_page<D>(page: Page<D>, view: impl Fn(D) -> T) -> Self {
         Self {
             data: page.data.into_iter().map(view).collect(),
@@ -21,10 +33,23 @@ impl<T> ListView<T> {
     }
 }
 
-#[derive(Debug, Serialize)]
+/// What a deletion answers.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Deleted)]
 pub struct DeletedView {
     pub id: String,
     pub deleted: bool,
+}
+
+/// An instant as the API writes it, or `null`.
+pub fn timestamp_or_null() -> RefOr<Schema> {
+    let RefOr::T(Schema::Object(instant)) = holdfast_domain::schema::timestamp() else {
+        unreachable!("the timestamp schema is an object schema")
+    };
+    let mut nullable = instant;
+    nullable.schema_type =
+        utoipa::openapi::schema::SchemaType::from_iter([Type::String, Type::Null]);
+    RefOr::T(Schema::Object(nullable))
 }
 
 #[cfg(test)]

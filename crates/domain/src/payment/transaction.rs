@@ -20,11 +20,12 @@ use super::lifecycle::{Original, TxnState, TxnType};
 /// One transaction of any type: an auth, sale, capture, void or refund (spec 2.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Transaction {
     /// The transaction's own id (`txn_`).
     pub id: TxnId,
     /// Auth, sale, capture, void or refund; `type` in the JSON.
-    #[serde(rename = "type", serialize_with = "word")]
+    #[serde(rename = "type")]
     pub kind: TxnType,
     /// The merchant the transaction is made for (`mid_`).
     pub merchant_id: MerchantId,
@@ -34,12 +35,12 @@ pub struct Transaction {
     /// what it approved.
     pub amount: i64,
     /// The merchant's currency, in which the amount and fee are counted.
-    #[serde(serialize_with = "currency")]
     pub currency: Currency,
     /// What the plan charges the merchant for this transaction, in minor units (see `fee`).
     pub fee: i64,
     /// When the transaction was recorded, serialized in UTC (see `TIMESTAMP_FORMAT`).
     #[serde(serialize_with = "timestamp")]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::timestamp))]
     pub created_on: OffsetDateTime,
     /// The masked card charged.
     pub payment: PaymentSummary,
@@ -50,10 +51,8 @@ pub struct Transaction {
     /// The processor's answer.
     pub authorization: Authorization,
     /// Test or live; a transaction is seen only by keys of its mode (spec 5).
-    #[serde(serialize_with = "word")]
     pub mode: Mode,
     /// Where the transaction stands with respect to what may follow it (see `lifecycle`).
-    #[serde(serialize_with = "word")]
     pub state: TxnState,
     /// The original a capture, void or refund follows; `None` for an auth or sale.
     #[serde(rename = "transactionId")]
@@ -76,21 +75,22 @@ impl Transaction {
 
 /// The masked card: never the number, the CVV or the expiration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PaymentSummary {
     /// The card number's first six digits.
     pub bin: String,
     /// The card's network, from the BIN table or else the IIN ranges.
-    #[serde(serialize_with = "word")]
     pub brand: CardBrand,
     /// The card number's last four digits.
     pub last4: String,
     /// Credit, debit or prepaid; `type` in the JSON.
-    #[serde(rename = "type", serialize_with = "word")]
+    #[serde(rename = "type")]
     pub funding: FundingType,
 }
 
 /// A reference to another resource as the transaction shows it: its id and display name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Named<I> {
     /// The referenced resource's id.
     pub id: I,
@@ -101,14 +101,13 @@ pub struct Named<I> {
 /// The processor's answer to a transaction: the `authorization` object of spec 2.2.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Authorization {
     /// The amount the processor approved, in minor units; 0 when not approved.
     pub approved_amount: i64,
     /// The address verification result.
-    #[serde(serialize_with = "word")]
     pub avs: AvsCode,
     /// The card security code result.
-    #[serde(serialize_with = "word")]
     pub cvv: CvvCode,
     /// True when less than the amount asked was approved.
     pub partial: bool,
@@ -119,7 +118,6 @@ pub struct Authorization {
     /// The processor's own id for the transaction, used to follow it up there.
     pub processor_transaction_id: String,
     /// The outcome of the processor call, one letter.
-    #[serde(serialize_with = "word")]
     pub status: AuthStatus,
 }
 
@@ -196,19 +194,6 @@ pub fn format_timestamp(at: OffsetDateTime) -> String {
 
 fn timestamp<S: Serializer>(at: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_timestamp(*at))
-}
-
-/// Writes one of the domain's enums as its word (`auth`, `settled`, `A`…).
-fn word<T: Copy + Into<&'static str>, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str((*value).into())
-}
-
-#[expect(
-    clippy::trivially_copy_pass_by_ref,
-    reason = "serde's serialize_with passes a reference"
-)]
-fn currency<S: Serializer>(value: &Currency, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(value.as_str())
 }
 
 #[cfg(test)]

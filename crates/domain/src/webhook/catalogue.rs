@@ -71,12 +71,6 @@ impl EventType {
     }
 }
 
-impl serde::Serialize for EventType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

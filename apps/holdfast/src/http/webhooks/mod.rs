@@ -5,20 +5,24 @@ use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{NotificationId, WebhookId};
-use holdfast_domain::ports::{Delivery, DeliveryState, Replacement};
+use holdfast_domain::ports::Replacement;
 use holdfast_domain::services::NewWebhook;
 use holdfast_domain::webhook::{
     CustomHeader, Description, EndpointUrl, EventList, EventType, Subscription,
 };
 use serde::Deserialize;
-use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 use super::error::ApiError;
-use super::extract::{ApiJson, Caller, page_request};
+use super::extract::{ApiJson, Caller, PageQuery, page_request};
 use super::idempotency::{AnswerWithChange, changed, created};
 use super::routes::Routes;
-use super::views::{DeletedView, ListView, rfc3339};
+use super::views::{DeletedView, ListView};
 use crate::state::AppState;
+
+mod views;
+
+pub use views::{DeliveryView, EventTypeView, WebhookView, delivery_view, view};
 
 pub fn routes(r: &mut Routes) {
     r.add(
@@ -71,7 +75,8 @@ pub fn routes(r: &mut Routes) {
     );
 }
 
-#[derive(Debug, Deserialize)]
+/// A header sent with every notification.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct HeaderBody {
     name: String,
@@ -79,10 +84,13 @@ struct HeaderBody {
 }
 
 /// The body of POST and PATCH: PATCH is a replacement (spec 4.2), so both read the same shape.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"endpointUrl": "https://example.com/hooks", "events": ["transaction.created"], "description": "Orders"}))]
 struct WebhookBody {
+    /// The receiver's URL; see docs/webhooks.md for what is accepted.
     endpoint_url: Option<String>,
+    #[schema(value_type = Option<Vec<EventType>>)]
     events: Option<Vec<String>>,
     description: Option<String>,
     custom_header: Option<HeaderBody>,
@@ -121,53 +129,14 @@ fn fields(body: &WebhookBody) -> Result<Fields, ApiError> {
     })
 }
 
-/// The subscription as the API shows it; the signing secret is readable by private keys.
-pub fn view(s: &Subscription) -> Value {
-    json!({
-        "id": s.id,
-        "endpointUrl": s.endpoint_url.as_str(),
-        "events": s.events.types(),
-        "description": s.description.as_ref().map(Description::as_str),
-        "customHeader": s.custom_header.as_ref().map(|h| json!({"name": h.name(), "value": h.value()})),
-        "active": s.active,
-        "consecutiveFailures": s.consecutive_failures,
-        "secret": s.secret,
-        "previousSecretExpiresOn": s.previous_secret.as_ref().map(|p| rfc3339(p.until)),
-        "creatorId": s.creator,
-        "mode": s.mode.as_str(),
-        "createdOn": rfc3339(s.created_on),
-        "updatedOn": rfc3339(s.updated_on),
-    })
-}
-
-pub fn delivery_view(d: &Delivery) -> Value {
-    let outcome = match d.state {
-        DeliveryState::Pending => "pending",
-        DeliveryState::Done(outcome) => outcome.as_str(),
-    };
-    json!({
-        "id": d.id,
-        "webhookId": d.webhook_id,
-        "eventId": d.event_id,
-        "eventType": d.event_type,
-        "endpointUrl": d.endpoint_url,
-        "outcome": outcome,
-        "requestBody": d.request_body,
-        "response": d.response,
-        "requests": d.requests,
-        "attemptedOn": d.attempted_on.map(rfc3339),
-        "createdOn": rfc3339(d.created_on),
-        "archived": d.archived,
-        "resentFrom": d.resent_from.as_ref().map(NotificationId::as_str),
-    })
-}
-
 fn webhook_id(raw: &str) -> Result<WebhookId, ApiError> {
     WebhookId::parse("id", raw).map_err(|_| ApiError::NotFound {
         resource: "webhook",
     })
 }
 
+/// Creates a webhook subscription.
+#[utoipa::path(post, path = "/v1/webhooks", tag = "webhooks", operation_id = "createWebhook", request_body = WebhookBody, responses((status = 201, description = "The subscription, created.", body = WebhookView)))]
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -193,6 +162,8 @@ async fn create(
     Ok(answer.send(&made))
 }
 
+/// Lists webhook subscriptions, newest first.
+#[utoipa::path(get, path = "/v1/webhooks", tag = "webhooks", operation_id = "listWebhooks", params(PageQuery), responses((status = 200, description = "A page of subscriptions, newest first.", body = ListView<WebhookView>)))]
 async fn list(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -200,17 +171,24 @@ async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let page = page_request(&req, WebhookId::PREFIX)?;
     let found = state.webhooks.list(&who, &page).await?;
-    Ok(HttpResponse::Ok().json(ListView::from_page(found, |s| view(&s))))
+    Ok(HttpResponse::Ok().json(ListView::of(&found, view)))
 }
 
+/// Lists the event types a subscription may name.
+#[utoipa::path(get, path = "/v1/webhooks/event-types", tag = "webhooks", operation_id = "listEventTypes", responses((status = 200, description = "Every event type a subscription may name.", body = ListView<EventTypeView>)))]
 async fn event_types() -> HttpResponse {
-    let data: Vec<Value> = EventType::ALL
+    let data = EventType::ALL
         .iter()
-        .map(|t| json!({"type": t.as_str(), "description": t.description(), "resendable": t.is_transaction()}))
+        .map(|&t| EventTypeView::of(t))
         .collect();
-    HttpResponse::Ok().json(json!({ "data": data, "hasMore": false }))
+    HttpResponse::Ok().json(ListView {
+        data,
+        has_more: false,
+    })
 }
 
+/// Reads a webhook subscription, with its signing secret.
+#[utoipa::path(get, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "getWebhook", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The subscription.", body = WebhookView)))]
 async fn get(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -221,6 +199,7 @@ async fn get(
 }
 
 /// A new signing secret; the old one keeps signing beside it for the overlap (24 hours).
+#[utoipa::path(post, path = "/v1/webhooks/{id}/rotate-secret", tag = "webhooks", operation_id = "rotateWebhookSecret", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "A new signing secret; the old one keeps signing beside it for 24 hours.", body = WebhookView)))]
 async fn rotate_secret(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -236,6 +215,8 @@ async fn rotate_secret(
     Ok(answer.send(&rotated))
 }
 
+/// Replaces a webhook subscription (spec 4.2).
+#[utoipa::path(patch, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "replaceWebhook", params(("id" = String, Path, description = "The resource's id.")), request_body = WebhookBody, responses((status = 200, description = "The subscription, replaced (spec 4.2: PATCH replaces).", body = WebhookView)))]
 async fn replace(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -261,6 +242,8 @@ async fn replace(
     Ok(HttpResponse::Ok().json(view(&replaced)))
 }
 
+/// Deletes a webhook subscription.
+#[utoipa::path(delete, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "deleteWebhook", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The subscription is deleted.", body = DeletedView)))]
 async fn delete(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -274,6 +257,8 @@ async fn delete(
     }))
 }
 
+/// Lists a subscription's deliveries, newest first.
+#[utoipa::path(get, path = "/v1/webhooks/{id}/deliveries", tag = "webhooks", operation_id = "listWebhookDeliveries", params(("id" = String, Path, description = "The resource's id."), PageQuery), responses((status = 200, description = "The subscription's deliveries of the last 15 days and the archived ones, newest first.", body = ListView<DeliveryView>)))]
 async fn deliveries(
     state: web::Data<AppState>,
     Caller(who): Caller,
@@ -285,5 +270,5 @@ async fn deliveries(
         .webhooks
         .deliveries(&who, &webhook_id(&id)?, &page)
         .await?;
-    Ok(HttpResponse::Ok().json(ListView::from_page(found, |d| delivery_view(&d))))
+    Ok(HttpResponse::Ok().json(ListView::of(&found, delivery_view)))
 }

@@ -1,0 +1,74 @@
+//! The document's `webhooks` section: one entry per event type of the catalogue, the POST a
+//! subscriber receives, with the event's `data` as a JSON Schema (Standard Webhooks recommends a
+//! schema per event type).
+
+use holdfast_domain::webhook::EventType;
+use serde_json::{Value, json};
+
+/// The schema of an event's `data`. Exhaustive, so a new event type cannot go undocumented.
+fn data_schema(event: EventType) -> Value {
+    let reference = |name: &str| json!({ "$ref": format!("#/components/schemas/{name}") });
+    match event {
+        EventType::TransactionCreated => reference("Transaction"),
+        EventType::MerchantCreated | EventType::MerchantUpdated => reference("Merchant"),
+        EventType::MerchantDeleted => reference("Deleted"),
+        EventType::LoanCreated
+        | EventType::LoanUpdated
+        | EventType::FormCreated
+        | EventType::FormCompleted => json!({
+            "type": "object",
+            "description": "Reserved: subscribable, never sent yet."
+        }),
+    }
+}
+
+fn header(name: &str, description: &str) -> Value {
+    json!({
+        "name": name,
+        "in": "header",
+        "required": true,
+        "description": description,
+        "schema": { "type": "string" }
+    })
+}
+
+/// Adds `webhooks` to the document.
+pub fn add_webhooks(doc: &mut Value) {
+    let mut hooks = serde_json::Map::new();
+    for &event in EventType::ALL {
+        let body = json!({
+            "type": "object",
+            "required": ["id", "eventType", "createdOn", "data"],
+            "properties": {
+                "id": { "type": "string", "description": "The notification's id (`ntf_…`), also `webhook-id`; the same on every retry." },
+                "eventType": { "const": event.as_str() },
+                "createdOn": { "type": "string", "format": "date-time" },
+                "data": data_schema(event),
+            }
+        });
+        hooks.insert(
+            event.as_str().to_owned(),
+            json!({
+                "post": {
+                    "operationId": format!("on_{}", event.as_str().replace('.', "_")),
+                    "summary": event.as_str(),
+                    "description": event.description(),
+                    "tags": ["webhooks"],
+                    "parameters": [
+                        header("webhook-id", "The notification's id: deduplicate on it."),
+                        header("webhook-timestamp", "Unix seconds when this attempt was signed."),
+                        header("webhook-signature", "`v1,<base64 HMAC-SHA256>` of `id.timestamp.body` under the subscription's secret; two, space-separated, during a secret's rotation overlap."),
+                    ],
+                    "requestBody": {
+                        "required": true,
+                        "content": { "application/json": { "schema": body } }
+                    },
+                    "responses": {
+                        "2XX": { "description": "Received. Anything else, or no answer in time, is retried (spec 6.2)." }
+                    }
+                }
+            }),
+        );
+    }
+    doc["webhooks"] = Value::Object(hooks);
+}
