@@ -69,7 +69,49 @@ pub const ROUTES: &[Route] = &[
     ("POST", "/v1/webhooks/{id}/rotate-secret", Access::Private, None, Resource::Webhook, 0),
     ("DELETE", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
     ("GET", "/v1/webhooks/{id}/deliveries", Access::Private, None, Resource::Webhook, 0),
+    // The hosted client: a public key of either mode, in the query; neither has a mode.
+    ("GET", "/v1/clients/{script}", Access::Public, None, Resource::None, 200),
+    ("GET", "/v1/clients/fields/{field}", Access::Public, None, Resource::None, 200),
 ];
+
+/// A route's template with its placeholders filled: `{id}` by `id`, the rest by values that
+/// name something real.
+pub fn concrete(template: &str, id: &str) -> String {
+    template
+        .replace("{id}", id)
+        .replace("{bin}", "411111")
+        .replace("{script}", "holdfast.js")
+        .replace(
+            "{field}",
+            "number?origin=https%3A%2F%2Fshop.example&channel=abcdefghijklmnop",
+        )
+}
+
+/// The key of the right type for a route of `access`: the public one only where the route
+/// takes nothing else.
+pub fn key_for<'k>(access: Access, private: &'k str, public: &'k str) -> &'k str {
+    match access {
+        Access::Public => public,
+        Access::Private | Access::PublicOrPrivate => private,
+    }
+}
+
+/// The target and `x-api-key` header that present `key` as a route of `access` takes it: a
+/// public route (loaded by a script tag or a frame) reads it from the query.
+pub fn present_key<'k>(
+    access: Access,
+    target: &str,
+    key: Option<&'k str>,
+) -> (String, Option<&'k str>) {
+    match (access, key) {
+        (Access::Public, Some(key)) => {
+            let separator = if target.contains('?') { '&' } else { '?' };
+            (format!("{target}{separator}publicApiKey={key}"), None)
+        }
+        (Access::Public, None) => (target.to_owned(), None),
+        (Access::Private | Access::PublicOrPrivate, key) => (target.to_owned(), key),
+    }
+}
 
 pub const WEBHOOK_BODY: &str =
     r#"{"endpointUrl": "https://example.com/hooks", "events": ["transaction.created"]}"#;

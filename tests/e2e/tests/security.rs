@@ -8,7 +8,9 @@
 
 use holdfast::http::routes::catalogue;
 use holdfast_domain::auth::Access;
-use holdfast_e2e::routes::{ROUTES, TOKEN_BODY, resource_of, test_plan};
+use holdfast_e2e::routes::{
+    ROUTES, TOKEN_BODY, concrete, key_for, present_key, resource_of, test_plan,
+};
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::{Method, StatusCode};
 
@@ -77,19 +79,26 @@ async fn refusals_on_every_route(env: Env) {
                 .replace("{connection}", &connection)
         });
         let body = body.as_deref();
-        let path = template.replace("{id}", &id).replace("{bin}", "411111");
+        let path = concrete(template, &id);
         let label = format!("{m} {template}");
+        let send = |key: &str| {
+            let (target, header) = present_key(*access, &path, Some(key));
+            let header = header.map(str::to_owned);
+            let api = api.clone();
+            async move { api.send(method(m), &target, header.as_deref(), body).await }
+        };
 
-        assert_identical_401s(&api, m, &path, body, &unauthenticated, &label).await;
+        assert_identical_401s(&api, m, *access, &path, body, &unauthenticated, &label).await;
 
         // Every key type may call a public-or-private route: no wrong type to refuse there.
+        let owner = key_for(*access, &platform.private_key, &platform.public_key);
         let (wrong, right_other_mode): (Vec<&str>, &str) = match access {
             Access::Private => (vec![&platform.public_key, &live_public], &live_private),
             Access::Public => (vec![&platform.private_key, &live_private], &live_public),
             Access::PublicOrPrivate => (vec![], &live_public),
         };
         for key in wrong {
-            let reply = api.send(method(m), &path, Some(key), body).await;
+            let reply = send(key).await;
             assert_eq!(
                 reply.status,
                 StatusCode::FORBIDDEN,
@@ -101,7 +110,7 @@ async fn refusals_on_every_route(env: Env) {
         if template.contains("{id}") {
             // Other mode, other platform: not found, exactly as if it did not exist.
             for key in [right_other_mode, &other_platform.private_key] {
-                let reply = api.send(method(m), &path, Some(key), body).await;
+                let reply = send(key).await;
                 assert_eq!(
                     reply.status,
                     StatusCode::NOT_FOUND,
@@ -110,18 +119,14 @@ async fn refusals_on_every_route(env: Env) {
                 );
             }
             // Positive control: the owner of the resource is served.
-            let reply = api
-                .send(method(m), &path, Some(&platform.private_key), body)
-                .await;
+            let reply = send(owner).await;
             assert!(
                 reply.status.is_success(),
                 "{label} as owner: {}",
                 reply.text
             );
         } else {
-            let reply = api
-                .send(method(m), &path, Some(right_other_mode), body)
-                .await;
+            let reply = send(right_other_mode).await;
             assert_eq!(
                 reply.status.as_u16(),
                 *other_mode_status,
@@ -129,9 +134,7 @@ async fn refusals_on_every_route(env: Env) {
                 reply.text
             );
             // Positive control: the owner (test mode) is served.
-            let reply = api
-                .send(method(m), &path, Some(&platform.private_key), body)
-                .await;
+            let reply = send(owner).await;
             assert!(
                 reply.status.is_success(),
                 "{label} as owner: {}",
@@ -169,6 +172,7 @@ async fn wrong_type_on_an_inactive_key_is_401_not_403(env: Env) {
 async fn assert_identical_401s(
     api: &Api,
     m: &str,
+    access: Access,
     path: &str,
     body: Option<&str>,
     keys: &[(&str, Option<&str>)],
@@ -176,7 +180,8 @@ async fn assert_identical_401s(
 ) {
     let mut first_body = None;
     for (case, key) in keys {
-        let reply = api.send(method(m), path, *key, body).await;
+        let (target, header) = present_key(access, path, *key);
+        let reply = api.send(method(m), &target, header, body).await;
         assert_eq!(
             reply.status,
             StatusCode::UNAUTHORIZED,

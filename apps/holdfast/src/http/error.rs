@@ -18,7 +18,7 @@ use super::request_context;
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("missing, unknown or inactive API key")]
-    Unauthenticated,
+    Unauthenticated { required: Access },
     #[error("wrong key type")]
     WrongKeyType { required: Access },
     #[error("{resource} not found")]
@@ -66,11 +66,20 @@ impl ApiError {
 
     fn parts(&self) -> (&'static str, &'static str, String, Option<&str>) {
         match self {
-            Self::Unauthenticated => (
+            Self::Unauthenticated { required } => (
                 "authentication_error",
                 "invalid_api_key",
-                "Missing, unknown or inactive API key. Send an active key in the x-api-key header."
-                    .into(),
+                match required {
+                    Access::Public => {
+                        "Missing, unknown or inactive public key. Give an active public key as \
+                         the publicApiKey query parameter."
+                    }
+                    Access::Private | Access::PublicOrPrivate => {
+                        "Missing, unknown or inactive API key. Send an active key in the \
+                         x-api-key header."
+                    }
+                }
+                .into(),
                 None,
             ),
             Self::WrongKeyType { required } => (
@@ -80,7 +89,12 @@ impl ApiError {
                     Access::Private | Access::PublicOrPrivate => {
                         "This operation needs a private key; public keys can only create single-use tokens."
                     }
-                    Access::Public => "This operation needs a public key.",
+                    // The key came in a URL meant for a web page: it is already exposed.
+                    Access::Public => {
+                        "This is a private key, and a private key must never be put in a web \
+                         page: treat it as exposed. Deactivate it now, generate a replacement, \
+                         and load the script with a public key."
+                    }
                 }
                 .into(),
                 None,
@@ -185,7 +199,7 @@ impl ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
-            Self::Unauthenticated => StatusCode::UNAUTHORIZED,
+            Self::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
             Self::WrongKeyType { .. } => StatusCode::FORBIDDEN,
             Self::NotFound { .. } | Self::RouteNotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -303,7 +317,9 @@ impl From<holdfast_domain::Invalid> for ApiError {
 impl ApiError {
     pub fn from_auth(err: AuthenticateError, required: Access) -> Self {
         match err {
-            AuthenticateError::Denied(AuthError::Unauthenticated) => Self::Unauthenticated,
+            AuthenticateError::Denied(AuthError::Unauthenticated) => {
+                Self::Unauthenticated { required }
+            }
             AuthenticateError::Denied(AuthError::WrongKeyType) => Self::WrongKeyType { required },
             AuthenticateError::Store(e) => Self::Internal(e.to_string()),
         }

@@ -1,6 +1,7 @@
 //! The HTTP API: actix-web application, routes, extractors and error mapping.
 
 mod bins;
+pub mod clients;
 mod docs_page;
 mod error;
 mod extract;
@@ -67,6 +68,7 @@ pub fn app_with(
         .app_data(web::PayloadConfig::new(extract::MAX_BODY_BYTES))
         .configure(health::config)
         .configure(docs_page::config)
+        .configure(clients::config)
         .route(openapi::PATH, web::get().to(openapi::serve))
         .configure(routes::register)
         .configure(extra)

@@ -89,6 +89,7 @@ fn all() -> Routes {
     super::bins::routes(&mut routes);
     super::tokens::routes(&mut routes);
     super::webhooks::routes(&mut routes);
+    super::clients::routes(&mut routes);
     routes
 }
 
@@ -152,17 +153,25 @@ pub async fn gate(
         .app_data::<web::Data<AppState>>()
         .expect("AppState is registered")
         .clone();
-    // A header that is not visible ASCII cannot be a key: malformed, not missing.
-    let header = req
-        .headers()
-        .get("x-api-key")
-        .map(|v| v.to_str().unwrap_or_default());
+    // A header that is not visible ASCII cannot be a key: malformed, not missing. A script
+    // tag sends no headers, so a public route reads its key from the query instead.
+    let query_key;
+    let presented = match required {
+        Access::Public => {
+            query_key = super::clients::public_key_in(req.query_string());
+            query_key.as_deref()
+        }
+        Access::Private | Access::PublicOrPrivate => req
+            .headers()
+            .get("x-api-key")
+            .map(|v| v.to_str().unwrap_or_default()),
+    };
     let address = req.peer_addr().map(|a| a.ip());
     if let Some(wait) = state.rate_limits.locked_out(address) {
         let refusal = ApiError::RateLimited { retry_after: wait };
         return Ok(req.into_response(refusal.error_response()));
     }
-    match state.auth.authenticate(header, required).await {
+    match state.auth.authenticate(presented, required).await {
         Ok(principal) => {
             if let Err(wait) = state.rate_limits.admit(&principal) {
                 let refusal = ApiError::RateLimited { retry_after: wait };

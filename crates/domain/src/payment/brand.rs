@@ -40,32 +40,74 @@ crate::words! {
     }
 }
 
+/// One published IIN range: card numbers whose first `digits` digits, read as a number, lie in
+/// `low..=high` belong to `brand`. The server and the hosted fields' script read this one table
+/// (the script receives it as JSON), so the browser and the API never disagree on a brand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IinRange {
+    /// How many leading digits the range reads.
+    pub digits: usize,
+    /// The lowest prefix in the range.
+    pub low: u32,
+    /// The highest prefix in the range, included.
+    pub high: u32,
+    /// The brand of the cards in the range.
+    pub brand: CardBrand,
+}
+
+const fn range(digits: usize, low: u32, high: u32, brand: CardBrand) -> IinRange {
+    IinRange {
+        digits,
+        low,
+        high,
+        brand,
+    }
+}
+
+/// The IIN ranges, in the order they are tried: the first match wins, so Discover's
+/// 622126-622925 comes before Union Pay's other 62s.
+pub const IIN_RANGES: &[IinRange] = &[
+    range(1, 4, 4, CardBrand::Visa),
+    range(2, 51, 55, CardBrand::Mastercard),
+    range(4, 2221, 2720, CardBrand::Mastercard),
+    range(2, 34, 34, CardBrand::Amex),
+    range(2, 37, 37, CardBrand::Amex),
+    range(4, 6011, 6011, CardBrand::Discover),
+    range(3, 644, 649, CardBrand::Discover),
+    range(2, 65, 65, CardBrand::Discover),
+    range(6, 622_126, 622_925, CardBrand::Discover),
+    range(4, 3528, 3589, CardBrand::Jcb),
+    range(3, 300, 305, CardBrand::Diners),
+    range(2, 36, 36, CardBrand::Diners),
+    range(2, 38, 39, CardBrand::Diners),
+    range(2, 62, 62, CardBrand::UnionPay),
+];
+
+impl IinRange {
+    /// Whether a number starting with `prefix` (digits only) falls in this range.
+    pub fn matches(&self, prefix: &str) -> bool {
+        prefix
+            .get(..self.digits)
+            .and_then(|p| p.parse::<u32>().ok())
+            .is_some_and(|p| (self.low..=self.high).contains(&p))
+    }
+}
+
 impl CardBrand {
     /// The brand by the published IIN ranges, from the first six digits.
     pub fn from_iin(bin: &str) -> Self {
-        let prefix = |n: usize| bin.get(..n).and_then(|p| p.parse::<u32>().ok());
-        let in_range =
-            |n: usize, lo: u32, hi: u32| prefix(n).is_some_and(|p| (lo..=hi).contains(&p));
-        if in_range(1, 4, 4) {
-            Self::Visa
-        } else if in_range(2, 51, 55) || in_range(4, 2221, 2720) {
-            Self::Mastercard
-        } else if in_range(2, 34, 34) || in_range(2, 37, 37) {
-            Self::Amex
-        } else if in_range(4, 6011, 6011)
-            || in_range(3, 644, 649)
-            || in_range(2, 65, 65)
-            || in_range(6, 622_126, 622_925)
-        {
-            Self::Discover
-        } else if in_range(4, 3528, 3589) {
-            Self::Jcb
-        } else if in_range(3, 300, 305) || in_range(2, 36, 36) || in_range(2, 38, 39) {
-            Self::Diners
-        } else if in_range(2, 62, 62) {
-            Self::UnionPay
-        } else {
-            Self::Unknown
+        IIN_RANGES
+            .iter()
+            .find(|range| range.matches(bin))
+            .map_or(Self::Unknown, |range| range.brand)
+    }
+
+    /// How many digits the brand's security code has: four on the front of an American
+    /// Express card, three on the back of every other.
+    pub fn cvv_length(self) -> usize {
+        match self {
+            Self::Amex => 4,
+            _ => 3,
         }
     }
 }

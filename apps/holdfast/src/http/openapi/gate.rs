@@ -13,6 +13,7 @@ use crate::http::routes::catalogue;
 
 pub const PRIVATE_KEY: &str = "privateKey";
 pub const PUBLIC_KEY: &str = "publicKey";
+pub const PUBLIC_KEY_IN_QUERY: &str = "publicApiKey";
 
 pub struct FromCatalogue;
 
@@ -31,6 +32,13 @@ impl Modify for FromCatalogue {
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "x-api-key",
                 "A public key (`pub_test_…` or `pub_…`): may only create single-use tokens.",
+            ))),
+        );
+        components.add_security_scheme(
+            PUBLIC_KEY_IN_QUERY,
+            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::with_description(
+                crate::http::clients::KEY_PARAMETER,
+                "A public key in the URL of a script or frame a web page loads (spec 5.2).",
             ))),
         );
         for route in catalogue() {
@@ -55,7 +63,7 @@ impl Modify for FromCatalogue {
 fn describe(operation: &mut Operation, method: &Method, path: &str, access: Access) {
     let keys = match access {
         Access::Private => vec![PRIVATE_KEY],
-        Access::Public => vec![PUBLIC_KEY],
+        Access::Public => vec![PUBLIC_KEY_IN_QUERY],
         Access::PublicOrPrivate => vec![PRIVATE_KEY, PUBLIC_KEY],
     };
     operation.security = Some(
@@ -68,8 +76,13 @@ fn describe(operation: &mut Operation, method: &Method, path: &str, access: Acce
         (401, "Missing, unknown or inactive API key."),
         (429, "Too many requests; see `Retry-After`."),
     ];
-    if access != Access::PublicOrPrivate {
-        refusals.push((403, "A key of the wrong type."));
+    match access {
+        Access::Private => refusals.push((403, "A key of the wrong type.")),
+        Access::Public => refusals.push((
+            403,
+            "A private key, which a web page must never hold: deactivate it and replace it.",
+        )),
+        Access::PublicOrPrivate => {}
     }
     if path.contains('{') {
         refusals.push((404, "No such resource in the key's platform and mode."));

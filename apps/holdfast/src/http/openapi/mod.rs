@@ -56,6 +56,8 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         super::webhooks::delete,
         super::webhooks::rotate_secret,
         super::webhooks::deliveries,
+        super::clients::script::serve,
+        super::clients::frame::serve,
     ),
     components(schemas(ErrorEnvelope)),
     modifiers(&FromCatalogue),
@@ -65,6 +67,7 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         (name = "routing", description = "Processor connections and the plans that price and route payments."),
         (name = "cards", description = "Tokens and the BIN table."),
         (name = "webhooks", description = "Subscriptions to events, and their delivery history."),
+        (name = "hosted client", description = "The script and payment-field frames a web page loads with a public key (docs/hosted-fields.md)."),
     ),
 )]
 struct ApiDoc;

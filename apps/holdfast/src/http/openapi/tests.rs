@@ -41,10 +41,19 @@ fn each_operation_names_the_keys_its_route_takes() {
             .collect();
         let expected: &[&str] = match route.access {
             Access::Private => &["privateKey"],
-            Access::Public => &["publicKey"],
+            Access::Public => &["publicApiKey"],
             Access::PublicOrPrivate => &["privateKey", "publicKey"],
         };
         assert_eq!(keys, expected, "{} {}", route.method, route.path);
+        assert_eq!(
+            doc["components"]["securitySchemes"][expected[0]]["in"],
+            if route.access == Access::Public {
+                "query"
+            } else {
+                "header"
+            },
+            "a script tag sends no header"
+        );
         for status in ["400", "401", "429"] {
             assert!(
                 op["responses"][status].is_object(),

@@ -1,0 +1,224 @@
+// Holdfast's client script (spec 4.4). Loaded by a script tag with a public key:
+//   <script src="https://HOLDFAST/v1/clients/holdfast.js?publicApiKey=pub_..."></script>
+// It puts each payment field in a frame served by Holdfast, so card data never enters this
+// page: the page receives each field's state and, from tokenize(), a single-use token.
+// Everything is in docs/hosted-fields.md; the message format is version 1 there.
+(function () {
+  'use strict';
+
+  var PROTOCOL = 1;
+  var FIELDS = ['number', 'expiry', 'cvv'];
+  var TITLES = {
+    number: 'Secure card number input',
+    expiry: 'Secure expiration date input',
+    cvv: 'Secure security code input'
+  };
+  var READY_TIMEOUT_MS = 10000;
+  var TOKENIZE_TIMEOUT_MS = 30000;
+
+  var script = document.currentScript;
+  if (!script || !script.src) {
+    throw new Error('Holdfast: load holdfast.js with a <script src> tag, not as a module or inline.');
+  }
+  var source = new URL(script.src);
+  var holdfastOrigin = source.origin;
+  var publicApiKey = source.searchParams.get('publicApiKey');
+
+  function HoldfastError(code, message, field) {
+    var error = new Error(message);
+    error.name = 'HoldfastError';
+    error.code = code;
+    error.field = field || null;
+    return error;
+  }
+
+  function randomToken() {
+    var bytes = new Uint8Array(18);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) {
+      return ('0' + b.toString(16)).slice(-2);
+    }).join('');
+  }
+
+  function element(target, name) {
+    var found = typeof target === 'string' ? document.querySelector(target) : target;
+    if (!(found instanceof Element)) {
+      throw HoldfastError('invalid_options', 'Holdfast: no element for the ' + name + ' field.', name);
+    }
+    return found;
+  }
+
+  function copyPlain(value) {
+    // Only data crosses into the frames: no functions, no elements.
+    return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  }
+
+  function fields(options) {
+    options = options || {};
+    var containers = options.fields || {};
+    var channel = randomToken();
+    var frames = {};
+    var states = {};
+    var ready = {};
+    var listeners = { change: [], focus: [], blur: [], ready: [] };
+    var requests = {};
+    var destroyed = false;
+    var clientSecret = typeof options.clientSecret === 'string' ? options.clientSecret : null;
+
+    function emit(type, event) {
+      (listeners[type] || []).forEach(function (listener) {
+        try {
+          listener(event);
+        } catch (e) {
+          setTimeout(function () { throw e; });
+        }
+      });
+    }
+
+    function send(name, message) {
+      var frame = frames[name];
+      if (!frame || !frame.contentWindow) return;
+      message.holdfast = PROTOCOL;
+      message.channel = channel;
+      frame.contentWindow.postMessage(message, holdfastOrigin);
+    }
+
+    function configuration(name) {
+      var labels = options.labels || {};
+      var placeholders = options.placeholders || {};
+      return copyPlain({
+        style: options.style,
+        label: labels[name],
+        hideLabel: options.hideLabels === true,
+        placeholder: placeholders[name]
+      });
+    }
+
+    FIELDS.forEach(function (name) {
+      var container = element(containers[name], name);
+      var frame = document.createElement('iframe');
+      var src = new URL('/v1/clients/fields/' + name, holdfastOrigin);
+      src.searchParams.set('publicApiKey', publicApiKey || '');
+      src.searchParams.set('origin', location.origin);
+      src.searchParams.set('channel', channel);
+      frame.src = src.toString();
+      frame.name = 'holdfast-' + name + '-' + channel;
+      frame.title = (options.titles && options.titles[name]) || TITLES[name];
+      // Lets the browser's card autofill fill every field from any one of them.
+      frame.setAttribute('allow', 'shared-autofill');
+      frame.setAttribute('scrolling', 'no');
+      // CSSOM, not a style attribute: allowed under a Content-Security-Policy without
+      // 'unsafe-inline'.
+      frame.style.border = '0';
+      frame.style.width = '100%';
+      frame.style.height = '76px';
+      frame.style.display = 'block';
+      frame.style.overflow = 'hidden';
+      frames[name] = frame;
+      states[name] = { empty: true, complete: false, valid: false };
+      container.appendChild(frame);
+    });
+
+    var allReady = new Promise(function (resolve, reject) {
+      var timer = setTimeout(function () {
+        reject(HoldfastError('frames_unavailable', 'Holdfast: the payment fields did not load. Check the public key and the page\'s Content-Security-Policy (frame-src).'));
+      }, READY_TIMEOUT_MS);
+      listeners.ready.push(function () {
+        if (FIELDS.every(function (name) { return ready[name]; })) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    // Nobody may be waiting yet; a failure to load is reported by tokenize().
+    allReady.catch(function () {});
+
+    function sourceField(source) {
+      for (var i = 0; i < FIELDS.length; i++) {
+        if (frames[FIELDS[i]] && frames[FIELDS[i]].contentWindow === source) return FIELDS[i];
+      }
+      return null;
+    }
+
+    function onMessage(event) {
+      // Only Holdfast's frames of this form, in this protocol.
+      if (event.origin !== holdfastOrigin) return;
+      var name = sourceField(event.source);
+      var data = event.data;
+      if (!name || !data || data.holdfast !== PROTOCOL || data.channel !== channel || data.field !== name) return;
+      if (data.type === 'ready') {
+        ready[name] = true;
+        send(name, { type: 'configure', options: configuration(name) });
+        emit('ready', { field: name });
+      } else if (data.type === 'change') {
+        var state = { empty: data.empty === true, complete: data.complete === true, valid: data.valid === true };
+        if (name === 'number' && typeof data.brand === 'string') state.brand = data.brand;
+        states[name] = state;
+        emit('change', { field: name, state: copyPlain(state), form: snapshot() });
+      } else if (data.type === 'focus' || data.type === 'blur') {
+        emit(data.type, { field: name });
+      } else if (data.type === 'resize' && typeof data.height === 'number' && data.height > 0 && data.height < 1000) {
+        frames[name].style.height = Math.ceil(data.height) + 'px';
+      } else if (data.type === 'tokenized' && name === 'number' && requests[data.request]) {
+        var request = requests[data.request];
+        delete requests[data.request];
+        clearTimeout(request.timer);
+        if (typeof data.token === 'string' && /^tkn_[A-Za-z0-9]+$/.test(data.token)) {
+          request.resolve({ token: data.token, brand: typeof data.brand === 'string' ? data.brand : 'unknown' });
+        } else {
+          var error = data.error || {};
+          request.reject(HoldfastError(String(error.code || 'tokenization_failed'), String(error.message || 'The card could not be tokenized.'), error.field ? String(error.field) : null));
+        }
+      }
+    }
+    window.addEventListener('message', onMessage);
+
+    function snapshot() {
+      var form = {};
+      FIELDS.forEach(function (name) { form[name] = copyPlain(states[name]); });
+      form.complete = FIELDS.every(function (name) { return states[name].valid; });
+      return form;
+    }
+
+    return Object.freeze({
+      /** Calls `listener` on 'change', 'focus', 'blur' or 'ready'. */
+      on: function (type, listener) {
+        if (!listeners[type] || typeof listener !== 'function') {
+          throw HoldfastError('invalid_options', 'Holdfast: unknown event ' + String(type) + '.');
+        }
+        listeners[type].push(listener);
+        return this;
+      },
+      /** Every field's state: {number: {empty, complete, valid, brand}, expiry, cvv, complete}. */
+      state: snapshot,
+      /** Resolves with {token, brand}, or rejects with an Error that has a code and a field. */
+      tokenize: function () {
+        if (destroyed) return Promise.reject(HoldfastError('destroyed', 'Holdfast: these fields were removed.'));
+        return allReady.then(function () {
+          return new Promise(function (resolve, reject) {
+            var id = randomToken();
+            var timer = setTimeout(function () {
+              delete requests[id];
+              reject(HoldfastError('timeout', 'Holdfast did not answer in time. Try again.'));
+            }, TOKENIZE_TIMEOUT_MS);
+            requests[id] = { resolve: resolve, reject: reject, timer: timer };
+            var message = { type: 'tokenize', request: id };
+            if (clientSecret) message.clientSecret = clientSecret;
+            send('number', message);
+          });
+        });
+      },
+      focus: function (name) { send(name, { type: 'focus' }); },
+      clear: function () { FIELDS.forEach(function (name) { send(name, { type: 'clear' }); }); },
+      destroy: function () {
+        destroyed = true;
+        window.removeEventListener('message', onMessage);
+        FIELDS.forEach(function (name) {
+          if (frames[name] && frames[name].parentNode) frames[name].parentNode.removeChild(frames[name]);
+        });
+      }
+    });
+  }
+
+  window.Holdfast = Object.freeze({ protocol: PROTOCOL, fields: fields });
+})();

@@ -1,0 +1,296 @@
+//! `GET /v1/clients/fields/{field}`: one payment field in a page of its own, for the merchant
+//! script to frame. The page may be framed only by the origin the script named (its
+//! `frame-ancestors`), loads nothing but Holdfast's own script and stylesheet, and talks to
+//! nobody but Holdfast (`connect-src 'self'`).
+
+use actix_web::http::header::{CONTENT_SECURITY_POLICY, ContentType, REFERRER_POLICY};
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+
+use super::assets::{FIELD_SCRIPT, FIELD_STYLESHEET};
+use crate::http::ApiError;
+use crate::http::extract::query;
+
+/// The query the merchant script builds for each frame.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FrameQuery {
+    /// Read by the gate; named here so it is not an unknown parameter.
+    #[serde(rename = "publicApiKey")]
+    _public_api_key: String,
+    /// The merchant page's origin: the only one that may frame the field and talk to it.
+    origin: Option<String>,
+    /// Names the group of frames of one form, so they find each other and nothing else.
+    channel: Option<String>,
+}
+
+/// A field a frame can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Number,
+    Expiry,
+    Cvv,
+}
+
+impl Field {
+    fn parse(name: &str) -> Option<Self> {
+        match name {
+            "number" => Some(Self::Number),
+            "expiry" => Some(Self::Expiry),
+            "cvv" => Some(Self::Cvv),
+            _ => None,
+        }
+    }
+
+    /// Name, label, `autocomplete` token, `name` attribute (the ones browsers' autofill
+    /// recognises), placeholder and longest formatted value.
+    fn markup(
+        self,
+    ) -> (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        u8,
+    ) {
+        match self {
+            Self::Number => (
+                "number",
+                "Card number",
+                "cc-number",
+                "cardnumber",
+                "1234 1234 1234 1234",
+                23,
+            ),
+            Self::Expiry => (
+                "expiry",
+                "Expiration date",
+                "cc-exp",
+                "exp-date",
+                "MM / YY",
+                7,
+            ),
+            Self::Cvv => ("cvv", "Security code", "cc-csc", "cvc", "CVC", 4),
+        }
+    }
+}
+
+/// Serves one field's page; the gate has already checked the public key.
+#[utoipa::path(
+    get,
+    path = "/v1/clients/fields/{field}",
+    tag = "hosted client",
+    operation_id = "getClientField",
+    params(
+        ("field" = String, Path, description = "`number`, `expiry` or `cvv`."),
+        ("origin" = String, Query, description = "The origin of the page that frames the field, as `https://host[:port]`."),
+        ("channel" = String, Query, description = "16 to 64 letters, digits, `-` or `_`, the same for every field of one form."),
+    ),
+    responses((status = 200, description = "The field's page.", content_type = "text/html", body = String)),
+)]
+pub async fn serve(req: HttpRequest, field: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let field = Field::parse(&field).ok_or(ApiError::NotFound { resource: "field" })?;
+    let params: FrameQuery = query(&req)?;
+    let origin = params
+        .origin
+        .ok_or_else(|| ApiError::invalid("origin", "is required"))?;
+    if !is_web_origin(&origin) {
+        return Err(ApiError::invalid(
+            "origin",
+            "must be the framing page's origin, as scheme://host[:port] in lower case",
+        ));
+    }
+    let channel = params
+        .channel
+        .ok_or_else(|| ApiError::invalid("channel", "is required"))?;
+    if !is_channel(&channel) {
+        return Err(ApiError::invalid(
+            "channel",
+            "must be 16 to 64 letters, digits, '-' or '_'",
+        ));
+    }
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::html())
+        .insert_header((CONTENT_SECURITY_POLICY, policy(&origin)))
+        .insert_header((REFERRER_POLICY, "same-origin"))
+        .body(page(field)))
+}
+
+fn policy(origin: &str) -> String {
+    format!(
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+         base-uri 'none'; form-action 'none'; frame-ancestors {origin}"
+    )
+}
+
+/// Nothing in the page comes from the request: the origin and channel reach the script
+/// through `location`, checked there as here.
+fn page(field: Field) -> String {
+    let (name, label, autocomplete, input_name, placeholder, max) = field.markup();
+    format!(
+        r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{label}</title>
+<link rel="stylesheet" href="/hosted/{css}">
+<script src="/hosted/{js}" defer></script>
+</head>
+<body data-field="{name}">
+<form class="field" novalidate>
+<label id="label" for="input">{label}</label>
+<input id="input" name="{input_name}" type="text" inputmode="numeric" autocomplete="{autocomplete}" autocorrect="off" spellcheck="false" placeholder="{placeholder}" maxlength="{max}" aria-describedby="error" aria-invalid="false">
+<p id="error" class="error" aria-live="polite"></p>
+</form>
+</body>
+</html>
+"#,
+        css = FIELD_STYLESHEET.versioned_name,
+        js = FIELD_SCRIPT.versioned_name,
+    )
+}
+
+/// `http(s)://host[:port]` as a browser serializes an origin: a lower-case DNS name or IPv4
+/// address, or a bracketed IPv6 address, and an optional port. Anything else could carry
+/// text into the Content-Security-Policy header.
+fn is_web_origin(origin: &str) -> bool {
+    let Some(rest) = origin
+        .strip_prefix("https://")
+        .or_else(|| origin.strip_prefix("http://"))
+    else {
+        return false;
+    };
+    if origin.len() > 255 || rest.is_empty() {
+        return false;
+    }
+    // `None` for a bracketed IPv6 host (checked here); the port is `None` when not given.
+    let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
+        let Some((address, after)) = v6.split_once(']') else {
+            return false;
+        };
+        if address.is_empty() || !address.bytes().all(|b| b.is_ascii_hexdigit() || b == b':') {
+            return false;
+        }
+        if after.is_empty() {
+            (None, None)
+        } else if let Some(port) = after.strip_prefix(':') {
+            (None, Some(port))
+        } else {
+            return false;
+        }
+    } else {
+        match rest.split_once(':') {
+            Some((host, port)) => (Some(host), Some(port)),
+            None => (Some(rest), None),
+        }
+    };
+    let host_ok = host.is_none_or(|host| {
+        !host.is_empty()
+            && host.split('.').all(|label| {
+                !label.is_empty()
+                    && !label.starts_with('-')
+                    && !label.ends_with('-')
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            })
+    });
+    let port_ok = port.is_none_or(|port| {
+        (1..=5).contains(&port.len())
+            && !port.starts_with('0')
+            && port.bytes().all(|b| b.is_ascii_digit())
+            && port.parse::<u16>().is_ok()
+    });
+    host_ok && port_ok
+}
+
+fn is_channel(channel: &str) -> bool {
+    (16..=64).contains(&channel.len())
+        && channel
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_serialized_origin_is_taken() {
+        let cases = [
+            ("https://shop.example", true),
+            ("http://localhost:3000", true),
+            ("http://127.0.0.1:8080", true),
+            ("https://[::1]:8443", true),
+            ("https://[::1]", true),
+            ("https://xn--bcher-kva.example", true),
+            ("https://Shop.example", false),
+            ("https://shop.example/", false),
+            ("https://shop.example/path", false),
+            ("https://shop.example:0", false),
+            ("https://shop.example:65536", false),
+            ("https://shop.example:080", false),
+            ("https://shop.example:", false),
+            ("https://", false),
+            ("ftp://shop.example", false),
+            ("https://shop..example", false),
+            ("https://-shop.example", false),
+            ("https://shop.example; script-src *", false),
+            ("https://shop.example\r\nx: y", false),
+            ("https://*.example", false),
+            ("https://user@shop.example", false),
+            ("https://[::1", false),
+            ("https://[::1]x", false),
+            ("https://[g::1]", false),
+            ("'self'", false),
+            ("*", false),
+        ];
+        for (origin, ok) in cases {
+            assert_eq!(is_web_origin(origin), ok, "{origin}");
+        }
+        assert!(!is_web_origin(&format!(
+            "https://{}.example",
+            "a".repeat(250)
+        )));
+    }
+
+    #[test]
+    fn a_channel_is_a_plain_token() {
+        let cases = [
+            ("abcdefghijklmnop", true),
+            ("A1_-A1_-A1_-A1_-", true),
+            ("abcdefghijklmno", false),
+            ("abcdefghijklmnop!", false),
+            ("abcdefghijklmnop ", false),
+        ];
+        for (channel, ok) in cases {
+            assert_eq!(is_channel(channel), ok, "{channel}");
+        }
+        assert!(is_channel(&"a".repeat(64)));
+        assert!(!is_channel(&"a".repeat(65)));
+    }
+
+    #[test]
+    fn every_field_page_is_labelled_and_autofillable() {
+        for (name, autocomplete) in [
+            ("number", "cc-number"),
+            ("expiry", "cc-exp"),
+            ("cvv", "cc-csc"),
+        ] {
+            let html = page(Field::parse(name).unwrap());
+            assert!(
+                html.contains(&format!("autocomplete=\"{autocomplete}\"")),
+                "{name}"
+            );
+            assert!(
+                html.contains("<label id=\"label\" for=\"input\">"),
+                "{name}"
+            );
+            assert!(html.contains("aria-describedby=\"error\""), "{name}");
+            assert!(!html.contains("style="), "{name}: no inline style");
+            assert!(!html.contains("<script>"), "{name}: no inline script");
+        }
+    }
+}

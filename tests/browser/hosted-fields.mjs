@@ -1,0 +1,297 @@
+// The hosted fields in a real browser, on a merchant page of another origin under a strict
+// nonce Content-Security-Policy. Run by tests/e2e/tests/hosted_fields.rs, which starts Holdfast,
+// passes its address and keys, and then pays with the token written to HOLDFAST_RESULT.
+//
+//   HOLDFAST_URL=http://127.0.0.1:8080 HOLDFAST_PUBLIC_KEY=pub_test_… \
+//   HOLDFAST_PRIVATE_KEY=priv_test_… HOLDFAST_RESULT=/tmp/result.json node hosted-fields.mjs
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { artifacts, launch, merchantServer, nonce, required, run } from './lib.mjs';
+
+const HOLDFAST = required('HOLDFAST_URL');
+const PUBLIC_KEY = required('HOLDFAST_PUBLIC_KEY');
+const PRIVATE_KEY = required('HOLDFAST_PRIVATE_KEY');
+const RESULT = required('HOLDFAST_RESULT');
+const PAN = '4111111111111111';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const shot = artifacts('hosted-fields');
+
+const year = (new Date().getUTCFullYear() + 3) % 100;
+const FUTURE = `12${String(year).padStart(2, '0')}`;
+
+/** The merchant's checkout: only its own nonce'd scripts and Holdfast's script and frames. */
+function checkout(url) {
+  const n = nonce();
+  const key = url.searchParams.get('as') === 'private' ? PRIVATE_KEY : PUBLIC_KEY;
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${n}' ${HOLDFAST}`,
+    `style-src 'nonce-${n}'`,
+    `frame-src ${HOLDFAST}`,
+    "connect-src 'none'",
+    "img-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Checkout - Test Shop</title>
+<style nonce="${n}">
+  body { font-family: system-ui, sans-serif; max-width: 30rem; margin: 2rem auto; padding: 0 1rem; color: #1a1f36; }
+  .row { display: flex; gap: 1rem; } .row > div { flex: 1; }
+  button { margin-top: 1rem; padding: .6rem 1.4rem; font-size: 1rem; }
+  #error { color: #b42318; }
+</style>
+<script nonce="${n}">
+  // What the page's own scripts can see: every message it receives, every policy violation.
+  window.seen = [];
+  window.violations = [];
+  window.addEventListener('message', (event) => window.seen.push(JSON.stringify(event.data)), true);
+  document.addEventListener('securitypolicyviolation', (event) =>
+    window.violations.push(event.violatedDirective + ' ' + event.blockedURI));
+</script>
+</head>
+<body>
+<main>
+<h1>Checkout</h1>
+<form id="pay">
+  <div id="card-number"></div>
+  <div class="row"><div id="card-expiry"></div><div id="card-cvv"></div></div>
+  <button type="submit">Pay</button>
+</form>
+<p id="result" role="status"></p>
+<p id="error" role="alert"></p>
+</main>
+<script nonce="${n}">
+  window.scriptFailed = false;
+  const script = document.createElement('script');
+  script.nonce = ${JSON.stringify(n)};
+  script.src = ${JSON.stringify(`${HOLDFAST}/v1/clients/holdfast.js?publicApiKey=${encodeURIComponent(key)}`)};
+  script.addEventListener('error', () => { window.scriptFailed = true; });
+  script.addEventListener('load', () => {
+    window.fields = Holdfast.fields({
+      fields: { number: '#card-number', expiry: '#card-expiry', cvv: '#card-cvv' },
+      style: { base: { color: 'rgb(20, 40, 60)', fontSize: '17px' }, invalid: { color: 'rgb(180, 35, 24)' } },
+    });
+    window.changes = [];
+    window.fields.on('change', (event) => window.changes.push(event));
+    document.getElementById('pay').addEventListener('submit', async (event) => {
+      event.preventDefault();
+      document.getElementById('result').textContent = '';
+      document.getElementById('error').textContent = '';
+      try {
+        const { token, brand } = await window.fields.tokenize();
+        document.getElementById('result').textContent = 'Token ' + token + ' (' + brand + ')';
+      } catch (error) {
+        document.getElementById('error').textContent = error.code + ' on ' + error.field + ': ' + error.message;
+      }
+    });
+  });
+  document.body.appendChild(script);
+</script>
+</body>
+</html>`;
+  return { html, csp };
+}
+
+const server = await merchantServer({ '/checkout': checkout });
+const browser = await launch();
+
+/** A fresh page on the checkout, with the frames loaded; console lines kept. */
+async function open(query = '') {
+  const context = await browser.newContext({ viewport: { width: 640, height: 720 } });
+  const page = await context.newPage();
+  const console = [];
+  page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
+  await page.goto(`${server.origin}/checkout${query}`);
+  return { page, console, context };
+}
+
+async function framesReady(page) {
+  for (const field of ['number', 'expiry', 'cvv']) {
+    await input(page, field).waitFor();
+  }
+  // The page hears 'ready' from each frame before it configures it.
+  await page.waitForFunction(() => window.fields && window.seen.filter((m) => m.includes('"ready"')).length === 3);
+}
+
+function input(page, field) {
+  return page.frameLocator(`iframe[name^="holdfast-${field}-"]`).locator('#input');
+}
+
+function frameOf(page, field) {
+  return page.frames().find((frame) => frame.name().startsWith(`holdfast-${field}-`));
+}
+
+async function fill(page, number, expiry, cvv) {
+  await input(page, 'number').pressSequentially(number, { delay: 5 });
+  await input(page, 'expiry').pressSequentially(expiry, { delay: 5 });
+  await input(page, 'cvv').pressSequentially(cvv, { delay: 5 });
+}
+
+function noPolicyViolations(console, violations) {
+  assert.deepEqual(violations, [], 'the merchant page saw no CSP violation');
+  const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
+  assert.deepEqual(refused, [], 'no frame reported a CSP violation');
+}
+
+const tests = {
+  async 'a card typed into the frames becomes a token; the page never holds the number'() {
+    const { page, console, context } = await open();
+    await framesReady(page);
+    await shot(page, '01-empty');
+    await fill(page, PAN, FUTURE, '123');
+    assert.equal(await input(page, 'number').inputValue(), '4111 1111 1111 1111', 'grouped as typed');
+    assert.equal(await input(page, 'expiry').inputValue(), `12 / ${FUTURE.slice(2)}`);
+    await shot(page, '02-filled');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForFunction(() => /Token tkn_/.test(document.getElementById('result').textContent));
+    await shot(page, '03-tokenized');
+    const result = await page.locator('#result').textContent();
+    const token = /tkn_[A-Za-z0-9]+/.exec(result)[0];
+    assert.match(result, /\(visa\)/);
+
+    // The page: not in its DOM, not in any message it received, not reachable in the frames.
+    const html = await page.content();
+    const seen = await page.evaluate(() => window.seen.join('\n'));
+    for (const needle of [PAN, '4111 1111 1111 1111', '1111 1111']) {
+      assert.ok(!html.includes(needle), `page DOM holds ${needle}`);
+      assert.ok(!seen.includes(needle), `a message to the page holds ${needle}`);
+    }
+    assert.ok(!seen.includes('"123"'), 'no message carries the security code');
+    const reachable = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('iframe')).map((frame) => {
+        try {
+          return frame.contentDocument !== null;
+        } catch {
+          return false;
+        }
+      }));
+    assert.deepEqual(reachable, [false, false, false], 'the frames are closed to the page');
+    const changes = await page.evaluate(() => window.changes.map((c) => c.field + ':' + JSON.stringify(c.state)));
+    assert.ok(changes.includes('number:{"empty":false,"complete":true,"valid":true,"brand":"visa"}'), changes.join('\n'));
+    noPolicyViolations(console, await page.evaluate(() => window.violations));
+    writeFileSync(RESULT, JSON.stringify({ token }));
+    await context.close();
+  },
+
+  async 'a bad Luhn digit and a past expiry are shown inline and announced'() {
+    const { page, context } = await open();
+    await framesReady(page);
+    await fill(page, '4111111111111112', '0120', '12');
+    await input(page, 'number').click();
+    await shot(page, '04-inline-errors');
+    const number = frameOf(page, 'number');
+    const expiry = frameOf(page, 'expiry');
+    for (const [frame, message] of [
+      [number, 'Your card number is invalid.'],
+      [expiry, 'The expiration date is in the past.'],
+    ]) {
+      const error = await frame.evaluate(() => {
+        const field = document.getElementById('input');
+        const line = document.getElementById(field.getAttribute('aria-describedby'));
+        return {
+          text: line.textContent,
+          live: line.getAttribute('aria-live'),
+          invalid: field.getAttribute('aria-invalid'),
+        };
+      });
+      assert.deepEqual(error, { text: message, live: 'polite', invalid: 'true' });
+    }
+    // The merchant's invalid colour, applied inside the frame through the style object.
+    const color = await number.evaluate(() => getComputedStyle(document.getElementById('input')).color);
+    assert.equal(color, 'rgb(180, 35, 24)');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForFunction(() => document.getElementById('error').textContent !== '');
+    assert.equal(await page.locator('#error').textContent(), 'field_invalid on number: Your card number is invalid.');
+    const cvv = await frameOf(page, 'cvv').evaluate(() => document.getElementById('error').textContent);
+    assert.equal(cvv, 'The security code is incomplete.', 'every field shows its error on submit');
+    await shot(page, '05-refused');
+    await context.close();
+  },
+
+  async 'the merchant style object reaches the frames, the page CSS does not'() {
+    const { page, context } = await open();
+    await framesReady(page);
+    const style = await frameOf(page, 'number').evaluate(() => {
+      const field = getComputedStyle(document.getElementById('input'));
+      return { color: field.color, fontSize: field.fontSize };
+    });
+    assert.deepEqual(style, { color: 'rgb(20, 40, 60)', fontSize: '17px' });
+    await context.close();
+  },
+
+  async 'Tab moves through the fields in order, with a visible focus ring'() {
+    const { page, context } = await open();
+    await framesReady(page);
+    await input(page, 'number').focus();
+    const order = [];
+    for (const field of ['number', 'expiry', 'cvv']) {
+      const state = await frameOf(page, field).evaluate(() => ({
+        focused: document.activeElement === document.getElementById('input'),
+        outline: getComputedStyle(document.getElementById('input')).outlineStyle,
+      }));
+      order.push([field, state.focused, state.outline]);
+      if (field === 'expiry') await shot(page, '06-keyboard-focus');
+      await page.keyboard.press('Tab');
+    }
+    assert.deepEqual(order, [
+      ['number', true, 'solid'],
+      ['expiry', true, 'solid'],
+      ['cvv', true, 'solid'],
+    ]);
+    const button = await page.evaluate(() => document.activeElement.textContent);
+    assert.equal(button, 'Pay', 'after the last field, focus returns to the page');
+    await context.close();
+  },
+
+  async 'axe-core finds no violation in the page or in any frame'() {
+    const { page, context } = await open();
+    await framesReady(page);
+    await input(page, 'number').pressSequentially('4111111111111112');
+    await input(page, 'expiry').click();
+    // Injected through DevTools into the page and every frame, so the page's own policy is
+    // not loosened for axe; axe then audits the page with its frames as one document, as a
+    // screen reader meets it.
+    for (const frame of page.frames()) {
+      await frame.evaluate(AXE);
+      // axe talks only to frames of its own origin unless told otherwise.
+      await frame.evaluate(() => window.axe.configure({ allowedOrigins: ['<unsafe_all_origins>'] }));
+    }
+    const violations = await page.evaluate(async () => {
+      const result = await window.axe.run(document, { iframes: true });
+      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    });
+    const audited = await page.evaluate(async () => {
+      const result = await window.axe.run(document, { iframes: true, runOnly: ['label'] });
+      return result.passes.flatMap((rule) => rule.nodes.map((n) => n.target.join(' ')));
+    });
+    // Positive control: the inputs inside the frames were reached and found labelled.
+    assert.equal(audited.length, 3, `axe reached the frames' inputs: ${audited}`);
+    assert.deepEqual(violations, []);
+    const titles = await page.evaluate(() => Array.from(document.querySelectorAll('iframe')).map((f) => f.title));
+    assert.deepEqual(titles, ['Secure card number input', 'Secure expiration date input', 'Secure security code input']);
+    await context.close();
+  },
+
+  async 'a private key in the script URL is refused and nothing loads'() {
+    const { page, context } = await open('?as=private');
+    await page.waitForFunction(() => window.scriptFailed === true);
+    assert.equal(await page.evaluate(() => typeof window.Holdfast), 'undefined');
+    assert.equal(await page.locator('iframe').count(), 0);
+    await shot(page, '07-private-key-refused');
+    await context.close();
+  },
+};
+
+let failed = 0;
+try {
+  failed = await run(tests);
+} finally {
+  await browser.close();
+  await server.close();
+}
+process.exit(failed === 0 ? 0 : 1);

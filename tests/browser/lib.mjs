@@ -1,0 +1,88 @@
+// What every browser test shares: Debian's Chromium, launched so it never reaches the network
+// on its own, a merchant's page served on another origin than Holdfast's, and screenshots.
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM = process.env.HOLDFAST_CHROMIUM || '/usr/bin/chromium';
+
+export function required(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+/** Playwright gives every launch a fresh, temporary user-data-dir of its own. */
+export async function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Screenshots land in HOLDFAST_ARTIFACTS (default target/browser-artifacts). */
+export function artifacts(group) {
+  const dir = join(process.env.HOLDFAST_ARTIFACTS || 'target/browser-artifacts', group);
+  mkdirSync(dir, { recursive: true });
+  return async (page, name) => {
+    const path = join(dir, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    return path;
+  };
+}
+
+export function nonce() {
+  return randomBytes(16).toString('base64');
+}
+
+/**
+ * A merchant's web server on http://localhost:<port>, another origin (and site) than Holdfast's
+ * http://127.0.0.1:<port>. `pages` maps a path to a function of the request's URL that returns
+ * {html, csp}.
+ */
+export async function merchantServer(pages) {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    const page = pages[url.pathname];
+    if (!page) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    const { html, csp } = page(url);
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': csp,
+      'cache-control': 'no-store',
+    });
+    res.end(html);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://localhost:${server.address().port}`;
+  return { origin, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** Runs each named test in order, prints one line per result, exits non-zero on a failure. */
+export async function run(tests) {
+  let failed = 0;
+  for (const [name, test] of Object.entries(tests)) {
+    try {
+      await test();
+      console.log(`ok - ${name}`);
+    } catch (error) {
+      failed += 1;
+      console.log(`not ok - ${name}\n${error && error.stack ? error.stack : error}`);
+    }
+  }
+  return failed;
+}

@@ -1,0 +1,243 @@
+//! The hosted client in a real browser (`tests/browser/hosted-fields.mjs`, Debian's Chromium
+//! driven by `playwright-core`): a card typed into Holdfast's frames on a merchant page of another
+//! origin becomes a token the page receives without ever holding the number; then this test,
+//! as the merchant's backend, pays with that token. Around it, from outside: the script's and
+//! frames' refusals, and no card number or private key in the server's log.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use holdfast_e2e::{Api, Env, Server, on_both_backends};
+use reqwest::StatusCode;
+use serde_json::Value;
+
+/// A plain GET, as a script tag or a frame would send it: no header carries a key.
+async fn get(server: &Server, path: String) -> reqwest::Response {
+    reqwest::get(server.url(&path)).await.unwrap()
+}
+
+fn browser_tests() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../browser")
+}
+
+/// Where screenshots are kept: `target/browser-artifacts/<backend>/…`.
+fn artifacts(env: &Env) -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"),
+        PathBuf::from,
+    );
+    target
+        .join("browser-artifacts")
+        .join(format!("{:?}", env.backend).to_lowercase())
+}
+
+async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
+    let platform = env.create_platform("Shop");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let merchant = api
+        .post(
+            "/v1/merchants",
+            &platform.private_key,
+            r#"{"name": "Shop"}"#,
+        )
+        .await;
+    let merchant = merchant.body["id"].as_str().unwrap().to_owned();
+    let result = tempfile::NamedTempFile::new().unwrap();
+
+    let run = Command::new("node")
+        .arg(browser_tests().join("hosted-fields.mjs"))
+        .current_dir(browser_tests())
+        .env("HOLDFAST_URL", server.url("").trim_end_matches('/'))
+        .env("HOLDFAST_PUBLIC_KEY", &platform.public_key)
+        .env("HOLDFAST_PRIVATE_KEY", &platform.private_key)
+        .env("HOLDFAST_RESULT", result.path())
+        .env("HOLDFAST_ARTIFACTS", artifacts(&env))
+        .output()
+        .expect("node (the browser tests need Node.js and `npm ci --prefix tests/browser`)");
+    let report = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "browser tests failed:\n{report}\n{}\nserver log:\n{}",
+        String::from_utf8_lossy(&run.stderr),
+        server.log()
+    );
+    assert!(!report.contains("not ok"), "{report}");
+
+    // The merchant's backend pays with the token the page received.
+    let token: Value = serde_json::from_slice(&std::fs::read(result.path()).unwrap()).unwrap();
+    let token = token["token"].as_str().unwrap();
+    let body = format!(
+        r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 2500, "payment": {{"token": "{token}"}}}}"#
+    );
+    let paid = api
+        .post("/v1/transactions", &platform.private_key, &body)
+        .await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    assert_eq!(paid.body["state"], "authorized");
+    assert_eq!(paid.body["payment"]["last4"], "1111");
+    // Single use: the token is spent.
+    let again = api
+        .post("/v1/transactions", &platform.private_key, &body)
+        .await;
+    assert_eq!(again.status, StatusCode::BAD_REQUEST, "{}", again.text);
+
+    let log = server.log();
+    assert!(!log.contains("4111111111111111"), "card number in the log");
+    assert!(
+        !log.contains(&platform.private_key),
+        "private key in the log"
+    );
+}
+
+async fn the_script_and_frames_refuse_what_they_must(env: Env) {
+    let platform = env.create_platform("Shop");
+    let (inactive_id, inactive) = env.create_key(&platform.id, "public", "test");
+    env.cli_json(&[
+        "keys",
+        "deactivate",
+        "--platform",
+        &platform.id,
+        &inactive_id,
+    ]);
+    let (_, live_public) = env.create_key(&platform.id, "public", "live");
+    let server = env.serve();
+    let get = |path: String| get(&server, path);
+    let script = |key: &str| format!("/v1/clients/holdfast.js?publicApiKey={key}");
+
+    // Either mode's active public key loads the script.
+    for key in [&platform.public_key, &live_public] {
+        let reply = get(script(key)).await;
+        assert_eq!(reply.status(), StatusCode::OK);
+        assert_eq!(
+            reply.headers()["content-type"],
+            "application/javascript; charset=utf-8"
+        );
+        assert_eq!(reply.headers()["cache-control"], "no-cache");
+        assert!(reply.text().await.unwrap().contains("window.Holdfast"));
+    }
+    // Missing, unknown, inactive, given twice: one 401.
+    for path in [
+        "/v1/clients/holdfast.js".to_owned(),
+        script("pub_test_ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+        script(&inactive),
+        format!(
+            "{}&publicApiKey={}",
+            script(&platform.public_key),
+            platform.public_key
+        ),
+    ] {
+        let reply = get(path.clone()).await;
+        assert_eq!(reply.status(), StatusCode::UNAUTHORIZED, "{path}");
+        let body: Value = reply.json().await.unwrap();
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("publicApiKey")
+        );
+    }
+    // A private key: 403, told to deactivate it, and its value is neither echoed nor logged.
+    let reply = get(script(&platform.private_key)).await;
+    assert_eq!(reply.status(), StatusCode::FORBIDDEN);
+    let text = reply.text().await.unwrap();
+    assert!(text.contains("Deactivate it now"), "{text}");
+    assert!(!text.contains(&platform.private_key));
+    // Any key in the header is not a key for a script tag.
+    let reply = reqwest::Client::new()
+        .get(server.url("/v1/clients/holdfast.js"))
+        .header("x-api-key", &platform.public_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), StatusCode::UNAUTHORIZED);
+
+    // The versioned name is immutable; an unknown name is 404.
+    let body = get(script(&platform.public_key)).await;
+    let tag = body.headers()["etag"]
+        .to_str()
+        .unwrap()
+        .trim_matches('"')
+        .to_owned();
+    let pinned = get(format!(
+        "/v1/clients/{tag}?publicApiKey={}",
+        platform.public_key
+    ))
+    .await;
+    assert_eq!(pinned.status(), StatusCode::OK);
+    assert!(
+        pinned.headers()["cache-control"]
+            .to_str()
+            .unwrap()
+            .contains("immutable")
+    );
+    let missing = get(format!(
+        "/v1/clients/other.js?publicApiKey={}",
+        platform.public_key
+    ))
+    .await;
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+
+    assert!(!server.log().contains(&platform.private_key));
+}
+
+async fn a_frame_is_framed_only_by_the_origin_it_names(env: Env) {
+    let platform = env.create_platform("Shop");
+    let server = env.serve();
+    let get = |path: String| get(&server, path);
+    // A hostile origin or channel is refused by name, never echoed.
+    let frame = |query: &str| {
+        format!(
+            "/v1/clients/fields/number?publicApiKey={}&{query}",
+            platform.public_key
+        )
+    };
+    let page = get(frame(
+        "origin=https://shop.example&channel=abcdefghijklmnop",
+    ))
+    .await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let policy = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        policy.ends_with("frame-ancestors https://shop.example"),
+        "{policy}"
+    );
+    assert!(!policy.contains("unsafe-inline"));
+    for (query, param) in [
+        ("channel=abcdefghijklmnop", "origin"),
+        ("origin=https://shop.example", "channel"),
+        (
+            "origin=https://shop.example%3B%20script-src%20*&channel=abcdefghijklmnop",
+            "origin",
+        ),
+        ("origin=https://shop.example&channel=short", "channel"),
+        (
+            "origin=https://shop.example&channel=abcdefghijklmnop&extra=1",
+            "extra",
+        ),
+    ] {
+        let reply = get(frame(query)).await;
+        assert_eq!(reply.status(), StatusCode::BAD_REQUEST, "{query}");
+        let body: Value = reply.json().await.unwrap();
+        assert_eq!(body["error"]["param"], param, "{query}");
+        assert!(!body.to_string().contains("script-src"), "{query}: echoed");
+    }
+    let reply = get(
+        frame("origin=https://shop.example&channel=abcdefghijklmnop").replace("/number", "/pin"),
+    )
+    .await;
+    assert_eq!(reply.status(), StatusCode::NOT_FOUND);
+}
+
+on_both_backends!(
+    a_card_typed_in_the_frames_pays_from_the_backend,
+    the_script_and_frames_refuse_what_they_must,
+    a_frame_is_framed_only_by_the_origin_it_names
+);
