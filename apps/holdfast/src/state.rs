@@ -11,8 +11,8 @@ use holdfast_domain::ports::{
     BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor,
 };
 use holdfast_domain::services::{
-    Authenticator, IdempotencyService, KeyService, MerchantService, PaymentService,
-    PlatformService, RoutingService, TokenService, UserService, WebhookService,
+    Authenticator, ClientSessionService, IdempotencyService, KeyService, MerchantService,
+    PaymentService, PlatformService, RoutingService, TokenService, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -36,6 +36,8 @@ pub struct AppState {
     pub payments: PaymentService,
     /// Card tokens and the BIN table.
     pub tokens: TokenService,
+    /// One checkout's session, for the hosted client.
+    pub client_sessions: ClientSessionService,
     pub webhooks: WebhookService,
     pub idempotency: IdempotencyService,
     /// Per-key and per-address request budgets of this replica (off unless `serve` sets them).
@@ -135,6 +137,12 @@ impl AppState {
                 ids.clone(),
             ),
             keys: KeyService::new(stores.keys, stores.users, clock.clone(), ids.clone()),
+            client_sessions: ClientSessionService::new(
+                stores.client_sessions,
+                stores.merchants.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
             merchants: MerchantService::new(
                 stores.merchants,
                 stores.routing.clone(),

@@ -112,6 +112,11 @@ typed_id!(
     TokenId,
     "tkn_"
 );
+typed_id!(
+    /// A client session: one checkout a page may tokenize for (spec 1, client sessions).
+    ClientSessionId,
+    "cs_"
+);
 
 typed_id!(
     /// A webhook subscription.

@@ -2,6 +2,7 @@
 //! whatever adapters (or mocks) it was built with.
 
 mod authenticator;
+mod client_sessions;
 #[cfg(test)]
 mod fixtures;
 mod idempotency;
@@ -15,6 +16,7 @@ mod users;
 mod webhooks;
 
 pub use authenticator::{AuthenticateError, Authenticator};
+pub use client_sessions::{ClientSessionService, CreatedSession, NewClientSession};
 pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::{MerchantService, NO_SUCH_PLAN};
@@ -40,6 +42,7 @@ macro_rules! opaque_debug {
 
 opaque_debug!(
     Authenticator,
+    ClientSessionService,
     IdempotencyService,
     KeyService,
     MerchantService,

@@ -13,8 +13,9 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
-    EmailOutbox, EventLog, IdempotencyStore, KeyStore, MerchantStore, NotificationQueue,
-    PlatformStore, RoutingStore, StoreError, TokenStore, TransactionStore, UserStore, WebhookStore,
+    ClientSessionStore, EmailOutbox, EventLog, IdempotencyStore, KeyStore, MerchantStore,
+    NotificationQueue, PlatformStore, RoutingStore, StoreError, TokenStore, TransactionStore,
+    UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -121,6 +122,7 @@ pub struct Stores {
     pub events: Arc<dyn EventLog>,
     pub idempotency: Arc<dyn IdempotencyStore>,
     pub tokens: Arc<dyn TokenStore>,
+    pub client_sessions: Arc<dyn ClientSessionStore>,
     pub webhooks: Arc<dyn WebhookStore>,
     pub notifications: Arc<dyn NotificationQueue>,
     pub emails: Arc<dyn EmailOutbox>,
@@ -256,6 +258,7 @@ impl Database {
             events: Arc::new(store.clone()),
             idempotency: Arc::new(store.clone()),
             tokens: Arc::new(store.clone()),
+            client_sessions: Arc::new(store.clone()),
             webhooks: Arc::new(store.clone()),
             notifications: Arc::new(store.clone()),
             emails: Arc::new(store.clone()),

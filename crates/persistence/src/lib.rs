@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod client_session_rows;
 mod conn;
 mod database;
 mod error;

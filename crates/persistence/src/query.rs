@@ -14,8 +14,8 @@ use holdfast_domain::scope::Scope;
 use crate::conn::{Conn, Loads};
 use crate::rows::convert_all;
 use crate::schema::{
-    events, idempotency_keys, merchants, notifications, plans, processor_connections, tokens,
-    transactions, webhooks,
+    client_sessions, events, idempotency_keys, merchants, notifications, plans,
+    processor_connections, tokens, transactions, webhooks,
 };
 
 /// A table whose rows each belong to one platform and one mode.
@@ -63,6 +63,7 @@ macro_rules! scoped_tables {
 }
 
 scoped_tables!(
+    client_sessions,
     events,
     idempotency_keys,
     merchants,

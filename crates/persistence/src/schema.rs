@@ -259,6 +259,27 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::{BigInt, Binary, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    client_sessions (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        merchant_id -> Text,
+        amount -> BigInt,
+        currency -> Text,
+        payment_methods -> Text,
+        secret_hash -> Binary,
+        status -> Text,
+        transaction_id -> Nullable<Text>,
+        created_on -> Ts,
+        expires_on -> Ts,
+        closed_on -> Nullable<Ts>,
+    }
+}
+
 diesel::joinable!(notifications -> webhooks (webhook_id));
 diesel::joinable!(notifications -> events (event_id));
 
@@ -274,6 +295,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     idempotency_keys,
     tokens,
+    client_sessions,
     webhooks,
     notifications,
     emails,

@@ -292,6 +292,7 @@ fn token(p: &Principal, suffix: &str, kind: TokenKind) -> Token {
 mod cases {
     use super::*;
 
+    mod client_sessions;
     mod idempotency;
     mod keys;
     mod ledger;
@@ -301,6 +302,7 @@ mod cases {
     mod tokens;
     mod webhooks;
 
+    pub use client_sessions::*;
     pub use idempotency::*;
     pub use keys::*;
     pub use ledger::*;
@@ -365,5 +367,6 @@ conformance!(
     payment_setup_reads_the_merchant_its_plan_and_connections,
     completion_writes_event_fan_out_and_reply_or_nothing,
     a_failed_refund_releases_its_reservation,
+    client_sessions_are_scoped_and_closed_once,
     ping_answers,
 );

@@ -16,6 +16,7 @@ pub enum Resource {
     Plan,
     Token,
     Webhook,
+    ClientSession,
 }
 
 pub const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
@@ -69,6 +70,10 @@ pub const ROUTES: &[Route] = &[
     ("POST", "/v1/webhooks/{id}/rotate-secret", Access::Private, None, Resource::Webhook, 0),
     ("DELETE", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
     ("GET", "/v1/webhooks/{id}/deliveries", Access::Private, None, Resource::Webhook, 0),
+    // A live key cannot open a session for a test merchant: the merchant does not exist for it.
+    ("POST", "/v1/client-sessions", Access::Private, Some(SESSION_BODY), Resource::None, 400),
+    ("GET", "/v1/client-sessions/{id}", Access::Private, None, Resource::ClientSession, 0),
+    ("POST", "/v1/client-sessions/{id}/cancel", Access::Private, None, Resource::ClientSession, 0),
     // The hosted client: a public key of either mode, in the query; neither has a mode.
     ("GET", "/v1/clients/{script}", Access::Public, None, Resource::None, 200),
     ("GET", "/v1/clients/fields/{field}", Access::Public, None, Resource::None, 200),
@@ -116,6 +121,8 @@ pub fn present_key<'k>(
 pub const WEBHOOK_BODY: &str =
     r#"{"endpointUrl": "https://example.com/hooks", "events": ["transaction.created"]}"#;
 
+pub const SESSION_BODY: &str = r#"{"merchantId": "{merchant}", "amount": 2500}"#;
+
 pub const TOKEN_BODY: &str =
     r#"{"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
 
@@ -146,6 +153,12 @@ pub async fn resource_of(
             let hook = api.post("/v1/webhooks", owner, WEBHOOK_BODY).await;
             assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
             hook.body["id"].as_str().expect("an id").to_owned()
+        }
+        Resource::ClientSession => {
+            let body = SESSION_BODY.replace("{merchant}", &merchant);
+            let session = api.post("/v1/client-sessions", owner, &body).await;
+            assert_eq!(session.status, StatusCode::CREATED, "{}", session.text);
+            session.body["id"].as_str().expect("an id").to_owned()
         }
         Resource::Transaction => {
             let body = AUTH_BODY.replace("{merchant}", &merchant);

@@ -1,6 +1,7 @@
 //! The HTTP API: actix-web application, routes, extractors and error mapping.
 
 mod bins;
+mod client_sessions;
 pub mod clients;
 mod docs_page;
 mod error;

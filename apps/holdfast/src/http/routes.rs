@@ -90,6 +90,7 @@ fn all() -> Routes {
     super::tokens::routes(&mut routes);
     super::webhooks::routes(&mut routes);
     super::clients::routes(&mut routes);
+    super::client_sessions::routes(&mut routes);
     routes
 }
 

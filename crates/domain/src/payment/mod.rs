@@ -3,6 +3,7 @@
 pub mod amount;
 pub mod brand;
 pub mod card;
+pub mod client_session;
 pub mod fee;
 pub mod follow_up;
 pub mod lifecycle;

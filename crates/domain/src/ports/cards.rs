@@ -84,3 +84,35 @@ pub trait TokenStore: Send + Sync {
     /// stay); returns how many were erased.
     async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError>;
 }
+
+/// Storage of client sessions, scoped to a platform and mode.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait ClientSessionStore: Send + Sync {
+    /// Writes the session and the request's idempotent `reply`, if any, in one SQL transaction.
+    async fn save(
+        &self,
+        session: &crate::payment::client_session::ClientSession,
+        reply: Option<KeyedAnswer>,
+    ) -> Result<(), StoreError>;
+
+    /// Reads a session; `None` when it does not exist in this platform and mode.
+    async fn find(
+        &self,
+        scope: &Scope,
+        id: &crate::ids::ClientSessionId,
+    ) -> Result<Option<crate::payment::client_session::ClientSession>, StoreError>;
+
+    /// Moves a session that is open and unexpired at `now` to `to` (completed, with the
+    /// payment that completed it, or canceled), in one statement: of two racing closes, one
+    /// wins. Returns the session as it is afterwards, or `None` when it was not open (or does
+    /// not exist in this platform and mode).
+    async fn close(
+        &self,
+        scope: &Scope,
+        id: &crate::ids::ClientSessionId,
+        to: crate::payment::client_session::SessionStatus,
+        transaction: Option<crate::ids::TxnId>,
+        now: OffsetDateTime,
+    ) -> Result<Option<crate::payment::client_session::ClientSession>, StoreError>;
+}

@@ -1,0 +1,399 @@
+//! Client sessions (spec 1, "client session creation"): a merchant's server opens one per
+//! checkout with a private key and hands its client secret to the page; the page's public key
+//! tokenizes under it; the first successful payment with such a token completes it.
+
+use std::sync::Arc;
+
+use crate::Invalid;
+use crate::auth::Principal;
+use crate::idempotency::{Recorder, reply_for};
+use crate::ids::{ClientSessionId, MerchantId, TxnId};
+use crate::merchant::Currency;
+use crate::payment::amount::Amount;
+use crate::payment::client_session::{
+    ClientSecret, ClientSession, PaymentMethod, SessionStatus, lifetime,
+};
+use crate::ports::{ClientSessionStore, Clock, Ids, MerchantStore, StoreError};
+
+use super::ServiceError;
+
+/// What a merchant's server asks for.
+#[derive(Debug, Clone)]
+pub struct NewClientSession {
+    /// The merchant the checkout pays.
+    pub merchant_id: MerchantId,
+    /// What the checkout pays.
+    pub amount: Amount,
+    /// Must be the merchant's currency when given.
+    pub currency: Option<Currency>,
+    /// `card` when not given.
+    pub payment_methods: Option<Vec<PaymentMethod>>,
+    /// Seconds to live; 30 minutes when not given.
+    pub expires_in: Option<i64>,
+}
+
+/// A session just created, with the secret that is shown this once.
+#[derive(Debug, Clone)]
+pub struct CreatedSession {
+    /// The session.
+    pub session: ClientSession,
+    /// Its client secret; only its hash is stored.
+    pub secret: ClientSecret,
+}
+
+/// Opens, reads, cancels and completes client sessions.
+#[derive(Clone)]
+pub struct ClientSessionService {
+    sessions: Arc<dyn ClientSessionStore>,
+    merchants: Arc<dyn MerchantStore>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
+}
+
+impl ClientSessionService {
+    /// A service over its ports.
+    pub fn new(
+        sessions: Arc<dyn ClientSessionStore>,
+        merchants: Arc<dyn MerchantStore>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
+        Self {
+            sessions,
+            merchants,
+            clock,
+            ids,
+        }
+    }
+
+    /// Opens a session for one checkout of a merchant of the caller's platform and mode.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
+    pub async fn create(
+        &self,
+        who: &Principal,
+        new: NewClientSession,
+        reply: Option<&Recorder<'_, CreatedSession>>,
+    ) -> Result<CreatedSession, ServiceError> {
+        let lifetime = lifetime(new.expires_in)?;
+        let payment_methods = methods(new.payment_methods)?;
+        let merchant = self
+            .merchants
+            .get_merchant(&who.scope, &new.merchant_id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
+        let currency = merchant.details.currency;
+        if new.currency.is_some_and(|asked| asked != currency) {
+            return Err(Invalid::new("currency", "must be the merchant's currency").into());
+        }
+        let now = self.clock.now();
+        let id = ClientSessionId::from_suffix(&self.ids.next_id());
+        let secret = ClientSecret::new(&id, &self.ids.key_secret());
+        let created = CreatedSession {
+            session: ClientSession {
+                secret_hash: secret.hash(),
+                id,
+                platform_id: who.scope.platform.clone(),
+                mode: who.scope.mode,
+                merchant_id: merchant.id,
+                amount: new.amount.minor_units(),
+                currency,
+                payment_methods,
+                status: SessionStatus::Open,
+                transaction_id: None,
+                created_on: now,
+                expires_on: now + lifetime,
+                closed_on: None,
+            },
+            secret,
+        };
+        self.sessions
+            .save(&created.session, reply_for(reply, &created))
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(created)
+    }
+
+    /// A session of the caller's platform and mode, its status as of now.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
+    pub async fn get(
+        &self,
+        who: &Principal,
+        id: &ClientSessionId,
+    ) -> Result<ClientSession, ServiceError> {
+        let session = self
+            .sessions
+            .find(&who.scope, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("client session"))?;
+        Ok(self.as_of_now(session))
+    }
+
+    /// Cancels an open session; one that is not open is a conflict that says what it is.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
+    pub async fn cancel(
+        &self,
+        who: &Principal,
+        id: &ClientSessionId,
+    ) -> Result<ClientSession, ServiceError> {
+        let now = self.clock.now();
+        let closed = self
+            .sessions
+            .close(&who.scope, id, SessionStatus::Canceled, None, now)
+            .await
+            .map_err(ServiceError::Store)?;
+        if let Some(session) = closed {
+            return Ok(session);
+        }
+        let session = self.get(who, id).await?;
+        Err(ServiceError::Conflict {
+            field: "id",
+            message: format!(
+                "the client session is {}; only an open session can be canceled",
+                session.status
+            ),
+        })
+    }
+
+    /// The open session a client secret names, for tokenizing under it; anything else (a
+    /// malformed or wrong secret, another platform's or mode's session, one that is closed or
+    /// expired) is one refusal that names `clientSecret` and says nothing more.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
+    pub async fn open_for_tokens(
+        &self,
+        who: &Principal,
+        secret: &str,
+    ) -> Result<ClientSessionId, ServiceError> {
+        let refused = || {
+            ServiceError::Invalid(Invalid::new(
+                "clientSecret",
+                "is not the secret of an open client session of this key's platform and mode",
+            ))
+        };
+        let (id, secret) = ClientSecret::parse(secret).ok_or_else(refused)?;
+        let session = self
+            .sessions
+            .find(&who.scope, &id)
+            .await
+            .map_err(ServiceError::Store)?
+            .filter(|s| s.has_secret(&secret))
+            .ok_or_else(refused)?;
+        match session.status_at(self.clock.now()) {
+            SessionStatus::Open => Ok(session.id),
+            _ => Err(refused()),
+        }
+    }
+
+    /// Checks a payment about to be made with a token of session `id`.
+    pub async fn check_payment(
+        &self,
+        who: &Principal,
+        id: &ClientSessionId,
+        merchant: &MerchantId,
+        amount: i64,
+        currency: Currency,
+    ) -> Result<(), ServiceError> {
+        let session = self
+            .sessions
+            .find(&who.scope, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or_else(|| {
+                Invalid::new(
+                    "payment.token",
+                    "the token's client session no longer exists",
+                )
+            })?;
+        Ok(session.admits(merchant, amount, currency, self.clock.now())?)
+    }
+
+    /// Completes session `id` with `transaction`, its first successful payment. `false` when
+    /// the session was no longer open (another payment completed it first).
+    pub async fn complete(
+        &self,
+        who: &Principal,
+        id: &ClientSessionId,
+        transaction: &TxnId,
+    ) -> Result<bool, StoreError> {
+        let closed = self
+            .sessions
+            .close(
+                &who.scope,
+                id,
+                SessionStatus::Completed,
+                Some(transaction.clone()),
+                self.clock.now(),
+            )
+            .await?;
+        Ok(closed.is_some())
+    }
+
+    fn as_of_now(&self, session: ClientSession) -> ClientSession {
+        ClientSession {
+            status: session.status_at(self.clock.now()),
+            ..session
+        }
+    }
+}
+
+/// The methods asked for, each once, in the order given; `card` when none is named.
+fn methods(asked: Option<Vec<PaymentMethod>>) -> Result<Vec<PaymentMethod>, Invalid> {
+    let Some(asked) = asked else {
+        return Ok(vec![PaymentMethod::Card]);
+    };
+    let mut methods = Vec::new();
+    for method in asked {
+        if !methods.contains(&method) {
+            methods.push(method);
+        }
+    }
+    if methods.is_empty() {
+        return Err(Invalid::new(
+            "paymentMethods",
+            "must name at least one of card, apple_pay, google_pay",
+        ));
+    }
+    Ok(methods)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{KeyId, PlatformId, UserId};
+    use crate::merchant::{Merchant, MerchantDetails, MerchantName};
+    use crate::mode::{KeyType, Mode};
+    use crate::ports::{MockClientSessionStore, MockMerchantStore};
+    use crate::scope::Scope;
+    use crate::services::fixtures::{NOON, clock_at_noon};
+
+    fn who() -> Principal {
+        Principal {
+            scope: Scope::new(PlatformId::from_suffix("01P"), Mode::Test),
+            key_type: KeyType::Private,
+            key_id: KeyId::from_suffix("01K"),
+            user_id: UserId::from_suffix("01U"),
+        }
+    }
+
+    fn merchant() -> Merchant {
+        Merchant {
+            id: MerchantId::from_suffix("01M"),
+            platform_id: PlatformId::from_suffix("01P"),
+            mode: Mode::Test,
+            details: MerchantDetails {
+                name: MerchantName::parse("Shop").unwrap(),
+                currency: Currency::USD,
+                email: None,
+            },
+            plan_id: None,
+            created_on: NOON,
+            updated_on: NOON,
+        }
+    }
+
+    fn service(sessions: MockClientSessionStore) -> ClientSessionService {
+        let mut merchants = MockMerchantStore::new();
+        merchants
+            .expect_get_merchant()
+            .returning(|_, id| Ok((*id == merchant().id).then(merchant)));
+        let mut ids = crate::ports::MockIds::new();
+        ids.expect_next_id().return_const("01S".to_owned());
+        ids.expect_key_secret()
+            .return_const("ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned());
+        ClientSessionService::new(
+            Arc::new(sessions),
+            Arc::new(merchants),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids),
+        )
+    }
+
+    fn new_session() -> NewClientSession {
+        NewClientSession {
+            merchant_id: merchant().id,
+            amount: Amount::new("amount", 2500).unwrap(),
+            currency: None,
+            payment_methods: None,
+            expires_in: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_session_is_saved_with_its_secrets_hash_only() {
+        let mut sessions = MockClientSessionStore::new();
+        sessions
+            .expect_save()
+            .withf(|s, _| {
+                s.status == SessionStatus::Open
+                    && s.currency == Currency::USD
+                    && s.payment_methods == [PaymentMethod::Card]
+                    && s.expires_on == NOON + time::Duration::minutes(30)
+                    && s.secret_hash.len() == 32
+            })
+            .times(1)
+            .returning(|_, _| Ok(()));
+        let created = service(sessions)
+            .create(&who(), new_session(), None)
+            .await
+            .unwrap();
+        assert_eq!(
+            created.secret.expose(),
+            "cs_01S_secret_ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        );
+        assert!(created.session.has_secret(&created.secret));
+    }
+
+    #[tokio::test]
+    async fn a_bad_request_names_its_field_and_writes_nothing() {
+        let cases = [
+            (
+                NewClientSession {
+                    merchant_id: MerchantId::from_suffix("02M"),
+                    ..new_session()
+                },
+                "merchantId",
+            ),
+            (
+                NewClientSession {
+                    currency: Some(Currency::parse("EUR").unwrap()),
+                    ..new_session()
+                },
+                "currency",
+            ),
+            (
+                NewClientSession {
+                    payment_methods: Some(vec![]),
+                    ..new_session()
+                },
+                "paymentMethods",
+            ),
+            (
+                NewClientSession {
+                    expires_in: Some(90_000),
+                    ..new_session()
+                },
+                "expiresIn",
+            ),
+        ];
+        for (new, field) in cases {
+            let mut sessions = MockClientSessionStore::new();
+            sessions.expect_save().never();
+            match service(sessions).create(&who(), new, None).await {
+                Err(ServiceError::Invalid(invalid)) => assert_eq!(invalid.field, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn methods_are_kept_once_in_order() {
+        let got = methods(Some(vec![
+            PaymentMethod::GooglePay,
+            PaymentMethod::Card,
+            PaymentMethod::GooglePay,
+        ]))
+        .unwrap();
+        assert_eq!(got, [PaymentMethod::GooglePay, PaymentMethod::Card]);
+    }
+}

@@ -1,0 +1,148 @@
+//! Client sessions from outside: opened with a private key for one checkout, read back without
+//! their secret, canceled once, and every bad field named.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use holdfast_e2e::{Api, Env, on_both_backends};
+use reqwest::StatusCode;
+
+async fn a_session_is_opened_read_and_canceled_once(env: Env) {
+    let platform = env.create_platform("Shop");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let merchant = api
+        .post(
+            "/v1/merchants",
+            key,
+            r#"{"name": "Shop", "currency": "EUR"}"#,
+        )
+        .await;
+    let merchant = merchant.body["id"].as_str().unwrap().to_owned();
+
+    let made = api
+        .post(
+            "/v1/client-sessions",
+            key,
+            &format!(
+                r#"{{"merchantId": "{merchant}", "amount": 2500, "paymentMethods": ["card", "google_pay", "card"], "expiresIn": 600}}"#
+            ),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let session = &made.body;
+    let id = session["id"].as_str().unwrap();
+    assert!(id.starts_with("cs_"));
+    let secret = session["clientSecret"].as_str().unwrap();
+    assert!(secret.starts_with(&format!("{id}_secret_")), "{secret}");
+    assert_eq!(session["merchantId"], merchant.as_str());
+    assert_eq!(session["amount"], 2500);
+    assert_eq!(session["currency"], "EUR", "the merchant's currency");
+    assert_eq!(
+        session["paymentMethods"],
+        serde_json::json!(["card", "google_pay"])
+    );
+    assert_eq!(session["status"], "open");
+    assert_eq!(session["mode"], "test");
+    assert!(session["transactionId"].is_null());
+    let created = time::OffsetDateTime::parse(
+        session["createdOn"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let expires = time::OffsetDateTime::parse(
+        session["expiresAt"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    assert_eq!(expires - created, time::Duration::seconds(600));
+
+    // Read back: everything but the secret, which is shown once and never stored.
+    let read = api.get(&format!("/v1/client-sessions/{id}"), key).await;
+    assert_eq!(read.status, StatusCode::OK);
+    assert!(read.body.get("clientSecret").is_none());
+    assert_eq!(read.body["status"], "open");
+    // Only its hash is kept (no Idempotency-Key was sent, so no stored answer holds it).
+    let dump = env.dump().await;
+    assert!(
+        !holdfast_e2e::contains(&dump, secret.as_bytes()),
+        "the client secret is in the database"
+    );
+
+    let canceled = api
+        .post(&format!("/v1/client-sessions/{id}/cancel"), key, "")
+        .await;
+    assert_eq!(canceled.status, StatusCode::OK, "{}", canceled.text);
+    assert_eq!(canceled.body["status"], "canceled");
+    assert!(canceled.body["closedOn"].is_string());
+    let again = api
+        .post(&format!("/v1/client-sessions/{id}/cancel"), key, "")
+        .await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.text);
+    assert_eq!(again.body["error"]["param"], "id");
+    assert!(
+        again.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("canceled")
+    );
+}
+
+async fn a_bad_session_request_names_its_field(env: Env) {
+    let platform = env.create_platform("Shop");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let merchant = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+    let m = merchant.body["id"].as_str().unwrap().to_owned();
+    let cases = [
+        (r#"{"amount": 100}"#.to_owned(), "merchantId"),
+        (format!(r#"{{"merchantId": "{m}"}}"#), "amount"),
+        (format!(r#"{{"merchantId": "{m}", "amount": 0}}"#), "amount"),
+        (
+            r#"{"merchantId": "mid_nope", "amount": 100}"#.to_owned(),
+            "merchantId",
+        ),
+        (
+            format!(r#"{{"merchantId": "{m}", "amount": 100, "currency": "EUR"}}"#),
+            "currency",
+        ),
+        (
+            format!(r#"{{"merchantId": "{m}", "amount": 100, "paymentMethods": []}}"#),
+            "paymentMethods",
+        ),
+        (
+            format!(
+                r#"{{"merchantId": "{m}", "amount": 100, "paymentMethods": ["card", "cash"]}}"#
+            ),
+            "paymentMethods[1]",
+        ),
+        (
+            format!(r#"{{"merchantId": "{m}", "amount": 100, "expiresIn": 59}}"#),
+            "expiresIn",
+        ),
+        (
+            format!(r#"{{"merchantId": "{m}", "amount": 100, "expiresIn": 86401}}"#),
+            "expiresIn",
+        ),
+    ];
+    for (body, field) in cases {
+        let reply = api.post("/v1/client-sessions", key, &body).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{body}: {}",
+            reply.text
+        );
+        assert_eq!(reply.error_param(), Some(field), "{body}");
+    }
+    let list = api.get("/v1/client-sessions/cs_nope", key).await;
+    assert_eq!(list.status, StatusCode::NOT_FOUND);
+}
+
+on_both_backends!(
+    a_session_is_opened_read_and_canceled_once,
+    a_bad_session_request_names_its_field
+);
