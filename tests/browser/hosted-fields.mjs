@@ -13,6 +13,8 @@ const HOLDFAST = required('HOLDFAST_URL');
 const PUBLIC_KEY = required('HOLDFAST_PUBLIC_KEY');
 const PRIVATE_KEY = required('HOLDFAST_PRIVATE_KEY');
 const RESULT = required('HOLDFAST_RESULT');
+// A client session's secret: the first test tokenizes under it.
+const CLIENT_SECRET = required('HOLDFAST_CLIENT_SECRET');
 const PAN = '4111111111111111';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const shot = artifacts('hosted-fields');
@@ -24,6 +26,7 @@ const FUTURE = `12${String(year).padStart(2, '0')}`;
 function checkout(url) {
   const n = nonce();
   const key = url.searchParams.get('as') === 'private' ? PRIVATE_KEY : PUBLIC_KEY;
+  const clientSecret = url.searchParams.has('session') ? CLIENT_SECRET : null;
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${n}' ${HOLDFAST}`,
@@ -73,6 +76,7 @@ function checkout(url) {
   script.addEventListener('error', () => { window.scriptFailed = true; });
   script.addEventListener('load', () => {
     window.fields = Holdfast.fields({
+      clientSecret: ${JSON.stringify(clientSecret)},
       fields: { number: '#card-number', expiry: '#card-expiry', cvv: '#card-cvv' },
       style: { base: { color: 'rgb(20, 40, 60)', fontSize: '17px' }, invalid: { color: 'rgb(180, 35, 24)' } },
     });
@@ -139,8 +143,8 @@ function noPolicyViolations(console, violations) {
 }
 
 const tests = {
-  async 'a card typed into the frames becomes a token; the page never holds the number'() {
-    const { page, console, context } = await open();
+  async 'a card typed into the frames becomes a token of the client session; the page never holds the number'() {
+    const { page, console, context } = await open('?session=1');
     await framesReady(page);
     await shot(page, '01-empty');
     await fill(page, PAN, FUTURE, '123');
@@ -162,6 +166,7 @@ const tests = {
       assert.ok(!seen.includes(needle), `a message to the page holds ${needle}`);
     }
     assert.ok(!seen.includes('"123"'), 'no message carries the security code');
+    assert.ok(!seen.includes(CLIENT_SECRET), 'the secret goes to the number frame, never back');
     const reachable = await page.evaluate(() =>
       Array.from(document.querySelectorAll('iframe')).map((frame) => {
         try {

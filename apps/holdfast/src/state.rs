@@ -122,6 +122,7 @@ impl AppState {
         let processor: Arc<dyn Processor> = Arc::new(Processors::new(payments.processor_timeout()));
         let tokens = TokenService::new(
             stores.tokens,
+            stores.client_sessions.clone(),
             vault,
             bins.clone(),
             clock.clone(),

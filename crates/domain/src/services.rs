@@ -25,7 +25,7 @@ pub use platforms::{CreatedPlatform, PlatformService};
 pub use routing::{
     FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewPlan, RoutingService, brand_route_field,
 };
-pub use tokens::{TokenError, TokenService};
+pub use tokens::{PaymentTerms, Redeemed, TokenError, TokenService};
 pub use users::UserService;
 pub use webhooks::{DEFAULT_MAX_SUBSCRIPTIONS, NewWebhook, WebhookService};
 

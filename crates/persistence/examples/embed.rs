@@ -85,6 +85,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bins: Arc<dyn BinLookup> = Arc::new(BinTable::shipped());
     let tokens = TokenService::new(
         stores.tokens,
+        stores.client_sessions,
         Arc::new(vault),
         bins.clone(),
         clock.clone(),

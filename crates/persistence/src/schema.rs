@@ -177,6 +177,7 @@ diesel::table! {
         created_on -> Ts,
         expires_on -> Nullable<Ts>,
         used_on -> Nullable<Ts>,
+        client_session_id -> Nullable<Text>,
     }
 }
 

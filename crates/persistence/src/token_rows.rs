@@ -1,7 +1,7 @@
 //! Rows of the tokens table and their conversion to domain types.
 
 use diesel::{Insertable, Queryable};
-use holdfast_domain::ids::{PlatformId, TokenId};
+use holdfast_domain::ids::{ClientSessionId, PlatformId, TokenId};
 use holdfast_domain::payment::token::Token;
 use holdfast_domain::payment::transaction::PaymentSummary;
 use holdfast_domain::ports::{Sealed, StoreError};
@@ -27,6 +27,7 @@ pub struct TokenRow {
     pub created_on: OffsetDateTime,
     pub expires_on: Option<OffsetDateTime>,
     pub used_on: Option<OffsetDateTime>,
+    pub client_session_id: Option<String>,
 }
 
 impl TryFrom<TokenRow> for Token {
@@ -51,6 +52,7 @@ impl TryFrom<TokenRow> for Token {
             created_on: row.created_on,
             expires_on: row.expires_on,
             used_on: row.used_on,
+            client_session_id: row.client_session_id.map(ClientSessionId::from_trusted),
         })
     }
 }
@@ -73,6 +75,7 @@ pub struct NewTokenRow<'a> {
     pub created_on: OffsetDateTime,
     pub expires_on: Option<OffsetDateTime>,
     pub used_on: Option<OffsetDateTime>,
+    pub client_session_id: Option<&'a str>,
 }
 
 impl<'a> From<&'a Token> for NewTokenRow<'a> {
@@ -92,6 +95,7 @@ impl<'a> From<&'a Token> for NewTokenRow<'a> {
             created_on: t.created_on,
             expires_on: t.expires_on,
             used_on: t.used_on,
+            client_session_id: t.client_session_id.as_ref().map(ClientSessionId::as_str),
         }
     }
 }

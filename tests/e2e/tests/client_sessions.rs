@@ -142,7 +142,98 @@ async fn a_bad_session_request_names_its_field(env: Env) {
     assert_eq!(list.status, StatusCode::NOT_FOUND);
 }
 
+/// A token made with a session's secret pays only that checkout: the wrong amount or merchant
+/// is refused by name (the token stays usable), the right payment completes the session, and
+/// then nothing more is tokenized or paid under it.
+async fn a_session_token_pays_only_its_checkout_once(env: Env) {
+    let platform = env.create_platform("Shop");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let (private, public) = (&platform.private_key, &platform.public_key);
+    let mut merchants = Vec::new();
+    for name in ["Shop", "Other"] {
+        let made = api
+            .post(
+                "/v1/merchants",
+                private,
+                &format!(r#"{{"name": "{name}"}}"#),
+            )
+            .await;
+        merchants.push(made.body["id"].as_str().unwrap().to_owned());
+    }
+    let (shop, other) = (&merchants[0], &merchants[1]);
+    let session = api
+        .post(
+            "/v1/client-sessions",
+            private,
+            &format!(r#"{{"merchantId": "{shop}", "amount": 2500}}"#),
+        )
+        .await;
+    let id = session.body["id"].as_str().unwrap();
+    let secret = session.body["clientSecret"].as_str().unwrap();
+    let tokenize = |secret: String| {
+        let api = api.clone();
+        let public = public.clone();
+        async move {
+            api.post(
+                "/v1/tokens",
+                &public,
+                &format!(
+                    r#"{{"clientSecret": "{secret}", "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#
+                ),
+            )
+            .await
+        }
+    };
+    let first = tokenize(secret.to_owned()).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let second = tokenize(secret.to_owned()).await;
+    let (first, second) = (
+        first.body["id"].as_str().unwrap().to_owned(),
+        second.body["id"].as_str().unwrap().to_owned(),
+    );
+    let pay = |merchant: &str, amount: i64, token: &str| {
+        let api = api.clone();
+        let private = private.clone();
+        let body = format!(
+            r#"{{"merchantId": "{merchant}", "type": "sale", "amount": {amount}, "payment": {{"token": "{token}"}}}}"#
+        );
+        async move { api.post("/v1/transactions", &private, &body).await }
+    };
+    for (merchant, amount, field) in [(shop, 2499, "amount"), (other, 2500, "merchantId")] {
+        let refused = pay(merchant, amount, &first).await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+        assert_eq!(refused.error_param(), Some(field));
+    }
+    let paid = pay(shop, 2500, &first).await;
+    assert_eq!(
+        paid.status,
+        StatusCode::CREATED,
+        "the token was left unused: {}",
+        paid.text
+    );
+    let read = api.get(&format!("/v1/client-sessions/{id}"), private).await;
+    assert_eq!(read.body["status"], "completed");
+    assert_eq!(read.body["transactionId"], paid.body["id"]);
+
+    // Completed: the other token of the session, and a new one, are refused.
+    let late = pay(shop, 2500, &second).await;
+    assert_eq!(late.status, StatusCode::BAD_REQUEST, "{}", late.text);
+    assert_eq!(late.error_param(), Some("payment.token"));
+    let again = tokenize(secret.to_owned()).await;
+    assert_eq!(again.status, StatusCode::BAD_REQUEST, "{}", again.text);
+    assert_eq!(again.error_param(), Some("clientSecret"));
+    assert!(!again.text.contains(secret), "the secret is not echoed");
+    // A made-up secret of the same shape says nothing more.
+    let forged = tokenize(format!("{id}_secret_ABCDEFGHIJKLMNOPQRSTUVWXYZ")).await;
+    assert_eq!(
+        forged.body["error"]["message"],
+        again.body["error"]["message"]
+    );
+}
+
 on_both_backends!(
     a_session_is_opened_read_and_canceled_once,
-    a_bad_session_request_names_its_field
+    a_bad_session_request_names_its_field,
+    a_session_token_pays_only_its_checkout_once
 );

@@ -47,6 +47,15 @@ async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
         )
         .await;
     let merchant = merchant.body["id"].as_str().unwrap().to_owned();
+    let session = api
+        .post(
+            "/v1/client-sessions",
+            &platform.private_key,
+            &format!(r#"{{"merchantId": "{merchant}", "amount": 2500}}"#),
+        )
+        .await;
+    assert_eq!(session.status, StatusCode::CREATED, "{}", session.text);
+    let session_id = session.body["id"].as_str().unwrap();
     let result = tempfile::NamedTempFile::new().unwrap();
 
     let run = Command::new("node")
@@ -56,6 +65,10 @@ async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
         .env("HOLDFAST_PUBLIC_KEY", &platform.public_key)
         .env("HOLDFAST_PRIVATE_KEY", &platform.private_key)
         .env("HOLDFAST_RESULT", result.path())
+        .env(
+            "HOLDFAST_CLIENT_SECRET",
+            session.body["clientSecret"].as_str().unwrap(),
+        )
         .env("HOLDFAST_ARTIFACTS", artifacts(&env))
         .output()
         .expect("node (the browser tests need Node.js and `npm ci --prefix tests/browser`)");
@@ -68,21 +81,36 @@ async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
     );
     assert!(!report.contains("not ok"), "{report}");
 
-    // The merchant's backend pays with the token the page received.
+    // The merchant's backend pays with the token the page received: on the session's terms
+    // only, and then the session is complete.
     let token: Value = serde_json::from_slice(&std::fs::read(result.path()).unwrap()).unwrap();
     let token = token["token"].as_str().unwrap();
-    let body = format!(
-        r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 2500, "payment": {{"token": "{token}"}}}}"#
-    );
+    let pay = |amount: i64| {
+        format!(
+            r#"{{"merchantId": "{merchant}", "type": "auth", "amount": {amount}, "payment": {{"token": "{token}"}}}}"#
+        )
+    };
+    let wrong = api
+        .post("/v1/transactions", &platform.private_key, &pay(2000))
+        .await;
+    assert_eq!(wrong.status, StatusCode::BAD_REQUEST, "{}", wrong.text);
+    assert_eq!(wrong.error_param(), Some("amount"));
     let paid = api
-        .post("/v1/transactions", &platform.private_key, &body)
+        .post("/v1/transactions", &platform.private_key, &pay(2500))
         .await;
     assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
     assert_eq!(paid.body["state"], "authorized");
     assert_eq!(paid.body["payment"]["last4"], "1111");
+    let completed = api
+        .get(
+            &format!("/v1/client-sessions/{session_id}"),
+            &platform.private_key,
+        )
+        .await;
+    assert_eq!(completed.body["status"], "completed");
     // Single use: the token is spent.
     let again = api
-        .post("/v1/transactions", &platform.private_key, &body)
+        .post("/v1/transactions", &platform.private_key, &pay(2500))
         .await;
     assert_eq!(again.status, StatusCode::BAD_REQUEST, "{}", again.text);
 

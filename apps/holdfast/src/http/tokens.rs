@@ -46,6 +46,9 @@ struct CreateToken {
     #[schema(value_type = Option<TokenKind>)]
     kind: Option<String>,
     payment: Option<PaymentBody>,
+    /// A client session's secret: the single-use token is bound to that open session, and a
+    /// payment with it must be for the session's merchant, amount and currency.
+    client_secret: Option<String>,
 }
 
 /// A token as the API shows it: the masked card, never its number.
@@ -110,7 +113,13 @@ async fn create(
     let answer = AnswerWithChange::new(&req, |t: &Token| created(&view(t)));
     let token = state
         .tokens
-        .create(&who, kind, card, answer.recorder().as_ref())
+        .create(
+            &who,
+            kind,
+            card,
+            body.client_secret.as_deref(),
+            answer.recorder().as_ref(),
+        )
         .await
         .map_err(token_error)?;
     Ok(answer.send(&token))

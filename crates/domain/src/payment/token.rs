@@ -5,7 +5,7 @@
 
 use time::{Duration, OffsetDateTime};
 
-use crate::ids::{PlatformId, TokenId};
+use crate::ids::{ClientSessionId, PlatformId, TokenId};
 use crate::mode::Mode;
 use crate::ports::Sealed;
 
@@ -47,4 +47,7 @@ pub struct Token {
     pub expires_on: Option<OffsetDateTime>,
     /// When a transaction consumed a single-use token; `None` while it is unused.
     pub used_on: Option<OffsetDateTime>,
+    /// The client session the token was made under: a payment with it must match the
+    /// session's merchant, amount and currency.
+    pub client_session_id: Option<ClientSessionId>,
 }

@@ -7,13 +7,13 @@ use std::sync::Arc;
 use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
-use crate::ids::{ClientSessionId, MerchantId, TxnId};
+use crate::ids::{ClientSessionId, MerchantId};
 use crate::merchant::Currency;
 use crate::payment::amount::Amount;
 use crate::payment::client_session::{
     ClientSecret, ClientSession, PaymentMethod, SessionStatus, lifetime,
 };
-use crate::ports::{ClientSessionStore, Clock, Ids, MerchantStore, StoreError};
+use crate::ports::{ClientSessionStore, Clock, Ids, MerchantStore};
 
 use super::ServiceError;
 
@@ -154,79 +154,6 @@ impl ClientSessionService {
                 session.status
             ),
         })
-    }
-
-    /// The open session a client secret names, for tokenizing under it; anything else (a
-    /// malformed or wrong secret, another platform's or mode's session, one that is closed or
-    /// expired) is one refusal that names `clientSecret` and says nothing more.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
-    pub async fn open_for_tokens(
-        &self,
-        who: &Principal,
-        secret: &str,
-    ) -> Result<ClientSessionId, ServiceError> {
-        let refused = || {
-            ServiceError::Invalid(Invalid::new(
-                "clientSecret",
-                "is not the secret of an open client session of this key's platform and mode",
-            ))
-        };
-        let (id, secret) = ClientSecret::parse(secret).ok_or_else(refused)?;
-        let session = self
-            .sessions
-            .find(&who.scope, &id)
-            .await
-            .map_err(ServiceError::Store)?
-            .filter(|s| s.has_secret(&secret))
-            .ok_or_else(refused)?;
-        match session.status_at(self.clock.now()) {
-            SessionStatus::Open => Ok(session.id),
-            _ => Err(refused()),
-        }
-    }
-
-    /// Checks a payment about to be made with a token of session `id`.
-    pub async fn check_payment(
-        &self,
-        who: &Principal,
-        id: &ClientSessionId,
-        merchant: &MerchantId,
-        amount: i64,
-        currency: Currency,
-    ) -> Result<(), ServiceError> {
-        let session = self
-            .sessions
-            .find(&who.scope, id)
-            .await
-            .map_err(ServiceError::Store)?
-            .ok_or_else(|| {
-                Invalid::new(
-                    "payment.token",
-                    "the token's client session no longer exists",
-                )
-            })?;
-        Ok(session.admits(merchant, amount, currency, self.clock.now())?)
-    }
-
-    /// Completes session `id` with `transaction`, its first successful payment. `false` when
-    /// the session was no longer open (another payment completed it first).
-    pub async fn complete(
-        &self,
-        who: &Principal,
-        id: &ClientSessionId,
-        transaction: &TxnId,
-    ) -> Result<bool, StoreError> {
-        let closed = self
-            .sessions
-            .close(
-                &who.scope,
-                id,
-                SessionStatus::Completed,
-                Some(transaction.clone()),
-                self.clock.now(),
-            )
-            .await?;
-        Ok(closed.is_some())
     }
 
     fn as_of_now(&self, session: ClientSession) -> ClientSession {

@@ -4,10 +4,11 @@
 use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
-use crate::ids::{TokenId, TxnId};
+use crate::ids::{ClientSessionId, MerchantId, TokenId, TxnId};
+use crate::merchant::Merchant;
 use crate::payment::card::CvvRule;
 use crate::payment::lifecycle::{TxnState, TxnType};
-use crate::payment::routing::ProcessorConnection;
+use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::transaction::{Named, PaymentSummary, Transaction};
 use crate::ports::{
     CardData, PaymentSetup, ProcessorError, ProcessorOp, ProcessorReply, ProcessorRequest,
@@ -15,6 +16,7 @@ use crate::ports::{
 
 use super::outcome::{named, placeholder};
 use super::{NewPayment, PaymentError, PaymentService, PaymentSource};
+use crate::services::PaymentTerms;
 
 /// A payment's source once its card fields are checked; a token is redeemed later.
 enum Checked {
@@ -40,39 +42,13 @@ impl PaymentService {
             }
             PaymentSource::Token(id) => Checked::Token(id),
         };
-        let PaymentSetup {
-            merchant,
-            plan,
-            connections: known,
-        } = self
-            .store
-            .payment_setup(&who.scope, &new.merchant_id)
-            .await?
-            .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
-        let plan = plan.ok_or_else(|| {
-            Invalid::new(
-                "merchantId",
-                "the merchant has no plan and the platform has no default plan in this mode",
-            )
-        })?;
-        // Fail closed: only connections that may carry this mode's payments are routed to
-        // (a live plan never reaches the sandbox), and a token is taken only once the merchant
-        // and plan are known to be good.
-        let known: Vec<ProcessorConnection> = known
-            .into_iter()
-            .filter(|c| c.kind.serves(who.scope.mode))
-            .collect();
-        if known.is_empty() {
-            return Err(Invalid::new(
-                "merchantId",
-                "the merchant's plan routes to no processor connection that takes payments in this mode",
-            )
-            .into());
-        }
-        let card = match source {
-            Checked::Card(card) => card,
-            Checked::Token(id) => self.tokens.redeem(who, &id).await?,
+        let (merchant, plan, known) = self.routable_setup(who, &new.merchant_id).await?;
+        let terms = PaymentTerms {
+            merchant: &merchant.id,
+            amount: new.amount.minor_units(),
+            currency: merchant.details.currency,
         };
+        let (card, client_session) = self.card_of(who, source, terms).await?;
         let bin = self.bins.lookup(card.number.bin());
         let connections: Vec<ProcessorConnection> = plan
             .route(bin.brand)
@@ -132,7 +108,92 @@ impl PaymentService {
         self.settle(&mut txn, &plan, result, used, &request).await;
         let reply = reply_for(recorder, &txn);
         self.complete(&txn, None, reply).await?;
+        if let Some(session) =
+            client_session.filter(|_| txn.state == txn.kind.state_when_approved())
+        {
+            self.complete_session(who, &session, &txn).await;
+        }
         Ok(txn)
+    }
+
+    /// Completes the client session a successful payment was made under. The payment stands
+    /// whatever happens here: it is recorded and its answer stored. A session that was no
+    /// longer open (canceled or completed by a racing payment while this one ran) is logged.
+    async fn complete_session(
+        &self,
+        who: &Principal,
+        session: &ClientSessionId,
+        txn: &Transaction,
+    ) {
+        match self.tokens.complete_session(who, session, &txn.id).await {
+            Ok(true) => {}
+            Ok(false) => tracing::warn!(
+                session = %session,
+                transaction = %txn.id,
+                "a payment succeeded under a client session that was no longer open"
+            ),
+            Err(e) => tracing::error!(
+                error = %e,
+                session = %session,
+                transaction = %txn.id,
+                "could not complete the client session of a successful payment"
+            ),
+        }
+    }
+
+    /// The merchant, its plan and the connections that may carry this mode's payments; a
+    /// merchant that cannot be paid is refused here, before any token is taken.
+    async fn routable_setup(
+        &self,
+        who: &Principal,
+        merchant_id: &MerchantId,
+    ) -> Result<(Merchant, Plan, Vec<ProcessorConnection>), PaymentError> {
+        let PaymentSetup {
+            merchant,
+            plan,
+            connections: known,
+        } = self
+            .store
+            .payment_setup(&who.scope, merchant_id)
+            .await?
+            .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
+        let plan = plan.ok_or_else(|| {
+            Invalid::new(
+                "merchantId",
+                "the merchant has no plan and the platform has no default plan in this mode",
+            )
+        })?;
+        // Fail closed: only connections that may carry this mode's payments are routed to
+        // (a live plan never reaches the sandbox), and a token is taken only once the merchant
+        // and plan are known to be good.
+        let known: Vec<ProcessorConnection> = known
+            .into_iter()
+            .filter(|c| c.kind.serves(who.scope.mode))
+            .collect();
+        if known.is_empty() {
+            return Err(Invalid::new(
+                "merchantId",
+                "the merchant's plan routes to no processor connection that takes payments in this mode",
+            )
+            .into());
+        }
+        Ok((merchant, plan, known))
+    }
+
+    /// The card a payment sends, and the client session its token was made under, if any.
+    async fn card_of(
+        &self,
+        who: &Principal,
+        source: Checked,
+        terms: PaymentTerms<'_>,
+    ) -> Result<(CardData, Option<ClientSessionId>), PaymentError> {
+        Ok(match source {
+            Checked::Card(card) => (card, None),
+            Checked::Token(id) => {
+                let redeemed = self.tokens.redeem(who, &id, terms).await?;
+                (redeemed.card, redeemed.client_session)
+            }
+        })
     }
 
     /// Tries each connection in order while the processor is unavailable. A decline or a

@@ -142,6 +142,7 @@ fn service_over(
     let ids = fixed_ids("01");
     let tokens = TokenService::new(
         Arc::new(MockTokenStore::new()),
+        Arc::new(crate::ports::MockClientSessionStore::new()),
         Arc::new(MockCardVault::new()),
         Arc::new(visa_bins()),
         Arc::new(clock_at_noon()),

@@ -1,0 +1,1 @@
+ALTER TABLE tokens DROP COLUMN client_session_id;
