@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod demo;
 pub mod http;
 mod output;
 pub mod state;

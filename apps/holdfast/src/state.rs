@@ -42,6 +42,8 @@ pub struct AppState {
     pub idempotency: IdempotencyService,
     /// Per-key and per-address request budgets of this replica (off unless `serve` sets them).
     pub rate_limits: Arc<RateLimits>,
+    /// The `/demo` checkout's keys and merchant, when `serve` set them up.
+    pub demo: Option<Arc<crate::demo::Demo>>,
     database: Database,
 }
 
@@ -169,6 +171,7 @@ impl AppState {
             ),
             idempotency: IdempotencyService::new(stores.idempotency, clock, fingerprint_secret),
             rate_limits: Arc::new(RateLimits::off()),
+            demo: None,
             database,
         }
     }
@@ -189,6 +192,12 @@ impl AppState {
     #[must_use]
     pub fn with_secret_overlap(mut self, overlap: time::Duration) -> Self {
         self.webhooks = self.webhooks.with_secret_overlap(overlap);
+        self
+    }
+
+    #[must_use]
+    pub fn with_demo(mut self, demo: Option<crate::demo::Demo>) -> Self {
+        self.demo = demo.map(Arc::new);
         self
     }
 

@@ -35,6 +35,26 @@ fn artifacts(env: &Env) -> PathBuf {
         .join(format!("{:?}", env.backend).to_lowercase())
 }
 
+/// Runs `tests/browser/<script>` against `server`; its failures fail the test, with the
+/// server's log.
+fn browser(env: &Env, server: &Server, script: &str, vars: &[(&str, &str)]) {
+    let run = Command::new("node")
+        .arg(browser_tests().join(script))
+        .current_dir(browser_tests())
+        .env("HOLDFAST_URL", server.url("").trim_end_matches('/'))
+        .env("HOLDFAST_ARTIFACTS", artifacts(env))
+        .envs(vars.iter().copied())
+        .output()
+        .expect("node (the browser tests need Node.js and `npm ci --prefix tests/browser`)");
+    let report = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success() && !report.contains("not ok"),
+        "browser tests failed:\n{report}\n{}\nserver log:\n{}",
+        String::from_utf8_lossy(&run.stderr),
+        server.log()
+    );
+}
+
 async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
     let platform = env.create_platform("Shop");
     let server = env.serve();
@@ -58,28 +78,20 @@ async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
     let session_id = session.body["id"].as_str().unwrap();
     let result = tempfile::NamedTempFile::new().unwrap();
 
-    let run = Command::new("node")
-        .arg(browser_tests().join("hosted-fields.mjs"))
-        .current_dir(browser_tests())
-        .env("HOLDFAST_URL", server.url("").trim_end_matches('/'))
-        .env("HOLDFAST_PUBLIC_KEY", &platform.public_key)
-        .env("HOLDFAST_PRIVATE_KEY", &platform.private_key)
-        .env("HOLDFAST_RESULT", result.path())
-        .env(
-            "HOLDFAST_CLIENT_SECRET",
-            session.body["clientSecret"].as_str().unwrap(),
-        )
-        .env("HOLDFAST_ARTIFACTS", artifacts(&env))
-        .output()
-        .expect("node (the browser tests need Node.js and `npm ci --prefix tests/browser`)");
-    let report = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "browser tests failed:\n{report}\n{}\nserver log:\n{}",
-        String::from_utf8_lossy(&run.stderr),
-        server.log()
+    browser(
+        &env,
+        &server,
+        "hosted-fields.mjs",
+        &[
+            ("HOLDFAST_PUBLIC_KEY", platform.public_key.as_str()),
+            ("HOLDFAST_PRIVATE_KEY", platform.private_key.as_str()),
+            ("HOLDFAST_RESULT", result.path().to_str().unwrap()),
+            (
+                "HOLDFAST_CLIENT_SECRET",
+                session.body["clientSecret"].as_str().unwrap(),
+            ),
+        ],
     );
-    assert!(!report.contains("not ok"), "{report}");
 
     // The merchant's backend pays with the token the page received: on the session's terms
     // only, and then the session is complete.
@@ -264,7 +276,68 @@ async fn a_frame_is_framed_only_by_the_origin_it_names(env: Env) {
     assert_eq!(reply.status(), StatusCode::NOT_FOUND);
 }
 
+/// `holdfast serve` on a new database serves `/demo`: a newcomer pays with a test card and sees
+/// the transaction, which the demo platform's printed key then reads. A restart makes the
+/// demo's keys afresh (the previous ones deleted) and keeps its merchant.
+async fn the_demo_checkout_pays_end_to_end(env: Env) {
+    let mut server = env.serve_with(&[]);
+    browser(&env, &server, "demo.mjs", &[]);
+    let printed = server.stdout();
+    let private = printed
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Default Private Key"))
+        .unwrap()
+        .trim()
+        .to_owned();
+    let api = Api::new(&server);
+    let sales = api.get("/v1/transactions?type=sale", &private).await;
+    let states: Vec<(&str, i64)> = sales.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["state"].as_str().unwrap(), t["amount"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        states,
+        [("declined", 2500), ("settled", 2500)],
+        "newest first"
+    );
+    assert!(!server.log().contains("4111111111111111"));
+
+    assert!(server.terminate().success());
+    let again = env.serve_with(&[]);
+    let page = reqwest::get(again.url("/demo")).await.unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let policy = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(!policy.contains("unsafe-inline"), "{policy}");
+    let keys = env.cli_json(&["keys", "list", "--platform", &platform_of(&printed)]);
+    let demo_keys = keys["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["name"].as_str().unwrap().starts_with("Demo page"))
+        .count();
+    assert_eq!(
+        demo_keys, 2,
+        "one public and one private demo key, whatever the restarts"
+    );
+    let merchants = Api::new(&again).get("/v1/merchants", &private).await;
+    assert_eq!(merchants.body["data"].as_array().unwrap().len(), 1);
+}
+
+fn platform_of(printed: &str) -> String {
+    let at = printed.find("pfm_").unwrap();
+    printed[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
 on_both_backends!(
+    the_demo_checkout_pays_end_to_end,
     a_card_typed_in_the_frames_pays_from_the_backend,
     the_script_and_frames_refuse_what_they_must,
     a_frame_is_framed_only_by_the_origin_it_names

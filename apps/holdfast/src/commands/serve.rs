@@ -33,7 +33,7 @@ pub async fn run(
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let state = AppState::with_payments(db.clone(), bins, vault, payments)
+    let mut state = AppState::with_payments(db.clone(), bins, vault, payments)
         .with_rate_limits(RateLimits::new(args.rate_limits()))
         .with_max_subscriptions(webhooks.webhook_max_subscriptions)
         .with_secret_overlap(webhooks.secret_overlap());
@@ -48,6 +48,12 @@ pub async fn run(
         if let Some(created) = demo {
             print_demo(&created);
         }
+        // The demo platform's checkout page, with keys of its own made for this run.
+        let demo = crate::demo::prepare(&state).await?;
+        if demo.is_some() {
+            tracing::info!(path = "/demo", "the demo checkout is served");
+        }
+        state = state.with_demo(demo);
     }
     // Built before serving, so bad webhook or email settings stop start-up with the variable.
     let workers = webhooks.workers(Background::new(&db, &state), payments)?;

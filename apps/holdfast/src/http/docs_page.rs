@@ -9,6 +9,7 @@ use actix_web::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, ContentTyp
 use actix_web::{HttpResponse, web};
 use serde_json::Value;
 
+use super::html::escape;
 use super::openapi;
 
 pub const PATH: &str = "/docs";
@@ -37,22 +38,6 @@ async fn stylesheet() -> HttpResponse {
         .insert_header((CONTENT_SECURITY_POLICY, POLICY))
         .insert_header((CACHE_CONTROL, "no-cache"))
         .body(STYLESHEET)
-}
-
-/// Text made safe for HTML content and attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Prose from the document: escaped, with its `code` spans marked as code.

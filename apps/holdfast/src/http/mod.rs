@@ -3,10 +3,12 @@
 mod bins;
 mod client_sessions;
 pub mod clients;
+mod demo_page;
 mod docs_page;
 mod error;
 mod extract;
 mod health;
+mod html;
 mod hygiene;
 mod idempotency;
 mod json_body;
@@ -70,6 +72,7 @@ pub fn app_with(
         .configure(health::config)
         .configure(docs_page::config)
         .configure(clients::config)
+        .configure(demo_page::config)
         .route(openapi::PATH, web::get().to(openapi::serve))
         .configure(routes::register)
         .configure(extra)
