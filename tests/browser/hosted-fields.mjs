@@ -5,9 +5,8 @@
 //   HOLDFAST_URL=http://127.0.0.1:8080 HOLDFAST_PUBLIC_KEY=pub_test_… \
 //   HOLDFAST_PRIVATE_KEY=priv_test_… HOLDFAST_RESULT=/tmp/result.json node hosted-fields.mjs
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { artifacts, launch, merchantServer, nonce, required, run } from './lib.mjs';
+import { writeFileSync } from 'node:fs';
+import { artifacts, axe, launch, main, merchantServer, nonce, required } from './lib.mjs';
 
 const HOLDFAST = required('HOLDFAST_URL');
 const PUBLIC_KEY = required('HOLDFAST_PUBLIC_KEY');
@@ -16,7 +15,6 @@ const RESULT = required('HOLDFAST_RESULT');
 // A client session's secret: the first test tokenizes under it.
 const CLIENT_SECRET = required('HOLDFAST_CLIENT_SECRET');
 const PAN = '4111111111111111';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const shot = artifacts('hosted-fields');
 
 const year = (new Date().getUTCFullYear() + 3) % 100;
@@ -258,24 +256,9 @@ const tests = {
     await framesReady(page);
     await input(page, 'number').pressSequentially('4111111111111112');
     await input(page, 'expiry').click();
-    // Injected through DevTools into the page and every frame, so the page's own policy is
-    // not loosened for axe; axe then audits the page with its frames as one document, as a
-    // screen reader meets it.
-    for (const frame of page.frames()) {
-      await frame.evaluate(AXE);
-      // axe talks only to frames of its own origin unless told otherwise.
-      await frame.evaluate(() => window.axe.configure({ allowedOrigins: ['<unsafe_all_origins>'] }));
-    }
-    const violations = await page.evaluate(async () => {
-      const result = await window.axe.run(document, { iframes: true });
-      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    });
-    const audited = await page.evaluate(async () => {
-      const result = await window.axe.run(document, { iframes: true, runOnly: ['label'] });
-      return result.passes.flatMap((rule) => rule.nodes.map((n) => n.target.join(' ')));
-    });
+    const { violations, labelled } = await axe(page);
     // Positive control: the inputs inside the frames were reached and found labelled.
-    assert.equal(audited.length, 3, `axe reached the frames' inputs: ${audited}`);
+    assert.equal(labelled.length, 3, `axe reached the frames' inputs: ${labelled}`);
     assert.deepEqual(violations, []);
     const titles = await page.evaluate(() => Array.from(document.querySelectorAll('iframe')).map((f) => f.title));
     assert.deepEqual(titles, ['Secure card number input', 'Secure expiration date input', 'Secure security code input']);
@@ -292,11 +275,4 @@ const tests = {
   },
 };
 
-let failed = 0;
-try {
-  failed = await run(tests);
-} finally {
-  await browser.close();
-  await server.close();
-}
-process.exit(failed === 0 ? 0 : 1);
+await main(tests, browser, server);

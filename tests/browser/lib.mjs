@@ -1,10 +1,13 @@
 // What every browser test shares: Debian's Chromium, launched so it never reaches the network
 // on its own, a merchant's page served on another origin than Holdfast's, and screenshots.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { chromium } from 'playwright-core';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export const CHROMIUM = process.env.HOLDFAST_CHROMIUM || '/usr/bin/chromium';
 
@@ -72,7 +75,42 @@ export async function merchantServer(pages) {
   return { origin, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-/** Runs each named test in order, prints one line per result, exits non-zero on a failure. */
+/**
+ * Runs each named test in order, printing one line per result; then closes what `opened`
+ * holds (a browser, a server) and exits non-zero if a test failed.
+ */
+export async function main(tests, ...opened) {
+  let failed = 0;
+  try {
+    failed = await run(tests);
+  } finally {
+    for (const thing of opened) await thing.close();
+  }
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+/**
+ * axe-core over the page and every frame, as one document (as a screen reader meets it):
+ * injected through DevTools, so the page's own policy is not loosened for it. Returns the
+ * violations and the inputs the `label` rule found labelled (a positive control).
+ */
+export async function axe(page) {
+  for (const frame of page.frames()) {
+    await frame.evaluate(AXE);
+    // axe talks only to frames of its own origin unless told otherwise.
+    await frame.evaluate(() => window.axe.configure({ allowedOrigins: ['<unsafe_all_origins>'] }));
+  }
+  return page.evaluate(async () => {
+    const all = await window.axe.run(document, { iframes: true });
+    const labels = await window.axe.run(document, { iframes: true, runOnly: ['label'] });
+    return {
+      violations: all.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      labelled: labels.passes.flatMap((rule) => rule.nodes.map((n) => n.target.join(' '))),
+    };
+  });
+}
+
+/** Runs each named test in order, prints one line per result; returns how many failed. */
 export async function run(tests) {
   let failed = 0;
   for (const [name, test] of Object.entries(tests)) {

@@ -281,7 +281,7 @@ async fn a_frame_is_framed_only_by_the_origin_it_names(env: Env) {
 /// demo's keys afresh (the previous ones deleted) and keeps its merchant.
 async fn the_demo_checkout_pays_end_to_end(env: Env) {
     let mut server = env.serve_with(&[]);
-    browser(&env, &server, "demo.mjs", &[]);
+    browser(&env, &server, "pages.mjs", &[]);
     let printed = server.stdout();
     let private = printed
         .lines()

@@ -1,32 +1,19 @@
-// The /demo checkout a newcomer opens: pay with a test card, see the transaction; a declined
-// card says so. Run by tests/e2e/tests/hosted_fields.rs against `holdfast serve` with its demo.
+// Holdfast's own pages in a browser: the /demo checkout a newcomer opens (pay with a test card,
+// see the transaction; a declined card says so) and the API reference at /docs. Run by
+// tests/e2e/tests/hosted_fields.rs against `holdfast serve` with its demo.
 //
-//   HOLDFAST_URL=http://127.0.0.1:8080 node demo.mjs
+//   HOLDFAST_URL=http://127.0.0.1:8080 node pages.mjs
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { artifacts, launch, required, run } from './lib.mjs';
+import { artifacts, axe, launch, main, required } from './lib.mjs';
 
 const HOLDFAST = required('HOLDFAST_URL');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const shot = artifacts('demo');
+const shot = artifacts('pages');
 const year = String((new Date().getUTCFullYear() + 2) % 100).padStart(2, '0');
 
 const browser = await launch();
 
 function input(page, field) {
   return page.frameLocator(`iframe[name^="holdfast-${field}-"]`).locator('#input');
-}
-
-async function axe(page) {
-  for (const frame of page.frames()) {
-    await frame.evaluate(AXE);
-    await frame.evaluate(() => window.axe.configure({ allowedOrigins: ['<unsafe_all_origins>'] }));
-  }
-  return page.evaluate(async () => {
-    const result = await window.axe.run(document, { iframes: true });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
 }
 
 async function payWith(number, cvv) {
@@ -42,9 +29,24 @@ async function payWith(number, cvv) {
 }
 
 const tests = {
+  async 'the API reference at /docs is axe-clean and loads nothing it is not allowed'() {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const console = [];
+    page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
+    await page.goto(`${HOLDFAST}/docs`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await shot(page, '00-docs');
+    assert.deepEqual((await axe(page)).violations, []);
+    assert.deepEqual(console.filter((line) => /Refused to|error/i.test(line)), []);
+    await context.close();
+  },
+
   async 'a test card pays, and the page shows the transaction and the completed session'() {
     const { page, context, console } = await payWith('4111111111111111', '123');
-    assert.deepEqual(await axe(page), [], 'the checkout is axe-clean');
+    const audit = await axe(page);
+    assert.deepEqual(audit.violations, [], 'the checkout is axe-clean');
+    assert.equal(audit.labelled.length, 3, `axe reached the frames' inputs: ${audit.labelled}`);
     await shot(page, '01-checkout-filled');
     await Promise.all([page.waitForURL(`${HOLDFAST}/demo/pay`), page.getByRole('button', { name: 'Pay $25.00' }).click()]);
     await page.getByRole('heading', { name: 'Paid' }).waitFor();
@@ -53,7 +55,7 @@ const tests = {
     assert.match(text, /State\s+settled/);
     assert.match(text, /visa ending in 1111/);
     assert.match(text, /is now completed/);
-    assert.deepEqual(await axe(page), [], 'the result is axe-clean');
+    assert.deepEqual((await axe(page)).violations, [], 'the result is axe-clean');
     const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
     assert.deepEqual(refused, [], 'no CSP violation');
     await context.close();
@@ -80,10 +82,4 @@ const tests = {
   },
 };
 
-let failed = 0;
-try {
-  failed = await run(tests);
-} finally {
-  await browser.close();
-}
-process.exit(failed === 0 ? 0 : 1);
+await main(tests, browser);
