@@ -185,6 +185,91 @@ pub struct PaymentArgs {
     /// shipped one.
     #[arg(long, env = "HOLDFAST_BIN_TABLE", global = true)]
     pub bin_table: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub wallets: WalletArgs,
+}
+
+/// The wallets' keys (docs/hosted-fields.md, "Wallets"). A wallet with no keys for a mode is
+/// refused there as not set up.
+#[derive(Clone, Default, Args)]
+pub struct WalletArgs {
+    /// Google Pay: our gateway private key (P-256), base64 of its PKCS#8 DER. Google encrypts
+    /// every token for gateway `holdfast` to its public half.
+    #[arg(
+        long,
+        env = "HOLDFAST_GOOGLE_PAY_PRIVATE_KEY",
+        global = true,
+        hide_env_values = true
+    )]
+    pub google_pay_private_key: Option<String>,
+
+    /// Google's `ECv2` root signing keys for test-mode tokens (Google's `TEST` environment),
+    /// base64 of each key's DER, comma-separated.
+    #[arg(
+        long,
+        env = "HOLDFAST_GOOGLE_PAY_TEST_ROOT_KEYS",
+        global = true,
+        value_delimiter = ','
+    )]
+    pub google_pay_test_root_keys: Vec<String>,
+
+    /// Google's `ECv2` root signing keys for live-mode tokens (`PRODUCTION`), as above.
+    #[arg(
+        long,
+        env = "HOLDFAST_GOOGLE_PAY_LIVE_ROOT_KEYS",
+        global = true,
+        value_delimiter = ','
+    )]
+    pub google_pay_live_root_keys: Vec<String>,
+}
+
+/// The private key never reaches a log line.
+impl std::fmt::Debug for WalletArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalletArgs")
+            .field(
+                "google_pay_private_key",
+                &self.google_pay_private_key.as_ref().map(|_| "…"),
+            )
+            .field(
+                "google_pay_test_root_keys",
+                &self.google_pay_test_root_keys.len(),
+            )
+            .field(
+                "google_pay_live_root_keys",
+                &self.google_pay_live_root_keys.len(),
+            )
+            .finish()
+    }
+}
+
+impl WalletArgs {
+    /// Each wallet's keys per mode; a key that does not parse stops start-up with its variable.
+    pub fn wallets(&self) -> anyhow::Result<holdfast_wallets::Wallets> {
+        let google_pay = |roots: &[String], variable: &str| -> anyhow::Result<_> {
+            if roots.is_empty() {
+                return Ok(None);
+            }
+            let private = self.google_pay_private_key.as_deref().ok_or_else(|| {
+                anyhow::anyhow!("{variable} is set but HOLDFAST_GOOGLE_PAY_PRIVATE_KEY is not")
+            })?;
+            let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+            holdfast_wallets::google_pay::GooglePayKeys::from_base64(private, &roots)
+                .map(Some)
+                .map_err(|e| anyhow::anyhow!("HOLDFAST_GOOGLE_PAY_PRIVATE_KEY or {variable}: {e}"))
+        };
+        Ok(holdfast_wallets::Wallets {
+            google_pay_test: google_pay(
+                &self.google_pay_test_root_keys,
+                "HOLDFAST_GOOGLE_PAY_TEST_ROOT_KEYS",
+            )?,
+            google_pay_live: google_pay(
+                &self.google_pay_live_root_keys,
+                "HOLDFAST_GOOGLE_PAY_LIVE_ROOT_KEYS",
+            )?,
+        })
+    }
 }
 
 impl PaymentArgs {
@@ -233,6 +318,7 @@ impl Default for PaymentArgs {
             processor_timeout_ms: 10_000,
             reconcile_after_ms: 60_000,
             bin_table: None,
+            wallets: WalletArgs::default(),
         }
     }
 }

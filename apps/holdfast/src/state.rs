@@ -105,6 +105,7 @@ impl AppState {
             database,
             BinTable::shipped(),
             AesGcmVault::new(key, Vec::new()),
+            holdfast_wallets::Wallets::default(),
             payments,
         )
     }
@@ -113,6 +114,7 @@ impl AppState {
         database: Database,
         bins: BinTable,
         vault: AesGcmVault,
+        wallets: holdfast_wallets::Wallets,
         payments: &PaymentArgs,
     ) -> Self {
         let fingerprint_secret = vault.fingerprint_secret();
@@ -125,6 +127,7 @@ impl AppState {
         let tokens = TokenService::new(
             stores.tokens,
             stores.client_sessions.clone(),
+            Arc::new(wallets),
             vault,
             bins.clone(),
             clock.clone(),

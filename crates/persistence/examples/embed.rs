@@ -86,6 +86,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tokens = TokenService::new(
         stores.tokens,
         stores.client_sessions,
+        Arc::new(NoWallets),
         Arc::new(vault),
         bins.clone(),
         clock.clone(),
@@ -161,4 +162,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("the capture did not settle the auth".into());
     }
     Ok(())
+}
+
+/// This service takes no wallet tokens.
+struct NoWallets;
+
+impl holdfast_domain::ports::WalletOpener for NoWallets {
+    fn open(
+        &self,
+        kind: holdfast_domain::payment::wallet::WalletKind,
+        _: holdfast_domain::mode::Mode,
+        _: &str,
+        _: time::OffsetDateTime,
+    ) -> Result<
+        holdfast_domain::payment::wallet::WalletCard,
+        holdfast_domain::payment::wallet::WalletRefusal,
+    > {
+        Err(holdfast_domain::payment::wallet::WalletRefusal::NotConfigured(kind))
+    }
 }

@@ -178,6 +178,7 @@ diesel::table! {
         expires_on -> Nullable<Ts>,
         used_on -> Nullable<Ts>,
         client_session_id -> Nullable<Text>,
+        wallet -> Nullable<Text>,
     }
 }
 

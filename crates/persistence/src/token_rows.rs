@@ -4,6 +4,7 @@ use diesel::{Insertable, Queryable};
 use holdfast_domain::ids::{ClientSessionId, PlatformId, TokenId};
 use holdfast_domain::payment::token::Token;
 use holdfast_domain::payment::transaction::PaymentSummary;
+use holdfast_domain::payment::wallet::WalletKind;
 use holdfast_domain::ports::{Sealed, StoreError};
 use time::OffsetDateTime;
 
@@ -28,6 +29,7 @@ pub struct TokenRow {
     pub expires_on: Option<OffsetDateTime>,
     pub used_on: Option<OffsetDateTime>,
     pub client_session_id: Option<String>,
+    pub wallet: Option<String>,
 }
 
 impl TryFrom<TokenRow> for Token {
@@ -53,6 +55,7 @@ impl TryFrom<TokenRow> for Token {
             expires_on: row.expires_on,
             used_on: row.used_on,
             client_session_id: row.client_session_id.map(ClientSessionId::from_trusted),
+            wallet: row.wallet.map(|word| parse("wallet", &word)).transpose()?,
         })
     }
 }
@@ -76,6 +79,7 @@ pub struct NewTokenRow<'a> {
     pub expires_on: Option<OffsetDateTime>,
     pub used_on: Option<OffsetDateTime>,
     pub client_session_id: Option<&'a str>,
+    pub wallet: Option<&'static str>,
 }
 
 impl<'a> From<&'a Token> for NewTokenRow<'a> {
@@ -96,6 +100,7 @@ impl<'a> From<&'a Token> for NewTokenRow<'a> {
             expires_on: t.expires_on,
             used_on: t.used_on,
             client_session_id: t.client_session_id.as_ref().map(ClientSessionId::as_str),
+            wallet: t.wallet.map(WalletKind::as_str),
         }
     }
 }

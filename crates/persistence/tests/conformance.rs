@@ -287,6 +287,7 @@ fn token(p: &Principal, suffix: &str, kind: TokenKind) -> Token {
         expires_on: (kind == TokenKind::SingleUse).then_some(T0 + SINGLE_USE_LIFETIME),
         used_on: None,
         client_session_id: None,
+        wallet: None,
     }
 }
 

@@ -192,6 +192,7 @@ mod tests {
                 number: CardNumber::parse(number).unwrap(),
                 cvv: cvv.then(|| Cvv::parse("123").unwrap()),
                 expiration: Expiration::parse("1230", datetime!(2026-11-22 0:00 UTC)).unwrap(),
+                wallet: None,
             }),
             amount: 1001,
             currency: Currency::USD,

@@ -27,8 +27,9 @@ use sha2::Sha256;
 use time::OffsetDateTime;
 
 use holdfast_domain::payment::card::{CardNumber, Expiration};
+use holdfast_domain::payment::wallet::{WalletCard, WalletKind, WalletProof};
 
-use crate::{AuthMethod, WalletCard, WalletError};
+use crate::WalletError;
 
 /// The protocol this module speaks.
 pub const PROTOCOL: &str = "ECv2";
@@ -80,17 +81,6 @@ impl GooglePayKeys {
     }
 }
 
-/// What a token says besides the card: which merchant of ours it was made for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Opened {
-    /// The `gatewayMerchantId` the merchant's page asked for.
-    pub gateway_merchant_id: String,
-    /// Google's id of the message.
-    pub message_id: String,
-    /// The card.
-    pub card: WalletCard,
-}
-
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Token {
@@ -125,10 +115,8 @@ struct SignedMessage {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Plaintext {
-    #[serde(default)]
-    gateway_merchant_id: String,
+    gateway_merchant_id: Option<String>,
     message_expiration: String,
-    message_id: String,
     payment_method: String,
     payment_method_details: Details,
 }
@@ -144,8 +132,13 @@ struct Details {
     eci_indicator: Option<String>,
 }
 
-/// Verifies and opens `token` (the `tokenizationData.token` string) as of `now`.
-pub fn open(token: &str, keys: &GooglePayKeys, now: OffsetDateTime) -> Result<Opened, WalletError> {
+/// Verifies and opens `token` (the `tokenizationData.token` string) as of `now`: the card,
+/// with the `gatewayMerchantId` the page asked for as its merchant hint.
+pub fn open(
+    token: &str,
+    keys: &GooglePayKeys,
+    now: OffsetDateTime,
+) -> Result<WalletCard, WalletError> {
     let token: Token = serde_json::from_str(token)
         .map_err(|_| WalletError::Malformed("not a Google Pay token"))?;
     if token.protocol_version != PROTOCOL {
@@ -170,11 +163,7 @@ pub fn open(token: &str, keys: &GooglePayKeys, now: OffsetDateTime) -> Result<Op
     if millis(&plaintext.message_expiration)? <= now {
         return Err(WalletError::Expired("the message"));
     }
-    Ok(Opened {
-        card: card(&plaintext)?,
-        gateway_merchant_id: plaintext.gateway_merchant_id,
-        message_id: plaintext.message_id,
-    })
+    card(&plaintext)
 }
 
 fn verify_intermediate_key(
@@ -286,9 +275,9 @@ fn card(plaintext: &Plaintext) -> Result<WalletCard, WalletError> {
         return Err(WalletError::NotACard("the payment method is not CARD"));
     }
     let details = &plaintext.payment_method_details;
-    let auth_method = match details.auth_method.as_deref() {
-        Some("PAN_ONLY") => AuthMethod::PanOnly,
-        Some("CRYPTOGRAM_3DS") => AuthMethod::Cryptogram3ds,
+    let device_token = match details.auth_method.as_deref() {
+        Some("PAN_ONLY") => false,
+        Some("CRYPTOGRAM_3DS") => true,
         _ => {
             return Err(WalletError::NotACard(
                 "authMethod is neither PAN_ONLY nor CRYPTOGRAM_3DS",
@@ -307,20 +296,40 @@ fn card(plaintext: &Plaintext) -> Result<WalletCard, WalletError> {
         .ok()
         .filter(|_| (2000..2100).contains(&year))
         .ok_or(WalletError::NotACard("no valid expiration"))?;
-    let cryptogram = details.cryptogram.clone();
-    if auth_method == AuthMethod::Cryptogram3ds && cryptogram.is_none() {
-        return Err(WalletError::NotACard(
-            "a device token without its cryptogram",
-        ));
-    }
+    let cryptogram = match (&details.cryptogram, device_token) {
+        (Some(c), true) if is_base64(c) => Some(c.clone()),
+        (_, true) => {
+            return Err(WalletError::NotACard(
+                "a device token without a valid cryptogram",
+            ));
+        }
+        (_, false) => None,
+    };
+    let eci = details
+        .eci_indicator
+        .clone()
+        .filter(|e| !e.is_empty() && e.len() <= 2 && e.bytes().all(|b| b.is_ascii_digit()));
     Ok(WalletCard {
         number,
         expiration,
-        auth_method,
-        cryptogram,
-        eci: details.eci_indicator.clone(),
+        proof: WalletProof {
+            kind: WalletKind::GooglePay,
+            cryptogram,
+            eci,
+        },
+        merchant_hint: plaintext.gateway_merchant_id.clone(),
     })
 }
 
+/// A cryptogram is base64: it is sealed beside the number in a `|`-separated text.
+fn is_base64(text: &str) -> bool {
+    (1..=64).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+}
+
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 #[cfg(test)]
 mod tests;

@@ -6,9 +6,12 @@
 
 pub mod google_pay;
 
-use std::fmt;
+use holdfast_domain::mode::Mode;
+use holdfast_domain::payment::wallet::{WalletCard, WalletKind, WalletRefusal};
+use holdfast_domain::ports::WalletOpener;
+use time::OffsetDateTime;
 
-use holdfast_domain::payment::card::{CardNumber, Expiration};
+use self::google_pay::GooglePayKeys;
 
 /// Why a wallet token was refused. The messages are ours: none repeats a byte of the token.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,36 +33,35 @@ pub enum WalletError {
     NotACard(&'static str),
 }
 
-/// How the wallet authenticated the card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AuthMethod {
-    /// A card number stored in the account, without a device cryptogram.
-    PanOnly,
-    /// A device token (DPAN) with a 3-D Secure cryptogram.
-    Cryptogram3ds,
+/// The `WalletOpener` port: each wallet's keys, per mode. A wallet without keys for a mode is
+/// refused there as not set up.
+#[derive(Debug, Default)]
+pub struct Wallets {
+    /// Google Pay's keys for test-mode tokens (Google's `TEST` environment).
+    pub google_pay_test: Option<GooglePayKeys>,
+    /// Google Pay's keys for live-mode tokens (`PRODUCTION`).
+    pub google_pay_live: Option<GooglePayKeys>,
 }
 
-/// A card a wallet token held: the number (a device account number for a cryptogram) and
-/// expiration, and for a device token its cryptogram. `Debug` redacts all of it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct WalletCard {
-    /// The account or device number.
-    pub number: CardNumber,
-    /// When it expires.
-    pub expiration: Expiration,
-    /// How the wallet authenticated it.
-    pub auth_method: AuthMethod,
-    /// The online cryptogram, for `Cryptogram3ds`.
-    pub cryptogram: Option<String>,
-    /// The ECI indicator, when the wallet gave one.
-    pub eci: Option<String>,
-}
-
-impl fmt::Debug for WalletCard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WalletCard")
-            .field("number", &self.number)
-            .field("auth_method", &self.auth_method)
-            .finish_non_exhaustive()
+impl WalletOpener for Wallets {
+    fn open(
+        &self,
+        kind: WalletKind,
+        mode: Mode,
+        token: &str,
+        now: OffsetDateTime,
+    ) -> Result<WalletCard, WalletRefusal> {
+        let refused = |e: WalletError| WalletRefusal::Refused(e.to_string());
+        match kind {
+            WalletKind::GooglePay => {
+                let keys = match mode {
+                    Mode::Test => self.google_pay_test.as_ref(),
+                    Mode::Live => self.google_pay_live.as_ref(),
+                }
+                .ok_or(WalletRefusal::NotConfigured(kind))?;
+                google_pay::open(token, keys, now).map_err(refused)
+            }
+            WalletKind::ApplePay => Err(WalletRefusal::NotConfigured(kind)),
+        }
     }
 }

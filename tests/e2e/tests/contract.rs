@@ -29,8 +29,10 @@ async fn the_api_keeps_its_published_contract(env: Env) {
             "25",
             "--seed",
             SEED,
+            // One worker: with two, hypothesis's lambda-source cache races between threads
+            // ("AST constructor recursion depth mismatch"), a failure of the tool, not the API.
             "--workers",
-            "2",
+            "1",
             "--no-color",
         ])
         .output()

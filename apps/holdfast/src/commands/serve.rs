@@ -23,6 +23,7 @@ pub async fn run(
     let vault = vault.vault()?;
     // A bad BIN table stops start-up with its line number, before anything else is touched.
     let bins = payments.bins()?;
+    let wallets = payments.wallets.wallets()?;
     let applied = Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
@@ -33,7 +34,7 @@ pub async fn run(
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
-    let mut state = AppState::with_payments(db.clone(), bins, vault, payments)
+    let mut state = AppState::with_payments(db.clone(), bins, vault, wallets, payments)
         .with_rate_limits(RateLimits::new(args.rate_limits()))
         .with_max_subscriptions(webhooks.webhook_max_subscriptions)
         .with_secret_overlap(webhooks.secret_overlap());

@@ -9,6 +9,7 @@ use holdfast_domain::ids::TokenId;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::payment::token::{Token, TokenKind};
 use holdfast_domain::payment::transaction::PaymentSummary;
+use holdfast_domain::payment::wallet::{WalletKind, WalletRefusal};
 use holdfast_domain::schema::timestamp;
 use holdfast_domain::services::TokenError;
 use serde::{Deserialize, Serialize};
@@ -46,9 +47,23 @@ struct CreateToken {
     #[schema(value_type = Option<TokenKind>)]
     kind: Option<String>,
     payment: Option<PaymentBody>,
+    /// A wallet's token instead of card fields: the single-use token holds its card.
+    wallet: Option<WalletBody>,
     /// A client session's secret: the single-use token is bound to that open session, and a
     /// payment with it must be for the session's merchant, amount and currency.
     client_secret: Option<String>,
+}
+
+/// What a wallet gave the page: `type` `google_pay` (the `tokenizationData.token` string) or
+/// `apple_pay` (the payment's `token.paymentData` as a JSON string).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = WalletToken)]
+struct WalletBody {
+    #[serde(rename = "type")]
+    #[schema(value_type = WalletKind)]
+    kind: Option<String>,
+    token: Option<String>,
 }
 
 /// A token as the API shows it: the masked card, never its number.
@@ -63,6 +78,9 @@ struct TokenView<'a> {
     kind: TokenKind,
     mode: Mode,
     card: &'a PaymentSummary,
+    /// The wallet the card came from (`google_pay`, `apple_pay`), or `null` for typed card
+    /// fields.
+    wallet: Option<WalletKind>,
     /// Whether a single-use token has been consumed.
     used: bool,
     /// When a single-use token stops working; `null` for a vault token.
@@ -78,6 +96,7 @@ fn view(token: &Token) -> TokenView<'_> {
         kind: token.kind,
         mode: token.mode,
         card: &token.card,
+        wallet: token.wallet,
         used: token.used_on.is_some(),
         expires_on: token.expires_on.map(rfc3339),
         created_on: rfc3339(token.created_on),
@@ -98,30 +117,53 @@ async fn create(
             .parse()
             .map_err(|_| ApiError::invalid("type", "must be single_use or vault"))?,
     };
-    let payment = body
-        .payment
-        .ok_or_else(|| ApiError::invalid("payment", "is required"))?;
-    if payment.token.is_some() {
-        return Err(ApiError::invalid(
-            "payment.token",
-            "a token is made from card fields, not from another token",
-        ));
-    }
-    // The CVV is checked when sent but never kept (it may not be stored after authorization, and
-    // a vault token outlives many).
-    let card = payment.card_input();
     let answer = AnswerWithChange::new(&req, |t: &Token| created(&view(t)));
-    let token = state
-        .tokens
-        .create(
-            &who,
-            kind,
-            card,
-            body.client_secret.as_deref(),
-            answer.recorder().as_ref(),
-        )
-        .await
-        .map_err(token_error)?;
+    let secret = body.client_secret.as_deref();
+    let token = match (body.payment, body.wallet) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::invalid(
+                "wallet",
+                "a token is made from card fields or from a wallet's token, not both",
+            ));
+        }
+        (None, None) => return Err(ApiError::invalid("payment", "is required")),
+        (Some(payment), None) => {
+            if payment.token.is_some() {
+                return Err(ApiError::invalid(
+                    "payment.token",
+                    "a token is made from card fields, not from another token",
+                ));
+            }
+            // The CVV is checked when sent but never kept (it may not be stored after
+            // authorization, and a vault token outlives many).
+            let card = payment.card_input();
+            state
+                .tokens
+                .create(&who, kind, card, secret, answer.recorder().as_ref())
+                .await
+        }
+        (None, Some(wallet)) => {
+            if kind != TokenKind::SingleUse {
+                return Err(ApiError::invalid(
+                    "type",
+                    "a wallet's token makes single-use tokens only",
+                ));
+            }
+            let wallet_kind = wallet
+                .kind
+                .ok_or_else(|| ApiError::invalid("wallet.type", "is required"))?
+                .parse::<WalletKind>()
+                .map_err(|_| ApiError::invalid("wallet.type", "must be google_pay or apple_pay"))?;
+            let raw = wallet
+                .token
+                .ok_or_else(|| ApiError::invalid("wallet.token", "is required"))?;
+            state
+                .tokens
+                .create_from_wallet(&who, wallet_kind, &raw, secret, answer.recorder().as_ref())
+                .await
+        }
+    }
+    .map_err(token_error)?;
     Ok(answer.send(&token))
 }
 
@@ -131,6 +173,10 @@ fn token_error(err: TokenError) -> ApiError {
             required: Access::Private,
         },
         TokenError::Invalid(invalid) => invalid.into(),
+        TokenError::Wallet(refusal @ WalletRefusal::NotConfigured(_)) => {
+            ApiError::invalid("wallet.type", refusal.to_string())
+        }
+        TokenError::Wallet(refusal) => ApiError::invalid("wallet.token", refusal.to_string()),
         TokenError::Store(e) => ApiError::Internal(e.to_string()),
     }
 }

@@ -153,6 +153,8 @@ pub struct CardData {
     pub cvv: Option<Cvv>,
     /// The month through which the card is valid.
     pub expiration: Expiration,
+    /// For a card from a wallet: the wallet and its cryptogram.
+    pub wallet: Option<super::wallet::WalletProof>,
 }
 
 /// Whether a card's CVV must be sent. A payment needs it; a token never keeps it, so there it
@@ -199,6 +201,7 @@ impl CardInput {
             number,
             cvv,
             expiration,
+            wallet: None,
         })
     }
 }

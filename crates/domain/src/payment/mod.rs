@@ -11,3 +11,4 @@ pub mod response_code;
 pub mod routing;
 pub mod token;
 pub mod transaction;
+pub mod wallet;

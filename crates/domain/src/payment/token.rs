@@ -50,4 +50,6 @@ pub struct Token {
     /// The client session the token was made under: a payment with it must match the
     /// session's merchant, amount and currency.
     pub client_session_id: Option<ClientSessionId>,
+    /// The wallet the card came from, if it came from one.
+    pub wallet: Option<super::wallet::WalletKind>,
 }

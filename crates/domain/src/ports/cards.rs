@@ -116,3 +116,16 @@ pub trait ClientSessionStore: Send + Sync {
         now: OffsetDateTime,
     ) -> Result<Option<crate::payment::client_session::ClientSession>, StoreError>;
 }
+
+/// Opens wallet tokens addressed to Holdfast, with the keys of the caller's mode.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait WalletOpener: Send + Sync {
+    /// The card inside `token` (as the wallet gave it to the page), checked as of `now`.
+    fn open(
+        &self,
+        kind: crate::payment::wallet::WalletKind,
+        mode: crate::mode::Mode,
+        token: &str,
+        now: OffsetDateTime,
+    ) -> Result<crate::payment::wallet::WalletCard, crate::payment::wallet::WalletRefusal>;
+}

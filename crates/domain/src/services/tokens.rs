@@ -13,8 +13,10 @@ use crate::payment::card::{CardInput, CardNumber, CvvRule, Expiration};
 use crate::payment::client_session::{ClientSecret, SessionStatus};
 use crate::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
+use crate::payment::wallet::{WalletKind, WalletProof, WalletRefusal};
 use crate::ports::{
-    BinInfo, BinLookup, CardData, CardVault, ClientSessionStore, Clock, Ids, StoreError, TokenStore,
+    BinInfo, BinLookup, CardData, CardVault, ClientSessionStore, Clock, Ids, StoreError,
+    TokenStore, WalletOpener,
 };
 
 /// Why a token could not be created or read.
@@ -26,6 +28,9 @@ pub enum TokenError {
     /// A card field is unusable (bad number, past expiration, malformed CVV).
     #[error(transparent)]
     Invalid(#[from] Invalid),
+    /// A wallet token was refused, or its wallet is not set up for the mode.
+    #[error(transparent)]
+    Wallet(#[from] WalletRefusal),
     /// Reading or writing the store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -56,6 +61,7 @@ pub struct Redeemed {
 pub struct TokenService {
     tokens: Arc<dyn TokenStore>,
     sessions: Arc<dyn ClientSessionStore>,
+    wallets: Arc<dyn WalletOpener>,
     vault: Arc<dyn CardVault>,
     bins: Arc<dyn BinLookup>,
     clock: Arc<dyn Clock>,
@@ -63,26 +69,55 @@ pub struct TokenService {
 }
 
 /// The text the vault seals for a card: its number and expiration (`NUMBER|MMYY`), never the
-/// CVV. `unsealed_card` reads it back.
+/// CVV; for a wallet's card also the wallet, cryptogram and ECI
+/// (`NUMBER|MMYY|WALLET|CRYPTOGRAM|ECI`). `unsealed_card` reads it back.
 pub(crate) fn sealed_text(card: &CardData) -> String {
-    format!("{}|{}", card.number.expose(), card.expiration.to_mmyy())
+    let mut text = format!("{}|{}", card.number.expose(), card.expiration.to_mmyy());
+    if let Some(proof) = &card.wallet {
+        for part in [
+            proof.kind.as_str(),
+            proof.cryptogram.as_deref().unwrap_or_default(),
+            proof.eci.as_deref().unwrap_or_default(),
+        ] {
+            text.push('|');
+            text.push_str(part);
+        }
+    }
+    text
 }
 
-/// The number and expiration `sealed_text` wrote; `None` if the text is not that.
-fn unsealed_card(text: &str) -> Option<(CardNumber, Expiration)> {
-    let (number, expiry) = text.split_once('|')?;
-    Some((
-        CardNumber::parse(number).ok()?,
-        Expiration::parse_mmyy(expiry).ok()?,
-    ))
+/// The card `sealed_text` wrote; `None` if the text is not that.
+fn unsealed_card(text: &str) -> Option<CardData> {
+    let mut parts = text.split('|');
+    let number = CardNumber::parse(parts.next()?).ok()?;
+    let expiration = Expiration::parse_mmyy(parts.next()?).ok()?;
+    let present = |part: &str| (!part.is_empty()).then(|| part.to_owned());
+    let wallet = match parts.next() {
+        None => None,
+        Some(kind) => Some(WalletProof {
+            kind: kind.parse().ok()?,
+            cryptogram: present(parts.next()?),
+            eci: present(parts.next()?),
+        }),
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(CardData {
+        number,
+        cvv: None,
+        expiration,
+        wallet,
+    })
 }
 
 impl TokenService {
     /// A service over its ports: the token store, the client sessions tokens are bound to, the
-    /// vault, the BIN table, clock and ids.
+    /// wallets' token opener, the vault, the BIN table, clock and ids.
     pub fn new(
         tokens: Arc<dyn TokenStore>,
         sessions: Arc<dyn ClientSessionStore>,
+        wallets: Arc<dyn WalletOpener>,
         vault: Arc<dyn CardVault>,
         bins: Arc<dyn BinLookup>,
         clock: Arc<dyn Clock>,
@@ -91,6 +126,7 @@ impl TokenService {
         Self {
             tokens,
             sessions,
+            wallets,
             vault,
             bins,
             clock,
@@ -142,16 +178,12 @@ impl TokenService {
             .vault
             .open(id.as_str(), &token.sealed)
             .map_err(|e| corrupt(&e.to_string()))?;
-        let (number, expiration) = unsealed_card(&text).ok_or_else(|| corrupt("sealed card"))?;
-        if expiration.is_past(self.clock.now()) {
+        let card = unsealed_card(&text).ok_or_else(|| corrupt("sealed card"))?;
+        if card.expiration.is_past(self.clock.now()) {
             return Err(Invalid::new("payment.token", "the tokenized card has expired").into());
         }
         Ok(Redeemed {
-            card: CardData {
-                number,
-                cvv: None,
-                expiration,
-            },
+            card,
             client_session: token.client_session_id,
         })
     }
@@ -184,7 +216,7 @@ impl TokenService {
         &self,
         who: &Principal,
         secret: &str,
-    ) -> Result<ClientSessionId, TokenError> {
+    ) -> Result<(ClientSessionId, MerchantId), TokenError> {
         let refused = || {
             Invalid::new(
                 "clientSecret",
@@ -199,7 +231,7 @@ impl TokenService {
             .filter(|s| s.has_secret(&secret))
             .ok_or_else(refused)?;
         match session.status_at(self.clock.now()) {
-            SessionStatus::Open => Ok(session.id),
+            SessionStatus::Open => Ok((session.id, session.merchant_id)),
             _ => Err(refused().into()),
         }
     }
@@ -235,7 +267,7 @@ impl TokenService {
         client_secret: Option<&str>,
         reply: Option<&Recorder<'_, Token>>,
     ) -> Result<Token, TokenError> {
-        let card = &card.check(self.clock.now(), CvvRule::Optional)?;
+        let card = card.check(self.clock.now(), CvvRule::Optional)?;
         if kind == TokenKind::Vault && who.key_type == KeyType::Public {
             return Err(TokenError::VaultNeedsPrivateKey);
         }
@@ -248,8 +280,64 @@ impl TokenService {
                 )
                 .into());
             }
-            Some(secret) => Some(self.session_for(who, secret).await?),
+            Some(secret) => Some(self.session_for(who, secret).await?.0),
         };
+        self.save(who, kind, &card, client_session_id, reply).await
+    }
+
+    /// Opens a wallet's token (Google Pay, Apple Pay) with the keys of the caller's mode and
+    /// stores a single-use token for its card, bound to the client session whose secret is
+    /// given. A token the page asked for another merchant than the session's is refused.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), wallet = %wallet))]
+    pub async fn create_from_wallet(
+        &self,
+        who: &Principal,
+        wallet: WalletKind,
+        token: &str,
+        client_secret: Option<&str>,
+        reply: Option<&Recorder<'_, Token>>,
+    ) -> Result<Token, TokenError> {
+        let now = self.clock.now();
+        let opened = self.wallets.open(wallet, who.scope.mode, token, now)?;
+        if opened.expiration.is_past(now) {
+            return Err(Invalid::new("wallet.token", "the wallet's card has expired").into());
+        }
+        let client_session_id = match client_secret {
+            None => None,
+            Some(secret) => {
+                let (id, merchant) = self.session_for(who, secret).await?;
+                if opened
+                    .merchant_hint
+                    .as_deref()
+                    .is_some_and(|hint| hint != merchant.as_str())
+                {
+                    return Err(Invalid::new(
+                        "wallet.token",
+                        "was requested for another merchant than the client session's",
+                    )
+                    .into());
+                }
+                Some(id)
+            }
+        };
+        let card = CardData {
+            number: opened.number,
+            cvv: None,
+            expiration: opened.expiration,
+            wallet: Some(opened.proof),
+        };
+        self.save(who, TokenKind::SingleUse, &card, client_session_id, reply)
+            .await
+    }
+
+    async fn save(
+        &self,
+        who: &Principal,
+        kind: TokenKind,
+        card: &CardData,
+        client_session_id: Option<ClientSessionId>,
+        reply: Option<&Recorder<'_, Token>>,
+    ) -> Result<Token, TokenError> {
         let now = self.clock.now();
         let id = TokenId::from_suffix(&self.ids.next_id());
         let bin = self.bins.lookup(card.number.bin());
@@ -269,6 +357,7 @@ impl TokenService {
             expires_on: (kind == TokenKind::SingleUse).then(|| now + SINGLE_USE_LIFETIME),
             used_on: None,
             client_session_id,
+            wallet: card.wallet.as_ref().map(|proof| proof.kind),
         };
         self.tokens.save(&token, reply_for(reply, &token)).await?;
         Ok(token)
@@ -282,7 +371,9 @@ mod tests {
     use crate::mode::Mode;
     use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
 
-    use crate::ports::{MockCardVault, MockClientSessionStore, MockTokenStore, Sealed};
+    use crate::ports::{
+        MockCardVault, MockClientSessionStore, MockTokenStore, MockWalletOpener, Sealed,
+    };
 
     /// Retention erases what expired by the service's own clock, not a caller's.
     #[tokio::test]
@@ -296,6 +387,7 @@ mod tests {
         let service = TokenService::new(
             Arc::new(tokens),
             Arc::new(MockClientSessionStore::new()),
+            Arc::new(MockWalletOpener::new()),
             Arc::new(MockCardVault::new()),
             Arc::new(visa_bins()),
             Arc::new(clock_at_noon()),
@@ -318,10 +410,20 @@ mod tests {
     }
 
     fn service_with(tokens: MockTokenStore, sessions: MockClientSessionStore) -> TokenService {
+        service_with_wallets(tokens, sessions, MockWalletOpener::new())
+    }
+
+    fn service_with_wallets(
+        tokens: MockTokenStore,
+        sessions: MockClientSessionStore,
+        wallets: MockWalletOpener,
+    ) -> TokenService {
         let mut vault = MockCardVault::new();
         vault
             .expect_seal()
-            .withf(|context, secret| context == "tkn_01" && secret == "4111111111111111|1230")
+            .withf(|context, secret| {
+                context == "tkn_01" && secret.starts_with("4111111111111111|1230")
+            })
             .returning(|_, _| Sealed {
                 key_id: "k1".into(),
                 nonce: vec![0; 12],
@@ -333,6 +435,7 @@ mod tests {
         TokenService::new(
             Arc::new(tokens),
             Arc::new(sessions),
+            Arc::new(wallets),
             Arc::new(vault),
             Arc::new(bins),
             Arc::new(clock),
@@ -393,19 +496,125 @@ mod tests {
     fn sealed_text_round_trips_and_refuses_anything_else() {
         let text = sealed_text(&card());
         assert_eq!(text, "4111111111111111|1230");
-        let (number, expiration) = unsealed_card(&text).unwrap();
+        let back = unsealed_card(&text).unwrap();
         assert_eq!(
-            (number.expose(), expiration.to_mmyy()),
-            ("4111111111111111", "1230".to_owned())
+            (back.number.expose(), back.expiration.to_mmyy(), back.wallet),
+            ("4111111111111111", "1230".to_owned(), None)
+        );
+        let proof = WalletProof {
+            kind: WalletKind::GooglePay,
+            cryptogram: Some("AgAAAAAABk4DWZ4C28yUQAAAAAA=".into()),
+            eci: Some("05".into()),
+        };
+        let from_wallet = CardData {
+            wallet: Some(proof.clone()),
+            ..card()
+        };
+        let text = sealed_text(&from_wallet);
+        assert_eq!(
+            text,
+            "4111111111111111|1230|google_pay|AgAAAAAABk4DWZ4C28yUQAAAAAA=|05"
+        );
+        assert_eq!(unsealed_card(&text).unwrap().wallet, Some(proof));
+        let pan_only = "4111111111111111|1230|google_pay||";
+        assert_eq!(
+            unsealed_card(pan_only).unwrap().wallet.unwrap().cryptogram,
+            None
         );
         for bad in [
             "4111111111111111",
             "4111111111111112|1230",
             "4111111111111111|1330",
             "|",
+            "4111111111111111|1230|paypal||",
+            "4111111111111111|1230|google_pay|x",
+            "4111111111111111|1230|google_pay|x|05|more",
         ] {
             assert!(unsealed_card(bad).is_none(), "{bad}");
         }
+    }
+
+    /// A wallet's token opens (by the port, with the caller's mode) to a single-use token that
+    /// names the wallet; one the page asked for another merchant than its client session's is
+    /// refused; a wallet not set up for the mode is refused as such.
+    #[tokio::test]
+    async fn a_wallet_token_becomes_a_single_use_token() {
+        let opened = |hint: &str| crate::payment::wallet::WalletCard {
+            number: CardNumber::parse("4111111111111111").unwrap(),
+            expiration: Expiration::parse_mmyy("1230").unwrap(),
+            proof: WalletProof {
+                kind: WalletKind::GooglePay,
+                cryptogram: None,
+                eci: None,
+            },
+            merchant_hint: Some(hint.to_owned()),
+        };
+        let cases = [
+            ("mid_1", None, Ok(())),
+            ("mid_1", Some(secret().expose().to_owned()), Ok(())),
+            (
+                "mid_2",
+                Some(secret().expose().to_owned()),
+                Err("wallet.token"),
+            ),
+        ];
+        for (hint, given, expected) in cases {
+            let mut wallets = MockWalletOpener::new();
+            let card = opened(hint);
+            wallets
+                .expect_open()
+                .withf(|kind, mode, token, _| {
+                    *kind == WalletKind::GooglePay
+                        && *mode == Mode::Test
+                        && token == "sealed-by-google"
+                })
+                .return_once(move |_, _, _, _| Ok(card));
+            let mut tokens = MockTokenStore::new();
+            tokens
+                .expect_save()
+                .withf(|t, _| {
+                    t.wallet == Some(WalletKind::GooglePay) && t.kind == TokenKind::SingleUse
+                })
+                .times(usize::from(expected.is_ok()))
+                .returning(|_, _| Ok(()));
+            let mut sessions = MockClientSessionStore::new();
+            sessions
+                .expect_find()
+                .returning(|_, _| Ok(Some(open_session(&secret()))));
+            let got = service_with_wallets(tokens, sessions, wallets)
+                .create_from_wallet(
+                    &who(KeyType::Public),
+                    WalletKind::GooglePay,
+                    "sealed-by-google",
+                    given.as_deref(),
+                    None,
+                )
+                .await;
+            match (got, expected) {
+                (Ok(token), Ok(())) => {
+                    assert_eq!(token.client_session_id.is_some(), given.is_some());
+                }
+                (Err(TokenError::Invalid(i)), Err(field)) => assert_eq!(i.field, field),
+                (got, expected) => panic!("{hint} {given:?}: {got:?} against {expected:?}"),
+            }
+        }
+        let mut wallets = MockWalletOpener::new();
+        wallets
+            .expect_open()
+            .returning(|kind, _, _, _| Err(WalletRefusal::NotConfigured(kind)));
+        let got = service_with_wallets(
+            MockTokenStore::new(),
+            MockClientSessionStore::new(),
+            wallets,
+        )
+        .create_from_wallet(&who(KeyType::Public), WalletKind::ApplePay, "x", None, None)
+        .await;
+        assert!(matches!(
+            got,
+            Err(TokenError::Wallet(WalletRefusal::NotConfigured(
+                WalletKind::ApplePay
+            )))
+        ));
     }
 
     fn token(client_session_id: Option<ClientSessionId>) -> Token {
@@ -429,6 +638,7 @@ mod tests {
             expires_on: None,
             used_on: None,
             client_session_id,
+            wallet: None,
         }
     }
 
@@ -485,6 +695,7 @@ mod tests {
             let service = TokenService::new(
                 Arc::new(tokens),
                 Arc::new(MockClientSessionStore::new()),
+                Arc::new(MockWalletOpener::new()),
                 Arc::new(opening(sealed)),
                 Arc::new(visa_bins()),
                 Arc::new(clock_at_noon()),
@@ -560,6 +771,7 @@ mod tests {
             let service = TokenService::new(
                 Arc::new(tokens),
                 Arc::new(sessions),
+                Arc::new(MockWalletOpener::new()),
                 Arc::new(opening("4111111111111111|1230")),
                 Arc::new(visa_bins()),
                 Arc::new(clock_at_noon()),

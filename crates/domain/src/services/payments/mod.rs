@@ -75,7 +75,7 @@ impl From<TokenError> for PaymentError {
         match err {
             TokenError::Invalid(invalid) => Self::Invalid(invalid),
             TokenError::Store(store) => Self::Store(store),
-            TokenError::VaultNeedsPrivateKey => {
+            TokenError::VaultNeedsPrivateKey | TokenError::Wallet(_) => {
                 Self::Invalid(Invalid::new("payment.token", err.to_string()))
             }
         }

@@ -143,6 +143,7 @@ fn service_over(
     let tokens = TokenService::new(
         Arc::new(MockTokenStore::new()),
         Arc::new(crate::ports::MockClientSessionStore::new()),
+        Arc::new(crate::ports::MockWalletOpener::new()),
         Arc::new(MockCardVault::new()),
         Arc::new(visa_bins()),
         Arc::new(clock_at_noon()),
