@@ -14,6 +14,10 @@ const PRIVATE_KEY = required('HOLDFAST_PRIVATE_KEY');
 const RESULT = required('HOLDFAST_RESULT');
 // A client session's secret: the first test tokenizes under it.
 const CLIENT_SECRET = required('HOLDFAST_CLIENT_SECRET');
+// A Google Pay token made the way Google makes it (by the Rust test, with keys the server
+// trusts as Google's), which the page's stand-in for Google Pay hands back; and its merchant.
+const GOOGLE_PAY_TOKEN = required('HOLDFAST_GOOGLE_PAY_TOKEN');
+const MERCHANT = required('HOLDFAST_MERCHANT');
 const PAN = '4111111111111111';
 const shot = artifacts('hosted-fields');
 
@@ -99,7 +103,64 @@ function checkout(url) {
   return { html, csp };
 }
 
-const server = await merchantServer({ '/checkout': checkout });
+/** A page with Holdfast's Google Pay button over a stand-in for Google's `pay.js`. */
+function wallet() {
+  const n = nonce();
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${n}' ${HOLDFAST}`,
+    `style-src 'nonce-${n}'`,
+    `frame-src ${HOLDFAST}`,
+    "connect-src 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Wallet checkout - Test Shop</title>
+<style nonce="${n}">body { font-family: system-ui, sans-serif; max-width: 30rem; margin: 2rem auto; } button { padding: .6rem 1.2rem; }</style>
+<script nonce="${n}">
+  // Stands in for Google's pay.js: everything on Holdfast's side of it is real.
+  window.violations = [];
+  document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective));
+  window.googleRequests = [];
+  window.google = { payments: { api: { PaymentsClient: function (options) {
+    window.googleEnvironment = options.environment;
+    this.isReadyToPay = () => Promise.resolve({ result: true });
+    this.createButton = (o) => {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = 'Pay with Google Pay';
+      button.addEventListener('click', o.onClick);
+      return button;
+    };
+    this.loadPaymentData = (request) => {
+      window.googleRequests.push(request);
+      return Promise.resolve({ paymentMethodData: { tokenizationData: { type: 'PAYMENT_GATEWAY', token: ${JSON.stringify(GOOGLE_PAY_TOKEN)} } } });
+    };
+  } } } };
+</script>
+</head>
+<body>
+<main>
+<h1>Pay with a wallet</h1>
+<div id="gpay"></div>
+<p id="result" role="status"></p>
+<p id="error" role="alert"></p>
+</main>
+<script nonce="${n}" src="${HOLDFAST}/v1/clients/holdfast.js?publicApiKey=${encodeURIComponent(PUBLIC_KEY)}"></script>
+<script nonce="${n}">
+  const pay = Holdfast.googlePay({ container: '#gpay', merchantId: ${JSON.stringify(MERCHANT)}, amount: 2500, currency: 'USD', merchantName: 'Test Shop' });
+  pay.on('token', (r) => { document.getElementById('result').textContent = 'Token ' + r.token + ' (' + r.brand + ')'; });
+  pay.on('error', (e) => { document.getElementById('error').textContent = e.code + ': ' + e.message; });
+</script>
+</body>
+</html>`;
+  return { html, csp };
+}
+
+const server = await merchantServer({ '/checkout': checkout, '/wallet': wallet });
 const browser = await launch();
 
 /** A fresh page on the checkout, with the frames loaded; console lines kept. */
@@ -262,6 +323,32 @@ const tests = {
     assert.deepEqual(violations, []);
     const titles = await page.evaluate(() => Array.from(document.querySelectorAll('iframe')).map((f) => f.title));
     assert.deepEqual(titles, ['Secure card number input', 'Secure expiration date input', 'Secure security code input']);
+    await context.close();
+  },
+
+  async 'the Google Pay button asks for gateway holdfast and turns the wallet token into a token'() {
+    const context = await browser.newContext({ viewport: { width: 640, height: 480 } });
+    const page = await context.newPage();
+    const console = [];
+    page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
+    await page.goto(`${server.origin}/wallet`);
+    await page.getByRole('button', { name: 'Pay with Google Pay' }).click();
+    await page.waitForFunction(() => /Token tkn_|:/.test(document.getElementById('result').textContent + document.getElementById('error').textContent));
+    assert.equal(await page.locator('#error').textContent(), '');
+    const result = await page.locator('#result').textContent();
+    assert.match(result, /^Token tkn_[A-Za-z0-9]+ \(visa\)$/);
+    await shot(page, '08-google-pay-token');
+    const asked = await page.evaluate(() => ({ environment: window.googleEnvironment, request: window.googleRequests[0] }));
+    assert.equal(asked.environment, 'TEST', 'a test key asks the TEST environment');
+    const method = asked.request.allowedPaymentMethods[0];
+    assert.deepEqual(method.tokenizationSpecification, {
+      type: 'PAYMENT_GATEWAY',
+      parameters: { gateway: 'holdfast', gatewayMerchantId: MERCHANT },
+    });
+    assert.deepEqual(asked.request.transactionInfo, { totalPriceStatus: 'FINAL', totalPrice: '25.00', currencyCode: 'USD' });
+    noPolicyViolations(console, await page.evaluate(() => window.violations));
+    assert.deepEqual((await axe(page)).violations, []);
+    writeFileSync(`${RESULT}.wallet`, JSON.stringify({ token: /tkn_[A-Za-z0-9]+/.exec(result)[0] }));
     await context.close();
   },
 

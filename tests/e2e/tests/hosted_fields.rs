@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use holdfast_e2e::{Api, Env, Server, on_both_backends};
+use holdfast_wallets::google_pay::testing::Issuer;
 use reqwest::StatusCode;
 use serde_json::Value;
 
@@ -57,7 +58,18 @@ fn browser(env: &Env, server: &Server, script: &str, vars: &[(&str, &str)]) {
 
 async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
     let platform = env.create_platform("Shop");
-    let server = env.serve();
+    let google = Issuer::at(time::OffsetDateTime::now_utc());
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        (
+            "HOLDFAST_GOOGLE_PAY_PRIVATE_KEY",
+            &google.private_key_base64(),
+        ),
+        (
+            "HOLDFAST_GOOGLE_PAY_TEST_ROOT_KEYS",
+            &google.root_key_base64(),
+        ),
+    ]);
     let api = Api::new(&server);
     let merchant = api
         .post(
@@ -90,6 +102,8 @@ async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
                 "HOLDFAST_CLIENT_SECRET",
                 session.body["clientSecret"].as_str().unwrap(),
             ),
+            ("HOLDFAST_GOOGLE_PAY_TOKEN", &google.token_for(&merchant)),
+            ("HOLDFAST_MERCHANT", &merchant),
         ],
     );
 
@@ -125,6 +139,18 @@ async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
         .post("/v1/transactions", &platform.private_key, &pay(2500))
         .await;
     assert_eq!(again.status, StatusCode::BAD_REQUEST, "{}", again.text);
+
+    // The Google Pay button's token, made by the relay frame from the wallet's token, pays too.
+    let wallet = std::fs::read(format!("{}.wallet", result.path().display())).unwrap();
+    let wallet: Value = serde_json::from_slice(&wallet).unwrap();
+    let body = format!(
+        r#"{{"merchantId": "{merchant}", "type": "sale", "amount": 2500, "payment": {{"token": "{}"}}}}"#,
+        wallet["token"].as_str().unwrap()
+    );
+    let paid = api
+        .post("/v1/transactions", &platform.private_key, &body)
+        .await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
 
     let log = server.log();
     assert!(!log.contains("4111111111111111"), "card number in the log");

@@ -220,5 +220,137 @@
     });
   }
 
-  window.Holdfast = Object.freeze({ protocol: PROTOCOL, fields: fields });
+  var MODE = /^pub_test_/.test(publicApiKey || '') ? 'test' : 'live';
+
+  /**
+   * A hidden frame on Holdfast's origin that tokenizes a wallet's token for this page: the
+   * token is encrypted for Holdfast, and the page never calls Holdfast itself.
+   */
+  function relay() {
+    var channel = randomToken();
+    var frame = document.createElement('iframe');
+    var src = new URL('/v1/clients/fields/relay', holdfastOrigin);
+    src.searchParams.set('publicApiKey', publicApiKey || '');
+    src.searchParams.set('origin', location.origin);
+    src.searchParams.set('channel', channel);
+    frame.src = src.toString();
+    frame.title = 'Holdfast wallet relay';
+    frame.setAttribute('aria-hidden', 'true');
+    frame.tabIndex = -1;
+    frame.style.display = 'none';
+    var requests = {};
+    var markReady;
+    var ready = new Promise(function (resolve) { markReady = resolve; });
+    window.addEventListener('message', function (event) {
+      var data = event.data;
+      if (event.origin !== holdfastOrigin || event.source !== frame.contentWindow) return;
+      if (!data || data.holdfast !== PROTOCOL || data.channel !== channel || data.field !== 'relay') return;
+      if (data.type === 'ready') markReady();
+      if (data.type === 'tokenized' && requests[data.request]) {
+        var request = requests[data.request];
+        delete requests[data.request];
+        if (typeof data.token === 'string' && /^tkn_[A-Za-z0-9]+$/.test(data.token)) {
+          request.resolve({ token: data.token, brand: typeof data.brand === 'string' ? data.brand : 'unknown' });
+        } else {
+          var error = data.error || {};
+          request.reject(HoldfastError(String(error.code || 'tokenization_failed'), String(error.message || 'The wallet token could not be used.'), error.field ? String(error.field) : null));
+        }
+      }
+    });
+    document.body.appendChild(frame);
+    return function tokenize(wallet, token, clientSecret) {
+      return ready.then(function () {
+        return new Promise(function (resolve, reject) {
+          var id = randomToken();
+          requests[id] = { resolve: resolve, reject: reject };
+          var message = { holdfast: PROTOCOL, channel: channel, type: 'tokenize-wallet', request: id, wallet: wallet, token: token };
+          if (clientSecret) message.clientSecret = clientSecret;
+          frame.contentWindow.postMessage(message, holdfastOrigin);
+        });
+      });
+    };
+  }
+
+  /**
+   * The Google Pay button, where Google Pay (its pay.js, loaded by the page) says the browser can
+   * pay. `options`: container, merchantId (the gatewayMerchantId: the Holdfast merchant paid),
+   * amount (minor units), currency, merchantName, clientSecret, buttonType. Events: 'token'
+   * ({token, brand}), 'error' (an Error with code), 'cancel'.
+   */
+  function googlePay(options) {
+    options = options || {};
+    var container = element(options.container, 'googlePay');
+    var listeners = { token: [], error: [], cancel: [] };
+    function emit(type, value) {
+      listeners[type].forEach(function (listener) { listener(value); });
+    }
+    var api = window.google && window.google.payments && window.google.payments.api;
+    var cardMethod = {
+      type: 'CARD',
+      parameters: {
+        allowedAuthMethods: ['PAN_ONLY', 'CRYPTOGRAM_3DS'],
+        allowedCardNetworks: ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'JCB']
+      }
+    };
+    var available = Promise.resolve(false);
+    if (api && typeof api.PaymentsClient === 'function') {
+      var client = new api.PaymentsClient({ environment: MODE === 'test' ? 'TEST' : 'PRODUCTION' });
+      var tokenize = relay();
+      var request = {
+        apiVersion: 2,
+        apiVersionMinor: 0,
+        allowedPaymentMethods: [{
+          type: cardMethod.type,
+          parameters: cardMethod.parameters,
+          tokenizationSpecification: {
+            type: 'PAYMENT_GATEWAY',
+            parameters: { gateway: 'holdfast', gatewayMerchantId: String(options.merchantId || '') }
+          }
+        }],
+        transactionInfo: {
+          totalPriceStatus: 'FINAL',
+          totalPrice: (Number(options.amount || 0) / 100).toFixed(2),
+          currencyCode: String(options.currency || 'USD')
+        },
+        merchantInfo: { merchantName: String(options.merchantName || '') }
+      };
+      var onClick = function () {
+        client.loadPaymentData(request).then(function (paymentData) {
+          var token = paymentData && paymentData.paymentMethodData &&
+            paymentData.paymentMethodData.tokenizationData &&
+            paymentData.paymentMethodData.tokenizationData.token;
+          if (typeof token !== 'string') throw HoldfastError('wallet_failed', 'Google Pay returned no token.');
+          return tokenize('google_pay', token, options.clientSecret);
+        }).then(function (result) {
+          emit('token', result);
+        }, function (error) {
+          if (error && error.statusCode === 'CANCELED') emit('cancel', {});
+          else emit('error', error && error.name === 'HoldfastError' ? error : HoldfastError('wallet_failed', 'Google Pay did not complete.'));
+        });
+      };
+      available = client.isReadyToPay({ apiVersion: 2, apiVersionMinor: 0, allowedPaymentMethods: [cardMethod] })
+        .then(function (answer) {
+          if (!answer || !answer.result) return false;
+          container.appendChild(client.createButton({
+            onClick: onClick,
+            buttonType: options.buttonType || 'pay',
+            allowedPaymentMethods: [cardMethod]
+          }));
+          return true;
+        }, function () { return false; });
+    }
+    return Object.freeze({
+      /** Resolves true once the button is shown, false where Google Pay cannot pay. */
+      available: available,
+      on: function (type, listener) {
+        if (!listeners[type] || typeof listener !== 'function') {
+          throw HoldfastError('invalid_options', 'Holdfast: unknown event ' + String(type) + '.');
+        }
+        listeners[type].push(listener);
+        return this;
+      }
+    });
+  }
+
+  window.Holdfast = Object.freeze({ protocol: PROTOCOL, mode: MODE, fields: fields, googlePay: googlePay });
 })();

@@ -72,6 +72,16 @@ pub static FIELD_SCRIPT: LazyLock<Asset> = LazyLock::new(|| {
     )
 });
 
+/// The wallet relay frame's script: it tokenizes a wallet's token from Holdfast's origin.
+pub static RELAY_SCRIPT: LazyLock<Asset> = LazyLock::new(|| {
+    Asset::new(
+        "relay",
+        "js",
+        include_str!("../../../assets/hosted/relay.js").to_owned(),
+        JAVASCRIPT,
+    )
+});
+
 /// The frames' stylesheet; a merchant's style object reaches it through custom properties.
 pub static FIELD_STYLESHEET: LazyLock<Asset> = LazyLock::new(|| {
     Asset::new(
@@ -109,7 +119,7 @@ fn iin_table_json() -> String {
 
 /// `GET /hosted/{asset}`: the frames' files, by hashed name only.
 pub async fn serve(asset: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    [&*FIELD_SCRIPT, &*FIELD_STYLESHEET]
+    [&*FIELD_SCRIPT, &*FIELD_STYLESHEET, &*RELAY_SCRIPT]
         .into_iter()
         .find(|a| a.versioned_name == *asset)
         .map(Asset::immutable)

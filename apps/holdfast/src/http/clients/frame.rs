@@ -7,7 +7,7 @@ use actix_web::http::header::{CONTENT_SECURITY_POLICY, ContentType, REFERRER_POL
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::assets::{FIELD_SCRIPT, FIELD_STYLESHEET};
+use super::assets::{FIELD_SCRIPT, FIELD_STYLESHEET, RELAY_SCRIPT};
 use crate::http::ApiError;
 use crate::http::extract::query;
 
@@ -24,12 +24,13 @@ struct FrameQuery {
     channel: Option<String>,
 }
 
-/// A field a frame can hold.
+/// A field a frame can hold, or the relay that tokenizes a wallet's token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Field {
     Number,
     Expiry,
     Cvv,
+    Relay,
 }
 
 impl Field {
@@ -38,6 +39,7 @@ impl Field {
             "number" => Some(Self::Number),
             "expiry" => Some(Self::Expiry),
             "cvv" => Some(Self::Cvv),
+            "relay" => Some(Self::Relay),
             _ => None,
         }
     }
@@ -72,6 +74,7 @@ impl Field {
                 7,
             ),
             Self::Cvv => ("cvv", "Security code", "cc-csc", "cvc", "CVC", 4),
+            Self::Relay => ("relay", "Holdfast", "off", "relay", "", 0),
         }
     }
 }
@@ -83,7 +86,7 @@ impl Field {
     tag = "hosted client",
     operation_id = "getClientField",
     params(
-        ("field" = String, Path, description = "`number`, `expiry` or `cvv`."),
+        ("field" = String, Path, description = "`number`, `expiry`, `cvv`, or `relay` (no field: it tokenizes a wallet's token for the page)."),
         ("origin" = String, Query, description = "The origin of the page that frames the field, as `https://host[:port]`."),
         ("channel" = String, Query, description = "16 to 64 letters, digits, `-` or `_`, the same for every field of one form."),
     ),
@@ -127,6 +130,21 @@ fn policy(origin: &str) -> String {
 /// Nothing in the page comes from the request: the origin and channel reach the script
 /// through `location`, checked there as here.
 fn page(field: Field) -> String {
+    if field == Field::Relay {
+        return format!(
+            r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Holdfast</title>
+<script src="/hosted/{js}" defer></script>
+</head>
+<body></body>
+</html>
+"#,
+            js = RELAY_SCRIPT.versioned_name,
+        );
+    }
     let (name, label, autocomplete, input_name, placeholder, max) = field.markup();
     format!(
         r#"<!doctype html>
