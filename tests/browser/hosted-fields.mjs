@@ -29,11 +29,13 @@ function checkout(url) {
   const n = nonce();
   const key = url.searchParams.get('as') === 'private' ? PRIVATE_KEY : PUBLIC_KEY;
   const clientSecret = url.searchParams.has('session') ? CLIENT_SECRET : null;
+  // A third party's frame in the page (an ad, say), on yet another origin.
+  const evil = url.searchParams.has('evil') ? server.origin.replace('localhost', '127.0.0.1') : null;
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${n}' ${HOLDFAST}`,
     `style-src 'nonce-${n}'`,
-    `frame-src ${HOLDFAST}`,
+    `frame-src ${HOLDFAST}${evil ? ` ${evil}` : ''}`,
     "connect-src 'none'",
     "img-src 'none'",
     "base-uri 'none'",
@@ -69,6 +71,7 @@ function checkout(url) {
 </form>
 <p id="result" role="status"></p>
 <p id="error" role="alert"></p>
+${evil ? `<iframe id="evil" title="Advertisement" src="${evil}/evil"></iframe>` : ''}
 </main>
 <script nonce="${n}">
   window.scriptFailed = false;
@@ -101,6 +104,29 @@ function checkout(url) {
 </body>
 </html>`;
   return { html, csp };
+}
+
+/** A third party's frame: it forges messages to the page and to Holdfast's frames. */
+function evilFrame() {
+  const n = nonce();
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Ad</title></head>
+<body><p>An advertisement</p>
+<script nonce="${n}">
+  // Called by the test once the card is typed, with the form's channel (as if the attacker
+  // had learnt it): only the origin and source checks stand in its way.
+  window.attack = (channel) => {
+    parent.postMessage({ holdfast: 1, channel, field: 'number', type: 'change', empty: false, complete: true, valid: true, brand: 'FORGED' }, '*');
+    parent.postMessage({ holdfast: 1, channel, field: 'number', type: 'tokenized', request: 'x', token: 'tkn_FORGED', brand: 'visa' }, '*');
+    for (let i = 0; i < parent.frames.length; i++) {
+      const sibling = parent.frames[i];
+      if (sibling === window) continue;
+      for (const type of ['tokenize', 'configure', 'clear']) {
+        sibling.postMessage({ holdfast: 1, channel, type, request: 'evil', options: { label: 'Hacked' } }, '*');
+      }
+    }
+  };
+</script></body></html>`;
+  return { html, csp: `default-src 'none'; script-src 'nonce-${n}'` };
 }
 
 /** A page with Holdfast's Google Pay button over a stand-in for Google's `pay.js`. */
@@ -160,7 +186,7 @@ function wallet() {
   return { html, csp };
 }
 
-const server = await merchantServer({ '/checkout': checkout, '/wallet': wallet });
+const server = await merchantServer({ '/checkout': checkout, '/wallet': wallet, '/evil': evilFrame });
 const browser = await launch();
 
 /** A fresh page on the checkout, with the frames loaded; console lines kept. */
@@ -349,6 +375,32 @@ const tests = {
     noPolicyViolations(console, await page.evaluate(() => window.violations));
     assert.deepEqual((await axe(page)).violations, []);
     writeFileSync(`${RESULT}.wallet`, JSON.stringify({ token: /tkn_[A-Za-z0-9]+/.exec(result)[0] }));
+    await context.close();
+  },
+
+  async 'a third party frame in the page can neither drive the fields nor forge a token'() {
+    const { page, context } = await open('?evil=1');
+    const posted = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/tokens')) posted.push(request.frame().url());
+    });
+    await framesReady(page);
+    await fill(page, PAN, FUTURE, '123');
+    const channel = await page.evaluate(() => document.querySelector('iframe[name^="holdfast-number-"]').name.slice('holdfast-number-'.length));
+    const evil = page.frames().find((frame) => frame.url().endsWith('/evil'));
+    await evil.evaluate((c) => window.attack(c), channel);
+    await page.waitForTimeout(500);
+    assert.deepEqual(posted, [], 'no frame tokenized for the third party');
+    assert.equal(await frameOf(page, 'number').evaluate(() => document.getElementById('label').textContent), 'Card number');
+    assert.equal(await input(page, 'number').inputValue(), '4111 1111 1111 1111', 'not cleared');
+    const forged = await page.evaluate(() => window.changes.filter((c) => c.state.brand === 'FORGED').length);
+    assert.equal(forged, 0, 'no forged state reached the page');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForFunction(() => /Token tkn_/.test(document.getElementById('result').textContent));
+    const result = await page.locator('#result').textContent();
+    assert.ok(!result.includes('FORGED'), result);
+    assert.equal(posted.length, 1, 'one tokenization, the page\'s own');
+    await shot(page, '09-third-party-frame-ignored');
     await context.close();
   },
 

@@ -127,6 +127,24 @@ impl Env {
     pub fn serve_with(&self, env: &[(&str, &str)]) -> Server {
         Server::start(self.database_url(), env)
     }
+
+    /// `serve`, taking test-mode Google Pay tokens made by `google` as Google's.
+    pub fn serve_trusting_google(
+        &self,
+        google: &holdfast_wallets::google_pay::testing::Issuer,
+    ) -> Server {
+        self.serve_with(&[
+            ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+            (
+                "HOLDFAST_GOOGLE_PAY_PRIVATE_KEY",
+                &google.private_key_base64(),
+            ),
+            (
+                "HOLDFAST_GOOGLE_PAY_TEST_ROOT_KEYS",
+                &google.root_key_base64(),
+            ),
+        ])
+    }
 }
 
 /// Declares each listed scenario `async fn NAME(env: Env)` as a test on SQLite and on

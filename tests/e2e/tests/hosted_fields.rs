@@ -59,17 +59,7 @@ fn browser(env: &Env, server: &Server, script: &str, vars: &[(&str, &str)]) {
 async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
     let platform = env.create_platform("Shop");
     let google = Issuer::at(time::OffsetDateTime::now_utc());
-    let server = env.serve_with(&[
-        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
-        (
-            "HOLDFAST_GOOGLE_PAY_PRIVATE_KEY",
-            &google.private_key_base64(),
-        ),
-        (
-            "HOLDFAST_GOOGLE_PAY_TEST_ROOT_KEYS",
-            &google.root_key_base64(),
-        ),
-    ]);
+    let server = env.serve_trusting_google(&google);
     let api = Api::new(&server);
     let merchant = api
         .post(

@@ -23,17 +23,7 @@ async fn a_google_pay_token_pays_its_checkout(env: Env) {
     let google = Issuer::at(time::OffsetDateTime::now_utc());
     let platform = env.create_platform("Shop");
     let (_, live_public) = env.create_key(&platform.id, "public", "live");
-    let server = env.serve_with(&[
-        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
-        (
-            "HOLDFAST_GOOGLE_PAY_PRIVATE_KEY",
-            &google.private_key_base64(),
-        ),
-        (
-            "HOLDFAST_GOOGLE_PAY_TEST_ROOT_KEYS",
-            &google.root_key_base64(),
-        ),
-    ]);
+    let server = env.serve_trusting_google(&google);
     let api = Api::new(&server);
     let (private, public) = (&platform.private_key, &platform.public_key);
     let merchant = api
