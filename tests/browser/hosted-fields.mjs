@@ -404,6 +404,33 @@ const tests = {
     await context.close();
   },
 
+  async "the browser's card autofill, chosen in one field, fills all three"() {
+    const { page, context } = await open();
+    await framesReady(page);
+    // The frames are cross-origin, so each runs in a target of its own; Chromium's own test
+    // hook fills a saved card as if the customer picked it in the number field.
+    const frame = await context.newCDPSession(frameOf(page, 'number'));
+    const { root } = await frame.send('DOM.getDocument', { depth: -1 });
+    const { nodeId } = await frame.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#input' });
+    const { node } = await frame.send('DOM.describeNode', { nodeId });
+    const { frameTree } = await frame.send('Page.getFrameTree');
+    // Autofill is the page's: the field is named by its node and its frame.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Autofill.trigger', {
+      fieldId: node.backendNodeId,
+      frameId: frameTree.frame.id,
+      card: { number: PAN, name: 'Ada Lovelace', expiryMonth: '12', expiryYear: `20${FUTURE.slice(2)}`, cvc: '123' },
+    });
+    await page.waitForFunction(() => window.changes.filter((c) => c.state.valid).length >= 3);
+    const values = {};
+    for (const field of ['number', 'expiry', 'cvv']) values[field] = await input(page, field).inputValue();
+    assert.deepEqual(values, { number: '4111 1111 1111 1111', expiry: `12 / ${FUTURE.slice(2)}`, cvv: '123' });
+    await shot(page, '10-autofilled');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForFunction(() => /Token tkn_/.test(document.getElementById('result').textContent));
+    await context.close();
+  },
+
   async 'a private key in the script URL is refused and nothing loads'() {
     const { page, context } = await open('?as=private');
     await page.waitForFunction(() => window.scriptFailed === true);

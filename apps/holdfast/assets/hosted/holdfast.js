@@ -104,8 +104,6 @@
       frame.src = src.toString();
       frame.name = 'holdfast-' + name + '-' + channel;
       frame.title = (options.titles && options.titles[name]) || TITLES[name];
-      // Lets the browser's card autofill fill every field from any one of them.
-      frame.setAttribute('allow', 'shared-autofill');
       frame.setAttribute('scrolling', 'no');
       // CSSOM, not a style attribute: allowed under a Content-Security-Policy without
       // 'unsafe-inline'.
