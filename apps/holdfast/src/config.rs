@@ -222,6 +222,25 @@ pub struct WalletArgs {
         value_delimiter = ','
     )]
     pub google_pay_live_root_keys: Vec<String>,
+
+    /// Apple Pay: the payment processing certificate's private key (P-256), base64 of its
+    /// PKCS#8 DER. Used for both modes.
+    #[arg(
+        long,
+        env = "HOLDFAST_APPLE_PAY_PROCESSING_KEY",
+        global = true,
+        hide_env_values = true
+    )]
+    pub apple_pay_processing_key: Option<String>,
+
+    /// Apple Pay: the merchant identifier (`merchant.com.example`) the tokens are for.
+    #[arg(long, env = "HOLDFAST_APPLE_PAY_MERCHANT_ID", global = true)]
+    pub apple_pay_merchant_id: Option<String>,
+
+    /// Apple Pay: Apple Root CA - G3, base64 of its DER, the root every token's signature
+    /// must chain to.
+    #[arg(long, env = "HOLDFAST_APPLE_PAY_ROOT_CERT", global = true)]
+    pub apple_pay_root_cert: Option<String>,
 }
 
 /// The private key never reaches a log line.
@@ -240,6 +259,12 @@ impl std::fmt::Debug for WalletArgs {
                 "google_pay_live_root_keys",
                 &self.google_pay_live_root_keys.len(),
             )
+            .field(
+                "apple_pay_processing_key",
+                &self.apple_pay_processing_key.as_ref().map(|_| "…"),
+            )
+            .field("apple_pay_merchant_id", &self.apple_pay_merchant_id)
+            .field("apple_pay_root_cert", &self.apple_pay_root_cert.is_some())
             .finish()
     }
 }
@@ -268,7 +293,28 @@ impl WalletArgs {
                 &self.google_pay_live_root_keys,
                 "HOLDFAST_GOOGLE_PAY_LIVE_ROOT_KEYS",
             )?,
+            apple_pay: self.apple_pay()?,
         })
+    }
+
+    /// Apple Pay's keys: all three settings, or none.
+    fn apple_pay(&self) -> anyhow::Result<Option<holdfast_wallets::apple_pay::ApplePayKeys>> {
+        match (
+            &self.apple_pay_processing_key,
+            &self.apple_pay_merchant_id,
+            &self.apple_pay_root_cert,
+        ) {
+            (None, None, None) => Ok(None),
+            (Some(key), Some(merchant), Some(root)) => {
+                holdfast_wallets::apple_pay::ApplePayKeys::from_base64(key, merchant, root)
+                    .map(Some)
+                    .map_err(|e| anyhow::anyhow!("HOLDFAST_APPLE_PAY_*: {e}"))
+            }
+            _ => anyhow::bail!(
+                "Apple Pay needs HOLDFAST_APPLE_PAY_PROCESSING_KEY, HOLDFAST_APPLE_PAY_MERCHANT_ID \
+                 and HOLDFAST_APPLE_PAY_ROOT_CERT together"
+            ),
+        }
     }
 }
 

@@ -322,7 +322,7 @@ fn card(plaintext: &Plaintext) -> Result<WalletCard, WalletError> {
 }
 
 /// A cryptogram is base64: it is sealed beside the number in a `|`-separated text.
-fn is_base64(text: &str) -> bool {
+pub(crate) fn is_base64(text: &str) -> bool {
     (1..=64).contains(&text.len())
         && text
             .bytes()

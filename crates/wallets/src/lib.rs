@@ -1,9 +1,11 @@
 //! Wallet payment tokens, verified and opened on the server: what a browser's Google Pay sheet
-//! hands the page is encrypted for Holdfast (`gateway: "holdfast"`), and only here does it
-//! become a card. No I/O: keys come from configuration, time from the caller.
+//! or Apple Pay sheet hands the page is encrypted for Holdfast (Google Pay's gateway
+//! `holdfast`, Apple Pay's payment processing key), and only here does it become a card. No
+//! I/O: keys come from configuration, time from the caller.
 
 #![warn(missing_docs)]
 
+pub mod apple_pay;
 pub mod google_pay;
 
 use holdfast_domain::mode::Mode;
@@ -11,6 +13,7 @@ use holdfast_domain::payment::wallet::{WalletCard, WalletKind, WalletRefusal};
 use holdfast_domain::ports::WalletOpener;
 use time::OffsetDateTime;
 
+use self::apple_pay::ApplePayKeys;
 use self::google_pay::GooglePayKeys;
 
 /// Why a wallet token was refused. The messages are ours: none repeats a byte of the token.
@@ -41,6 +44,8 @@ pub struct Wallets {
     pub google_pay_test: Option<GooglePayKeys>,
     /// Google Pay's keys for live-mode tokens (`PRODUCTION`).
     pub google_pay_live: Option<GooglePayKeys>,
+    /// Apple Pay's payment processing key, merchant identifier and root, for both modes.
+    pub apple_pay: Option<ApplePayKeys>,
 }
 
 impl WalletOpener for Wallets {
@@ -61,7 +66,13 @@ impl WalletOpener for Wallets {
                 .ok_or(WalletRefusal::NotConfigured(kind))?;
                 google_pay::open(token, keys, now).map_err(refused)
             }
-            WalletKind::ApplePay => Err(WalletRefusal::NotConfigured(kind)),
+            WalletKind::ApplePay => {
+                let keys = self
+                    .apple_pay
+                    .as_ref()
+                    .ok_or(WalletRefusal::NotConfigured(kind))?;
+                apple_pay::open(token, keys, now).map_err(refused)
+            }
         }
     }
 }

@@ -7,6 +7,7 @@
 )]
 
 use holdfast_e2e::{Api, Env, on_both_backends};
+use holdfast_wallets::apple_pay::testing as apple_pay;
 use holdfast_wallets::google_pay::testing::{Issuer, Twist};
 use reqwest::StatusCode;
 use serde_json::json;
@@ -135,4 +136,72 @@ async fn every_wrong_wallet_token_is_refused(
     }
 }
 
-on_both_backends!(a_google_pay_token_pays_its_checkout);
+/// An Apple Pay token, made the way Apple makes it with a chain the test configures as Apple's,
+/// becomes a single-use token holding the device account number and its cryptogram, and pays;
+/// a tampered one, or one without Apple Pay set up, is refused by name.
+async fn an_apple_pay_token_pays(env: Env) {
+    let apple = apple_pay::Issuer::at(time::OffsetDateTime::now_utc());
+    let platform = env.create_platform("Shop");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        (
+            "HOLDFAST_APPLE_PAY_PROCESSING_KEY",
+            &apple.processing_key_base64(),
+        ),
+        ("HOLDFAST_APPLE_PAY_MERCHANT_ID", apple_pay::MERCHANT_ID),
+        ("HOLDFAST_APPLE_PAY_ROOT_CERT", &apple.root_base64()),
+    ]);
+    let api = Api::new(&server);
+    let (private, public) = (&platform.private_key, &platform.public_key);
+    let merchant = api
+        .post("/v1/merchants", private, r#"{"name": "Shop"}"#)
+        .await;
+    let merchant = merchant.body["id"].as_str().unwrap().to_owned();
+    let made = api
+        .post(
+            "/v1/tokens",
+            public,
+            &wallet_body("apple_pay", &apple.good_token(), None),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    assert_eq!(made.body["wallet"], "apple_pay");
+    let token = made.body["id"].as_str().unwrap();
+    let paid = api
+        .post(
+            "/v1/transactions",
+            private,
+            &format!(r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 2500, "payment": {{"token": "{token}"}}}}"#),
+        )
+        .await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    let tampered = apple.token(&apple_pay::Twist {
+        flip_data: true,
+        ..apple_pay::Twist::default()
+    });
+    let refused = api
+        .post(
+            "/v1/tokens",
+            public,
+            &wallet_body("apple_pay", &tampered, None),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.text);
+    assert_eq!(refused.error_param(), Some("wallet.token"));
+    // Google Pay is not set up on this server.
+    let google = Issuer::at(time::OffsetDateTime::now_utc());
+    let not_set_up = api
+        .post(
+            "/v1/tokens",
+            public,
+            &wallet_body("google_pay", &google.token_for(&merchant), None),
+        )
+        .await;
+    assert_eq!(not_set_up.error_param(), Some("wallet.type"));
+    assert!(!server.log().contains(apple_pay::DPAN));
+}
+
+on_both_backends!(
+    a_google_pay_token_pays_its_checkout,
+    an_apple_pay_token_pays
+);
