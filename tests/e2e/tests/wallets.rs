@@ -12,6 +12,11 @@ use holdfast_wallets::google_pay::testing::{Issuer, Twist};
 use reqwest::StatusCode;
 use serde_json::json;
 
+async fn new_merchant(api: &Api, key: &str) -> String {
+    let made = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+    made.body["id"].as_str().unwrap().to_owned()
+}
+
 fn wallet_body(kind: &str, token: &str, secret: Option<&str>) -> String {
     let mut body = json!({"wallet": {"type": kind, "token": token}});
     if let Some(secret) = secret {
@@ -27,10 +32,7 @@ async fn a_google_pay_token_pays_its_checkout(env: Env) {
     let server = env.serve_trusting_google(&google);
     let api = Api::new(&server);
     let (private, public) = (&platform.private_key, &platform.public_key);
-    let merchant = api
-        .post("/v1/merchants", private, r#"{"name": "Shop"}"#)
-        .await;
-    let merchant = merchant.body["id"].as_str().unwrap().to_owned();
+    let merchant = new_merchant(&api, private).await;
     let session = api
         .post(
             "/v1/client-sessions",
@@ -153,10 +155,7 @@ async fn an_apple_pay_token_pays(env: Env) {
     ]);
     let api = Api::new(&server);
     let (private, public) = (&platform.private_key, &platform.public_key);
-    let merchant = api
-        .post("/v1/merchants", private, r#"{"name": "Shop"}"#)
-        .await;
-    let merchant = merchant.body["id"].as_str().unwrap().to_owned();
+    let merchant = new_merchant(&api, private).await;
     let made = api
         .post(
             "/v1/tokens",
