@@ -18,6 +18,8 @@ const CLIENT_SECRET = required('HOLDFAST_CLIENT_SECRET');
 // trusts as Google's), which the page's stand-in for Google Pay hands back; and its merchant.
 const GOOGLE_PAY_TOKEN = required('HOLDFAST_GOOGLE_PAY_TOKEN');
 const MERCHANT = required('HOLDFAST_MERCHANT');
+// An Apple Pay payment token made the way Apple makes it, for the ApplePaySession stand-in.
+const APPLE_PAY_TOKEN = required('HOLDFAST_APPLE_PAY_TOKEN');
 const PAN = '4111111111111111';
 const shot = artifacts('hosted-fields');
 
@@ -129,6 +131,63 @@ function evilFrame() {
   return { html, csp: `default-src 'none'; script-src 'nonce-${n}'` };
 }
 
+/** A page with Holdfast's Apple Pay button over a stand-in for Safari's `ApplePaySession`. */
+function apple() {
+  const n = nonce();
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${n}' ${HOLDFAST}`,
+    `style-src 'nonce-${n}'`,
+    `frame-src ${HOLDFAST}`,
+    "connect-src 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Apple Pay checkout - Test Shop</title>
+<style nonce="${n}">body { font-family: system-ui, sans-serif; max-width: 30rem; margin: 2rem auto; } button { padding: .6rem 1.2rem; }</style>
+<script nonce="${n}">
+  // Stands in for Safari's ApplePaySession: everything on Holdfast's side of it is real.
+  window.violations = [];
+  document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective));
+  window.apple = { requests: [], merchantSessions: [], completed: [] };
+  window.ApplePaySession = class {
+    static canMakePayments() { return true; }
+    constructor(version, request) { window.apple.requests.push({ version, request }); }
+    begin() {
+      setTimeout(() => this.onvalidatemerchant({ validationURL: 'https://apple-pay-gateway-cert.apple.com/paymentservices/startSession' }), 10);
+    }
+    completeMerchantValidation(session) {
+      window.apple.merchantSessions.push(session);
+      setTimeout(() => this.onpaymentauthorized({ payment: { token: { paymentData: JSON.parse(${JSON.stringify(APPLE_PAY_TOKEN)}) } } }), 10);
+    }
+    completePayment(status) { window.apple.completed.push(status); }
+    abort() { window.apple.completed.push('aborted'); }
+  };
+  window.ApplePaySession.STATUS_SUCCESS = 0;
+  window.ApplePaySession.STATUS_FAILURE = 1;
+</script>
+</head>
+<body>
+<main>
+<h1>Pay with Apple Pay</h1>
+<div id="apple-pay"></div>
+<p id="result" role="status"></p>
+<p id="error" role="alert"></p>
+</main>
+<script nonce="${n}" src="${HOLDFAST}/v1/clients/holdfast.js?publicApiKey=${encodeURIComponent(PUBLIC_KEY)}"></script>
+<script nonce="${n}">
+  const pay = Holdfast.applePay({ container: '#apple-pay', amount: 2500, currency: 'USD', countryCode: 'US', label: 'Test Shop' });
+  pay.on('token', (r) => { document.getElementById('result').textContent = 'Token ' + r.token + ' (' + r.brand + ')'; });
+  pay.on('error', (e) => { document.getElementById('error').textContent = e.code + ': ' + e.message; });
+</script>
+</body>
+</html>`;
+  return { html, csp };
+}
+
 /** A page with Holdfast's Google Pay button over a stand-in for Google's `pay.js`. */
 function wallet() {
   const n = nonce();
@@ -186,7 +245,7 @@ function wallet() {
   return { html, csp };
 }
 
-const server = await merchantServer({ '/checkout': checkout, '/wallet': wallet, '/evil': evilFrame });
+const server = await merchantServer({ '/checkout': checkout, '/wallet': wallet, '/apple': apple, '/evil': evilFrame });
 const browser = await launch();
 
 /** A fresh page on the checkout, with the frames loaded; console lines kept. */
@@ -375,6 +434,31 @@ const tests = {
     noPolicyViolations(console, await page.evaluate(() => window.violations));
     assert.deepEqual((await axe(page)).violations, []);
     writeFileSync(`${RESULT}.wallet`, JSON.stringify({ token: /tkn_[A-Za-z0-9]+/.exec(result)[0] }));
+    await context.close();
+  },
+
+  async 'the Apple Pay button validates the merchant through Holdfast and turns the payment into a token'() {
+    const context = await browser.newContext({ viewport: { width: 640, height: 480 } });
+    const page = await context.newPage();
+    const console = [];
+    page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
+    await page.goto(`${server.origin}/apple`);
+    await page.getByRole('button', { name: 'Pay with Apple Pay' }).click();
+    await page.waitForFunction(() => document.getElementById('result').textContent + document.getElementById('error').textContent !== '');
+    assert.equal(await page.locator('#error').textContent(), '');
+    const result = await page.locator('#result').textContent();
+    assert.match(result, /^Token tkn_[A-Za-z0-9]+ \(visa\)$/);
+    await shot(page, '11-apple-pay-token');
+    const seen = await page.evaluate(() => window.apple);
+    assert.equal(seen.requests[0].version, 3);
+    assert.deepEqual(seen.requests[0].request.total, { label: 'Test Shop', amount: '25.00' });
+    assert.equal(seen.merchantSessions.length, 1);
+    assert.match(seen.merchantSessions[0].merchantSessionIdentifier, /^SANDBOX_/);
+    assert.equal(seen.merchantSessions[0].domainName, 'localhost', 'the page\'s own domain');
+    assert.deepEqual(seen.completed, [0], 'completePayment(STATUS_SUCCESS)');
+    noPolicyViolations(console, await page.evaluate(() => window.violations));
+    assert.deepEqual((await axe(page)).violations, []);
+    writeFileSync(`${RESULT}.apple`, JSON.stringify({ token: /tkn_[A-Za-z0-9]+/.exec(result)[0] }));
     await context.close();
   },
 

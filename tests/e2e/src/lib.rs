@@ -128,22 +128,32 @@ impl Env {
         Server::start(self.database_url(), env)
     }
 
-    /// `serve`, taking test-mode Google Pay tokens made by `google` as Google's.
-    pub fn serve_trusting_google(
+    /// `serve`, taking test-mode Google Pay tokens made by `google` as Google's, and Apple Pay
+    /// tokens made by `apple`, if given, as Apple's.
+    pub fn serve_trusting_wallets(
         &self,
         google: &holdfast_wallets::google_pay::testing::Issuer,
+        apple: Option<&holdfast_wallets::apple_pay::testing::Issuer>,
     ) -> Server {
-        self.serve_with(&[
-            ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
-            (
-                "HOLDFAST_GOOGLE_PAY_PRIVATE_KEY",
-                &google.private_key_base64(),
-            ),
-            (
-                "HOLDFAST_GOOGLE_PAY_TEST_ROOT_KEYS",
-                &google.root_key_base64(),
-            ),
-        ])
+        let (google_key, google_root) = (google.private_key_base64(), google.root_key_base64());
+        let mut env = vec![
+            ("HOLDFAST_BOOTSTRAP_DEMO", "false".to_owned()),
+            ("HOLDFAST_GOOGLE_PAY_PRIVATE_KEY", google_key),
+            ("HOLDFAST_GOOGLE_PAY_TEST_ROOT_KEYS", google_root),
+        ];
+        if let Some(apple) = apple {
+            env.push((
+                "HOLDFAST_APPLE_PAY_PROCESSING_KEY",
+                apple.processing_key_base64(),
+            ));
+            env.push((
+                "HOLDFAST_APPLE_PAY_MERCHANT_ID",
+                holdfast_wallets::apple_pay::testing::MERCHANT_ID.to_owned(),
+            ));
+            env.push(("HOLDFAST_APPLE_PAY_ROOT_CERT", apple.root_base64()));
+        }
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        self.serve_with(&env)
     }
 }
 

@@ -74,6 +74,8 @@ pub const ROUTES: &[Route] = &[
     ("POST", "/v1/client-sessions", Access::Private, Some(SESSION_BODY), Resource::None, 400),
     ("GET", "/v1/client-sessions/{id}", Access::Private, None, Resource::ClientSession, 0),
     ("POST", "/v1/client-sessions/{id}/cancel", Access::Private, None, Resource::ClientSession, 0),
+    // Apple Pay's merchant validation: a sandbox session in test mode, not set up in live.
+    ("POST", "/v1/apple-pay/merchant-sessions", Access::PublicOrPrivate, Some(r#"{"validationUrl": "https://apple-pay-gateway-cert.apple.com/paymentservices/startSession", "domainName": "shop.example"}"#), Resource::None, 400),
     // The hosted client: a public key of either mode, in the query; neither has a mode.
     ("GET", "/v1/clients/{script}", Access::Public, None, Resource::None, 200),
     ("GET", "/v1/clients/fields/{field}", Access::Public, None, Resource::None, 200),

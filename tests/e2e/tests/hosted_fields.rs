@@ -59,7 +59,8 @@ fn browser(env: &Env, server: &Server, script: &str, vars: &[(&str, &str)]) {
 async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
     let platform = env.create_platform("Shop");
     let google = Issuer::at(time::OffsetDateTime::now_utc());
-    let server = env.serve_trusting_google(&google);
+    let apple = holdfast_wallets::apple_pay::testing::Issuer::at(time::OffsetDateTime::now_utc());
+    let server = env.serve_trusting_wallets(&google, Some(&apple));
     let api = Api::new(&server);
     let merchant = api
         .post(
@@ -93,6 +94,7 @@ async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {
                 session.body["clientSecret"].as_str().unwrap(),
             ),
             ("HOLDFAST_GOOGLE_PAY_TOKEN", &google.token_for(&merchant)),
+            ("HOLDFAST_APPLE_PAY_TOKEN", &apple.good_token()),
             ("HOLDFAST_MERCHANT", &merchant),
         ],
     );

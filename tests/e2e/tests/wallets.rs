@@ -29,7 +29,7 @@ async fn a_google_pay_token_pays_its_checkout(env: Env) {
     let google = Issuer::at(time::OffsetDateTime::now_utc());
     let platform = env.create_platform("Shop");
     let (_, live_public) = env.create_key(&platform.id, "public", "live");
-    let server = env.serve_trusting_google(&google);
+    let server = env.serve_trusting_wallets(&google, None);
     let api = Api::new(&server);
     let (private, public) = (&platform.private_key, &platform.public_key);
     let merchant = new_merchant(&api, private).await;

@@ -244,28 +244,41 @@
       if (event.origin !== holdfastOrigin || event.source !== frame.contentWindow) return;
       if (!data || data.holdfast !== PROTOCOL || data.channel !== channel || data.field !== 'relay') return;
       if (data.type === 'ready') markReady();
-      if (data.type === 'tokenized' && requests[data.request]) {
-        var request = requests[data.request];
-        delete requests[data.request];
-        if (typeof data.token === 'string' && /^tkn_[A-Za-z0-9]+$/.test(data.token)) {
-          request.resolve({ token: data.token, brand: typeof data.brand === 'string' ? data.brand : 'unknown' });
-        } else {
-          var error = data.error || {};
-          request.reject(HoldfastError(String(error.code || 'tokenization_failed'), String(error.message || 'The wallet token could not be used.'), error.field ? String(error.field) : null));
-        }
+      var request = requests[data.request];
+      if (!request || request.type !== data.type) return;
+      delete requests[data.request];
+      if (data.error) {
+        var error = data.error;
+        request.reject(HoldfastError(String(error.code || 'request_failed'), String(error.message || 'Holdfast refused the request.'), error.field ? String(error.field) : null));
+      } else if (data.type === 'tokenized' && typeof data.token === 'string' && /^tkn_[A-Za-z0-9]+$/.test(data.token)) {
+        request.resolve({ token: data.token, brand: typeof data.brand === 'string' ? data.brand : 'unknown' });
+      } else if (data.type === 'merchant-session' && data.session && typeof data.session === 'object') {
+        request.resolve(copyPlain(data.session));
+      } else {
+        request.reject(HoldfastError('request_failed', 'Holdfast gave no usable answer.'));
       }
     });
     document.body.appendChild(frame);
-    return function tokenize(wallet, token, clientSecret) {
+    function ask(type, fields) {
       return ready.then(function () {
         return new Promise(function (resolve, reject) {
           var id = randomToken();
-          requests[id] = { resolve: resolve, reject: reject };
-          var message = { holdfast: PROTOCOL, channel: channel, type: 'tokenize-wallet', request: id, wallet: wallet, token: token };
-          if (clientSecret) message.clientSecret = clientSecret;
+          requests[id] = { type: type === 'tokenize-wallet' ? 'tokenized' : type, resolve: resolve, reject: reject };
+          var message = { holdfast: PROTOCOL, channel: channel, type: type, request: id };
+          for (var key in fields) message[key] = fields[key];
           frame.contentWindow.postMessage(message, holdfastOrigin);
         });
       });
+    }
+    return {
+      tokenize: function (wallet, token, clientSecret) {
+        var fields = { wallet: wallet, token: token };
+        if (clientSecret) fields.clientSecret = clientSecret;
+        return ask('tokenize-wallet', fields);
+      },
+      merchantSession: function (validationUrl) {
+        return ask('merchant-session', { validationUrl: validationUrl });
+      }
     };
   }
 
@@ -293,7 +306,7 @@
     var available = Promise.resolve(false);
     if (api && typeof api.PaymentsClient === 'function') {
       var client = new api.PaymentsClient({ environment: MODE === 'test' ? 'TEST' : 'PRODUCTION' });
-      var tokenize = relay();
+      var holdfast = relay();
       var request = {
         apiVersion: 2,
         apiVersionMinor: 0,
@@ -318,7 +331,7 @@
             paymentData.paymentMethodData.tokenizationData &&
             paymentData.paymentMethodData.tokenizationData.token;
           if (typeof token !== 'string') throw HoldfastError('wallet_failed', 'Google Pay returned no token.');
-          return tokenize('google_pay', token, options.clientSecret);
+          return holdfast.tokenize('google_pay', token, options.clientSecret);
         }).then(function (result) {
           emit('token', result);
         }, function (error) {
@@ -350,5 +363,72 @@
     });
   }
 
-  window.Holdfast = Object.freeze({ protocol: PROTOCOL, mode: MODE, fields: fields, googlePay: googlePay });
+  /**
+   * The Apple Pay button, where `ApplePaySession.canMakePayments()` says the device can pay.
+   * `options`: container, amount (minor units), currency, countryCode, label (the merchant's
+   * name on the sheet), clientSecret. Merchant validation goes through Holdfast; the payment's
+   * token becomes a `tkn_`. Events: 'token' ({token, brand}), 'error', 'cancel'.
+   */
+  function applePay(options) {
+    options = options || {};
+    var container = element(options.container, 'applePay');
+    var listeners = { token: [], error: [], cancel: [] };
+    function emit(type, value) {
+      listeners[type].forEach(function (listener) { listener(value); });
+    }
+    var Session = window.ApplePaySession;
+    var shown = false;
+    if (typeof Session === 'function' && typeof Session.canMakePayments === 'function' && Session.canMakePayments()) {
+      var holdfast = relay();
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'holdfast-apple-pay';
+      button.lang = 'en';
+      button.textContent = 'Pay with Apple Pay';
+      button.addEventListener('click', function () {
+        var session = new Session(3, {
+          countryCode: String(options.countryCode || 'US'),
+          currencyCode: String(options.currency || 'USD'),
+          merchantCapabilities: ['supports3DS'],
+          supportedNetworks: ['visa', 'masterCard', 'amex', 'discover', 'jcb'],
+          total: { label: String(options.label || ''), amount: (Number(options.amount || 0) / 100).toFixed(2) }
+        });
+        session.onvalidatemerchant = function (event) {
+          holdfast.merchantSession(event.validationURL).then(function (merchantSession) {
+            session.completeMerchantValidation(merchantSession);
+          }, function (error) {
+            session.abort();
+            emit('error', error);
+          });
+        };
+        session.onpaymentauthorized = function (event) {
+          var paymentData = event.payment && event.payment.token && event.payment.token.paymentData;
+          holdfast.tokenize('apple_pay', JSON.stringify(paymentData), options.clientSecret).then(function (result) {
+            session.completePayment(Session.STATUS_SUCCESS);
+            emit('token', result);
+          }, function (error) {
+            session.completePayment(Session.STATUS_FAILURE);
+            emit('error', error);
+          });
+        };
+        session.oncancel = function () { emit('cancel', {}); };
+        session.begin();
+      });
+      container.appendChild(button);
+      shown = true;
+    }
+    return Object.freeze({
+      /** Whether the button is shown. */
+      available: shown,
+      on: function (type, listener) {
+        if (!listeners[type] || typeof listener !== 'function') {
+          throw HoldfastError('invalid_options', 'Holdfast: unknown event ' + String(type) + '.');
+        }
+        listeners[type].push(listener);
+        return this;
+      }
+    });
+  }
+
+  window.Holdfast = Object.freeze({ protocol: PROTOCOL, mode: MODE, fields: fields, googlePay: googlePay, applePay: applePay });
 })();

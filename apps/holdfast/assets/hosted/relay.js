@@ -19,14 +19,9 @@
     window.parent.postMessage(message, parentOrigin);
   }
 
-  function fail(request, code, message, field) {
-    toParent({ type: 'tokenized', request: request, error: { code: code, message: message, field: field || null } });
-  }
-
-  function tokenize(request, wallet, token, clientSecret) {
-    var body = { wallet: { type: wallet, token: token } };
-    if (clientSecret) body.clientSecret = clientSecret;
-    fetch('/v1/tokens', {
+  // One POST to Holdfast from this frame's own origin: the page never calls Holdfast itself.
+  function post(path, body) {
+    return fetch(path, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': publicApiKey },
       body: JSON.stringify(body),
@@ -34,16 +29,44 @@
       cache: 'no-store'
     }).then(function (response) {
       return response.json().then(function (json) {
-        if (response.ok) {
-          toParent({ type: 'tokenized', request: request, token: json.id, brand: json.card && json.card.brand });
-        } else {
-          var error = json.error || {};
-          fail(request, error.code || 'tokenization_failed', error.message || 'The wallet token could not be used.', error.param);
-        }
+        if (response.ok) return json;
+        var error = json.error || {};
+        var failure = new Error(error.message || 'Holdfast refused the request.');
+        failure.code = error.code || 'request_failed';
+        failure.field = error.param || null;
+        throw failure;
       });
-    }).catch(function () {
-      fail(request, 'network_error', 'Holdfast could not be reached. Try again.', null);
     });
+  }
+
+  function answer(type, request, work) {
+    work.then(function (value) {
+      var message = { type: type, request: request };
+      for (var key in value) message[key] = value[key];
+      toParent(message);
+    }, function (error) {
+      var code = error.code || 'network_error';
+      var text = error.code ? error.message : 'Holdfast could not be reached. Try again.';
+      toParent({ type: type, request: request, error: { code: code, message: text, field: error.field || null } });
+    });
+  }
+
+  function tokenize(request, wallet, token, clientSecret) {
+    var body = { wallet: { type: wallet, token: token } };
+    if (clientSecret) body.clientSecret = clientSecret;
+    answer('tokenized', request, post('/v1/tokens', body).then(function (json) {
+      return { token: json.id, brand: json.card && json.card.brand };
+    }));
+  }
+
+  // Apple Pay's merchant validation, for the page's own domain.
+  function merchantSession(request, validationUrl) {
+    answer('merchant-session', request, post('/v1/apple-pay/merchant-sessions', {
+      validationUrl: validationUrl,
+      domainName: new URL(parentOrigin).hostname
+    }).then(function (session) {
+      return { session: session };
+    }));
   }
 
   window.addEventListener('message', function (event) {
@@ -53,6 +76,9 @@
     if (data.type === 'tokenize-wallet' && typeof data.request === 'string' &&
         WALLETS.indexOf(data.wallet) !== -1 && typeof data.token === 'string' && data.token.length <= 65536) {
       tokenize(data.request, data.wallet, data.token, typeof data.clientSecret === 'string' ? data.clientSecret : null);
+    } else if (data.type === 'merchant-session' && typeof data.request === 'string' &&
+        typeof data.validationUrl === 'string' && data.validationUrl.length <= 512) {
+      merchantSession(data.request, data.validationUrl);
     }
   });
 

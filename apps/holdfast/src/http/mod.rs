@@ -1,5 +1,6 @@
 //! The HTTP API: actix-web application, routes, extractors and error mapping.
 
+mod apple_pay;
 mod bins;
 mod client_sessions;
 pub mod clients;

@@ -91,6 +91,7 @@ fn all() -> Routes {
     super::webhooks::routes(&mut routes);
     super::clients::routes(&mut routes);
     super::client_sessions::routes(&mut routes);
+    super::apple_pay::routes(&mut routes);
     routes
 }
 

@@ -73,3 +73,91 @@ pub enum WalletRefusal {
     #[error("{0}")]
     Refused(String),
 }
+
+/// What Apple Pay's `completeMerchantValidation` takes: in test mode without a merchant
+/// identity certificate, a sandbox session of Holdfast's own (docs/hosted-fields.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MerchantSession {
+    /// `SANDBOX_…` for a sandbox session.
+    pub merchant_session_identifier: String,
+    /// When it was made, in milliseconds since the epoch.
+    pub epoch_timestamp: i64,
+    /// When it stops working, in milliseconds since the epoch.
+    pub expires_at: i64,
+    /// A random value of its own.
+    pub nonce: String,
+    /// The merchant identifier it is for.
+    pub merchant_identifier: String,
+    /// The page's domain.
+    pub domain_name: String,
+    /// The name the sheet shows.
+    pub display_name: String,
+}
+
+/// Whether `url` is one of Apple Pay's merchant-validation endpoints: `https`, a host of
+/// Apple's payment gateways (`apple-pay-gateway….apple.com`, `cn-apple-pay-gateway….apple.com`),
+/// no port, no credentials. A validation request goes nowhere else.
+pub fn is_apple_validation_url(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("https://") else {
+        return false;
+    };
+    let host = rest.split('/').next().unwrap_or_default();
+    let known_gateway =
+        host.starts_with("apple-pay-gateway") || host.starts_with("cn-apple-pay-gateway");
+    url.len() <= 512
+        && known_gateway
+        && host.ends_with(".apple.com")
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && rest[host.len()..].starts_with("/paymentservices/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_apples_gateways_validate_merchants() {
+        let cases = [
+            (
+                "https://apple-pay-gateway.apple.com/paymentservices/startSession",
+                true,
+            ),
+            (
+                "https://apple-pay-gateway-cert.apple.com/paymentservices/paymentSession",
+                true,
+            ),
+            (
+                "https://cn-apple-pay-gateway-sh-pod1.apple.com/paymentservices/startSession",
+                true,
+            ),
+            (
+                "http://apple-pay-gateway.apple.com/paymentservices/startSession",
+                false,
+            ),
+            (
+                "https://apple-pay-gateway.apple.com.evil.example/paymentservices/startSession",
+                false,
+            ),
+            (
+                "https://apple-pay-gateway.evil.example/paymentservices/startSession",
+                false,
+            ),
+            ("https://evil.apple.com/paymentservices/startSession", false),
+            (
+                "https://apple-pay-gateway.apple.com:8443/paymentservices/startSession",
+                false,
+            ),
+            (
+                "https://user@apple-pay-gateway.apple.com/paymentservices/startSession",
+                false,
+            ),
+            ("https://apple-pay-gateway.apple.com/elsewhere", false),
+            ("https://127.0.0.1/paymentservices/startSession", false),
+        ];
+        for (url, ok) in cases {
+            assert_eq!(is_apple_validation_url(url), ok, "{url}");
+        }
+    }
+}

@@ -13,7 +13,9 @@ use crate::payment::card::{CardInput, CardNumber, CvvRule, Expiration};
 use crate::payment::client_session::{ClientSecret, SessionStatus};
 use crate::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
-use crate::payment::wallet::{WalletKind, WalletProof, WalletRefusal};
+use crate::payment::wallet::{
+    MerchantSession, WalletKind, WalletProof, WalletRefusal, is_apple_validation_url,
+};
 use crate::ports::{
     BinInfo, BinLookup, CardData, CardVault, ClientSessionStore, Clock, Ids, StoreError,
     TokenStore, WalletOpener,
@@ -328,6 +330,50 @@ impl TokenService {
         };
         self.save(who, TokenKind::SingleUse, &card, client_session_id, reply)
             .await
+    }
+
+    /// Apple Pay's merchant validation for a page on `domain`: the session Apple's sheet
+    /// needs before it shows. In test mode (there is no merchant identity certificate to
+    /// present yet) a sandbox session of our own; in live mode, not set up.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
+    pub fn apple_pay_merchant_session(
+        &self,
+        who: &Principal,
+        validation_url: &str,
+        domain: &str,
+    ) -> Result<MerchantSession, TokenError> {
+        if !is_apple_validation_url(validation_url) {
+            return Err(Invalid::new(
+                "validationUrl",
+                "must be one of Apple Pay's merchant-validation endpoints (https://apple-pay-gateway….apple.com/paymentservices/…)",
+            )
+            .into());
+        }
+        let domain_ok = (1..=253).contains(&domain.len())
+            && domain
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
+        if !domain_ok {
+            return Err(
+                Invalid::new("domainName", "must be the page's host name, in lower case").into(),
+            );
+        }
+        if who.scope.mode != crate::mode::Mode::Test {
+            return Err(WalletRefusal::NotConfigured(WalletKind::ApplePay).into());
+        }
+        let now = self.clock.now();
+        let millis = |at: time::OffsetDateTime| {
+            i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
+        };
+        Ok(MerchantSession {
+            merchant_session_identifier: format!("SANDBOX_{}", self.ids.next_id()),
+            epoch_timestamp: millis(now),
+            expires_at: millis(now + time::Duration::minutes(5)),
+            nonce: self.ids.key_secret(),
+            merchant_identifier: "merchant.dev.holdfast.sandbox".to_owned(),
+            domain_name: domain.to_owned(),
+            display_name: "Holdfast sandbox".to_owned(),
+        })
     }
 
     async fn save(

@@ -61,6 +61,7 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         super::client_sessions::create,
         super::client_sessions::get,
         super::client_sessions::cancel,
+        super::apple_pay::create,
     ),
     components(schemas(ErrorEnvelope)),
     modifiers(&FromCatalogue),

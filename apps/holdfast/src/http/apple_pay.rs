@@ -1,0 +1,90 @@
+//! `/v1/apple-pay/merchant-sessions`: Apple Pay's merchant validation, asked by the wallet relay
+//! frame when Apple's sheet calls `onvalidatemerchant` (docs/hosted-fields.md). Part of making a
+//! single-use token from Apple Pay, so a public key may ask (spec 5.3).
+
+use actix_web::http::Method;
+use actix_web::{HttpResponse, web};
+use holdfast_domain::auth::Access;
+use holdfast_domain::payment::wallet::{MerchantSession, WalletRefusal};
+use holdfast_domain::services::TokenError;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::error::ApiError;
+use super::extract::{ApiJson, Caller};
+use super::routes::Routes;
+use crate::state::AppState;
+
+pub fn routes(r: &mut Routes) {
+    r.add(
+        Method::POST,
+        "/v1/apple-pay/merchant-sessions",
+        Access::PublicOrPrivate,
+        web::route().to(create),
+    );
+}
+
+/// What Apple's sheet gave the page: where to validate, and the page's domain.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"validationUrl": "https://apple-pay-gateway-cert.apple.com/paymentservices/startSession", "domainName": "shop.example"}))]
+struct MerchantValidation {
+    validation_url: Option<String>,
+    domain_name: Option<String>,
+}
+
+/// The merchant session, in the shape `completeMerchantValidation` takes.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = ApplePayMerchantSession)]
+struct MerchantSessionView<'a> {
+    merchant_session_identifier: &'a str,
+    epoch_timestamp: i64,
+    expires_at: i64,
+    nonce: &'a str,
+    merchant_identifier: &'a str,
+    domain_name: &'a str,
+    display_name: &'a str,
+    /// `sandbox` for a sandbox session, which only a test-mode sheet accepts.
+    signature: &'static str,
+}
+
+fn view(session: &MerchantSession) -> MerchantSessionView<'_> {
+    MerchantSessionView {
+        merchant_session_identifier: &session.merchant_session_identifier,
+        epoch_timestamp: session.epoch_timestamp,
+        expires_at: session.expires_at,
+        nonce: &session.nonce,
+        merchant_identifier: &session.merchant_identifier,
+        domain_name: &session.domain_name,
+        display_name: &session.display_name,
+        signature: "sandbox",
+    }
+}
+
+/// Validates the merchant for Apple Pay: a sandbox session in test mode.
+#[utoipa::path(post, path = "/v1/apple-pay/merchant-sessions", tag = "hosted client", operation_id = "createApplePayMerchantSession", request_body = MerchantValidation, responses((status = 200, description = "The merchant session for `completeMerchantValidation`.", body = MerchantSessionView)))]
+async fn create(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    ApiJson(body): ApiJson<MerchantValidation>,
+) -> Result<HttpResponse, ApiError> {
+    let url = body
+        .validation_url
+        .ok_or_else(|| ApiError::invalid("validationUrl", "is required"))?;
+    let domain = body
+        .domain_name
+        .ok_or_else(|| ApiError::invalid("domainName", "is required"))?;
+    let session = state
+        .tokens
+        .apple_pay_merchant_session(&who, &url, &domain)
+        .map_err(|err| match err {
+            TokenError::Wallet(refusal @ WalletRefusal::NotConfigured(_)) => ApiError::invalid(
+                "validationUrl",
+                format!("{refusal}: merchant validation needs a merchant identity certificate"),
+            ),
+            TokenError::Invalid(invalid) => invalid.into(),
+            other => ApiError::Internal(other.to_string()),
+        })?;
+    Ok(HttpResponse::Ok().json(view(&session)))
+}
