@@ -131,8 +131,11 @@ function evilFrame() {
   return { html, csp: `default-src 'none'; script-src 'nonce-${n}'` };
 }
 
-/** A page with Holdfast's Apple Pay button over a stand-in for Safari's `ApplePaySession`. */
-function apple() {
+/**
+ * A merchant page under a strict nonce policy: `stub` (a stand-in for a wallet's own script)
+ * runs first, then Holdfast's script, then `setup`, the page's few lines.
+ */
+function walletPage(title, stub, setup) {
   const n = nonce();
   const csp = [
     "default-src 'none'",
@@ -146,12 +149,35 @@ function apple() {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>Apple Pay checkout - Test Shop</title>
+<title>${title} - Test Shop</title>
 <style nonce="${n}">body { font-family: system-ui, sans-serif; max-width: 30rem; margin: 2rem auto; } button { padding: .6rem 1.2rem; }</style>
 <script nonce="${n}">
-  // Stands in for Safari's ApplePaySession: everything on Holdfast's side of it is real.
   window.violations = [];
   document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective));
+  ${stub}
+</script>
+</head>
+<body>
+<main>
+<h1>${title}</h1>
+<div id="button"></div>
+<p id="result" role="status"></p>
+<p id="error" role="alert"></p>
+</main>
+<script nonce="${n}" src="${HOLDFAST}/v1/clients/holdfast.js?publicApiKey=${encodeURIComponent(PUBLIC_KEY)}"></script>
+<script nonce="${n}">
+  const pay = ${setup};
+  pay.on('token', (r) => { document.getElementById('result').textContent = 'Token ' + r.token + ' (' + r.brand + ')'; });
+  pay.on('error', (e) => { document.getElementById('error').textContent = e.code + ': ' + e.message; });
+</script>
+</body>
+</html>`;
+  return { html, csp };
+}
+
+/** Holdfast's Apple Pay button over a stand-in for Safari's `ApplePaySession`. */
+function apple() {
+  return walletPage('Pay with Apple Pay', `
   window.apple = { requests: [], merchantSessions: [], completed: [] };
   window.ApplePaySession = class {
     static canMakePayments() { return true; }
@@ -167,48 +193,13 @@ function apple() {
     abort() { window.apple.completed.push('aborted'); }
   };
   window.ApplePaySession.STATUS_SUCCESS = 0;
-  window.ApplePaySession.STATUS_FAILURE = 1;
-</script>
-</head>
-<body>
-<main>
-<h1>Pay with Apple Pay</h1>
-<div id="apple-pay"></div>
-<p id="result" role="status"></p>
-<p id="error" role="alert"></p>
-</main>
-<script nonce="${n}" src="${HOLDFAST}/v1/clients/holdfast.js?publicApiKey=${encodeURIComponent(PUBLIC_KEY)}"></script>
-<script nonce="${n}">
-  const pay = Holdfast.applePay({ container: '#apple-pay', amount: 2500, currency: 'USD', countryCode: 'US', label: 'Test Shop' });
-  pay.on('token', (r) => { document.getElementById('result').textContent = 'Token ' + r.token + ' (' + r.brand + ')'; });
-  pay.on('error', (e) => { document.getElementById('error').textContent = e.code + ': ' + e.message; });
-</script>
-</body>
-</html>`;
-  return { html, csp };
+  window.ApplePaySession.STATUS_FAILURE = 1;`,
+  "Holdfast.applePay({ container: '#button', amount: 2500, currency: 'USD', countryCode: 'US', label: 'Test Shop' })");
 }
 
-/** A page with Holdfast's Google Pay button over a stand-in for Google's `pay.js`. */
+/** Holdfast's Google Pay button over a stand-in for Google's `pay.js`. */
 function wallet() {
-  const n = nonce();
-  const csp = [
-    "default-src 'none'",
-    `script-src 'nonce-${n}' ${HOLDFAST}`,
-    `style-src 'nonce-${n}'`,
-    `frame-src ${HOLDFAST}`,
-    "connect-src 'none'",
-    "base-uri 'none'",
-  ].join('; ');
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Wallet checkout - Test Shop</title>
-<style nonce="${n}">body { font-family: system-ui, sans-serif; max-width: 30rem; margin: 2rem auto; } button { padding: .6rem 1.2rem; }</style>
-<script nonce="${n}">
-  // Stands in for Google's pay.js: everything on Holdfast's side of it is real.
-  window.violations = [];
-  document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective));
+  return walletPage('Pay with a wallet', `
   window.googleRequests = [];
   window.google = { payments: { api: { PaymentsClient: function (options) {
     window.googleEnvironment = options.environment;
@@ -224,25 +215,8 @@ function wallet() {
       window.googleRequests.push(request);
       return Promise.resolve({ paymentMethodData: { tokenizationData: { type: 'PAYMENT_GATEWAY', token: ${JSON.stringify(GOOGLE_PAY_TOKEN)} } } });
     };
-  } } } };
-</script>
-</head>
-<body>
-<main>
-<h1>Pay with a wallet</h1>
-<div id="gpay"></div>
-<p id="result" role="status"></p>
-<p id="error" role="alert"></p>
-</main>
-<script nonce="${n}" src="${HOLDFAST}/v1/clients/holdfast.js?publicApiKey=${encodeURIComponent(PUBLIC_KEY)}"></script>
-<script nonce="${n}">
-  const pay = Holdfast.googlePay({ container: '#gpay', merchantId: ${JSON.stringify(MERCHANT)}, amount: 2500, currency: 'USD', merchantName: 'Test Shop' });
-  pay.on('token', (r) => { document.getElementById('result').textContent = 'Token ' + r.token + ' (' + r.brand + ')'; });
-  pay.on('error', (e) => { document.getElementById('error').textContent = e.code + ': ' + e.message; });
-</script>
-</body>
-</html>`;
-  return { html, csp };
+  } } } };`,
+  `Holdfast.googlePay({ container: '#button', merchantId: ${JSON.stringify(MERCHANT)}, amount: 2500, currency: 'USD', merchantName: 'Test Shop' })`);
 }
 
 const server = await merchantServer({ '/checkout': checkout, '/wallet': wallet, '/apple': apple, '/evil': evilFrame });

@@ -180,13 +180,7 @@
 
     return Object.freeze({
       /** Calls `listener` on 'change', 'focus', 'blur' or 'ready'. */
-      on: function (type, listener) {
-        if (!listeners[type] || typeof listener !== 'function') {
-          throw HoldfastError('invalid_options', 'Holdfast: unknown event ' + String(type) + '.');
-        }
-        listeners[type].push(listener);
-        return this;
-      },
+      on: subscriber(listeners),
       /** Every field's state: {number: {empty, complete, valid, brand}, expiry, cvv, complete}. */
       state: snapshot,
       /** Resolves with {token, brand}, or rejects with an Error that has a code and a field. */
@@ -219,6 +213,17 @@
   }
 
   var MODE = /^pub_test_/.test(publicApiKey || '') ? 'test' : 'live';
+
+  /** A controller's `on(type, listener)` over its table of listeners. */
+  function subscriber(listeners) {
+    return function (type, listener) {
+      if (!listeners[type] || typeof listener !== 'function') {
+        throw HoldfastError('invalid_options', 'Holdfast: unknown event ' + String(type) + '.');
+      }
+      listeners[type].push(listener);
+      return this;
+    };
+  }
 
   /**
    * A hidden frame on Holdfast's origin that tokenizes a wallet's token for this page: the
@@ -353,13 +358,7 @@
     return Object.freeze({
       /** Resolves true once the button is shown, false where Google Pay cannot pay. */
       available: available,
-      on: function (type, listener) {
-        if (!listeners[type] || typeof listener !== 'function') {
-          throw HoldfastError('invalid_options', 'Holdfast: unknown event ' + String(type) + '.');
-        }
-        listeners[type].push(listener);
-        return this;
-      }
+      on: subscriber(listeners)
     });
   }
 
@@ -420,13 +419,7 @@
     return Object.freeze({
       /** Whether the button is shown. */
       available: shown,
-      on: function (type, listener) {
-        if (!listeners[type] || typeof listener !== 'function') {
-          throw HoldfastError('invalid_options', 'Holdfast: unknown event ' + String(type) + '.');
-        }
-        listeners[type].push(listener);
-        return this;
-      }
+      on: subscriber(listeners)
     });
   }
 
