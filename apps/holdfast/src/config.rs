@@ -241,6 +241,11 @@ pub struct WalletArgs {
     /// must chain to.
     #[arg(long, env = "HOLDFAST_APPLE_PAY_ROOT_CERT", global = true)]
     pub apple_pay_root_cert: Option<String>,
+
+    /// Apple Pay: the domain association file Apple gave for the domain Holdfast serves pages
+    /// on, served at `/.well-known/apple-developer-merchantid-domain-association`.
+    #[arg(long, env = "HOLDFAST_APPLE_PAY_DOMAIN_ASSOCIATION", global = true)]
+    pub apple_pay_domain_association: Option<std::path::PathBuf>,
 }
 
 /// The private key never reaches a log line.
@@ -265,6 +270,10 @@ impl std::fmt::Debug for WalletArgs {
             )
             .field("apple_pay_merchant_id", &self.apple_pay_merchant_id)
             .field("apple_pay_root_cert", &self.apple_pay_root_cert.is_some())
+            .field(
+                "apple_pay_domain_association",
+                &self.apple_pay_domain_association,
+            )
             .finish()
     }
 }
@@ -295,6 +304,21 @@ impl WalletArgs {
             )?,
             apple_pay: self.apple_pay()?,
         })
+    }
+
+    /// The domain association file's bytes, read once at start-up.
+    pub fn apple_pay_domain_association(&self) -> anyhow::Result<Option<Vec<u8>>> {
+        self.apple_pay_domain_association
+            .as_ref()
+            .map(|path| {
+                std::fs::read(path).map_err(|e| {
+                    anyhow::anyhow!(
+                        "HOLDFAST_APPLE_PAY_DOMAIN_ASSOCIATION {}: {e}",
+                        path.display()
+                    )
+                })
+            })
+            .transpose()
     }
 
     /// Apple Pay's keys: all three settings, or none.

@@ -44,6 +44,8 @@ pub struct AppState {
     pub rate_limits: Arc<RateLimits>,
     /// The `/demo` checkout's keys and merchant, when `serve` set them up.
     pub demo: Option<Arc<crate::demo::Demo>>,
+    /// Apple Pay's domain association file, when configured.
+    pub apple_pay_domain_association: Option<Arc<[u8]>>,
     database: Database,
 }
 
@@ -175,6 +177,7 @@ impl AppState {
             idempotency: IdempotencyService::new(stores.idempotency, clock, fingerprint_secret),
             rate_limits: Arc::new(RateLimits::off()),
             demo: None,
+            apple_pay_domain_association: None,
             database,
         }
     }
@@ -195,6 +198,12 @@ impl AppState {
     #[must_use]
     pub fn with_secret_overlap(mut self, overlap: time::Duration) -> Self {
         self.webhooks = self.webhooks.with_secret_overlap(overlap);
+        self
+    }
+
+    #[must_use]
+    pub fn with_apple_pay_domain_association(mut self, file: Option<Vec<u8>>) -> Self {
+        self.apple_pay_domain_association = file.map(Arc::from);
         self
     }
 

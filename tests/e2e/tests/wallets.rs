@@ -200,7 +200,32 @@ async fn an_apple_pay_token_pays(env: Env) {
     assert!(!server.log().contains(apple_pay::DPAN));
 }
 
+/// The domain association file Apple fetches is served exactly as configured, and is a 404
+/// when none is.
+async fn the_apple_pay_domain_file_is_served_as_configured(env: Env) {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), b"7B2270737049...association").unwrap();
+    let path = "/.well-known/apple-developer-merchantid-domain-association";
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        (
+            "HOLDFAST_APPLE_PAY_DOMAIN_ASSOCIATION",
+            file.path().to_str().unwrap(),
+        ),
+    ]);
+    let answer = reqwest::get(server.url(path)).await.unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert_eq!(
+        answer.bytes().await.unwrap().as_ref(),
+        b"7B2270737049...association"
+    );
+    let without = env.serve();
+    let missing = reqwest::get(without.url(path)).await.unwrap();
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+}
+
 on_both_backends!(
     a_google_pay_token_pays_its_checkout,
-    an_apple_pay_token_pays
+    an_apple_pay_token_pays,
+    the_apple_pay_domain_file_is_served_as_configured
 );

@@ -24,6 +24,7 @@ pub async fn run(
     // A bad BIN table stops start-up with its line number, before anything else is touched.
     let bins = payments.bins()?;
     let wallets = payments.wallets.wallets()?;
+    let domain_association = payments.wallets.apple_pay_domain_association()?;
     let applied = Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
@@ -37,7 +38,8 @@ pub async fn run(
     let mut state = AppState::with_payments(db.clone(), bins, vault, wallets, payments)
         .with_rate_limits(RateLimits::new(args.rate_limits()))
         .with_max_subscriptions(webhooks.webhook_max_subscriptions)
-        .with_secret_overlap(webhooks.secret_overlap());
+        .with_secret_overlap(webhooks.secret_overlap())
+        .with_apple_pay_domain_association(domain_association);
     if args.bootstrap_demo {
         let demo = state
             .platforms

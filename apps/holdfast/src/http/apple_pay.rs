@@ -15,6 +15,29 @@ use super::extract::{ApiJson, Caller};
 use super::routes::Routes;
 use crate::state::AppState;
 
+/// Where Apple looks for the domain association file.
+pub const DOMAIN_ASSOCIATION_PATH: &str =
+    "/.well-known/apple-developer-merchantid-domain-association";
+
+/// The domain association file, outside `/v1`: Apple fetches it without a key.
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.route(DOMAIN_ASSOCIATION_PATH, web::get().to(domain_association));
+}
+
+async fn domain_association(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let file = state
+        .apple_pay_domain_association
+        .clone()
+        .ok_or(ApiError::RouteNotFound)?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .insert_header((
+            actix_web::http::header::CACHE_CONTROL,
+            "public, max-age=3600",
+        ))
+        .body(file.to_vec()))
+}
+
 pub fn routes(r: &mut Routes) {
     r.add(
         Method::POST,

@@ -74,6 +74,7 @@ pub fn app_with(
         .configure(docs_page::config)
         .configure(clients::config)
         .configure(demo_page::config)
+        .configure(apple_pay::config)
         .route(openapi::PATH, web::get().to(openapi::serve))
         .configure(routes::register)
         .configure(extra)
