@@ -41,6 +41,16 @@ async fn a_google_pay_token_pays_its_checkout(env: Env) {
         )
         .await;
     let secret = session.body["clientSecret"].as_str().unwrap();
+    // The session takes Google Pay only: typed card fields are refused under it.
+    let typed = api
+        .post(
+            "/v1/tokens",
+            public,
+            &json!({"clientSecret": secret, "payment": {"number": "4111111111111111", "expiration": "1230"}}).to_string(),
+        )
+        .await;
+    assert_eq!(typed.status, StatusCode::BAD_REQUEST, "{}", typed.text);
+    assert_eq!(typed.error_param(), Some("clientSecret"));
 
     let made = api
         .post(

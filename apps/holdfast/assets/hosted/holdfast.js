@@ -213,6 +213,18 @@
   }
 
   var MODE = /^pub_test_/.test(publicApiKey || '') ? 'test' : 'live';
+  var RELAY_TIMEOUT_MS = 30000;
+  // ISO 4217 currencies whose minor unit is not the hundredth: amounts are in minor units.
+  var EXPONENTS = {
+    BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0,
+    VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0, BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3
+  };
+
+  /** `amount` minor units of `currency` as the decimal string the wallets' sheets show. */
+  function decimalAmount(amount, currency) {
+    var exponent = Object.prototype.hasOwnProperty.call(EXPONENTS, currency) ? EXPONENTS[currency] : 2;
+    return (Number(amount || 0) / Math.pow(10, exponent)).toFixed(exponent);
+  }
 
   /** A controller's `on(type, listener)` over its table of listeners. */
   function subscriber(listeners) {
@@ -264,11 +276,27 @@
       }
     });
     document.body.appendChild(frame);
+    var loaded = new Promise(function (resolve, reject) {
+      ready.then(resolve);
+      setTimeout(function () {
+        reject(HoldfastError('frames_unavailable', 'Holdfast: the wallet relay did not load. Check the public key and the page\'s Content-Security-Policy (frame-src).'));
+      }, READY_TIMEOUT_MS);
+    });
     function ask(type, fields) {
-      return ready.then(function () {
+      return loaded.then(function () {
         return new Promise(function (resolve, reject) {
           var id = randomToken();
-          requests[id] = { type: type === 'tokenize-wallet' ? 'tokenized' : type, resolve: resolve, reject: reject };
+          var timer = setTimeout(function () {
+            delete requests[id];
+            reject(HoldfastError('timeout', 'Holdfast did not answer in time. Try again.'));
+          }, RELAY_TIMEOUT_MS);
+          var settle = function (done) {
+            return function (value) {
+              clearTimeout(timer);
+              done(value);
+            };
+          };
+          requests[id] = { type: type === 'tokenize-wallet' ? 'tokenized' : type, resolve: settle(resolve), reject: settle(reject) };
           var message = { holdfast: PROTOCOL, channel: channel, type: type, request: id };
           for (var key in fields) message[key] = fields[key];
           frame.contentWindow.postMessage(message, holdfastOrigin);
@@ -325,7 +353,7 @@
         }],
         transactionInfo: {
           totalPriceStatus: 'FINAL',
-          totalPrice: (Number(options.amount || 0) / 100).toFixed(2),
+          totalPrice: decimalAmount(options.amount, String(options.currency || 'USD')),
           currencyCode: String(options.currency || 'USD')
         },
         merchantInfo: { merchantName: String(options.merchantName || '') }
@@ -390,7 +418,7 @@
           currencyCode: String(options.currency || 'USD'),
           merchantCapabilities: ['supports3DS'],
           supportedNetworks: ['visa', 'masterCard', 'amex', 'discover', 'jcb'],
-          total: { label: String(options.label || ''), amount: (Number(options.amount || 0) / 100).toFixed(2) }
+          total: { label: String(options.label || ''), amount: decimalAmount(options.amount, String(options.currency || 'USD')) }
         });
         session.onvalidatemerchant = function (event) {
           holdfast.merchantSession(event.validationURL).then(function (merchantSession) {

@@ -10,7 +10,7 @@ use crate::ids::{ClientSessionId, MerchantId, TokenId, TxnId};
 use crate::merchant::Currency;
 use crate::mode::KeyType;
 use crate::payment::card::{CardInput, CardNumber, CvvRule, Expiration};
-use crate::payment::client_session::{ClientSecret, SessionStatus};
+use crate::payment::client_session::{ClientSecret, PaymentMethod, SessionStatus};
 use crate::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
 use crate::payment::wallet::{
@@ -218,6 +218,7 @@ impl TokenService {
         &self,
         who: &Principal,
         secret: &str,
+        method: PaymentMethod,
     ) -> Result<(ClientSessionId, MerchantId), TokenError> {
         let refused = || {
             Invalid::new(
@@ -232,10 +233,17 @@ impl TokenService {
             .await?
             .filter(|s| s.has_secret(&secret))
             .ok_or_else(refused)?;
-        match session.status_at(self.clock.now()) {
-            SessionStatus::Open => Ok((session.id, session.merchant_id)),
-            _ => Err(refused().into()),
+        if session.status_at(self.clock.now()) != SessionStatus::Open {
+            return Err(refused().into());
         }
+        if !session.payment_methods.contains(&method) {
+            return Err(Invalid::new(
+                "clientSecret",
+                format!("the client session does not take {method} payments"),
+            )
+            .into());
+        }
+        Ok((session.id, session.merchant_id))
     }
 
     /// One token of the caller's platform and mode.
@@ -282,7 +290,7 @@ impl TokenService {
                 )
                 .into());
             }
-            Some(secret) => Some(self.session_for(who, secret).await?.0),
+            Some(secret) => Some(self.session_for(who, secret, PaymentMethod::Card).await?.0),
         };
         self.save(who, kind, &card, client_session_id, reply).await
     }
@@ -307,7 +315,11 @@ impl TokenService {
         let client_session_id = match client_secret {
             None => None,
             Some(secret) => {
-                let (id, merchant) = self.session_for(who, secret).await?;
+                let method = match wallet {
+                    WalletKind::ApplePay => PaymentMethod::ApplePay,
+                    WalletKind::GooglePay => PaymentMethod::GooglePay,
+                };
+                let (id, merchant) = self.session_for(who, secret, method).await?;
                 if opened
                     .merchant_hint
                     .as_deref()
@@ -765,7 +777,7 @@ mod tests {
     }
 
     fn open_session(secret: &ClientSecret) -> crate::payment::client_session::ClientSession {
-        use crate::payment::client_session::{ClientSession, PaymentMethod};
+        use crate::payment::client_session::ClientSession;
         ClientSession {
             id: ClientSessionId::from_suffix("01S"),
             platform_id: PlatformId::from_suffix("1"),
@@ -773,7 +785,7 @@ mod tests {
             merchant_id: MerchantId::from_suffix("1"),
             amount: 2500,
             currency: Currency::USD,
-            payment_methods: vec![PaymentMethod::Card],
+            payment_methods: vec![PaymentMethod::Card, PaymentMethod::GooglePay],
             secret_hash: secret.hash(),
             status: SessionStatus::Open,
             transaction_id: None,

@@ -174,11 +174,15 @@ fn page(field: Field) -> String {
 /// address, or a bracketed IPv6 address, and an optional port. Anything else could carry
 /// text into the Content-Security-Policy header.
 fn is_web_origin(origin: &str) -> bool {
-    let Some(rest) = origin
-        .strip_prefix("https://")
-        .or_else(|| origin.strip_prefix("http://"))
-    else {
-        return false;
+    // Plain http only on the machine itself (a developer's page): anywhere else the page and
+    // its frames could be swapped in transit.
+    let rest = match (
+        origin.strip_prefix("https://"),
+        origin.strip_prefix("http://"),
+    ) {
+        (Some(rest), _) => rest,
+        (None, Some(rest)) if is_loopback(rest) => rest,
+        _ => return false,
     };
     if origin.len() > 255 || rest.is_empty() {
         return false;
@@ -224,6 +228,19 @@ fn is_web_origin(origin: &str) -> bool {
     host_ok && port_ok
 }
 
+/// `localhost`, `127.0.0.1` or `[::1]`, with or without a port.
+fn is_loopback(host_and_port: &str) -> bool {
+    let host = if host_and_port.starts_with('[') {
+        host_and_port
+            .split_inclusive(']')
+            .next()
+            .unwrap_or_default()
+    } else {
+        host_and_port.split(':').next().unwrap_or_default()
+    };
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+}
+
 fn is_channel(channel: &str) -> bool {
     (16..=64).contains(&channel.len())
         && channel
@@ -241,6 +258,10 @@ mod tests {
             ("https://shop.example", true),
             ("http://localhost:3000", true),
             ("http://127.0.0.1:8080", true),
+            ("http://[::1]:8080", true),
+            ("http://shop.example", false),
+            ("http://localhost.evil.example", false),
+            ("http://127.0.0.2", false),
             ("https://[::1]:8443", true),
             ("https://[::1]", true),
             ("https://xn--bcher-kva.example", true),
