@@ -179,6 +179,18 @@ diesel::table! {
         used_on -> Nullable<Ts>,
         client_session_id -> Nullable<Text>,
         wallet -> Nullable<Text>,
+        merchant_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::Text;
+    use crate::timestamp::Ts;
+
+    wallet_payments (wallet, message_id) {
+        wallet -> Text,
+        message_id -> Text,
+        seen_on -> Ts,
     }
 }
 
@@ -297,6 +309,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     idempotency_keys,
     tokens,
+    wallet_payments,
     client_sessions,
     webhooks,
     notifications,

@@ -1,7 +1,7 @@
 //! Rows of the tokens table and their conversion to domain types.
 
 use diesel::{Insertable, Queryable};
-use holdfast_domain::ids::{ClientSessionId, PlatformId, TokenId};
+use holdfast_domain::ids::{ClientSessionId, MerchantId, PlatformId, TokenId};
 use holdfast_domain::payment::token::Token;
 use holdfast_domain::payment::transaction::PaymentSummary;
 use holdfast_domain::payment::wallet::WalletKind;
@@ -30,6 +30,7 @@ pub struct TokenRow {
     pub used_on: Option<OffsetDateTime>,
     pub client_session_id: Option<String>,
     pub wallet: Option<String>,
+    pub merchant_id: Option<String>,
 }
 
 impl TryFrom<TokenRow> for Token {
@@ -56,6 +57,7 @@ impl TryFrom<TokenRow> for Token {
             used_on: row.used_on,
             client_session_id: row.client_session_id.map(ClientSessionId::from_trusted),
             wallet: row.wallet.map(|word| parse("wallet", &word)).transpose()?,
+            merchant_id: row.merchant_id.map(MerchantId::from_trusted),
         })
     }
 }
@@ -80,6 +82,7 @@ pub struct NewTokenRow<'a> {
     pub used_on: Option<OffsetDateTime>,
     pub client_session_id: Option<&'a str>,
     pub wallet: Option<&'static str>,
+    pub merchant_id: Option<&'a str>,
 }
 
 impl<'a> From<&'a Token> for NewTokenRow<'a> {
@@ -101,6 +104,7 @@ impl<'a> From<&'a Token> for NewTokenRow<'a> {
             used_on: t.used_on,
             client_session_id: t.client_session_id.as_ref().map(ClientSessionId::as_str),
             wallet: t.wallet.map(WalletKind::as_str),
+            merchant_id: t.merchant_id.as_ref().map(MerchantId::as_str),
         }
     }
 }

@@ -288,6 +288,7 @@ fn token(p: &Principal, suffix: &str, kind: TokenKind) -> Token {
         used_on: None,
         client_session_id: None,
         wallet: None,
+        merchant_id: None,
     }
 }
 
@@ -370,5 +371,6 @@ conformance!(
     completion_writes_event_fan_out_and_reply_or_nothing,
     a_failed_refund_releases_its_reservation,
     client_sessions_are_scoped_and_closed_once,
+    a_wallet_payment_is_claimed_once,
     ping_answers,
 );

@@ -181,7 +181,7 @@ pub fn open(
     let plaintext = decrypt(&ephemeral, &data, keys)?;
     let plaintext: Plaintext = serde_json::from_slice(&plaintext)
         .map_err(|_| WalletError::NotACard("the data is not the published payload"))?;
-    card(&plaintext)
+    card(&plaintext, &token.header.transaction_id)
 }
 
 fn hex_bytes(raw: &str) -> Option<Vec<u8>> {
@@ -372,7 +372,7 @@ fn derive_key(shared: &[u8], merchant_id_hash: &[u8; 32]) -> [u8; 32] {
     kdf.finalize().into()
 }
 
-fn card(plaintext: &Plaintext) -> Result<WalletCard, WalletError> {
+fn card(plaintext: &Plaintext, transaction_id: &str) -> Result<WalletCard, WalletError> {
     if plaintext.payment_data_type != "3DSecure" {
         return Err(WalletError::NotACard("only 3DSecure payment data is taken"));
     }
@@ -407,6 +407,7 @@ fn card(plaintext: &Plaintext) -> Result<WalletCard, WalletError> {
             eci,
         },
         merchant_hint: None,
+        message_id: transaction_id.to_owned(),
     })
 }
 

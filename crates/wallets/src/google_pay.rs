@@ -117,6 +117,7 @@ struct SignedMessage {
 struct Plaintext {
     gateway_merchant_id: Option<String>,
     message_expiration: String,
+    message_id: String,
     payment_method: String,
     payment_method_details: Details,
 }
@@ -317,7 +318,14 @@ fn card(plaintext: &Plaintext) -> Result<WalletCard, WalletError> {
             cryptogram,
             eci,
         },
-        merchant_hint: plaintext.gateway_merchant_id.clone(),
+        merchant_hint: Some(
+            plaintext
+                .gateway_merchant_id
+                .clone()
+                .filter(|id| !id.is_empty())
+                .ok_or(WalletError::NotACard("no gatewayMerchantId"))?,
+        ),
+        message_id: plaintext.message_id.clone(),
     })
 }
 

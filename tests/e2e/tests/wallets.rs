@@ -84,6 +84,8 @@ async fn a_google_pay_token_pays_its_checkout(env: Env) {
         .await;
     assert_eq!(session.body["status"], "completed");
 
+    one_wallet_payment_one_token_for_its_merchant(&api, &google, private, public, &merchant).await;
+
     // Without a session a wallet token is a plain single-use token.
     let plain = api
         .post(
@@ -99,6 +101,54 @@ async fn a_google_pay_token_pays_its_checkout(env: Env) {
         !server.log().contains("4111111111111111"),
         "the card reached the log"
     );
+}
+
+/// A wallet payment makes one token, and the token pays only the merchant the page asked the
+/// wallet for.
+async fn one_wallet_payment_one_token_for_its_merchant(
+    api: &Api,
+    google: &Issuer,
+    private: &str,
+    public: &str,
+    merchant: &str,
+) {
+    // One wallet payment makes one token.
+    let twice = google.token_for(merchant);
+    let first = api
+        .post(
+            "/v1/tokens",
+            public,
+            &wallet_body("google_pay", &twice, None),
+        )
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let again = api
+        .post(
+            "/v1/tokens",
+            public,
+            &wallet_body("google_pay", &twice, None),
+        )
+        .await;
+    assert_eq!(again.error_param(), Some("wallet.token"), "{}", again.text);
+    // It pays only the merchant the page asked Google Pay for.
+    let other = new_merchant(api, private).await;
+    let elsewhere = api
+        .post(
+            "/v1/transactions",
+            private,
+            &format!(
+                r#"{{"merchantId": "{other}", "type": "sale", "amount": 1999, "payment": {{"token": "{}"}}}}"#,
+                first.body["id"].as_str().unwrap()
+            ),
+        )
+        .await;
+    assert_eq!(
+        elsewhere.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        elsewhere.text
+    );
+    assert_eq!(elsewhere.error_param(), Some("merchantId"));
 }
 
 /// Each refusal names its field and repeats no card.

@@ -52,4 +52,7 @@ pub struct Token {
     pub client_session_id: Option<ClientSessionId>,
     /// The wallet the card came from, if it came from one.
     pub wallet: Option<super::wallet::WalletKind>,
+    /// The merchant a wallet payment was requested for: a payment with the token must be
+    /// for it.
+    pub merchant_id: Option<crate::ids::MerchantId>,
 }

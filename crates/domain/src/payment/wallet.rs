@@ -51,6 +51,9 @@ pub struct WalletCard {
     pub proof: WalletProof,
     /// The merchant id the page put in its wallet request (`gatewayMerchantId`), if any.
     pub merchant_hint: Option<String>,
+    /// The wallet's own id of this payment (Google's `messageId`, Apple's `transactionId`):
+    /// one wallet payment makes one token, never two.
+    pub message_id: String,
 }
 
 impl fmt::Debug for WalletCard {

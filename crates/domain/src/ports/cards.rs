@@ -83,6 +83,15 @@ pub trait TokenStore: Send + Sync {
     /// Erases the sealed card of every single-use token that expired unused by `now` (the rows
     /// stay); returns how many were erased.
     async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError>;
+
+    /// Records that wallet payment `message_id` of `wallet` has made a token; `false` when it
+    /// already had (one statement: of two racing, one wins).
+    async fn claim_wallet_payment(
+        &self,
+        wallet: crate::payment::wallet::WalletKind,
+        message_id: &str,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError>;
 }
 
 /// Storage of client sessions, scoped to a platform and mode.

@@ -49,6 +49,13 @@ pub struct PaymentTerms<'a> {
     pub currency: Currency,
 }
 
+/// What a new token is bound to: the client session it was made under, the merchant its wallet
+/// payment was requested for.
+struct Binding {
+    client_session_id: Option<ClientSessionId>,
+    merchant_id: Option<MerchantId>,
+}
+
 /// A token's card, handed to one payment, and the client session the token was made under.
 #[derive(Debug)]
 pub struct Redeemed {
@@ -157,6 +164,17 @@ impl TokenService {
             .find(&who.scope, id)
             .await?
             .ok_or_else(unusable)?;
+        if found
+            .merchant_id
+            .as_ref()
+            .is_some_and(|merchant| merchant != terms.merchant)
+        {
+            return Err(Invalid::new(
+                "merchantId",
+                "is not the merchant the wallet payment was requested for",
+            )
+            .into());
+        }
         if let Some(session) = &found.client_session_id {
             let session = self
                 .sessions
@@ -292,7 +310,11 @@ impl TokenService {
             }
             Some(secret) => Some(self.session_for(who, secret, PaymentMethod::Card).await?.0),
         };
-        self.save(who, kind, &card, client_session_id, reply).await
+        let bound = Binding {
+            client_session_id,
+            merchant_id: None,
+        };
+        self.save(who, kind, &card, bound, reply).await
     }
 
     /// Opens a wallet's token (Google Pay, Apple Pay) with the keys of the caller's mode and
@@ -334,13 +356,41 @@ impl TokenService {
                 Some(id)
             }
         };
+        // The merchant the page asked the wallet for: a payment with the token must be for it.
+        let merchant_id = opened
+            .merchant_hint
+            .as_deref()
+            .map(|hint| {
+                MerchantId::parse("wallet.token", hint).map_err(|_| {
+                    Invalid::new(
+                        "wallet.token",
+                        "was requested for a gatewayMerchantId that is not a Holdfast merchant id",
+                    )
+                })
+            })
+            .transpose()?;
+        if !self
+            .tokens
+            .claim_wallet_payment(wallet, &opened.message_id, now)
+            .await?
+        {
+            return Err(Invalid::new(
+                "wallet.token",
+                "has already been made into a token: one wallet payment makes one token",
+            )
+            .into());
+        }
         let card = CardData {
             number: opened.number,
             cvv: None,
             expiration: opened.expiration,
             wallet: Some(opened.proof),
         };
-        self.save(who, TokenKind::SingleUse, &card, client_session_id, reply)
+        let bound = Binding {
+            client_session_id,
+            merchant_id,
+        };
+        self.save(who, TokenKind::SingleUse, &card, bound, reply)
             .await
     }
 
@@ -393,7 +443,7 @@ impl TokenService {
         who: &Principal,
         kind: TokenKind,
         card: &CardData,
-        client_session_id: Option<ClientSessionId>,
+        bound: Binding,
         reply: Option<&Recorder<'_, Token>>,
     ) -> Result<Token, TokenError> {
         let now = self.clock.now();
@@ -414,8 +464,9 @@ impl TokenService {
             created_on: now,
             expires_on: (kind == TokenKind::SingleUse).then(|| now + SINGLE_USE_LIFETIME),
             used_on: None,
-            client_session_id,
+            client_session_id: bound.client_session_id,
             wallet: card.wallet.as_ref().map(|proof| proof.kind),
+            merchant_id: bound.merchant_id,
         };
         self.tokens.save(&token, reply_for(reply, &token)).await?;
         Ok(token)
@@ -606,6 +657,7 @@ mod tests {
                 eci: None,
             },
             merchant_hint: Some(hint.to_owned()),
+            message_id: "AH2Ejtc".to_owned(),
         };
         let cases = [
             ("mid_1", None, Ok(())),
@@ -628,6 +680,9 @@ mod tests {
                 })
                 .return_once(move |_, _, _, _| Ok(card));
             let mut tokens = MockTokenStore::new();
+            tokens
+                .expect_claim_wallet_payment()
+                .returning(|_, _, _| Ok(true));
             tokens
                 .expect_save()
                 .withf(|t, _| {
@@ -697,6 +752,7 @@ mod tests {
             used_on: None,
             client_session_id,
             wallet: None,
+            merchant_id: None,
         }
     }
 

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::TokenId;
 use holdfast_domain::payment::token::{Token, TokenKind};
+use holdfast_domain::payment::wallet::WalletKind;
 use holdfast_domain::ports::{StoreError, TokenStore};
 use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
@@ -14,6 +15,7 @@ use super::idempotency::with_reply;
 use crate::error::query_error;
 use crate::query::scoped;
 use crate::schema::tokens as t;
+use crate::schema::wallet_payments as wp;
 use crate::timestamp::Instant;
 use crate::token_rows::{NewTokenRow, TokenRow};
 
@@ -106,5 +108,27 @@ impl TokenStore for SqlStore {
         )
         .await
         .map_err(query_error("tokens"))
+    }
+
+    async fn claim_wallet_payment(
+        &self,
+        wallet: WalletKind,
+        message_id: &str,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let inserted = conn
+            .execute(
+                diesel::insert_into(wp::table)
+                    .values((
+                        wp::wallet.eq(wallet.as_str()),
+                        wp::message_id.eq(message_id),
+                        wp::seen_on.eq(Instant(now)),
+                    ))
+                    .on_conflict_do_nothing(),
+            )
+            .await
+            .map_err(query_error("wallet_payments"))?;
+        Ok(inserted == 1)
     }
 }

@@ -132,3 +132,31 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
             .is_none()
     );
 }
+
+/// One wallet payment makes one token: of racing claims of its id, one wins; the same id of the
+/// other wallet is another payment.
+pub async fn a_wallet_payment_is_claimed_once(db: Database) {
+    use holdfast_domain::payment::wallet::WalletKind;
+    let stores = db.stores();
+    let claims = (0..4).map(|_| {
+        let tokens = stores.tokens.clone();
+        tokio::spawn(async move {
+            tokens
+                .claim_wallet_payment(WalletKind::GooglePay, "AH2Ejtc", T0)
+                .await
+                .unwrap()
+        })
+    });
+    let mut won = 0;
+    for claim in claims.collect::<Vec<_>>() {
+        won += usize::from(claim.await.unwrap());
+    }
+    assert_eq!(won, 1);
+    assert!(
+        stores
+            .tokens
+            .claim_wallet_payment(WalletKind::ApplePay, "AH2Ejtc", T0)
+            .await
+            .unwrap()
+    );
+}

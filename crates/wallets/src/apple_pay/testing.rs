@@ -283,7 +283,7 @@ impl Issuer {
         let mut data = Aes256Gcm16::new(&key.into())
             .encrypt(&[0u8; 16].into(), plaintext.as_bytes())
             .unwrap();
-        let transaction_id = "c1caf5ae72f0039a82bad92b828363734f85bf2f9cadf193d1bad9ddcb60a795";
+        let transaction_id = &crate::google_pay::testing::random_id();
         let mut content = [ephemeral_spki.as_bytes(), data.as_slice()].concat();
         content.extend(super::hex_bytes(transaction_id).unwrap());
         let signature = self.sign(&content, twist);

@@ -19,6 +19,16 @@ use super::{
 };
 use base64::Engine;
 
+/// A fresh message id, as Google gives each payment.
+pub(crate) fn random_id() -> String {
+    let mut bytes = [0u8; 16];
+    rand_core::RngCore::fill_bytes(&mut OsRng, &mut bytes);
+    bytes.iter().fold(String::new(), |mut hex, b| {
+        let _ = std::fmt::Write::write_fmt(&mut hex, format_args!("{b:02x}"));
+        hex
+    })
+}
+
 /// The card every token holds unless a test says otherwise.
 pub const PAN: &str = "4111111111111111";
 
@@ -85,7 +95,7 @@ pub fn payload(auth: &str, merchant: &str, now: OffsetDateTime) -> Value {
     json!({
         "gatewayMerchantId": merchant,
         "messageExpiration": ms(now + Duration::hours(1)),
-        "messageId": "AH2Ejtc",
+        "messageId": random_id(),
         "paymentMethod": "CARD",
         "paymentMethodDetails": details,
     })

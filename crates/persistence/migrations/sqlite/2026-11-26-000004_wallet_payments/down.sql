@@ -1,0 +1,2 @@
+ALTER TABLE tokens DROP COLUMN merchant_id;
+DROP TABLE wallet_payments;
