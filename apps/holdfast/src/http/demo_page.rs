@@ -34,8 +34,15 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         .route("/demo/demo.css", web::get().to(stylesheet));
 }
 
+/// The demo, if served. Its pages take no key, so every visit and payment counts against the
+/// demo's own private key's rate, as its calls would from a real shop's server.
 fn demo(state: &AppState) -> Result<&Demo, ApiError> {
-    state.demo.as_deref().ok_or(ApiError::RouteNotFound)
+    let demo = state.demo.as_deref().ok_or(ApiError::RouteNotFound)?;
+    state
+        .rate_limits
+        .admit(&demo.backend)
+        .map_err(|wait| ApiError::RateLimited { retry_after: wait })?;
+    Ok(demo)
 }
 
 fn page(title: &str, body: &str) -> HttpResponse {
