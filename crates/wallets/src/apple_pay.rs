@@ -185,13 +185,7 @@ pub fn open(
 }
 
 fn hex_bytes(raw: &str) -> Option<Vec<u8>> {
-    if !raw.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..raw.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(raw.get(i..i + 2)?, 16).ok())
-        .collect()
+    base16ct::mixed::decode_vec(raw).ok()
 }
 
 fn verify_signature(

@@ -23,10 +23,7 @@ use base64::Engine;
 pub(crate) fn random_id() -> String {
     let mut bytes = [0u8; 16];
     rand_core::RngCore::fill_bytes(&mut OsRng, &mut bytes);
-    bytes.iter().fold(String::new(), |mut hex, b| {
-        let _ = std::fmt::Write::write_fmt(&mut hex, format_args!("{b:02x}"));
-        hex
-    })
+    base16ct::lower::encode_string(&bytes)
 }
 
 /// The card every token holds unless a test says otherwise.

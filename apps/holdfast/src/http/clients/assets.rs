@@ -1,7 +1,6 @@
 //! The hosted client's files, embedded in the binary. Each is also served under a name that
 //! carries a hash of its bytes, so it can be cached for a year: a new build is a new name.
 
-use std::fmt::Write as _;
 use std::sync::LazyLock;
 
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE};
@@ -31,10 +30,7 @@ pub struct Asset {
 impl Asset {
     fn new(stem: &str, extension: &str, body: String, content_type: &'static str) -> Self {
         let digest = Sha256::digest(body.as_bytes());
-        let hash = digest[..6].iter().fold(String::new(), |mut hex, b| {
-            let _ = write!(hex, "{b:02x}");
-            hex
-        });
+        let hash = base16ct::lower::encode_string(&digest[..6]);
         Self {
             versioned_name: format!("{stem}-{hash}.{extension}"),
             body,
