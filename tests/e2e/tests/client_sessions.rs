@@ -187,6 +187,25 @@ async fn a_session_token_pays_only_its_checkout_once(env: Env) {
     };
     let first = tokenize(secret.to_owned()).await;
     assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    // While the session is open, a live public key cannot use a test session's secret: the
+    // modes are isolated (spec 5.5).
+    let (_, live_public) = env.create_key(&platform.id, "public", "live");
+    let live = api
+        .post(
+            "/v1/tokens",
+            &live_public,
+            &format!(
+                r#"{{"clientSecret": "{secret}", "payment": {{"number": "4111111111111111", "expiration": "1230"}}}}"#
+            ),
+        )
+        .await;
+    assert_eq!(live.error_param(), Some("clientSecret"), "{}", live.text);
+    assert!(
+        live.text
+            .contains("not the secret of an open client session"),
+        "{}",
+        live.text
+    );
     let second = tokenize(secret.to_owned()).await;
     let (first, second) = (
         first.body["id"].as_str().unwrap().to_owned(),

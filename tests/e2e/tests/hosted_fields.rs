@@ -354,7 +354,40 @@ fn platform_of(printed: &str) -> String {
         .collect()
 }
 
+/// A browser keeps `holdfast.js` and revalidates it on every load: unchanged, a 304; once the
+/// key is deactivated, a 401 at once, cached copy or not (spec 3.1).
+async fn the_script_is_revalidated_and_stops_with_its_key(env: Env) {
+    let platform = env.create_platform("Shop");
+    let server = env.serve();
+    let path = format!(
+        "/v1/clients/holdfast.js?publicApiKey={}",
+        platform.public_key
+    );
+    let first = get(&server, path.clone()).await;
+    let tag = first.headers()["etag"].to_str().unwrap().to_owned();
+    let revalidate = || {
+        reqwest::Client::new()
+            .get(server.url(&path))
+            .header("if-none-match", tag.clone())
+            .send()
+    };
+    let unchanged = revalidate().await.unwrap();
+    assert_eq!(unchanged.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(unchanged.headers()["etag"].to_str().unwrap(), tag);
+    assert!(unchanged.bytes().await.unwrap().is_empty());
+    env.cli_json(&[
+        "keys",
+        "deactivate",
+        "--platform",
+        &platform.id,
+        &platform.public_key_id,
+    ]);
+    let stopped = revalidate().await.unwrap();
+    assert_eq!(stopped.status(), StatusCode::UNAUTHORIZED);
+}
+
 on_both_backends!(
+    the_script_is_revalidated_and_stops_with_its_key,
     the_demo_checkout_pays_end_to_end,
     a_card_typed_in_the_frames_pays_from_the_backend,
     the_script_and_frames_refuse_what_they_must,
