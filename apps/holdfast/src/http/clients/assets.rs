@@ -39,11 +39,11 @@ impl Asset {
     }
 
     /// The asset, to be kept for a year under its hashed name.
-    pub fn immutable(&self) -> HttpResponse {
+    pub fn immutable(&'static self) -> HttpResponse {
         HttpResponse::Ok()
             .insert_header((CONTENT_TYPE, self.content_type))
             .insert_header((CACHE_CONTROL, IMMUTABLE))
-            .body(self.body.clone())
+            .body(self.body.as_str())
     }
 }
 

@@ -3,6 +3,8 @@
 //! `frame-ancestors`), loads nothing but Holdfast's own script and stylesheet, and talks to
 //! nobody but Holdfast (`connect-src 'self'`).
 
+use std::sync::LazyLock;
+
 use actix_web::http::header::{CONTENT_SECURITY_POLICY, ContentType, REFERRER_POLICY};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
@@ -117,7 +119,7 @@ pub async fn serve(req: HttpRequest, field: web::Path<String>) -> Result<HttpRes
         .content_type(ContentType::html())
         .insert_header((CONTENT_SECURITY_POLICY, policy(&origin)))
         .insert_header((REFERRER_POLICY, "same-origin"))
-        .body(page(field)))
+        .body(rendered(field)))
 }
 
 fn policy(origin: &str) -> String {
@@ -129,6 +131,19 @@ fn policy(origin: &str) -> String {
 
 /// Nothing in the page comes from the request: the origin and channel reach the script
 /// through `location`, checked there as here.
+/// Each field's page, rendered once: nothing in it depends on the request.
+fn rendered(field: Field) -> &'static str {
+    static PAGES: LazyLock<[String; 4]> =
+        LazyLock::new(|| [Field::Number, Field::Expiry, Field::Cvv, Field::Relay].map(page));
+    let index = match field {
+        Field::Number => 0,
+        Field::Expiry => 1,
+        Field::Cvv => 2,
+        Field::Relay => 3,
+    };
+    &PAGES[index]
+}
+
 fn page(field: Field) -> String {
     if field == Field::Relay {
         return format!(

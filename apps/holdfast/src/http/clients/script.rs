@@ -48,7 +48,7 @@ pub async fn serve(req: HttpRequest, script: web::Path<String>) -> Result<HttpRe
             .insert_header((CONTENT_TYPE, JAVASCRIPT))
             .insert_header((CACHE_CONTROL, "no-cache"))
             .insert_header((ETAG, tag))
-            .body(asset.body.clone())
+            .body(asset.body.as_str())
     };
     let headers = response.headers_mut();
     headers.insert(
