@@ -188,11 +188,11 @@ fn methods(asked: Option<Vec<PaymentMethod>>) -> Result<Vec<PaymentMethod>, Inva
 mod tests {
     use super::*;
     use crate::ids::{KeyId, PlatformId, UserId};
-    use crate::merchant::{Merchant, MerchantDetails, MerchantName};
+    use crate::merchant::Merchant;
     use crate::mode::{KeyType, Mode};
     use crate::ports::{MockClientSessionStore, MockMerchantStore};
     use crate::scope::Scope;
-    use crate::services::fixtures::{NOON, clock_at_noon};
+    use crate::services::fixtures::{NOON, clock_at_noon, shop};
 
     fn who() -> Principal {
         Principal {
@@ -204,19 +204,10 @@ mod tests {
     }
 
     fn merchant() -> Merchant {
-        Merchant {
-            id: MerchantId::from_suffix("01M"),
-            platform_id: PlatformId::from_suffix("01P"),
-            mode: Mode::Test,
-            details: MerchantDetails {
-                name: MerchantName::parse("Shop").unwrap(),
-                currency: Currency::USD,
-                email: None,
-            },
-            plan_id: None,
-            created_on: NOON,
-            updated_on: NOON,
-        }
+        shop(
+            MerchantId::from_suffix("01M"),
+            PlatformId::from_suffix("01P"),
+        )
     }
 
     fn service(sessions: MockClientSessionStore) -> ClientSessionService {

@@ -1,8 +1,12 @@
-//! Mocks the service unit tests share: a stopped clock, fixed ids and a Visa-only BIN table.
+//! What the service unit tests share: a stopped clock, fixed ids, a Visa-only BIN table and a
+//! merchant.
 
 use time::OffsetDateTime;
 use time::macros::datetime;
 
+use crate::ids::{MerchantId, PlatformId};
+use crate::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
+use crate::mode::Mode;
 use crate::payment::brand::{CardBrand, FundingType};
 use crate::ports::{BinInfo, MockBinLookup, MockClock, MockIds};
 
@@ -33,4 +37,21 @@ pub(crate) fn visa_bins() -> MockBinLookup {
         country: None,
     });
     bins
+}
+
+/// A test-mode merchant "Shop" of `platform`, taking USD, made at [`NOON`].
+pub(crate) fn shop(id: MerchantId, platform: PlatformId) -> Merchant {
+    Merchant {
+        id,
+        platform_id: platform,
+        mode: Mode::Test,
+        details: MerchantDetails {
+            name: MerchantName::parse("Shop").expect("a valid name"),
+            currency: Currency::USD,
+            email: None,
+        },
+        plan_id: None,
+        created_on: NOON,
+        updated_on: NOON,
+    }
 }

@@ -2,9 +2,8 @@
 
 use super::*;
 use crate::ids::{ConnectionId, KeyId, PlanId, PlatformId, UserId};
-use crate::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
 use crate::mode::{KeyType, Mode};
-use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
+use crate::services::fixtures::{clock_at_noon, fixed_ids, shop, visa_bins};
 
 use crate::idempotency::Recorder;
 use crate::payment::fee::FeeRule;
@@ -74,19 +73,7 @@ fn store_in(scope: Scope) -> (MockTransactionStore, Completed) {
         .withf(move |asked, _| *asked == scope)
         .returning(|_, id| {
             Ok(Some(PaymentSetup {
-                merchant: Merchant {
-                    id: id.clone(),
-                    platform_id: PlatformId::from_suffix("1"),
-                    mode: Mode::Test,
-                    details: MerchantDetails {
-                        name: MerchantName::parse("Shop").unwrap(),
-                        currency: Currency::USD,
-                        email: None,
-                    },
-                    plan_id: None,
-                    created_on: datetime!(2026-01-01 0:00 UTC),
-                    updated_on: datetime!(2026-01-01 0:00 UTC),
-                },
+                merchant: shop(id.clone(), PlatformId::from_suffix("1")),
                 plan: Some(plan()),
                 // In the store's order, not the route's, with one the plan does not name.
                 connections: vec![
