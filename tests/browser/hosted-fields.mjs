@@ -272,6 +272,8 @@ const tests = {
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.waitForFunction(() => /Token tkn_/.test(document.getElementById('result').textContent));
     await shot(page, '03-tokenized');
+    await page.setViewportSize({ width: 360, height: 720 });
+    await shot(page, '03b-narrow-screen');
     const result = await page.locator('#result').textContent();
     const token = /tkn_[A-Za-z0-9]+/.exec(result)[0];
     assert.match(result, /\(visa\)/);

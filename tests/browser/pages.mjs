@@ -48,6 +48,9 @@ const tests = {
     assert.deepEqual(audit.violations, [], 'the checkout is axe-clean');
     assert.equal(audit.labelled.length, 3, `axe reached the frames' inputs: ${audit.labelled}`);
     await shot(page, '01-checkout-filled');
+    await page.setViewportSize({ width: 360, height: 900 });
+    await shot(page, '01b-checkout-narrow-screen');
+    await page.setViewportSize({ width: 900, height: 1100 });
     await Promise.all([page.waitForURL(`${HOLDFAST}/demo/pay`), page.getByRole('button', { name: 'Pay $25.00' }).click()]);
     await page.getByRole('heading', { name: 'Paid' }).waitFor();
     await shot(page, '02-paid');
