@@ -246,6 +246,16 @@ pub struct WalletArgs {
     /// on, served at `/.well-known/apple-developer-merchantid-domain-association`.
     #[arg(long, env = "HOLDFAST_APPLE_PAY_DOMAIN_ASSOCIATION", global = true)]
     pub apple_pay_domain_association: Option<std::path::PathBuf>,
+
+    /// Apple Pay: the merchant identity certificate (PEM file, optionally followed by its
+    /// chain) presented to Apple's gateway for merchant validation. With its key, merchant
+    /// validation asks Apple in both modes; without, test mode gets sandbox sessions.
+    #[arg(long, env = "HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_CERT", global = true)]
+    pub apple_pay_merchant_identity_cert: Option<std::path::PathBuf>,
+
+    /// Apple Pay: the merchant identity certificate's private key (PEM file).
+    #[arg(long, env = "HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_KEY", global = true)]
+    pub apple_pay_merchant_identity_key: Option<std::path::PathBuf>,
 }
 
 /// The private key never reaches a log line.
@@ -273,6 +283,14 @@ impl std::fmt::Debug for WalletArgs {
             .field(
                 "apple_pay_domain_association",
                 &self.apple_pay_domain_association,
+            )
+            .field(
+                "apple_pay_merchant_identity_cert",
+                &self.apple_pay_merchant_identity_cert,
+            )
+            .field(
+                "apple_pay_merchant_identity_key",
+                &self.apple_pay_merchant_identity_key,
             )
             .finish()
     }
@@ -319,6 +337,44 @@ impl WalletArgs {
                 })
             })
             .transpose()
+    }
+
+    /// Apple's gateway for merchant validation: the identity certificate and key together, with
+    /// the merchant identifier; none of them for sandbox sessions in test mode only.
+    pub fn apple_pay_gateway(
+        &self,
+    ) -> anyhow::Result<Option<holdfast_outbound_http::AppleGateway>> {
+        let (cert, key) = match (
+            &self.apple_pay_merchant_identity_cert,
+            &self.apple_pay_merchant_identity_key,
+        ) {
+            (None, None) => return Ok(None),
+            (Some(cert), Some(key)) => (cert, key),
+            _ => anyhow::bail!(
+                "Apple Pay merchant validation needs HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_CERT and \
+                 HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_KEY together"
+            ),
+        };
+        let merchant = self.apple_pay_merchant_id.as_deref().ok_or_else(|| {
+            anyhow::anyhow!(
+                "HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_CERT is set but HOLDFAST_APPLE_PAY_MERCHANT_ID is not"
+            )
+        })?;
+        let read = |path: &std::path::Path, variable: &str| {
+            std::fs::read(path).map_err(|e| anyhow::anyhow!("{variable} {}: {e}", path.display()))
+        };
+        let identity = holdfast_outbound_http::MerchantIdentity::from_pem(
+            &read(cert, "HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_CERT")?,
+            &read(key, "HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_KEY")?,
+            merchant,
+        )
+        .map_err(|e| anyhow::anyhow!("HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_*: {e}"))?;
+        holdfast_outbound_http::AppleGateway::new(
+            identity,
+            holdfast_outbound_http::AppleGatewayConfig::default(),
+        )
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_*: {e}"))
     }
 
     /// Apple Pay's keys: all three settings, or none.

@@ -207,6 +207,19 @@ impl AppState {
         self
     }
 
+    /// Merchant validation through Apple's gateway. (The payment service's copy of the token
+    /// service only redeems tokens, so it goes without.)
+    #[must_use]
+    pub fn with_apple_pay_gateway(
+        mut self,
+        gateway: Option<Arc<dyn holdfast_domain::ports::ApplePayGateway>>,
+    ) -> Self {
+        if let Some(gateway) = gateway {
+            self.tokens = self.tokens.with_apple_pay_gateway(gateway);
+        }
+        self
+    }
+
     #[must_use]
     pub fn with_demo(mut self, demo: Option<crate::demo::Demo>) -> Self {
         self.demo = demo.map(Arc::new);

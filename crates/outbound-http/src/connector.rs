@@ -7,10 +7,16 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
 use hyper::Uri;
 use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
+use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tokio::net::TcpStream;
 use tower_service::Service;
 
@@ -26,22 +32,46 @@ pub(crate) fn connector(guard: Arc<Guard>) -> Result<Connector, rustls::Error> {
     // The TLS layer above hands `https` URLs down here too.
     http.enforce_http(false);
     http.set_nodelay(true);
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    // The provider is named rather than taken from the process default, which another crate in
-    // the binary could set differently (or leave ambiguous).
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
+    let tls = tls_trusting(Vec::new())?.with_no_client_auth();
     Ok(HttpsConnectorBuilder::new()
         .with_tls_config(tls)
         .https_or_http()
         .enable_http1()
         .wrap_connector(GuardedConnector { http, guard }))
+}
+
+/// A TLS client configuration trusting the webpki roots and `extra_roots`, waiting for its
+/// client authentication choice.
+pub(crate) fn tls_trusting(
+    extra_roots: Vec<rustls::pki_types::CertificateDer<'static>>,
+) -> Result<
+    rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert>,
+    rustls::Error,
+> {
+    let mut roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    for root in extra_roots {
+        roots.add(root)?;
+    }
+    // The provider is named rather than taken from the process default, which another crate in
+    // the binary could set differently (or leave ambiguous).
+    Ok(rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()?
+    .with_root_certificates(roots))
+}
+
+/// A client over `connector` whose idle connections are kept a minute for reuse.
+pub(crate) fn pooled_client<C>(connector: C) -> Client<C, Full<Bytes>>
+where
+    C: hyper_util::client::legacy::connect::Connect + Clone,
+{
+    Client::builder(TokioExecutor::new())
+        .pool_timer(TokioTimer::new())
+        .pool_idle_timeout(Duration::from_mins(1))
+        .build(connector)
 }
 
 /// `HttpConnector` connects to an address literal without consulting its resolver, so literals

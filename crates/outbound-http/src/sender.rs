@@ -3,7 +3,6 @@
 use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -12,11 +11,10 @@ use http_body_util::Full;
 use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue, USER_AGENT};
 use hyper::{Request, Uri};
 use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
 use ipnet::IpNet;
 
 use crate::body::read_capped;
-use crate::connector::{Connector, connector};
+use crate::connector::{Connector, connector, pooled_client};
 use crate::guard::{Guard, GuardError};
 use crate::signing::sign;
 
@@ -87,12 +85,8 @@ impl HyperSender {
         let user_agent = HeaderValue::from_str(&config.user_agent)
             .map_err(|_| BuildError::UserAgent(config.user_agent.clone()))?;
         let connector = connector(Arc::new(Guard::new(config.allow_networks)))?;
-        let client = Client::builder(TokioExecutor::new())
-            .pool_timer(TokioTimer::new())
-            .pool_idle_timeout(Duration::from_mins(1))
-            .build(connector);
         Ok(Self {
-            client,
+            client: pooled_client(connector),
             user_agent,
             max_response_bytes: config.max_response_bytes,
         })
@@ -196,7 +190,7 @@ mod tests {
             body: "{}".to_owned(),
             secrets: vec![crate::signing::generate_secret_from(&[1; 32])],
             custom_header: None,
-            timeout: Duration::from_secs(1),
+            timeout: std::time::Duration::from_secs(1),
         }
     }
 

@@ -284,8 +284,152 @@ async fn the_apple_pay_domain_file_is_served_as_configured(env: Env) {
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
 }
 
+/// A merchant identity certificate and its key, as PEM files, issued by a CA of the test's own
+/// (Apple would not take it, which is the point of the 502 below).
+fn merchant_identity() -> (tempfile::NamedTempFile, tempfile::NamedTempFile) {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, apple_pay::MERCHANT_ID);
+    let cert = params.self_signed(&key).unwrap();
+    let (cert_file, key_file) = (
+        tempfile::NamedTempFile::new().unwrap(),
+        tempfile::NamedTempFile::new().unwrap(),
+    );
+    std::fs::write(cert_file.path(), cert.pem()).unwrap();
+    std::fs::write(key_file.path(), key.serialize_pem()).unwrap();
+    (cert_file, key_file)
+}
+
+const APPLE_URL: &str = "https://apple-pay-gateway-cert.apple.com/paymentservices/startSession";
+const MERCHANT_SESSIONS: &str = "/v1/apple-pay/merchant-sessions";
+
+fn validate(display: Option<&str>, url: &str) -> String {
+    let mut body = json!({"validationUrl": url, "domainName": "shop.example"});
+    if let Some(name) = display {
+        body["displayName"] = json!(name);
+    }
+    body.to_string()
+}
+
+/// Merchant validation without a merchant identity certificate: a sandbox session in test mode,
+/// a 400 in live mode, and every malformed request a 400 naming its field.
+async fn apple_pay_merchant_validation_without_a_certificate(env: Env) {
+    let platform = env.create_platform("Shop");
+    let (_, live_public) = env.create_key(&platform.id, "public", "live");
+    let (apple_url, path) = (APPLE_URL, MERCHANT_SESSIONS);
+    let server = env.serve();
+    let api = Api::new(&server);
+    let sandbox = api
+        .post(path, &platform.public_key, &validate(None, apple_url))
+        .await;
+    assert_eq!(sandbox.status, StatusCode::OK, "{}", sandbox.text);
+    assert!(
+        sandbox.body["merchantSessionIdentifier"]
+            .as_str()
+            .unwrap()
+            .starts_with("SANDBOX_")
+    );
+    assert_eq!(sandbox.body["signature"], "sandbox");
+    assert_eq!(sandbox.body["displayName"], "shop.example");
+    let named = api
+        .post(
+            path,
+            &platform.private_key,
+            &validate(Some("Example Shop"), apple_url),
+        )
+        .await;
+    assert_eq!(named.body["displayName"], "Example Shop", "{}", named.text);
+    let refusals = [
+        (
+            &platform.public_key,
+            validate(Some(""), apple_url),
+            "displayName",
+        ),
+        (
+            &platform.public_key,
+            validate(Some(&"n".repeat(65)), apple_url),
+            "displayName",
+        ),
+        (
+            &platform.public_key,
+            validate(None, "https://169.254.169.254/paymentservices/x"),
+            "validationUrl",
+        ),
+        (
+            &platform.public_key,
+            json!({"validationUrl": apple_url}).to_string(),
+            "domainName",
+        ),
+        (&live_public, validate(None, apple_url), "validationUrl"),
+    ];
+    for (key, body, field) in &refusals {
+        let refused = api.post(path, key, body).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::BAD_REQUEST,
+            "{body}: {}",
+            refused.text
+        );
+        assert_eq!(
+            refused.error_param(),
+            Some(*field),
+            "{body}: {}",
+            refused.text
+        );
+    }
+}
+
+/// With a merchant identity certificate, Apple's gateway is asked in both modes, and a gateway
+/// that gives no session (here: unreachable, or refusing a certificate Apple never issued) is a
+/// 502 in our words. A certificate without its key stops start-up.
+async fn apple_pay_merchant_validation_with_a_certificate(env: Env) {
+    let platform = env.create_platform("Shop");
+    let (_, live_public) = env.create_key(&platform.id, "public", "live");
+    let (apple_url, path) = (APPLE_URL, MERCHANT_SESSIONS);
+    let (cert, key) = merchant_identity();
+    let (cert_path, key_path) = (cert.path().to_str().unwrap(), key.path().to_str().unwrap());
+    let apple = apple_pay::Issuer::at(time::OffsetDateTime::now_utc());
+    let with_certificate = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        (
+            "HOLDFAST_APPLE_PAY_PROCESSING_KEY",
+            &apple.processing_key_base64(),
+        ),
+        ("HOLDFAST_APPLE_PAY_MERCHANT_ID", apple_pay::MERCHANT_ID),
+        ("HOLDFAST_APPLE_PAY_ROOT_CERT", &apple.root_base64()),
+        ("HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_CERT", cert_path),
+        ("HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_KEY", key_path),
+    ]);
+    let api = Api::new(&with_certificate);
+    for key in [&platform.public_key, &live_public] {
+        let failed = api.post(path, key, &validate(None, apple_url)).await;
+        assert_eq!(failed.status, StatusCode::BAD_GATEWAY, "{}", failed.text);
+        assert_eq!(failed.body["error"]["code"], "upstream_failed");
+        assert!(
+            failed.body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Apple Pay's gateway")
+        );
+    }
+    drop(with_certificate);
+
+    let half = env.cli(&["serve", "--apple-pay-merchant-identity-cert", cert_path]);
+    assert!(!half.success);
+    assert!(
+        half.stderr
+            .contains("HOLDFAST_APPLE_PAY_MERCHANT_IDENTITY_KEY"),
+        "{}",
+        half.stderr
+    );
+}
+
 on_both_backends!(
     a_google_pay_token_pays_its_checkout,
     an_apple_pay_token_pays,
-    the_apple_pay_domain_file_is_served_as_configured
+    the_apple_pay_domain_file_is_served_as_configured,
+    apple_pay_merchant_validation_without_a_certificate,
+    apple_pay_merchant_validation_with_a_certificate
 );

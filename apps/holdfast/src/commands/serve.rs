@@ -1,4 +1,5 @@
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use anyhow::Context;
 use holdfast_domain::platform::PlatformName;
@@ -25,6 +26,7 @@ pub async fn run(
     let bins = payments.bins()?;
     let wallets = payments.wallets.wallets()?;
     let domain_association = payments.wallets.apple_pay_domain_association()?;
+    let apple_pay_gateway = payments.wallets.apple_pay_gateway()?;
     let applied = Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
@@ -39,7 +41,8 @@ pub async fn run(
         .with_rate_limits(RateLimits::new(args.rate_limits()))
         .with_max_subscriptions(webhooks.webhook_max_subscriptions)
         .with_secret_overlap(webhooks.secret_overlap())
-        .with_apple_pay_domain_association(domain_association);
+        .with_apple_pay_domain_association(domain_association)
+        .with_apple_pay_gateway(apple_pay_gateway.map(|g| Arc::new(g) as _));
     if args.bootstrap_demo {
         let demo = state
             .platforms

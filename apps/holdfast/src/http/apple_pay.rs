@@ -5,7 +5,9 @@
 use actix_web::http::Method;
 use actix_web::{HttpResponse, web};
 use holdfast_domain::auth::Access;
-use holdfast_domain::payment::wallet::{MerchantSession, WalletRefusal};
+use holdfast_domain::payment::wallet::{
+    MerchantSession, MerchantValidation, SandboxSession, WalletRefusal,
+};
 use holdfast_domain::services::TokenError;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -50,13 +52,17 @@ pub fn routes(r: &mut Routes) {
 /// What Apple's sheet gave the page: where to validate, and the page's domain.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(example = json!({"validationUrl": "https://apple-pay-gateway-cert.apple.com/paymentservices/startSession", "domainName": "shop.example"}))]
-struct MerchantValidation {
+#[schema(example = json!({"validationUrl": "https://apple-pay-gateway-cert.apple.com/paymentservices/startSession", "domainName": "shop.example", "displayName": "Example Shop"}))]
+struct MerchantValidationBody {
     validation_url: Option<String>,
     domain_name: Option<String>,
+    /// The name Apple's sheet shows, 1 to 64 characters; the domain name if not given.
+    display_name: Option<String>,
 }
 
-/// The merchant session, in the shape `completeMerchantValidation` takes.
+/// The merchant session, in the shape `completeMerchantValidation` takes: Apple's own answer,
+/// unchanged, when a merchant identity certificate is configured; else (test mode) a sandbox
+/// session in the same shape, whose `signature` is `sandbox`.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(as = ApplePayMerchantSession)]
@@ -68,11 +74,11 @@ struct MerchantSessionView<'a> {
     merchant_identifier: &'a str,
     domain_name: &'a str,
     display_name: &'a str,
-    /// `sandbox` for a sandbox session, which only a test-mode sheet accepts.
-    signature: &'static str,
+    /// Apple's signature; `sandbox` for a sandbox session, which only a test-mode sheet accepts.
+    signature: &'a str,
 }
 
-fn view(session: &MerchantSession) -> MerchantSessionView<'_> {
+fn sandbox_view(session: &SandboxSession) -> MerchantSessionView<'_> {
     MerchantSessionView {
         merchant_session_identifier: &session.merchant_session_identifier,
         epoch_timestamp: session.epoch_timestamp,
@@ -85,29 +91,41 @@ fn view(session: &MerchantSession) -> MerchantSessionView<'_> {
     }
 }
 
-/// Validates the merchant for Apple Pay: a sandbox session in test mode.
-#[utoipa::path(post, path = "/v1/apple-pay/merchant-sessions", tag = "hosted client", operation_id = "createApplePayMerchantSession", request_body = MerchantValidation, responses((status = 200, description = "The merchant session for `completeMerchantValidation`.", body = MerchantSessionView)))]
+/// Validates the merchant for Apple Pay: Apple's gateway is asked over mutual TLS when a merchant
+/// identity certificate is configured; without one, a sandbox session in test mode.
+#[utoipa::path(post, path = "/v1/apple-pay/merchant-sessions", tag = "hosted client", operation_id = "createApplePayMerchantSession", request_body = MerchantValidationBody, responses((status = 200, description = "The merchant session for `completeMerchantValidation`.", body = MerchantSessionView), (status = 502, description = "Apple's gateway gave no merchant session.", body = super::error::ErrorEnvelope)))]
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
-    ApiJson(body): ApiJson<MerchantValidation>,
+    ApiJson(body): ApiJson<MerchantValidationBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let url = body
+    let validation_url = body
         .validation_url
         .ok_or_else(|| ApiError::invalid("validationUrl", "is required"))?;
     let domain = body
         .domain_name
         .ok_or_else(|| ApiError::invalid("domainName", "is required"))?;
+    let display_name = body.display_name.unwrap_or_else(|| domain.clone());
+    let asked = MerchantValidation {
+        validation_url,
+        domain,
+        display_name,
+    };
     let session = state
         .tokens
-        .apple_pay_merchant_session(&who, &url, &domain)
+        .apple_pay_merchant_session(&who, asked)
+        .await
         .map_err(|err| match err {
             TokenError::Wallet(refusal @ WalletRefusal::NotConfigured(_)) => ApiError::invalid(
                 "validationUrl",
                 format!("{refusal}: merchant validation needs a merchant identity certificate"),
             ),
-            TokenError::Invalid(invalid) => invalid.into(),
-            other => ApiError::Internal(other.to_string()),
+            other => super::tokens::token_error(other),
         })?;
-    Ok(HttpResponse::Ok().json(view(&session)))
+    Ok(match session {
+        MerchantSession::Apple(json) => HttpResponse::Ok()
+            .content_type(actix_web::http::header::ContentType::json())
+            .body(json),
+        MerchantSession::Sandbox(sandbox) => HttpResponse::Ok().json(sandbox_view(&sandbox)),
+    })
 }

@@ -44,6 +44,10 @@ pub enum ApiError {
     },
     #[error("internal error: {0}")]
     Internal(String),
+    /// A service we called on the client's behalf gave no usable answer (502); the message is
+    /// ours and names the service, never its words.
+    #[error("{0}")]
+    Upstream(String),
     /// A per-platform limit is reached (400): the message names it.
     #[error("{0}")]
     LimitReached(String),
@@ -148,6 +152,7 @@ impl ApiError {
                 None,
             ),
             Self::Internal(_) => ("api_error", "internal_error", INTERNAL.into(), None),
+            Self::Upstream(message) => ("api_error", "upstream_failed", message.clone(), None),
             Self::Status(status) => status_parts(*status),
             Self::LimitReached(message) => (
                 "invalid_request_error",
@@ -208,6 +213,7 @@ impl ResponseError for ApiError {
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::PaymentNotApproved { status, .. } | Self::Status(status) => *status,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Upstream(_) => StatusCode::BAD_GATEWAY,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
         }
     }

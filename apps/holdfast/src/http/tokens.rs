@@ -167,7 +167,7 @@ async fn create(
     Ok(answer.send(&token))
 }
 
-fn token_error(err: TokenError) -> ApiError {
+pub(super) fn token_error(err: TokenError) -> ApiError {
     match err {
         TokenError::VaultNeedsPrivateKey => ApiError::WrongKeyType {
             required: Access::Private,
@@ -177,6 +177,7 @@ fn token_error(err: TokenError) -> ApiError {
             ApiError::invalid("wallet.type", refusal.to_string())
         }
         TokenError::Wallet(refusal) => ApiError::invalid("wallet.token", refusal.to_string()),
+        TokenError::ApplePayGateway(failure) => ApiError::Upstream(failure.0),
         TokenError::Store(e) => ApiError::Internal(e.to_string()),
     }
 }

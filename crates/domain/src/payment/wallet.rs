@@ -77,11 +77,27 @@ pub enum WalletRefusal {
     Refused(String),
 }
 
-/// What Apple Pay's `completeMerchantValidation` takes: in test mode without a merchant
-/// identity certificate, a sandbox session of Holdfast's own (docs/hosted-fields.md).
+/// Apple's gateway gave no merchant session: unreachable, refused the certificate, answered
+/// something other than a session. The message is ours; Apple's answer goes to the log only.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct GatewayFailure(pub String);
+
+/// What Apple Pay's `completeMerchantValidation` takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MerchantSession {
-    /// `SANDBOX_…` for a sandbox session.
+pub enum MerchantSession {
+    /// The session Apple's gateway answered, as the JSON object it sent: opaque to us, signed by
+    /// Apple, handed to the page unchanged.
+    Apple(String),
+    /// In test mode with no merchant identity certificate configured, a sandbox session of
+    /// Holdfast's own (docs/hosted-fields.md), which only the test stand-ins accept.
+    Sandbox(SandboxSession),
+}
+
+/// Holdfast's own stand-in for a merchant session, in Apple's shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSession {
+    /// `SANDBOX_…`.
     pub merchant_session_identifier: String,
     /// When it was made, in milliseconds since the epoch.
     pub epoch_timestamp: i64,
@@ -95,6 +111,30 @@ pub struct MerchantSession {
     pub domain_name: String,
     /// The name the sheet shows.
     pub display_name: String,
+}
+
+/// What Holdfast asks Apple's gateway for: a session for a page on `domain`, checked by
+/// [`is_apple_validation_url`] and [`is_domain_name`] before it is made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MerchantValidation {
+    /// The gateway endpoint Apple's sheet named (`validationURL`).
+    pub validation_url: String,
+    /// The page's host name (`initiativeContext`).
+    pub domain: String,
+    /// The name Apple's sheet shows (`displayName`).
+    pub display_name: String,
+}
+
+/// The longest display name Apple accepts.
+pub const DISPLAY_NAME_MAX_CHARS: usize = 64;
+
+/// Whether `domain` reads as a host name in lower case: letters, digits, `-` and `.`, at most 253
+/// bytes.
+pub fn is_domain_name(domain: &str) -> bool {
+    (1..=253).contains(&domain.len())
+        && domain
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
 }
 
 /// Whether `url` is one of Apple Pay's merchant-validation endpoints: `https`, a host of

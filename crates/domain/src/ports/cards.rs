@@ -126,6 +126,18 @@ pub trait ClientSessionStore: Send + Sync {
     ) -> Result<Option<crate::payment::client_session::ClientSession>, StoreError>;
 }
 
+/// Apple Pay's merchant validation: asks Apple's gateway for a merchant session, presenting the
+/// merchant identity certificate (mutual TLS). Wired only when that certificate is configured.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait ApplePayGateway: Send + Sync {
+    /// The session Apple answered for `request`, as the JSON object it sent.
+    async fn start_session(
+        &self,
+        request: &crate::payment::wallet::MerchantValidation,
+    ) -> Result<String, crate::payment::wallet::GatewayFailure>;
+}
+
 /// Opens wallet tokens addressed to Holdfast, with the keys of the caller's mode.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 pub trait WalletOpener: Send + Sync {

@@ -23,6 +23,7 @@ pub(crate) fn clock_at_noon() -> MockClock {
 pub(crate) fn fixed_ids(id: &str) -> MockIds {
     let mut ids = MockIds::new();
     ids.expect_next_id().return_const(id.to_owned());
+    ids.expect_key_secret().return_const(format!("secret{id}"));
     ids
 }
 

@@ -14,11 +14,12 @@ use crate::payment::client_session::{ClientSecret, PaymentMethod, SessionStatus}
 use crate::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
 use crate::payment::wallet::{
-    MerchantSession, WalletKind, WalletProof, WalletRefusal, is_apple_validation_url,
+    DISPLAY_NAME_MAX_CHARS, GatewayFailure, MerchantSession, MerchantValidation, SandboxSession,
+    WalletKind, WalletProof, WalletRefusal, is_apple_validation_url, is_domain_name,
 };
 use crate::ports::{
-    BinInfo, BinLookup, CardData, CardVault, ClientSessionStore, Clock, Ids, StoreError,
-    TokenStore, WalletOpener,
+    ApplePayGateway, BinInfo, BinLookup, CardData, CardVault, ClientSessionStore, Clock, Ids,
+    StoreError, TokenStore, WalletOpener,
 };
 
 /// Why a token could not be created or read.
@@ -33,6 +34,9 @@ pub enum TokenError {
     /// A wallet token was refused, or its wallet is not set up for the mode.
     #[error(transparent)]
     Wallet(#[from] WalletRefusal),
+    /// Apple's gateway gave no merchant session.
+    #[error(transparent)]
+    ApplePayGateway(#[from] GatewayFailure),
     /// Reading or writing the store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -71,6 +75,7 @@ pub struct TokenService {
     tokens: Arc<dyn TokenStore>,
     sessions: Arc<dyn ClientSessionStore>,
     wallets: Arc<dyn WalletOpener>,
+    apple_pay: Option<Arc<dyn ApplePayGateway>>,
     vault: Arc<dyn CardVault>,
     bins: Arc<dyn BinLookup>,
     clock: Arc<dyn Clock>,
@@ -136,11 +141,20 @@ impl TokenService {
             tokens,
             sessions,
             wallets,
+            apple_pay: None,
             vault,
             bins,
             clock,
             ids,
         }
+    }
+
+    /// Apple Pay merchant validation through Apple's gateway, with the merchant identity
+    /// certificate `gateway` presents.
+    #[must_use]
+    pub fn with_apple_pay_gateway(mut self, gateway: Arc<dyn ApplePayGateway>) -> Self {
+        self.apple_pay = Some(gateway);
+        self
     }
 
     /// The card behind token `id` of the caller's platform and mode, for a payment on `terms`;
@@ -394,31 +408,44 @@ impl TokenService {
             .await
     }
 
-    /// Apple Pay's merchant validation for a page on `domain`: the session Apple's sheet
-    /// needs before it shows. In test mode (there is no merchant identity certificate to
-    /// present yet) a sandbox session of our own; in live mode, not set up.
+    /// Apple Pay's merchant validation for a page on `domain`: the session Apple's sheet needs
+    /// before it shows. With a merchant identity certificate configured, Apple's gateway is
+    /// asked (both modes: Apple's sandbox sheets validate against the same gateways); without
+    /// one, a test-mode caller gets a sandbox session of our own and a live-mode caller is told
+    /// Apple Pay is not set up.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
-    pub fn apple_pay_merchant_session(
+    pub async fn apple_pay_merchant_session(
         &self,
         who: &Principal,
-        validation_url: &str,
-        domain: &str,
+        request: MerchantValidation,
     ) -> Result<MerchantSession, TokenError> {
-        if !is_apple_validation_url(validation_url) {
+        if !is_apple_validation_url(&request.validation_url) {
             return Err(Invalid::new(
                 "validationUrl",
                 "must be one of Apple Pay's merchant-validation endpoints (https://apple-pay-gateway….apple.com/paymentservices/…)",
             )
             .into());
         }
-        let domain_ok = (1..=253).contains(&domain.len())
-            && domain
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
-        if !domain_ok {
+        if !is_domain_name(&request.domain) {
             return Err(
                 Invalid::new("domainName", "must be the page's host name, in lower case").into(),
             );
+        }
+        let name = &request.display_name;
+        if name.is_empty()
+            || name.chars().count() > DISPLAY_NAME_MAX_CHARS
+            || name.chars().any(char::is_control)
+        {
+            return Err(Invalid::new(
+                "displayName",
+                format!("must be 1 to {DISPLAY_NAME_MAX_CHARS} characters, none of them control characters"),
+            )
+            .into());
+        }
+        if let Some(gateway) = &self.apple_pay {
+            return Ok(MerchantSession::Apple(
+                gateway.start_session(&request).await?,
+            ));
         }
         if who.scope.mode != crate::mode::Mode::Test {
             return Err(WalletRefusal::NotConfigured(WalletKind::ApplePay).into());
@@ -427,15 +454,15 @@ impl TokenService {
         let millis = |at: time::OffsetDateTime| {
             i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
         };
-        Ok(MerchantSession {
+        Ok(MerchantSession::Sandbox(SandboxSession {
             merchant_session_identifier: format!("SANDBOX_{}", self.ids.next_id()),
             epoch_timestamp: millis(now),
             expires_at: millis(now + time::Duration::minutes(5)),
             nonce: self.ids.key_secret(),
             merchant_identifier: "merchant.dev.holdfast.sandbox".to_owned(),
-            domain_name: domain.to_owned(),
-            display_name: "Holdfast sandbox".to_owned(),
-        })
+            domain_name: request.domain,
+            display_name: request.display_name,
+        }))
     }
 
     async fn save(
@@ -481,7 +508,8 @@ mod tests {
     use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
 
     use crate::ports::{
-        MockCardVault, MockClientSessionStore, MockTokenStore, MockWalletOpener, Sealed,
+        MockApplePayGateway, MockCardVault, MockClientSessionStore, MockTokenStore,
+        MockWalletOpener, Sealed,
     };
 
     /// Retention erases what expired by the service's own clock, not a caller's.
@@ -728,6 +756,123 @@ mod tests {
                 WalletKind::ApplePay
             )))
         ));
+    }
+
+    fn validation(url: &str, domain: &str, name: &str) -> MerchantValidation {
+        MerchantValidation {
+            validation_url: url.to_owned(),
+            domain: domain.to_owned(),
+            display_name: name.to_owned(),
+        }
+    }
+
+    const APPLE_CERT_URL: &str =
+        "https://apple-pay-gateway-cert.apple.com/paymentservices/startSession";
+
+    #[tokio::test]
+    async fn merchant_validation_is_checked_before_apple_is_asked() {
+        let long_name = "n".repeat(DISPLAY_NAME_MAX_CHARS + 1);
+        let cases = [
+            (
+                "https://evil.example/paymentservices/startSession",
+                "shop.example",
+                "Shop",
+                "validationUrl",
+            ),
+            (APPLE_CERT_URL, "Shop.Example", "Shop", "domainName"),
+            (APPLE_CERT_URL, "shop.example/x", "Shop", "domainName"),
+            (APPLE_CERT_URL, "", "Shop", "domainName"),
+            (APPLE_CERT_URL, "shop.example", "", "displayName"),
+            (APPLE_CERT_URL, "shop.example", "Shop\n", "displayName"),
+            (APPLE_CERT_URL, "shop.example", &long_name, "displayName"),
+        ];
+        for (url, domain, name, field) in cases {
+            // A gateway that must not be asked.
+            let got = service(MockTokenStore::new())
+                .with_apple_pay_gateway(Arc::new(MockApplePayGateway::new()))
+                .apple_pay_merchant_session(&who(KeyType::Public), validation(url, domain, name))
+                .await;
+            match got {
+                Err(TokenError::Invalid(invalid)) => {
+                    assert_eq!(invalid.field, field, "{url} {domain} {name}");
+                }
+                other => panic!("{url} {domain} {name}: {other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn merchant_sessions_come_from_apple_when_a_certificate_is_configured() {
+        let mut gateway = MockApplePayGateway::new();
+        gateway
+            .expect_start_session()
+            .withf(|asked| *asked == validation(APPLE_CERT_URL, "shop.example", "Shop"))
+            .times(2)
+            .returning(|_| Ok(r#"{"merchantSessionIdentifier":"SSH1"}"#.to_owned()));
+        let apple = service(MockTokenStore::new()).with_apple_pay_gateway(Arc::new(gateway));
+        for mode in [Mode::Test, Mode::Live] {
+            let mut caller = who(KeyType::Public);
+            caller.scope.mode = mode;
+            let got = apple
+                .apple_pay_merchant_session(
+                    &caller,
+                    validation(APPLE_CERT_URL, "shop.example", "Shop"),
+                )
+                .await
+                .unwrap();
+            assert_eq!(
+                got,
+                MerchantSession::Apple(r#"{"merchantSessionIdentifier":"SSH1"}"#.to_owned())
+            );
+        }
+        let mut failing = MockApplePayGateway::new();
+        failing
+            .expect_start_session()
+            .returning(|_| Err(GatewayFailure("Apple's gateway refused".to_owned())));
+        let got = service(MockTokenStore::new())
+            .with_apple_pay_gateway(Arc::new(failing))
+            .apple_pay_merchant_session(
+                &who(KeyType::Public),
+                validation(APPLE_CERT_URL, "shop.example", "Shop"),
+            )
+            .await;
+        assert!(
+            matches!(got, Err(TokenError::ApplePayGateway(_))),
+            "{got:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn without_a_certificate_test_mode_gets_a_sandbox_session_and_live_mode_none() {
+        let service = service(MockTokenStore::new());
+        let got = service
+            .apple_pay_merchant_session(
+                &who(KeyType::Public),
+                validation(APPLE_CERT_URL, "shop.example", "Shop"),
+            )
+            .await
+            .unwrap();
+        let MerchantSession::Sandbox(sandbox) = got else {
+            panic!("{got:?}")
+        };
+        assert_eq!(sandbox.merchant_session_identifier, "SANDBOX_01");
+        assert_eq!(sandbox.domain_name, "shop.example");
+        assert_eq!(sandbox.display_name, "Shop");
+        assert_eq!(sandbox.expires_at - sandbox.epoch_timestamp, 5 * 60 * 1000);
+        let mut live = who(KeyType::Public);
+        live.scope.mode = Mode::Live;
+        let got = service
+            .apple_pay_merchant_session(&live, validation(APPLE_CERT_URL, "shop.example", "Shop"))
+            .await;
+        assert!(
+            matches!(
+                got,
+                Err(TokenError::Wallet(WalletRefusal::NotConfigured(
+                    WalletKind::ApplePay
+                )))
+            ),
+            "{got:?}"
+        );
     }
 
     fn token(client_session_id: Option<ClientSessionId>) -> Token {

@@ -75,7 +75,9 @@ impl From<TokenError> for PaymentError {
         match err {
             TokenError::Invalid(invalid) => Self::Invalid(invalid),
             TokenError::Store(store) => Self::Store(store),
-            TokenError::VaultNeedsPrivateKey | TokenError::Wallet(_) => {
+            TokenError::VaultNeedsPrivateKey
+            | TokenError::Wallet(_)
+            | TokenError::ApplePayGateway(_) => {
                 Self::Invalid(Invalid::new("payment.token", err.to_string()))
             }
         }
