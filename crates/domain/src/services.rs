@@ -4,7 +4,7 @@
 mod authenticator;
 mod client_sessions;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod idempotency;
 mod keys;
 mod merchants;

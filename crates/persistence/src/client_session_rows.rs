@@ -26,6 +26,7 @@ pub struct ClientSessionRow {
     pub created_on: OffsetDateTime,
     pub expires_on: OffsetDateTime,
     pub closed_on: Option<OffsetDateTime>,
+    pub held_until: Option<OffsetDateTime>,
 }
 
 impl TryFrom<ClientSessionRow> for ClientSession {
@@ -49,6 +50,7 @@ impl TryFrom<ClientSessionRow> for ClientSession {
             created_on: row.created_on,
             expires_on: row.expires_on,
             closed_on: row.closed_on,
+            held_until: row.held_until,
         })
     }
 }
@@ -71,6 +73,7 @@ pub struct NewClientSessionRow<'a> {
     #[diesel(serialize_as = Instant)]
     pub expires_on: OffsetDateTime,
     pub closed_on: Option<OffsetDateTime>,
+    pub held_until: Option<OffsetDateTime>,
 }
 
 impl<'a> From<&'a ClientSession> for NewClientSessionRow<'a> {
@@ -94,6 +97,7 @@ impl<'a> From<&'a ClientSession> for NewClientSessionRow<'a> {
             created_on: s.created_on,
             expires_on: s.expires_on,
             closed_on: s.closed_on,
+            held_until: s.held_until,
         }
     }
 }

@@ -291,6 +291,7 @@ diesel::table! {
         created_on -> Ts,
         expires_on -> Ts,
         closed_on -> Nullable<Ts>,
+        held_until -> Nullable<Ts>,
     }
 }
 

@@ -371,6 +371,8 @@ conformance!(
     completion_writes_event_fan_out_and_reply_or_nothing,
     a_failed_refund_releases_its_reservation,
     client_sessions_are_scoped_and_closed_once,
+    a_held_session_takes_no_other_payment_nor_cancel,
+    racing_payments_of_one_session_hold_it_once,
     a_wallet_payment_is_claimed_once,
     ping_answers,
 );

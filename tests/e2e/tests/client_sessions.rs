@@ -162,15 +162,8 @@ async fn a_session_token_pays_only_its_checkout_once(env: Env) {
         merchants.push(made.body["id"].as_str().unwrap().to_owned());
     }
     let (shop, other) = (&merchants[0], &merchants[1]);
-    let session = api
-        .post(
-            "/v1/client-sessions",
-            private,
-            &format!(r#"{{"merchantId": "{shop}", "amount": 2500}}"#),
-        )
-        .await;
-    let id = session.body["id"].as_str().unwrap();
-    let secret = session.body["clientSecret"].as_str().unwrap();
+    let (id, secret) = open_checkout(&api, private, shop).await;
+    let (id, secret) = (id.as_str(), secret.as_str());
     let tokenize = |secret: String| {
         let api = api.clone();
         let public = public.clone();
@@ -251,7 +244,115 @@ async fn a_session_token_pays_only_its_checkout_once(env: Env) {
     );
 }
 
+/// A client session for 2500 of `merchant`: its id and secret.
+async fn open_checkout(api: &Api, private: &str, merchant: &str) -> (String, String) {
+    let session = api
+        .post(
+            "/v1/client-sessions",
+            private,
+            &format!(r#"{{"merchantId": "{merchant}", "amount": 2500}}"#),
+        )
+        .await;
+    assert_eq!(session.status, StatusCode::CREATED, "{}", session.text);
+    let field = |name: &str| session.body[name].as_str().unwrap().to_owned();
+    (field("id"), field("clientSecret"))
+}
+
+/// A session is held by one payment at a time: a declined payment releases it, so the checkout
+/// pays with a new token; of payments racing with several tokens of one session, exactly one
+/// is made, and the others are refused before any processor call.
+async fn a_session_pays_once_however_its_payments_race(env: Env) {
+    let platform = env.create_platform("Shop");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let (private, public) = (&platform.private_key, &platform.public_key);
+    let made = api
+        .post("/v1/merchants", private, r#"{"name": "Shop"}"#)
+        .await;
+    let shop = made.body["id"].as_str().unwrap().to_owned();
+    let (id, secret) = open_checkout(&api, private, &shop).await;
+    let tokenize = async |number: &str| {
+        let made = api
+            .post(
+                "/v1/tokens",
+                public,
+                &format!(
+                    r#"{{"clientSecret": "{secret}", "payment": {{"number": "{number}", "cvv": "123", "expiration": "1230"}}}}"#
+                ),
+            )
+            .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+        made.body["id"].as_str().unwrap().to_owned()
+    };
+    let pay = |token: String| {
+        let (api, private) = (api.clone(), private.clone());
+        let body = format!(
+            r#"{{"merchantId": "{shop}", "type": "sale", "amount": 2500, "payment": {{"token": "{token}"}}}}"#
+        );
+        async move { api.post("/v1/transactions", &private, &body).await }
+    };
+
+    let declined = pay(tokenize("4000000000000101").await).await;
+    assert_eq!(
+        declined.status,
+        StatusCode::PAYMENT_REQUIRED,
+        "{}",
+        declined.text
+    );
+    let read = api.get(&format!("/v1/client-sessions/{id}"), private).await;
+    assert_eq!(
+        read.body["status"], "open",
+        "a decline leaves the session open"
+    );
+
+    let mut tokens = Vec::new();
+    for _ in 0..6 {
+        tokens.push(tokenize("4111111111111111").await);
+    }
+    let racing: Vec<_> = tokens
+        .into_iter()
+        .map(|token| tokio::spawn(pay(token)))
+        .collect();
+    let mut made = Vec::new();
+    for payment in racing {
+        let answer = payment.await.unwrap();
+        if answer.status == StatusCode::CREATED {
+            made.push(answer.body["id"].as_str().unwrap().to_owned());
+        } else {
+            assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{}", answer.text);
+            assert_eq!(
+                answer.error_param(),
+                Some("payment.token"),
+                "{}",
+                answer.text
+            );
+        }
+    }
+    assert_eq!(made.len(), 1, "one payment per session: {made:?}");
+    let read = api.get(&format!("/v1/client-sessions/{id}"), private).await;
+    assert_eq!(read.body["status"], "completed");
+    assert_eq!(read.body["transactionId"], made[0].as_str());
+    let sales = api
+        .get(
+            &format!("/v1/transactions?merchantId={shop}&type=sale"),
+            private,
+        )
+        .await;
+    let approved = sales.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["state"] != "declined")
+        .count();
+    assert_eq!(approved, 1, "{}", sales.text);
+    let canceled = api
+        .post(&format!("/v1/client-sessions/{id}/cancel"), private, "")
+        .await;
+    assert_eq!(canceled.status, StatusCode::CONFLICT, "{}", canceled.text);
+}
+
 on_both_backends!(
+    a_session_pays_once_however_its_payments_race,
     a_session_is_opened_read_and_canceled_once,
     a_bad_session_request_names_its_field,
     a_session_token_pays_only_its_checkout_once

@@ -123,6 +123,9 @@ pub struct ClientSession {
     pub expires_on: OffsetDateTime,
     /// When it was completed or canceled.
     pub closed_on: Option<OffsetDateTime>,
+    /// While a payment with one of its tokens runs, the session is held for it until then (at
+    /// most `token::SESSION_HOLD`): no other payment and no cancel can take it meanwhile.
+    pub held_until: Option<OffsetDateTime>,
 }
 
 impl ClientSession {
@@ -132,6 +135,11 @@ impl ClientSession {
             SessionStatus::Open if now >= self.expires_on => SessionStatus::Expired,
             status => status,
         }
+    }
+
+    /// Whether a payment holds the session at `now`.
+    pub fn is_held_at(&self, now: OffsetDateTime) -> bool {
+        self.held_until.is_some_and(|until| until > now)
     }
 
     /// Whether `secret` is this session's.
@@ -219,7 +227,20 @@ mod tests {
             created_on: NOW,
             expires_on: NOW + DEFAULT_LIFETIME,
             closed_on: None,
+            held_until: None,
         }
+    }
+
+    #[test]
+    fn a_hold_lasts_until_its_time() {
+        let held = ClientSession {
+            held_until: Some(NOW + Duration::minutes(5)),
+            ..session()
+        };
+        assert!(!session().is_held_at(NOW));
+        assert!(held.is_held_at(NOW));
+        assert!(held.is_held_at(NOW + Duration::minutes(5) - Duration::seconds(1)));
+        assert!(!held.is_held_at(NOW + Duration::minutes(5)));
     }
 
     #[test]

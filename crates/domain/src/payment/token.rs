@@ -56,3 +56,167 @@ pub struct Token {
     /// for it.
     pub merchant_id: Option<crate::ids::MerchantId>,
 }
+
+/// How long a payment holds its token's client session: longer than any processor call (the
+/// session is released or completed as soon as the payment ends), short enough that a payment
+/// whose process died leaves the session usable again soon.
+pub const SESSION_HOLD: Duration = Duration::minutes(5);
+
+/// What one payment asks of the token it takes: the terms it pays on, checked against the token
+/// and its client session inside the store's transaction that takes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TakeTerms {
+    /// The merchant paid.
+    pub merchant: crate::ids::MerchantId,
+    /// The amount, in minor units.
+    pub amount: i64,
+    /// The merchant's currency.
+    pub currency: crate::merchant::Currency,
+    /// When the payment is made.
+    pub now: OffsetDateTime,
+}
+
+impl TakeTerms {
+    /// Until when the payment holds the token's client session.
+    pub fn hold_until(&self) -> OffsetDateTime {
+        self.now + SESSION_HOLD
+    }
+
+    /// Whether `token`, with its client `session` if it was made under one, may pay on these
+    /// terms: a wallet token only its merchant, a session's token only while the session is open
+    /// and on its merchant, amount and currency.
+    pub fn admit(
+        &self,
+        token: &Token,
+        session: Option<&super::client_session::ClientSession>,
+    ) -> Result<(), crate::Invalid> {
+        if token
+            .merchant_id
+            .as_ref()
+            .is_some_and(|merchant| *merchant != self.merchant)
+        {
+            return Err(crate::Invalid::new(
+                "merchantId",
+                "is not the merchant the wallet payment was requested for",
+            ));
+        }
+        match session {
+            Some(session) => session.admits(&self.merchant, self.amount, self.currency, self.now),
+            None if token.client_session_id.is_some() => Err(crate::Invalid::new(
+                "payment.token",
+                "the token's client session is gone",
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What became of a payment's attempt to take a token (`TokenStore::take`). Only `Token`
+/// changed anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Taken {
+    /// Taken: a single-use token is now used and its sealed card erased from the store, and its
+    /// client session, if any, is held for this payment.
+    Token(Box<Token>),
+    /// No such token in the caller's platform and mode, or it is used or expired.
+    Unusable,
+    /// Another payment holds the token's client session.
+    SessionHeld,
+    /// `TakeTerms::admit` refused the token or its session.
+    Refused(crate::Invalid),
+}
+
+#[cfg(test)]
+mod tests {
+
+    use super::*;
+    use crate::ids::MerchantId;
+    use crate::merchant::Currency;
+    use crate::payment::client_session::{ClientSession, SessionStatus};
+    use crate::services::fixtures;
+
+    const NOW: OffsetDateTime = fixtures::NOON;
+
+    fn token(merchant: Option<&str>, session: Option<&str>) -> Token {
+        Token {
+            merchant_id: merchant.map(MerchantId::from_suffix),
+            ..fixtures::token(session)
+        }
+    }
+
+    fn session(status: SessionStatus) -> ClientSession {
+        fixtures::client_session(status)
+    }
+
+    /// A wallet token pays only its merchant; a session's token only on the session's terms
+    /// while it is open; a token whose session cannot be found pays nothing.
+    #[test]
+    fn a_token_is_admitted_on_its_merchant_and_its_sessions_terms() {
+        let terms = |merchant: &str, amount: i64| TakeTerms {
+            merchant: MerchantId::from_suffix(merchant),
+            amount,
+            currency: Currency::USD,
+            now: NOW,
+        };
+        let open = session(SessionStatus::Open);
+        let done = session(SessionStatus::Completed);
+        let cases = [
+            (token(None, None), None, terms("1", 2500), None),
+            (token(Some("1"), None), None, terms("1", 2500), None),
+            (
+                token(Some("1"), None),
+                None,
+                terms("2", 2500),
+                Some("merchantId"),
+            ),
+            (
+                token(None, Some("01S")),
+                Some(&open),
+                terms("1", 2500),
+                None,
+            ),
+            (
+                token(None, Some("01S")),
+                Some(&open),
+                terms("1", 2400),
+                Some("amount"),
+            ),
+            (
+                token(None, Some("01S")),
+                Some(&open),
+                terms("2", 2500),
+                Some("merchantId"),
+            ),
+            (
+                token(None, Some("01S")),
+                Some(&done),
+                terms("1", 2500),
+                Some("payment.token"),
+            ),
+            (
+                token(None, Some("01S")),
+                None,
+                terms("1", 2500),
+                Some("payment.token"),
+            ),
+            (
+                token(Some("2"), Some("01S")),
+                Some(&open),
+                terms("1", 2500),
+                Some("merchantId"),
+            ),
+        ];
+        for (token, session, terms, refused) in cases {
+            let got = terms.admit(&token, session);
+            assert_eq!(
+                got.err().map(|e| e.field),
+                refused,
+                "{:?} {:?} {}",
+                token.merchant_id,
+                session.map(|s| s.status),
+                terms.amount
+            );
+        }
+        assert_eq!(terms("1", 1).hold_until(), NOW + SESSION_HOLD);
+    }
+}

@@ -60,17 +60,20 @@ pub trait TokenStore: Send + Sync {
         reply: Option<KeyedAnswer>,
     ) -> Result<(), StoreError>;
 
-    /// Returns a usable token and, for a single-use token, marks it used in the same statement:
-    /// of two transactions racing for one token, one gets it. `None` when the token does not
-    /// exist in this platform and mode, is used, or has expired. A single-use token's sealed
-    /// card is erased from its row in the same SQL transaction: the returned token is the only
-    /// copy left, held for the one payment (the row stays, as a record).
+    /// Takes token `id` for one payment on `terms`, in one SQL transaction: the token must be
+    /// usable (in this platform and mode; a single-use one unused and unexpired at
+    /// `terms.now`), and a client session it was made under must be open, unexpired and held by
+    /// no other payment; `terms.admit` then sees both. If all hold, a single-use token is marked
+    /// used and its sealed card erased from its row (the returned token is the only copy left,
+    /// held for the one payment), and the session is held until `terms.hold_until()`. Anything
+    /// else changes nothing. Of two payments racing for one token, or for two tokens of one
+    /// session, one gets it.
     async fn take(
         &self,
         scope: &Scope,
         id: &crate::ids::TokenId,
-        now: OffsetDateTime,
-    ) -> Result<Option<crate::payment::token::Token>, StoreError>;
+        terms: &crate::payment::token::TakeTerms,
+    ) -> Result<crate::payment::token::Taken, StoreError>;
 
     /// Reads a token without using it, whatever its state; `None` when it does not exist in this
     /// platform and mode.
@@ -112,18 +115,33 @@ pub trait ClientSessionStore: Send + Sync {
         id: &crate::ids::ClientSessionId,
     ) -> Result<Option<crate::payment::client_session::ClientSession>, StoreError>;
 
-    /// Moves a session that is open and unexpired at `now` to `to` (completed, with the
-    /// payment that completed it, or canceled), in one statement: of two racing closes, one
-    /// wins. Returns the session as it is afterwards, or `None` when it was not open (or does
-    /// not exist in this platform and mode).
-    async fn close(
+    /// Cancels a session that is open, unexpired and held by no payment at `now`, in one
+    /// statement: of a cancel racing a payment, one wins. Returns the session as it is
+    /// afterwards, or `None` when it could not be canceled (or does not exist in this platform
+    /// and mode).
+    async fn cancel(
         &self,
         scope: &Scope,
         id: &crate::ids::ClientSessionId,
-        to: crate::payment::client_session::SessionStatus,
-        transaction: Option<crate::ids::TxnId>,
         now: OffsetDateTime,
     ) -> Result<Option<crate::payment::client_session::ClientSession>, StoreError>;
+
+    /// Completes a session with `transaction`, the payment that held it and succeeded, and
+    /// releases the hold; `false` when the session was not open.
+    async fn complete(
+        &self,
+        scope: &Scope,
+        id: &crate::ids::ClientSessionId,
+        transaction: &crate::ids::TxnId,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError>;
+
+    /// Releases the hold of a payment that did not succeed: the session takes another token.
+    async fn release(
+        &self,
+        scope: &Scope,
+        id: &crate::ids::ClientSessionId,
+    ) -> Result<(), StoreError>;
 }
 
 /// Apple Pay's merchant validation: asks Apple's gateway for a merchant session, presenting the

@@ -104,6 +104,7 @@ impl ClientSessionService {
                 created_on: now,
                 expires_on: now + lifetime,
                 closed_on: None,
+                held_until: None,
             },
             secret,
         };
@@ -138,21 +139,28 @@ impl ClientSessionService {
         id: &ClientSessionId,
     ) -> Result<ClientSession, ServiceError> {
         let now = self.clock.now();
-        let closed = self
+        let canceled = self
             .sessions
-            .close(&who.scope, id, SessionStatus::Canceled, None, now)
+            .cancel(&who.scope, id, now)
             .await
             .map_err(ServiceError::Store)?;
-        if let Some(session) = closed {
+        if let Some(session) = canceled {
             return Ok(session);
         }
         let session = self.get(who, id).await?;
-        Err(ServiceError::Conflict {
-            field: "id",
-            message: format!(
+        let message = if session.status == SessionStatus::Open && session.is_held_at(now) {
+            "a payment under the client session is in progress; cancel it after the payment \
+             ends, if it did not complete the session"
+                .to_owned()
+        } else {
+            format!(
                 "the client session is {}; only an open session can be canceled",
                 session.status
-            ),
+            )
+        };
+        Err(ServiceError::Conflict {
+            field: "id",
+            message,
         })
     }
 
@@ -260,6 +268,52 @@ mod tests {
             "cs_01S_secret_ABCDEFGHIJKLMNOPQRSTUVWXYZ"
         );
         assert!(created.session.has_secret(&created.secret));
+    }
+
+    /// A cancel the store refused says why: the session's state, or a payment holding it.
+    #[tokio::test]
+    async fn a_refused_cancel_says_why() {
+        let stored = |status, held_until| ClientSession {
+            held_until,
+            ..crate::services::fixtures::client_session(status)
+        };
+        let held = Some(NOON + time::Duration::minutes(5));
+        let cases = [
+            (
+                stored(SessionStatus::Open, held),
+                "a payment under the client session is in progress",
+            ),
+            (
+                stored(SessionStatus::Completed, None),
+                "the client session is completed",
+            ),
+            (
+                stored(SessionStatus::Canceled, None),
+                "the client session is canceled",
+            ),
+        ];
+        for (session, expected) in cases {
+            let mut sessions = MockClientSessionStore::new();
+            sessions
+                .expect_cancel()
+                .withf(|scope, id, now| {
+                    *scope == who().scope && id.as_str() == "cs_01S" && *now == NOON
+                })
+                .returning(|_, _, _| Ok(None));
+            sessions
+                .expect_find()
+                .return_once(move |_, _| Ok(Some(session)));
+            let refused = service(sessions)
+                .cancel(&who(), &ClientSessionId::from_suffix("01S"))
+                .await;
+            match refused {
+                Err(ServiceError::Conflict { field, message }) => {
+                    assert_eq!(field, "id");
+                    assert!(message.starts_with(expected), "{message}");
+                }
+                other => panic!("{expected}: {other:?}"),
+            }
+        }
     }
 
     #[tokio::test]

@@ -56,3 +56,56 @@ pub(crate) fn shop(id: MerchantId, platform: PlatformId) -> Merchant {
         updated_on: NOON,
     }
 }
+
+/// A single-use test-mode token `tkn_01` of platform `1`, made at [`NOON`], of a Visa card (the
+/// sealed bytes stand-ins), made under client session `cs_<session>` if given.
+pub(crate) fn token(session: Option<&str>) -> crate::payment::token::Token {
+    use crate::payment::token::{Token, TokenKind};
+    Token {
+        id: crate::ids::TokenId::from_suffix("01"),
+        platform_id: PlatformId::from_suffix("1"),
+        mode: Mode::Test,
+        kind: TokenKind::SingleUse,
+        card: crate::payment::transaction::PaymentSummary {
+            bin: "411111".into(),
+            brand: CardBrand::Visa,
+            last4: "1111".into(),
+            funding: FundingType::Credit,
+        },
+        sealed: crate::ports::Sealed {
+            key_id: "k1".into(),
+            nonce: vec![0; 12],
+            ciphertext: vec![1; 40],
+        },
+        created_on: NOON,
+        expires_on: None,
+        used_on: None,
+        client_session_id: session.map(crate::ids::ClientSessionId::from_suffix),
+        wallet: None,
+        merchant_id: None,
+    }
+}
+
+/// Client session `cs_01S` of platform `1` for merchant `1`: 2500 USD, cards and Google Pay,
+/// made at [`NOON`] for 30 minutes, not held.
+pub(crate) fn client_session(
+    status: crate::payment::client_session::SessionStatus,
+) -> crate::payment::client_session::ClientSession {
+    use crate::payment::client_session::{ClientSession, PaymentMethod};
+    ClientSession {
+        id: crate::ids::ClientSessionId::from_suffix("01S"),
+        platform_id: PlatformId::from_suffix("1"),
+        mode: Mode::Test,
+        merchant_id: MerchantId::from_suffix("1"),
+        amount: 2500,
+        currency: Currency::USD,
+        payment_methods: vec![PaymentMethod::Card, PaymentMethod::GooglePay],
+        secret_hash: Vec::new(),
+        status,
+        transaction_id: None,
+        created_on: NOON,
+        expires_on: NOON + time::Duration::minutes(30),
+        closed_on: None,
+        held_until: None,
+    }
+}

@@ -11,7 +11,7 @@ use crate::merchant::Currency;
 use crate::mode::KeyType;
 use crate::payment::card::{CardInput, CardNumber, CvvRule, Expiration};
 use crate::payment::client_session::{ClientSecret, PaymentMethod, SessionStatus};
-use crate::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
+use crate::payment::token::{SINGLE_USE_LIFETIME, TakeTerms, Taken, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
 use crate::payment::wallet::{
     DISPLAY_NAME_MAX_CHARS, GatewayFailure, MerchantSession, MerchantValidation, SandboxSession,
@@ -157,9 +157,11 @@ impl TokenService {
         self
     }
 
-    /// The card behind token `id` of the caller's platform and mode, for a payment on `terms`;
-    /// a single-use token is used up by this call. A token made under a client session is
-    /// refused, and left unused, unless the session is open and `terms` are the session's.
+    /// The card behind token `id` of the caller's platform and mode, for a payment on `terms`.
+    /// A single-use token is used up by this call, and the client session it was made under is
+    /// held for the payment until [`TokenService::complete_session`] or
+    /// [`TokenService::release_session`]. A token that may not pay on `terms` is refused and
+    /// left as it was.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
     pub async fn redeem(
         &self,
@@ -167,80 +169,82 @@ impl TokenService {
         id: &TokenId,
         terms: PaymentTerms<'_>,
     ) -> Result<Redeemed, TokenError> {
-        let unusable = || {
-            Invalid::new(
-                "payment.token",
-                "no such token, or it was used or has expired",
-            )
+        let terms = TakeTerms {
+            merchant: terms.merchant.clone(),
+            amount: terms.amount,
+            currency: terms.currency,
+            now: self.clock.now(),
         };
-        let found = self
-            .tokens
-            .find(&who.scope, id)
-            .await?
-            .ok_or_else(unusable)?;
-        if found
-            .merchant_id
-            .as_ref()
-            .is_some_and(|merchant| merchant != terms.merchant)
-        {
-            return Err(Invalid::new(
-                "merchantId",
-                "is not the merchant the wallet payment was requested for",
-            )
-            .into());
+        let token = match self.tokens.take(&who.scope, id, &terms).await? {
+            Taken::Token(token) => *token,
+            Taken::Unusable => {
+                return Err(Invalid::new(
+                    "payment.token",
+                    "no such token, or it was used or has expired",
+                )
+                .into());
+            }
+            Taken::SessionHeld => {
+                return Err(Invalid::new(
+                    "payment.token",
+                    "another payment under the token's client session is in progress",
+                )
+                .into());
+            }
+            Taken::Refused(invalid) => return Err(invalid.into()),
+        };
+        let session = token.client_session_id.clone();
+        let card = self.unseal(&token);
+        let card = match card {
+            Ok(card) if card.expiration.is_past(terms.now) => Err(TokenError::Invalid(
+                Invalid::new("payment.token", "the tokenized card has expired"),
+            )),
+            other => other,
+        };
+        match card {
+            Ok(card) => Ok(Redeemed {
+                card,
+                client_session: session,
+            }),
+            Err(err) => {
+                if let Some(session) = &session {
+                    self.release_session(who, session).await;
+                }
+                Err(err)
+            }
         }
-        if let Some(session) = &found.client_session_id {
-            let session = self
-                .sessions
-                .find(&who.scope, session)
-                .await?
-                .ok_or_else(|| StoreError::Unexpected(format!("token {id}: no session")))?;
-            session.admits(
-                terms.merchant,
-                terms.amount,
-                terms.currency,
-                self.clock.now(),
-            )?;
-        }
-        let token = self
-            .tokens
-            .take(&who.scope, id, self.clock.now())
-            .await?
-            .ok_or_else(unusable)?;
+    }
+
+    fn unseal(&self, token: &Token) -> Result<CardData, TokenError> {
+        let id = &token.id;
         let corrupt = |what: &str| StoreError::Unexpected(format!("token {id}: {what}"));
         let text = self
             .vault
             .open(id.as_str(), &token.sealed)
             .map_err(|e| corrupt(&e.to_string()))?;
-        let card = unsealed_card(&text).ok_or_else(|| corrupt("sealed card"))?;
-        if card.expiration.is_past(self.clock.now()) {
-            return Err(Invalid::new("payment.token", "the tokenized card has expired").into());
-        }
-        Ok(Redeemed {
-            card,
-            client_session: token.client_session_id,
-        })
+        Ok(unsealed_card(&text).ok_or_else(|| corrupt("sealed card"))?)
     }
 
-    /// Completes client session `id` with `transaction`, its first successful payment; `false`
-    /// when it was no longer open (canceled, expired or completed while the payment ran).
+    /// Completes client session `id` with `transaction`, the successful payment that held it;
+    /// `false` when it was no longer open.
     pub async fn complete_session(
         &self,
         who: &Principal,
         id: &ClientSessionId,
         transaction: &TxnId,
     ) -> Result<bool, StoreError> {
-        let closed = self
-            .sessions
-            .close(
-                &who.scope,
-                id,
-                SessionStatus::Completed,
-                Some(transaction.clone()),
-                self.clock.now(),
-            )
-            .await?;
-        Ok(closed.is_some())
+        self.sessions
+            .complete(&who.scope, id, transaction, self.clock.now())
+            .await
+    }
+
+    /// Releases client session `id` from a payment that did not succeed, so that another token
+    /// of the session can pay. A release that fails is logged: the hold lapses by itself after
+    /// `token::SESSION_HOLD`.
+    pub async fn release_session(&self, who: &Principal, id: &ClientSessionId) {
+        if let Err(e) = self.sessions.release(&who.scope, id).await {
+            tracing::error!(error = %e, session = %id, "could not release a client session; its hold lapses by itself");
+        }
     }
 
     /// The open session a client secret names, for a token made under it; anything else (a
@@ -877,27 +881,8 @@ mod tests {
 
     fn token(client_session_id: Option<ClientSessionId>) -> Token {
         Token {
-            id: TokenId::from_suffix("01"),
-            platform_id: PlatformId::from_suffix("1"),
-            mode: Mode::Test,
-            kind: TokenKind::SingleUse,
-            card: PaymentSummary {
-                bin: "411111".into(),
-                brand: crate::payment::brand::CardBrand::Visa,
-                last4: "1111".into(),
-                funding: crate::payment::brand::FundingType::Credit,
-            },
-            sealed: Sealed {
-                key_id: "k1".into(),
-                nonce: vec![0; 12],
-                ciphertext: vec![1; 40],
-            },
-            created_on: crate::services::fixtures::NOON,
-            expires_on: None,
-            used_on: None,
             client_session_id,
-            wallet: None,
-            merchant_id: None,
+            ..crate::services::fixtures::token(None)
         }
     }
 
@@ -918,42 +903,88 @@ mod tests {
         }
     }
 
-    /// A payment's token: taken in the caller's scope at the service's clock, opened by the
-    /// vault, and refused when unknown or used up, or when the card inside has expired (the
-    /// single-use token is then spent all the same: the take is what spends it).
+    /// A payment's token: taken in the caller's scope on the payment's terms at the service's
+    /// clock, opened by the vault; each way the store refuses it is a refusal on
+    /// `payment.token` (or the field the terms named), and a card that expired inside its token
+    /// is refused after the take (the take is what spends a single-use token) with its session
+    /// released.
     #[tokio::test]
     async fn redeeming_a_token_for_a_payment() {
+        type Expected = Result<&'static str, (&'static str, &'static str)>;
         let id = TokenId::from_suffix("01");
         let merchant = MerchantId::from_suffix("1");
-        for (found, sealed, expect) in [
-            (true, "4111111111111111|1230", Ok("1111")),
+        let session = ClientSessionId::from_suffix("01S");
+        let bound = || Taken::Token(Box::new(token(Some(ClientSessionId::from_suffix("01S")))));
+        // (what the store answers, the sealed card, the card's last four or the refusal, released)
+        let cases: [(Taken, &str, Expected, bool); 6] = [
             (
-                true,
-                "4111111111111111|1025",
-                Err("the tokenized card has expired"),
-            ),
-            (
+                Taken::Token(Box::new(token(None))),
+                "4111111111111111|1230",
+                Ok("1111"),
                 false,
-                "",
-                Err("no such token, or it was used or has expired"),
             ),
-        ] {
+            (bound(), "4111111111111111|1230", Ok("1111"), false),
+            (
+                bound(),
+                "4111111111111111|1025",
+                Err(("payment.token", "the tokenized card has expired")),
+                true,
+            ),
+            (
+                Taken::Unusable,
+                "",
+                Err((
+                    "payment.token",
+                    "no such token, or it was used or has expired",
+                )),
+                false,
+            ),
+            (
+                Taken::SessionHeld,
+                "",
+                Err((
+                    "payment.token",
+                    "another payment under the token's client session is in progress",
+                )),
+                false,
+            ),
+            (
+                Taken::Refused(Invalid::new(
+                    "amount",
+                    "is not the amount of the token's client session",
+                )),
+                "",
+                Err(("amount", "is not the amount of the token's client session")),
+                false,
+            ),
+        ];
+        for (taken, sealed, expect, released) in cases {
             let mut tokens = MockTokenStore::new();
-            tokens
-                .expect_find()
-                .returning(move |_, _| Ok(found.then(|| token(None))));
+            let hint = format!("{taken:?}");
             tokens
                 .expect_take()
-                .withf(|scope, id, now| {
+                .withf(|scope, id, terms| {
                     *scope == who(KeyType::Private).scope
                         && id.as_str() == "tkn_01"
-                        && *now == crate::services::fixtures::NOON
+                        && *terms
+                            == TakeTerms {
+                                merchant: MerchantId::from_suffix("1"),
+                                amount: 100,
+                                currency: Currency::USD,
+                                now: crate::services::fixtures::NOON,
+                            }
                 })
-                .times(usize::from(found))
-                .returning(move |_, _, _| Ok(Some(token(None))));
+                .times(1)
+                .return_once(move |_, _, _| Ok(taken));
+            let mut sessions = MockClientSessionStore::new();
+            sessions
+                .expect_release()
+                .withf(|_, id| id.as_str() == "cs_01S")
+                .times(usize::from(released))
+                .returning(|_, _| Ok(()));
             let service = TokenService::new(
                 Arc::new(tokens),
-                Arc::new(MockClientSessionStore::new()),
+                Arc::new(sessions),
                 Arc::new(MockWalletOpener::new()),
                 Arc::new(opening(sealed)),
                 Arc::new(visa_bins()),
@@ -967,32 +998,24 @@ mod tests {
                 (Ok(redeemed), Ok(last4)) => {
                     assert_eq!(redeemed.card.number.last4(), last4);
                     assert!(redeemed.card.cvv.is_none(), "a token never holds a CVV");
-                    assert!(redeemed.client_session.is_none());
+                    if hint.contains("01S") {
+                        assert_eq!(redeemed.client_session, Some(session.clone()));
+                    } else {
+                        assert!(redeemed.client_session.is_none());
+                    }
                 }
-                (Err(TokenError::Invalid(i)), Err(message)) => {
-                    assert_eq!((i.field, i.message.as_str()), ("payment.token", message));
+                (Err(TokenError::Invalid(i)), Err((field, message))) => {
+                    assert_eq!((i.field, i.message.as_str()), (field, message), "{hint}");
                 }
-                (got, expect) => panic!("{sealed}: {got:?} against {expect:?}"),
+                (got, expect) => panic!("{hint} {sealed}: {got:?} against {expect:?}"),
             }
         }
     }
 
     fn open_session(secret: &ClientSecret) -> crate::payment::client_session::ClientSession {
-        use crate::payment::client_session::ClientSession;
-        ClientSession {
-            id: ClientSessionId::from_suffix("01S"),
-            platform_id: PlatformId::from_suffix("1"),
-            mode: Mode::Test,
-            merchant_id: MerchantId::from_suffix("1"),
-            amount: 2500,
-            currency: Currency::USD,
-            payment_methods: vec![PaymentMethod::Card, PaymentMethod::GooglePay],
+        crate::payment::client_session::ClientSession {
             secret_hash: secret.hash(),
-            status: SessionStatus::Open,
-            transaction_id: None,
-            created_on: crate::services::fixtures::NOON,
-            expires_on: crate::services::fixtures::NOON + time::Duration::minutes(30),
-            closed_on: None,
+            ..crate::services::fixtures::client_session(SessionStatus::Open)
         }
     }
 
@@ -1001,57 +1024,6 @@ mod tests {
             &ClientSessionId::from_suffix("01S"),
             "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
         )
-    }
-
-    /// A token made under a client session pays only the session's merchant and amount; a
-    /// refused payment leaves the token unused, so the checkout can still pay with it.
-    #[tokio::test]
-    async fn a_session_token_pays_only_on_the_sessions_terms() {
-        let session_id = ClientSessionId::from_suffix("01S");
-        for (merchant, amount, refused) in [
-            ("1", 2500, None),
-            ("1", 2400, Some("amount")),
-            ("2", 2500, Some("merchantId")),
-        ] {
-            let mut tokens = MockTokenStore::new();
-            let bound = session_id.clone();
-            tokens
-                .expect_find()
-                .returning(move |_, _| Ok(Some(token(Some(bound.clone())))));
-            let bound = session_id.clone();
-            tokens
-                .expect_take()
-                .times(usize::from(refused.is_none()))
-                .returning(move |_, _, _| Ok(Some(token(Some(bound.clone())))));
-            let mut sessions = MockClientSessionStore::new();
-            sessions
-                .expect_find()
-                .returning(|_, _| Ok(Some(open_session(&secret()))));
-            let service = TokenService::new(
-                Arc::new(tokens),
-                Arc::new(sessions),
-                Arc::new(MockWalletOpener::new()),
-                Arc::new(opening("4111111111111111|1230")),
-                Arc::new(visa_bins()),
-                Arc::new(clock_at_noon()),
-                Arc::new(fixed_ids("01")),
-            );
-            let merchant = MerchantId::from_suffix(merchant);
-            let got = service
-                .redeem(
-                    &who(KeyType::Private),
-                    &TokenId::from_suffix("01"),
-                    terms(&merchant, amount),
-                )
-                .await;
-            match (got, refused) {
-                (Ok(redeemed), None) => {
-                    assert_eq!(redeemed.client_session, Some(session_id.clone()));
-                }
-                (Err(TokenError::Invalid(i)), Some(field)) => assert_eq!(i.field, field),
-                (got, refused) => panic!("{merchant} {amount}: {got:?} against {refused:?}"),
-            }
-        }
     }
 
     /// A public key binds its token to an open session by its secret; a wrong secret, or one

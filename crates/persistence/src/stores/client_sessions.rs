@@ -55,27 +55,23 @@ impl ClientSessionStore for SqlStore {
             .transpose()
     }
 
-    async fn close(
+    async fn cancel(
         &self,
         scope: &Scope,
         id: &ClientSessionId,
-        to: SessionStatus,
-        transaction: Option<TxnId>,
         now: OffsetDateTime,
     ) -> Result<Option<ClientSession>, StoreError> {
         let mut conn = self.conn().await?;
-        // One statement decides: of two racing closes (two payments, a payment and a cancel),
-        // only the first finds the session open.
+        // One statement decides: of a cancel racing a payment's take, only the first finds the
+        // session open and free.
         conn.get_result::<ClientSessionRow, _>(
             diesel::update(
                 scoped(cs::table, scope)
                     .filter(cs::id.eq(id.as_str()))
-                    .filter(cs::status.eq(SessionStatus::Open.as_str()))
-                    .filter(cs::expires_on.gt(Instant(now))),
+                    .filter(free_at(now)),
             )
             .set((
-                cs::status.eq(to.as_str()),
-                cs::transaction_id.eq(transaction.as_ref().map(TxnId::as_str)),
+                cs::status.eq(SessionStatus::Canceled.as_str()),
                 cs::closed_on.eq(Some(now)),
             )),
         )
@@ -85,4 +81,63 @@ impl ClientSessionStore for SqlStore {
         .map(ClientSession::try_from)
         .transpose()
     }
+
+    async fn complete(
+        &self,
+        scope: &Scope,
+        id: &ClientSessionId,
+        transaction: &TxnId,
+        now: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        // No expiry test: the session was open when the payment took its token and held it.
+        let completed = conn
+            .execute(
+                diesel::update(
+                    scoped(cs::table, scope)
+                        .filter(cs::id.eq(id.as_str()))
+                        .filter(cs::status.eq(SessionStatus::Open.as_str())),
+                )
+                .set((
+                    cs::status.eq(SessionStatus::Completed.as_str()),
+                    cs::transaction_id.eq(Some(transaction.as_str())),
+                    cs::closed_on.eq(Some(now)),
+                    cs::held_until.eq(None::<Instant>),
+                )),
+            )
+            .await
+            .map_err(query_error("client_sessions"))?;
+        Ok(completed == 1)
+    }
+
+    async fn release(&self, scope: &Scope, id: &ClientSessionId) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(
+            diesel::update(scoped(cs::table, scope).filter(cs::id.eq(id.as_str())))
+                .set(cs::held_until.eq(None::<Instant>)),
+        )
+        .await
+        .map(drop)
+        .map_err(query_error("client_sessions"))
+    }
+}
+
+/// The filter `free_at` builds.
+type Free = diesel::dsl::And<
+    diesel::dsl::And<
+        diesel::dsl::Eq<cs::status, &'static str>,
+        diesel::dsl::Gt<cs::expires_on, Instant>,
+    >,
+    diesel::dsl::Or<
+        diesel::dsl::IsNull<cs::held_until>,
+        diesel::dsl::LtEq<cs::held_until, Instant>,
+    >,
+>;
+
+/// A session a payment or a cancel may take at `now`: open, unexpired, held by no payment.
+pub(crate) fn free_at(now: OffsetDateTime) -> Free {
+    cs::status
+        .eq(SessionStatus::Open.as_str())
+        .and(cs::expires_on.gt(Instant(now)))
+        .and(cs::held_until.is_null().or(cs::held_until.le(Instant(now))))
 }

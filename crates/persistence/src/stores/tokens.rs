@@ -3,17 +3,23 @@
 use diesel::dsl::Eq;
 use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedAnswer;
+use holdfast_domain::ids::ClientSessionId;
 use holdfast_domain::ids::TokenId;
-use holdfast_domain::payment::token::{Token, TokenKind};
+use holdfast_domain::payment::client_session::ClientSession;
+use holdfast_domain::payment::token::{TakeTerms, Taken, Token, TokenKind};
 use holdfast_domain::payment::wallet::WalletKind;
 use holdfast_domain::ports::{StoreError, TokenStore};
 use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
 use super::SqlStore;
+use super::client_sessions::free_at;
 use super::idempotency::with_reply;
+use crate::client_session_rows::ClientSessionRow;
+use crate::conn::Conn;
 use crate::error::query_error;
 use crate::query::scoped;
+use crate::schema::client_sessions as cs;
 use crate::schema::tokens as t;
 use crate::schema::wallet_payments as wp;
 use crate::timestamp::Instant;
@@ -47,42 +53,20 @@ impl TokenStore for SqlStore {
         &self,
         scope: &Scope,
         id: &TokenId,
-        now: OffsetDateTime,
-    ) -> Result<Option<Token>, StoreError> {
-        let this = scoped(t::table, scope).filter(t::id.eq(id.as_str()));
+        terms: &TakeTerms,
+    ) -> Result<Taken, StoreError> {
         let mut conn = self.conn().await?;
-        // A single-use token is marked used by the statement that hands it out: of two racing
-        // payments, one gets it. Its sealed card is erased in the same SQL transaction, once
-        // read: the payment holds the only copy left.
-        let single_use = conn
-            .transaction(async |conn| {
-                let taken: Option<TokenRow> = conn
-                    .get_result(
-                        diesel::update(
-                            this.filter(t::kind.eq(TokenKind::SingleUse.as_str()))
-                                .filter(t::used_on.is_null())
-                                .filter(t::expires_on.gt(Instant(now))),
-                        )
-                        .set(t::used_on.eq(Some(now))),
-                    )
-                    .await
-                    .optional()?;
-                if taken.is_some() {
-                    conn.execute(diesel::update(this).set(erased())).await?;
-                }
-                diesel::QueryResult::Ok(taken)
-            })
-            .await
-            .map_err(query_error("tokens"))?;
-        let row = match single_use {
-            Some(row) => Some(row),
-            None => conn
-                .first::<TokenRow, _>(this.filter(t::kind.eq(TokenKind::Vault.as_str())))
-                .await
-                .optional()
-                .map_err(query_error("tokens"))?,
-        };
-        row.map(Token::try_from).transpose()
+        // One SQL transaction decides: the token's UPDATE, then its session's, each conditional,
+        // so that of two payments racing for one token or for one session's tokens one wins;
+        // every refusal rolls back whatever was marked.
+        let outcome = conn
+            .transaction(async |conn| take_in(conn, scope, id, terms).await)
+            .await;
+        match outcome {
+            Ok(token) => Ok(Taken::Token(Box::new(token))),
+            Err(Abort::Refused(refused)) => Ok(refused),
+            Err(Abort::Store(e)) => Err(e),
+        }
     }
 
     async fn find(&self, scope: &Scope, id: &TokenId) -> Result<Option<Token>, StoreError> {
@@ -131,4 +115,99 @@ impl TokenStore for SqlStore {
             .map_err(query_error("wallet_payments"))?;
         Ok(inserted == 1)
     }
+}
+
+/// Why a take's SQL transaction was rolled back.
+enum Abort {
+    Refused(Taken),
+    Store(StoreError),
+}
+
+impl From<diesel::result::Error> for Abort {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Store(query_error("tokens")(e))
+    }
+}
+
+impl From<StoreError> for Abort {
+    fn from(e: StoreError) -> Self {
+        Self::Store(e)
+    }
+}
+
+/// The body of `take`, inside its SQL transaction.
+async fn take_in(
+    conn: &mut Conn,
+    scope: &Scope,
+    id: &TokenId,
+    terms: &TakeTerms,
+) -> Result<Token, Abort> {
+    let now = terms.now;
+    let this = scoped(t::table, scope).filter(t::id.eq(id.as_str()));
+    // A single-use token is marked used by the statement that reads it; the row it returns
+    // still holds the sealed card, erased below once everything else holds.
+    let single_use: Option<TokenRow> = conn
+        .get_result(
+            diesel::update(
+                this.filter(t::kind.eq(TokenKind::SingleUse.as_str()))
+                    .filter(t::used_on.is_null())
+                    .filter(t::expires_on.gt(Instant(now))),
+            )
+            .set(t::used_on.eq(Some(now))),
+        )
+        .await
+        .optional()?;
+    let erase = single_use.is_some();
+    let row = match single_use {
+        Some(row) => row,
+        None => conn
+            .first::<TokenRow, _>(this.filter(t::kind.eq(TokenKind::Vault.as_str())))
+            .await
+            .optional()?
+            .ok_or(Abort::Refused(Taken::Unusable))?,
+    };
+    let token = Token::try_from(row)?;
+    let session = match &token.client_session_id {
+        None => None,
+        Some(session) => Some(hold(conn, scope, session, &token, terms).await?),
+    };
+    terms
+        .admit(&token, session.as_ref())
+        .map_err(|invalid| Abort::Refused(Taken::Refused(invalid)))?;
+    if erase {
+        conn.execute(diesel::update(this).set(erased())).await?;
+    }
+    Ok(token)
+}
+
+/// Holds the token's client session for the payment, if it is free; else says why not.
+async fn hold(
+    conn: &mut Conn,
+    scope: &Scope,
+    id: &ClientSessionId,
+    token: &Token,
+    terms: &TakeTerms,
+) -> Result<ClientSession, Abort> {
+    let this = scoped(cs::table, scope).filter(cs::id.eq(id.as_str()));
+    let held: Option<ClientSessionRow> = conn
+        .get_result(
+            diesel::update(this.filter(free_at(terms.now)))
+                .set(cs::held_until.eq(Some(Instant(terms.hold_until())))),
+        )
+        .await
+        .optional()?;
+    if let Some(row) = held {
+        return Ok(ClientSession::try_from(row)?);
+    }
+    // Closed, expired or held: the domain's rules name the first two.
+    let current = conn
+        .first::<ClientSessionRow, _>(this)
+        .await
+        .optional()?
+        .map(ClientSession::try_from)
+        .transpose()?;
+    Err(Abort::Refused(match terms.admit(token, current.as_ref()) {
+        Err(invalid) => Taken::Refused(invalid),
+        Ok(()) => Taken::SessionHeld,
+    }))
 }

@@ -5,6 +5,9 @@ use holdfast_domain::payment::client_session::{
     ClientSecret, ClientSession, DEFAULT_LIFETIME, PaymentMethod, SessionStatus,
 };
 
+use holdfast_domain::ids::TokenId;
+use holdfast_domain::payment::token::{SESSION_HOLD, TakeTerms, Taken};
+
 use super::*;
 
 fn session(p: &Principal, m: &Merchant) -> ClientSession {
@@ -23,6 +26,7 @@ fn session(p: &Principal, m: &Merchant) -> ClientSession {
         created_on: T0,
         expires_on: T0 + DEFAULT_LIFETIME,
         closed_on: None,
+        held_until: None,
     }
 }
 
@@ -53,50 +57,42 @@ pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
         Scope::new(b.platform.id.clone(), Mode::Test),
     ] {
         assert_eq!(sessions.find(&other, &first.id).await.unwrap(), None);
-        let closed = sessions
-            .close(&other, &first.id, SessionStatus::Canceled, None, T0)
+        let closed = sessions.cancel(&other, &first.id, T0).await.unwrap();
+        assert_eq!(closed, None, "another scope cannot cancel it");
+        let txn = TxnId::from_suffix("01T");
+        let completed = sessions
+            .complete(&other, &first.id, &txn, T0)
             .await
             .unwrap();
-        assert_eq!(closed, None, "another scope cannot close it");
+        assert!(!completed, "another scope cannot complete it");
     }
 
     // Four payments race to complete one session: one does.
     let txn = TxnId::from_suffix("01T");
-    let closes = (0..4).map(|_| {
+    let completes = (0..4).map(|_| {
         let (sessions, scope, id, txn) = (
             sessions.clone(),
             p.scope.clone(),
             first.id.clone(),
             txn.clone(),
         );
-        tokio::spawn(async move {
-            sessions
-                .close(&scope, &id, SessionStatus::Completed, Some(txn), T0)
-                .await
-                .unwrap()
-        })
+        tokio::spawn(async move { sessions.complete(&scope, &id, &txn, T0).await.unwrap() })
     });
-    let mut won = Vec::new();
-    for close in closes.collect::<Vec<_>>() {
-        won.extend(close.await.unwrap());
+    let mut won = 0;
+    for complete in completes.collect::<Vec<_>>() {
+        won += usize::from(complete.await.unwrap());
     }
-    assert_eq!(won.len(), 1, "a session is completed once");
+    assert_eq!(won, 1, "a session is completed once");
+    let done = sessions.find(&p.scope, &first.id).await.unwrap().unwrap();
     assert_eq!(
-        (
-            won[0].status,
-            won[0].transaction_id.as_ref(),
-            won[0].closed_on
-        ),
+        (done.status, done.transaction_id.as_ref(), done.closed_on),
         (SessionStatus::Completed, Some(&txn), Some(T0))
     );
-    let cancel = sessions
-        .close(&p.scope, &first.id, SessionStatus::Canceled, None, T0)
-        .await
-        .unwrap();
+    let cancel = sessions.cancel(&p.scope, &first.id, T0).await.unwrap();
     assert_eq!(cancel, None, "a completed session cannot be canceled");
 
     let canceled = sessions
-        .close(&p.scope, &second.id, SessionStatus::Canceled, None, T0)
+        .cancel(&p.scope, &second.id, T0)
         .await
         .unwrap()
         .unwrap();
@@ -105,14 +101,181 @@ pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
         (SessionStatus::Canceled, None)
     );
     let expired = sessions
-        .close(
-            &p.scope,
-            &late.id,
-            SessionStatus::Completed,
-            Some(txn.clone()),
-            late.expires_on,
-        )
+        .cancel(&p.scope, &late.id, late.expires_on)
         .await
         .unwrap();
-    assert_eq!(expired, None, "an expired session takes nothing");
+    assert_eq!(expired, None, "an expired session cannot be canceled");
+}
+
+/// One merchant's checkouts: sessions with single-use tokens made under them.
+struct Checkouts {
+    stores: holdfast_persistence::Stores,
+    principal: Principal,
+    merchant: Merchant,
+}
+
+impl Checkouts {
+    async fn new(db: &Database) -> Self {
+        let stores = db.stores();
+        let platform = new_platform(&stores, "A").await;
+        let principal = principal(&platform, Mode::Test);
+        let merchant = merchant(&principal, "Shop");
+        stores
+            .merchants
+            .insert_merchant_with_event(&merchant, &event_id(), None)
+            .await
+            .unwrap();
+        Self {
+            stores,
+            principal,
+            merchant,
+        }
+    }
+
+    /// A session for 2500 and `n` single-use tokens made under it.
+    async fn open(&self, n: usize) -> (ClientSessionId, Vec<TokenId>) {
+        let session = session(&self.principal, &self.merchant);
+        self.stores
+            .client_sessions
+            .save(&session, None)
+            .await
+            .unwrap();
+        let mut made = Vec::new();
+        for _ in 0..n {
+            let mut t = token(
+                &self.principal,
+                &CountingIds.next_id(),
+                TokenKind::SingleUse,
+            );
+            t.client_session_id = Some(session.id.clone());
+            self.stores.tokens.save(&t, None).await.unwrap();
+            made.push(t.id);
+        }
+        (session.id, made)
+    }
+
+    fn terms(&self, amount: i64, now: time::OffsetDateTime) -> TakeTerms {
+        TakeTerms {
+            merchant: self.merchant.id.clone(),
+            amount,
+            currency: self.merchant.details.currency,
+            now,
+        }
+    }
+
+    async fn take(&self, id: &TokenId, amount: i64, now: time::OffsetDateTime) -> Taken {
+        let terms = self.terms(amount, now);
+        self.stores
+            .tokens
+            .take(&self.principal.scope, id, &terms)
+            .await
+            .unwrap()
+    }
+
+    async fn unused(&self, id: &TokenId) -> bool {
+        let t = self
+            .stores
+            .tokens
+            .find(&self.principal.scope, id)
+            .await
+            .unwrap()
+            .unwrap();
+        t.used_on.is_none() && !t.sealed.ciphertext.is_empty()
+    }
+
+    async fn held_until(&self, id: &ClientSessionId) -> Option<time::OffsetDateTime> {
+        let scope = &self.principal.scope;
+        let session = self.stores.client_sessions.find(scope, id).await.unwrap();
+        session.unwrap().held_until
+    }
+}
+
+/// A payment's take holds its token's session: no other payment and no cancel takes it until
+/// the payment releases or completes it; a refused take changes nothing, neither the token nor
+/// the session.
+pub async fn a_held_session_takes_no_other_payment_nor_cancel(db: Database) {
+    let shop = Checkouts::new(&db).await;
+    let (sessions, scope) = (&shop.stores.client_sessions, &shop.principal.scope);
+    let (session, t) = shop.open(3).await;
+    let first = shop.take(&t[0], 2500, T0).await;
+    assert!(matches!(first, Taken::Token(_)), "{first:?}");
+    assert_eq!(shop.held_until(&session).await, Some(T0 + SESSION_HOLD));
+    assert_eq!(shop.take(&t[1], 2500, T0).await, Taken::SessionHeld);
+    assert!(
+        shop.unused(&t[1]).await,
+        "a refused take leaves its token as it was"
+    );
+    assert_eq!(sessions.cancel(scope, &session, T0).await.unwrap(), None);
+    sessions.release(scope, &session).await.unwrap();
+    assert_eq!(shop.held_until(&session).await, None);
+    let again = shop.take(&t[1], 2500, T0).await;
+    assert!(
+        matches!(again, Taken::Token(_)),
+        "released, the session pays again"
+    );
+    let txn = TxnId::from_suffix("01T");
+    assert!(sessions.complete(scope, &session, &txn, T0).await.unwrap());
+    assert_eq!(
+        shop.held_until(&session).await,
+        None,
+        "completing ends the hold"
+    );
+    let Taken::Refused(after) = shop.take(&t[2], 2500, T0).await else {
+        panic!("a completed session's token paid");
+    };
+    assert_eq!(after.field, "payment.token");
+    assert!(shop.unused(&t[2]).await);
+
+    // Terms the session refuses: nothing is held or used.
+    let (session, t) = shop.open(1).await;
+    let Taken::Refused(wrong) = shop.take(&t[0], 2400, T0).await else {
+        panic!("a wrong amount paid");
+    };
+    assert_eq!(wrong.field, "amount");
+    assert_eq!(shop.held_until(&session).await, None);
+    assert!(shop.unused(&t[0]).await);
+}
+
+/// Four payments, each with its own token of one session, race: one holds the session and the
+/// other tokens stay unused. A hold outlived by its payment (the process died) lapses at its
+/// time.
+pub async fn racing_payments_of_one_session_hold_it_once(db: Database) {
+    let shop = std::sync::Arc::new(Checkouts::new(&db).await);
+    let (session, t) = shop.open(4).await;
+    let takes = t.iter().map(|id| {
+        let (shop, id) = (shop.clone(), id.clone());
+        tokio::spawn(async move { shop.take(&id, 2500, T0).await })
+    });
+    let mut outcomes = Vec::new();
+    for take in takes.collect::<Vec<_>>() {
+        outcomes.push(take.await.unwrap());
+    }
+    let won = outcomes
+        .iter()
+        .filter(|o| matches!(o, Taken::Token(_)))
+        .count();
+    let held = outcomes
+        .iter()
+        .filter(|o| **o == Taken::SessionHeld)
+        .count();
+    assert_eq!((won, held), (1, 3), "{outcomes:?}");
+    let mut still_unused = Vec::new();
+    for id in &t {
+        if shop.unused(id).await {
+            still_unused.push(id.clone());
+        }
+    }
+    assert_eq!(still_unused.len(), 3);
+
+    let lapse = T0 + SESSION_HOLD;
+    assert_eq!(
+        shop.take(&still_unused[0], 2500, lapse - time::Duration::seconds(1))
+            .await,
+        Taken::SessionHeld
+    );
+    assert!(matches!(
+        shop.take(&still_unused[0], 2500, lapse).await,
+        Taken::Token(_)
+    ));
+    assert_eq!(shop.held_until(&session).await, Some(lapse + SESSION_HOLD));
 }

@@ -1,6 +1,33 @@
 //! Tokens: single-use ones taken once, their sealed cards erased once used or expired.
 
+use holdfast_domain::ids::MerchantId;
+use holdfast_domain::merchant::Currency;
+use holdfast_domain::payment::token::{TakeTerms, Taken};
+
 use super::*;
+
+/// A payment's terms at `now`, for a token bound to no merchant and no session.
+fn at(now: time::OffsetDateTime) -> TakeTerms {
+    TakeTerms {
+        merchant: MerchantId::from_suffix("M"),
+        amount: 2500,
+        currency: Currency::USD,
+        now,
+    }
+}
+
+trait IntoToken {
+    fn into_token(self) -> Option<Token>;
+}
+
+impl IntoToken for Taken {
+    fn into_token(self) -> Option<Token> {
+        match self {
+            Taken::Token(token) => Some(*token),
+            _ => None,
+        }
+    }
+}
 
 /// A single-use token's sealed card is erased once it is used (in the statement's SQL
 /// transaction) or once it expired unused (the sweep); the row stays. Vault tokens keep it.
@@ -19,7 +46,11 @@ pub async fn single_use_cards_are_erased_once_used_or_expired(db: Database) {
         tokens.save(t, None).await.unwrap();
     }
     let read = async |t: &Token| tokens.find(&p.scope, &t.id).await.unwrap().unwrap();
-    let handed = tokens.take(&p.scope, &used.id, T0).await.unwrap();
+    let handed = tokens
+        .take(&p.scope, &used.id, &at(T0))
+        .await
+        .unwrap()
+        .into_token();
     assert_eq!(
         handed.unwrap().sealed,
         used.sealed,
@@ -31,7 +62,11 @@ pub async fn single_use_cards_are_erased_once_used_or_expired(db: Database) {
     // The sweep: only what expired unused, and only once.
     assert_eq!(tokens.erase_expired(T0).await.unwrap(), 0);
     let later = T0 + SINGLE_USE_LIFETIME;
-    tokens.take(&p.scope, &fresh.id, T0).await.unwrap();
+    tokens
+        .take(&p.scope, &fresh.id, &at(T0))
+        .await
+        .unwrap()
+        .into_token();
     assert_eq!(tokens.erase_expired(later).await.unwrap(), 1);
     assert_eq!(tokens.erase_expired(later).await.unwrap(), 0);
     assert!(read(&expired).await.sealed.ciphertext.is_empty());
@@ -59,9 +94,10 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
         let (platform, id) = (p.scope.platform.clone(), once.id.clone());
         tokio::spawn(async move {
             tokens
-                .take(&Scope::new(platform.clone(), Mode::Test), &id, T0)
+                .take(&Scope::new(platform.clone(), Mode::Test), &id, &at(T0))
                 .await
                 .unwrap()
+                .into_token()
         })
     });
     let mut won = 0;
@@ -87,27 +123,30 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
             .take(
                 &Scope::new(p.scope.platform.clone(), Mode::Live),
                 &late.id,
-                T0
+                &at(T0)
             )
             .await
             .unwrap()
+            .into_token()
             .is_none()
     );
     assert!(
         stores
             .tokens
-            .take(&p.scope, &late.id, expiry)
+            .take(&p.scope, &late.id, &at(expiry))
             .await
             .unwrap()
+            .into_token()
             .is_none()
     );
     let just_in_time = expiry - time::Duration::microseconds(1);
     assert!(
         stores
             .tokens
-            .take(&p.scope, &late.id, just_in_time)
+            .take(&p.scope, &late.id, &at(just_in_time))
             .await
             .unwrap()
+            .into_token()
             .is_some()
     );
 
@@ -115,7 +154,12 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
     let vault = token(&p, "vault", TokenKind::Vault);
     stores.tokens.save(&vault, None).await.unwrap();
     for _ in 0..3 {
-        let handed = stores.tokens.take(&p.scope, &vault.id, T0).await.unwrap();
+        let handed = stores
+            .tokens
+            .take(&p.scope, &vault.id, &at(T0))
+            .await
+            .unwrap()
+            .into_token();
         assert_eq!(handed.unwrap().used_on, None);
     }
     let other = new_platform(&stores, "B").await;
@@ -125,10 +169,11 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
             .take(
                 &Scope::new(other.platform.id.clone(), Mode::Test),
                 &vault.id,
-                T0
+                &at(T0)
             )
             .await
             .unwrap()
+            .into_token()
             .is_none()
     );
 }

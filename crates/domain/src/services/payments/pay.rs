@@ -18,6 +18,13 @@ use super::outcome::{named, placeholder};
 use super::{NewPayment, PaymentError, PaymentService, PaymentSource};
 use crate::services::PaymentTerms;
 
+/// The merchant paid, its plan, and the connections that may carry this mode's payments.
+struct Setup {
+    merchant: Merchant,
+    plan: Plan,
+    known: Vec<ProcessorConnection>,
+}
+
 /// A payment's source once its card fields are checked; a token is redeemed later.
 enum Checked {
     Card(CardData),
@@ -49,6 +56,47 @@ impl PaymentService {
             currency: merchant.details.currency,
         };
         let (card, client_session) = self.card_of(who, source, terms).await?;
+        let setup = Setup {
+            merchant,
+            plan,
+            known,
+        };
+        let charged = self
+            .charge(
+                who,
+                new.kind,
+                new.amount.minor_units(),
+                setup,
+                card,
+                recorder,
+            )
+            .await;
+        // The session was held for this payment from the moment its token was taken.
+        if let Some(session) = client_session {
+            match &charged {
+                Ok(txn) if txn.state == txn.kind.state_when_approved() => {
+                    self.complete_session(who, &session, txn).await;
+                }
+                _ => self.tokens.release_session(who, &session).await,
+            }
+        }
+        charged
+    }
+
+    /// Routes `card` by the merchant's plan, calls the processor and records the outcome.
+    async fn charge(
+        &self,
+        who: &Principal,
+        kind: TxnType,
+        amount: i64,
+        Setup {
+            merchant,
+            plan,
+            known,
+        }: Setup,
+        card: CardData,
+        recorder: Option<&Recorder<'_>>,
+    ) -> Result<Transaction, PaymentError> {
         let bin = self.bins.lookup(card.number.bin());
         let connections: Vec<ProcessorConnection> = plan
             .route(bin.brand)
@@ -64,10 +112,10 @@ impl PaymentService {
         let id = TxnId::from_suffix(&self.ids.next_id());
         let pending = Transaction {
             id: id.clone(),
-            kind: new.kind,
+            kind,
             merchant_id: merchant.id.clone(),
             platform_id: who.scope.platform.clone(),
-            amount: new.amount.minor_units(),
+            amount,
             currency: merchant.details.currency,
             fee: 0,
             created_on: self.clock.now(),
@@ -90,7 +138,7 @@ impl PaymentService {
         };
         self.store.insert_pending_transaction(&pending).await?;
 
-        let op = match new.kind {
+        let op = match kind {
             TxnType::Sale => ProcessorOp::Sale(card),
             _ => ProcessorOp::Authorize(card),
         };
@@ -108,11 +156,6 @@ impl PaymentService {
         self.settle(&mut txn, &plan, result, used, &request).await;
         let reply = reply_for(recorder, &txn);
         self.complete(&txn, None, reply).await?;
-        if let Some(session) =
-            client_session.filter(|_| txn.state == txn.kind.state_when_approved())
-        {
-            self.complete_session(who, &session, &txn).await;
-        }
         Ok(txn)
     }
 

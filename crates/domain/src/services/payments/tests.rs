@@ -597,3 +597,95 @@ async fn reconciliation_reverses_stale_pending_rows_and_releases_reservations() 
         "nothing recorded for the one still pending"
     );
 }
+
+/// A payment with a token made under a client session: the session, held from the take, is
+/// completed by an approval and released by every other end (a decline, processors down, a
+/// timeout), so that the checkout can pay again with a new token.
+#[tokio::test]
+async fn a_session_token_payment_completes_or_releases_its_session() {
+    use crate::ids::TokenId;
+    use crate::payment::token::Taken;
+    use crate::ports::MockClientSessionStore;
+    type Reply = fn() -> Result<ProcessorReply, ProcessorError>;
+    let cases: [(&str, Reply, bool); 4] = [
+        ("approved", || Ok(approved()), true),
+        (
+            "declined",
+            || {
+                Ok(ProcessorReply {
+                    approved: false,
+                    code: "05".into(),
+                    message: "Do not honor".into(),
+                    ..approved()
+                })
+            },
+            false,
+        ),
+        (
+            "processors down",
+            || Err(ProcessorError::Unavailable("down".into())),
+            false,
+        ),
+        ("timeout", || Err(ProcessorError::Timeout), false),
+    ];
+    for (name, reply, completes) in cases {
+        let (store, _) = store();
+        let mut processor = MockProcessor::new();
+        processor.expect_call().returning(move |_, request| {
+            if matches!(request.op, ProcessorOp::Reverse) {
+                Ok(approved())
+            } else {
+                reply()
+            }
+        });
+        let mut tokens = MockTokenStore::new();
+        tokens.expect_take().times(1).returning(|_, _, _| {
+            Ok(Taken::Token(Box::new(crate::services::fixtures::token(
+                Some("01S"),
+            ))))
+        });
+        let mut vault = MockCardVault::new();
+        vault
+            .expect_open()
+            .returning(|_, _| Ok("4111111111111111|1230".to_owned()));
+        let mut sessions = MockClientSessionStore::new();
+        sessions
+            .expect_complete()
+            .withf(|scope, id, _, _| *scope == who().scope && id.as_str() == "cs_01S")
+            .times(usize::from(completes))
+            .returning(|_, _, _, _| Ok(true));
+        sessions
+            .expect_release()
+            .withf(|scope, id| *scope == who().scope && id.as_str() == "cs_01S")
+            .times(usize::from(!completes))
+            .returning(|_, _| Ok(()));
+        let tokens = TokenService::new(
+            Arc::new(tokens),
+            Arc::new(sessions),
+            Arc::new(crate::ports::MockWalletOpener::new()),
+            Arc::new(vault),
+            Arc::new(visa_bins()),
+            Arc::new(clock_at_noon()),
+            Arc::new(fixed_ids("02")),
+        );
+        let service = PaymentService::new(
+            Arc::new(store),
+            Arc::new(routing()),
+            Arc::new(processor),
+            Arc::new(visa_bins()),
+            Arc::new(clock_at_noon()),
+            Arc::new(fixed_ids("01")),
+            tokens,
+        );
+        let payment = NewPayment {
+            source: PaymentSource::Token(TokenId::from_suffix("1")),
+            ..auth()
+        };
+        let txn = service.pay(&who(), payment, None).await.unwrap();
+        assert_eq!(
+            txn.state == TxnState::Authorized,
+            completes,
+            "{name}: {txn:?}"
+        );
+    }
+}
