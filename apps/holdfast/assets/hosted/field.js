@@ -309,21 +309,11 @@
       }
       var body = { payment: { number: current.value, expiration: values.expiry.value, cvv: values.cvv.value } };
       if (clientSecret) body.clientSecret = clientSecret;
-      return fetch('/v1/tokens', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': publicApiKey },
-        body: JSON.stringify(body),
-        credentials: 'omit',
-        cache: 'no-store'
-      }).then(function (response) {
-        return response.json().then(function (json) {
-          if (response.ok) {
-            toParent({ type: 'tokenized', request: request, token: json.id, brand: json.card && json.card.brand });
-          } else {
-            var error = json.error || {};
-            fail(request, error.code || 'tokenization_failed', error.message || 'The card could not be tokenized.', error.param || null);
-          }
-        });
+      return holdfastPost('/v1/tokens', body, publicApiKey).then(function (json) {
+        toParent({ type: 'tokenized', request: request, token: json.id, brand: json.card && json.card.brand });
+      }, function (error) {
+        if (!error.code) throw error;
+        fail(request, error.code, error.message, error.field);
       });
     }).catch(function () {
       fail(request, 'network_error', 'Holdfast could not be reached. Try again.', null);

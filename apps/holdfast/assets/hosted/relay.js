@@ -19,24 +19,8 @@
     window.parent.postMessage(message, parentOrigin);
   }
 
-  // One POST to Holdfast from this frame's own origin: the page never calls Holdfast itself.
   function post(path, body) {
-    return fetch(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': publicApiKey },
-      body: JSON.stringify(body),
-      credentials: 'omit',
-      cache: 'no-store'
-    }).then(function (response) {
-      return response.json().then(function (json) {
-        if (response.ok) return json;
-        var error = json.error || {};
-        var failure = new Error(error.message || 'Holdfast refused the request.');
-        failure.code = error.code || 'request_failed';
-        failure.field = error.param || null;
-        throw failure;
-      });
-    });
+    return holdfastPost(path, body, publicApiKey);
   }
 
   function answer(type, request, work) {

@@ -57,13 +57,19 @@ pub static MERCHANT_SCRIPT: LazyLock<Asset> = LazyLock::new(|| {
     )
 });
 
+/// The one POST to Holdfast the field and relay frames share, served ahead of each.
+const POST_SCRIPT: &str = include_str!("../../../assets/hosted/post.js");
+
 /// The script inside every field frame, with the server's IIN table written into it.
 pub static FIELD_SCRIPT: LazyLock<Asset> = LazyLock::new(|| {
     let source = include_str!("../../../assets/hosted/field.js");
     Asset::new(
         "field",
         "js",
-        source.replacen(IIN_PLACEHOLDER, &iin_table_json(), 1),
+        format!(
+            "{POST_SCRIPT}{}",
+            source.replacen(IIN_PLACEHOLDER, &iin_table_json(), 1)
+        ),
         JAVASCRIPT,
     )
 });
@@ -73,7 +79,10 @@ pub static RELAY_SCRIPT: LazyLock<Asset> = LazyLock::new(|| {
     Asset::new(
         "relay",
         "js",
-        include_str!("../../../assets/hosted/relay.js").to_owned(),
+        format!(
+            "{POST_SCRIPT}{}",
+            include_str!("../../../assets/hosted/relay.js")
+        ),
         JAVASCRIPT,
     )
 });
