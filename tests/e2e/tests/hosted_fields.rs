@@ -307,6 +307,18 @@ async fn the_demo_checkout_pays_end_to_end(env: Env) {
         .unwrap()
         .trim()
         .to_owned();
+    // Another site's form cannot make the demo's server pay (cross-site request forgery).
+    let forged = reqwest::Client::new()
+        .post(server.url("/demo/pay"))
+        .header("origin", "https://evil.example")
+        .form(&[
+            ("token", "tkn_01JDXXXXXXXXXXXXXXXXXXXXXX"),
+            ("session", "cs_01"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
     let api = Api::new(&server);
     let sales = api.get("/v1/transactions?type=sale", &private).await;
     let states: Vec<(&str, i64)> = sales.body["data"]

@@ -128,9 +128,19 @@ struct PayForm {
 /// The shop's server: pays with the token and shows what happened.
 async fn pay(
     state: web::Data<AppState>,
+    req: actix_web::HttpRequest,
     form: web::Form<PayForm>,
 ) -> Result<HttpResponse, ApiError> {
     let demo = demo(&state)?;
+    if !super::same_origin::is_same_origin(&req) {
+        let mut refused = outcome_page(
+            None,
+            None,
+            "This form pays only from the demo checkout page.",
+        );
+        *refused.status_mut() = actix_web::http::StatusCode::FORBIDDEN;
+        return Ok(refused);
+    }
     let Ok(token) = TokenId::parse("token", &form.token) else {
         return Ok(outcome_page(
             None,

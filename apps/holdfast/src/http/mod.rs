@@ -19,6 +19,7 @@ mod plans;
 pub mod rate_limit;
 mod request_context;
 pub mod routes;
+mod same_origin;
 mod tokens;
 mod transactions;
 pub mod views;
