@@ -136,6 +136,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     number: Some("4111111111111111".into()),
                     cvv: Some("123".into()),
                     expiration: Some("1230".into()),
+                    name: None,
                 }),
             },
             None,

@@ -193,6 +193,7 @@ mod tests {
                 cvv: cvv.then(|| Cvv::parse("123").unwrap()),
                 expiration: Expiration::parse("1230", datetime!(2026-11-22 0:00 UTC)).unwrap(),
                 wallet: None,
+                name: None,
             }),
             amount: 1001,
             currency: Currency::USD,

@@ -20,7 +20,7 @@ pub enum Resource {
 }
 
 pub const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
-    "payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
+    "payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230", "name": "Ann O'Neil"}}"#;
 
 /// Method, path, required key, a valid body, what `{id}` stands for, and the status a key of
 /// the other mode gets on a collection route.
@@ -125,8 +125,7 @@ pub const WEBHOOK_BODY: &str =
 
 pub const SESSION_BODY: &str = r#"{"merchantId": "{merchant}", "amount": 2500}"#;
 
-pub const TOKEN_BODY: &str =
-    r#"{"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}"#;
+pub const TOKEN_BODY: &str = r#"{"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230", "name": "Ann O'Neil"}}"#;
 
 /// A fresh merchant of `owner`'s mode, and the resource of that mode `{id}` stands for.
 pub async fn resource_of(

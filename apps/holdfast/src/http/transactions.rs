@@ -72,7 +72,8 @@ struct CreateTransaction {
     transaction_id: Option<String>,
 }
 
-/// Card fields (`number`, `cvv`, `expiration` as MMYY), or a `token` (`tkn_…`), never both.
+/// Card fields (`number`, `cvv`, `expiration` as MMYY, optionally `name`), or a `token`
+/// (`tkn_…`), never both.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Payment)]
@@ -80,6 +81,8 @@ pub(super) struct PaymentBody {
     number: Option<String>,
     cvv: Option<String>,
     expiration: Option<String>,
+    /// The name on the card, optional: sealed with it and sent to the processor, never shown.
+    name: Option<String>,
     pub(super) token: Option<String>,
 }
 
@@ -119,11 +122,14 @@ fn absent<T>(value: Option<&T>, field: &'static str, kind: &str) -> Result<(), A
 
 /// Card fields or a token, never both.
 fn source(body: PaymentBody) -> Result<PaymentSource, ApiError> {
-    let card_fields = body.number.is_some() || body.cvv.is_some() || body.expiration.is_some();
+    let card_fields = body.number.is_some()
+        || body.cvv.is_some()
+        || body.expiration.is_some()
+        || body.name.is_some();
     match body.token {
         Some(_) if card_fields => Err(ApiError::invalid(
             "payment",
-            "send either card fields (number, cvv, expiration) or a token, not both",
+            "send either card fields (number, cvv, expiration, name) or a token, not both",
         )),
         Some(token) => Ok(PaymentSource::Token(TokenId::parse(
             "payment.token",
@@ -140,6 +146,7 @@ impl PaymentBody {
             number: self.number,
             cvv: self.cvv,
             expiration: self.expiration,
+            name: self.name,
         }
     }
 }

@@ -155,6 +155,36 @@ pub struct CardData {
     pub expiration: Expiration,
     /// For a card from a wallet: the wallet and its cryptogram.
     pub wallet: Option<super::wallet::WalletProof>,
+    /// The name on the card, when the client sent one.
+    pub name: Option<CardholderName>,
+}
+
+/// The name on a card (`payment.name`): 1 to 100 characters a person can read (the rule of
+/// every free-text name), kept sealed with the card and sent to the processor with it, never
+/// shown or logged.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CardholderName(String);
+
+impl CardholderName {
+    /// The longest name on a card we take.
+    pub const MAX_CHARS: usize = 100;
+
+    /// The name, normalised; a name that is empty, too long or not plain text is refused on
+    /// `payment.name`.
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        crate::text::bounded_text("payment.name", raw, 1, Self::MAX_CHARS).map(Self)
+    }
+
+    /// The name itself, for the vault and the processor.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for CardholderName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CardholderName(…)")
+    }
 }
 
 /// Whether a card's CVV must be sent. A payment needs it; a token never keeps it, so there it
@@ -177,6 +207,8 @@ pub struct CardInput {
     pub cvv: Option<String>,
     /// The expiration as `MMYY` (`payment.expiration`), if sent.
     pub expiration: Option<String>,
+    /// The name on the card (`payment.name`), if sent.
+    pub name: Option<String>,
 }
 
 impl fmt::Debug for CardInput {
@@ -197,11 +229,17 @@ impl CardInput {
             (None, CvvRule::Required) => return Err(Invalid::new("payment.cvv", "is required")),
         };
         let expiration = Expiration::parse(&required(self.expiration, "payment.expiration")?, now)?;
+        let name = self
+            .name
+            .as_deref()
+            .map(CardholderName::parse)
+            .transpose()?;
         Ok(CardData {
             number,
             cvv,
             expiration,
             wallet: None,
+            name,
         })
     }
 }
@@ -287,6 +325,7 @@ mod tests {
             number: number.map(Into::into),
             cvv: cvv.map(Into::into),
             expiration: expiration.map(Into::into),
+            name: None,
         };
         let good = (Some("4111111111111111"), Some("123"), Some("1230"));
         let rows = [
@@ -336,5 +375,41 @@ mod tests {
                 "{number:?} {cvv:?} {expiration:?} {rule:?}"
             );
         }
+    }
+
+    /// The name on the card is optional; sent, it follows the rule of every free-text name.
+    #[test]
+    fn a_name_on_the_card_is_plain_text() {
+        let long = "n".repeat(CardholderName::MAX_CHARS + 1);
+        let cases = [
+            (None, None),
+            (Some("Ann O'Neil"), None),
+            (Some("  José Álvarez  "), None),
+            (Some(""), Some("payment.name")),
+            (Some("   "), Some("payment.name")),
+            (Some("Ann\u{0}"), Some("payment.name")),
+            (Some("Ann \u{202e}lieN"), Some("payment.name")),
+            (Some(long.as_str()), Some("payment.name")),
+        ];
+        for (name, refused) in cases {
+            let input = CardInput {
+                number: Some("4111111111111111".into()),
+                cvv: None,
+                expiration: Some("1230".into()),
+                name: name.map(Into::into),
+            };
+            let got = input.check(NOW, CvvRule::Optional);
+            assert_eq!(got.as_ref().err().map(|e| e.field), refused, "{name:?}");
+            if let Ok(card) = got {
+                assert_eq!(
+                    card.name.as_ref().map(CardholderName::expose),
+                    name.map(str::trim)
+                );
+            }
+        }
+        assert_eq!(
+            format!("{:?}", CardholderName::parse("Ann").unwrap()),
+            "CardholderName(…)"
+        );
     }
 }

@@ -9,7 +9,7 @@ use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{ClientSessionId, MerchantId, TokenId, TxnId};
 use crate::merchant::Currency;
 use crate::mode::KeyType;
-use crate::payment::card::{CardInput, CardNumber, CvvRule, Expiration};
+use crate::payment::card::{CardInput, CardNumber, CardholderName, CvvRule, Expiration};
 use crate::payment::client_session::{ClientSecret, PaymentMethod, SessionStatus};
 use crate::payment::token::{SINGLE_USE_LIFETIME, TakeTerms, Taken, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
@@ -84,44 +84,62 @@ pub struct TokenService {
 
 /// The text the vault seals for a card: its number and expiration (`NUMBER|MMYY`), never the
 /// CVV; for a wallet's card also the wallet, cryptogram and ECI
-/// (`NUMBER|MMYY|WALLET|CRYPTOGRAM|ECI`). `unsealed_card` reads it back.
+/// (`NUMBER|MMYY|WALLET|CRYPTOGRAM|ECI`); with the name on the card, that last, after the
+/// wallet's three parts (empty for a typed card): `NUMBER|MMYY|WALLET|CRYPTOGRAM|ECI|NAME`. The
+/// name is the rest of the text, so a `|` in it needs no escape. `unsealed_card` reads it back.
 pub(crate) fn sealed_text(card: &CardData) -> String {
     let mut text = format!("{}|{}", card.number.expose(), card.expiration.to_mmyy());
-    if let Some(proof) = &card.wallet {
+    if card.wallet.is_some() || card.name.is_some() {
+        let proof = card.wallet.as_ref();
         for part in [
-            proof.kind.as_str(),
-            proof.cryptogram.as_deref().unwrap_or_default(),
-            proof.eci.as_deref().unwrap_or_default(),
+            proof.map_or("", |p| p.kind.as_str()),
+            proof
+                .and_then(|p| p.cryptogram.as_deref())
+                .unwrap_or_default(),
+            proof.and_then(|p| p.eci.as_deref()).unwrap_or_default(),
         ] {
             text.push('|');
             text.push_str(part);
         }
+    }
+    if let Some(name) = &card.name {
+        text.push('|');
+        text.push_str(name.expose());
     }
     text
 }
 
 /// The card `sealed_text` wrote; `None` if the text is not that.
 fn unsealed_card(text: &str) -> Option<CardData> {
-    let mut parts = text.split('|');
+    let mut parts = text.splitn(6, '|');
     let number = CardNumber::parse(parts.next()?).ok()?;
     let expiration = Expiration::parse_mmyy(parts.next()?).ok()?;
     let present = |part: &str| (!part.is_empty()).then(|| part.to_owned());
     let wallet = match parts.next() {
         None => None,
-        Some(kind) => Some(WalletProof {
-            kind: kind.parse().ok()?,
-            cryptogram: present(parts.next()?),
-            eci: present(parts.next()?),
-        }),
+        Some(kind) => {
+            let (cryptogram, eci) = (present(parts.next()?), present(parts.next()?));
+            match kind {
+                "" if cryptogram.is_none() && eci.is_none() => None,
+                "" => return None,
+                kind => Some(WalletProof {
+                    kind: kind.parse().ok()?,
+                    cryptogram,
+                    eci,
+                }),
+            }
+        }
     };
-    if parts.next().is_some() {
-        return None;
-    }
+    let name = match parts.next() {
+        None => None,
+        Some(name) => Some(CardholderName::parse(name).ok()?),
+    };
     Some(CardData {
         number,
         cvv: None,
         expiration,
         wallet,
+        name,
     })
 }
 
@@ -403,6 +421,7 @@ impl TokenService {
             cvv: None,
             expiration: opened.expiration,
             wallet: Some(opened.proof),
+            name: None,
         };
         let bound = Binding {
             client_session_id,
@@ -595,6 +614,7 @@ mod tests {
             number: Some("4111111111111111".into()),
             cvv: None,
             expiration: Some("1230".into()),
+            name: None,
         }
     }
 
@@ -656,11 +676,34 @@ mod tests {
             text,
             "4111111111111111|1230|google_pay|AgAAAAAABk4DWZ4C28yUQAAAAAA=|05"
         );
-        assert_eq!(unsealed_card(&text).unwrap().wallet, Some(proof));
+        assert_eq!(unsealed_card(&text).unwrap().wallet, Some(proof.clone()));
         let pan_only = "4111111111111111|1230|google_pay||";
         assert_eq!(
             unsealed_card(pan_only).unwrap().wallet.unwrap().cryptogram,
             None
+        );
+        // The name on the card goes last, whole, after the wallet's parts.
+        let named = CardData {
+            name: Some(CardholderName::parse("Ann | O'Neil").unwrap()),
+            ..card()
+        };
+        let text = sealed_text(&named);
+        assert_eq!(text, "4111111111111111|1230||||Ann | O'Neil");
+        let back = unsealed_card(&text).unwrap();
+        assert_eq!(
+            (back.number.expose(), back.wallet, back.name),
+            ("4111111111111111", None, named.name)
+        );
+        let named_wallet = CardData {
+            wallet: Some(proof.clone()),
+            name: Some(CardholderName::parse("Ann").unwrap()),
+            ..card()
+        };
+        let text = sealed_text(&named_wallet);
+        let back = unsealed_card(&text).unwrap();
+        assert_eq!(
+            (back.wallet, back.name),
+            (named_wallet.wallet, named_wallet.name)
         );
         for bad in [
             "4111111111111111",
@@ -669,7 +712,9 @@ mod tests {
             "|",
             "4111111111111111|1230|paypal||",
             "4111111111111111|1230|google_pay|x",
-            "4111111111111111|1230|google_pay|x|05|more",
+            "4111111111111111|1230||x|05",
+            "4111111111111111|1230||||",
+            "4111111111111111|1230||||\u{7}",
         ] {
             assert!(unsealed_card(bad).is_none(), "{bad}");
         }

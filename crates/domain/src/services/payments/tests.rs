@@ -149,6 +149,7 @@ fn service_over(
 
 fn card() -> CardInput {
     CardInput {
+        name: None,
         number: Some("4111111111111111".into()),
         cvv: Some("123".into()),
         expiration: Some("1230".into()),
