@@ -31,6 +31,8 @@ function checkout(url) {
   const n = nonce();
   const key = url.searchParams.get('as') === 'private' ? PRIVATE_KEY : PUBLIC_KEY;
   const clientSecret = url.searchParams.has('session') ? CLIENT_SECRET : null;
+  // The optional name-on-card field.
+  const named = url.searchParams.has('name');
   // A third party's frame in the page (an ad, say), on yet another origin.
   const evil = url.searchParams.has('evil') ? server.origin.replace('localhost', '127.0.0.1') : null;
   const csp = [
@@ -67,6 +69,7 @@ function checkout(url) {
 <main>
 <h1>Checkout</h1>
 <form id="pay">
+  ${named ? '<div id="card-name"></div>' : ''}
   <div id="card-number"></div>
   <div class="row"><div id="card-expiry"></div><div id="card-cvv"></div></div>
   <button type="submit">Pay</button>
@@ -84,7 +87,7 @@ ${evil ? `<iframe id="evil" title="Advertisement" src="${evil}/evil"></iframe>` 
   script.addEventListener('load', () => {
     window.fields = Holdfast.fields({
       clientSecret: ${JSON.stringify(clientSecret)},
-      fields: { number: '#card-number', expiry: '#card-expiry', cvv: '#card-cvv' },
+      fields: { number: '#card-number', expiry: '#card-expiry', cvv: '#card-cvv'${named ? ", name: '#card-name'" : ''} },
       style: { base: { color: 'rgb(20, 40, 60)', fontSize: '17px' }, invalid: { color: 'rgb(180, 35, 24)' } },
     });
     window.changes = [];
@@ -232,12 +235,12 @@ async function open(query = '') {
   return { page, console, context };
 }
 
-async function framesReady(page) {
-  for (const field of ['number', 'expiry', 'cvv']) {
+async function framesReady(page, fields = ['number', 'expiry', 'cvv']) {
+  for (const field of fields) {
     await input(page, field).waitFor();
   }
   // The page hears 'ready' from each frame before it configures it.
-  await page.waitForFunction(() => window.fields && window.seen.filter((m) => m.includes('"ready"')).length === 3);
+  await page.waitForFunction((n) => window.fields && window.seen.filter((m) => m.includes('"ready"')).length === n, fields.length);
 }
 
 function input(page, field) {
@@ -374,16 +377,19 @@ const tests = {
   },
 
   async 'axe-core finds no violation in the page or in any frame'() {
-    const { page, context } = await open();
-    await framesReady(page);
+    const { page, context } = await open('?name=1');
+    await framesReady(page, ['name', 'number', 'expiry', 'cvv']);
     await input(page, 'number').pressSequentially('4111111111111112');
+    await input(page, 'name').pressSequentially('Ada\u0007');
     await input(page, 'expiry').click();
+    const nameError = await frameOf(page, 'name').evaluate(() => document.getElementById('error').textContent);
+    assert.equal(nameError, 'The name has characters that cannot be printed.');
     const { violations, labelled } = await axe(page);
     // Positive control: the inputs inside the frames were reached and found labelled.
-    assert.equal(labelled.length, 3, `axe reached the frames' inputs: ${labelled}`);
+    assert.equal(labelled.length, 4, `axe reached the frames' inputs: ${labelled}`);
     assert.deepEqual(violations, []);
     const titles = await page.evaluate(() => Array.from(document.querySelectorAll('iframe')).map((f) => f.title));
-    assert.deepEqual(titles, ['Secure card number input', 'Secure expiration date input', 'Secure security code input']);
+    assert.deepEqual(titles, ['Secure name on card input', 'Secure card number input', 'Secure expiration date input', 'Secure security code input']);
     await context.close();
   },
 
@@ -464,9 +470,13 @@ const tests = {
     await context.close();
   },
 
-  async "the browser's card autofill, chosen in one field, fills all three"() {
-    const { page, context } = await open();
-    await framesReady(page);
+  async "the browser's card autofill, chosen in one field, fills all four (name too)"() {
+    const { page, context } = await open('?name=1');
+    const sent = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/tokens')) sent.push(JSON.parse(request.postData()));
+    });
+    await framesReady(page, ['name', 'number', 'expiry', 'cvv']);
     // The frames are cross-origin, so each runs in a target of its own; Chromium's own test
     // hook fills a saved card as if the customer picked it in the number field.
     const frame = await context.newCDPSession(frameOf(page, 'number'));
@@ -481,13 +491,16 @@ const tests = {
       frameId: frameTree.frame.id,
       card: { number: PAN, name: 'Ada Lovelace', expiryMonth: '12', expiryYear: `20${FUTURE.slice(2)}`, cvc: '123' },
     });
-    await page.waitForFunction(() => window.changes.filter((c) => c.state.valid).length >= 3);
+    await page.waitForFunction(() => window.fields.state().complete);
     const values = {};
-    for (const field of ['number', 'expiry', 'cvv']) values[field] = await input(page, field).inputValue();
-    assert.deepEqual(values, { number: '4111 1111 1111 1111', expiry: `12 / ${FUTURE.slice(2)}`, cvv: '123' });
+    for (const field of ['number', 'expiry', 'cvv', 'name']) values[field] = await input(page, field).inputValue();
+    assert.deepEqual(values, { number: '4111 1111 1111 1111', expiry: `12 / ${FUTURE.slice(2)}`, cvv: '123', name: 'Ada Lovelace' });
     await shot(page, '10-autofilled');
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.waitForFunction(() => /Token tkn_/.test(document.getElementById('result').textContent));
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0].payment.name, 'Ada Lovelace', 'the name frame\'s value went with the card');
+    assert.ok(!(await page.content()).includes('Ada Lovelace'), 'the name is not in the page');
     await context.close();
   },
 

@@ -116,6 +116,18 @@
       }
       return { empty: false, complete: true, valid: true, error: null, value: digits.slice(0, 4) };
     },
+    name: function (raw) {
+      var text = raw.trim();
+      if (!text) return { empty: true, complete: false, valid: false, error: 'Enter the name on the card.' };
+      // The server's rule: plain text, at most 100 characters.
+      if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(text)) {
+        return { empty: false, complete: true, valid: false, error: 'The name has characters that cannot be printed.', eager: true };
+      }
+      if (Array.from(text).length > 100) {
+        return { empty: false, complete: true, valid: false, error: 'The name is longer than 100 characters.', eager: true };
+      }
+      return { empty: false, complete: true, valid: true, error: null, value: text };
+    },
     cvv: function (raw) {
       var digits = digitsOf(raw);
       var wanted = cvvLength(brand);
@@ -133,6 +145,7 @@
   // --- Formatting as typed --------------------------------------------------------------
 
   function format(raw) {
+    if (field === 'name') return raw;
     var digits = digitsOf(raw);
     if (field === 'number') {
       digits = digits.slice(0, 19);
@@ -272,9 +285,9 @@
 
   var pending = {};
 
-  function collect(request) {
+  function collect(request, withName) {
     return new Promise(function (resolve) {
-      var wanted = ['expiry', 'cvv'];
+      var wanted = withName ? ['expiry', 'cvv', 'name'] : ['expiry', 'cvv'];
       var values = {};
       var timer = setTimeout(function () {
         delete pending[request];
@@ -296,18 +309,20 @@
     toParent({ type: 'tokenized', request: request, error: { code: code, message: message, field: failedField || null } });
   }
 
-  function tokenize(request, clientSecret) {
+  function tokenize(request, clientSecret, withName) {
     evaluate();
     show(current, true);
-    collect(request).then(function (values) {
+    collect(request, withName).then(function (values) {
       siblings.postMessage({ type: 'reveal' });
       var order = [['number', current], ['expiry', values.expiry], ['cvv', values.cvv]];
+      if (withName) order.push(['name', values.name]);
       for (var i = 0; i < order.length; i++) {
         var state = order[i][1];
         if (!state) return fail(request, 'field_unavailable', 'The ' + order[i][0] + ' field did not answer.', order[i][0]);
         if (!state.valid) return fail(request, 'field_invalid', state.error, order[i][0]);
       }
       var body = { payment: { number: current.value, expiration: values.expiry.value, cvv: values.cvv.value } };
+      if (withName) body.payment.name = values.name.value;
       if (clientSecret) body.clientSecret = clientSecret;
       return holdfastPost('/v1/tokens', body, publicApiKey).then(function (json) {
         toParent({ type: 'tokenized', request: request, token: json.id, brand: json.card && json.card.brand });
@@ -359,7 +374,7 @@
       show(current, false);
       announce();
     } else if (data.type === 'tokenize' && field === 'number' && typeof data.request === 'string') {
-      tokenize(data.request, typeof data.clientSecret === 'string' ? data.clientSecret : null);
+      tokenize(data.request, typeof data.clientSecret === 'string' ? data.clientSecret : null, data.name === true);
     }
   });
 

@@ -11,7 +11,8 @@
   var TITLES = {
     number: 'Secure card number input',
     expiry: 'Secure expiration date input',
-    cvv: 'Secure security code input'
+    cvv: 'Secure security code input',
+    name: 'Secure name on card input'
   };
   var READY_TIMEOUT_MS = 10000;
   var TOKENIZE_TIMEOUT_MS = 30000;
@@ -64,6 +65,8 @@
     var requests = {};
     var destroyed = false;
     var clientSecret = typeof options.clientSecret === 'string' ? options.clientSecret : null;
+    // The name on the card is the one optional field: mounted only when given a container.
+    var mounted = containers.name ? FIELDS.concat(['name']) : FIELDS.slice();
 
     function emit(type, event) {
       (listeners[type] || []).forEach(function (listener) {
@@ -94,7 +97,7 @@
       });
     }
 
-    FIELDS.forEach(function (name) {
+    mounted.forEach(function (name) {
       var container = element(containers[name], name);
       var frame = document.createElement('iframe');
       var src = new URL('/v1/clients/fields/' + name, holdfastOrigin);
@@ -122,7 +125,7 @@
         reject(HoldfastError('frames_unavailable', 'Holdfast: the payment fields did not load. Check the public key and the page\'s Content-Security-Policy (frame-src).'));
       }, READY_TIMEOUT_MS);
       listeners.ready.push(function () {
-        if (FIELDS.every(function (name) { return ready[name]; })) {
+        if (mounted.every(function (name) { return ready[name]; })) {
           clearTimeout(timer);
           resolve();
         }
@@ -132,8 +135,8 @@
     allReady.catch(function () {});
 
     function sourceField(source) {
-      for (var i = 0; i < FIELDS.length; i++) {
-        if (frames[FIELDS[i]] && frames[FIELDS[i]].contentWindow === source) return FIELDS[i];
+      for (var i = 0; i < mounted.length; i++) {
+        if (frames[mounted[i]] && frames[mounted[i]].contentWindow === source) return mounted[i];
       }
       return null;
     }
@@ -173,8 +176,8 @@
 
     function snapshot() {
       var form = {};
-      FIELDS.forEach(function (name) { form[name] = copyPlain(states[name]); });
-      form.complete = FIELDS.every(function (name) { return states[name].valid; });
+      mounted.forEach(function (name) { form[name] = copyPlain(states[name]); });
+      form.complete = mounted.every(function (name) { return states[name].valid; });
       return form;
     }
 
@@ -196,16 +199,17 @@
             requests[id] = { resolve: resolve, reject: reject, timer: timer };
             var message = { type: 'tokenize', request: id };
             if (clientSecret) message.clientSecret = clientSecret;
+            if (frames.name) message.name = true;
             send('number', message);
           });
         });
       },
       focus: function (name) { send(name, { type: 'focus' }); },
-      clear: function () { FIELDS.forEach(function (name) { send(name, { type: 'clear' }); }); },
+      clear: function () { mounted.forEach(function (name) { send(name, { type: 'clear' }); }); },
       destroy: function () {
         destroyed = true;
         window.removeEventListener('message', onMessage);
-        FIELDS.forEach(function (name) {
+        mounted.forEach(function (name) {
           if (frames[name] && frames[name].parentNode) frames[name].parentNode.removeChild(frames[name]);
         });
       }

@@ -32,6 +32,8 @@ enum Field {
     Number,
     Expiry,
     Cvv,
+    /// The name on the card, the one optional field.
+    Name,
     Relay,
 }
 
@@ -41,6 +43,7 @@ impl Field {
             "number" => Some(Self::Number),
             "expiry" => Some(Self::Expiry),
             "cvv" => Some(Self::Cvv),
+            "name" => Some(Self::Name),
             "relay" => Some(Self::Relay),
             _ => None,
         }
@@ -76,6 +79,7 @@ impl Field {
                 7,
             ),
             Self::Cvv => ("cvv", "Security code", "cc-csc", "cvc", "CVC", 4),
+            Self::Name => ("name", "Name on card", "cc-name", "ccname", "", 100),
             Self::Relay => ("relay", "Holdfast", "off", "relay", "", 0),
         }
     }
@@ -88,7 +92,7 @@ impl Field {
     tag = "hosted client",
     operation_id = "getClientField",
     params(
-        ("field" = String, Path, description = "`number`, `expiry`, `cvv`, or `relay` (no field: it tokenizes a wallet's token for the page)."),
+        ("field" = String, Path, description = "`number`, `expiry`, `cvv`, `name`, or `relay` (no field: it tokenizes a wallet's token for the page)."),
         ("origin" = String, Query, description = "The origin of the page that frames the field, as `https://host[:port]`."),
         ("channel" = String, Query, description = "16 to 64 letters, digits, `-` or `_`, the same for every field of one form."),
     ),
@@ -133,13 +137,22 @@ fn policy(origin: &str) -> String {
 /// through `location`, checked there as here.
 /// Each field's page, rendered once: nothing in it depends on the request.
 fn rendered(field: Field) -> &'static str {
-    static PAGES: LazyLock<[String; 4]> =
-        LazyLock::new(|| [Field::Number, Field::Expiry, Field::Cvv, Field::Relay].map(page));
+    static PAGES: LazyLock<[String; 5]> = LazyLock::new(|| {
+        [
+            Field::Number,
+            Field::Expiry,
+            Field::Cvv,
+            Field::Name,
+            Field::Relay,
+        ]
+        .map(page)
+    });
     let index = match field {
         Field::Number => 0,
         Field::Expiry => 1,
         Field::Cvv => 2,
-        Field::Relay => 3,
+        Field::Name => 3,
+        Field::Relay => 4,
     };
     &PAGES[index]
 }
@@ -174,7 +187,7 @@ fn page(field: Field) -> String {
 <body data-field="{name}">
 <form class="field" novalidate>
 <label id="label" for="input">{label}</label>
-<input id="input" name="{input_name}" type="text" inputmode="numeric" autocomplete="{autocomplete}" autocorrect="off" spellcheck="false" placeholder="{placeholder}" maxlength="{max}" aria-describedby="error" aria-invalid="false">
+<input id="input" name="{input_name}" type="text" inputmode="{input_mode}" autocomplete="{autocomplete}" autocorrect="off" spellcheck="false" placeholder="{placeholder}" maxlength="{max}" aria-describedby="error" aria-invalid="false">
 <p id="error" class="error" aria-live="polite"></p>
 </form>
 </body>
@@ -182,6 +195,11 @@ fn page(field: Field) -> String {
 "#,
         css = FIELD_STYLESHEET.versioned_name,
         js = FIELD_SCRIPT.versioned_name,
+        input_mode = if field == Field::Name {
+            "text"
+        } else {
+            "numeric"
+        },
     )
 }
 
@@ -332,8 +350,11 @@ mod tests {
             ("number", "cc-number"),
             ("expiry", "cc-exp"),
             ("cvv", "cc-csc"),
+            ("name", "cc-name"),
         ] {
             let html = page(Field::parse(name).unwrap());
+            let mode = if name == "name" { "text" } else { "numeric" };
+            assert!(html.contains(&format!("inputmode=\"{mode}\"")), "{name}");
             assert!(
                 html.contains(&format!("autocomplete=\"{autocomplete}\"")),
                 "{name}"
