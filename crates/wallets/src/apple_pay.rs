@@ -158,7 +158,6 @@ pub fn open(
             .decode(raw)
             .map_err(|_| WalletError::Malformed(what))
     };
-    let hex = |raw: &str, what| hex_bytes(raw).ok_or(WalletError::Malformed(what));
     let ephemeral = b64(
         &token.header.ephemeral_public_key,
         "header.ephemeralPublicKey",
@@ -167,11 +166,7 @@ pub fn open(
     if b64(&token.header.public_key_hash, "header.publicKeyHash")? != keys.public_key_hash {
         return Err(WalletError::Decryption);
     }
-    let mut signed = [ephemeral.as_slice(), data.as_slice()].concat();
-    signed.extend(hex(&token.header.transaction_id, "header.transactionId")?);
-    if let Some(application_data) = &token.header.application_data {
-        signed.extend(hex(application_data, "header.applicationData")?);
-    }
+    let signed = signed_content(&ephemeral, &data, &token.header)?;
     verify_signature(
         &b64(&token.signature, "signature")?,
         &signed,
@@ -181,7 +176,20 @@ pub fn open(
     let plaintext = decrypt(&ephemeral, &data, keys)?;
     let plaintext: Plaintext = serde_json::from_slice(&plaintext)
         .map_err(|_| WalletError::NotACard("the data is not the published payload"))?;
-    card(&plaintext, &token.header.transaction_id)
+    // The id of the payment is the bytes Apple signed: `0AFF` and `0aff` are one payment.
+    card(&plaintext, &token.header.transaction_id.to_ascii_lowercase())
+}
+
+/// What Apple signs: `ephemeralPublicKey ‖ data ‖ transactionId ‖ applicationData` (the last
+/// two hex-decoded).
+fn signed_content(ephemeral: &[u8], data: &[u8], header: &Header) -> Result<Vec<u8>, WalletError> {
+    let hex = |raw: &str, what| hex_bytes(raw).ok_or(WalletError::Malformed(what));
+    let mut signed = [ephemeral, data].concat();
+    signed.extend(hex(&header.transaction_id, "header.transactionId")?);
+    if let Some(application_data) = &header.application_data {
+        signed.extend(hex(application_data, "header.applicationData")?);
+    }
+    Ok(signed)
 }
 
 fn hex_bytes(raw: &str) -> Option<Vec<u8>> {
@@ -195,7 +203,8 @@ fn verify_signature(
     now: OffsetDateTime,
 ) -> Result<(), WalletError> {
     let bad = |what| WalletError::Signature(what);
-    let info = ContentInfo::from_der(signature).map_err(|_| bad("not a CMS message"))?;
+    let der = ber::to_der(signature).ok_or(bad("not a CMS message"))?;
+    let info = ContentInfo::from_der(&der).map_err(|_| bad("not a CMS message"))?;
     if info.content_type != SIGNED_DATA {
         return Err(bad("not CMS signed data"));
     }
@@ -405,6 +414,7 @@ fn card(plaintext: &Plaintext, transaction_id: &str) -> Result<WalletCard, Walle
     })
 }
 
+mod ber;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
 #[cfg(test)]
