@@ -177,7 +177,10 @@ pub fn open(
     let plaintext: Plaintext = serde_json::from_slice(&plaintext)
         .map_err(|_| WalletError::NotACard("the data is not the published payload"))?;
     // The id of the payment is the bytes Apple signed: `0AFF` and `0aff` are one payment.
-    card(&plaintext, &token.header.transaction_id.to_ascii_lowercase())
+    card(
+        &plaintext,
+        &token.header.transaction_id.to_ascii_lowercase(),
+    )
 }
 
 /// What Apple signs: `ephemeralPublicKey ‖ data ‖ transactionId ‖ applicationData` (the last

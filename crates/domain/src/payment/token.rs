@@ -111,6 +111,16 @@ impl TakeTerms {
     }
 }
 
+/// A client session as one payment holds it: the session, and the end of this payment's hold,
+/// which only this payment's completion or release matches (a later payment's hold is another).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldSession {
+    /// The session held.
+    pub id: ClientSessionId,
+    /// When this payment's hold ends.
+    pub until: OffsetDateTime,
+}
+
 /// What became of a payment's attempt to take a token (`TokenStore::take`). Only `Token`
 /// changed anything.
 #[derive(Debug, Clone, PartialEq, Eq)]

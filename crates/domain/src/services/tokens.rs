@@ -11,7 +11,7 @@ use crate::merchant::Currency;
 use crate::mode::KeyType;
 use crate::payment::card::{CardInput, CardNumber, CardholderName, CvvRule, Expiration};
 use crate::payment::client_session::{ClientSecret, PaymentMethod, SessionStatus};
-use crate::payment::token::{SINGLE_USE_LIFETIME, TakeTerms, Taken, Token, TokenKind};
+use crate::payment::token::{HeldSession, SINGLE_USE_LIFETIME, TakeTerms, Taken, Token, TokenKind};
 use crate::payment::transaction::PaymentSummary;
 use crate::payment::wallet::{
     DISPLAY_NAME_MAX_CHARS, GatewayFailure, MerchantSession, MerchantValidation, SandboxSession,
@@ -65,8 +65,8 @@ struct Binding {
 pub struct Redeemed {
     /// The card, unsealed for the processor call.
     pub card: CardData,
-    /// The session the payment completes if it succeeds.
-    pub client_session: Option<ClientSessionId>,
+    /// The session the payment holds, which it completes if it succeeds.
+    pub client_session: Option<HeldSession>,
 }
 
 /// Creates and reads card tokens, sealing each card in the vault.
@@ -211,7 +211,10 @@ impl TokenService {
             }
             Taken::Refused(invalid) => return Err(invalid.into()),
         };
-        let session = token.client_session_id.clone();
+        let session = token.client_session_id.clone().map(|id| HeldSession {
+            id,
+            until: terms.hold_until(),
+        });
         let card = self.unseal(&token);
         let card = match card {
             Ok(card) if card.expiration.is_past(terms.now) => Err(TokenError::Invalid(
@@ -243,25 +246,25 @@ impl TokenService {
         Ok(unsealed_card(&text).ok_or_else(|| corrupt("sealed card"))?)
     }
 
-    /// Completes client session `id` with `transaction`, the successful payment that held it;
-    /// `false` when it was no longer open.
+    /// Completes the client session `held` with `transaction`, the successful payment that
+    /// held it; `false` when it was no longer open or no longer this payment's.
     pub async fn complete_session(
         &self,
         who: &Principal,
-        id: &ClientSessionId,
+        held: &HeldSession,
         transaction: &TxnId,
     ) -> Result<bool, StoreError> {
         self.sessions
-            .complete(&who.scope, id, transaction, self.clock.now())
+            .complete(&who.scope, held, transaction, self.clock.now())
             .await
     }
 
     /// Releases client session `id` from a payment that did not succeed, so that another token
     /// of the session can pay. A release that fails is logged: the hold lapses by itself after
     /// `token::SESSION_HOLD`.
-    pub async fn release_session(&self, who: &Principal, id: &ClientSessionId) {
-        if let Err(e) = self.sessions.release(&who.scope, id).await {
-            tracing::error!(error = %e, session = %id, "could not release a client session; its hold lapses by itself");
+    pub async fn release_session(&self, who: &Principal, held: &HeldSession) {
+        if let Err(e) = self.sessions.release(&who.scope, held).await {
+            tracing::error!(error = %e, session = %held.id, "could not release a client session; its hold lapses by itself");
         }
     }
 
@@ -953,12 +956,19 @@ mod tests {
     /// `payment.token` (or the field the terms named), and a card that expired inside its token
     /// is refused after the take (the take is what spends a single-use token) with its session
     /// released.
+    /// The hold of a payment taking a token of session `cs_01S` at noon.
+    fn held() -> HeldSession {
+        HeldSession {
+            id: ClientSessionId::from_suffix("01S"),
+            until: crate::services::fixtures::NOON + crate::payment::token::SESSION_HOLD,
+        }
+    }
+
     #[tokio::test]
     async fn redeeming_a_token_for_a_payment() {
         type Expected = Result<&'static str, (&'static str, &'static str)>;
         let id = TokenId::from_suffix("01");
         let merchant = MerchantId::from_suffix("1");
-        let session = ClientSessionId::from_suffix("01S");
         let bound = || Taken::Token(Box::new(token(Some(ClientSessionId::from_suffix("01S")))));
         // (what the store answers, the sealed card, the card's last four or the refusal, released)
         let cases: [(Taken, &str, Expected, bool); 6] = [
@@ -1024,7 +1034,7 @@ mod tests {
             let mut sessions = MockClientSessionStore::new();
             sessions
                 .expect_release()
-                .withf(|_, id| id.as_str() == "cs_01S")
+                .withf(|_, released| *released == held())
                 .times(usize::from(released))
                 .returning(|_, _| Ok(()));
             let service = TokenService::new(
@@ -1044,7 +1054,7 @@ mod tests {
                     assert_eq!(redeemed.card.number.last4(), last4);
                     assert!(redeemed.card.cvv.is_none(), "a token never holds a CVV");
                     if hint.contains("01S") {
-                        assert_eq!(redeemed.client_session, Some(session.clone()));
+                        assert_eq!(redeemed.client_session, Some(held()));
                     } else {
                         assert!(redeemed.client_session.is_none());
                     }

@@ -4,6 +4,7 @@ use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::{ClientSessionId, TxnId};
 use holdfast_domain::payment::client_session::{ClientSession, SessionStatus};
+use holdfast_domain::payment::token::HeldSession;
 use holdfast_domain::ports::{ClientSessionStore, StoreError};
 use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
@@ -85,18 +86,17 @@ impl ClientSessionStore for SqlStore {
     async fn complete(
         &self,
         scope: &Scope,
-        id: &ClientSessionId,
+        held: &HeldSession,
         transaction: &TxnId,
         now: OffsetDateTime,
     ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
         // No expiry test: the session was open when the payment took its token and held it.
+        // The hold must still be this payment's: one that lapsed may be another payment's now.
         let completed = conn
             .execute(
                 diesel::update(
-                    scoped(cs::table, scope)
-                        .filter(cs::id.eq(id.as_str()))
-                        .filter(cs::status.eq(SessionStatus::Open.as_str())),
+                    held_by(scope, held).filter(cs::status.eq(SessionStatus::Open.as_str())),
                 )
                 .set((
                     cs::status.eq(SessionStatus::Completed.as_str()),
@@ -110,17 +110,30 @@ impl ClientSessionStore for SqlStore {
         Ok(completed == 1)
     }
 
-    async fn release(&self, scope: &Scope, id: &ClientSessionId) -> Result<(), StoreError> {
+    async fn release(&self, scope: &Scope, held: &HeldSession) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        conn.execute(
-            diesel::update(scoped(cs::table, scope).filter(cs::id.eq(id.as_str())))
-                .set(cs::held_until.eq(None::<Instant>)),
-        )
-        .await
-        .map(drop)
-        .map_err(query_error("client_sessions"))
+        conn.execute(diesel::update(held_by(scope, held)).set(cs::held_until.eq(None::<Instant>)))
+            .await
+            .map(drop)
+            .map_err(query_error("client_sessions"))
     }
 }
+
+/// Session `held.id` of `scope` while `held` is its hold.
+fn held_by<'a>(scope: &'a Scope, held: &'a HeldSession) -> HeldBy<'a> {
+    scoped(cs::table, scope)
+        .filter(cs::id.eq(held.id.as_str()))
+        .filter(cs::held_until.eq(Instant(held.until)))
+}
+
+/// The rows `held_by` selects.
+type HeldBy<'a> = diesel::dsl::Filter<
+    diesel::dsl::Filter<
+        diesel::dsl::Filter<cs::table, crate::query::ScopeFilter<'a, cs::table>>,
+        diesel::dsl::Eq<cs::id, &'a str>,
+    >,
+    diesel::dsl::Eq<cs::held_until, Instant>,
+>;
 
 /// The filter `free_at` builds.
 type Free = diesel::dsl::And<

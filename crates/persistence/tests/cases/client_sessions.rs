@@ -6,7 +6,7 @@ use holdfast_domain::payment::client_session::{
 };
 
 use holdfast_domain::ids::TokenId;
-use holdfast_domain::payment::token::{SESSION_HOLD, TakeTerms, Taken};
+use holdfast_domain::payment::token::{HeldSession, SESSION_HOLD, TakeTerms, Taken};
 
 use super::*;
 
@@ -44,7 +44,16 @@ pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
         .await
         .unwrap();
     let sessions = &stores.client_sessions;
-    let (first, second, late) = (session(&p, &m), session(&p, &m), session(&p, &m));
+    // The first is held by a payment, which completes it below.
+    let first = ClientSession {
+        held_until: Some(T0 + SESSION_HOLD),
+        ..session(&p, &m)
+    };
+    let held = HeldSession {
+        id: first.id.clone(),
+        until: T0 + SESSION_HOLD,
+    };
+    let (second, late) = (session(&p, &m), session(&p, &m));
     for s in [&first, &second, &late] {
         sessions.save(s, None).await.unwrap();
     }
@@ -60,23 +69,22 @@ pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
         let closed = sessions.cancel(&other, &first.id, T0).await.unwrap();
         assert_eq!(closed, None, "another scope cannot cancel it");
         let txn = TxnId::from_suffix("01T");
-        let completed = sessions
-            .complete(&other, &first.id, &txn, T0)
-            .await
-            .unwrap();
+        let completed = sessions.complete(&other, &held, &txn, T0).await.unwrap();
         assert!(!completed, "another scope cannot complete it");
+        sessions.release(&other, &held).await.unwrap();
+        assert_eq!(
+            sessions.find(&p.scope, &first.id).await.unwrap(),
+            Some(first.clone()),
+            "another scope cannot release it"
+        );
     }
 
     // Four payments race to complete one session: one does.
     let txn = TxnId::from_suffix("01T");
     let completes = (0..4).map(|_| {
-        let (sessions, scope, id, txn) = (
-            sessions.clone(),
-            p.scope.clone(),
-            first.id.clone(),
-            txn.clone(),
-        );
-        tokio::spawn(async move { sessions.complete(&scope, &id, &txn, T0).await.unwrap() })
+        let (sessions, scope, held, txn) =
+            (sessions.clone(), p.scope.clone(), held.clone(), txn.clone());
+        tokio::spawn(async move { sessions.complete(&scope, &held, &txn, T0).await.unwrap() })
     });
     let mut won = 0;
     for complete in completes.collect::<Vec<_>>() {
@@ -206,15 +214,33 @@ pub async fn a_held_session_takes_no_other_payment_nor_cancel(db: Database) {
         "a refused take leaves its token as it was"
     );
     assert_eq!(sessions.cancel(scope, &session, T0).await.unwrap(), None);
-    sessions.release(scope, &session).await.unwrap();
+    let hold = |until| HeldSession {
+        id: session.clone(),
+        until,
+    };
+    // A payment whose hold lapsed, and that another took since, neither releases nor completes
+    // the newer hold.
+    let stale = hold(T0 + SESSION_HOLD - time::Duration::seconds(1));
+    sessions.release(scope, &stale).await.unwrap();
+    let txn = TxnId::from_suffix("01T");
+    assert!(!sessions.complete(scope, &stale, &txn, T0).await.unwrap());
+    assert_eq!(shop.held_until(&session).await, Some(T0 + SESSION_HOLD));
+    sessions
+        .release(scope, &hold(T0 + SESSION_HOLD))
+        .await
+        .unwrap();
     assert_eq!(shop.held_until(&session).await, None);
     let again = shop.take(&t[1], 2500, T0).await;
     assert!(
         matches!(again, Taken::Token(_)),
         "released, the session pays again"
     );
-    let txn = TxnId::from_suffix("01T");
-    assert!(sessions.complete(scope, &session, &txn, T0).await.unwrap());
+    assert!(
+        sessions
+            .complete(scope, &hold(T0 + SESSION_HOLD), &txn, T0)
+            .await
+            .unwrap()
+    );
     assert_eq!(
         shop.held_until(&session).await,
         None,

@@ -127,8 +127,7 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
             )
             .await
             .unwrap()
-            .into_token()
-            .is_none()
+            == Taken::Unusable
     );
     assert!(
         stores
@@ -136,8 +135,7 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
             .take(&p.scope, &late.id, &at(expiry))
             .await
             .unwrap()
-            .into_token()
-            .is_none()
+            == Taken::Unusable
     );
     let just_in_time = expiry - time::Duration::microseconds(1);
     assert!(
@@ -173,8 +171,7 @@ pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
             )
             .await
             .unwrap()
-            .into_token()
-            .is_none()
+            == Taken::Unusable
     );
 }
 

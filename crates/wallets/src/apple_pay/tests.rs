@@ -27,7 +27,10 @@ fn a_good_token_opens_to_its_device_account_number_and_cryptogram() {
     // The same payment with its transaction id in upper case is the same payment, so its claim
     // (one wallet payment, one token) cannot be dodged by changing the case of the hex.
     let mut shouted: serde_json::Value = serde_json::from_str(&token).unwrap();
-    let id = shouted["header"]["transactionId"].as_str().unwrap().to_owned();
+    let id = shouted["header"]["transactionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_ne!(id, id.to_ascii_uppercase(), "the id has letters");
     shouted["header"]["transactionId"] = id.to_ascii_uppercase().into();
     let again = open(&shouted.to_string(), &apple.keys(), NOW).unwrap();

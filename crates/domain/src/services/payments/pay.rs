@@ -4,12 +4,13 @@
 use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
-use crate::ids::{ClientSessionId, MerchantId, TokenId, TxnId};
+use crate::ids::{MerchantId, TokenId, TxnId};
 use crate::merchant::Merchant;
 use crate::payment::card::CvvRule;
 use crate::payment::lifecycle::{TxnState, TxnType};
 use crate::payment::routing::{Plan, ProcessorConnection};
-use crate::payment::transaction::{Named, PaymentSummary, Transaction};
+use crate::payment::token::HeldSession;
+use crate::payment::transaction::{AuthStatus, Named, PaymentSummary, Transaction};
 use crate::ports::{
     CardData, PaymentSetup, ProcessorError, ProcessorOp, ProcessorReply, ProcessorRequest,
 };
@@ -71,12 +72,15 @@ impl PaymentService {
                 recorder,
             )
             .await;
-        // The session was held for this payment from the moment its token was taken.
+        // The session was held for this payment from the moment its token was taken. After a
+        // timeout the charge may stand at the processor (its reversal can fail): the hold then
+        // lapses by itself rather than let the checkout pay again at once.
         if let Some(session) = client_session {
             match &charged {
                 Ok(txn) if txn.state == txn.kind.state_when_approved() => {
                     self.complete_session(who, &session, txn).await;
                 }
+                Ok(txn) if txn.authorization.status == AuthStatus::TimedOut => {}
                 _ => self.tokens.release_session(who, &session).await,
             }
         }
@@ -162,22 +166,17 @@ impl PaymentService {
     /// Completes the client session a successful payment was made under. The payment stands
     /// whatever happens here: it is recorded and its answer stored. A session that was no
     /// longer open (canceled or completed by a racing payment while this one ran) is logged.
-    async fn complete_session(
-        &self,
-        who: &Principal,
-        session: &ClientSessionId,
-        txn: &Transaction,
-    ) {
+    async fn complete_session(&self, who: &Principal, session: &HeldSession, txn: &Transaction) {
         match self.tokens.complete_session(who, session, &txn.id).await {
             Ok(true) => {}
             Ok(false) => tracing::warn!(
-                session = %session,
+                session = %session.id,
                 transaction = %txn.id,
                 "a payment succeeded under a client session that was no longer open"
             ),
             Err(e) => tracing::error!(
                 error = %e,
-                session = %session,
+                session = %session.id,
                 transaction = %txn.id,
                 "could not complete the client session of a successful payment"
             ),
@@ -229,7 +228,7 @@ impl PaymentService {
         who: &Principal,
         source: Checked,
         terms: PaymentTerms<'_>,
-    ) -> Result<(CardData, Option<ClientSessionId>), PaymentError> {
+    ) -> Result<(CardData, Option<HeldSession>), PaymentError> {
         Ok(match source {
             Checked::Card(card) => (card, None),
             Checked::Token(id) => {
