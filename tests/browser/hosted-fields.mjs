@@ -30,7 +30,9 @@ const FUTURE = `12${String(year).padStart(2, '0')}`;
 function checkout(url) {
   const n = nonce();
   const key = url.searchParams.get('as') === 'private' ? PRIVATE_KEY : PUBLIC_KEY;
-  const clientSecret = url.searchParams.has('session') ? CLIENT_SECRET : null;
+  // `?forged=1`: a secret of the right shape that is no session's, which Holdfast refuses.
+  const clientSecret = url.searchParams.has('session') ? CLIENT_SECRET
+    : url.searchParams.has('forged') ? 'cs_01JDX0000000000000000000AB_secret_ABCDEFGHIJKLMNOPQRSTUVWXYZ' : null;
   // The optional name-on-card field.
   const named = url.searchParams.has('name');
   // A third party's frame in the page (an ad, say), on yet another origin.
@@ -306,6 +308,27 @@ const tests = {
     await context.close();
   },
 
+  async "Holdfast's own refusal reaches the page as an error, the card's fields left as typed"() {
+    const { page, context } = await open('?forged=1&name=1');
+    const posted = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/tokens')) posted.push(request.url());
+    });
+    await framesReady(page, ['name', 'number', 'expiry', 'cvv']);
+    await fill(page, PAN, FUTURE, '123');
+    await input(page, 'name').pressSequentially('Ada Lovelace');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForFunction(() => /:/.test(document.getElementById('result').textContent + document.getElementById('error').textContent));
+    assert.equal(await page.locator('#result').textContent(), '');
+    const error = await page.locator('#error').textContent();
+    // The API's code; its field (clientSecret) is not a card field, so the page gets none.
+    assert.match(error, /^parameter_invalid on null: clientSecret: /, error);
+    assert.equal(posted.length, 1, 'the refusal came from Holdfast');
+    assert.equal(await input(page, 'number').inputValue(), '4111 1111 1111 1111');
+    await shot(page, '12-refused-by-holdfast');
+    await context.close();
+  },
+
   async 'a bad Luhn digit and a past expiry are shown inline and announced'() {
     const { page, context } = await open();
     await framesReady(page);
@@ -380,7 +403,7 @@ const tests = {
     const { page, context } = await open('?name=1');
     await framesReady(page, ['name', 'number', 'expiry', 'cvv']);
     await input(page, 'number').pressSequentially('4111111111111112');
-    await input(page, 'name').pressSequentially('Ada\u0007');
+    await input(page, 'name').pressSequentially('Ada\u00ad');
     await input(page, 'expiry').click();
     const nameError = await frameOf(page, 'name').evaluate(() => document.getElementById('error').textContent);
     assert.equal(nameError, 'The name has characters that cannot be printed.');

@@ -10,6 +10,13 @@
   // The server's IIN table (crates/domain/src/payment/brand.rs), written in when served.
   var IIN_RANGES = "__IIN_RANGES__";
   var COLLECT_TIMEOUT_MS = 3000;
+  // The API names a card field by its JSON path; the page knows the fields by their own names.
+  var FIELD_OF_PARAM = {
+    'payment.number': 'number',
+    'payment.expiration': 'expiry',
+    'payment.cvv': 'cvv',
+    'payment.name': 'name'
+  };
   var STYLE_STATES = ['base', 'focus', 'invalid'];
   var STYLE_PROPERTIES = {
     color: 'color',
@@ -34,7 +41,9 @@
   var input = document.getElementById('input');
   var label = document.getElementById('label');
   var errorLine = document.getElementById('error');
-  var siblings = new BroadcastChannel('holdfast:' + channelName);
+  // Named by the parent's origin too: a page of another origin that learnt the channel and framed
+  // a field of its own under it does not share this form's channel.
+  var siblings = new BroadcastChannel('holdfast:' + parentOrigin + ':' + channelName);
   var brand = 'unknown';
   var touched = false;
 
@@ -117,13 +126,18 @@
       return { empty: false, complete: true, valid: true, error: null, value: digits.slice(0, 4) };
     },
     name: function (raw) {
-      var text = raw.trim();
+      // The server's rule for every free-text name (crates/domain/src/text.rs): NFC, trimmed,
+      // no control or invisible format character (the joiner and tag characters emoji use
+      // aside), 1 to 100 characters as a reader counts them.
+      var text = raw.normalize('NFC').trim();
       if (!text) return { empty: true, complete: false, valid: false, error: 'Enter the name on the card.' };
-      // The server's rule: plain text, at most 100 characters.
-      if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(text)) {
+      if (/\p{Cc}/u.test(text) || /[^\P{Cf}\u200d\u{e0020}-\u{e007f}]/u.test(text)) {
         return { empty: false, complete: true, valid: false, error: 'The name has characters that cannot be printed.', eager: true };
       }
-      if (Array.from(text).length > 100) {
+      var characters = typeof Intl.Segmenter === 'function'
+        ? Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)).length
+        : Array.from(text).length;
+      if (characters > 100) {
         return { empty: false, complete: true, valid: false, error: 'The name is longer than 100 characters.', eager: true };
       }
       return { empty: false, complete: true, valid: true, error: null, value: text };
@@ -328,7 +342,7 @@
         toParent({ type: 'tokenized', request: request, token: json.id, brand: json.card && json.card.brand });
       }, function (error) {
         if (!error.code) throw error;
-        fail(request, error.code, error.message, error.field);
+        fail(request, error.code, error.message, FIELD_OF_PARAM[error.field] || null);
       });
     }).catch(function () {
       fail(request, 'network_error', 'Holdfast could not be reached. Try again.', null);

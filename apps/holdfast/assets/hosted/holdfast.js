@@ -120,19 +120,16 @@
       container.appendChild(frame);
     });
 
-    var allReady = new Promise(function (resolve, reject) {
-      var timer = setTimeout(function () {
-        reject(HoldfastError('frames_unavailable', 'Holdfast: the payment fields did not load. Check the public key and the page\'s Content-Security-Policy (frame-src).'));
-      }, READY_TIMEOUT_MS);
+    // Settles once, when every frame has loaded; each tokenize() waits for it with a timeout of
+    // its own, so frames that load late (a slow network, a background tab) still pay.
+    var allReady = new Promise(function (resolve) {
       listeners.ready.push(function () {
-        if (mounted.every(function (name) { return ready[name]; })) {
-          clearTimeout(timer);
-          resolve();
-        }
+        if (mounted.every(function (name) { return ready[name]; })) resolve();
       });
     });
-    // Nobody may be waiting yet; a failure to load is reported by tokenize().
-    allReady.catch(function () {});
+    var framesUnavailable = function () {
+      return HoldfastError('frames_unavailable', 'Holdfast: the payment fields did not load. Check the public key and the page\'s Content-Security-Policy (frame-src).');
+    };
 
     function sourceField(source) {
       for (var i = 0; i < mounted.length; i++) {
@@ -189,7 +186,7 @@
       /** Resolves with {token, brand}, or rejects with an Error that has a code and a field. */
       tokenize: function () {
         if (destroyed) return Promise.reject(HoldfastError('destroyed', 'Holdfast: these fields were removed.'));
-        return allReady.then(function () {
+        return within(allReady, READY_TIMEOUT_MS, framesUnavailable).then(function () {
           return new Promise(function (resolve, reject) {
             var id = randomToken();
             var timer = setTimeout(function () {
@@ -228,6 +225,20 @@
   function decimalAmount(amount, currency) {
     var exponent = Object.prototype.hasOwnProperty.call(EXPONENTS, currency) ? EXPONENTS[currency] : 2;
     return (Number(amount || 0) / Math.pow(10, exponent)).toFixed(exponent);
+  }
+
+  /**
+   * `promise`, or a rejection with `failure()` if it has not settled within `ms`: a timeout per
+   * wait, so a promise that settles late still serves the calls made after it.
+   */
+  function within(promise, ms, failure) {
+    return new Promise(function (resolve, reject) {
+      var timer = setTimeout(function () { reject(failure()); }, ms);
+      promise.then(function (value) {
+        clearTimeout(timer);
+        resolve(value);
+      });
+    });
   }
 
   /** A controller's `on(type, listener)` over its table of listeners. */
@@ -280,14 +291,11 @@
       }
     });
     document.body.appendChild(frame);
-    var loaded = new Promise(function (resolve, reject) {
-      ready.then(resolve);
-      setTimeout(function () {
-        reject(HoldfastError('frames_unavailable', 'Holdfast: the wallet relay did not load. Check the public key and the page\'s Content-Security-Policy (frame-src).'));
-      }, READY_TIMEOUT_MS);
-    });
+    var relayUnavailable = function () {
+      return HoldfastError('frames_unavailable', 'Holdfast: the wallet relay did not load. Check the public key and the page\'s Content-Security-Policy (frame-src).');
+    };
     function ask(type, fields) {
-      return loaded.then(function () {
+      return within(ready, READY_TIMEOUT_MS, relayUnavailable).then(function () {
         return new Promise(function (resolve, reject) {
           var id = randomToken();
           var timer = setTimeout(function () {

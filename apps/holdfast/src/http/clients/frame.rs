@@ -79,7 +79,9 @@ impl Field {
                 7,
             ),
             Self::Cvv => ("cvv", "Security code", "cc-csc", "cvc", "CVC", 4),
-            Self::Name => ("name", "Name on card", "cc-name", "ccname", "", 100),
+            // The limit is the server's, in characters a reader counts: the frame checks it; the
+            // attribute (UTF-16 units) only stops pasted novels.
+            Self::Name => ("name", "Name on card", "cc-name", "ccname", "", 255),
             Self::Relay => ("relay", "Holdfast", "off", "relay", "", 0),
         }
     }
