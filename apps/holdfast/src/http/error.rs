@@ -219,10 +219,7 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let Self::Internal(cause) = self {
-            let request_id = request_context::current_id();
-            tracing::error!(request_id, cause, "request failed");
-        }
+        self.log_cause();
         let mut response = HttpResponse::build(self.status_code());
         if let Self::RateLimited { retry_after } = self {
             let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
@@ -233,6 +230,21 @@ impl ResponseError for ApiError {
 }
 
 impl ApiError {
+    /// What a page shows of this refusal: the envelope's message, never the cause of a 500
+    /// (which goes to the log, as `error_response` does).
+    pub fn shown(&self) -> String {
+        self.log_cause();
+        self.parts().2
+    }
+
+    /// A 500's cause, to the log under the request id its answer quotes.
+    fn log_cause(&self) {
+        if let Self::Internal(cause) = self {
+            let request_id = request_context::current_id();
+            tracing::error!(request_id, cause, "request failed");
+        }
+    }
+
     /// The envelope, with the id of the request being served.
     pub fn body(&self) -> ErrorEnvelope {
         let (kind, code, message, param) = self.parts();
@@ -345,5 +357,20 @@ impl From<PaymentError> for ApiError {
             },
             PaymentError::Store(e) => Self::Internal(e.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page shows the envelope's words: a 500's cause stays in the log, a refusal keeps its
+    /// message.
+    #[test]
+    fn a_page_is_shown_the_envelopes_message() {
+        let internal = ApiError::Internal("pool timed out on db.internal:5432".into());
+        assert_eq!(internal.shown(), INTERNAL);
+        let refused = ApiError::invalid("payment.token", "no such token");
+        assert_eq!(refused.shown(), "payment.token: no such token");
     }
 }

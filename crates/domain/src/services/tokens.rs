@@ -457,17 +457,18 @@ impl TokenService {
                 Invalid::new("domainName", "must be the page's host name, in lower case").into(),
             );
         }
-        let name = &request.display_name;
-        if name.is_empty()
-            || name.chars().count() > DISPLAY_NAME_MAX_CHARS
-            || name.chars().any(char::is_control)
-        {
-            return Err(Invalid::new(
-                "displayName",
-                format!("must be 1 to {DISPLAY_NAME_MAX_CHARS} characters, none of them control characters"),
-            )
-            .into());
-        }
+        // The name Apple's sheet shows the shopper: the rule of every free-text name (no
+        // invisible or direction-changing characters to disguise it).
+        let display_name = crate::text::bounded_text(
+            "displayName",
+            &request.display_name,
+            1,
+            DISPLAY_NAME_MAX_CHARS,
+        )?;
+        let request = MerchantValidation {
+            display_name,
+            ..request
+        };
         if let Some(gateway) = &self.apple_pay {
             return Ok(MerchantSession::Apple(
                 gateway.start_session(&request).await?,
@@ -835,7 +836,14 @@ mod tests {
             (APPLE_CERT_URL, "shop.example/x", "Shop", "domainName"),
             (APPLE_CERT_URL, "", "Shop", "domainName"),
             (APPLE_CERT_URL, "shop.example", "", "displayName"),
-            (APPLE_CERT_URL, "shop.example", "Shop\n", "displayName"),
+            (APPLE_CERT_URL, "shop.example", "Sh\u{7}op", "displayName"),
+            (
+                APPLE_CERT_URL,
+                "shop.example",
+                "Shop \u{202e}gnp.exe",
+                "displayName",
+            ),
+            (APPLE_CERT_URL, "shop.example", "   ", "displayName"),
             (APPLE_CERT_URL, "shop.example", &long_name, "displayName"),
         ];
         for (url, domain, name, field) in cases {
