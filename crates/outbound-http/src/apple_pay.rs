@@ -2,31 +2,24 @@
 //! Apple's gateway over mutual TLS with the merchant identity certificate.
 
 use std::fmt;
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
 use holdfast_domain::payment::wallet::{GatewayFailure, MerchantValidation};
-use holdfast_domain::ports::ApplePayGateway;
+use holdfast_domain::ports::{ApplePayGateway, SendFailure};
 use http_body_util::Full;
 use hyper::header::{CONTENT_TYPE, USER_AGENT};
 use hyper::{Request, StatusCode, Uri};
-use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::connect::dns::Name;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use tower_service::Service;
 
 use crate::body::read_capped;
-use crate::connector::{pooled_client, tls_trusting};
-use crate::guard::{Guard, GuardError, GuardedResolver};
+use crate::connector::{Connector, Schemes, guarded, pooled_client, tls_trusting};
+use crate::guard::Guard;
 
 /// A merchant session is a few hundred bytes; anything past this is not one.
 const MAX_SESSION_BYTES: usize = 16 * 1024;
@@ -85,32 +78,25 @@ impl MerchantIdentity {
     }
 }
 
-/// How the gateway client connects. The defaults are production's.
-#[derive(Debug, Clone)]
+/// How the gateway client connects.
+#[derive(Debug, Clone, Copy)]
 pub struct AppleGatewayConfig {
     /// The whole exchange, from DNS to the last byte. Apple's sheet gives up on its own after 30
     /// seconds, so an answer later than that is no use.
     pub timeout: Duration,
-    /// Roots trusted besides the webpki roots (DER). Empty in production.
-    pub extra_roots: Vec<CertificateDer<'static>>,
-    /// For tests only: connect to this address instead of resolving the gateway's host name.
-    /// The TLS name checked is still the URL's host.
-    pub connect_to: Option<SocketAddr>,
 }
 
 impl Default for AppleGatewayConfig {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(10),
-            extra_roots: Vec::new(),
-            connect_to: None,
         }
     }
 }
 
 /// Asks Apple's gateway for merchant sessions, presenting the merchant identity certificate.
 pub struct AppleGateway {
-    client: Client<HttpsConnector<HttpConnector<GatewayResolver>>, Full<Bytes>>,
+    client: Client<Connector, Full<Bytes>>,
     merchant_identifier: String,
     timeout: Duration,
 }
@@ -124,27 +110,32 @@ impl fmt::Debug for AppleGateway {
     }
 }
 
+/// Where the client connects, and whom it trusts: Apple's hosts as DNS has them, public
+/// addresses only, the webpki roots. Tests stand in for Apple with their own.
+#[derive(Debug, Default)]
+struct Reach {
+    extra_roots: Vec<CertificateDer<'static>>,
+    pinned: Option<SocketAddr>,
+    allow: Vec<ipnet::IpNet>,
+}
+
 impl AppleGateway {
     pub fn new(
         identity: MerchantIdentity,
         config: AppleGatewayConfig,
     ) -> Result<Self, IdentityError> {
-        let tls = tls_trusting(config.extra_roots)?
-            .with_client_auth_cert(identity.chain, identity.key)?;
-        let resolver = match config.connect_to {
-            Some(addr) => GatewayResolver::Fixed(addr),
-            None => {
-                GatewayResolver::Guarded(GuardedResolver::new(Arc::new(Guard::new(Vec::new()))))
-            }
-        };
-        let mut http = HttpConnector::new_with_resolver(resolver);
-        http.enforce_http(false);
-        http.set_nodelay(true);
-        let connector = HttpsConnectorBuilder::new()
-            .with_tls_config(tls)
-            .https_only()
-            .enable_http1()
-            .wrap_connector(http);
+        Self::reaching(identity, config, Reach::default())
+    }
+
+    fn reaching(
+        identity: MerchantIdentity,
+        config: AppleGatewayConfig,
+        reach: Reach,
+    ) -> Result<Self, IdentityError> {
+        let tls =
+            tls_trusting(reach.extra_roots)?.with_client_auth_cert(identity.chain, identity.key)?;
+        let guard = Arc::new(Guard::new(reach.allow));
+        let connector = guarded(guard, reach.pinned, tls, Schemes::HttpsOnly);
         Ok(Self {
             client: pooled_client(connector),
             merchant_identifier: identity.merchant_identifier,
@@ -154,8 +145,14 @@ impl AppleGateway {
 
     async fn exchange(&self, request: Request<Full<Bytes>>) -> Result<String, GatewayFailure> {
         let response = self.client.request(request).await.map_err(|e| {
-            tracing::warn!(error = %chain(&e), "Apple Pay merchant validation: no answer");
-            GatewayFailure("Apple Pay's gateway could not be reached".to_owned())
+            let failure = crate::sender::failure(&e);
+            tracing::warn!(error = %failure, "Apple Pay merchant validation: no answer");
+            GatewayFailure(match failure {
+                SendFailure::Refused(_) => {
+                    "Apple Pay's gateway resolves to an address that is not public".to_owned()
+                }
+                _ => "Apple Pay's gateway could not be reached".to_owned(),
+            })
         })?;
         let status = response.status();
         let body = read_capped(response.into_body(), MAX_SESSION_BYTES)
@@ -213,37 +210,5 @@ impl ApplePayGateway for AppleGateway {
     }
 }
 
-/// Apple's host names go through the SSRF guard like a webhook's; tests pin one address.
-#[derive(Debug, Clone)]
-enum GatewayResolver {
-    Guarded(GuardedResolver),
-    Fixed(SocketAddr),
-}
-
-impl Service<Name> for GatewayResolver {
-    type Response = std::vec::IntoIter<SocketAddr>;
-    type Error = GuardError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, GuardError>> + Send>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), GuardError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, name: Name) -> Self::Future {
-        match self {
-            Self::Guarded(resolver) => resolver.call(name),
-            Self::Fixed(addr) => Box::pin(std::future::ready(Ok(vec![*addr].into_iter()))),
-        }
-    }
-}
-
-/// An error with its causes, for the log.
-fn chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts = vec![err.to_string()];
-    let mut next = err.source();
-    while let Some(e) = next {
-        parts.push(e.to_string());
-        next = e.source();
-    }
-    parts.join(": ")
-}
+#[cfg(test)]
+mod tests;

@@ -28,16 +28,36 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 pub(crate) type Connector = HttpsConnector<GuardedConnector>;
 
 pub(crate) fn connector(guard: Arc<Guard>) -> Result<Connector, rustls::Error> {
-    let mut http = HttpConnector::new_with_resolver(GuardedResolver::new(Arc::clone(&guard)));
+    let tls = tls_trusting(Vec::new())?.with_no_client_auth();
+    Ok(guarded(guard, None, tls, Schemes::HttpOrHttps))
+}
+
+/// Which URL schemes a connector takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Schemes {
+    HttpOrHttps,
+    HttpsOnly,
+}
+
+/// TCP through `guard` (names resolved once and vetted, or the `pinned` address, vetted too;
+/// address literals vetted before connecting), then `tls`.
+pub(crate) fn guarded(
+    guard: Arc<Guard>,
+    pinned: Option<std::net::SocketAddr>,
+    tls: rustls::ClientConfig,
+    schemes: Schemes,
+) -> Connector {
+    let mut http =
+        HttpConnector::new_with_resolver(GuardedResolver::new(Arc::clone(&guard), pinned));
     // The TLS layer above hands `https` URLs down here too.
     http.enforce_http(false);
     http.set_nodelay(true);
-    let tls = tls_trusting(Vec::new())?.with_no_client_auth();
-    Ok(HttpsConnectorBuilder::new()
-        .with_tls_config(tls)
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(GuardedConnector { http, guard }))
+    let tcp = GuardedConnector { http, guard };
+    let builder = HttpsConnectorBuilder::new().with_tls_config(tls);
+    match schemes {
+        Schemes::HttpOrHttps => builder.https_or_http().enable_http1().wrap_connector(tcp),
+        Schemes::HttpsOnly => builder.https_only().enable_http1().wrap_connector(tcp),
+    }
 }
 
 /// A TLS client configuration trusting the webpki roots and `extra_roots`, waiting for its

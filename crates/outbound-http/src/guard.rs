@@ -61,7 +61,7 @@ impl Guard {
             Some(bad) => {
                 // The address stays in our log: the delivery history is readable by the
                 // platform, and must not become a map of our internal network.
-                tracing::warn!(host, address = %bad.ip(), "webhook host refused by the SSRF guard");
+                tracing::warn!(host, address = %bad.ip(), "outbound host refused by the SSRF guard");
                 Err(GuardError::Refused(format!(
                     "{host} resolves to an address that is not public"
                 )))
@@ -72,14 +72,18 @@ impl Guard {
 
 /// A DNS resolver for hyper-util's `HttpConnector` that looks each name up once and hands back
 /// the addresses only if all of them pass the guard.
+///
+/// A `pinned` address (tests standing in for a named host) replaces the lookup, and is vetted
+/// all the same.
 #[derive(Debug, Clone)]
 pub(crate) struct GuardedResolver {
     guard: Arc<Guard>,
+    pinned: Option<SocketAddr>,
 }
 
 impl GuardedResolver {
-    pub(crate) fn new(guard: Arc<Guard>) -> Self {
-        Self { guard }
+    pub(crate) fn new(guard: Arc<Guard>, pinned: Option<SocketAddr>) -> Self {
+        Self { guard, pinned }
     }
 }
 
@@ -93,14 +97,17 @@ impl Service<Name> for GuardedResolver {
     }
 
     fn call(&mut self, name: Name) -> Self::Future {
-        let guard = Arc::clone(&self.guard);
+        let (guard, pinned) = (Arc::clone(&self.guard), self.pinned);
         Box::pin(async move {
             let host = name.as_str();
             // Port 0: the connector puts in the URL's port.
-            let mut addrs: Vec<SocketAddr> = tokio::net::lookup_host((host, 0))
-                .await
-                .map_err(|e| GuardError::Dns(format!("{host}: {e}")))?
-                .collect();
+            let mut addrs: Vec<SocketAddr> = match pinned {
+                Some(addr) => vec![addr],
+                None => tokio::net::lookup_host((host, 0))
+                    .await
+                    .map_err(|e| GuardError::Dns(format!("{host}: {e}")))?
+                    .collect(),
+            };
             addrs.dedup();
             if addrs.is_empty() {
                 return Err(GuardError::Dns(format!("{host}: no addresses")));
@@ -145,7 +152,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_resolver_refuses_localhost() {
-        let mut resolver = GuardedResolver::new(Arc::new(guard(&[])));
+        let mut resolver = GuardedResolver::new(Arc::new(guard(&[])), None);
         let err = resolver
             .call("localhost".parse().unwrap())
             .await

@@ -165,7 +165,7 @@ impl WebhookSender for HyperSender {
 }
 
 /// Hyper wraps the guard's verdict several layers deep; anything else failed on the connection.
-fn failure(err: &(dyn StdError + 'static)) -> SendFailure {
+pub(crate) fn failure(err: &(dyn StdError + 'static)) -> SendFailure {
     let mut chain = Vec::new();
     let mut next = Some(err);
     while let Some(e) = next {

@@ -2,11 +2,6 @@
 //! certificate for `apple-pay-gateway-cert.apple.com` and demands a client certificate. The
 //! certificates are made here; everything on our side of the socket is the production code.
 
-#![expect(
-    clippy::unwrap_used,
-    reason = "test scaffolding: a panic is the failure report"
-)]
-
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -15,7 +10,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use holdfast_domain::payment::wallet::MerchantValidation;
 use holdfast_domain::ports::ApplePayGateway;
-use holdfast_outbound_http::{AppleGateway, AppleGatewayConfig, MerchantIdentity};
+
+use super::{AppleGateway, AppleGatewayConfig, MerchantIdentity, Reach};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -180,12 +176,14 @@ fn client(
     let identity =
         MerchantIdentity::from_pem(cert.as_bytes(), key.as_bytes(), "merchant.example.shop")
             .unwrap();
-    AppleGateway::new(
+    AppleGateway::reaching(
         identity,
-        AppleGatewayConfig {
-            timeout,
+        AppleGatewayConfig { timeout },
+        Reach {
             extra_roots: vec![trusted_root.der.clone()],
-            connect_to: Some(to.addr),
+            pinned: Some(to.addr),
+            // The stand-in listens on loopback, which the guard refuses unless told.
+            allow: vec!["127.0.0.0/8".parse().unwrap()],
         },
     )
     .unwrap()
@@ -328,6 +326,47 @@ async fn every_way_of_not_getting_a_session_is_a_failure_in_our_words() {
     }
     assert_eq!(*ok.handshakes_failed.lock().unwrap(), 2);
     assert!(ok.seen.lock().unwrap().is_empty());
+}
+
+/// The guard stands in front of Apple's gateway as of every webhook: a URL naming an address
+/// (which no resolver sees) is vetted too, and a host pinned to a private address is refused.
+#[tokio::test]
+async fn the_gateway_is_reached_only_at_public_addresses() {
+    let (server_ca, merchant_ca) = (Authority::new("Gateway CA"), Authority::new("Merchant CA"));
+    let gateway = gateway(&server_ca, &merchant_ca, 200, SESSION, Duration::ZERO).await;
+    let (cert, key) = merchant_ca.issue(
+        &[],
+        "merchant.example.shop",
+        ExtendedKeyUsagePurpose::ClientAuth,
+    );
+    let identity = || MerchantIdentity::from_pem(cert.as_bytes(), key.as_bytes(), "m").unwrap();
+    let unguarded = |pinned| Reach {
+        extra_roots: vec![server_ca.der.clone()],
+        pinned,
+        allow: Vec::new(),
+    };
+    let config = AppleGatewayConfig {
+        timeout: Duration::from_secs(2),
+    };
+    let literal = MerchantValidation {
+        validation_url: format!("https://{}/paymentservices/startSession", gateway.addr),
+        ..validation()
+    };
+    let by_address = AppleGateway::reaching(identity(), config, unguarded(None)).unwrap();
+    let by_name =
+        AppleGateway::reaching(identity(), config, unguarded(Some(gateway.addr))).unwrap();
+    for (apple, asked) in [(&by_address, literal), (&by_name, validation())] {
+        let failure = apple.start_session(&asked).await.unwrap_err();
+        assert_eq!(
+            failure.0, "Apple Pay's gateway resolves to an address that is not public",
+            "{}",
+            asked.validation_url
+        );
+    }
+    assert!(
+        gateway.seen.lock().unwrap().is_empty(),
+        "nothing reached the gateway"
+    );
 }
 
 #[test]
