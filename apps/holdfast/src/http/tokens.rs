@@ -6,6 +6,7 @@ use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::TokenId;
+use holdfast_domain::mode::KeyType;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::payment::token::{Token, TokenKind};
 use holdfast_domain::payment::transaction::PaymentSummary;
@@ -143,6 +144,11 @@ async fn create(
                 .await
         }
         (None, Some(wallet)) => {
+            // As for card fields: a public key asking for a vault token has the wrong key type
+            // (403) before anything about the wallet is said.
+            if kind == TokenKind::Vault && who.key_type == KeyType::Public {
+                return Err(token_error(TokenError::VaultNeedsPrivateKey));
+            }
             if kind != TokenKind::SingleUse {
                 return Err(ApiError::invalid(
                     "type",
