@@ -259,4 +259,45 @@ mod tests {
         // The reconcile age leaves room for the processor timeout and the completion wait.
         cli.database.check_against(&cli.payments).unwrap();
     }
+
+    /// Settings are refused at start-up when a payment could complete approved after its hold
+    /// of its client session lapsed (the checkout could then pay twice), and when the reconcile
+    /// age leaves no room for the processor timeout and completion wait.
+    #[test]
+    fn timing_settings_that_break_a_rule_are_refused() {
+        // (reconcile age, processor timeout, completion wait, the words of the refusal)
+        let cases = [
+            ("250000", "10000", "20000", "client session"),
+            ("230000", "10000", "200000", "client session"),
+            ("20000", "10000", "20000", "must exceed"),
+        ];
+        for (after, timeout, wait, refusal) in cases {
+            let cli = Cli::try_parse_from([
+                "holdfast",
+                "--reconcile-after-ms",
+                after,
+                "--processor-timeout-ms",
+                timeout,
+                "--db-completion-wait-ms",
+                wait,
+                "serve",
+            ])
+            .unwrap();
+            let err = cli.database.check_against(&cli.payments).unwrap_err();
+            assert!(
+                err.to_string().contains(refusal),
+                "{after}/{timeout}/{wait}: {err}"
+            );
+        }
+        // Just inside the hold: 150 + 30 + 60 + 59.999 s < 300 s.
+        let cli = Cli::try_parse_from([
+            "holdfast",
+            "--reconcile-after-ms=150000",
+            "--processor-timeout-ms=60000",
+            "--db-completion-wait-ms=59999",
+            "serve",
+        ])
+        .unwrap();
+        cli.database.check_against(&cli.payments).unwrap();
+    }
 }

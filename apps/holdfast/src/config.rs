@@ -26,6 +26,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use holdfast_domain::payment::token::SESSION_HOLD;
 use holdfast_persistence::{DatabaseUrl, PoolOptions};
 
 #[derive(Debug, Clone, Args)]
@@ -76,13 +77,34 @@ impl DatabaseArgs {
     }
 
     /// Refuses settings under which the workers could reverse a payment whose completion is
-    /// still waiting for the database: the reconcile age must exceed the processor timeout plus
-    /// the completion wait.
+    /// still waiting for the database (the reconcile age must exceed the processor timeout
+    /// plus the completion wait), or under which a payment could still complete after its hold
+    /// of its client session lapsed, when the checkout may already be paying again: the hold
+    /// must outlast the latest moment reconciliation finishes a payment left pending.
     pub fn check_against(&self, payments: &PaymentArgs) -> anyhow::Result<()> {
-        payments
-            .reconcile_after_beyond(self.completion_wait())
-            .map(drop)
+        let after = payments.reconcile_after_beyond(self.completion_wait())?;
+        let reached = after
+            .saturating_add(reconcile_every(after))
+            .saturating_add(payments.processor_timeout())
+            .saturating_add(self.completion_wait());
+        let hold = Duration::try_from(SESSION_HOLD)?;
+        anyhow::ensure!(
+            reached < hold,
+            "HOLDFAST_RECONCILE_AFTER_MS ({} ms) with its pass interval, plus \
+             HOLDFAST_PROCESSOR_TIMEOUT_MS and HOLDFAST_DB_COMPLETION_WAIT_MS ({} ms in all), must \
+             stay below the {} s a payment holds its client session",
+            after.as_millis(),
+            reached.as_millis(),
+            hold.as_secs()
+        );
+        Ok(())
     }
+}
+
+/// How often the reconciler looks for rows older than `after`: often enough that a stale row
+/// waits at most half its age again.
+pub fn reconcile_every(after: Duration) -> Duration {
+    (after / 2).clamp(Duration::from_millis(100), Duration::from_secs(30))
 }
 
 fn parse_database_url(raw: &str) -> Result<DatabaseUrl, String> {

@@ -23,6 +23,7 @@ pub enum Bind<'a> {
     OptInt(Option<i32>),
     Bool(bool),
     Time(OffsetDateTime),
+    OptTime(Option<OffsetDateTime>),
 }
 
 /// SQL text with `?` marks (so it must not use PostgreSQL's `?` operators) and one bind per mark;
@@ -71,6 +72,7 @@ impl<ST> QueryFragment<Pg> for Statement<'_, ST> {
                 Bind::OptInt(v) => out.push_bind_param::<Nullable<Integer>, _>(v)?,
                 Bind::Bool(v) => out.push_bind_param::<Bool, _>(v)?,
                 Bind::Time(v) => out.push_bind_param::<Timestamptz, _>(v)?,
+                Bind::OptTime(v) => out.push_bind_param::<Nullable<Timestamptz>, _>(v)?,
             }
             out.push_sql(part);
         }

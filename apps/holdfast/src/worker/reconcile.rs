@@ -15,8 +15,7 @@ pub async fn run(
     after: Duration,
     mut stop: Stop,
 ) {
-    // Often enough that a stale row waits at most half its age again.
-    let every = (after / 2).clamp(Duration::from_millis(100), Duration::from_secs(30));
+    let every = crate::config::reconcile_every(after);
     while !*stop.borrow() {
         match payments.reconcile(clock.now() - after, 100).await {
             Ok(report) => {

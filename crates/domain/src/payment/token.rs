@@ -121,6 +121,16 @@ pub struct HeldSession {
     pub until: OffsetDateTime,
 }
 
+/// The client session an approved payment completes, written with the payment itself so that
+/// no approved payment leaves its checkout open to pay again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionClose {
+    /// The payment's hold: only a session still held by it is completed.
+    pub held: HeldSession,
+    /// When the session closes.
+    pub on: OffsetDateTime,
+}
+
 /// What became of a payment's attempt to take a token (`TokenStore::take`). Only `Token`
 /// changed anything.
 #[derive(Debug, Clone, PartialEq, Eq)]

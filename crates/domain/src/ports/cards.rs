@@ -126,17 +126,6 @@ pub trait ClientSessionStore: Send + Sync {
         now: OffsetDateTime,
     ) -> Result<Option<crate::payment::client_session::ClientSession>, StoreError>;
 
-    /// Completes a session with `transaction`, the payment whose hold `held` is and which
-    /// succeeded, ending the hold; `false` when the session is not open or that hold is no
-    /// longer its (it lapsed and another payment holds it).
-    async fn complete(
-        &self,
-        scope: &Scope,
-        held: &crate::payment::token::HeldSession,
-        transaction: &crate::ids::TxnId,
-        now: OffsetDateTime,
-    ) -> Result<bool, StoreError>;
-
     /// Ends hold `held` of a payment that did not succeed, so the session takes another token;
     /// a hold that is no longer the session's (another payment's since) is left alone.
     async fn release(

@@ -287,16 +287,20 @@ pub trait TransactionStore: Send + Sync {
 
     /// Atomically: writes the final form of a pending transaction, releases or completes the
     /// original's reservation (`original` with its new state, if any), adds the event with its
-    /// webhook fan-out, and stores `reply` under its idempotency key (claimed earlier by
-    /// `IdempotencyStore::begin`). `NotFound` when the transaction is no longer pending
-    /// (reconciliation finished it first); then nothing is written.
+    /// webhook fan-out, stores `reply` under its idempotency key (claimed earlier by
+    /// `IdempotencyStore::begin`), and completes client session `session` with the transaction
+    /// if the session is still open and held by this payment. `NotFound` when the transaction
+    /// is no longer pending (reconciliation finished it first); then nothing is written.
+    /// Otherwise, whether `session` was completed (`false` when none was given, or when its
+    /// hold was no longer this payment's: the payment stands all the same).
     async fn complete_transaction_with_event(
         &self,
         txn: &Transaction,
         original: Option<(TxnId, OriginalOutcome)>,
         event: &Event,
         reply: Option<crate::idempotency::KeyedAnswer>,
-    ) -> Result<(), StoreError>;
+        session: Option<crate::payment::token::SessionClose>,
+    ) -> Result<bool, StoreError>;
 
     /// Atomically takes a reservation on an original and writes the follow-up's pending row:
     /// both or neither, so no reservation exists without the transaction that holds it.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
-use crate::ids::{ClientSessionId, MerchantId, TokenId, TxnId};
+use crate::ids::{ClientSessionId, MerchantId, TokenId};
 use crate::merchant::Currency;
 use crate::mode::KeyType;
 use crate::payment::card::{CardInput, CardNumber, CardholderName, CvvRule, Expiration};
@@ -177,7 +177,7 @@ impl TokenService {
 
     /// The card behind token `id` of the caller's platform and mode, for a payment on `terms`.
     /// A single-use token is used up by this call, and the client session it was made under is
-    /// held for the payment until [`TokenService::complete_session`] or
+    /// held for the payment until the payment's completion or
     /// [`TokenService::release_session`]. A token that may not pay on `terms` is refused and
     /// left as it was.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
@@ -244,19 +244,6 @@ impl TokenService {
             .open(id.as_str(), &token.sealed)
             .map_err(|e| corrupt(&e.to_string()))?;
         Ok(unsealed_card(&text).ok_or_else(|| corrupt("sealed card"))?)
-    }
-
-    /// Completes the client session `held` with `transaction`, the successful payment that
-    /// held it; `false` when it was no longer open or no longer this payment's.
-    pub async fn complete_session(
-        &self,
-        who: &Principal,
-        held: &HeldSession,
-        transaction: &TxnId,
-    ) -> Result<bool, StoreError> {
-        self.sessions
-            .complete(&who.scope, held, transaction, self.clock.now())
-            .await
     }
 
     /// Releases client session `id` from a payment that did not succeed, so that another token

@@ -1,10 +1,11 @@
 //! `ClientSessionStore`.
 
+use diesel::QueryResult;
 use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::{ClientSessionId, TxnId};
 use holdfast_domain::payment::client_session::{ClientSession, SessionStatus};
-use holdfast_domain::payment::token::HeldSession;
+use holdfast_domain::payment::token::{HeldSession, SessionClose};
 use holdfast_domain::ports::{ClientSessionStore, StoreError};
 use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
@@ -12,6 +13,7 @@ use time::OffsetDateTime;
 use super::SqlStore;
 use super::idempotency::with_reply;
 use crate::client_session_rows::{ClientSessionRow, NewClientSessionRow};
+use crate::conn::Conn;
 use crate::error::query_error;
 use crate::query::scoped;
 use crate::schema::client_sessions as cs;
@@ -83,33 +85,6 @@ impl ClientSessionStore for SqlStore {
         .transpose()
     }
 
-    async fn complete(
-        &self,
-        scope: &Scope,
-        held: &HeldSession,
-        transaction: &TxnId,
-        now: OffsetDateTime,
-    ) -> Result<bool, StoreError> {
-        let mut conn = self.conn().await?;
-        // No expiry test: the session was open when the payment took its token and held it.
-        // The hold must still be this payment's: one that lapsed may be another payment's now.
-        let completed = conn
-            .execute(
-                diesel::update(
-                    held_by(scope, held).filter(cs::status.eq(SessionStatus::Open.as_str())),
-                )
-                .set((
-                    cs::status.eq(SessionStatus::Completed.as_str()),
-                    cs::transaction_id.eq(Some(transaction.as_str())),
-                    cs::closed_on.eq(Some(now)),
-                    cs::held_until.eq(None::<Instant>),
-                )),
-            )
-            .await
-            .map_err(query_error("client_sessions"))?;
-        Ok(completed == 1)
-    }
-
     async fn release(&self, scope: &Scope, held: &HeldSession) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         conn.execute(diesel::update(held_by(scope, held)).set(cs::held_until.eq(None::<Instant>)))
@@ -117,6 +92,32 @@ impl ClientSessionStore for SqlStore {
             .map(drop)
             .map_err(query_error("client_sessions"))
     }
+}
+
+/// Completes session `close.held.id` of `scope` with `transaction`, the approved payment whose
+/// hold `close.held` is, ending the hold; `false` when the session is not open or the hold is
+/// no longer this payment's (it lapsed and another payment holds it). No expiry test: the
+/// session was open when the payment took its token and held it.
+pub(crate) async fn complete_held(
+    conn: &mut Conn,
+    scope: &Scope,
+    close: &SessionClose,
+    transaction: &TxnId,
+) -> QueryResult<bool> {
+    let completed = conn
+        .execute(
+            diesel::update(
+                held_by(scope, &close.held).filter(cs::status.eq(SessionStatus::Open.as_str())),
+            )
+            .set((
+                cs::status.eq(SessionStatus::Completed.as_str()),
+                cs::transaction_id.eq(Some(transaction.as_str())),
+                cs::closed_on.eq(Some(Instant(close.on))),
+                cs::held_until.eq(None::<Instant>),
+            )),
+        )
+        .await?;
+    Ok(completed == 1)
 }
 
 /// Session `held.id` of `scope` while `held` is its hold.

@@ -1,6 +1,6 @@
 //! Completing a pending transaction: its final row, the original's reservation, the
-//! `transaction.created` event with its webhook fan-out, and the idempotent response, all or
-//! nothing. This is the write every payment ends with, so each backend does it its own best way:
+//! `transaction.created` event with its webhook fan-out, the idempotent response and the client
+//! session an approved payment closes, all or nothing. This is the write every payment ends with, so each backend does it its own best way:
 //! PostgreSQL in one statement (one round trip, one commit), SQLite step by step inside one SQL
 //! transaction (in process, where round trips cost nothing).
 
@@ -10,9 +10,12 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::TxnId;
 use holdfast_domain::payment::lifecycle::TxnState;
+use holdfast_domain::payment::token::SessionClose;
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::{Event, OriginalOutcome};
+use holdfast_domain::scope::Scope;
 
+use super::client_sessions::complete_held;
 use super::idempotency::write_reply;
 use super::one_row;
 use super::outbox::write_event;
@@ -62,7 +65,7 @@ WITH done AS (
            avs = ?, cvv = ?, partial = ?, processor_code = ?, processor_message = ?,
            processor_transaction_id = ?, status = ?
      WHERE id = ? AND state = 'pending'
- RETURNING platform_id, mode
+ RETURNING id, platform_id, mode
 ), original AS (
     UPDATE transactions o
        SET state = coalesce(?, o.state), refunded_amount = o.refunded_amount - ?
@@ -86,26 +89,37 @@ WITH done AS (
        SET status = ?, body = ?
       FROM done
      WHERE k.platform_id = done.platform_id AND k.mode = done.mode AND k.key = ?
+), session AS (
+    UPDATE client_sessions s
+       SET status = 'completed', transaction_id = done.id, closed_on = ?, held_until = NULL
+      FROM done
+     WHERE s.id = ? AND s.platform_id = done.platform_id AND s.mode = done.mode
+       AND s.status = 'open' AND s.held_until = ?
+ RETURNING s.id
 )
-SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM original)";
+SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM original),
+       (SELECT count(*) FROM session)";
 
-/// Completes `x` (still pending) in one all-or-nothing write: the backend's best statement for it.
-pub async fn complete(
-    conn: &mut Conn,
-    x: &Transaction,
-    original: Option<&(TxnId, OriginalOutcome)>,
-    event: &Event,
-    data: &str,
-    reply: Option<&KeyedAnswer>,
-) -> QueryResult<()> {
+/// What a completion writes besides the transaction's own row.
+#[derive(Clone, Copy)]
+pub struct Writes<'a> {
+    pub original: Option<&'a (TxnId, OriginalOutcome)>,
+    pub event: &'a Event,
+    /// `event.data` as stored.
+    pub data: &'a str,
+    pub reply: Option<&'a KeyedAnswer>,
+    pub session: Option<&'a SessionClose>,
+}
+
+/// Completes `x` (still pending) in one all-or-nothing write, the backend's best statement for
+/// it; whether the client session given was completed with it.
+pub async fn complete(conn: &mut Conn, x: &Transaction, writes: Writes<'_>) -> QueryResult<bool> {
     let completed = CompletedRow::from(x);
     match conn {
-        Conn::Pg(pg) => complete_pg(pg, x, &completed, original, event, data, reply).await,
+        Conn::Pg(pg) => complete_pg(pg, x, &completed, writes).await,
         Conn::Sqlite(_) => {
-            conn.transaction(async |conn| {
-                complete_in_steps(conn, x, completed, original, event, data, reply).await
-            })
-            .await
+            conn.transaction(async |conn| complete_in_steps(conn, x, completed, writes).await)
+                .await
         }
     }
 }
@@ -114,13 +128,16 @@ async fn complete_pg(
     conn: &mut AsyncPgConnection,
     x: &Transaction,
     c: &CompletedRow<'_>,
-    original: Option<&(TxnId, OriginalOutcome)>,
-    event: &Event,
-    data: &str,
-    reply: Option<&KeyedAnswer>,
-) -> QueryResult<()> {
+    Writes {
+        original,
+        event,
+        data,
+        reply,
+        session,
+    }: Writes<'_>,
+) -> QueryResult<bool> {
     let change = original_change(original);
-    let statement = Statement::<(BigInt, BigInt)>::new(
+    let statement = Statement::<(BigInt, BigInt, BigInt)>::new(
         COMPLETE_PG,
         vec![
             Bind::Text(c.state),
@@ -157,21 +174,25 @@ async fn complete_pg(
             Bind::OptInt(reply.map(|r| i32::from(r.answer.status))),
             Bind::OptText(reply.map(|r| r.answer.body.as_str())),
             Bind::OptText(reply.map(|r| r.key.as_str())),
+            // The session's close: when, which, and the hold that must still be this payment's.
+            Bind::OptTime(session.map(|s| s.on)),
+            Bind::OptText(session.map(|s| s.held.id.as_str())),
+            Bind::OptTime(session.map(|s| s.held.until)),
         ],
     );
     if change.is_none() {
         // One statement is its own transaction: no BEGIN and COMMIT round trips.
-        let (done, _) = statement.get_result::<(i64, i64)>(conn).await?;
+        let (done, _, closed) = statement.get_result::<(i64, i64, i64)>(conn).await?;
         return if done == 1 {
-            Ok(())
+            Ok(closed == 1)
         } else {
             Err(diesel::result::Error::NotFound)
         };
     }
     // The original must move with the completion, or neither may be kept.
     conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-        match statement.get_result::<(i64, i64)>(conn).await? {
-            (1, 1) => Ok(()),
+        match statement.get_result::<(i64, i64, i64)>(conn).await? {
+            (1, 1, closed) => Ok(closed == 1),
             _ => Err(diesel::result::Error::NotFound),
         }
     })
@@ -184,11 +205,14 @@ async fn complete_in_steps(
     conn: &mut Conn,
     x: &Transaction,
     completed: CompletedRow<'_>,
-    original: Option<&(TxnId, OriginalOutcome)>,
-    event: &Event,
-    data: &str,
-    reply: Option<&KeyedAnswer>,
-) -> QueryResult<()> {
+    Writes {
+        original,
+        event,
+        data,
+        reply,
+        session,
+    }: Writes<'_>,
+) -> QueryResult<bool> {
     // Only a pending row is completed: of the request that made it and the reconciliation
     // that found it stale, the first to finish decides.
     let changed = conn
@@ -220,5 +244,12 @@ async fn complete_in_steps(
         one_row(changed)?;
     }
     write_event(conn, event, data).await?;
-    write_reply(conn, &x.platform_id, x.mode, reply).await
+    write_reply(conn, &x.platform_id, x.mode, reply).await?;
+    match session {
+        Some(close) => {
+            let scope = Scope::new(x.platform_id.clone(), x.mode);
+            complete_held(conn, &scope, close, &x.id).await
+        }
+        None => Ok(false),
+    }
 }

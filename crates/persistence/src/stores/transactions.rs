@@ -14,6 +14,7 @@ use holdfast_domain::merchant::Merchant;
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
 use holdfast_domain::payment::routing::ProcessorConnection;
+use holdfast_domain::payment::token::SessionClose;
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::{
     Event, OriginalOutcome, PaymentSetup, Reservation, StoreError, TransactionStore, TxnFilter,
@@ -22,7 +23,7 @@ use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
 use super::SqlStore;
-use super::completion::complete;
+use super::completion::{Writes, complete};
 use crate::conn::Conn;
 use crate::error::{is_busy, query_error, unexpected};
 use crate::payment_rows::{ConnectionRow, NewTxnRow, PlanRow, RouteRow, TxnRow};
@@ -215,7 +216,8 @@ impl TransactionStore for SqlStore {
         original: Option<(TxnId, OriginalOutcome)>,
         event: &Event,
         reply: Option<KeyedAnswer>,
-    ) -> Result<(), StoreError> {
+        session: Option<SessionClose>,
+    ) -> Result<bool, StoreError> {
         // The processor has answered: this write waits its turn (up to the completion wait)
         // for a connection and, on SQLite, for another process's write lock, rather than
         // answer 500 for a payment that was made. Trying again is safe: only a row still
@@ -226,15 +228,14 @@ impl TransactionStore for SqlStore {
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             let mut conn = self.conn_within(left).await?;
-            let done = complete(
-                &mut conn,
-                x,
-                original.as_ref(),
+            let writes = Writes {
+                original: original.as_ref(),
                 event,
-                &data,
-                reply.as_ref(),
-            )
-            .await;
+                data: &data,
+                reply: reply.as_ref(),
+                session: session.as_ref(),
+            };
+            let done = complete(&mut conn, x, writes).await;
             match done {
                 Err(e) if is_busy(&e) && tokio::time::Instant::now() + BUSY_PAUSE < deadline => {
                     drop(conn);

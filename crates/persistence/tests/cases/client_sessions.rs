@@ -1,12 +1,12 @@
 //! Client sessions: read back as saved, scoped, and closed once.
 
-use holdfast_domain::ids::{ClientSessionId, TxnId};
+use holdfast_domain::ids::ClientSessionId;
 use holdfast_domain::payment::client_session::{
     ClientSecret, ClientSession, DEFAULT_LIFETIME, PaymentMethod, SessionStatus,
 };
 
 use holdfast_domain::ids::TokenId;
-use holdfast_domain::payment::token::{HeldSession, SESSION_HOLD, TakeTerms, Taken};
+use holdfast_domain::payment::token::{HeldSession, SESSION_HOLD, SessionClose, TakeTerms, Taken};
 
 use super::*;
 
@@ -32,6 +32,9 @@ fn session(p: &Principal, m: &Merchant) -> ClientSession {
 
 /// A session reads back as saved in its platform and mode only; of racing closes one wins,
 /// and an expired session cannot be closed.
+///
+/// The payments below complete it as the payment service does: an approved payment's
+/// completion closes the session it holds, in the same write.
 pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
@@ -54,6 +57,12 @@ pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
         until: T0 + SESSION_HOLD,
     };
     let (second, late) = (session(&p, &m), session(&p, &m));
+    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
+    let approved = |scope: &Scope| Transaction {
+        platform_id: scope.platform.clone(),
+        mode: scope.mode,
+        ..txn(&m, &plan, TxnType::Auth, TxnState::Pending, 2500)
+    };
     for s in [&first, &second, &late] {
         sessions.save(s, None).await.unwrap();
     }
@@ -68,9 +77,8 @@ pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
         assert_eq!(sessions.find(&other, &first.id).await.unwrap(), None);
         let closed = sessions.cancel(&other, &first.id, T0).await.unwrap();
         assert_eq!(closed, None, "another scope cannot cancel it");
-        let txn = TxnId::from_suffix("01T");
-        let completed = sessions.complete(&other, &held, &txn, T0).await.unwrap();
-        assert!(!completed, "another scope cannot complete it");
+        let completed = pay_closing(&stores, approved(&other), &held).await;
+        assert!(!completed, "another scope's payment cannot complete it");
         sessions.release(&other, &held).await.unwrap();
         assert_eq!(
             sessions.find(&p.scope, &first.id).await.unwrap(),
@@ -79,12 +87,11 @@ pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
         );
     }
 
-    // Four payments race to complete one session: one does.
-    let txn = TxnId::from_suffix("01T");
-    let completes = (0..4).map(|_| {
-        let (sessions, scope, held, txn) =
-            (sessions.clone(), p.scope.clone(), held.clone(), txn.clone());
-        tokio::spawn(async move { sessions.complete(&scope, &held, &txn, T0).await.unwrap() })
+    // Four payments race to complete one session: one does, and each payment stands.
+    let payments: Vec<Transaction> = (0..4).map(|_| approved(&p.scope)).collect();
+    let completes = payments.iter().cloned().map(|payment| {
+        let (stores, held) = (stores.clone(), held.clone());
+        tokio::spawn(async move { pay_closing(&stores, payment, &held).await })
     });
     let mut won = 0;
     for complete in completes.collect::<Vec<_>>() {
@@ -92,10 +99,17 @@ pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
     }
     assert_eq!(won, 1, "a session is completed once");
     let done = sessions.find(&p.scope, &first.id).await.unwrap().unwrap();
+    let by = done.transaction_id.clone().expect("completed by a payment");
+    assert!(payments.iter().any(|payment| payment.id == by), "{by}");
     assert_eq!(
-        (done.status, done.transaction_id.as_ref(), done.closed_on),
-        (SessionStatus::Completed, Some(&txn), Some(T0))
+        (done.status, done.closed_on, done.held_until),
+        (SessionStatus::Completed, Some(CLOSED), None)
     );
+    for payment in &payments {
+        let read = stores.transactions.get_transaction(&p.scope, &payment.id);
+        let state = read.await.unwrap().map(|t| t.state);
+        assert_eq!(state, Some(TxnState::Authorized), "every payment stands");
+    }
     let cancel = sessions.cancel(&p.scope, &first.id, T0).await.unwrap();
     assert_eq!(cancel, None, "a completed session cannot be canceled");
 
@@ -113,6 +127,28 @@ pub async fn client_sessions_are_scoped_and_closed_once(db: Database) {
         .await
         .unwrap();
     assert_eq!(expired, None, "an expired session cannot be canceled");
+}
+
+/// When the payments here close their sessions.
+const CLOSED: time::OffsetDateTime = time::macros::datetime!(2026-11-22 12:03 UTC);
+
+/// Writes `payment` pending, then completes it approved as the payment service does, closing
+/// session hold `held` with it; whether the session closed.
+async fn pay_closing(stores: &Stores, payment: Transaction, held: &HeldSession) -> bool {
+    write(stores, &payment).await;
+    let done = Transaction {
+        state: TxnState::Authorized,
+        ..payment
+    };
+    let close = SessionClose {
+        held: held.clone(),
+        on: CLOSED,
+    };
+    stores
+        .transactions
+        .complete_transaction_with_event(&done, None, &event_for(&done), None, Some(close))
+        .await
+        .unwrap()
 }
 
 /// One merchant's checkouts: sessions with single-use tokens made under them.
@@ -191,6 +227,20 @@ impl Checkouts {
         t.used_on.is_none() && !t.sealed.ciphertext.is_empty()
     }
 
+    /// An approved payment of 2500 completing hold `held`; whether the session closed.
+    async fn pay_closing(&self, held: &HeldSession) -> bool {
+        let scope = &self.principal.scope;
+        let plan = stored_default_plan(&self.stores, scope).await.unwrap();
+        let payment = txn(
+            &self.merchant,
+            &plan,
+            TxnType::Auth,
+            TxnState::Pending,
+            2500,
+        );
+        pay_closing(&self.stores, payment, held).await
+    }
+
     async fn held_until(&self, id: &ClientSessionId) -> Option<time::OffsetDateTime> {
         let scope = &self.principal.scope;
         let session = self.stores.client_sessions.find(scope, id).await.unwrap();
@@ -222,8 +272,10 @@ pub async fn a_held_session_takes_no_other_payment_nor_cancel(db: Database) {
     // the newer hold.
     let stale = hold(T0 + SESSION_HOLD - time::Duration::seconds(1));
     sessions.release(scope, &stale).await.unwrap();
-    let txn = TxnId::from_suffix("01T");
-    assert!(!sessions.complete(scope, &stale, &txn, T0).await.unwrap());
+    assert!(
+        !shop.pay_closing(&stale).await,
+        "a stale hold completes nothing"
+    );
     assert_eq!(shop.held_until(&session).await, Some(T0 + SESSION_HOLD));
     sessions
         .release(scope, &hold(T0 + SESSION_HOLD))
@@ -235,12 +287,26 @@ pub async fn a_held_session_takes_no_other_payment_nor_cancel(db: Database) {
         matches!(again, Taken::Token(_)),
         "released, the session pays again"
     );
-    assert!(
-        sessions
-            .complete(scope, &hold(T0 + SESSION_HOLD), &txn, T0)
-            .await
-            .unwrap()
+    // A completion that finds its payment already finished (reconciliation won) writes
+    // nothing, the session's close included.
+    let plan = stored_default_plan(&shop.stores, scope).await.unwrap();
+    let finished = txn(&shop.merchant, &plan, TxnType::Auth, TxnState::Failed, 2500);
+    write(&shop.stores, &finished).await;
+    let close = SessionClose {
+        held: hold(T0 + SESSION_HOLD),
+        on: CLOSED,
+    };
+    let event = event_for(&finished);
+    let late = shop.stores.transactions.complete_transaction_with_event(
+        &finished,
+        None,
+        &event,
+        None,
+        Some(close),
     );
+    assert!(matches!(late.await, Err(StoreError::NotFound)));
+    assert_eq!(shop.held_until(&session).await, Some(T0 + SESSION_HOLD));
+    assert!(shop.pay_closing(&hold(T0 + SESSION_HOLD)).await);
     assert_eq!(
         shop.held_until(&session).await,
         None,

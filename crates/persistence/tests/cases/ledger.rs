@@ -57,6 +57,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
             Some((auth.id.clone(), OriginalOutcome::Reopened)),
             &event_for(&capture),
             None,
+            None,
         )
         .await
         .unwrap();
@@ -287,12 +288,12 @@ pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
     pending.state = TxnState::Failed;
     stores
         .transactions
-        .complete_transaction_with_event(&pending, None, &event_for(&pending), None)
+        .complete_transaction_with_event(&pending, None, &event_for(&pending), None, None)
         .await
         .unwrap();
     let again = stores
         .transactions
-        .complete_transaction_with_event(&pending, None, &event_for(&pending), None)
+        .complete_transaction_with_event(&pending, None, &event_for(&pending), None, None)
         .await;
     assert!(
         matches!(again, Err(StoreError::NotFound)),

@@ -171,7 +171,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     };
     stores
         .transactions
-        .complete_transaction_with_event(&done, None, &event, Some(reply.clone()))
+        .complete_transaction_with_event(&done, None, &event, Some(reply.clone()), None)
         .await
         .unwrap();
 
@@ -233,6 +233,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
                 key: second_key.clone(),
                 ..reply.clone()
             }),
+            None,
         )
         .await;
     assert!(matches!(refused, Err(StoreError::NotFound)), "{refused:?}");
@@ -253,6 +254,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
             &captured,
             Some((done.id.clone(), OriginalOutcome::Closed(TxnState::Captured))),
             &event_for(&captured),
+            None,
             None,
         )
         .await;
@@ -319,6 +321,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
             )),
             &event_for(&refund),
             None,
+            None,
         )
         .await
         .unwrap();
@@ -336,6 +339,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
                 OriginalOutcome::RefundReleased { amount: 400 },
             )),
             &event_for(&refund),
+            None,
             None,
         )
         .await;

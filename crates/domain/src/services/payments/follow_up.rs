@@ -76,7 +76,7 @@ impl PaymentService {
         let approved = txn.authorization.status == AuthStatus::Approved;
         let outcome = follow_up.outcome(approved, amount);
         let reply = reply_for(recorder, &txn);
-        self.complete(&txn, Some((original.id, outcome)), reply)
+        self.complete(&txn, Some((original.id, outcome)), reply, None)
             .await?;
         Ok(txn)
     }

@@ -26,6 +26,7 @@ use crate::page::{Page, PageRequest};
 use crate::payment::amount::Amount;
 use crate::payment::card::CardInput;
 use crate::payment::lifecycle::{Refused, TxnType};
+use crate::payment::token::SessionClose;
 use crate::payment::transaction::Transaction;
 use crate::ports::{
     BinLookup, Clock, Event, EventData, Ids, OriginalOutcome, Processor, RoutingStore, StoreError,
@@ -154,13 +155,15 @@ impl PaymentService {
     }
 
     /// Writes the final form of `txn`, the original's outcome, the `transaction.created`
-    /// event and the idempotent reply, together.
+    /// event, the idempotent reply and the client session it closes, together; whether that
+    /// session was closed.
     async fn complete(
         &self,
         txn: &Transaction,
         original: Option<(TxnId, OriginalOutcome)>,
         reply: Option<KeyedAnswer>,
-    ) -> Result<(), PaymentError> {
+        session: Option<SessionClose>,
+    ) -> Result<bool, PaymentError> {
         let event = Event {
             id: EventId::from_suffix(&self.ids.next_id()),
             platform_id: txn.platform_id.clone(),
@@ -168,9 +171,9 @@ impl PaymentService {
             data: EventData::TransactionCreated(Box::new(txn.clone())),
             created_on: txn.created_on,
         };
-        self.store
-            .complete_transaction_with_event(txn, original, &event, reply)
-            .await?;
-        Ok(())
+        Ok(self
+            .store
+            .complete_transaction_with_event(txn, original, &event, reply, session)
+            .await?)
     }
 }

@@ -9,7 +9,7 @@ use crate::merchant::Merchant;
 use crate::payment::card::CvvRule;
 use crate::payment::lifecycle::{TxnState, TxnType};
 use crate::payment::routing::{Plan, ProcessorConnection};
-use crate::payment::token::HeldSession;
+use crate::payment::token::{HeldSession, SessionClose};
 use crate::payment::transaction::{AuthStatus, Named, PaymentSummary, Transaction};
 use crate::ports::{
     CardData, PaymentSetup, ProcessorError, ProcessorOp, ProcessorReply, ProcessorRequest,
@@ -19,11 +19,13 @@ use super::outcome::{named, placeholder};
 use super::{NewPayment, PaymentError, PaymentService, PaymentSource};
 use crate::services::PaymentTerms;
 
-/// The merchant paid, its plan, and the connections that may carry this mode's payments.
+/// The merchant paid, its plan, the connections that may carry this mode's payments, and the
+/// client session the payment is held under, which its approval completes.
 struct Setup {
     merchant: Merchant,
     plan: Plan,
     known: Vec<ProcessorConnection>,
+    session: Option<HeldSession>,
 }
 
 /// A payment's source once its card fields are checked; a token is redeemed later.
@@ -61,6 +63,7 @@ impl PaymentService {
             merchant,
             plan,
             known,
+            session: client_session.clone(),
         };
         let charged = self
             .charge(
@@ -72,14 +75,13 @@ impl PaymentService {
                 recorder,
             )
             .await;
-        // The session was held for this payment from the moment its token was taken. After a
-        // timeout the charge may stand at the processor (its reversal can fail): the hold then
-        // lapses by itself rather than let the checkout pay again at once.
+        // The session was held for this payment from the moment its token was taken; an
+        // approval completed it with the payment. After a timeout the charge may stand at the
+        // processor (its reversal can fail): the hold then lapses by itself rather than let the
+        // checkout pay again at once. Anything else gives the checkout back.
         if let Some(session) = client_session {
             match &charged {
-                Ok(txn) if txn.state == txn.kind.state_when_approved() => {
-                    self.complete_session(who, &session, txn).await;
-                }
+                Ok(txn) if approved(txn) => {}
                 Ok(txn) if txn.authorization.status == AuthStatus::TimedOut => {}
                 _ => self.tokens.release_session(who, &session).await,
             }
@@ -97,6 +99,7 @@ impl PaymentService {
             merchant,
             plan,
             known,
+            session,
         }: Setup,
         card: CardData,
         recorder: Option<&Recorder<'_>>,
@@ -159,28 +162,18 @@ impl PaymentService {
         };
         self.settle(&mut txn, &plan, result, used, &request).await;
         let reply = reply_for(recorder, &txn);
-        self.complete(&txn, None, reply).await?;
-        Ok(txn)
-    }
-
-    /// Completes the client session a successful payment was made under. The payment stands
-    /// whatever happens here: it is recorded and its answer stored. A session that was no
-    /// longer open (canceled or completed by a racing payment while this one ran) is logged.
-    async fn complete_session(&self, who: &Principal, session: &HeldSession, txn: &Transaction) {
-        match self.tokens.complete_session(who, session, &txn.id).await {
-            Ok(true) => {}
-            Ok(false) => tracing::warn!(
-                session = %session.id,
-                transaction = %txn.id,
-                "a payment succeeded under a client session that was no longer open"
-            ),
-            Err(e) => tracing::error!(
-                error = %e,
-                session = %session.id,
-                transaction = %txn.id,
-                "could not complete the client session of a successful payment"
-            ),
+        let close = session.filter(|_| approved(&txn)).map(|held| SessionClose {
+            held,
+            on: self.clock.now(),
+        });
+        let to_close = close.as_ref().map(|c| c.held.id.clone());
+        let session_closed = self.complete(&txn, None, reply, close).await?;
+        if let Some(session) = to_close.filter(|_| !session_closed) {
+            // The payment stands: its hold lapsed and the session was canceled, or taken and
+            // completed by another payment, while the processor answered.
+            tracing::warn!(%session, transaction = %txn.id, "a payment succeeded under a client session that was no longer its own");
         }
+        Ok(txn)
     }
 
     /// The merchant, its plan and the connections that may carry this mode's payments; a
@@ -259,4 +252,9 @@ impl PaymentService {
         }
         last.expect("at least one connection")
     }
+}
+
+/// Whether `txn` was approved in full or in part: the payment the checkout asked for is made.
+fn approved(txn: &Transaction) -> bool {
+    txn.state == txn.kind.state_when_approved()
 }

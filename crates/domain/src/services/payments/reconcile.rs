@@ -57,8 +57,8 @@ impl PaymentService {
                 .parent_id
                 .clone()
                 .map(|parent| (parent, OriginalOutcome::abandoned(txn.kind, txn.amount)));
-            match self.complete(&txn, original, None).await {
-                Ok(()) => report.reversed.push(txn.id),
+            match self.complete(&txn, original, None, None).await {
+                Ok(_) => report.reversed.push(txn.id),
                 // The request that made it finished first: nothing to do.
                 Err(PaymentError::Store(StoreError::NotFound)) => {}
                 Err(other) => return Err(other),

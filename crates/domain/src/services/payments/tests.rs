@@ -56,8 +56,8 @@ fn plan() -> Plan {
     }
 }
 
-/// Each completion as the store saw it: the transaction and the response stored with it.
-type Completed = Arc<Mutex<Vec<(Transaction, Option<KeyedAnswer>)>>>;
+/// What each completion wrote: the transaction, its stored reply, the client session it closed.
+type Completed = Arc<Mutex<Vec<(Transaction, Option<KeyedAnswer>, Option<SessionClose>)>>>;
 
 /// A store with one merchant on a plan routing to `primary`, falling back to `backup`, read
 /// in the scope of `who()`.
@@ -88,16 +88,17 @@ fn store_in(scope: Scope) -> (MockTransactionStore, Completed) {
         .returning(|_| Ok(()));
     let completed = Arc::new(Mutex::new(Vec::new()));
     let sink = completed.clone();
-    store
-        .expect_complete_transaction_with_event()
-        .returning(move |txn, _, event, reply| {
+    store.expect_complete_transaction_with_event().returning(
+        move |txn, _, event, reply, session| {
             assert_eq!(
                 event.data.event_type(),
                 crate::webhook::EventType::TransactionCreated
             );
-            sink.lock().unwrap().push((txn.clone(), reply));
-            Ok(())
-        });
+            let closes = session.is_some();
+            sink.lock().unwrap().push((txn.clone(), reply, session));
+            Ok(closes)
+        },
+    );
     (store, completed)
 }
 
@@ -447,9 +448,9 @@ async fn an_approved_capture_settles_and_closes_its_auth() {
     store
         .expect_complete_transaction_with_event()
         .times(1)
-        .returning(move |txn, original, _, _| {
+        .returning(move |txn, original, _, _, _| {
             sink.lock().unwrap().push((txn.clone(), original));
-            Ok(())
+            Ok(false)
         });
     let mut processor = MockProcessor::new();
     processor
@@ -558,12 +559,13 @@ async fn reconciliation_reverses_stale_pending_rows_and_releases_reservations() 
         .return_once(move |_, _| Ok(stale));
     let released = Arc::new(Mutex::new(Vec::new()));
     let sink = released.clone();
-    store
-        .expect_complete_transaction_with_event()
-        .returning(move |txn, original, _, _| {
+    store.expect_complete_transaction_with_event().returning(
+        move |txn, original, _, _, session| {
+            assert_eq!(session, None, "reconciliation closes no client session");
             sink.lock().unwrap().push((txn.clone(), original));
-            Ok(())
-        });
+            Ok(false)
+        },
+    );
     let mut processor = MockProcessor::new();
     // The capture's reversal goes through; the other's fails, so it stays pending.
     processor
@@ -600,12 +602,13 @@ async fn reconciliation_reverses_stale_pending_rows_and_releases_reservations() 
 }
 
 /// A payment with a token made under a client session: the session, held from the take, is
-/// completed by an approval and released by a decline or processors down, so that the checkout
-/// can pay again with a new token; after a timeout (the charge may stand) the hold lapses.
+/// completed by an approval in the same write as the payment, and released by a decline or
+/// processors down, so that the checkout can pay again with a new token; after a timeout (the
+/// charge may stand) the hold lapses.
 #[tokio::test]
 async fn a_session_token_payment_completes_or_releases_its_session() {
     use crate::ids::TokenId;
-    use crate::payment::token::Taken;
+    use crate::payment::token::{HeldSession, SessionClose, Taken};
     use crate::ports::MockClientSessionStore;
     type Reply = fn() -> Result<ProcessorReply, ProcessorError>;
     // (name, the processor's answer, completes, releases)
@@ -634,7 +637,7 @@ async fn a_session_token_payment_completes_or_releases_its_session() {
         ("timeout", || Err(ProcessorError::Timeout), false, false),
     ];
     for (name, reply, completes, releases) in cases {
-        let (store, _) = store();
+        let (store, completed) = store();
         let mut processor = MockProcessor::new();
         processor.expect_call().returning(move |_, request| {
             if matches!(request.op, ProcessorOp::Reverse) {
@@ -654,11 +657,6 @@ async fn a_session_token_payment_completes_or_releases_its_session() {
             .expect_open()
             .returning(|_, _| Ok("4111111111111111|1230".to_owned()));
         let mut sessions = MockClientSessionStore::new();
-        sessions
-            .expect_complete()
-            .withf(|scope, held, _, _| *scope == who().scope && held.id.as_str() == "cs_01S")
-            .times(usize::from(completes))
-            .returning(|_, _, _, _| Ok(true));
         sessions
             .expect_release()
             .withf(|scope, held| *scope == who().scope && held.id.as_str() == "cs_01S")
@@ -691,6 +689,18 @@ async fn a_session_token_payment_completes_or_releases_its_session() {
             txn.state == TxnState::Authorized,
             completes,
             "{name}: {txn:?}"
+        );
+        let closed = completed.lock().unwrap()[0].2.clone();
+        let expected = completes.then(|| SessionClose {
+            held: HeldSession {
+                id: crate::ids::ClientSessionId::from_suffix("01S"),
+                until: crate::services::fixtures::NOON + crate::payment::token::SESSION_HOLD,
+            },
+            on: crate::services::fixtures::NOON,
+        });
+        assert_eq!(
+            closed, expected,
+            "{name}: the session closed with the payment"
         );
     }
 }
