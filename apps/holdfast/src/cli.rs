@@ -24,6 +24,15 @@ pub struct Cli {
     #[command(flatten)]
     pub webhooks: WebhookArgs,
 
+    /// Where people reach this Holdfast: the start of the dashboard links the CLI prints.
+    #[arg(
+        long,
+        env = "HOLDFAST_PUBLIC_URL",
+        default_value = "http://127.0.0.1:8080",
+        global = true
+    )]
+    pub public_url: String,
+
     /// Print machine-readable JSON instead of text (operator commands).
     #[arg(long, global = true)]
     pub json: bool,
@@ -112,6 +121,21 @@ pub enum PlatformCommand {
     List,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoleArg {
+    Admin,
+    Viewer,
+}
+
+impl From<RoleArg> for holdfast_domain::user::Role {
+    fn from(role: RoleArg) -> Self {
+        match role {
+            RoleArg::Admin => Self::Admin,
+            RoleArg::Viewer => Self::Viewer,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum KeyTypeArg {
     Public,
@@ -196,12 +220,30 @@ pub enum KeyCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum UserCommand {
-    /// Add a user to a platform.
+    /// Add a user to a platform; they sign in once they set a password (see `invite`).
     Create {
         #[command(flatten)]
         platform: PlatformArg,
         #[arg(long)]
         email: String,
+        /// `admin` may do everything; `viewer` reads everything but secrets.
+        #[arg(long, value_enum, default_value_t = RoleArg::Viewer)]
+        role: RoleArg,
+    },
+    /// Print a one-time link (valid 24 hours) that sets the user's dashboard password.
+    Invite {
+        #[command(flatten)]
+        platform: PlatformArg,
+        user_id: String,
+    },
+    /// Set a user's dashboard password, read from standard input; ends their sessions.
+    SetPassword {
+        #[command(flatten)]
+        platform: PlatformArg,
+        user_id: String,
+        /// Read the password from standard input (one line), never from the command line.
+        #[arg(long, required = true)]
+        password_stdin: bool,
     },
     /// List a platform's users.
     List {

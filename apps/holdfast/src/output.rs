@@ -72,5 +72,10 @@ pub fn created_key_line(created: &CreatedKey) -> String {
 }
 
 pub fn user_json(user: &User) -> Value {
-    json!({ "id": user.id, "email": user.email.as_str(), "createdOn": rfc3339(user.created_on) })
+    json!({
+        "id": user.id,
+        "email": user.email.as_str(),
+        "role": user.role.as_str(),
+        "createdOn": rfc3339(user.created_on),
+    })
 }

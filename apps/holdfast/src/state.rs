@@ -11,8 +11,9 @@ use holdfast_domain::ports::{
     BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor,
 };
 use holdfast_domain::services::{
-    Authenticator, ClientSessionService, IdempotencyService, KeyService, MerchantService,
-    PaymentService, PlatformService, RoutingService, TokenService, UserService, WebhookService,
+    Authenticator, ClientSessionService, DashboardService, IdempotencyService, KeyService,
+    MerchantService, PaymentService, PlatformService, RoutingService, TokenService, UserService,
+    WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -29,6 +30,8 @@ pub struct AppState {
     pub auth: Authenticator,
     pub platforms: PlatformService,
     pub users: UserService,
+    /// Dashboard sign-in: passwords, one-time links, sessions.
+    pub dashboard: DashboardService,
     pub keys: KeyService,
     pub merchants: MerchantService,
     /// Processor connections and plans.
@@ -141,6 +144,13 @@ impl AppState {
             users: UserService::new(
                 stores.users.clone(),
                 stores.platforms.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
+            dashboard: DashboardService::new(
+                stores.credentials,
+                stores.users.clone(),
+                Arc::new(holdfast_vault::Argon2Hasher::default()),
                 clock.clone(),
                 ids.clone(),
             ),

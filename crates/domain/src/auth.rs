@@ -34,9 +34,10 @@ pub struct Principal {
     pub scope: crate::scope::Scope,
     /// Whether the key is public or private, already checked against the operation.
     pub key_type: KeyType,
-    /// The key that authenticated the request; a public key's idempotency keys are scoped to it.
-    pub key_id: KeyId,
-    /// The user who generated the key.
+    /// The key that authenticated the request (a public key's idempotency keys are scoped to
+    /// it); `None` for a user signed in to the dashboard, who acts with a private key's access.
+    pub key_id: Option<KeyId>,
+    /// The user who generated the key, or the signed-in user.
     pub user_id: UserId,
 }
 
@@ -92,7 +93,7 @@ pub fn decide(presented: Presented<'_>, required: Access) -> Result<Principal, A
     Ok(Principal {
         scope: crate::scope::Scope::new(key.platform_id.clone(), key.mode),
         key_type: key.key_type,
-        key_id: key.id.clone(),
+        key_id: Some(key.id.clone()),
         user_id: key.created_by.clone(),
     })
 }

@@ -53,9 +53,9 @@ impl IdempotencyKey {
     /// never holds a space, so the prefix cannot be forged from either side.
     #[must_use]
     pub(crate) fn scoped_to(self, who: &crate::auth::Principal) -> Self {
-        match who.key_type {
-            crate::mode::KeyType::Private => self,
-            crate::mode::KeyType::Public => Self(format!("{} {}", who.key_id, self.0)),
+        match (who.key_type, &who.key_id) {
+            (crate::mode::KeyType::Public, Some(key)) => Self(format!("{key} {}", self.0)),
+            _ => self,
         }
     }
 }
@@ -269,7 +269,7 @@ mod tests {
         let who = |key_type, key: &str| Principal {
             scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Test),
             key_type,
-            key_id: KeyId::from_suffix(key),
+            key_id: Some(KeyId::from_suffix(key)),
             user_id: UserId::from_suffix("1"),
         };
         let key = || IdempotencyKey::parse("order-1001").unwrap();

@@ -48,6 +48,7 @@ pub(crate) use words;
 
 pub mod api_key;
 pub mod auth;
+pub mod dashboard;
 pub mod idempotency;
 pub mod ids;
 pub mod merchant;

@@ -3,6 +3,7 @@
 
 mod authenticator;
 mod client_sessions;
+mod dashboard;
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod idempotency;
@@ -17,6 +18,7 @@ mod webhooks;
 
 pub use authenticator::{AuthenticateError, Authenticator};
 pub use client_sessions::{ClientSessionService, CreatedSession, NewClientSession};
+pub use dashboard::{DashboardService, SignInError};
 pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::{MerchantService, NO_SUCH_PLAN};

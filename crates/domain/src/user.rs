@@ -7,6 +7,18 @@ use time::OffsetDateTime;
 use crate::Invalid;
 use crate::ids::{PlatformId, UserId};
 
+crate::words! {
+    /// What a user may do in the dashboard.
+    #[derive(strum::Display)]
+    #[strum(serialize_all = "lowercase")]
+    pub enum Role {
+        /// Everything: keys, webhooks, merchants, resends, secrets.
+        Admin,
+        /// Reads everything but secrets (no key value, no signing secret) and changes nothing.
+        Viewer,
+    }
+}
+
 /// A user account of a platform: generates keys and creates webhook subscriptions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct User {
@@ -16,6 +28,8 @@ pub struct User {
     pub platform_id: PlatformId,
     /// Where the auto-disable email goes for subscriptions the user created; unique per platform.
     pub email: Email,
+    /// What the user may do in the dashboard; a platform's owner is an admin.
+    pub role: Role,
     /// When the account was created.
     pub created_on: OffsetDateTime,
 }

@@ -13,9 +13,9 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
-    ClientSessionStore, EmailOutbox, EventLog, IdempotencyStore, KeyStore, MerchantStore,
-    NotificationQueue, PlatformStore, RoutingStore, StoreError, TokenStore, TransactionStore,
-    UserStore, WebhookStore,
+    ClientSessionStore, CredentialStore, EmailOutbox, EventLog, IdempotencyStore, KeyStore,
+    MerchantStore, NotificationQueue, PlatformStore, RoutingStore, StoreError, TokenStore,
+    TransactionStore, UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -126,6 +126,7 @@ pub struct Stores {
     pub webhooks: Arc<dyn WebhookStore>,
     pub notifications: Arc<dyn NotificationQueue>,
     pub emails: Arc<dyn EmailOutbox>,
+    pub credentials: Arc<dyn CredentialStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -262,6 +263,7 @@ impl Database {
             webhooks: Arc::new(store.clone()),
             notifications: Arc::new(store.clone()),
             emails: Arc::new(store.clone()),
+            credentials: Arc::new(store.clone()),
         }
     }
 }

@@ -51,7 +51,26 @@ pub struct UserRow {
     pub platform_id: String,
     pub email: String,
     pub created_on: OffsetDateTime,
+    pub role: String,
 }
+
+/// The columns of `UserRow`: never the password hash, which only the credential store reads.
+pub type UserColumns = (
+    users::id,
+    users::platform_id,
+    users::email,
+    users::created_on,
+    users::role,
+);
+
+/// The columns `UserRow` reads.
+pub const USER_COLUMNS: UserColumns = (
+    users::id,
+    users::platform_id,
+    users::email,
+    users::created_on,
+    users::role,
+);
 
 impl TryFrom<UserRow> for User {
     type Error = StoreError;
@@ -60,6 +79,7 @@ impl TryFrom<UserRow> for User {
             id: UserId::from_trusted(row.id),
             platform_id: PlatformId::from_trusted(row.platform_id),
             email: Email::parse(&row.email).map_err(|e| corrupt("email", e))?,
+            role: parse("user role", &row.role)?,
             created_on: row.created_on,
         })
     }
@@ -180,6 +200,7 @@ pub struct NewUserRow<'a> {
     pub id: &'a str,
     pub platform_id: &'a str,
     pub email: &'a str,
+    pub role: &'static str,
     #[diesel(serialize_as = Instant)]
     pub created_on: OffsetDateTime,
 }
@@ -190,6 +211,7 @@ impl<'a> From<&'a User> for NewUserRow<'a> {
             id: user.id.as_str(),
             platform_id: user.platform_id.as_str(),
             email: user.email.as_str(),
+            role: user.role.as_str(),
             created_on: user.created_on,
         }
     }

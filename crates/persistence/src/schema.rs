@@ -22,6 +22,55 @@ diesel::table! {
         platform_id -> Text,
         email -> Text,
         created_on -> Ts,
+        password_hash -> Nullable<Text>,
+        role -> Text,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Binary, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    user_links (token_hash) {
+        token_hash -> Binary,
+        user_id -> Text,
+        platform_id -> Text,
+        purpose -> Text,
+        created_on -> Ts,
+        expires_on -> Ts,
+        used_on -> Nullable<Ts>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Binary, Text};
+    use crate::timestamp::Ts;
+
+    dashboard_sessions (id_hash) {
+        id_hash -> Binary,
+        user_id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        created_on -> Ts,
+        last_seen_on -> Ts,
+        expires_on -> Ts,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{Nullable, Text};
+    use crate::timestamp::Ts;
+
+    audit_log (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Nullable<Text>,
+        actor -> Text,
+        door -> Text,
+        action -> Text,
+        target -> Text,
+        address -> Nullable<Text>,
+        created_on -> Ts,
     }
 }
 
@@ -301,6 +350,9 @@ diesel::joinable!(notifications -> events (event_id));
 diesel::allow_tables_to_appear_in_same_query!(
     platforms,
     users,
+    user_links,
+    dashboard_sessions,
+    audit_log,
     api_keys,
     merchants,
     processor_connections,

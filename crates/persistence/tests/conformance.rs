@@ -84,7 +84,7 @@ fn principal(created: &CreatedPlatform, mode: Mode) -> Principal {
     Principal {
         scope: Scope::new(created.platform.id.clone(), mode),
         key_type: KeyType::Private,
-        key_id: created.keys[0].key.id.clone(),
+        key_id: Some(created.keys[0].key.id.clone()),
         user_id: created.owner.id.clone(),
     }
 }
@@ -296,6 +296,7 @@ mod cases {
     use super::*;
 
     mod client_sessions;
+    mod credentials;
     mod idempotency;
     mod keys;
     mod ledger;
@@ -306,6 +307,7 @@ mod cases {
     mod webhooks;
 
     pub use client_sessions::*;
+    pub use credentials::*;
     pub use idempotency::*;
     pub use keys::*;
     pub use ledger::*;
@@ -374,5 +376,7 @@ conformance!(
     a_held_session_takes_no_other_payment_nor_cancel,
     racing_payments_of_one_session_hold_it_once,
     a_wallet_payment_is_claimed_once,
+    passwords_links_and_sessions_are_kept_by_hash_and_used_once,
+    sessions_are_found_with_their_user_and_ended_with_it,
     ping_answers,
 );

@@ -66,6 +66,7 @@ async fn plan_routes_survive_a_revert_and_reapply(db: TestDatabase) {
         id: UserId::from_suffix("u"),
         platform_id: platform.clone(),
         email: Email::parse("owner@example.com").unwrap(),
+        role: holdfast_domain::user::Role::Admin,
         created_on: datetime!(2026-11-25 10:00 UTC),
     };
     stores

@@ -1,5 +1,9 @@
 #![doc = include_str!("../README.md")]
 
+mod password;
+
+pub use password::Argon2Hasher;
+
 use std::collections::HashMap;
 use std::fmt;
 

@@ -38,9 +38,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             });
             Ok(())
         }
-        Command::Platforms(cmd) => platforms::run(&open(&cli.database).await?, cmd, json).await,
+        Command::Platforms(cmd) => {
+            let state = open(&cli.database).await?;
+            platforms::run(&state, cmd, &cli.public_url, json).await
+        }
         Command::Keys(cmd) => keys::run(&open(&cli.database).await?, cmd, json).await,
-        Command::Users(cmd) => users::run(&open(&cli.database).await?, cmd, json).await,
+        Command::Users(cmd) => {
+            users::run(&open(&cli.database).await?, cmd, &cli.public_url, json).await
+        }
         Command::Webhooks(cmd) => {
             webhooks::run_webhooks(&open(&cli.database).await?, cmd, json).await
         }
@@ -70,4 +75,28 @@ fn explain(err: ServiceError) -> anyhow::Error {
         ServiceError::Invalid(invalid) => anyhow::anyhow!("--{invalid}"),
         other => anyhow::Error::new(other),
     }
+}
+
+/// The one-time link that sets `user`'s password on the dashboard at `public_url`, valid 24
+/// hours.
+async fn invite_link(
+    state: &AppState,
+    platform: &PlatformId,
+    user: &holdfast_domain::ids::UserId,
+    public_url: &str,
+) -> anyhow::Result<String> {
+    let secret = state
+        .dashboard
+        .link(
+            platform,
+            user,
+            holdfast_domain::dashboard::LinkPurpose::Invite,
+        )
+        .await
+        .map_err(explain)?;
+    Ok(format!(
+        "{}/dashboard/welcome?token={}",
+        public_url.trim_end_matches('/'),
+        secret.expose()
+    ))
 }

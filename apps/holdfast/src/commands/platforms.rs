@@ -2,32 +2,40 @@ use holdfast_domain::platform::PlatformName;
 use holdfast_domain::user::Email;
 use serde_json::json;
 
-use super::explain;
+use super::{explain, invite_link};
 use crate::cli::PlatformCommand;
 use crate::http::views::rfc3339;
 use crate::output::{created_key_json, created_key_line, emit};
 use crate::state::AppState;
 
-pub async fn run(state: &AppState, cmd: PlatformCommand, json: bool) -> anyhow::Result<()> {
+pub async fn run(
+    state: &AppState,
+    cmd: PlatformCommand,
+    public_url: &str,
+    json: bool,
+) -> anyhow::Result<()> {
     match cmd {
         PlatformCommand::Create { name, owner_email } => {
             let name = PlatformName::parse(&name).map_err(|e| explain(e.into()))?;
             let email = Email::parse(&owner_email)
                 .map_err(|e| anyhow::anyhow!("--owner-email: {}", e.message))?;
             let created = state.platforms.create(name, email).await.map_err(explain)?;
+            let owner = &created.owner;
+            let link = invite_link(state, &created.platform.id, &owner.id, public_url).await?;
             let value = json!({
                 "platform": { "id": created.platform.id, "name": created.platform.name.as_str() },
-                "user": { "id": created.owner.id, "email": created.owner.email.as_str() },
+                "user": { "id": owner.id, "email": owner.email.as_str(), "role": owner.role.as_str() },
+                "signIn": { "link": link, "validFor": "24 hours, once" },
                 "keys": created.keys.iter().map(created_key_json).collect::<Vec<_>>(),
             });
             emit(json, &value, || {
                 let keys: Vec<_> = created.keys.iter().map(created_key_line).collect();
                 format!(
-                    "platform {}  {}\nowner    {}  {}\n{}",
+                    "platform {}  {}\nowner    {}  {}\n{}\nthe owner sets a dashboard password at (24 hours, once):\n{link}",
                     created.platform.id,
                     created.platform.name.as_str(),
-                    created.owner.id,
-                    created.owner.email,
+                    owner.id,
+                    owner.email,
                     keys.join("\n")
                 )
             });

@@ -1,25 +1,37 @@
+use std::io::BufRead as _;
+
+use holdfast_domain::dashboard::Password;
 use holdfast_domain::ids::UserId;
 use holdfast_domain::user::Email;
 use serde_json::json;
 
-use super::{explain, platform_id};
+use super::{explain, invite_link, platform_id};
 use crate::cli::UserCommand;
 use crate::output::{emit, user_json};
 use crate::state::AppState;
 
-pub async fn run(state: &AppState, cmd: UserCommand, json: bool) -> anyhow::Result<()> {
+pub async fn run(
+    state: &AppState,
+    cmd: UserCommand,
+    public_url: &str,
+    json: bool,
+) -> anyhow::Result<()> {
     match cmd {
-        UserCommand::Create { platform, email } => {
+        UserCommand::Create {
+            platform,
+            email,
+            role,
+        } => {
             let platform = platform_id(&platform.platform)?;
             let email =
                 Email::parse(&email).map_err(|e| anyhow::anyhow!("--email: {}", e.message))?;
             let user = state
                 .users
-                .create(&platform, email)
+                .create(&platform, email, role.into())
                 .await
                 .map_err(explain)?;
             emit(json, &user_json(&user), || {
-                format!("{}  {}", user.id, user.email)
+                format!("{}  {}  {}", user.id, user.email, user.role)
             });
         }
         UserCommand::List { platform } => {
@@ -29,19 +41,51 @@ pub async fn run(state: &AppState, cmd: UserCommand, json: bool) -> anyhow::Resu
             emit(json, &value, || {
                 users
                     .iter()
-                    .map(|u| format!("{}  {}", u.id, u.email))
+                    .map(|u| format!("{}  {}  {}", u.id, u.email, u.role))
                     .collect::<Vec<_>>()
                     .join("\n")
             });
         }
         UserCommand::Delete { platform, user_id } => {
             let platform = platform_id(&platform.platform)?;
-            let id = UserId::parse("user", &user_id).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let id = user_id_arg(&user_id)?;
             state.users.delete(&platform, &id).await.map_err(explain)?;
             emit(json, &json!({ "id": id, "deleted": true }), || {
                 format!("{id} deleted")
             });
         }
+        UserCommand::Invite { platform, user_id } => {
+            let platform = platform_id(&platform.platform)?;
+            let id = user_id_arg(&user_id)?;
+            let link = invite_link(state, &platform, &id, public_url).await?;
+            emit(json, &json!({ "id": id, "link": link }), || {
+                format!("{link}\n(valid 24 hours, once)")
+            });
+        }
+        UserCommand::SetPassword {
+            platform, user_id, ..
+        } => {
+            let platform = platform_id(&platform.platform)?;
+            let id = user_id_arg(&user_id)?;
+            let mut line = String::new();
+            std::io::stdin().lock().read_line(&mut line)?;
+            let typed = line.strip_suffix('\n').unwrap_or(&line);
+            let typed = typed.strip_suffix('\r').unwrap_or(typed);
+            let password =
+                Password::parse(typed).map_err(|e| anyhow::anyhow!("password: {}", e.message))?;
+            state
+                .dashboard
+                .set_password(&platform, &id, &password)
+                .await
+                .map_err(explain)?;
+            emit(json, &json!({ "id": id, "passwordSet": true }), || {
+                format!("{id} password set; their sessions ended")
+            });
+        }
     }
     Ok(())
+}
+
+fn user_id_arg(raw: &str) -> anyhow::Result<UserId> {
+    UserId::parse("user", raw).map_err(|e| anyhow::anyhow!("{e}"))
 }

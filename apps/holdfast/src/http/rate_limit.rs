@@ -87,11 +87,11 @@ impl RateLimits {
             KeyType::Private => &self.private,
             KeyType::Public => &self.public,
         };
-        let Some(limiter) = limiter else {
+        let (Some(limiter), Some(key)) = (limiter, &who.key_id) else {
             return Ok(());
         };
         limiter
-            .check_key(&who.key_id)
+            .check_key(key)
             .map_err(|not_until| not_until.wait_time_from(limiter.clock().now()))?;
         // Buckets of keys gone quiet are full again: dropping them forgets nothing.
         if self.admitted.fetch_add(1, Ordering::Relaxed) % KEY_SWEEP_EVERY == KEY_SWEEP_EVERY - 1 {
@@ -150,7 +150,7 @@ mod tests {
         Principal {
             scope: holdfast_domain::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Test),
             key_type,
-            key_id: KeyId::from_suffix(key),
+            key_id: Some(KeyId::from_suffix(key)),
             user_id: UserId::from_suffix("1"),
         }
     }

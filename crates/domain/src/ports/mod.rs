@@ -189,12 +189,14 @@ pub trait MerchantStore: Send + Sync {
 }
 
 mod cards;
+mod dashboard;
 mod idempotency;
 mod outbound;
 mod payments;
 mod webhooks;
 
 pub use cards::*;
+pub use dashboard::*;
 pub use idempotency::*;
 pub use outbound::*;
 pub use payments::*;

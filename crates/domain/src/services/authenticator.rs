@@ -66,11 +66,11 @@ impl Authenticator {
         let stale = stored
             .and_then(|k| k.last_used_on)
             .is_none_or(|at| now - at >= Self::TOUCH_INTERVAL);
-        if stale {
+        if stale && let Some(key) = &principal.key_id {
             // Best effort: failing to note the time of use must not fail an authorised request.
             let _ = self
                 .keys
-                .touch_key(&principal.scope.platform, &principal.key_id, now)
+                .touch_key(&principal.scope.platform, key, now)
                 .await;
         }
         Ok(principal)

@@ -206,7 +206,7 @@ mod tests {
         Principal {
             scope: Scope::new(PlatformId::from_suffix("01P"), Mode::Test),
             key_type: KeyType::Private,
-            key_id: KeyId::from_suffix("01K"),
+            key_id: Some(KeyId::from_suffix("01K")),
             user_id: UserId::from_suffix("01U"),
         }
     }

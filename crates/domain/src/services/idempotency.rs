@@ -84,7 +84,7 @@ mod tests {
         Principal {
             scope: Scope::new(PlatformId::from_suffix("1"), Mode::Test),
             key_type,
-            key_id: KeyId::from_suffix("pub"),
+            key_id: Some(KeyId::from_suffix("pub")),
             user_id: UserId::from_suffix("1"),
         }
     }

@@ -190,6 +190,7 @@ mod tests {
         User {
             id: UserId::from_suffix("1"),
             platform_id: PlatformId::from_suffix("1"),
+            role: crate::user::Role::Admin,
             email: Email::parse("owner@example.com").unwrap(),
             created_on: datetime!(2026-01-01 0:00 UTC),
         }

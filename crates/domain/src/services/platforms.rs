@@ -116,6 +116,7 @@ impl PlatformService {
             id: owner_id,
             platform_id: platform.id.clone(),
             email: owner_email,
+            role: crate::user::Role::Admin,
             created_on: now,
         };
         let keys = [

@@ -551,7 +551,7 @@ mod tests {
         Principal {
             scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Test),
             key_type,
-            key_id: KeyId::from_suffix("1"),
+            key_id: Some(KeyId::from_suffix("1")),
             user_id: UserId::from_suffix("1"),
         }
     }

@@ -1,10 +1,10 @@
-//! Users of a platform (operator CLI until the dashboard exists).
+//! Users of a platform, managed by operators through the CLI.
 
 use std::sync::Arc;
 
 use crate::ids::{PlatformId, UserId};
 use crate::ports::{Clock, Ids, PlatformStore, StoreError, UserStore};
-use crate::user::{Email, User};
+use crate::user::{Email, Role, User};
 
 use super::ServiceError;
 
@@ -36,12 +36,18 @@ impl UserService {
 
     /// Refuses with `Conflict` on `email` when the platform already has that address.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform))]
-    pub async fn create(&self, platform: &PlatformId, email: Email) -> Result<User, ServiceError> {
+    pub async fn create(
+        &self,
+        platform: &PlatformId,
+        email: Email,
+        role: Role,
+    ) -> Result<User, ServiceError> {
         self.platform_exists(platform).await?;
         let user = User {
             id: UserId::from_suffix(&self.ids.next_id()),
             platform_id: platform.clone(),
             email,
+            role,
             created_on: self.clock.now(),
         };
         match self.users.insert_user(&user).await {
@@ -141,6 +147,7 @@ mod tests {
             .create(
                 &PlatformId::from_suffix("1"),
                 Email::parse("a@b.co").unwrap(),
+                Role::Viewer,
             )
             .await
             .unwrap_err();
@@ -158,7 +165,7 @@ mod tests {
         let s = service(users);
         let nope = PlatformId::from_suffix("nope");
         let err = s
-            .create(&nope, Email::parse("a@b.co").unwrap())
+            .create(&nope, Email::parse("a@b.co").unwrap(), Role::Viewer)
             .await
             .unwrap_err();
         assert!(matches!(err, ServiceError::NotFound("platform")), "{err:?}");

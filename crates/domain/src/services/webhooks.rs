@@ -340,7 +340,7 @@ mod tests {
         let who = Principal {
             scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Live),
             key_type: KeyType::Private,
-            key_id: KeyId::from_suffix("1"),
+            key_id: Some(KeyId::from_suffix("1")),
             user_id: UserId::from_suffix("gen"),
         };
         let created = service
@@ -371,7 +371,7 @@ mod tests {
         let who = Principal {
             scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Test),
             key_type: KeyType::Private,
-            key_id: KeyId::from_suffix("1"),
+            key_id: Some(KeyId::from_suffix("1")),
             user_id: UserId::from_suffix("1"),
         };
         for (won, conflict) in [(true, false), (false, true)] {

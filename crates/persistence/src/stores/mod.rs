@@ -4,6 +4,7 @@
 mod claim;
 mod client_sessions;
 mod completion;
+pub(crate) mod credentials;
 mod emails;
 mod idempotency;
 mod keys;

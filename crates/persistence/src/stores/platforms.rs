@@ -9,8 +9,11 @@ use holdfast_domain::user::User;
 use super::{SqlStore, one_row};
 use crate::conn::{Conn, Lock};
 use crate::error::query_error;
-use crate::rows::{NewKeyRow, NewPlatformRow, NewUserRow, PlatformRow, UserRow, convert_all};
-use crate::schema::{api_keys, platforms as p, users as u};
+use crate::rows::{
+    NewKeyRow, NewPlatformRow, NewUserRow, PlatformRow, USER_COLUMNS, UserRow, convert_all,
+};
+use crate::schema::{api_keys, platforms as p, user_links, users as u};
+use crate::stores::credentials::end_sessions;
 use crate::stores::routing::{insert_connection, insert_plan};
 
 /// The platform with its owner, default keys, sandbox connection and default plan, in the
@@ -101,7 +104,7 @@ impl UserStore for SqlStore {
         id: &UserId,
     ) -> Result<Option<User>, StoreError> {
         let mut conn = self.conn().await?;
-        conn.first::<UserRow, _>(platform_user(platform.as_str(), id.as_str()))
+        conn.first::<UserRow, _>(platform_user(platform.as_str(), id.as_str()).select(USER_COLUMNS))
             .await
             .optional()
             .map_err(query_error("users"))?
@@ -114,6 +117,7 @@ impl UserStore for SqlStore {
         let rows = conn
             .load::<UserRow, _>(
                 u::table
+                    .select(USER_COLUMNS)
                     .filter(u::platform_id.eq(platform.as_str()))
                     .order(u::id.asc()),
             )
@@ -124,12 +128,24 @@ impl UserStore for SqlStore {
 
     async fn delete_user(&self, platform: &PlatformId, id: &UserId) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        conn.execute(diesel::delete(platform_user(
-            platform.as_str(),
-            id.as_str(),
-        )))
+        // Its sessions and links go with it: none signs anyone in again.
+        conn.transaction(async |conn| {
+            conn.execute(diesel::delete(platform_user(
+                platform.as_str(),
+                id.as_str(),
+            )))
+            .await
+            .and_then(one_row)?;
+            end_sessions(conn, platform, id).await?;
+            conn.execute(diesel::delete(
+                user_links::table
+                    .filter(user_links::platform_id.eq(platform.as_str()))
+                    .filter(user_links::user_id.eq(id.as_str())),
+            ))
+            .await
+            .map(drop)
+        })
         .await
-        .and_then(one_row)
         .map_err(query_error("users"))
     }
 }

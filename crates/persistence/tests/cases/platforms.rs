@@ -79,6 +79,7 @@ pub async fn user_email_is_unique_per_platform(db: Database) {
         id: UserId::from_suffix(id),
         platform_id: p.platform.id.clone(),
         email: Email::parse("dev@example.com").unwrap(),
+        role: holdfast_domain::user::Role::Viewer,
         created_on: T0,
     };
     stores.users.insert_user(&user(&a, "a1")).await.unwrap();

@@ -1,0 +1,70 @@
+//! What the dashboard's sign-in needs: a password hasher, and where credentials, one-time links
+//! and sessions are kept.
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use super::StoreError;
+use crate::api_key::KeyHash;
+use crate::dashboard::{Password, Session, SignedIn, UserLink};
+use crate::ids::{PlatformId, UserId};
+use crate::mode::Mode;
+use crate::user::{Email, User};
+
+/// Hashes passwords slowly on purpose (argon2id), off the request threads.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait PasswordHasher: Send + Sync {
+    /// The stored form (a PHC string, salt included) of `password`.
+    async fn hash(&self, password: &Password) -> String;
+    /// Whether `password` is the one `stored` was made from. With no `stored` (no such account)
+    /// it spends the same time and answers `false`, so timing tells nobody which emails exist.
+    async fn verify(&self, password: &Password, stored: Option<String>) -> bool;
+}
+
+/// Where users' passwords, their one-time links and their sessions are kept.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait CredentialStore: Send + Sync {
+    /// The users with this email, on any platform, who have a password, each with its stored
+    /// hash; oldest account first.
+    async fn sign_in_candidates(&self, email: &Email) -> Result<Vec<(User, String)>, StoreError>;
+
+    /// Sets a user's password hash and ends every session of the user. `NotFound` when the
+    /// platform has no such user.
+    async fn set_password(
+        &self,
+        platform: &PlatformId,
+        user: &UserId,
+        hash: &str,
+    ) -> Result<(), StoreError>;
+
+    /// Keeps a one-time link.
+    async fn insert_link(&self, link: &UserLink) -> Result<(), StoreError>;
+
+    /// Atomically: uses the link whose token hashes to `token` if it is unused and unexpired at
+    /// `now`, sets its user's password hash, and ends every session of the user. The user, or
+    /// `None` (and nothing written) when no such link can be used.
+    async fn redeem_link(
+        &self,
+        token: &KeyHash,
+        now: OffsetDateTime,
+        hash: &str,
+    ) -> Result<Option<User>, StoreError>;
+
+    /// Keeps a new session.
+    async fn insert_session(&self, session: &Session) -> Result<(), StoreError>;
+
+    /// The session whose secret hashes to `id`, with its user, whatever its age; `None` when
+    /// there is none or its user is gone.
+    async fn find_session(&self, id: &KeyHash) -> Result<Option<SignedIn>, StoreError>;
+
+    /// Writes down a session's use at `now`.
+    async fn touch_session(&self, id: &KeyHash, now: OffsetDateTime) -> Result<(), StoreError>;
+
+    /// Sets the mode a session shows and creates in.
+    async fn set_session_mode(&self, id: &KeyHash, mode: Mode) -> Result<(), StoreError>;
+
+    /// Ends a session (sign-out, or found expired); no error when it was already gone.
+    async fn delete_session(&self, id: &KeyHash) -> Result<(), StoreError>;
+}

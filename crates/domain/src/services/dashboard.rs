@@ -1,0 +1,322 @@
+//! Signing in to the dashboard: passwords set through one-time links, sessions with idle and
+//! absolute ends, and the Test/Live switch a session carries.
+
+use std::sync::Arc;
+
+use crate::dashboard::{LIFETIME, LinkPurpose, Password, Secret, Session, SignedIn, UserLink};
+use crate::ids::{PlatformId, UserId};
+use crate::mode::Mode;
+use crate::ports::{Clock, CredentialStore, Ids, PasswordHasher, StoreError, UserStore};
+use crate::user::Email;
+
+use super::ServiceError;
+
+/// Why a sign-in did not sign anyone in. Deliberately one refusal: it never says whether the
+/// email or the password was wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    /// No account with that email and password.
+    #[error("that email and password do not match an account")]
+    Refused,
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Signs users in and out, and sets their passwords.
+#[derive(Clone)]
+pub struct DashboardService {
+    credentials: Arc<dyn CredentialStore>,
+    users: Arc<dyn UserStore>,
+    hasher: Arc<dyn PasswordHasher>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
+}
+
+impl std::fmt::Debug for DashboardService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DashboardService").finish_non_exhaustive()
+    }
+}
+
+impl DashboardService {
+    /// A service over the credential and user stores, the password hasher, the clock and the
+    /// source of secrets.
+    pub fn new(
+        credentials: Arc<dyn CredentialStore>,
+        users: Arc<dyn UserStore>,
+        hasher: Arc<dyn PasswordHasher>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
+        Self {
+            credentials,
+            users,
+            hasher,
+            clock,
+            ids,
+        }
+    }
+
+    /// Signs in with an email and password as typed: a new session (in test mode) and the
+    /// secret for its cookie. An address with accounts on several platforms signs in to the
+    /// oldest account the password opens.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn sign_in(
+        &self,
+        email: &str,
+        password: &str,
+    ) -> Result<(Secret, SignedIn), SignInError> {
+        let (Ok(email), Ok(password)) = (Email::parse(email), Password::parse(password)) else {
+            // Spend what a real check spends: the refusal's timing says nothing either.
+            let filler = Password::parse("not anybody's password").expect("long enough");
+            self.hasher.verify(&filler, None).await;
+            return Err(SignInError::Refused);
+        };
+        let candidates = self.credentials.sign_in_candidates(&email).await?;
+        if candidates.is_empty() {
+            self.hasher.verify(&password, None).await;
+            return Err(SignInError::Refused);
+        }
+        for (user, stored) in candidates {
+            if self.hasher.verify(&password, Some(stored)).await {
+                let now = self.clock.now();
+                let secret = Secret::new(self.ids.key_secret());
+                let session = Session {
+                    id_hash: secret.hash(),
+                    user_id: user.id.clone(),
+                    platform_id: user.platform_id.clone(),
+                    mode: Mode::Test,
+                    created_on: now,
+                    last_seen_on: now,
+                    expires_on: now + LIFETIME,
+                };
+                self.credentials.insert_session(&session).await?;
+                return Ok((secret, SignedIn { user, session }));
+            }
+        }
+        Err(SignInError::Refused)
+    }
+
+    /// Who the cookie's secret signs in, if anyone: a session past its absolute end or idle too
+    /// long is ended here.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn signed_in(&self, secret: &Secret) -> Result<Option<SignedIn>, StoreError> {
+        let id = secret.hash();
+        let Some(mut found) = self.credentials.find_session(&id).await? else {
+            return Ok(None);
+        };
+        let now = self.clock.now();
+        if !found.session.is_live_at(now) {
+            self.credentials.delete_session(&id).await?;
+            return Ok(None);
+        }
+        if found.session.needs_touch_at(now) {
+            self.credentials.touch_session(&id, now).await?;
+            found.session.last_seen_on = now;
+        }
+        Ok(Some(found))
+    }
+
+    /// Ends the session.
+    pub async fn sign_out(&self, secret: &Secret) -> Result<(), StoreError> {
+        self.credentials.delete_session(&secret.hash()).await
+    }
+
+    /// The Test/Live switch: what the session shows and creates from now on.
+    pub async fn switch_mode(&self, secret: &Secret, mode: Mode) -> Result<(), StoreError> {
+        self.credentials
+            .set_session_mode(&secret.hash(), mode)
+            .await
+    }
+
+    /// A one-time link's secret for user `id`: an invitation sets the first password, a reset
+    /// replaces one. `NotFound("user")` when the platform has no such user.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
+    pub async fn link(
+        &self,
+        platform: &PlatformId,
+        id: &UserId,
+        purpose: LinkPurpose,
+    ) -> Result<Secret, ServiceError> {
+        self.users
+            .get_user(platform, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("user"))?;
+        let now = self.clock.now();
+        let secret = Secret::new(self.ids.key_secret());
+        let link = UserLink {
+            token_hash: secret.hash(),
+            user_id: id.clone(),
+            platform_id: platform.clone(),
+            purpose,
+            created_on: now,
+            expires_on: now + purpose.lifetime(),
+        };
+        self.credentials
+            .insert_link(&link)
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(secret)
+    }
+
+    /// Sets the password of the link's user and uses the link up; every session of the user
+    /// ends. `NotFound("link")` when the link is unknown, used or expired.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn redeem(
+        &self,
+        token: &Secret,
+        password: &Password,
+    ) -> Result<crate::user::User, ServiceError> {
+        let hash = self.hasher.hash(password).await;
+        self.credentials
+            .redeem_link(&token.hash(), self.clock.now(), &hash)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("link"))
+    }
+
+    /// Sets a user's password directly (operators); every session of the user ends.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
+    pub async fn set_password(
+        &self,
+        platform: &PlatformId,
+        id: &UserId,
+        password: &Password,
+    ) -> Result<(), ServiceError> {
+        let hash = self.hasher.hash(password).await;
+        self.credentials
+            .set_password(platform, id, &hash)
+            .await
+            .map_err(|e| ServiceError::from_store("user", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dashboard::IDLE;
+    use crate::ports::{MockCredentialStore, MockIds, MockPasswordHasher, MockUserStore};
+    use crate::services::fixtures::{NOON, clock_at_noon};
+    use crate::user::{Role, User};
+    use std::sync::Mutex;
+
+    fn user(platform: &str) -> User {
+        User {
+            id: UserId::from_suffix(platform),
+            platform_id: PlatformId::from_suffix(platform),
+            email: Email::parse("ops@example.com").unwrap(),
+            role: Role::Admin,
+            created_on: NOON,
+        }
+    }
+
+    /// A hasher whose "hash" of a password is `h:` + the password.
+    fn hasher() -> MockPasswordHasher {
+        let mut hasher = MockPasswordHasher::new();
+        hasher
+            .expect_hash()
+            .returning(|p| format!("h:{}", p.expose()));
+        hasher
+            .expect_verify()
+            .returning(|p, stored| stored.is_some_and(|s| s == format!("h:{}", p.expose())));
+        hasher
+    }
+
+    fn service(credentials: MockCredentialStore) -> DashboardService {
+        let mut ids = MockIds::new();
+        ids.expect_key_secret()
+            .returning(|| "ABCDEFGHIJKLMNOPQRSTUVWXYZ".into());
+        DashboardService::new(
+            Arc::new(credentials),
+            Arc::new(MockUserStore::new()),
+            Arc::new(hasher()),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids),
+        )
+    }
+
+    /// One refusal for every way a sign-in is wrong, and a session only for the right pair; of
+    /// two accounts with that email, the one the password opens.
+    #[tokio::test]
+    async fn only_the_right_email_and_password_sign_in() {
+        let mut credentials = MockCredentialStore::new();
+        credentials.expect_sign_in_candidates().returning(|email| {
+            Ok(if email.as_str() == "ops@example.com" {
+                vec![
+                    (user("a"), "h:first password".into()),
+                    (user("b"), "h:second password".into()),
+                ]
+            } else {
+                Vec::new()
+            })
+        });
+        let saved = Arc::new(Mutex::new(Vec::new()));
+        let sink = saved.clone();
+        credentials.expect_insert_session().returning(move |s| {
+            sink.lock().unwrap().push(s.clone());
+            Ok(())
+        });
+        let service = service(credentials);
+        for (email, password) in [
+            ("ops@example.com", "wrong password"),
+            ("nobody@example.com", "first password"),
+            ("not an email", "first password"),
+            ("ops@example.com", "short"),
+            ("", ""),
+        ] {
+            let refused = service.sign_in(email, password).await;
+            assert!(
+                matches!(refused, Err(SignInError::Refused)),
+                "{email}/{password}"
+            );
+        }
+        assert!(saved.lock().unwrap().is_empty());
+        let (secret, signed_in) = service
+            .sign_in("ops@example.com", "second password")
+            .await
+            .unwrap();
+        assert_eq!(signed_in.user.id, user("b").id);
+        let session = &saved.lock().unwrap()[0];
+        assert_eq!(session, &signed_in.session);
+        assert_eq!(session.id_hash, secret.hash(), "kept by hash only");
+        assert_eq!(
+            (session.mode, session.expires_on),
+            (Mode::Test, NOON + LIFETIME)
+        );
+    }
+
+    /// A session idle too long is ended when it comes back, not honoured.
+    #[tokio::test]
+    async fn an_idle_session_is_ended() {
+        for (idle, live) in [(IDLE - time::Duration::SECOND, true), (IDLE, false)] {
+            let mut credentials = MockCredentialStore::new();
+            credentials.expect_find_session().returning(move |id| {
+                Ok(Some(SignedIn {
+                    user: user("a"),
+                    session: Session {
+                        id_hash: id.clone(),
+                        user_id: user("a").id,
+                        platform_id: user("a").platform_id,
+                        mode: Mode::Live,
+                        created_on: NOON - idle,
+                        last_seen_on: NOON - idle,
+                        expires_on: NOON - idle + LIFETIME,
+                    },
+                }))
+            });
+            credentials
+                .expect_delete_session()
+                .times(usize::from(!live))
+                .returning(|_| Ok(()));
+            credentials
+                .expect_touch_session()
+                .times(usize::from(live))
+                .returning(|_, _| Ok(()));
+            let secret = Secret::new("ABCDEFGHIJKLMNOPQRSTUVWXYZ".into());
+            let found = service(credentials).signed_in(&secret).await.unwrap();
+            assert_eq!(found.is_some(), live, "{idle}");
+        }
+    }
+}

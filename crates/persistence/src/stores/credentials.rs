@@ -1,0 +1,280 @@
+//! `CredentialStore`: dashboard passwords, one-time links and sessions, every secret by hash.
+
+use diesel::QueryResult;
+use diesel::prelude::*;
+use holdfast_domain::api_key::KeyHash;
+use holdfast_domain::dashboard::{Session, SignedIn, UserLink};
+use holdfast_domain::ids::{PlatformId, UserId};
+use holdfast_domain::mode::Mode;
+use holdfast_domain::ports::{CredentialStore, StoreError};
+use holdfast_domain::user::{Email, User};
+use time::OffsetDateTime;
+
+use super::SqlStore;
+use crate::conn::Conn;
+use crate::error::query_error;
+use crate::rows::{USER_COLUMNS, UserRow, parse};
+use crate::schema::{dashboard_sessions as s, user_links as l, users as u};
+use crate::timestamp::Instant;
+
+/// Ends every session of a user, in the caller's transaction.
+pub(crate) async fn end_sessions(
+    conn: &mut Conn,
+    platform: &PlatformId,
+    user: &UserId,
+) -> QueryResult<()> {
+    conn.execute(diesel::delete(
+        s::table
+            .filter(s::platform_id.eq(platform.as_str()))
+            .filter(s::user_id.eq(user.as_str())),
+    ))
+    .await
+    .map(drop)
+}
+
+/// Sets a user's password hash and ends the user's sessions; how many users it changed.
+async fn write_password(
+    conn: &mut Conn,
+    platform: &PlatformId,
+    user: &UserId,
+    hash: &str,
+) -> QueryResult<usize> {
+    let changed = conn
+        .execute(
+            diesel::update(
+                u::table
+                    .filter(u::platform_id.eq(platform.as_str()))
+                    .filter(u::id.eq(user.as_str())),
+            )
+            .set(u::password_hash.eq(Some(hash))),
+        )
+        .await?;
+    end_sessions(conn, platform, user).await?;
+    Ok(changed)
+}
+
+#[derive(Debug, Insertable, Queryable)]
+#[diesel(table_name = s)]
+struct SessionRow {
+    id_hash: Vec<u8>,
+    user_id: String,
+    platform_id: String,
+    mode: String,
+    #[diesel(serialize_as = Instant)]
+    created_on: OffsetDateTime,
+    #[diesel(serialize_as = Instant)]
+    last_seen_on: OffsetDateTime,
+    #[diesel(serialize_as = Instant)]
+    expires_on: OffsetDateTime,
+}
+
+impl From<&Session> for SessionRow {
+    fn from(session: &Session) -> Self {
+        Self {
+            id_hash: session.id_hash.as_bytes().to_vec(),
+            user_id: session.user_id.to_string(),
+            platform_id: session.platform_id.to_string(),
+            mode: session.mode.as_str().to_owned(),
+            created_on: session.created_on,
+            last_seen_on: session.last_seen_on,
+            expires_on: session.expires_on,
+        }
+    }
+}
+
+impl TryFrom<SessionRow> for Session {
+    type Error = StoreError;
+    fn try_from(row: SessionRow) -> Result<Self, StoreError> {
+        let hash: [u8; 32] = row
+            .id_hash
+            .try_into()
+            .map_err(|_| crate::rows::corrupt("session hash", "not 32 bytes"))?;
+        Ok(Self {
+            id_hash: KeyHash::from_bytes(hash),
+            user_id: UserId::from_trusted(row.user_id),
+            platform_id: PlatformId::from_trusted(row.platform_id),
+            mode: parse("session mode", &row.mode)?,
+            created_on: row.created_on,
+            last_seen_on: row.last_seen_on,
+            expires_on: row.expires_on,
+        })
+    }
+}
+
+#[derive(Debug, Insertable)]
+#[diesel(table_name = l)]
+struct NewLinkRow<'a> {
+    token_hash: &'a [u8],
+    user_id: &'a str,
+    platform_id: &'a str,
+    purpose: &'static str,
+    #[diesel(serialize_as = Instant)]
+    created_on: OffsetDateTime,
+    #[diesel(serialize_as = Instant)]
+    expires_on: OffsetDateTime,
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for SqlStore {
+    async fn sign_in_candidates(&self, email: &Email) -> Result<Vec<(User, String)>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(UserRow, Option<String>)> = conn
+            .load(
+                u::table
+                    .select((USER_COLUMNS, u::password_hash))
+                    .filter(u::email.eq(email.as_str()))
+                    .filter(u::password_hash.is_not_null())
+                    .order((u::created_on.asc(), u::id.asc())),
+            )
+            .await
+            .map_err(query_error("users"))?;
+        rows.into_iter()
+            .filter_map(|(row, hash)| Some((row, hash?)))
+            .map(|(row, hash)| Ok((User::try_from(row)?, hash)))
+            .collect()
+    }
+
+    async fn set_password(
+        &self,
+        platform: &PlatformId,
+        user: &UserId,
+        hash: &str,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let changed = conn
+            .transaction(async |conn| write_password(conn, platform, user, hash).await)
+            .await
+            .map_err(query_error("users"))?;
+        super::one_row(changed).map_err(|_| StoreError::NotFound)
+    }
+
+    async fn insert_link(&self, link: &UserLink) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(diesel::insert_into(l::table).values(NewLinkRow {
+            token_hash: link.token_hash.as_bytes(),
+            user_id: link.user_id.as_str(),
+            platform_id: link.platform_id.as_str(),
+            purpose: link.purpose.as_str(),
+            created_on: link.created_on,
+            expires_on: link.expires_on,
+        }))
+        .await
+        .map(drop)
+        .map_err(query_error("user_links"))
+    }
+
+    async fn redeem_link(
+        &self,
+        token: &KeyHash,
+        now: OffsetDateTime,
+        hash: &str,
+    ) -> Result<Option<User>, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            // One statement decides: of two redemptions racing, only the first finds it unused.
+            let redeemed: Option<(String, String)> = conn
+                .get_result(
+                    diesel::update(
+                        l::table
+                            .filter(l::token_hash.eq(token.as_bytes().as_slice()))
+                            .filter(l::used_on.is_null())
+                            .filter(l::expires_on.gt(Instant(now))),
+                    )
+                    .set(l::used_on.eq(Some(Instant(now))))
+                    .returning((l::platform_id, l::user_id)),
+                )
+                .await
+                .optional()?;
+            let Some((platform, user)) = redeemed else {
+                return Ok(None);
+            };
+            let (platform, user) = (
+                PlatformId::from_trusted(platform),
+                UserId::from_trusted(user),
+            );
+            if write_password(conn, &platform, &user, hash).await? != 1 {
+                // The user is gone: nothing is kept, the link included.
+                return Err(diesel::result::Error::RollbackTransaction);
+            }
+            conn.first::<UserRow, _>(
+                u::table
+                    .select(USER_COLUMNS)
+                    .filter(u::id.eq(user.as_str())),
+            )
+            .await
+            .map(Some)
+        })
+        .await
+        .or_else(|e| match e {
+            diesel::result::Error::RollbackTransaction => Ok(None),
+            e => Err(e),
+        })
+        .map_err(query_error("user_links"))?
+        .map(User::try_from)
+        .transpose()
+    }
+
+    async fn insert_session(&self, session: &Session) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(diesel::insert_into(s::table).values(SessionRow::from(session)))
+            .await
+            .map(drop)
+            .map_err(query_error("dashboard_sessions"))
+    }
+
+    async fn find_session(&self, id: &KeyHash) -> Result<Option<SignedIn>, StoreError> {
+        let mut conn = self.conn().await?;
+        let found: Option<(SessionRow, UserRow)> = conn
+            .first(
+                s::table
+                    .inner_join(
+                        u::table.on(u::id.eq(s::user_id).and(u::platform_id.eq(s::platform_id))),
+                    )
+                    .filter(s::id_hash.eq(id.as_bytes().as_slice()))
+                    .select((s::all_columns, USER_COLUMNS)),
+            )
+            .await
+            .optional()
+            .map_err(query_error("dashboard_sessions"))?;
+        found
+            .map(|(session, user)| {
+                Ok(SignedIn {
+                    session: Session::try_from(session)?,
+                    user: User::try_from(user)?,
+                })
+            })
+            .transpose()
+    }
+
+    async fn touch_session(&self, id: &KeyHash, now: OffsetDateTime) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(
+            diesel::update(s::table.filter(s::id_hash.eq(id.as_bytes().as_slice())))
+                .set(s::last_seen_on.eq(Instant(now))),
+        )
+        .await
+        .map(drop)
+        .map_err(query_error("dashboard_sessions"))
+    }
+
+    async fn set_session_mode(&self, id: &KeyHash, mode: Mode) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(
+            diesel::update(s::table.filter(s::id_hash.eq(id.as_bytes().as_slice())))
+                .set(s::mode.eq(mode.as_str())),
+        )
+        .await
+        .map(drop)
+        .map_err(query_error("dashboard_sessions"))
+    }
+
+    async fn delete_session(&self, id: &KeyHash) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(diesel::delete(
+            s::table.filter(s::id_hash.eq(id.as_bytes().as_slice())),
+        ))
+        .await
+        .map(drop)
+        .map_err(query_error("dashboard_sessions"))
+    }
+}

@@ -1,0 +1,177 @@
+//! Dashboard credentials: passwords found by email across platforms, one-time links used once
+//! and only in time, sessions found with their user and ended with a password change.
+
+use holdfast_domain::api_key::KeyHash;
+use holdfast_domain::dashboard::{LIFETIME, LinkPurpose, Session, UserLink};
+
+use super::*;
+
+fn session(user: &User, secret: &str) -> Session {
+    Session {
+        id_hash: KeyHash::of(secret),
+        user_id: user.id.clone(),
+        platform_id: user.platform_id.clone(),
+        mode: Mode::Test,
+        created_on: T0,
+        last_seen_on: T0,
+        expires_on: T0 + LIFETIME,
+    }
+}
+
+fn link(user: &User, secret: &str, expires_on: OffsetDateTime) -> UserLink {
+    UserLink {
+        token_hash: KeyHash::of(secret),
+        user_id: user.id.clone(),
+        platform_id: user.platform_id.clone(),
+        purpose: LinkPurpose::Invite,
+        created_on: T0,
+        expires_on,
+    }
+}
+
+/// Passwords are found by email across platforms; a link sets one once, and only in time.
+pub async fn passwords_links_and_sessions_are_kept_by_hash_and_used_once(db: Database) {
+    let stores = db.stores();
+    let credentials = &stores.credentials;
+    let a = new_platform(&stores, "A").await;
+    let b = new_platform(&stores, "B").await;
+    let (owner_a, owner_b) = (a.owner.clone(), b.owner.clone());
+    let email = owner_a.email.clone();
+    assert!(
+        credentials
+            .sign_in_candidates(&email)
+            .await
+            .unwrap()
+            .is_empty(),
+        "no password yet"
+    );
+
+    // A link sets the password once, and only before it expires.
+    credentials
+        .insert_link(&link(&owner_a, "L1", T0 + time::Duration::hours(24)))
+        .await
+        .unwrap();
+    credentials
+        .insert_link(&link(&owner_b, "L2", T0))
+        .await
+        .unwrap();
+    let late = credentials
+        .redeem_link(&KeyHash::of("L2"), T0, "h:late")
+        .await
+        .unwrap();
+    assert_eq!(late, None, "an expired link sets nothing");
+    let used = credentials
+        .redeem_link(&KeyHash::of("L1"), T0, "h:first")
+        .await
+        .unwrap();
+    assert_eq!(used.map(|u| u.id), Some(owner_a.id.clone()));
+    let again = credentials
+        .redeem_link(&KeyHash::of("L1"), T0, "h:again")
+        .await
+        .unwrap();
+    assert_eq!(again, None, "a link is used once");
+    credentials
+        .set_password(&b.platform.id, &owner_b.id, "h:second")
+        .await
+        .unwrap();
+    let candidates = credentials.sign_in_candidates(&email).await.unwrap();
+    let found: Vec<_> = candidates
+        .iter()
+        .map(|(u, h)| (u.id.clone(), h.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (owner_a.id.clone(), "h:first"),
+            (owner_b.id.clone(), "h:second")
+        ],
+        "both platforms' accounts with that email, oldest first"
+    );
+    let nobody = UserId::from_suffix("nobody");
+    let missing = credentials
+        .set_password(&a.platform.id, &nobody, "h:x")
+        .await;
+    assert!(matches!(missing, Err(StoreError::NotFound)));
+    let elsewhere = credentials
+        .set_password(&b.platform.id, &owner_a.id, "h:x")
+        .await;
+    assert!(
+        matches!(elsewhere, Err(StoreError::NotFound)),
+        "scoped by platform"
+    );
+}
+
+/// A session is found with its user and mode; a password change and a deletion end sessions.
+pub async fn sessions_are_found_with_their_user_and_ended_with_it(db: Database) {
+    let stores = db.stores();
+    let credentials = &stores.credentials;
+    let a = new_platform(&stores, "A").await;
+    let owner_a = a.owner.clone();
+    credentials
+        .insert_session(&session(&owner_a, "S1"))
+        .await
+        .unwrap();
+    credentials
+        .set_session_mode(&KeyHash::of("S1"), Mode::Live)
+        .await
+        .unwrap();
+    credentials
+        .touch_session(&KeyHash::of("S1"), T0 + time::Duration::minutes(5))
+        .await
+        .unwrap();
+    let signed_in = credentials
+        .find_session(&KeyHash::of("S1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(signed_in.user, owner_a);
+    assert_eq!(
+        (signed_in.session.mode, signed_in.session.last_seen_on),
+        (Mode::Live, T0 + time::Duration::minutes(5))
+    );
+    assert_eq!(
+        credentials.find_session(&KeyHash::of("S2")).await.unwrap(),
+        None
+    );
+    credentials
+        .set_password(&a.platform.id, &owner_a.id, "h:new")
+        .await
+        .unwrap();
+    assert_eq!(
+        credentials.find_session(&KeyHash::of("S1")).await.unwrap(),
+        None
+    );
+
+    let dev = User {
+        id: UserId::from_suffix("dev"),
+        platform_id: a.platform.id.clone(),
+        email: Email::parse("dev@example.com").unwrap(),
+        role: holdfast_domain::user::Role::Viewer,
+        created_on: T0,
+    };
+    stores.users.insert_user(&dev).await.unwrap();
+    credentials
+        .insert_session(&session(&dev, "S3"))
+        .await
+        .unwrap();
+    assert!(
+        credentials
+            .find_session(&KeyHash::of("S3"))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    stores
+        .users
+        .delete_user(&a.platform.id, &dev.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        credentials.find_session(&KeyHash::of("S3")).await.unwrap(),
+        None
+    );
+    credentials
+        .delete_session(&KeyHash::of("S3"))
+        .await
+        .unwrap();
+}
