@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod dashboard;
 pub mod demo;
 pub mod http;
 mod output;

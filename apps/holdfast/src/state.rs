@@ -45,6 +45,8 @@ pub struct AppState {
     pub idempotency: IdempotencyService,
     /// Per-key and per-address request budgets of this replica (off unless `serve` sets them).
     pub rate_limits: Arc<RateLimits>,
+    /// Wrong dashboard passwords per account, on this replica (always on).
+    pub sign_in_throttle: Arc<crate::dashboard::throttle::SignInThrottle>,
     /// The `/demo` checkout's keys and merchant, when `serve` set them up.
     pub demo: Option<Arc<crate::demo::Demo>>,
     /// Apple Pay's domain association file, when configured.
@@ -186,6 +188,7 @@ impl AppState {
             ),
             idempotency: IdempotencyService::new(stores.idempotency, clock, fingerprint_secret),
             rate_limits: Arc::new(RateLimits::off()),
+            sign_in_throttle: Arc::default(),
             demo: None,
             apple_pay_domain_association: None,
             database,

@@ -4,6 +4,7 @@
     reason = "test harness: a panic is the failure report"
 )]
 
+mod browser;
 mod dump;
 mod http;
 mod process;
@@ -12,6 +13,7 @@ mod receiver;
 pub mod routes;
 mod smtp;
 
+pub use browser::browser;
 pub use dump::contains;
 pub use http::{Api, Reply};
 pub use process::{CliOutput, Server};
@@ -67,6 +69,11 @@ impl Env {
     /// Runs `holdfast ARGS…` against this test's database.
     pub fn cli(&self, args: &[&str]) -> CliOutput {
         process::run_cli(self.database_url(), args)
+    }
+
+    /// Runs `holdfast ARGS…` with `input` on its standard input (a password, say).
+    pub fn cli_with_input(&self, args: &[&str], input: &str) -> CliOutput {
+        process::run_cli_with_input(self.database_url(), args, input)
     }
 
     /// Runs `holdfast --json ARGS…`, asserts success and parses the output.

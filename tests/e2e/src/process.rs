@@ -50,6 +50,26 @@ pub fn run_cli(database_url: &str, args: &[&str]) -> CliOutput {
     }
 }
 
+pub fn run_cli_with_input(database_url: &str, args: &[&str], input: &str) -> CliOutput {
+    let mut child = Command::new(holdfast_bin())
+        .args(args)
+        .env("HOLDFAST_DATABASE_URL", database_url)
+        .env("HOLDFAST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run holdfast");
+    std::io::Write::write_all(&mut child.stdin.take().expect("piped"), input.as_bytes())
+        .expect("write to holdfast's standard input");
+    let out = child.wait_with_output().expect("holdfast ends");
+    CliOutput {
+        success: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
 /// A running `holdfast serve`; killed when dropped.
 #[derive(Debug)]
 pub struct Server {

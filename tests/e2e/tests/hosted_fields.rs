@@ -8,10 +8,7 @@
     reason = "test code: a panic is the failure report"
 )]
 
-use std::path::PathBuf;
-use std::process::Command;
-
-use holdfast_e2e::{Api, Env, Server, on_both_backends};
+use holdfast_e2e::{Api, Env, Server, browser, on_both_backends};
 use holdfast_wallets::google_pay::testing::Issuer;
 use reqwest::StatusCode;
 use serde_json::Value;
@@ -19,41 +16,6 @@ use serde_json::Value;
 /// A plain GET, as a script tag or a frame would send it: no header carries a key.
 async fn get(server: &Server, path: String) -> reqwest::Response {
     reqwest::get(server.url(&path)).await.unwrap()
-}
-
-fn browser_tests() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../browser")
-}
-
-/// Where screenshots are kept: `target/browser-artifacts/<backend>/…`.
-fn artifacts(env: &Env) -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"),
-        PathBuf::from,
-    );
-    target
-        .join("browser-artifacts")
-        .join(format!("{:?}", env.backend).to_lowercase())
-}
-
-/// Runs `tests/browser/<script>` against `server`; its failures fail the test, with the
-/// server's log.
-fn browser(env: &Env, server: &Server, script: &str, vars: &[(&str, &str)]) {
-    let run = Command::new("node")
-        .arg(browser_tests().join(script))
-        .current_dir(browser_tests())
-        .env("HOLDFAST_URL", server.url("").trim_end_matches('/'))
-        .env("HOLDFAST_ARTIFACTS", artifacts(env))
-        .envs(vars.iter().copied())
-        .output()
-        .expect("node (the browser tests need Node.js and `npm ci --prefix tests/browser`)");
-    let report = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success() && !report.contains("not ok"),
-        "browser tests failed:\n{report}\n{}\nserver log:\n{}",
-        String::from_utf8_lossy(&run.stderr),
-        server.log()
-    );
 }
 
 async fn a_card_typed_in_the_frames_pays_from_the_backend(env: Env) {

@@ -26,6 +26,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 &cli.vault,
                 &cli.webhooks,
                 &args,
+                &cli.public_url,
             )
             .await
         }

@@ -19,6 +19,7 @@ pub async fn run(
     vault: &VaultArgs,
     webhooks: &WebhookArgs,
     args: &ServeArgs,
+    public_url: &str,
 ) -> anyhow::Result<()> {
     database.check_against(payments)?;
     let vault = vault.vault()?;
@@ -52,7 +53,10 @@ pub async fn run(
             )
             .await?;
         if let Some(created) = demo {
-            print_demo(&created);
+            let owner = &created.owner;
+            let link =
+                super::invite_link(&state, &created.platform.id, &owner.id, public_url).await?;
+            print_demo(&created, &link);
         }
         // The demo platform's checkout page, with keys of its own made for this run.
         let demo = crate::demo::prepare(&state).await?;
@@ -72,7 +76,7 @@ pub async fn run(
 }
 
 /// The demo keys go to standard output once, never to the log.
-fn print_demo(created: &CreatedPlatform) {
+fn print_demo(created: &CreatedPlatform, sign_in_link: &str) {
     tracing::info!(platform = %created.platform.id, "created the demo platform (empty database)");
     let mut text = format!(
         "\nEmpty database: created the demo platform {} (owner {}).\n\
@@ -87,5 +91,9 @@ fn print_demo(created: &CreatedPlatform) {
             key.value.expose()
         );
     }
+    let _ = writeln!(
+        text,
+        "Set the owner's dashboard password (24 hours, once), then sign in at /dashboard:\n  {sign_in_link}"
+    );
     output::print(&text);
 }

@@ -19,7 +19,7 @@ mod plans;
 pub mod rate_limit;
 mod request_context;
 pub mod routes;
-mod same_origin;
+pub(crate) mod same_origin;
 mod tokens;
 mod transactions;
 pub mod views;
@@ -75,6 +75,7 @@ pub fn app_with(
         .configure(docs_page::config)
         .configure(clients::config)
         .configure(demo_page::config)
+        .configure(crate::dashboard::config)
         .configure(apple_pay::config)
         .route(openapi::PATH, web::get().to(openapi::serve))
         .configure(routes::register)

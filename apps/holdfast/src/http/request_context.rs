@@ -104,15 +104,20 @@ fn stamp(headers: &mut HeaderMap, id: &str) {
 }
 
 /// A refusal whose body is not our JSON envelope.
+/// A refusal that no handler of ours rendered (actix's plain-text 404, 405, 413…): the JSON
+/// envelope replaces it. Our pages (the dashboard's) render their refusals as pages.
 fn needs_envelope<B>(response: &ServiceResponse<B>) -> bool {
     let status = response.status();
-    (status.is_client_error() || status.is_server_error()) && !is_json(response.headers())
+    let ours = ["application/json", "text/html"]
+        .iter()
+        .any(|kind| has_type(response.headers(), kind));
+    (status.is_client_error() || status.is_server_error()) && !ours
 }
 
-fn is_json(headers: &HeaderMap) -> bool {
+fn has_type(headers: &HeaderMap, kind: &str) -> bool {
     headers
         .get(CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"))
+        .is_some_and(|v| v.as_bytes().starts_with(kind.as_bytes()))
 }
 
 /// An error that escaped the request's scope, still rendered with the request's id.
@@ -131,7 +136,7 @@ impl ResponseError for WithRequestId {
     fn error_response(&self) -> HttpResponse {
         let mut response = REQUEST_ID.sync_scope(self.id.clone(), || {
             let rendered = self.inner.as_response_error().error_response();
-            if is_json(rendered.headers()) {
+            if has_type(rendered.headers(), "application/json") {
                 rendered
             } else {
                 super::ApiError::for_status(rendered.status()).error_response()

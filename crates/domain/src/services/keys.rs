@@ -161,7 +161,8 @@ impl KeyService {
         }
     }
 
-    async fn get(&self, platform: &PlatformId, id: &KeyId) -> Result<ApiKey, ServiceError> {
+    /// A key of the platform; `NotFound("key")` when it has no such key.
+    pub async fn get(&self, platform: &PlatformId, id: &KeyId) -> Result<ApiKey, ServiceError> {
         self.keys
             .get_key(platform, id)
             .await

@@ -1,0 +1,348 @@
+//! The API Keys page (spec 2.1, 3.1, 4.6): the keys of the session's mode; an admin generates
+//! (the value shown once), renames, activates, deactivates and deletes them.
+
+use std::collections::HashMap;
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use holdfast_domain::api_key::{ApiKey, KeyEvent, KeyName, KeyStatus};
+use holdfast_domain::ids::{KeyId, UserId};
+use holdfast_domain::mode::KeyType;
+use holdfast_domain::services::CreatedKey;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use super::auth::{AdminForm, Signed};
+use super::layout::when;
+use super::{DashboardError, layout, respond, see_other};
+use crate::state::AppState;
+
+const PATH: &str = "/dashboard/keys";
+
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.route(PATH, web::get().to(list))
+        .route(PATH, web::post().to(generate))
+        .route("/dashboard/keys/{id}/rename", web::get().to(rename_form))
+        .route("/dashboard/keys/{id}/rename", web::post().to(rename))
+        .route("/dashboard/keys/{id}/delete", web::get().to(confirm_delete))
+        .route("/dashboard/keys/{id}/{action}", web::post().to(change));
+}
+
+/// What the page says after a change, by the word the redirect carries (never the request's
+/// own text).
+fn notice(query: &str) -> Option<&'static str> {
+    Some(match query {
+        "renamed" => "The key is renamed.",
+        "activated" => "The key is active: requests with it are served.",
+        "deactivated" => "The key is inactive: requests with it get 401.",
+        "deleted" => "The key is deleted for good.",
+        _ => return None,
+    })
+}
+
+async fn list(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    let view = View::load(&state, &signed).await?;
+    let body = view.render(&signed, notice(req.query_string()), None, None);
+    Ok(respond(StatusCode::OK, body))
+}
+
+/// The keys of the session's mode, and who made them.
+struct View {
+    keys: Vec<ApiKey>,
+    makers: HashMap<UserId, String>,
+}
+
+impl View {
+    async fn load(state: &AppState, signed: &Signed) -> Result<Self, DashboardError> {
+        let platform = &signed.who.user.platform_id;
+        let mode = signed.who.session.mode;
+        let keys = state.keys.list(platform).await?;
+        let makers = state
+            .users
+            .list(platform)
+            .await?
+            .into_iter()
+            .map(|u| (u.id, u.email.as_str().to_owned()))
+            .collect();
+        Ok(Self {
+            keys: keys.into_iter().filter(|k| k.mode == mode).collect(),
+            makers,
+        })
+    }
+
+    /// The page; `error` is the generate form's.
+    fn render(
+        &self,
+        signed: &Signed,
+        notice: Option<&str>,
+        created: Option<&CreatedKey>,
+        error: Option<&str>,
+    ) -> Markup {
+        let admin = signed.is_admin();
+        let mode = signed.who.session.mode;
+        let body = html! {
+            h1 { "API Keys" }
+            @if let Some(notice) = notice { p.notice role="status" { (notice) } }
+            @if let Some(created) = created { (created_panel(created)) }
+            div.table role="region" aria-label="API keys" tabindex="0" {
+                table {
+                    caption { "The " (mode) " mode's keys" }
+                    thead { tr {
+                        th scope="col" { "Name" } th scope="col" { "Type" } th scope="col" { "Mode" }
+                        th scope="col" { "Last four" } th scope="col" { "Active" }
+                        th scope="col" { "Created by" } th scope="col" { "Created on" }
+                        th scope="col" { "Last used" }
+                        @if admin { th scope="col" { "Actions" } }
+                    } }
+                    tbody {
+                        @for key in &self.keys { (self.row(key, signed)) }
+                        @if self.keys.is_empty() {
+                            tr { td colspan="9" { "No " (mode) " keys yet." } }
+                        }
+                    }
+                }
+            }
+            @if admin { (generate_form(signed, error)) }
+            section aria-labelledby="rotation" {
+                h2 #rotation { "Rotating a key" }
+                ol {
+                    li { "Create a new key of the same type and mode." }
+                    li { "Switch the integration to it." }
+                    li { "Verify it works." }
+                    li { "Deactivate or delete the old key." }
+                }
+                p { "A private key must never appear in client-side code, mobile apps or public repositories. If one may have been exposed, deactivate it at once and generate a replacement." }
+            }
+        };
+        layout::page(signed, "API Keys", PATH, &body)
+    }
+
+    fn row(&self, key: &ApiKey, signed: &Signed) -> Markup {
+        let id = key.id.as_str();
+        let active = key.status == KeyStatus::Active;
+        let maker = self
+            .makers
+            .get(&key.created_by)
+            .map_or_else(|| format!("{} (removed)", key.created_by), Clone::clone);
+        html! {
+            tr {
+                td { (key.name.as_str()) }
+                td { (key.key_type) }
+                td { (key.mode) }
+                td { code { (key.last4) } }
+                td { @if active { "Yes" } @else { "No" } }
+                td { (maker) }
+                td { (when(key.created_on)) }
+                td { @match key.last_used_on { Some(at) => (when(at)), None => "Never" } }
+                @if signed.is_admin() {
+                    td.actions {
+                        @let (action, label) = if active { ("deactivate", "Deactivate") } else { ("activate", "Activate") };
+                        form.inline method="post" action={ "/dashboard/keys/" (id) "/" (action) } {
+                            input type="hidden" name="csrf" value=(signed.csrf);
+                            button.secondary type="submit" aria-label={ (label) " " (key.name.as_str()) } { (label) }
+                        }
+                        a href={ "/dashboard/keys/" (id) "/rename" } aria-label={ "Rename " (key.name.as_str()) } { "Rename" }
+                        a.danger href={ "/dashboard/keys/" (id) "/delete" } aria-label={ "Delete " (key.name.as_str()) } { "Delete" }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn generate_form(signed: &Signed, error: Option<&str>) -> Markup {
+    html! {
+        section aria-labelledby="generate" {
+            h2 #generate { "Generate a key" }
+            p { "The new key is a " (signed.who.session.mode) " key: switch mode above for the other." }
+            @if let Some(error) = error { p.error #generate-error role="alert" { (error) } }
+            form.stack method="post" action=(PATH) {
+                input type="hidden" name="csrf" value=(signed.csrf);
+                label for="key-name" { "Name" }
+                input #key-name type="text" name="name" minlength="3" maxlength="25" required
+                    aria-describedby=[error.map(|_| "generate-error")];
+                label for="key-type" { "Type" }
+                select #key-type name="type" {
+                    option value="private" { "Private (server-side, full access)" }
+                    option value="public" { "Public (hosted fields: tokenization only)" }
+                }
+                button type="submit" { "Generate key" }
+            }
+        }
+    }
+}
+
+/// The one time the value is shown.
+fn created_panel(created: &CreatedKey) -> Markup {
+    html! {
+        section.created aria-labelledby="created" {
+            h2 #created { "Your new key: " (created.key.name.as_str()) }
+            p.warning role="alert" { "Copy it now. It will not be shown again." }
+            label for="key-value" { "Key value" }
+            div.copy {
+                input #key-value type="text" readonly value=(created.value.expose()) spellcheck="false";
+                button type="button" data-copy="key-value" hidden { "Copy" }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct Generate {
+    name: String,
+    #[serde(rename = "type")]
+    key_type: String,
+}
+
+async fn generate(
+    state: web::Data<AppState>,
+    form: AdminForm<Generate>,
+) -> Result<HttpResponse, DashboardError> {
+    let signed = &form.signed;
+    let Ok(name) = KeyName::parse(&form.fields.name) else {
+        let view = View::load(&state, signed).await?;
+        let error = "The name must be 3 to 25 characters.";
+        let body = view.render(signed, None, None, Some(error));
+        return Ok(respond(StatusCode::BAD_REQUEST, body));
+    };
+    let key_type: KeyType = form
+        .fields
+        .key_type
+        .parse()
+        .map_err(|_| DashboardError::BadForm)?;
+    let user = &signed.who.user;
+    let created = state
+        .keys
+        .generate(
+            &user.platform_id,
+            &user.id,
+            name,
+            key_type,
+            signed.who.session.mode,
+        )
+        .await?;
+    tracing::info!(key = %created.key.id, user = %user.id, "key generated in the dashboard");
+    let view = View::load(&state, signed).await?;
+    let body = view.render(signed, None, Some(&created), None);
+    Ok(respond(StatusCode::CREATED, body))
+}
+
+/// Key `id` of the session's platform and mode; a key of the other mode is not found.
+async fn key_in_mode(
+    state: &AppState,
+    signed: &Signed,
+    id: &str,
+) -> Result<ApiKey, DashboardError> {
+    let id = KeyId::parse("key", id).map_err(|_| DashboardError::NotFound("key"))?;
+    let key = state.keys.get(&signed.who.user.platform_id, &id).await?;
+    if key.mode == signed.who.session.mode {
+        Ok(key)
+    } else {
+        Err(DashboardError::NotFound("key"))
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct Rename {
+    name: String,
+}
+
+/// A page of its own for the new name: the table stays readable, and it works without script.
+async fn rename_form(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    if !signed.is_admin() {
+        return Err(DashboardError::AdminOnly);
+    }
+    let key = key_in_mode(&state, &signed, &id).await?;
+    Ok(respond(StatusCode::OK, rename_page(&signed, &key, None)))
+}
+
+fn rename_page(signed: &Signed, key: &ApiKey, error: Option<&str>) -> Markup {
+    let body = html! {
+        h1 { "Rename the key " (key.name.as_str()) }
+        @if let Some(error) = error { p.error #rename-error role="alert" { (error) } }
+        form.stack method="post" action={ "/dashboard/keys/" (key.id.as_str()) "/rename" } {
+            input type="hidden" name="csrf" value=(signed.csrf);
+            label for="new-name" { "New name" }
+            input #new-name type="text" name="name" minlength="3" maxlength="25" required
+                aria-describedby=[error.map(|_| "rename-error")];
+            button type="submit" { "Rename" }
+        }
+        p { a href=(PATH) { "Keep its name and go back" } }
+    };
+    layout::page(signed, "Rename a key", PATH, &body)
+}
+
+async fn rename(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    form: AdminForm<Rename>,
+) -> Result<HttpResponse, DashboardError> {
+    let key = key_in_mode(&state, &form.signed, &id).await?;
+    let Ok(name) = KeyName::parse(&form.fields.name) else {
+        let error = "The name must be 3 to 25 characters.";
+        let body = rename_page(&form.signed, &key, Some(error));
+        return Ok(respond(StatusCode::BAD_REQUEST, body));
+    };
+    state
+        .keys
+        .rename(&form.signed.who.user.platform_id, &key.id, &name)
+        .await?;
+    Ok(see_other("/dashboard/keys?renamed"))
+}
+
+#[derive(Debug, Deserialize)]
+struct Nothing {}
+
+/// Activate, deactivate or delete (after its confirmation page): `action` names the event.
+async fn change(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    form: AdminForm<Nothing>,
+) -> Result<HttpResponse, DashboardError> {
+    let (id, action) = path.into_inner();
+    let (event, done) = match action.as_str() {
+        "activate" => (KeyEvent::Activate, "activated"),
+        "deactivate" => (KeyEvent::Deactivate, "deactivated"),
+        "delete" => (KeyEvent::Delete, "deleted"),
+        _ => return Err(DashboardError::NotFound("page")),
+    };
+    let key = key_in_mode(&state, &form.signed, &id).await?;
+    let user = &form.signed.who.user;
+    state.keys.apply(&user.platform_id, &key.id, event).await?;
+    tracing::info!(key = %key.id, user = %user.id, event = ?event, "key changed in the dashboard");
+    Ok(see_other(&format!("{PATH}?{done}")))
+}
+
+/// Deleting is permanent: the page names the key and asks once more.
+async fn confirm_delete(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    if !signed.is_admin() {
+        return Err(DashboardError::AdminOnly);
+    }
+    let key = key_in_mode(&state, &signed, &id).await?;
+    let body = html! {
+        h1 { "Delete the key " (key.name.as_str()) "?" }
+        p { "The " (key.mode) " " (key.key_type) " key " strong { (key.name.as_str()) } " ending in "
+            code { (key.last4) } " will stop working at once. Deletion is permanent and cannot be undone." }
+        form.stack method="post" action={ "/dashboard/keys/" (key.id.as_str()) "/delete" } {
+            input type="hidden" name="csrf" value=(signed.csrf);
+            button.danger type="submit" { "Delete " (key.name.as_str()) " for good" }
+        }
+        p { a href=(PATH) { "Keep it and go back" } }
+    };
+    Ok(respond(
+        StatusCode::OK,
+        layout::page(&signed, "Delete a key", PATH, &body),
+    ))
+}

@@ -1,0 +1,110 @@
+//! The frame every page shares: landmarks, the navigation, the Test/Live switch and sign-out.
+
+use holdfast_domain::mode::Mode;
+use maud::{DOCTYPE, Markup, html};
+
+use super::auth::Signed;
+
+/// The pages in the navigation: (path, label as the spec names it).
+const NAVIGATION: &[(&str, &str)] = &[("/dashboard/keys", "API Keys")];
+
+/// An instant as people read it, to the minute in UTC, with the exact time for machines.
+pub fn when(at: time::OffsetDateTime) -> Markup {
+    let at = at.to_offset(time::UtcOffset::UTC);
+    let shown = format!(
+        "{}-{:02}-{:02} {:02}:{:02} UTC",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute()
+    );
+    html! { time datetime=(crate::http::views::rfc3339(at)) { (shown) } }
+}
+
+/// `path` if it is a page of the navigation: where a form may send the browser back to.
+pub fn known_page(path: &str) -> Option<&'static str> {
+    NAVIGATION
+        .iter()
+        .map(|(known, _)| *known)
+        .find(|known| *known == path)
+}
+
+fn document(title: &str, mode: Option<Mode>, header: &Markup, body: &Markup) -> Markup {
+    let class = match mode {
+        Some(Mode::Live) => "live",
+        _ => "test",
+    };
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Holdfast dashboard" }
+                link rel="stylesheet" href="/dashboard/assets/dashboard.css";
+                script src="/dashboard/assets/dashboard.js" defer {}
+            }
+            body class=(class) {
+                a.skip href="#main" { "Skip to content" }
+                (header)
+                main #main tabindex="-1" { (body) }
+            }
+        }
+    }
+}
+
+/// A page for someone not signed in (sign-in, setting a password, refusals).
+pub fn bare(title: &str, body: &Markup) -> Markup {
+    let header = html! {
+        header.top { p.brand { "Holdfast" } }
+    };
+    document(title, None, &header, body)
+}
+
+/// A page of the signed-in dashboard; `current` is the navigation entry it belongs to.
+pub fn page(signed: &Signed, title: &str, current: &str, body: &Markup) -> Markup {
+    let mode = signed.who.session.mode;
+    let user = &signed.who.user;
+    let header = html! {
+        header.top {
+            p.brand { "Holdfast" }
+            nav aria-label="Dashboard" {
+                ul {
+                    @for (path, label) in NAVIGATION {
+                        li {
+                            @if *path == current {
+                                a href=(path) aria-current="page" { (label) }
+                            } @else {
+                                a href=(path) { (label) }
+                            }
+                        }
+                    }
+                }
+            }
+            form.mode method="post" action="/dashboard/mode" {
+                input type="hidden" name="csrf" value=(signed.csrf);
+                input type="hidden" name="back" value=(current);
+                fieldset {
+                    legend { "Mode" }
+                    @for (value, label) in [(Mode::Test, "Test"), (Mode::Live, "Live")] {
+                        button type="submit" name="mode" value=(value.as_str())
+                            aria-pressed=(if value == mode { "true" } else { "false" }) { (label) }
+                    }
+                }
+            }
+            form.account method="post" action="/dashboard/sign-out" {
+                input type="hidden" name="csrf" value=(signed.csrf);
+                span { (user.email.as_str()) " (" (user.role) ")" }
+                button.secondary type="submit" { "Sign out" }
+            }
+        }
+        p.banner role="status" {
+            @match mode {
+                Mode::Test => "Test mode: everything shown and created here is test data.",
+                Mode::Live => "Live mode: real keys and real payments.",
+            }
+        }
+    };
+    document(title, Some(mode), &header, body)
+}

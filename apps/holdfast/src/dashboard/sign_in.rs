@@ -1,0 +1,230 @@
+//! Signing in and out, setting a password through a one-time link, and the Test/Live switch.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use holdfast_domain::dashboard::{Password, Secret};
+use holdfast_domain::mode::Mode;
+use holdfast_domain::services::{ServiceError, SignInError};
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use super::auth::{SignedForm, cleared_cookie, presented_secret, session_cookie};
+use super::{DashboardError, layout, respond, see_other};
+use crate::http::same_origin::is_same_origin;
+use crate::state::AppState;
+
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.route("/dashboard", web::get().to(start))
+        .route("/dashboard/sign-in", web::post().to(sign_in))
+        .route("/dashboard/sign-out", web::post().to(sign_out))
+        .route("/dashboard/mode", web::post().to(switch_mode))
+        .route("/dashboard/welcome", web::get().to(welcome))
+        .route("/dashboard/welcome", web::post().to(set_password));
+}
+
+/// The sign-in page, or the dashboard for someone already signed in.
+async fn start(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, DashboardError> {
+    if let Some(secret) = presented_secret(&req)
+        && state.dashboard.signed_in(&secret).await?.is_some()
+    {
+        return Ok(see_other("/dashboard/keys"));
+    }
+    let notice = match req.query_string() {
+        "password-set" => Some("Your password is set. Sign in with it."),
+        "signed-out" => Some("You are signed out."),
+        _ => None,
+    };
+    Ok(respond(StatusCode::OK, sign_in_page(notice, None)))
+}
+
+fn sign_in_page(notice: Option<&str>, error: Option<&str>) -> Markup {
+    let body = html! {
+        h1 { "Sign in" }
+        @if let Some(notice) = notice { p.notice role="status" { (notice) } }
+        @if let Some(error) = error { p.error #sign-in-error role="alert" { (error) } }
+        form.stack method="post" action="/dashboard/sign-in" {
+            label for="email" { "Email" }
+            input #email type="email" name="email" autocomplete="username" required
+                aria-describedby=[error.map(|_| "sign-in-error")];
+            label for="password" { "Password" }
+            input #password type="password" name="password" autocomplete="current-password" required;
+            button type="submit" { "Sign in" }
+        }
+    };
+    layout::bare("Sign in", &body)
+}
+
+#[derive(Debug, Deserialize)]
+struct Credentials {
+    email: String,
+    password: String,
+}
+
+async fn sign_in(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    form: web::Form<Credentials>,
+) -> Result<HttpResponse, DashboardError> {
+    // A page elsewhere must not sign a visitor in to an account of its choosing.
+    if !is_same_origin(&req) {
+        return Err(DashboardError::Forgery);
+    }
+    let address = req.peer_addr().map(|a| a.ip());
+    let throttle = &state.sign_in_throttle;
+    if let Some(wait) = throttle
+        .locked(&form.email)
+        .or_else(|| state.rate_limits.locked_out(address))
+    {
+        return Ok(too_many(wait));
+    }
+    match state.dashboard.sign_in(&form.email, &form.password).await {
+        Ok((secret, signed_in)) => {
+            throttle.succeeded(&form.email);
+            tracing::info!(user = %signed_in.user.id, platform = %signed_in.user.platform_id, "signed in to the dashboard");
+            Ok(HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, "/dashboard/keys"))
+                .insert_header((header::SET_COOKIE, session_cookie(&req, &secret)))
+                .insert_header((header::CACHE_CONTROL, "no-store"))
+                .finish())
+        }
+        Err(SignInError::Refused) => {
+            throttle.failed(&form.email);
+            if let Some(wait) = state.rate_limits.failed(address) {
+                return Ok(too_many(wait));
+            }
+            let error = "That email and password do not match an account.";
+            Ok(respond(
+                StatusCode::UNAUTHORIZED,
+                sign_in_page(None, Some(error)),
+            ))
+        }
+        Err(SignInError::Store(e)) => Err(e.into()),
+    }
+}
+
+/// Refused before the password is even checked: a right guess inside the lockout is no use.
+fn too_many(wait: std::time::Duration) -> HttpResponse {
+    let minutes = wait.as_secs().div_ceil(60).max(1);
+    let error = format!("Too many sign-in attempts. Try again in {minutes} minute(s).");
+    let mut response = respond(
+        StatusCode::TOO_MANY_REQUESTS,
+        sign_in_page(None, Some(&error)),
+    );
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        header::HeaderValue::from(wait.as_secs().max(1)),
+    );
+    response
+}
+
+#[derive(Debug, Deserialize)]
+struct Nothing {}
+
+async fn sign_out(
+    state: web::Data<AppState>,
+    form: SignedForm<Nothing>,
+) -> Result<HttpResponse, DashboardError> {
+    state.dashboard.sign_out(&form.signed.secret).await?;
+    Ok(HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, "/dashboard?signed-out"))
+        .insert_header((header::SET_COOKIE, cleared_cookie()))
+        .finish())
+}
+
+#[derive(Debug, Deserialize)]
+struct ModeSwitch {
+    mode: String,
+    back: String,
+}
+
+async fn switch_mode(
+    state: web::Data<AppState>,
+    form: SignedForm<ModeSwitch>,
+) -> Result<HttpResponse, DashboardError> {
+    let mode: Mode = form
+        .fields
+        .mode
+        .parse()
+        .map_err(|_| DashboardError::BadForm)?;
+    state
+        .dashboard
+        .switch_mode(&form.signed.secret, mode)
+        .await?;
+    // Back to the page the switch was on, when it is one of ours.
+    let back = super::layout::known_page(&form.fields.back).unwrap_or("/dashboard/keys");
+    Ok(see_other(back))
+}
+
+#[derive(Debug, Deserialize)]
+struct LinkQuery {
+    token: String,
+}
+
+/// The page a one-time link opens: choose a password.
+async fn welcome(query: web::Query<LinkQuery>) -> HttpResponse {
+    respond(StatusCode::OK, password_page(&query.token, None))
+}
+
+fn password_page(token: &str, error: Option<&str>) -> Markup {
+    let body = html! {
+        h1 { "Choose your password" }
+        p { "Use 10 to 128 characters. This link works once." }
+        @if let Some(error) = error { p.error #password-error role="alert" { (error) } }
+        form.stack method="post" action="/dashboard/welcome" {
+            input type="hidden" name="token" value=(token);
+            label for="password" { "Password" }
+            input #password type="password" name="password" autocomplete="new-password"
+                minlength="10" maxlength="128" required
+                aria-describedby=[error.map(|_| "password-error")];
+            label for="confirm" { "Password again" }
+            input #confirm type="password" name="confirm" autocomplete="new-password" required;
+            button type="submit" { "Set password" }
+        }
+    };
+    layout::bare("Choose your password", &body)
+}
+
+#[derive(Debug, Deserialize)]
+struct NewPassword {
+    token: String,
+    password: String,
+    confirm: String,
+}
+
+async fn set_password(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    form: web::Form<NewPassword>,
+) -> Result<HttpResponse, DashboardError> {
+    if !is_same_origin(&req) {
+        return Err(DashboardError::Forgery);
+    }
+    let again = |error: &str| {
+        Ok(respond(
+            StatusCode::BAD_REQUEST,
+            password_page(&form.token, Some(error)),
+        ))
+    };
+    if form.password != form.confirm {
+        return again("The two passwords differ. Type the same password twice.");
+    }
+    let Ok(password) = Password::parse(&form.password) else {
+        return again("The password must be 10 to 128 characters long.");
+    };
+    let unusable = "This link is unknown, used or expired. Ask for a new one.";
+    let Some(token) = Secret::presented(&form.token) else {
+        return again(unusable);
+    };
+    match state.dashboard.redeem(&token, &password).await {
+        Ok(user) => {
+            tracing::info!(user = %user.id, platform = %user.platform_id, "dashboard password set through a link");
+            Ok(see_other("/dashboard?password-set"))
+        }
+        Err(ServiceError::NotFound(_)) => again(unusable),
+        Err(other) => Err(other.into()),
+    }
+}

@@ -1,0 +1,241 @@
+// The dashboard in a browser: signing in (and being refused, and throttled), the API Keys page
+// (a key generated, its value read once and used, deactivated, activated, renamed, deleted),
+// the Test/Live switch, what a viewer sees, a form without its token refused, a password set
+// through a one-time link. Run by tests/e2e/tests/dashboard.rs against `holdfast serve`.
+//
+//   HOLDFAST_URL=… HOLDFAST_ADMIN_EMAIL=… HOLDFAST_ADMIN_PASSWORD=… HOLDFAST_VIEWER_EMAIL=…
+//   HOLDFAST_VIEWER_PASSWORD=… HOLDFAST_INVITE_LINK=… HOLDFAST_INVITED_EMAIL=… node dashboard.mjs
+import assert from 'node:assert/strict';
+import { artifacts, axe, launch, main, required } from './lib.mjs';
+
+const HOLDFAST = required('HOLDFAST_URL');
+const ADMIN = { email: required('HOLDFAST_ADMIN_EMAIL'), password: required('HOLDFAST_ADMIN_PASSWORD') };
+const VIEWER = { email: required('HOLDFAST_VIEWER_EMAIL'), password: required('HOLDFAST_VIEWER_PASSWORD') };
+const shot = artifacts('dashboard');
+
+const browser = await launch();
+
+/** A fresh browser profile's page, its console collected. */
+async function fresh(viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const console = [];
+  page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
+  return { context, page, console };
+}
+
+async function signIn(page, { email, password }) {
+  await page.goto(`${HOLDFAST}/dashboard`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** An API call with `key`, as an integration makes it. */
+async function callWith(key) {
+  const response = await fetch(`${HOLDFAST}/v1/merchants`, { headers: { 'x-api-key': key } });
+  return response.status;
+}
+
+async function clean(page, console, name) {
+  await shot(page, name);
+  assert.deepEqual((await axe(page)).violations, [], `${name} is axe-clean`);
+  const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
+  assert.deepEqual(refused, [], `${name}: no CSP violation`);
+}
+
+/**
+ * Submits a form the page did not render, built in its DOM (as a forging page or a viewer's
+ * devtools would): the browser's own form post, with its cookies and headers. Its status.
+ */
+async function post(page, action, fields) {
+  const response = page.waitForResponse((r) => r.request().method() === 'POST');
+  await page.evaluate(({ action, fields }) => {
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = action;
+    for (const [name, value] of Object.entries(fields)) {
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = name;
+      input.value = value;
+      form.append(input);
+    }
+    document.body.append(form);
+    form.submit();
+  }, { action, fields });
+  const status = (await response).status();
+  await page.waitForLoadState();
+  return status;
+}
+
+function row(page, name) {
+  return page.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) });
+}
+
+const tests = {
+  async 'a wrong password is refused without saying which field was wrong'() {
+    const { context, page, console } = await fresh();
+    await page.goto(`${HOLDFAST}/dashboard`);
+    await clean(page, console, '00-sign-in');
+    await signIn(page, { email: ADMIN.email, password: 'not the password at all' });
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.equal(await alert.innerText(), 'That email and password do not match an account.');
+    await signIn(page, { email: 'nobody@example.com', password: ADMIN.password });
+    assert.equal(await page.getByRole('alert').innerText(), 'That email and password do not match an account.');
+    await clean(page, console, '01-sign-in-refused');
+    await context.close();
+  },
+
+  async 'a key is generated, shown once, used, deactivated (401), activated (200), renamed and deleted'() {
+    const { context, page, console } = await fresh();
+    await signIn(page, ADMIN);
+    await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    await clean(page, console, '02-api-keys');
+    assert.match(await page.getByRole('status').first().innerText(), /Test mode/);
+
+    await page.getByLabel('Name', { exact: true }).fill('Checkout server');
+    await page.getByLabel('Type').selectOption('private');
+    await page.getByRole('button', { name: 'Generate key' }).click();
+    const value = await page.getByLabel('Key value').inputValue();
+    assert.match(value, /^priv_test_[A-Za-z0-9]{26}$/);
+    assert.match(await page.locator('section.created').innerText(), /will not be shown again/);
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    await clean(page, console, '03-key-generated-shown-once');
+    assert.equal(await callWith(value), 200, 'the new key works at once');
+
+    await page.goto(`${HOLDFAST}/dashboard/keys`);
+    assert.equal(await page.getByLabel('Key value').count(), 0, 'never shown again');
+    assert.ok(!(await page.content()).includes(value), 'the value is on no later page');
+    const key = row(page, 'Checkout server');
+    assert.match(await key.innerText(), new RegExp(value.slice(-4)), 'its last four are');
+
+    await key.getByRole('button', { name: 'Deactivate Checkout server' }).click();
+    await page.getByText('The key is inactive').waitFor();
+    assert.equal(await callWith(value), 401, 'deactivated, it is refused');
+    await shot(page, '04-key-deactivated');
+    await row(page, 'Checkout server').getByRole('button', { name: 'Activate Checkout server' }).click();
+    await page.getByText('The key is active').waitFor();
+    assert.equal(await callWith(value), 200, 'activated, it works again');
+
+    await row(page, 'Checkout server').getByRole('link', { name: 'Rename Checkout server' }).click();
+    await page.getByRole('heading', { name: 'Rename the key Checkout server' }).waitFor();
+    await page.getByLabel('New name').fill('no');
+    await page.getByLabel('New name').evaluate((input) => input.removeAttribute('minlength'));
+    await page.getByRole('button', { name: 'Rename' }).click();
+    assert.match(await page.getByRole('alert').innerText(), /3 to 25 characters/, 'the server checks too');
+    await clean(page, console, '05a-rename-refused');
+    await page.getByLabel('New name').fill('Checkout v2');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByText('The key is renamed.').waitFor();
+    assert.equal(await row(page, 'Checkout v2').count(), 1);
+
+    await row(page, 'Checkout v2').getByRole('link', { name: 'Delete Checkout v2' }).click();
+    await page.getByRole('heading', { name: 'Delete the key Checkout v2?' }).waitFor();
+    await clean(page, console, '05-delete-confirmation');
+    await page.getByRole('button', { name: 'Delete Checkout v2 for good' }).click();
+    await page.getByText('The key is deleted for good.').waitFor();
+    assert.equal(await row(page, 'Checkout v2').count(), 0);
+    assert.equal(await callWith(value), 401, 'deleted, it is refused');
+    await context.close();
+  },
+
+  async 'the Test/Live switch shows and creates in the chosen mode'() {
+    const { context, page, console } = await fresh();
+    await signIn(page, ADMIN);
+    await page.getByRole('button', { name: 'Live' }).click();
+    await page.getByText('Live mode: real keys and real payments.').waitFor();
+    assert.equal(await row(page, 'Default Private Key').count(), 0, 'no test key in live mode');
+    await page.getByLabel('Name', { exact: true }).fill('Live server');
+    await page.getByRole('button', { name: 'Generate key' }).click();
+    assert.match(await page.getByLabel('Key value').inputValue(), /^priv_[A-Za-z0-9]{26}$/);
+    await clean(page, console, '06-live-mode-key');
+    await page.goto(`${HOLDFAST}/dashboard/keys`);
+    assert.equal(await row(page, 'Live server').count(), 1);
+    await page.getByRole('button', { name: 'Test' }).click();
+    await page.getByText('Test mode: everything shown').waitFor();
+    assert.equal(await row(page, 'Live server').count(), 0, 'the live key is not in test mode');
+    await context.close();
+  },
+
+  async 'a form posted without its token is refused'() {
+    const { context, page } = await fresh();
+    await signIn(page, ADMIN);
+    await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    for (const token of [null, 'x'.repeat(43)]) {
+      const fields = { name: 'Forged key', type: 'private', ...(token ? { csrf: token } : {}) };
+      assert.equal(await post(page, '/dashboard/keys', fields), 403);
+      assert.match(await page.getByRole('alert').innerText(), /did not come from the dashboard/);
+    }
+    await shot(page, '11-forged-form-refused');
+    await page.goto(`${HOLDFAST}/dashboard/keys`);
+    assert.equal(await row(page, 'Forged key').count(), 0, 'nothing was made');
+    await context.close();
+  },
+
+  async 'a viewer sees no secret and no button that changes anything'() {
+    const { context, page, console } = await fresh();
+    await signIn(page, VIEWER);
+    await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    await clean(page, console, '07-viewer');
+    assert.equal(await page.getByRole('button', { name: /Generate|Rename|Deactivate|Activate/ }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: /Delete|Rename/ }).count(), 0);
+    assert.equal(await page.getByLabel('Key value').count(), 0);
+    assert.equal(await page.getByRole('columnheader', { name: 'Actions' }).count(), 0);
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const status = await post(page, '/dashboard/keys', { csrf, name: 'Viewer key', type: 'private' });
+    assert.equal(status, 403, 'with a good token, still not an admin');
+    assert.match(await page.getByRole('alert').innerText(), /Viewers can look but not change anything/);
+    await context.close();
+  },
+
+  async 'a one-time link sets a password that then signs in, once'() {
+    const { context, page, console } = await fresh();
+    const link = required('HOLDFAST_INVITE_LINK');
+    await page.goto(link);
+    await clean(page, console, '08-choose-password');
+    await page.getByLabel('Password', { exact: true }).fill('a brand new password');
+    await page.getByLabel('Password again').fill('a different one');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    assert.match(await page.getByRole('alert').innerText(), /differ/);
+    await page.getByLabel('Password', { exact: true }).fill('a brand new password');
+    await page.getByLabel('Password again').fill('a brand new password');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('Your password is set.').waitFor();
+    await signIn(page, { email: required('HOLDFAST_INVITED_EMAIL'), password: 'a brand new password' });
+    await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    await page.goto(link);
+    await page.getByLabel('Password', { exact: true }).fill('another password here');
+    await page.getByLabel('Password again').fill('another password here');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    assert.match(await page.getByRole('alert').innerText(), /unknown, used or expired/);
+    await context.close();
+  },
+
+  async 'five wrong passwords throttle the account, even for the right one'() {
+    const { context, page, console } = await fresh();
+    for (let i = 0; i < 5; i += 1) {
+      await signIn(page, { email: VIEWER.email, password: `wrong password ${i}` });
+      await page.getByRole('alert').waitFor();
+    }
+    await signIn(page, VIEWER);
+    assert.match(await page.getByRole('alert').innerText(), /Too many sign-in attempts/);
+    await clean(page, console, '09-throttled');
+    await context.close();
+  },
+
+  async 'the dashboard reads on a phone, and signing out ends the session'() {
+    const { context, page, console } = await fresh({ width: 375, height: 800 });
+    await signIn(page, ADMIN);
+    await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    await clean(page, console, '10-phone');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    await page.goto(`${HOLDFAST}/dashboard/keys`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await context.close();
+  },
+};
+
+await main(tests, browser);

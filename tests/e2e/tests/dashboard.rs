@@ -1,0 +1,362 @@
+//! The dashboard from outside: every route refuses without a session or its form token, every
+//! page carries its strict headers, the cookie its flags; then the whole of it in Debian's
+//! Chromium (`tests/browser/dashboard.mjs`): sign-in, API Keys, the mode switch, a viewer, a
+//! forged form, a one-time link, the throttle.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use holdfast_e2e::{Env, Server, browser, on_both_backends};
+use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, LOCATION, ORIGIN, SET_COOKIE};
+
+const ADMIN_PASSWORD: &str = "correct horse battery";
+const VIEWER_PASSWORD: &str = "viewer horse battery";
+
+/// A user of `platform` with a password set by the operator CLI; returns the user's id.
+fn user_with_password(
+    env: &Env,
+    platform: &str,
+    email: &str,
+    role: &str,
+    password: &str,
+) -> String {
+    let user = env.cli_json(&[
+        "users",
+        "create",
+        "--platform",
+        platform,
+        "--email",
+        email,
+        "--role",
+        role,
+    ]);
+    let id = user["id"].as_str().unwrap().to_owned();
+    set_password(env, platform, &id, password);
+    id
+}
+
+/// Platform "Acme", its owner (an admin) and a viewer, both with passwords.
+fn owner_and_viewer(env: &Env) -> holdfast_e2e::PlatformFixture {
+    let platform = env.create_platform("Acme");
+    set_password(env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    user_with_password(
+        env,
+        &platform.id,
+        "viewer@example.com",
+        "viewer",
+        VIEWER_PASSWORD,
+    );
+    platform
+}
+
+fn set_password(env: &Env, platform: &str, user: &str, password: &str) {
+    let args = [
+        "users",
+        "set-password",
+        "--platform",
+        platform,
+        user,
+        "--password-stdin",
+    ];
+    let out = env.cli_with_input(&args, &format!("{password}\n"));
+    assert!(out.success, "{}", out.stderr);
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Signs in as the platform's owner; the session cookie's `name=value`.
+async fn sign_in(server: &Server, email: &str, password: &str) -> String {
+    let response = client()
+        .post(server.url("/dashboard/sign-in"))
+        .form(&[("email", email), ("password", password)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let cookie = response.headers()[SET_COOKIE].to_str().unwrap().to_owned();
+    for flag in ["HttpOnly", "SameSite=Strict", "Path=/dashboard"] {
+        assert!(cookie.contains(flag), "{cookie}");
+    }
+    assert!(
+        !cookie.contains("Max-Age"),
+        "the server ends sessions: {cookie}"
+    );
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+fn assert_page_headers(headers: &HeaderMap, what: &str) {
+    let policy = headers["content-security-policy"].to_str().unwrap();
+    assert!(
+        policy.contains("frame-ancestors 'none'"),
+        "{what}: {policy}"
+    );
+    assert!(policy.contains("script-src 'self'"), "{what}: {policy}");
+    assert!(!policy.contains("unsafe-inline"), "{what}: {policy}");
+    assert_eq!(headers["cache-control"], "no-store", "{what}");
+    assert_eq!(headers["referrer-policy"], "same-origin", "{what}");
+    assert_eq!(headers["x-frame-options"], "DENY", "{what}");
+}
+
+/// The dashboard's routes, as a browser without JavaScript reaches them: no redirects followed.
+struct Pages<'a> {
+    server: &'a Server,
+    http: reqwest::Client,
+}
+
+impl Pages<'_> {
+    async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        cookie: Option<&str>,
+        form: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let mut request = self
+            .http
+            .request(method.parse().unwrap(), self.server.url(path));
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        if method == "POST" {
+            request = request.form(form);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// The form token of the session `cookie` names, as its pages carry it.
+    async fn token(&self, cookie: &str) -> String {
+        let page = self.send("GET", "/dashboard/keys", Some(cookie), &[]).await;
+        let html = page.text().await.unwrap();
+        let token = html.split(r#"name="csrf" value=""#).nth(1).unwrap();
+        token[..token.find('"').unwrap()].to_owned()
+    }
+}
+
+/// Every route of a signed-in user: (method, path).
+fn signed_routes(key: &str) -> [(&'static str, String); 9] {
+    [
+        ("GET", "/dashboard/keys".into()),
+        ("GET", format!("/dashboard/keys/{key}/rename")),
+        ("GET", format!("/dashboard/keys/{key}/delete")),
+        ("POST", "/dashboard/keys".into()),
+        ("POST", format!("/dashboard/keys/{key}/rename")),
+        ("POST", format!("/dashboard/keys/{key}/activate")),
+        ("POST", format!("/dashboard/keys/{key}/deactivate")),
+        ("POST", format!("/dashboard/keys/{key}/delete")),
+        ("POST", "/dashboard/mode".into()),
+    ]
+}
+
+/// Signed out, every page sends the browser to sign in and every change is refused the same
+/// way; every page, signed in or not, has its headers; a sign-in from another site is refused.
+async fn signed_out_every_route_sends_the_browser_to_sign_in(env: Env) {
+    let platform = env.create_platform("Acme");
+    set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let server = env.serve();
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    for (method, path) in &signed_routes(&platform.private_key_id) {
+        let response = pages.send(method, path, None, &[]).await;
+        assert_eq!(response.status(), StatusCode::SEE_OTHER, "{method} {path}");
+        assert_eq!(
+            response.headers()[LOCATION],
+            "/dashboard",
+            "{method} {path}"
+        );
+    }
+    for path in ["/dashboard", "/dashboard/welcome?token=x"] {
+        let page = pages.send("GET", path, None, &[]).await;
+        assert_eq!(page.status(), StatusCode::OK, "{path}");
+        assert_page_headers(page.headers(), path);
+    }
+    let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
+    for (method, path) in signed_routes(&platform.private_key_id)
+        .iter()
+        .filter(|(m, _)| *m == "GET")
+    {
+        let page = pages.send(method, path, Some(&admin), &[]).await;
+        assert_eq!(page.status(), StatusCode::OK, "{path}");
+        assert_page_headers(page.headers(), path);
+    }
+    let elsewhere = pages
+        .http
+        .post(server.url("/dashboard/sign-in"))
+        .header(ORIGIN, "http://evil.example")
+        .form(&[("email", "owner@example.com"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        elsewhere.status(),
+        StatusCode::FORBIDDEN,
+        "no login forgery"
+    );
+}
+
+/// Every change: without the session's token, with a wrong one, or from another site, a 403
+/// that changes nothing; a viewer's, with a good token, a 403 too.
+async fn every_change_needs_the_token_our_origin_and_an_admin(env: Env) {
+    let platform = owner_and_viewer(&env);
+    let server = env.serve();
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
+    let viewer = sign_in(&server, "viewer@example.com", VIEWER_PASSWORD).await;
+    let (admin_token, viewer_token) = (pages.token(&admin).await, pages.token(&viewer).await);
+    let change = |token| {
+        [
+            ("csrf", token),
+            ("name", "Renamed"),
+            ("type", "public"),
+            ("mode", "live"),
+            ("back", "/dashboard/keys"),
+        ]
+    };
+    let wrong = "x".repeat(43);
+    for (method, path) in signed_routes(&platform.private_key_id)
+        .iter()
+        .filter(|(m, _)| *m == "POST")
+    {
+        let forged = pages
+            .send(method, path, Some(&admin), &change("")[1..])
+            .await;
+        assert_eq!(forged.status(), StatusCode::FORBIDDEN, "no token: {path}");
+        assert_page_headers(forged.headers(), path);
+        let guessed = pages
+            .send(method, path, Some(&admin), &[("csrf", &wrong)])
+            .await;
+        assert_eq!(
+            guessed.status(),
+            StatusCode::FORBIDDEN,
+            "a wrong token: {path}"
+        );
+        let elsewhere = pages
+            .http
+            .post(server.url(path))
+            .header("cookie", &admin)
+            .header(ORIGIN, "http://evil.example")
+            .form(&change(&admin_token))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            elsewhere.status(),
+            StatusCode::FORBIDDEN,
+            "another site: {path}"
+        );
+        if path != "/dashboard/mode" {
+            let refused = pages
+                .send(method, path, Some(&viewer), &change(&viewer_token))
+                .await;
+            assert_eq!(refused.status(), StatusCode::FORBIDDEN, "a viewer: {path}");
+        }
+    }
+    let after = env.cli_json(&["keys", "list", "--platform", &platform.id]);
+    let keys: Vec<(&str, bool)> = after["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["name"].as_str().unwrap(), k["active"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(
+        keys,
+        [("Default Private Key", true), ("Default Public Key", true)],
+        "nothing refused happened"
+    );
+}
+
+/// Spec 4.6's API Keys page and the sign-in around it, in a real browser.
+async fn the_dashboard_in_a_browser(env: Env) {
+    let platform = owner_and_viewer(&env);
+    let invited = env.cli_json(&[
+        "users",
+        "create",
+        "--platform",
+        &platform.id,
+        "--email",
+        "new@example.com",
+    ]);
+    let invited = invited["id"].as_str().unwrap();
+    let server = env.serve();
+    let link = env.cli_json(&[
+        "--public-url",
+        server.url("").trim_end_matches('/'),
+        "users",
+        "invite",
+        "--platform",
+        &platform.id,
+        invited,
+    ]);
+    browser(
+        &env,
+        &server,
+        "dashboard.mjs",
+        &[
+            ("HOLDFAST_ADMIN_EMAIL", "owner@example.com"),
+            ("HOLDFAST_ADMIN_PASSWORD", ADMIN_PASSWORD),
+            ("HOLDFAST_VIEWER_EMAIL", "viewer@example.com"),
+            ("HOLDFAST_VIEWER_PASSWORD", VIEWER_PASSWORD),
+            ("HOLDFAST_INVITE_LINK", link["link"].as_str().unwrap()),
+            ("HOLDFAST_INVITED_EMAIL", "new@example.com"),
+        ],
+    );
+    let log = server.log();
+    for secret in [ADMIN_PASSWORD, VIEWER_PASSWORD, "a brand new password"] {
+        assert!(!log.contains(secret), "a password in the log");
+    }
+}
+
+/// The operator CLI: a password too short is refused naming it, and nothing is set.
+async fn the_cli_sets_passwords_within_the_rules(env: Env) {
+    let platform = env.create_platform("Acme");
+    let args = [
+        "users",
+        "set-password",
+        "--platform",
+        &platform.id,
+        &platform.owner_id,
+        "--password-stdin",
+    ];
+    let short = env.cli_with_input(&args, "short\n");
+    assert!(!short.success);
+    assert!(
+        short
+            .stderr
+            .contains("password: must be 10 to 128 characters long"),
+        "{}",
+        short.stderr
+    );
+    assert!(!short.stderr.contains("short\n"), "never echoed");
+    let nobody = [
+        "users",
+        "set-password",
+        "--platform",
+        &platform.id,
+        "usr_nobody",
+        "--password-stdin",
+    ];
+    let missing = env.cli_with_input(&nobody, "long enough password\n");
+    assert!(
+        !missing.success && missing.stderr.contains("user not found"),
+        "{}",
+        missing.stderr
+    );
+}
+
+on_both_backends!(
+    signed_out_every_route_sends_the_browser_to_sign_in,
+    every_change_needs_the_token_our_origin_and_an_admin,
+    the_dashboard_in_a_browser,
+    the_cli_sets_passwords_within_the_rules,
+);
