@@ -7,7 +7,9 @@
     reason = "test code: a panic is the failure report"
 )]
 
-use holdfast_e2e::{Env, Server, browser, on_both_backends};
+use std::time::Duration;
+
+use holdfast_e2e::{Answer, Api, Env, Receiver, Server, browser, on_both_backends};
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, LOCATION, ORIGIN, SET_COOKIE};
 
@@ -139,19 +141,37 @@ impl Pages<'_> {
     }
 }
 
-/// Every route of a signed-in user: (method, path).
-fn signed_routes(key: &str) -> [(&'static str, String); 9] {
-    [
+/// Every route of a signed-in user, on key `key` and subscription `hook`: (method, path).
+fn signed_routes(key: &str, hook: &str) -> Vec<(&'static str, String)> {
+    let hooks = "/dashboard/settings/webhooks";
+    vec![
         ("GET", "/dashboard/keys".into()),
         ("GET", format!("/dashboard/keys/{key}/rename")),
         ("GET", format!("/dashboard/keys/{key}/delete")),
+        ("GET", hooks.into()),
+        ("GET", format!("{hooks}/{hook}")),
+        ("GET", format!("{hooks}/{hook}/delete")),
         ("POST", "/dashboard/keys".into()),
         ("POST", format!("/dashboard/keys/{key}/rename")),
         ("POST", format!("/dashboard/keys/{key}/activate")),
         ("POST", format!("/dashboard/keys/{key}/deactivate")),
         ("POST", format!("/dashboard/keys/{key}/delete")),
+        ("POST", hooks.into()),
+        ("POST", format!("{hooks}/{hook}")),
+        ("POST", format!("{hooks}/{hook}/enable")),
+        ("POST", format!("{hooks}/{hook}/disable")),
+        ("POST", format!("{hooks}/{hook}/secret")),
+        ("POST", format!("{hooks}/{hook}/delete")),
         ("POST", "/dashboard/mode".into()),
     ]
+}
+
+/// A subscription made through the API; its id.
+async fn subscription(server: &Server, key: &str) -> String {
+    let body = r#"{"endpointUrl": "https://example.com/hooks", "events": ["merchant.created"]}"#;
+    let made = Api::new(server).post("/v1/webhooks", key, body).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    made.body["id"].as_str().unwrap().to_owned()
 }
 
 /// Signed out, every page sends the browser to sign in and every change is refused the same
@@ -160,11 +180,13 @@ async fn signed_out_every_route_sends_the_browser_to_sign_in(env: Env) {
     let platform = env.create_platform("Acme");
     set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
     let server = env.serve();
+    let hook = subscription(&server, &platform.private_key).await;
+    let routes = signed_routes(&platform.private_key_id, &hook);
     let pages = Pages {
         server: &server,
         http: client(),
     };
-    for (method, path) in &signed_routes(&platform.private_key_id) {
+    for (method, path) in &routes {
         let response = pages.send(method, path, None, &[]).await;
         assert_eq!(response.status(), StatusCode::SEE_OTHER, "{method} {path}");
         assert_eq!(
@@ -179,10 +201,7 @@ async fn signed_out_every_route_sends_the_browser_to_sign_in(env: Env) {
         assert_page_headers(page.headers(), path);
     }
     let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
-    for (method, path) in signed_routes(&platform.private_key_id)
-        .iter()
-        .filter(|(m, _)| *m == "GET")
-    {
+    for (method, path) in routes.iter().filter(|(m, _)| *m == "GET") {
         let page = pages.send(method, path, Some(&admin), &[]).await;
         assert_eq!(page.status(), StatusCode::OK, "{path}");
         assert_page_headers(page.headers(), path);
@@ -224,7 +243,8 @@ async fn every_change_needs_the_token_our_origin_and_an_admin(env: Env) {
         ]
     };
     let wrong = "x".repeat(43);
-    for (method, path) in signed_routes(&platform.private_key_id)
+    let hook = subscription(&server, &platform.private_key).await;
+    for (method, path) in signed_routes(&platform.private_key_id, &hook)
         .iter()
         .filter(|(m, _)| *m == "POST")
     {
@@ -274,6 +294,21 @@ async fn every_change_needs_the_token_our_origin_and_an_admin(env: Env) {
         [("Default Private Key", true), ("Default Public Key", true)],
         "nothing refused happened"
     );
+    let api = Api::new(&server);
+    let still = api
+        .get(&format!("/v1/webhooks/{hook}"), &platform.private_key)
+        .await;
+    assert_eq!(
+        (
+            still.body["active"].as_bool(),
+            still.body["endpointUrl"].as_str()
+        ),
+        (Some(true), Some("https://example.com/hooks")),
+        "{}",
+        still.text
+    );
+    let all = api.get("/v1/webhooks", &platform.private_key).await;
+    assert_eq!(all.body["data"].as_array().unwrap().len(), 1, "none made");
 }
 
 /// Spec 4.6's API Keys page and the sign-in around it, in a real browser.
@@ -354,9 +389,97 @@ async fn the_cli_sets_passwords_within_the_rules(env: Env) {
     );
 }
 
+/// Settings → Webhooks: a subscription that failed three notifications, set inactive and
+/// active in the dashboard, has a counter of 0, as the API then says too (spec 3.2); a
+/// subscription made with the form has the signed-in user as its creator.
+async fn a_failing_subscription_toggled_in_settings_counts_zero(env: Env) {
+    let platform = env.create_platform("Acme");
+    set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let receiver = Receiver::start(Answer::status(500)).await;
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8"),
+        ("HOLDFAST_WEBHOOK_TIMEOUT_MS", "400"),
+        ("HOLDFAST_WEBHOOK_BACKOFF_BASE_MS", "10"),
+        ("HOLDFAST_WORKER_POLL_MS", "20"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let body = format!(
+        r#"{{"endpointUrl": "{}", "events": ["transaction.created"]}}"#,
+        receiver.url
+    );
+    let hook = api.post("/v1/webhooks", key, &body).await;
+    let id = hook.body["id"].as_str().unwrap().to_owned();
+    let merchant = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+    let pay = format!(
+        r#"{{"merchantId": "{}", "type": "auth", "amount": 1000, "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#,
+        merchant.body["id"].as_str().unwrap()
+    );
+    for _ in 0..3 {
+        assert_eq!(
+            api.post("/v1/transactions", key, &pay).await.status,
+            StatusCode::CREATED
+        );
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while api.get(&format!("/v1/webhooks/{id}"), key).await.body["consecutiveFailures"] != 3 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "three failures in time"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let result = tempfile::NamedTempFile::new().unwrap();
+    browser(
+        &env,
+        &server,
+        "dashboard-webhooks.mjs",
+        &[
+            ("HOLDFAST_ADMIN_EMAIL", "owner@example.com"),
+            ("HOLDFAST_ADMIN_PASSWORD", ADMIN_PASSWORD),
+            ("HOLDFAST_WEBHOOK_ID", &id),
+            ("HOLDFAST_RECEIVER_URL", &receiver.url),
+            ("HOLDFAST_RESULT", result.path().to_str().unwrap()),
+        ],
+    );
+    let now = api.get(&format!("/v1/webhooks/{id}"), key).await;
+    assert_eq!(
+        (
+            now.body["active"].as_bool(),
+            now.body["consecutiveFailures"].as_u64()
+        ),
+        (Some(true), Some(0)),
+        "the API agrees: {}",
+        now.text
+    );
+    let shown: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(result.path()).unwrap()).unwrap();
+    assert_eq!(
+        shown["secret"], now.body["secret"],
+        "the secret revealed is the one that signs"
+    );
+    let made = std::fs::read(format!("{}.created", result.path().display())).unwrap();
+    let made: serde_json::Value = serde_json::from_slice(&made).unwrap();
+    let made = api
+        .get(
+            &format!("/v1/webhooks/{}", made["id"].as_str().unwrap()),
+            key,
+        )
+        .await;
+    assert_eq!(
+        made.body["creatorId"],
+        platform.owner_id.as_str(),
+        "{}",
+        made.text
+    );
+    assert_eq!(made.body["description"], "Orders");
+}
+
 on_both_backends!(
     signed_out_every_route_sends_the_browser_to_sign_in,
     every_change_needs_the_token_our_origin_and_an_admin,
     the_dashboard_in_a_browser,
     the_cli_sets_passwords_within_the_rules,
+    a_failing_subscription_toggled_in_settings_counts_zero,
 );

@@ -64,10 +64,6 @@ pub struct Signed {
 impl Signed {
     /// The principal the services see: the user's platform in the session's mode, with a
     /// private key's access and no key.
-    #[expect(
-        dead_code,
-        reason = "for the Webhooks, Transaction Log and Merchants pages, which are next"
-    )]
     pub fn principal(&self) -> Principal {
         Principal {
             scope: Scope::new(self.who.user.platform_id.clone(), self.who.session.mode),

@@ -6,7 +6,10 @@ use maud::{DOCTYPE, Markup, html};
 use super::auth::Signed;
 
 /// The pages in the navigation: (path, label as the spec names it).
-const NAVIGATION: &[(&str, &str)] = &[("/dashboard/keys", "API Keys")];
+const NAVIGATION: &[(&str, &str)] = &[
+    ("/dashboard/keys", "API Keys"),
+    ("/dashboard/settings/webhooks", "Settings › Webhooks"),
+];
 
 /// An instant as people read it, to the minute in UTC, with the exact time for machines.
 pub fn when(at: time::OffsetDateTime) -> Markup {

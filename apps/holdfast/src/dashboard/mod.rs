@@ -10,6 +10,7 @@ mod keys;
 mod layout;
 mod sign_in;
 pub mod throttle;
+mod webhooks;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, ContentType};
@@ -39,7 +40,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     .route("/dashboard/assets/dashboard.css", web::get().to(stylesheet))
     .route("/dashboard/assets/dashboard.js", web::get().to(script))
     .configure(sign_in::config)
-    .configure(keys::config);
+    .configure(keys::config)
+    .configure(webhooks::config);
 }
 
 async fn stylesheet() -> HttpResponse {
@@ -107,6 +109,12 @@ impl From<ServiceError> for DashboardError {
             ServiceError::NotFound(what) => Self::NotFound(what),
             other => Self::Internal(other.to_string()),
         }
+    }
+}
+
+impl From<holdfast_domain::Invalid> for DashboardError {
+    fn from(err: holdfast_domain::Invalid) -> Self {
+        Self::Internal(err.to_string())
     }
 }
 

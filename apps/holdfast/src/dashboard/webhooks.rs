@@ -1,0 +1,486 @@
+//! Settings → Webhooks (spec 2.3, 3.2, 4.6): the mode's subscriptions with their health; an admin
+//! creates (the creator is the signed-in user), edits (a replacement), turns them on (the
+//! counter back to 0, spec 3.2's dashboard row) and off, deletes them, and reveals a signing
+//! secret. Each subscription's page lists its delivery history with the bodies sent and got.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use holdfast_domain::Invalid;
+use holdfast_domain::ids::WebhookId;
+use holdfast_domain::page::PageRequest;
+use holdfast_domain::ports::{Delivery, DeliveryState, Replacement};
+use holdfast_domain::services::{NewWebhook, ServiceError};
+use holdfast_domain::webhook::{
+    CustomHeader, Description, EndpointUrl, EventList, EventType, Outcome, Subscription,
+};
+use maud::{Markup, html};
+
+use super::auth::{AdminForm, Signed};
+use super::layout::when;
+use super::{DashboardError, layout, respond, see_other};
+use crate::state::AppState;
+
+pub const PATH: &str = "/dashboard/settings/webhooks";
+
+type Pairs = Vec<(String, String)>;
+
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.route(PATH, web::get().to(list))
+        .route(PATH, web::post().to(create))
+        .route("/dashboard/settings/webhooks/{id}", web::get().to(detail))
+        .route("/dashboard/settings/webhooks/{id}", web::post().to(edit))
+        .route(
+            "/dashboard/settings/webhooks/{id}/delete",
+            web::get().to(confirm_delete),
+        )
+        .route(
+            "/dashboard/settings/webhooks/{id}/{action}",
+            web::post().to(change),
+        );
+}
+
+fn notice(query: &str) -> Option<&'static str> {
+    Some(match query {
+        "created" => "The subscription is created.",
+        "saved" => "The subscription is saved.",
+        "enabled" => "The subscription is active, its failure counter back to 0.",
+        "disabled" => "The subscription is inactive: events meanwhile are not delivered, ever.",
+        "deleted" => "The subscription and its delivery history are deleted.",
+        _ => return None,
+    })
+}
+
+/// The last delivery's outcome, in words, and when.
+fn last_outcome(last: Option<&Delivery>) -> Markup {
+    match last {
+        None => html! { "None yet" },
+        Some(d) => html! {
+            (outcome(d.state))
+            @if let Some(at) = d.attempted_on { ", " (when(at)) }
+        },
+    }
+}
+
+fn outcome(state: DeliveryState) -> &'static str {
+    match state {
+        DeliveryState::Pending => "Pending",
+        DeliveryState::Done(Outcome::Succeeded) => "Succeeded",
+        DeliveryState::Done(Outcome::Failed) => "Failed",
+        DeliveryState::Done(Outcome::Skipped) => "Skipped (inactive)",
+    }
+}
+
+async fn list(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    let body = list_page(&state, &signed, notice(req.query_string()), None).await?;
+    Ok(respond(StatusCode::OK, body))
+}
+
+async fn list_page(
+    state: &AppState,
+    signed: &Signed,
+    notice: Option<&str>,
+    error: Option<&Invalid>,
+) -> Result<Markup, DashboardError> {
+    let who = signed.principal();
+    let subscriptions = state
+        .webhooks
+        .list(&who, &PageRequest::new(Some(100), None)?)
+        .await?;
+    let latest = PageRequest::new(Some(1), None)?;
+    let mut rows = Vec::new();
+    for s in subscriptions.data {
+        let last = state.webhooks.deliveries(&who, &s.id, &latest).await?;
+        rows.push((s, last.data.into_iter().next()));
+    }
+    let mode = signed.who.session.mode;
+    let body = html! {
+        p.crumbs { "Settings › Webhooks" }
+        h1 { "Webhooks" }
+        @if let Some(notice) = notice { p.notice role="status" { (notice) } }
+        div.table role="region" aria-label="Webhook subscriptions" tabindex="0" {
+            table {
+                caption { "The " (mode) " mode's subscriptions" }
+                thead { tr {
+                    th scope="col" { "Endpoint URL" } th scope="col" { "Events" }
+                    th scope="col" { "Active" } th scope="col" { "Consecutive failures" }
+                    th scope="col" { "Last outcome" } th scope="col" { "Details" }
+                } }
+                tbody {
+                    @for (s, last) in &rows {
+                        tr {
+                            td { code { (s.endpoint_url.as_str()) } }
+                            td { (events_text(&s.events)) }
+                            td { @if s.active { "Yes" } @else { "No" } }
+                            td { (s.consecutive_failures) }
+                            td { (last_outcome(last.as_ref())) }
+                            td { a href={ (PATH) "/" (s.id.as_str()) } aria-label={ "Details of " (s.endpoint_url.as_str()) } { "Details" } }
+                        }
+                    }
+                    @if rows.is_empty() { tr { td colspan="6" { "No " (mode) " subscriptions yet." } } }
+                }
+            }
+        }
+        @if signed.is_admin() {
+            section aria-labelledby="create" {
+                h2 #create { "Create a subscription" }
+                p { "It receives the " (mode) " mode's events; you are its creator, who is emailed if it is disabled after 25 failures in a row." }
+                (subscription_form(signed, PATH, None, error, "Create subscription"))
+            }
+        }
+    };
+    Ok(layout::page(signed, "Webhooks", PATH, &body))
+}
+
+fn events_text(events: &EventList) -> String {
+    events
+        .types()
+        .iter()
+        .map(|t| t.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The create and edit form; `current` fills it for an edit.
+fn subscription_form(
+    signed: &Signed,
+    action: &str,
+    current: Option<&Subscription>,
+    error: Option<&Invalid>,
+    submit: &str,
+) -> Markup {
+    let url = current.map(|s| s.endpoint_url.as_str());
+    let description = current
+        .and_then(|s| s.description.as_ref())
+        .map(Description::as_str);
+    let header = current.and_then(|s| s.custom_header.as_ref());
+    let subscribed = |t: EventType| current.is_some_and(|s| s.events.contains(t));
+    let described = |field: &str| error.filter(|e| e.field == field).map(|_| "form-error");
+    html! {
+        @if let Some(error) = error { p.error #form-error role="alert" { (label_of(error.field)) ": " (error.message) "." } }
+        form.stack method="post" action=(action) {
+            input type="hidden" name="csrf" value=(signed.csrf);
+            label for="endpoint-url" { "Endpoint URL" }
+            input #endpoint-url type="url" name="endpointUrl" required value=[url]
+                aria-describedby=[described("endpointUrl")];
+            fieldset aria-describedby=[described("events")] {
+                legend { "Events" }
+                @for &t in EventType::ALL {
+                    label.check {
+                        input type="checkbox" name="events" value=(t.as_str()) checked[subscribed(t)];
+                        " " code { (t.as_str()) }
+                    }
+                }
+            }
+            label for="description" { "Description (optional, in the disable email)" }
+            input #description type="text" name="description" value=[description]
+                aria-describedby=[described("description")];
+            label for="header-name" { "Custom header name (optional)" }
+            input #header-name type="text" name="headerName" value=[header.map(CustomHeader::name)]
+                aria-describedby=[described("customHeader")];
+            label for="header-value" { "Custom header value" }
+            input #header-value type="text" name="headerValue" value=[header.map(CustomHeader::value)];
+            @if current.is_none() {
+                label.check { input type="checkbox" name="active" value="true" checked; " Active from the start" }
+            }
+            button type="submit" { (submit) }
+        }
+    }
+}
+
+/// The form's words for a field the domain named by its API name.
+fn label_of(field: &str) -> &'static str {
+    match field {
+        "endpointUrl" => "Endpoint URL",
+        "events" => "Events",
+        "description" => "Description",
+        "customHeader" | "customHeader.name" | "customHeader.value" => "Custom header",
+        _ => "The form",
+    }
+}
+
+/// A subscription's fields as the form sent them.
+struct Fields {
+    endpoint_url: EndpointUrl,
+    events: EventList,
+    description: Option<Description>,
+    custom_header: Option<CustomHeader>,
+    active: bool,
+}
+
+fn fields(pairs: &Pairs) -> Result<Fields, Invalid> {
+    let one = |name: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map_or("", |(_, v)| v.as_str())
+            .trim()
+    };
+    let events: Vec<&str> = pairs
+        .iter()
+        .filter(|(k, _)| k == "events")
+        .map(|(_, v)| v.as_str())
+        .collect();
+    let (name, value) = (one("headerName"), one("headerValue"));
+    Ok(Fields {
+        endpoint_url: EndpointUrl::parse(one("endpointUrl"))?,
+        events: EventList::parse(&events)?,
+        description: Some(one("description"))
+            .filter(|d| !d.is_empty())
+            .map(Description::parse)
+            .transpose()?,
+        custom_header: (!name.is_empty() || !value.is_empty())
+            .then(|| CustomHeader::parse(name, value))
+            .transpose()?,
+        active: one("active") == "true",
+    })
+}
+
+/// A refusal of the form: the page again, with the rule broken in words.
+async fn refused_form(
+    state: &AppState,
+    signed: &Signed,
+    id: Option<&WebhookId>,
+    error: &Invalid,
+) -> Result<HttpResponse, DashboardError> {
+    let body = match id {
+        None => list_page(state, signed, None, Some(error)).await?,
+        Some(id) => detail_page(state, signed, id, None, Some(error), false).await?,
+    };
+    Ok(respond(StatusCode::BAD_REQUEST, body))
+}
+
+async fn create(
+    state: web::Data<AppState>,
+    form: AdminForm<Pairs>,
+) -> Result<HttpResponse, DashboardError> {
+    let signed = &form.signed;
+    let f = match fields(&form.fields) {
+        Ok(f) => f,
+        Err(error) => return refused_form(&state, signed, None, &error).await,
+    };
+    let new = NewWebhook {
+        endpoint_url: f.endpoint_url,
+        events: f.events,
+        description: f.description,
+        custom_header: f.custom_header,
+        active: f.active,
+    };
+    match state.webhooks.create(&signed.principal(), new, None).await {
+        Ok(made) => Ok(see_other(&format!("{PATH}/{}?created", made.id))),
+        Err(ServiceError::LimitReached(message)) => {
+            let error = Invalid::new("subscription", message);
+            refused_form(&state, signed, None, &error).await
+        }
+        Err(other) => Err(other.into()),
+    }
+}
+
+fn webhook_id(raw: &str) -> Result<WebhookId, DashboardError> {
+    WebhookId::parse("id", raw).map_err(|_| DashboardError::NotFound("webhook"))
+}
+
+async fn detail(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    let id = webhook_id(&id)?;
+    let body = detail_page(
+        &state,
+        &signed,
+        &id,
+        notice(req.query_string()),
+        None,
+        false,
+    )
+    .await?;
+    Ok(respond(StatusCode::OK, body))
+}
+
+async fn detail_page(
+    state: &AppState,
+    signed: &Signed,
+    id: &WebhookId,
+    notice: Option<&str>,
+    error: Option<&Invalid>,
+    reveal: bool,
+) -> Result<Markup, DashboardError> {
+    let who = signed.principal();
+    let s = state.webhooks.get(&who, id).await?;
+    let history = state
+        .webhooks
+        .deliveries(&who, id, &PageRequest::new(Some(50), None)?)
+        .await?;
+    let admin = signed.is_admin();
+    let here = format!("{PATH}/{id}");
+    let body = html! {
+        p.crumbs { a href=(PATH) { "Settings › Webhooks" } }
+        h1 { "Subscription " code { (id.as_str()) } }
+        @if let Some(notice) = notice { p.notice role="status" { (notice) } }
+        dl.facts {
+            dt { "Endpoint URL" } dd { code { (s.endpoint_url.as_str()) } }
+            dt { "Events" } dd { (events_text(&s.events)) }
+            dt { "Active" } dd { @if s.active { "Yes" } @else { "No" } }
+            dt { "Consecutive failures" } dd { (s.consecutive_failures) " of 25" }
+            dt { "Description" } dd { @match &s.description { Some(d) => (d.as_str()), None => "None" } }
+            dt { "Custom header" } dd { @match &s.custom_header { Some(h) => code { (h.name()) }, None => "None" } }
+            dt { "Created" } dd { (when(s.created_on)) }
+        }
+        @if admin {
+            div.actions {
+                @let (action, label) = if s.active { ("disable", "Set inactive") } else { ("enable", "Set active") };
+                form.inline method="post" action={ (here) "/" (action) } {
+                    input type="hidden" name="csrf" value=(signed.csrf);
+                    button type="submit" { (label) }
+                }
+                a.danger href={ (here) "/delete" } { "Delete this subscription" }
+            }
+            section aria-labelledby="secret" {
+                h2 #secret { "Signing secret" }
+                @if reveal {
+                    label for="secret-value" { "Secret value" }
+                    input #secret-value type="text" readonly value=(s.secret) spellcheck="false";
+                } @else {
+                    form.inline method="post" action={ (here) "/secret" } {
+                        input type="hidden" name="csrf" value=(signed.csrf);
+                        button.secondary type="submit" { "Reveal signing secret" }
+                    }
+                }
+            }
+            section aria-labelledby="edit" {
+                h2 #edit { "Edit" }
+                p { "Saving replaces every field below; the id, the secret, the creator and the counter stay." }
+                (subscription_form(signed, &here, Some(&s), error, "Save subscription"))
+            }
+        }
+        section aria-labelledby="history" {
+            h2 #history { "Delivery history" }
+            (history_table(&history.data))
+        }
+    };
+    Ok(layout::page(signed, "Webhook subscription", PATH, &body))
+}
+
+/// One entry per notification, its bodies behind a disclosure; archived ones say so.
+pub fn history_table(deliveries: &[Delivery]) -> Markup {
+    html! {
+        @if deliveries.is_empty() {
+            p { "No deliveries yet." }
+        } @else {
+            ul.deliveries {
+                @for d in deliveries {
+                    li {
+                        p {
+                            code { (d.id.as_str()) } " · " (d.event_type) " · " strong { (outcome(d.state)) }
+                            @if let Some(at) = d.attempted_on { " · " (when(at)) }
+                            @if d.archived { " · " span.tag { "Archived" } }
+                            @if let Some(from) = &d.resent_from { " · resent from " code { (from.as_str()) } }
+                        }
+                        @if d.archived {
+                            p.muted { "Archived after 15 days: the outcome stays, the bodies are gone." }
+                        } @else if d.request_body.is_some() || d.response.is_some() {
+                            details {
+                                summary { "Request and response of " (d.id.as_str()) }
+                                h3 { "Request body" }
+                                pre { (d.request_body.as_deref().unwrap_or("Not sent yet")) }
+                                h3 { "Response" }
+                                pre { (d.response.as_deref().unwrap_or("None yet")) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+async fn edit(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    form: AdminForm<Pairs>,
+) -> Result<HttpResponse, DashboardError> {
+    let id = webhook_id(&id)?;
+    let signed = &form.signed;
+    let f = match fields(&form.fields) {
+        Ok(f) => f,
+        Err(error) => return refused_form(&state, signed, Some(&id), &error).await,
+    };
+    let replacement = Replacement {
+        endpoint_url: f.endpoint_url,
+        events: f.events,
+        description: f.description,
+        custom_header: f.custom_header,
+        active: None,
+    };
+    state
+        .webhooks
+        .replace(&signed.principal(), &id, replacement)
+        .await?;
+    Ok(see_other(&format!("{PATH}/{id}?saved")))
+}
+
+/// Set active (the counter back to 0), set inactive, delete, or reveal the secret.
+async fn change(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    form: AdminForm<Pairs>,
+) -> Result<HttpResponse, DashboardError> {
+    let (id, action) = path.into_inner();
+    let id = webhook_id(&id)?;
+    let signed = &form.signed;
+    let who = signed.principal();
+    // In the session's mode, or not found: the toggle itself is by platform.
+    state.webhooks.get(&who, &id).await?;
+    let platform = &signed.who.user.platform_id;
+    let done = match action.as_str() {
+        "enable" => {
+            state.webhooks.toggle(platform, &id, true).await?;
+            "enabled"
+        }
+        "disable" => {
+            state.webhooks.toggle(platform, &id, false).await?;
+            "disabled"
+        }
+        "delete" => {
+            state.webhooks.delete(&who, &id).await?;
+            return Ok(see_other(&format!("{PATH}?deleted")));
+        }
+        "secret" => {
+            let body = detail_page(&state, signed, &id, None, None, true).await?;
+            return Ok(respond(StatusCode::OK, body));
+        }
+        _ => return Err(DashboardError::NotFound("page")),
+    };
+    tracing::info!(webhook = %id, user = %signed.who.user.id, action = done, "subscription changed in the dashboard");
+    Ok(see_other(&format!("{PATH}/{id}?{done}")))
+}
+
+async fn confirm_delete(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    if !signed.is_admin() {
+        return Err(DashboardError::AdminOnly);
+    }
+    let id = webhook_id(&id)?;
+    let s = state.webhooks.get(&signed.principal(), &id).await?;
+    let body = html! {
+        h1 { "Delete the subscription to " (s.endpoint_url.as_str()) "?" }
+        p { "Its delivery history is deleted with it. Deletion is permanent and cannot be undone." }
+        form.stack method="post" action={ (PATH) "/" (id.as_str()) "/delete" } {
+            input type="hidden" name="csrf" value=(signed.csrf);
+            button.danger type="submit" { "Delete it for good" }
+        }
+        p { a href={ (PATH) "/" (id.as_str()) } { "Keep it and go back" } }
+    };
+    Ok(respond(
+        StatusCode::OK,
+        layout::page(&signed, "Delete a subscription", PATH, &body),
+    ))
+}

@@ -1,0 +1,69 @@
+// What the dashboard's browser tests share: a fresh profile per test, signing in, an axe and
+// CSP check with a screenshot, a table row by its first cell, and a form the page did not render.
+import assert from 'node:assert/strict';
+import { artifacts, axe, launch, required } from './lib.mjs';
+
+export const HOLDFAST = required('HOLDFAST_URL');
+const shot = artifacts('dashboard');
+
+export const browser = await launch();
+export { shot };
+
+/** A fresh browser profile's page, its console collected. */
+export async function fresh(viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const console = [];
+  page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
+  return { context, page, console };
+}
+
+export async function signIn(page, { email, password }) {
+  await page.goto(`${HOLDFAST}/dashboard`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** An API call with `key`, as an integration makes it. */
+export async function callWith(key) {
+  const response = await fetch(`${HOLDFAST}/v1/merchants`, { headers: { 'x-api-key': key } });
+  return response.status;
+}
+
+export async function clean(page, console, name) {
+  await shot(page, name);
+  assert.deepEqual((await axe(page)).violations, [], `${name} is axe-clean`);
+  const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
+  assert.deepEqual(refused, [], `${name}: no CSP violation`);
+}
+
+/**
+ * Submits a form the page did not render, built in its DOM (as a forging page or a viewer's
+ * devtools would): the browser's own form post, with its cookies and headers. Its status.
+ */
+export async function post(page, action, fields) {
+  const response = page.waitForResponse((r) => r.request().method() === 'POST');
+  await page.evaluate(({ action, fields }) => {
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = action;
+    for (const [name, value] of Object.entries(fields)) {
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = name;
+      input.value = value;
+      form.append(input);
+    }
+    document.body.append(form);
+    form.submit();
+  }, { action, fields });
+  const status = (await response).status();
+  await page.waitForLoadState();
+  return status;
+}
+
+export function row(page, name) {
+  return page.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) });
+}
+
