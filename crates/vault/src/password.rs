@@ -6,13 +6,43 @@ use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier 
 use argon2::{Algorithm, Argon2, Params, Version};
 use holdfast_domain::dashboard::Password;
 use holdfast_domain::ports::PasswordHasher;
+use std::sync::{Arc, OnceLock};
+use tokio::sync::Semaphore;
+
+/// Hashes at once, at most: each takes 19 MiB and a core for tens of milliseconds, so a flood of
+/// sign-ins waits its turn instead of taking the machine's memory.
+const AT_ONCE: usize = 4;
 
 /// Hashes and checks dashboard passwords.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Argon2Hasher {
     /// What `verify` checks against when there is no account: a real hash, so a wrong email
     /// costs what a wrong password does. Made at the first need, not by every process.
-    decoy: std::sync::Arc<std::sync::OnceLock<String>>,
+    decoy: Arc<OnceLock<String>>,
+    turns: Arc<Semaphore>,
+}
+
+impl Default for Argon2Hasher {
+    fn default() -> Self {
+        Self {
+            decoy: Arc::default(),
+            turns: Arc::new(Semaphore::new(AT_ONCE)),
+        }
+    }
+}
+
+impl Argon2Hasher {
+    /// Runs `work` on the blocking pool when a turn is free.
+    async fn in_turn<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> T {
+        let _turn = self
+            .turns
+            .acquire()
+            .await
+            .expect("the semaphore is never closed");
+        tokio::task::spawn_blocking(work)
+            .await
+            .expect("argon2 does not panic")
+    }
 }
 
 fn argon2() -> Argon2<'static> {
@@ -41,15 +71,13 @@ fn verify_now(password: &str, stored: &str) -> bool {
 impl PasswordHasher for Argon2Hasher {
     async fn hash(&self, password: &Password) -> String {
         let password = password.expose().to_owned();
-        tokio::task::spawn_blocking(move || hash_now(&password))
-            .await
-            .expect("hashing does not panic")
+        self.in_turn(move || hash_now(&password)).await
     }
 
     async fn verify(&self, password: &Password, stored: Option<String>) -> bool {
         let password = password.expose().to_owned();
         let decoy = self.decoy.clone();
-        tokio::task::spawn_blocking(move || {
+        self.in_turn(move || {
             if let Some(stored) = stored {
                 return verify_now(&password, &stored);
             }
@@ -59,7 +87,6 @@ impl PasswordHasher for Argon2Hasher {
             false
         })
         .await
-        .expect("verifying does not panic")
     }
 }
 

@@ -215,16 +215,25 @@ async fn set_password(
     let Ok(password) = Password::parse(&form.password) else {
         return again("The password must be 10 to 128 characters long.");
     };
+    // A link is a credential: guessing them counts against the address like a wrong key.
+    let address = req.peer_addr().map(|a| a.ip());
+    if state.rate_limits.locked_out(address).is_some() {
+        return again("Too many attempts from your address. Try again later.");
+    }
     let unusable = "This link is unknown, used or expired. Ask for a new one.";
-    let Some(token) = Secret::presented(&form.token) else {
-        return again(unusable);
+    let redeemed = match Secret::presented(&form.token) {
+        Some(token) => state.dashboard.redeem(&token, &password).await,
+        None => Err(ServiceError::NotFound("link")),
     };
-    match state.dashboard.redeem(&token, &password).await {
+    match redeemed {
         Ok(user) => {
             tracing::info!(user = %user.id, platform = %user.platform_id, "dashboard password set through a link");
             Ok(see_other("/dashboard?password-set"))
         }
-        Err(ServiceError::NotFound(_)) => again(unusable),
+        Err(ServiceError::NotFound(_)) => {
+            state.rate_limits.failed(address);
+            again(unusable)
+        }
         Err(other) => Err(other.into()),
     }
 }
