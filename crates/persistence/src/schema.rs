@@ -179,7 +179,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::{Text};
+    use diesel::sql_types::{Nullable, Text};
     use crate::timestamp::Ts;
 
     events (id) {
@@ -189,6 +189,7 @@ diesel::table! {
         event_type -> Text,
         data -> Text,
         created_on -> Ts,
+        subject_id -> Nullable<Text>,
     }
 }
 

@@ -137,6 +137,7 @@ pub struct NewEventRow<'a> {
     pub data: &'a str,
     #[diesel(serialize_as = Instant)]
     pub created_on: OffsetDateTime,
+    pub subject_id: Option<&'a str>,
 }
 
 impl<'a> NewEventRow<'a> {
@@ -149,6 +150,7 @@ impl<'a> NewEventRow<'a> {
             event_type: event.data.event_type().as_str(),
             data,
             created_on: event.created_on,
+            subject_id: Some(event.data.subject_id()),
         }
     }
 }
@@ -280,6 +282,8 @@ pub struct EventRow {
     pub event_type: String,
     pub data: String,
     pub created_on: OffsetDateTime,
+    /// What the event is about (read, not used: `data` says it too).
+    pub subject_id: Option<String>,
 }
 
 impl From<EventRow> for StoredEvent {

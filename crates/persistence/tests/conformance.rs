@@ -372,6 +372,7 @@ conformance!(
     payment_setup_reads_the_merchant_its_plan_and_connections,
     completion_writes_event_fan_out_and_reply_or_nothing,
     a_failed_refund_releases_its_reservation,
+    a_resources_deliveries_are_found_by_its_id,
     client_sessions_are_scoped_and_closed_once,
     a_held_session_takes_no_other_payment_nor_cancel,
     racing_payments_of_one_session_hold_it_once,

@@ -192,6 +192,15 @@ impl EventData {
             Self::MerchantDeleted(_) => EventType::MerchantDeleted,
         }
     }
+
+    /// The id of what the event is about: its transaction or merchant.
+    pub fn subject_id(&self) -> &str {
+        match self {
+            Self::TransactionCreated(txn) => txn.id.as_str(),
+            Self::MerchantCreated(m) | Self::MerchantUpdated(m) => m.id.as_str(),
+            Self::MerchantDeleted(deleted) => &deleted.id,
+        }
+    }
 }
 
 /// An event as read back from the outbox.

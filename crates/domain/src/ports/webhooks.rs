@@ -195,6 +195,15 @@ pub trait WebhookStore: Send + Sync {
         webhook: &WebhookId,
         page: &PageRequest,
     ) -> Result<Page<Delivery>, StoreError>;
+    /// The delivery records of the notifications of every event about `subject` (a
+    /// transaction's or a merchant's id) in `scope`, whatever their subscription: newest first,
+    /// at most `limit`.
+    async fn deliveries_about(
+        &self,
+        scope: &crate::scope::Scope,
+        subject: &str,
+        limit: u32,
+    ) -> Result<Vec<Delivery>, StoreError>;
 }
 
 /// How much one claim may take. "In flight" means leased with the lease not yet over, counted

@@ -223,6 +223,20 @@ impl WebhookService {
             .map_err(|e| ServiceError::from_store("webhook", e))
     }
 
+    /// The delivery records of the notifications about `subject` (a transaction's id, say) in
+    /// the caller's mode, newest first, at most 100: a transaction's Webhook Deliveries tab.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
+    pub async fn deliveries_about(
+        &self,
+        who: &Principal,
+        subject: &str,
+    ) -> Result<Vec<Delivery>, ServiceError> {
+        self.store
+            .deliveries_about(&who.scope, subject, 100)
+            .await
+            .map_err(ServiceError::Store)
+    }
+
     /// The dashboard toggle: sets `active`; enabling resets the counter to 0 (spec 3.2).
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn toggle(

@@ -73,8 +73,8 @@ WITH done AS (
      WHERE o.id = ? AND o.state = coalesce(?, o.state)
  RETURNING o.id
 ), event AS (
-    INSERT INTO events (id, platform_id, mode, event_type, data, created_on)
-    SELECT ?, platform_id, mode, ?, ?, ? FROM done
+    INSERT INTO events (id, platform_id, mode, event_type, data, created_on, subject_id)
+    SELECT ?, platform_id, mode, ?, ?, ?, id FROM done
  RETURNING id, platform_id, mode, event_type, created_on
 ), fan_out AS (
     INSERT INTO notifications

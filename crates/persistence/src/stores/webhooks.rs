@@ -15,7 +15,8 @@ use super::idempotency::write_reply;
 use crate::conn::Lock;
 use crate::error::query_error;
 use crate::query::{load_page, scoped, scoped_to};
-use crate::schema::{notifications as n, webhooks as w};
+use crate::rows::convert_all;
+use crate::schema::{events as e, notifications as n, webhooks as w};
 use crate::timestamp::Instant;
 use crate::webhook_rows::{NewWebhookRow, NotificationRow, WebhookRow, encode_events};
 
@@ -236,5 +237,27 @@ impl WebhookStore for SqlStore {
             |q, after| q.filter(n::id.lt(after)),
         )
         .await
+    }
+
+    async fn deliveries_about(
+        &self,
+        scope: &Scope,
+        subject: &str,
+        limit: u32,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        let mut conn = self.conn().await?;
+        let events = scoped(e::table, scope)
+            .filter(e::subject_id.eq(subject))
+            .select(e::id);
+        let rows: Vec<NotificationRow> = conn
+            .load(
+                scoped(n::table, scope)
+                    .filter(n::event_id.eq_any(events))
+                    .order(n::id.desc())
+                    .limit(i64::from(limit)),
+            )
+            .await
+            .map_err(query_error("notifications"))?;
+        convert_all(rows)
     }
 }

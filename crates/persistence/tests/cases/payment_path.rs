@@ -359,3 +359,50 @@ async fn refunded(stores: &Stores, p: &Principal, id: &TxnId) -> (TxnState, i64)
         .unwrap();
     (row.state, row.refunded_amount)
 }
+
+/// A transaction's and a merchant's notifications are found by the resource's id (the
+/// dashboard's Webhook Deliveries tab): the completion statement and the step-by-step outbox
+/// both record what an event is about; another mode finds nothing.
+pub async fn a_resources_deliveries_are_found_by_its_id(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let events = ["transaction.created", "merchant.created"];
+    stores
+        .webhooks
+        .insert_webhook(&subscription(&p, "both", &events, true), u32::MAX, None)
+        .await
+        .unwrap();
+    let m = stored_merchant(&stores, &p, "Shop").await;
+    let plan = stored_default_plan(&stores, &p.scope).await.unwrap();
+    let pending = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
+    write(&stores, &pending).await;
+    let done = Transaction {
+        state: TxnState::Authorized,
+        ..pending
+    };
+    stores
+        .transactions
+        .complete_transaction_with_event(&done, None, &event_for(&done), None, None)
+        .await
+        .unwrap();
+    let hooks = &stores.webhooks;
+    let of_txn = hooks
+        .deliveries_about(&p.scope, done.id.as_str(), 100)
+        .await
+        .unwrap();
+    let types: Vec<&str> = of_txn.iter().map(|d| d.event_type.as_str()).collect();
+    assert_eq!(types, ["transaction.created"]);
+    let of_merchant = hooks
+        .deliveries_about(&p.scope, m.id.as_str(), 100)
+        .await
+        .unwrap();
+    let types: Vec<&str> = of_merchant.iter().map(|d| d.event_type.as_str()).collect();
+    assert_eq!(types, ["merchant.created"]);
+    let live = Scope::new(a.platform.id.clone(), Mode::Live);
+    let elsewhere = hooks
+        .deliveries_about(&live, done.id.as_str(), 100)
+        .await
+        .unwrap();
+    assert!(elsewhere.is_empty(), "another mode finds nothing");
+}

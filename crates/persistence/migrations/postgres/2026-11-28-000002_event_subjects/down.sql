@@ -1,0 +1,2 @@
+DROP INDEX events_subject_idx;
+ALTER TABLE events DROP COLUMN subject_id;
