@@ -16,6 +16,27 @@ use reqwest::header::{HeaderMap, LOCATION, ORIGIN, SET_COOKIE};
 const ADMIN_PASSWORD: &str = "correct horse battery";
 const VIEWER_PASSWORD: &str = "viewer horse battery";
 
+/// Deliveries to a local receiver, fast: a full attempt well under a second.
+const FAST_WEBHOOKS: &[(&str, &str)] = &[
+    ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+    ("HOLDFAST_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8"),
+    ("HOLDFAST_WEBHOOK_TIMEOUT_MS", "400"),
+    ("HOLDFAST_WEBHOOK_BACKOFF_BASE_MS", "10"),
+    ("HOLDFAST_WORKER_POLL_MS", "20"),
+];
+
+/// An auth of 1000 for a new merchant "Shop"; the transaction's id.
+async fn one_auth(api: &Api, key: &str) -> String {
+    let merchant = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+    let pay = format!(
+        r#"{{"merchantId": "{}", "type": "auth", "amount": 1000, "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#,
+        merchant.body["id"].as_str().unwrap()
+    );
+    let paid = api.post("/v1/transactions", key, &pay).await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    paid.body["id"].as_str().unwrap().to_owned()
+}
+
 /// A user of `platform` with a password set by the operator CLI; returns the user's id.
 fn user_with_password(
     env: &Env,
@@ -141,37 +162,81 @@ impl Pages<'_> {
     }
 }
 
-/// Every route of a signed-in user, on key `key` and subscription `hook`: (method, path).
-fn signed_routes(key: &str, hook: &str) -> Vec<(&'static str, String)> {
-    let hooks = "/dashboard/settings/webhooks";
-    vec![
-        ("GET", "/dashboard/keys".into()),
-        ("GET", format!("/dashboard/keys/{key}/rename")),
-        ("GET", format!("/dashboard/keys/{key}/delete")),
-        ("GET", hooks.into()),
-        ("GET", format!("{hooks}/{hook}")),
-        ("GET", format!("{hooks}/{hook}/delete")),
-        ("POST", "/dashboard/keys".into()),
-        ("POST", format!("/dashboard/keys/{key}/rename")),
-        ("POST", format!("/dashboard/keys/{key}/activate")),
-        ("POST", format!("/dashboard/keys/{key}/deactivate")),
-        ("POST", format!("/dashboard/keys/{key}/delete")),
-        ("POST", hooks.into()),
-        ("POST", format!("{hooks}/{hook}")),
-        ("POST", format!("{hooks}/{hook}/enable")),
-        ("POST", format!("{hooks}/{hook}/disable")),
-        ("POST", format!("{hooks}/{hook}/secret")),
-        ("POST", format!("{hooks}/{hook}/delete")),
-        ("POST", "/dashboard/mode".into()),
-    ]
+/// What the routes act on: a key, a subscription, a transaction and its delivery.
+struct Targets {
+    key: String,
+    hook: String,
+    txn: String,
+    delivery: String,
 }
 
-/// A subscription made through the API; its id.
-async fn subscription(server: &Server, key: &str) -> String {
-    let body = r#"{"endpointUrl": "https://example.com/hooks", "events": ["merchant.created"]}"#;
-    let made = Api::new(server).post("/v1/webhooks", key, body).await;
-    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
-    made.body["id"].as_str().unwrap().to_owned()
+impl Targets {
+    /// A subscription to merchant and transaction events (to an address never reached), an
+    /// auth, and the auth's notification.
+    async fn made(server: &Server, platform: &holdfast_e2e::PlatformFixture) -> Self {
+        let api = Api::new(server);
+        let key = &platform.private_key;
+        let body = r#"{"endpointUrl": "https://example.com/hooks", "events": ["merchant.created", "transaction.created"]}"#;
+        let made = api.post("/v1/webhooks", key, body).await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+        let hook = made.body["id"].as_str().unwrap().to_owned();
+        let txn = one_auth(&api, key).await;
+        let history = api
+            .get(&format!("/v1/webhooks/{hook}/deliveries"), key)
+            .await;
+        let delivery = history.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["eventType"] == "transaction.created")
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        Self {
+            key: platform.private_key_id.clone(),
+            hook,
+            txn,
+            delivery,
+        }
+    }
+
+    /// Every route of a signed-in user: (method, path).
+    fn routes(&self) -> Vec<(&'static str, String)> {
+        let Self {
+            key,
+            hook,
+            txn,
+            delivery,
+        } = self;
+        let hooks = "/dashboard/settings/webhooks";
+        let txns = "/dashboard/transactions";
+        vec![
+            ("GET", "/dashboard/keys".into()),
+            ("GET", format!("/dashboard/keys/{key}/rename")),
+            ("GET", format!("/dashboard/keys/{key}/delete")),
+            ("GET", hooks.into()),
+            ("GET", format!("{hooks}/{hook}")),
+            ("GET", format!("{hooks}/{hook}/delete")),
+            ("GET", txns.into()),
+            ("GET", format!("{txns}/{txn}")),
+            ("GET", format!("{txns}/{txn}/deliveries")),
+            ("GET", format!("{txns}/{txn}/deliveries/{delivery}")),
+            ("POST", "/dashboard/keys".into()),
+            ("POST", format!("/dashboard/keys/{key}/rename")),
+            ("POST", format!("/dashboard/keys/{key}/activate")),
+            ("POST", format!("/dashboard/keys/{key}/deactivate")),
+            ("POST", format!("/dashboard/keys/{key}/delete")),
+            ("POST", hooks.into()),
+            ("POST", format!("{hooks}/{hook}")),
+            ("POST", format!("{hooks}/{hook}/enable")),
+            ("POST", format!("{hooks}/{hook}/disable")),
+            ("POST", format!("{hooks}/{hook}/secret")),
+            ("POST", format!("{hooks}/{hook}/delete")),
+            ("POST", format!("{txns}/{txn}/deliveries/{delivery}/resend")),
+            ("POST", "/dashboard/mode".into()),
+        ]
+    }
 }
 
 /// Signed out, every page sends the browser to sign in and every change is refused the same
@@ -180,8 +245,7 @@ async fn signed_out_every_route_sends_the_browser_to_sign_in(env: Env) {
     let platform = env.create_platform("Acme");
     set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
     let server = env.serve();
-    let hook = subscription(&server, &platform.private_key).await;
-    let routes = signed_routes(&platform.private_key_id, &hook);
+    let routes = Targets::made(&server, &platform).await.routes();
     let pages = Pages {
         server: &server,
         http: client(),
@@ -243,11 +307,9 @@ async fn every_change_needs_the_token_our_origin_and_an_admin(env: Env) {
         ]
     };
     let wrong = "x".repeat(43);
-    let hook = subscription(&server, &platform.private_key).await;
-    for (method, path) in signed_routes(&platform.private_key_id, &hook)
-        .iter()
-        .filter(|(m, _)| *m == "POST")
-    {
+    let targets = Targets::made(&server, &platform).await;
+    let hook = &targets.hook;
+    for (method, path) in targets.routes().iter().filter(|(m, _)| *m == "POST") {
         let forged = pages
             .send(method, path, Some(&admin), &change("")[1..])
             .await;
@@ -396,13 +458,7 @@ async fn a_failing_subscription_toggled_in_settings_counts_zero(env: Env) {
     let platform = env.create_platform("Acme");
     set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
     let receiver = Receiver::start(Answer::status(500)).await;
-    let server = env.serve_with(&[
-        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
-        ("HOLDFAST_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8"),
-        ("HOLDFAST_WEBHOOK_TIMEOUT_MS", "400"),
-        ("HOLDFAST_WEBHOOK_BACKOFF_BASE_MS", "10"),
-        ("HOLDFAST_WORKER_POLL_MS", "20"),
-    ]);
+    let server = env.serve_with(FAST_WEBHOOKS);
     let api = Api::new(&server);
     let key = &platform.private_key;
     let body = format!(
@@ -476,10 +532,60 @@ async fn a_failing_subscription_toggled_in_settings_counts_zero(env: Env) {
     assert_eq!(made.body["description"], "Orders");
 }
 
+/// Spec 6.4 from the Transaction Log: the resent notification reaches the receiver with the
+/// original `eventType` and `data` and a new `id`, the one the page said; once the subscription
+/// is inactive, the resend is refused in words and nothing more arrives.
+async fn a_delivery_resent_from_the_transaction_log_arrives_with_a_new_id(env: Env) {
+    let platform = env.create_platform("Acme");
+    set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let server = env.serve_with(FAST_WEBHOOKS);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let body = format!(
+        r#"{{"endpointUrl": "{}", "events": ["transaction.created"]}}"#,
+        receiver.url
+    );
+    assert_eq!(
+        api.post("/v1/webhooks", key, &body).await.status,
+        StatusCode::CREATED
+    );
+    let txn = one_auth(&api, key).await;
+    receiver.wait_for(1, Duration::from_secs(20)).await;
+    let result = tempfile::NamedTempFile::new().unwrap();
+    browser(
+        &env,
+        &server,
+        "dashboard-resend.mjs",
+        &[
+            ("HOLDFAST_ADMIN_EMAIL", "owner@example.com"),
+            ("HOLDFAST_ADMIN_PASSWORD", ADMIN_PASSWORD),
+            ("HOLDFAST_TRANSACTION_ID", &txn),
+            ("HOLDFAST_RESULT", result.path().to_str().unwrap()),
+        ],
+    );
+    let got = receiver.wait_for(2, Duration::from_secs(20)).await;
+    let shown: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(result.path()).unwrap()).unwrap();
+    let (first, again) = (got[0].json(), got[1].json());
+    assert_eq!(again["id"], shown["resent"], "the id the page said");
+    assert_ne!(again["id"], first["id"]);
+    assert_eq!(again["eventType"], "transaction.created");
+    assert_eq!(again["data"], first["data"], "the original data");
+    assert_eq!(first["data"]["id"], txn.as_str());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        receiver.received().len(),
+        2,
+        "the refused resend sent nothing"
+    );
+}
+
 on_both_backends!(
     signed_out_every_route_sends_the_browser_to_sign_in,
     every_change_needs_the_token_our_origin_and_an_admin,
     the_dashboard_in_a_browser,
     the_cli_sets_passwords_within_the_rules,
     a_failing_subscription_toggled_in_settings_counts_zero,
+    a_delivery_resent_from_the_transaction_log_arrives_with_a_new_id,
 );

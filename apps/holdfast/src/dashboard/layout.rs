@@ -8,6 +8,7 @@ use super::auth::Signed;
 /// The pages in the navigation: (path, label as the spec names it).
 const NAVIGATION: &[(&str, &str)] = &[
     ("/dashboard/keys", "API Keys"),
+    ("/dashboard/transactions", "Transaction Log"),
     ("/dashboard/settings/webhooks", "Settings › Webhooks"),
 ];
 

@@ -10,6 +10,7 @@ mod keys;
 mod layout;
 mod sign_in;
 pub mod throttle;
+mod transactions;
 mod webhooks;
 
 use actix_web::http::StatusCode;
@@ -41,7 +42,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     .route("/dashboard/assets/dashboard.js", web::get().to(script))
     .configure(sign_in::config)
     .configure(keys::config)
-    .configure(webhooks::config);
+    .configure(webhooks::config)
+    .configure(transactions::config);
 }
 
 async fn stylesheet() -> HttpResponse {

@@ -360,14 +360,15 @@ async fn detail_page(
         }
         section aria-labelledby="history" {
             h2 #history { "Delivery history" }
-            (history_table(&history.data))
+            (history_table(&history.data, None))
         }
     };
     Ok(layout::page(signed, "Webhook subscription", PATH, &body))
 }
 
-/// One entry per notification, its bodies behind a disclosure; archived ones say so.
-pub fn history_table(deliveries: &[Delivery]) -> Markup {
+/// One entry per notification, its bodies behind a disclosure; archived ones say so. With
+/// `link`, each id links to `link/{id}`.
+pub fn history_table(deliveries: &[Delivery], link: Option<&str>) -> Markup {
     html! {
         @if deliveries.is_empty() {
             p { "No deliveries yet." }
@@ -376,7 +377,12 @@ pub fn history_table(deliveries: &[Delivery]) -> Markup {
                 @for d in deliveries {
                     li {
                         p {
-                            code { (d.id.as_str()) } " · " (d.event_type) " · " strong { (outcome(d.state)) }
+                            @if let Some(base) = link {
+                                a href={ (base) "/" (d.id.as_str()) } { code { (d.id.as_str()) } }
+                            } @else {
+                                code { (d.id.as_str()) }
+                            }
+                            " · " (d.event_type) " · " strong { (outcome(d.state)) }
                             @if let Some(at) = d.attempted_on { " · " (when(at)) }
                             @if d.archived { " · " span.tag { "Archived" } }
                             @if let Some(from) = &d.resent_from { " · resent from " code { (from.as_str()) } }

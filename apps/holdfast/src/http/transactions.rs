@@ -370,6 +370,8 @@ async fn list(
                 })
             })
             .transpose()?,
+        // The API's list has no state filter (it is documented without one); the dashboard's does.
+        state: None,
         created_from: time("createdFrom", q.created_from)?,
         created_until: time("createdUntil", q.created_until)?,
     };

@@ -223,6 +223,8 @@ pub struct TxnFilter {
     pub merchant_id: Option<MerchantId>,
     /// Only transactions of this type (auth, sale, capture, ...).
     pub kind: Option<TxnType>,
+    /// Only transactions in this state (authorized, declined, ...).
+    pub state: Option<crate::payment::lifecycle::TxnState>,
     /// Only transactions created at or after this time.
     pub created_from: Option<OffsetDateTime>,
     /// Only transactions created strictly before this time.

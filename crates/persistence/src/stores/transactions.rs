@@ -79,6 +79,7 @@ trait Narrows<'a>:
     Sized
     + methods::FilterDsl<Eq<t::merchant_id, &'a str>, Output = Self>
     + methods::FilterDsl<Eq<t::kind, &'static str>, Output = Self>
+    + methods::FilterDsl<Eq<t::state, &'static str>, Output = Self>
     + methods::FilterDsl<GtEq<t::created_on, Instant>, Output = Self>
     + methods::FilterDsl<Lt<t::created_on, Instant>, Output = Self>
     + methods::FilterDsl<Lt<t::id, &'a str>, Output = Self>
@@ -88,6 +89,7 @@ trait Narrows<'a>:
 impl<'a, Q> Narrows<'a> for Q where
     Q: methods::FilterDsl<Eq<t::merchant_id, &'a str>, Output = Q>
         + methods::FilterDsl<Eq<t::kind, &'static str>, Output = Q>
+        + methods::FilterDsl<Eq<t::state, &'static str>, Output = Q>
         + methods::FilterDsl<GtEq<t::created_on, Instant>, Output = Q>
         + methods::FilterDsl<Lt<t::created_on, Instant>, Output = Q>
         + methods::FilterDsl<Lt<t::id, &'a str>, Output = Q>
@@ -106,6 +108,9 @@ fn narrowed<'a, Q: Narrows<'a>>(mut query: Q, filter: &'a TxnFilter, page: &'a P
     }
     if let Some(kind) = filter.kind {
         query = query.filter(t::kind.eq(kind.as_str()));
+    }
+    if let Some(state) = filter.state {
+        query = query.filter(t::state.eq(state.as_str()));
     }
     if let Some(from) = filter.created_from {
         query = query.filter(t::created_on.ge(Instant(from)));

@@ -181,7 +181,13 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
     .into_iter()
     .enumerate()
     {
-        let mut t = txn(m, &plan, kind, TxnState::Settled, 100);
+        // The second is declined: the state filter keeps the other two.
+        let state = if i == 1 {
+            TxnState::Declined
+        } else {
+            TxnState::Settled
+        };
+        let mut t = txn(m, &plan, kind, state, 100);
         t.created_on = T0 + time::Duration::seconds(i64::try_from(i).unwrap());
         write(&stores, &t).await;
         written.push(t);
@@ -224,6 +230,14 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
         })
         .await,
         ids(&[2, 1])
+    );
+    assert_eq!(
+        list(TxnFilter {
+            state: Some(TxnState::Declined),
+            ..TxnFilter::default()
+        })
+        .await,
+        ids(&[1])
     );
     let from = T0 + time::Duration::seconds(1);
     assert_eq!(
