@@ -98,6 +98,36 @@ const tests = {
     await context.close();
   },
 
+  async 'merchants are created (refused in words first), edited and deleted'() {
+    const { context, page, console } = await fresh();
+    await signIn(page, ADMIN);
+    await page.getByRole('link', { name: 'Merchants' }).click();
+    await page.getByRole('heading', { name: 'Merchants', level: 1 }).waitFor();
+    await page.getByLabel('Name').fill('Corner Shop');
+    await page.getByLabel('Currency (three letters, such as USD)').fill('eur');
+    await page.getByRole('button', { name: 'Create merchant' }).click();
+    assert.match(await page.getByRole('alert').innerText(), /^Currency: /, 'the field named');
+    assert.ok(!(await page.getByRole('alert').innerText()).includes('eur'), 'never echoed');
+    await clean(page, console, '40-merchant-refused');
+    await page.getByLabel('Name').fill('Corner Shop');
+    await page.getByLabel('Currency (three letters, such as USD)').fill('EUR');
+    await page.getByRole('button', { name: 'Create merchant' }).click();
+    await page.getByText('The merchant is created.').waitFor();
+    assert.match(await row(page, 'Corner Shop').innerText(), /EUR/);
+    await clean(page, console, '41-merchants');
+    await row(page, 'Corner Shop').getByRole('link', { name: 'Edit Corner Shop' }).click();
+    await page.getByLabel('Name').fill('Corner Shop & Café');
+    await page.getByRole('button', { name: 'Save merchant' }).click();
+    await page.getByText('The merchant is saved.').waitFor();
+    await row(page, 'Corner Shop & Café').getByRole('link', { name: 'Delete Corner Shop & Café' }).click();
+    await page.getByRole('heading', { name: 'Delete the merchant Corner Shop & Café?' }).waitFor();
+    await clean(page, console, '42-merchant-delete-confirmation');
+    await page.getByRole('button', { name: 'Delete Corner Shop & Café' }).click();
+    await page.getByText('The merchant is deleted').waitFor();
+    assert.equal(await row(page, 'Corner Shop & Café').count(), 0);
+    await context.close();
+  },
+
   async 'a form posted without its token is refused'() {
     const { context, page } = await fresh();
     await signIn(page, ADMIN);

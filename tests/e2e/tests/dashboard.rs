@@ -168,6 +168,7 @@ struct Targets {
     hook: String,
     txn: String,
     delivery: String,
+    merchant: String,
 }
 
 impl Targets {
@@ -193,11 +194,14 @@ impl Targets {
             .as_str()
             .unwrap()
             .to_owned();
+        let merchants = api.get("/v1/merchants", key).await;
+        let merchant = merchants.body["data"][0]["id"].as_str().unwrap().to_owned();
         Self {
             key: platform.private_key_id.clone(),
             hook,
             txn,
             delivery,
+            merchant,
         }
     }
 
@@ -208,7 +212,9 @@ impl Targets {
             hook,
             txn,
             delivery,
+            merchant,
         } = self;
+        let merchants = "/dashboard/merchants";
         let hooks = "/dashboard/settings/webhooks";
         let txns = "/dashboard/transactions";
         vec![
@@ -222,6 +228,9 @@ impl Targets {
             ("GET", format!("{txns}/{txn}")),
             ("GET", format!("{txns}/{txn}/deliveries")),
             ("GET", format!("{txns}/{txn}/deliveries/{delivery}")),
+            ("GET", merchants.into()),
+            ("GET", format!("{merchants}/{merchant}")),
+            ("GET", format!("{merchants}/{merchant}/delete")),
             ("POST", "/dashboard/keys".into()),
             ("POST", format!("/dashboard/keys/{key}/rename")),
             ("POST", format!("/dashboard/keys/{key}/activate")),
@@ -234,6 +243,9 @@ impl Targets {
             ("POST", format!("{hooks}/{hook}/secret")),
             ("POST", format!("{hooks}/{hook}/delete")),
             ("POST", format!("{txns}/{txn}/deliveries/{delivery}/resend")),
+            ("POST", merchants.into()),
+            ("POST", format!("{merchants}/{merchant}")),
+            ("POST", format!("{merchants}/{merchant}/delete")),
             ("POST", "/dashboard/mode".into()),
         ]
     }
@@ -371,6 +383,14 @@ async fn every_change_needs_the_token_our_origin_and_an_admin(env: Env) {
     );
     let all = api.get("/v1/webhooks", &platform.private_key).await;
     assert_eq!(all.body["data"].as_array().unwrap().len(), 1, "none made");
+    let shops = api.get("/v1/merchants", &platform.private_key).await;
+    let names: Vec<&str> = shops.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Shop"], "no merchant made, renamed or deleted");
 }
 
 /// Spec 4.6's API Keys page and the sign-in around it, in a real browser.

@@ -117,25 +117,37 @@ pub struct SignedForm<T> {
     pub fields: T,
 }
 
+/// A signed-in request's form body, once the session, the origin and the form's token pass.
+fn checked_body(
+    req: &HttpRequest,
+    payload: &mut Payload,
+) -> impl Future<Output = Result<(Signed, web::Bytes), DashboardError>> + use<> {
+    let same_origin = is_same_origin(req);
+    let signed = Signed::from_request(req, payload);
+    let body = web::Bytes::from_request(req, payload);
+    async move {
+        let signed = signed.await?;
+        if !same_origin {
+            return Err(DashboardError::Forgery);
+        }
+        let body = body.await.map_err(|_| DashboardError::BadForm)?;
+        let token: Token =
+            serde_urlencoded::from_bytes(&body).map_err(|_| DashboardError::Forgery)?;
+        if !same_token(&signed.csrf, &token.csrf) {
+            return Err(DashboardError::Forgery);
+        }
+        Ok((signed, body))
+    }
+}
+
 impl<T: DeserializeOwned + 'static> FromRequest for SignedForm<T> {
     type Error = DashboardError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let same_origin = is_same_origin(req);
-        let signed = Signed::from_request(req, payload);
-        let body = web::Bytes::from_request(req, payload);
+        let checked = checked_body(req, payload);
         Box::pin(async move {
-            let signed = signed.await?;
-            if !same_origin {
-                return Err(DashboardError::Forgery);
-            }
-            let body = body.await.map_err(|_| DashboardError::BadForm)?;
-            let token: Token =
-                serde_urlencoded::from_bytes(&body).map_err(|_| DashboardError::Forgery)?;
-            if !same_token(&signed.csrf, &token.csrf) {
-                return Err(DashboardError::Forgery);
-            }
+            let (signed, body) = checked.await?;
             let fields =
                 serde_urlencoded::from_bytes(&body).map_err(|_| DashboardError::BadForm)?;
             Ok(Self { signed, fields })
@@ -166,12 +178,15 @@ impl<T: DeserializeOwned + 'static> FromRequest for AdminForm<T> {
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let form = SignedForm::<T>::from_request(req, payload);
+        let checked = checked_body(req, payload);
         Box::pin(async move {
-            let SignedForm { signed, fields } = form.await?;
+            let (signed, body) = checked.await?;
+            // A viewer is refused as a viewer, whatever the form holds.
             if !signed.is_admin() {
                 return Err(DashboardError::AdminOnly);
             }
+            let fields =
+                serde_urlencoded::from_bytes(&body).map_err(|_| DashboardError::BadForm)?;
             Ok(Self { signed, fields })
         })
     }

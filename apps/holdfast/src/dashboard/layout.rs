@@ -9,6 +9,7 @@ use super::auth::Signed;
 const NAVIGATION: &[(&str, &str)] = &[
     ("/dashboard/keys", "API Keys"),
     ("/dashboard/transactions", "Transaction Log"),
+    ("/dashboard/merchants", "Merchants"),
     ("/dashboard/settings/webhooks", "Settings › Webhooks"),
 ];
 

@@ -8,6 +8,7 @@
 mod auth;
 mod keys;
 mod layout;
+mod merchants;
 mod sign_in;
 pub mod throttle;
 mod transactions;
@@ -43,7 +44,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     .configure(sign_in::config)
     .configure(keys::config)
     .configure(webhooks::config)
-    .configure(transactions::config);
+    .configure(transactions::config)
+    .configure(merchants::config);
 }
 
 async fn stylesheet() -> HttpResponse {

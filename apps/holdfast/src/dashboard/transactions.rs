@@ -410,8 +410,16 @@ mod tests {
             ),
             "the last day is included whole"
         );
-        assert_eq!(read("type=&state=&merchant="), (TxnFilter::default(), false));
-        for bad in ["type=refunds", "state=<b>", "merchant=nope", "from=11/01/2026"] {
+        assert_eq!(
+            read("type=&state=&merchant="),
+            (TxnFilter::default(), false)
+        );
+        for bad in [
+            "type=refunds",
+            "state=<b>",
+            "merchant=nope",
+            "from=11/01/2026",
+        ] {
             assert_eq!(read(bad), (TxnFilter::default(), true), "{bad}");
         }
     }

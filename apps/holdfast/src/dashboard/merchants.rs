@@ -1,0 +1,279 @@
+//! Merchants: the mode's merchants; an admin creates, edits and deletes them, through the same
+//! service (and so the same rules and events) as `/v1/merchants`.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use holdfast_domain::Invalid;
+use holdfast_domain::ids::MerchantId;
+use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
+use holdfast_domain::page::PageRequest;
+use holdfast_domain::user::Email;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use super::auth::{AdminForm, Signed};
+use super::layout::when;
+use super::{DashboardError, layout, respond, see_other};
+use crate::state::AppState;
+
+pub const PATH: &str = "/dashboard/merchants";
+
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.route(PATH, web::get().to(list))
+        .route(PATH, web::post().to(create))
+        .route("/dashboard/merchants/{id}", web::get().to(edit_form))
+        .route("/dashboard/merchants/{id}", web::post().to(edit))
+        .route(
+            "/dashboard/merchants/{id}/delete",
+            web::get().to(confirm_delete),
+        )
+        .route("/dashboard/merchants/{id}/delete", web::post().to(delete));
+}
+
+fn notice(query: &str) -> Option<&'static str> {
+    Some(match query {
+        "created" => "The merchant is created.",
+        "saved" => "The merchant is saved.",
+        "deleted" => "The merchant is deleted; its past payments keep pointing at it.",
+        _ => return None,
+    })
+}
+
+/// The form's fields, as typed.
+#[derive(Debug, Deserialize)]
+struct Fields {
+    name: String,
+    currency: String,
+    #[serde(default)]
+    email: String,
+}
+
+impl Fields {
+    fn details(&self) -> Result<MerchantDetails, Invalid> {
+        let email = self.email.trim();
+        Ok(MerchantDetails {
+            name: MerchantName::parse(&self.name)?,
+            currency: Currency::parse(self.currency.trim())?,
+            email: (!email.is_empty())
+                .then(|| Email::parse(email))
+                .transpose()?,
+        })
+    }
+}
+
+/// The form's words for a field the domain named by its API name.
+fn label_of(field: &str) -> &'static str {
+    match field {
+        "name" => "Name",
+        "currency" => "Currency",
+        "email" => "Email",
+        _ => "The form",
+    }
+}
+
+fn merchant_form(
+    signed: &Signed,
+    action: &str,
+    current: Option<&Merchant>,
+    error: Option<&Invalid>,
+    submit: &str,
+) -> Markup {
+    let details = current.map(|m| &m.details);
+    let described = |field: &str| error.filter(|e| e.field == field).map(|_| "form-error");
+    html! {
+        @if let Some(error) = error {
+            p.error #form-error role="alert" { (label_of(error.field)) ": " (error.message) "." }
+        }
+        form.stack method="post" action=(action) {
+            input type="hidden" name="csrf" value=(signed.csrf);
+            label for="merchant-name" { "Name" }
+            input #merchant-name type="text" name="name" required maxlength="100"
+                value=[details.map(|d| d.name.as_str())] aria-describedby=[described("name")];
+            label for="merchant-currency" { "Currency (three letters, such as USD)" }
+            input #merchant-currency type="text" name="currency" required minlength="3" maxlength="3"
+                value=(details.map_or("USD", |d| d.currency.as_str())) aria-describedby=[described("currency")];
+            label for="merchant-email" { "Email (optional)" }
+            input #merchant-email type="email" name="email"
+                value=[details.and_then(|d| d.email.as_ref()).map(Email::as_str)]
+                aria-describedby=[described("email")];
+            button type="submit" { (submit) }
+        }
+    }
+}
+
+async fn list(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    let body = list_page(&state, &signed, notice(req.query_string()), None).await?;
+    Ok(respond(StatusCode::OK, body))
+}
+
+async fn list_page(
+    state: &AppState,
+    signed: &Signed,
+    notice: Option<&str>,
+    error: Option<&Invalid>,
+) -> Result<Markup, DashboardError> {
+    let merchants = state
+        .merchants
+        .list(&signed.principal(), &PageRequest::new(Some(100), None)?)
+        .await?;
+    let mode = signed.who.session.mode;
+    let admin = signed.is_admin();
+    let body = html! {
+        h1 { "Merchants" }
+        @if let Some(notice) = notice { p.notice role="status" { (notice) } }
+        div.table role="region" aria-label="Merchants" tabindex="0" {
+            table {
+                caption { "The " (mode) " mode's merchants, newest first" }
+                thead { tr {
+                    th scope="col" { "Name" } th scope="col" { "Id" } th scope="col" { "Currency" }
+                    th scope="col" { "Email" } th scope="col" { "Created" }
+                    @if admin { th scope="col" { "Actions" } }
+                } }
+                tbody {
+                    @for m in &merchants.data {
+                        tr {
+                            td { (m.details.name.as_str()) }
+                            td { code { (m.id.as_str()) } }
+                            td { (m.details.currency.as_str()) }
+                            td { @match &m.details.email { Some(e) => (e.as_str()), None => "None" } }
+                            td { (when(m.created_on)) }
+                            @if admin {
+                                td.actions {
+                                    a href={ (PATH) "/" (m.id.as_str()) } aria-label={ "Edit " (m.details.name.as_str()) } { "Edit" }
+                                    a.danger href={ (PATH) "/" (m.id.as_str()) "/delete" } aria-label={ "Delete " (m.details.name.as_str()) } { "Delete" }
+                                }
+                            }
+                        }
+                    }
+                    @if merchants.data.is_empty() { tr { td colspan="6" { "No " (mode) " merchants yet." } } }
+                }
+            }
+        }
+        @if admin {
+            section aria-labelledby="create" {
+                h2 #create { "Create a merchant" }
+                (merchant_form(signed, PATH, None, error, "Create merchant"))
+            }
+        }
+    };
+    Ok(layout::page(signed, "Merchants", PATH, &body))
+}
+
+async fn create(
+    state: web::Data<AppState>,
+    form: AdminForm<Fields>,
+) -> Result<HttpResponse, DashboardError> {
+    let signed = &form.signed;
+    let details = match form.fields.details() {
+        Ok(details) => details,
+        Err(error) => {
+            let body = list_page(&state, signed, None, Some(&error)).await?;
+            return Ok(respond(StatusCode::BAD_REQUEST, body));
+        }
+    };
+    state
+        .merchants
+        .create(&signed.principal(), details, None)
+        .await?;
+    Ok(see_other(&format!("{PATH}?created")))
+}
+
+fn merchant_id(raw: &str) -> Result<MerchantId, DashboardError> {
+    MerchantId::parse("id", raw).map_err(|_| DashboardError::NotFound("merchant"))
+}
+
+fn edit_page(signed: &Signed, m: &Merchant, error: Option<&Invalid>) -> Markup {
+    let body = html! {
+        p.crumbs { a href=(PATH) { "Merchants" } }
+        h1 { "Edit " (m.details.name.as_str()) }
+        (merchant_form(signed, &format!("{PATH}/{}", m.id), Some(m), error, "Save merchant"))
+    };
+    layout::page(signed, "Edit a merchant", PATH, &body)
+}
+
+async fn edit_form(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    if !signed.is_admin() {
+        return Err(DashboardError::AdminOnly);
+    }
+    let m = state
+        .merchants
+        .get(&signed.principal(), &merchant_id(&id)?)
+        .await?;
+    Ok(respond(StatusCode::OK, edit_page(&signed, &m, None)))
+}
+
+async fn edit(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    form: AdminForm<Fields>,
+) -> Result<HttpResponse, DashboardError> {
+    let signed = &form.signed;
+    let who = signed.principal();
+    let m = state.merchants.get(&who, &merchant_id(&id)?).await?;
+    let details = match form.fields.details() {
+        Ok(details) => details,
+        Err(error) => {
+            return Ok(respond(
+                StatusCode::BAD_REQUEST,
+                edit_page(signed, &m, Some(&error)),
+            ));
+        }
+    };
+    let patch = MerchantPatch {
+        name: Some(details.name),
+        currency: Some(details.currency),
+        email: Some(details.email),
+        plan_id: None,
+    };
+    state.merchants.update(&who, &m.id, patch).await?;
+    Ok(see_other(&format!("{PATH}?saved")))
+}
+
+async fn confirm_delete(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    if !signed.is_admin() {
+        return Err(DashboardError::AdminOnly);
+    }
+    let m = state
+        .merchants
+        .get(&signed.principal(), &merchant_id(&id)?)
+        .await?;
+    let name = m.details.name.as_str();
+    let body = html! {
+        h1 { "Delete the merchant " (name) "?" }
+        p { "It takes no more payments; its past transactions stay and keep pointing at it." }
+        form.stack method="post" action={ (PATH) "/" (m.id.as_str()) "/delete" } {
+            input type="hidden" name="csrf" value=(signed.csrf);
+            button.danger type="submit" { "Delete " (name) }
+        }
+        p { a href=(PATH) { "Keep it and go back" } }
+    };
+    Ok(respond(
+        StatusCode::OK,
+        layout::page(&signed, "Delete a merchant", PATH, &body),
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+struct Nothing {}
+
+async fn delete(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    form: AdminForm<Nothing>,
+) -> Result<HttpResponse, DashboardError> {
+    let who = form.signed.principal();
+    state.merchants.delete(&who, &merchant_id(&id)?).await?;
+    Ok(see_other(&format!("{PATH}?deleted")))
+}
