@@ -271,10 +271,24 @@ async fn signed_out_every_route_sends_the_browser_to_sign_in(env: Env) {
             "{method} {path}"
         );
     }
-    for path in ["/dashboard", "/dashboard/welcome?token=x"] {
+    for (path, status) in [
+        ("/dashboard", StatusCode::OK),
+        (
+            "/dashboard/welcome?token=ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+            StatusCode::OK,
+        ),
+        (
+            "/dashboard/welcome?token=4111111111111111",
+            StatusCode::NOT_FOUND,
+        ),
+    ] {
         let page = pages.send("GET", path, None, &[]).await;
-        assert_eq!(page.status(), StatusCode::OK, "{path}");
+        assert_eq!(page.status(), status, "{path}");
         assert_page_headers(page.headers(), path);
+        assert!(
+            !page.text().await.unwrap().contains("4111111111111111"),
+            "never repeated"
+        );
     }
     let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
     for (method, path) in routes.iter().filter(|(m, _)| *m == "GET") {

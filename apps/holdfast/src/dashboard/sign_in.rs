@@ -166,7 +166,18 @@ struct LinkQuery {
 
 /// The page a one-time link opens: choose a password.
 async fn welcome(query: web::Query<LinkQuery>) -> HttpResponse {
-    respond(StatusCode::OK, password_page(&query.token, None))
+    // Only a token of our own form goes back into the page: nothing else a link carries is
+    // repeated.
+    match Secret::presented(&query.token) {
+        Some(token) => respond(StatusCode::OK, password_page(token.expose(), None)),
+        None => respond(
+            StatusCode::NOT_FOUND,
+            password_page(
+                "",
+                Some("This link is unknown, used or expired. Ask for a new one."),
+            ),
+        ),
+    }
 }
 
 fn password_page(token: &str, error: Option<&str>) -> Markup {
