@@ -292,6 +292,16 @@ async fn rate_limits_per_key(env: Env) {
     let admitted = public.iter().filter(|s| **s == 201).count();
     assert!((2..=4).contains(&admitted), "{public:?}");
     assert!(public.contains(&429), "{public:?}");
+    // Its tokenization budget spent, the key still loads a checkout's script and frames: page
+    // loads have a bucket of their own (ten times the rate).
+    let script = format!(
+        "/v1/clients/holdfast.js?publicApiKey={}",
+        platform.public_key
+    );
+    for _ in 0..5 {
+        let loaded = reqwest::get(server.url(&script)).await.unwrap();
+        assert_eq!(loaded.status(), StatusCode::OK);
+    }
 }
 
 /// Key guessing from one address: after its budget of failures the address is refused, even

@@ -40,7 +40,7 @@ fn demo(state: &AppState) -> Result<&Demo, ApiError> {
     let demo = state.demo.as_deref().ok_or(ApiError::RouteNotFound)?;
     state
         .rate_limits
-        .admit(&demo.backend)
+        .admit(&demo.backend, holdfast_domain::auth::Access::Private)
         .map_err(|wait| ApiError::RateLimited { retry_after: wait })?;
     Ok(demo)
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use governor::clock::Clock;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use holdfast_domain::auth::Principal;
+use holdfast_domain::auth::{Access, Principal};
 use holdfast_domain::ids::KeyId;
 use holdfast_domain::mode::KeyType;
 
@@ -28,6 +28,10 @@ pub struct RateSettings {
     pub failed_auth_per_min: Option<NonZeroU32>,
 }
 
+/// A public key's page loads allowed per call it may make: a checkout loads the script, three
+/// or four field frames and a relay frame before it tokenizes once.
+pub const PAGE_LOADS_PER_CALL: u32 = 10;
+
 /// Admissions between two sweeps of the per-key buckets: counting the buckets locks every
 /// shard of the map, so it is not done on each request.
 const KEY_SWEEP_EVERY: u32 = 65_536;
@@ -39,6 +43,10 @@ const FAILURE_SWEEP_EVERY: u32 = 4_096;
 pub struct RateLimits {
     private: Option<DefaultKeyedRateLimiter<KeyId>>,
     public: Option<DefaultKeyedRateLimiter<KeyId>>,
+    /// A public key's page loads (the client script and its frames, `Access::Public`): one
+    /// checkout loads several, so they have a bucket of their own, `PAGE_LOADS_PER_CALL` times
+    /// the public rate, and never spend the key's tokenization budget.
+    pages: Option<DefaultKeyedRateLimiter<KeyId>>,
     failures: Option<DefaultKeyedRateLimiter<IpAddr>>,
     /// Addresses that ran out of failures, and until when they are refused.
     blocked: Mutex<HashMap<IpAddr, Instant>>,
@@ -55,6 +63,7 @@ impl std::fmt::Debug for RateLimits {
         f.debug_struct("RateLimits")
             .field("private", &self.private.is_some())
             .field("public", &self.public.is_some())
+            .field("pages", &self.pages.is_some())
             .field("failures", &self.failures.is_some())
             .finish_non_exhaustive()
     }
@@ -66,6 +75,11 @@ impl RateLimits {
         Self {
             private: settings.private_per_s.map(per_second),
             public: settings.public_per_s.map(per_second),
+            pages: settings.public_per_s.map(|rate| {
+                per_second(
+                    rate.saturating_mul(NonZeroU32::new(PAGE_LOADS_PER_CALL).expect("not zero")),
+                )
+            }),
             failures: settings
                 .failed_auth_per_min
                 .map(|rate| RateLimiter::keyed(Quota::per_minute(rate))),
@@ -81,11 +95,13 @@ impl RateLimits {
         Self::new(RateSettings::default())
     }
 
-    /// Whether `who` may make one more request now; else how long to wait.
-    pub fn admit(&self, who: &Principal) -> Result<(), Duration> {
-        let limiter = match who.key_type {
-            KeyType::Private => &self.private,
-            KeyType::Public => &self.public,
+    /// Whether `who` may make one more request of a route that requires `access` now; else how
+    /// long to wait.
+    pub fn admit(&self, who: &Principal, access: Access) -> Result<(), Duration> {
+        let limiter = match (access, who.key_type) {
+            (Access::Public, _) => &self.pages,
+            (_, KeyType::Private) => &self.private,
+            (_, KeyType::Public) => &self.public,
         };
         let (Some(limiter), Some(key)) = (limiter, &who.key_id) else {
             return Ok(());
@@ -166,7 +182,11 @@ mod tests {
     #[test]
     fn each_key_has_a_bucket_of_its_types_rate() {
         let limits = limits(5, 2, 0);
-        let admitted = |key: &Principal| (0..10).filter(|_| limits.admit(key).is_ok()).count();
+        let admitted = |key: &Principal| {
+            (0..10)
+                .filter(|_| limits.admit(key, Access::PublicOrPrivate).is_ok())
+                .count()
+        };
         assert_eq!(admitted(&who(KeyType::Private, "a")), 5);
         assert_eq!(
             admitted(&who(KeyType::Private, "b")),
@@ -174,18 +194,38 @@ mod tests {
             "another key, its own bucket"
         );
         assert_eq!(admitted(&who(KeyType::Public, "c")), 2);
-        let wait = limits.admit(&who(KeyType::Public, "c")).unwrap_err();
+        let wait = limits
+            .admit(&who(KeyType::Public, "c"), Access::PublicOrPrivate)
+            .unwrap_err();
         assert!(
             wait > Duration::ZERO && wait <= Duration::from_secs(1),
             "{wait:?}"
         );
     }
 
+    /// A checkout's page loads never spend its key's tokenization budget, and have a budget of
+    /// their own.
+    #[test]
+    fn a_public_keys_page_loads_have_their_own_bucket() {
+        let limits = limits(0, 2, 0);
+        let key = who(KeyType::Public, "p");
+        let pages = (0..100)
+            .filter(|_| limits.admit(&key, Access::Public).is_ok())
+            .count();
+        assert_eq!(pages, 2 * PAGE_LOADS_PER_CALL as usize);
+        let calls = (0..10)
+            .filter(|_| limits.admit(&key, Access::PublicOrPrivate).is_ok())
+            .count();
+        assert_eq!(calls, 2, "the tokenization budget is untouched");
+    }
+
     #[test]
     fn zero_turns_a_limit_off() {
         let limits = limits(0, 0, 0);
         let key = who(KeyType::Private, "a");
-        assert!((0..10_000).all(|_| limits.admit(&key).is_ok()));
+        assert!((0..10_000).all(|_| limits.admit(&key, Access::Private).is_ok()));
+        let public = who(KeyType::Public, "b");
+        assert!((0..10_000).all(|_| limits.admit(&public, Access::Public).is_ok()));
         let address = Some(IpAddr::from([10, 0, 0, 1]));
         assert!((0..1_000).all(|_| limits.failed(address).is_none()));
         assert_eq!(limits.locked_out(address), None);
