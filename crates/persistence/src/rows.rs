@@ -20,6 +20,14 @@ pub fn corrupt(what: &str, err: impl std::fmt::Display) -> StoreError {
     StoreError::Unexpected(format!("stored {what} does not parse: {err}"))
 }
 
+/// A stored SHA-256 (of a key's value, a session's secret) read back.
+pub fn stored_hash(what: &str, bytes: Vec<u8>) -> Result<KeyHash, StoreError> {
+    let hash: [u8; 32] = bytes
+        .try_into()
+        .map_err(|_| corrupt(what, "not 32 bytes"))?;
+    Ok(KeyHash::from_bytes(hash))
+}
+
 /// A stored word read back into its type.
 pub fn parse<T: std::str::FromStr>(what: &str, raw: &str) -> Result<T, StoreError> {
     raw.parse().map_err(|_| corrupt(what, raw))
@@ -103,10 +111,7 @@ pub struct KeyRow {
 impl TryFrom<KeyRow> for ApiKey {
     type Error = StoreError;
     fn try_from(row: KeyRow) -> Result<Self, StoreError> {
-        let hash: [u8; 32] = row
-            .value_hash
-            .try_into()
-            .map_err(|_| corrupt("key hash", "not 32 bytes"))?;
+        let hash = stored_hash("key hash", row.value_hash)?;
         Ok(ApiKey {
             id: KeyId::from_trusted(row.id),
             platform_id: PlatformId::from_trusted(row.platform_id),
@@ -118,7 +123,7 @@ impl TryFrom<KeyRow> for ApiKey {
             } else {
                 KeyStatus::Inactive
             },
-            hash: KeyHash::from_bytes(hash),
+            hash,
             last4: row.last4,
             created_by: UserId::from_trusted(row.created_by),
             created_on: row.created_on,

@@ -205,13 +205,7 @@ async fn complete_in_steps(
     conn: &mut Conn,
     x: &Transaction,
     completed: CompletedRow<'_>,
-    Writes {
-        original,
-        event,
-        data,
-        reply,
-        session,
-    }: Writes<'_>,
+    writes: Writes<'_>,
 ) -> QueryResult<bool> {
     // Only a pending row is completed: of the request that made it and the reconciliation
     // that found it stale, the first to finish decides.
@@ -226,7 +220,7 @@ async fn complete_in_steps(
         )
         .await?;
     one_row(changed)?;
-    if let Some(change) = original_change(original) {
+    if let Some(change) = original_change(writes.original) {
         let row = t::table.filter(t::id.eq(change.id()));
         let changed = match change {
             OriginalChange::Close { to, .. } => {
@@ -243,9 +237,9 @@ async fn complete_in_steps(
         };
         one_row(changed)?;
     }
-    write_event(conn, event, data).await?;
-    write_reply(conn, &x.platform_id, x.mode, reply).await?;
-    match session {
+    write_event(conn, writes.event, writes.data).await?;
+    write_reply(conn, &x.platform_id, x.mode, writes.reply).await?;
+    match writes.session {
         Some(close) => {
             let scope = Scope::new(x.platform_id.clone(), x.mode);
             complete_held(conn, &scope, close, &x.id).await

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use super::SqlStore;
 use crate::conn::Conn;
 use crate::error::query_error;
-use crate::rows::{USER_COLUMNS, UserRow, parse};
+use crate::rows::{USER_COLUMNS, UserRow, parse, stored_hash};
 use crate::schema::{dashboard_sessions as s, user_links as l, users as u};
 use crate::timestamp::Instant;
 
@@ -85,12 +85,8 @@ impl From<&Session> for SessionRow {
 impl TryFrom<SessionRow> for Session {
     type Error = StoreError;
     fn try_from(row: SessionRow) -> Result<Self, StoreError> {
-        let hash: [u8; 32] = row
-            .id_hash
-            .try_into()
-            .map_err(|_| crate::rows::corrupt("session hash", "not 32 bytes"))?;
         Ok(Self {
-            id_hash: KeyHash::from_bytes(hash),
+            id_hash: stored_hash("session hash", row.id_hash)?,
             user_id: UserId::from_trusted(row.user_id),
             platform_id: PlatformId::from_trusted(row.platform_id),
             mode: parse("session mode", &row.mode)?,
