@@ -91,10 +91,28 @@ impl Secret {
     /// session's own secret, which a forging page cannot read, so nothing more is stored.
     pub fn csrf_token(&self) -> String {
         use base64::Engine as _;
+        use hmac::Mac as _;
+        let tag = self.csrf_mac().finalize().into_bytes();
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(tag)
+    }
+
+    /// Whether `sent` is this session's form token, compared in constant time: how long a
+    /// wrong token takes says nothing of the right one.
+    pub fn accepts_csrf(&self, sent: &str) -> bool {
+        use base64::Engine as _;
+        use hmac::Mac as _;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(sent)
+            .is_ok_and(|tag| self.csrf_mac().verify_slice(&tag).is_ok())
+    }
+
+    fn csrf_mac(&self) -> hmac::Hmac<sha2::Sha256> {
+        use hmac::Mac as _;
         use sha2::Digest as _;
-        let key: [u8; 32] = sha2::Sha256::digest(self.0.as_bytes()).into();
-        let mac = crate::idempotency::hmac_sha256(&key, &[b"holdfast dashboard csrf v1"]);
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac)
+        let key = sha2::Sha256::digest(self.0.as_bytes());
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key).expect("any key length");
+        mac.update(b"holdfast dashboard csrf v1");
+        mac
     }
 }
 
@@ -230,6 +248,15 @@ mod tests {
         assert_ne!(a.csrf_token(), b.csrf_token());
         assert_eq!(a.csrf_token().len(), 43);
         assert!(!a.csrf_token().contains(a.expose()));
+        assert!(a.accepts_csrf(&a.csrf_token()));
+        for sent in [
+            b.csrf_token(),
+            String::new(),
+            "x".repeat(43),
+            a.csrf_token() + "A",
+        ] {
+            assert!(!a.accepts_csrf(&sent), "{sent:?}");
+        }
     }
 
     #[test]

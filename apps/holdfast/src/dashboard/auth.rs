@@ -109,45 +109,47 @@ struct Token {
     csrf: String,
 }
 
-/// A form of a signed-in user: the form's token this session's, posted from our own pages.
-/// Anything less is refused before the handler runs.
+/// A form with no fields but its token (a toggle, a deletion, sign-out).
+#[derive(Debug, Deserialize)]
+pub struct NoFields {}
+
+/// A form of a signed-in user (of an admin when `ADMIN`), checked before the handler runs, in
+/// this order: the session, our own origin, the form's token, the user's role, and only then
+/// the form's fields. A forged form is refused as forged and a viewer's as a viewer's,
+/// whatever else they hold.
 #[derive(Debug)]
-pub struct SignedForm<T> {
+pub struct CheckedForm<T, const ADMIN: bool> {
     pub signed: Signed,
     pub fields: T,
 }
 
-/// A signed-in request's form body, once the session, the origin and the form's token pass.
-fn checked_body(
-    req: &HttpRequest,
-    payload: &mut Payload,
-) -> impl Future<Output = Result<(Signed, web::Bytes), DashboardError>> + use<> {
-    let same_origin = is_same_origin(req);
-    let signed = Signed::from_request(req, payload);
-    let body = web::Bytes::from_request(req, payload);
-    async move {
-        let signed = signed.await?;
-        if !same_origin {
-            return Err(DashboardError::Forgery);
-        }
-        let body = body.await.map_err(|_| DashboardError::BadForm)?;
-        let token: Token =
-            serde_urlencoded::from_bytes(&body).map_err(|_| DashboardError::Forgery)?;
-        if !same_token(&signed.csrf, &token.csrf) {
-            return Err(DashboardError::Forgery);
-        }
-        Ok((signed, body))
-    }
-}
+/// Any signed-in user's form (sign-out, the mode switch).
+pub type SignedForm<T> = CheckedForm<T, false>;
+/// A change only an admin may make.
+pub type AdminForm<T> = CheckedForm<T, true>;
 
-impl<T: DeserializeOwned + 'static> FromRequest for SignedForm<T> {
+impl<T: DeserializeOwned + 'static, const ADMIN: bool> FromRequest for CheckedForm<T, ADMIN> {
     type Error = DashboardError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let checked = checked_body(req, payload);
+        let same_origin = is_same_origin(req);
+        let signed = Signed::from_request(req, payload);
+        let body = web::Bytes::from_request(req, payload);
         Box::pin(async move {
-            let (signed, body) = checked.await?;
+            let signed = signed.await?;
+            if !same_origin {
+                return Err(DashboardError::Forgery);
+            }
+            let body = body.await.map_err(|_| DashboardError::BadForm)?;
+            let token: Token =
+                serde_urlencoded::from_bytes(&body).map_err(|_| DashboardError::Forgery)?;
+            if !signed.secret.accepts_csrf(&token.csrf) {
+                return Err(DashboardError::Forgery);
+            }
+            if ADMIN && !signed.is_admin() {
+                return Err(DashboardError::AdminOnly);
+            }
             let fields =
                 serde_urlencoded::from_bytes(&body).map_err(|_| DashboardError::BadForm)?;
             Ok(Self { signed, fields })
@@ -155,39 +157,23 @@ impl<T: DeserializeOwned + 'static> FromRequest for SignedForm<T> {
     }
 }
 
-/// Compared in constant time: how long a wrong token takes says nothing of the right one.
-fn same_token(expected: &str, sent: &str) -> bool {
-    let (expected, sent) = (expected.as_bytes(), sent.as_bytes());
-    expected.len() == sent.len()
-        && expected
-            .iter()
-            .zip(sent)
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
-}
-
-/// A change by an admin: a signed-in form whose user is an admin.
+/// A page only an admin sees (a form to change something, a confirmation).
 #[derive(Debug)]
-pub struct AdminForm<T> {
-    pub signed: Signed,
-    pub fields: T,
-}
+pub struct Admin(pub Signed);
 
-impl<T: DeserializeOwned + 'static> FromRequest for AdminForm<T> {
+impl FromRequest for Admin {
     type Error = DashboardError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let checked = checked_body(req, payload);
+        let signed = Signed::from_request(req, payload);
         Box::pin(async move {
-            let (signed, body) = checked.await?;
-            // A viewer is refused as a viewer, whatever the form holds.
-            if !signed.is_admin() {
-                return Err(DashboardError::AdminOnly);
+            let signed = signed.await?;
+            if signed.is_admin() {
+                Ok(Self(signed))
+            } else {
+                Err(DashboardError::AdminOnly)
             }
-            let fields =
-                serde_urlencoded::from_bytes(&body).map_err(|_| DashboardError::BadForm)?;
-            Ok(Self { signed, fields })
         })
     }
 }

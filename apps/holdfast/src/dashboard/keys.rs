@@ -12,8 +12,8 @@ use holdfast_domain::services::CreatedKey;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::{AdminForm, Signed};
-use super::layout::when;
+use super::auth::{Admin, AdminForm, NoFields, Signed};
+use super::layout::{Confirmation, FormError, confirmation, notice, when};
 use super::{DashboardError, layout, respond, see_other};
 use crate::state::AppState;
 
@@ -28,17 +28,19 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         .route("/dashboard/keys/{id}/{action}", web::post().to(change));
 }
 
-/// What the page says after a change, by the word the redirect carries (never the request's
-/// own text).
-fn notice(query: &str) -> Option<&'static str> {
-    Some(match query {
-        "renamed" => "The key is renamed.",
-        "activated" => "The key is active: requests with it are served.",
-        "deactivated" => "The key is inactive: requests with it get 401.",
-        "deleted" => "The key is deleted for good.",
-        _ => return None,
-    })
-}
+/// What the page says after each change its redirects name.
+const NOTICES: &[(&str, &str)] = &[
+    ("renamed", "The key is renamed."),
+    (
+        "activated",
+        "The key is active: requests with it are served.",
+    ),
+    (
+        "deactivated",
+        "The key is inactive: requests with it get 401.",
+    ),
+    ("deleted", "The key is deleted for good."),
+];
 
 async fn list(
     req: HttpRequest,
@@ -46,7 +48,7 @@ async fn list(
     signed: Signed,
 ) -> Result<HttpResponse, DashboardError> {
     let view = View::load(&state, &signed).await?;
-    let body = view.render(&signed, notice(req.query_string()), None, None);
+    let body = view.render(&signed, notice(req.query_string(), NOTICES), None, None);
     Ok(respond(StatusCode::OK, body))
 }
 
@@ -80,7 +82,7 @@ impl View {
         signed: &Signed,
         notice: Option<&str>,
         created: Option<&CreatedKey>,
-        error: Option<&str>,
+        error: Option<&FormError<'_>>,
     ) -> Markup {
         let admin = signed.is_admin();
         let mode = signed.who.session.mode;
@@ -154,17 +156,17 @@ impl View {
     }
 }
 
-fn generate_form(signed: &Signed, error: Option<&str>) -> Markup {
+fn generate_form(signed: &Signed, error: Option<&FormError<'_>>) -> Markup {
     html! {
         section aria-labelledby="generate" {
             h2 #generate { "Generate a key" }
             p { "The new key is a " (signed.who.session.mode) " key: switch mode above for the other." }
-            @if let Some(error) = error { p.error #generate-error role="alert" { (error) } }
+            @if let Some(error) = error { (error.alert()) }
             form.stack method="post" action=(PATH) {
                 input type="hidden" name="csrf" value=(signed.csrf);
                 label for="key-name" { "Name" }
                 input #key-name type="text" name="name" minlength="3" maxlength="25" required
-                    aria-describedby=[error.map(|_| "generate-error")];
+                    aria-describedby=[FormError::describes(error, "name")];
                 label for="key-type" { "Type" }
                 select #key-type name="type" {
                     option value="private" { "Private (server-side, full access)" }
@@ -203,11 +205,17 @@ async fn generate(
     form: AdminForm<Generate>,
 ) -> Result<HttpResponse, DashboardError> {
     let signed = &form.signed;
-    let Ok(name) = KeyName::parse(&form.fields.name) else {
-        let view = View::load(&state, signed).await?;
-        let error = "The name must be 3 to 25 characters.";
-        let body = view.render(signed, None, None, Some(error));
-        return Ok(respond(StatusCode::BAD_REQUEST, body));
+    let name = match KeyName::parse(&form.fields.name) {
+        Ok(name) => name,
+        Err(error) => {
+            let view = View::load(&state, signed).await?;
+            let error = FormError {
+                error: &error,
+                labels: &[("name", "Name")],
+            };
+            let body = view.render(signed, None, None, Some(&error));
+            return Ok(respond(StatusCode::BAD_REQUEST, body));
+        }
     };
     let key_type: KeyType = form
         .fields
@@ -255,24 +263,21 @@ struct Rename {
 async fn rename_form(
     state: web::Data<AppState>,
     id: web::Path<String>,
-    signed: Signed,
+    Admin(signed): Admin,
 ) -> Result<HttpResponse, DashboardError> {
-    if !signed.is_admin() {
-        return Err(DashboardError::AdminOnly);
-    }
     let key = key_in_mode(&state, &signed, &id).await?;
     Ok(respond(StatusCode::OK, rename_page(&signed, &key, None)))
 }
 
-fn rename_page(signed: &Signed, key: &ApiKey, error: Option<&str>) -> Markup {
+fn rename_page(signed: &Signed, key: &ApiKey, error: Option<&FormError<'_>>) -> Markup {
     let body = html! {
         h1 { "Rename the key " (key.name.as_str()) }
-        @if let Some(error) = error { p.error #rename-error role="alert" { (error) } }
+        @if let Some(error) = error { (error.alert()) }
         form.stack method="post" action={ "/dashboard/keys/" (key.id.as_str()) "/rename" } {
             input type="hidden" name="csrf" value=(signed.csrf);
             label for="new-name" { "New name" }
             input #new-name type="text" name="name" minlength="3" maxlength="25" required
-                aria-describedby=[error.map(|_| "rename-error")];
+                aria-describedby=[FormError::describes(error, "name")];
             button type="submit" { "Rename" }
         }
         p { a href=(PATH) { "Keep its name and go back" } }
@@ -286,10 +291,16 @@ async fn rename(
     form: AdminForm<Rename>,
 ) -> Result<HttpResponse, DashboardError> {
     let key = key_in_mode(&state, &form.signed, &id).await?;
-    let Ok(name) = KeyName::parse(&form.fields.name) else {
-        let error = "The name must be 3 to 25 characters.";
-        let body = rename_page(&form.signed, &key, Some(error));
-        return Ok(respond(StatusCode::BAD_REQUEST, body));
+    let name = match KeyName::parse(&form.fields.name) {
+        Ok(name) => name,
+        Err(error) => {
+            let error = FormError {
+                error: &error,
+                labels: &[("name", "New name")],
+            };
+            let body = rename_page(&form.signed, &key, Some(&error));
+            return Ok(respond(StatusCode::BAD_REQUEST, body));
+        }
     };
     state
         .keys
@@ -298,14 +309,11 @@ async fn rename(
     Ok(see_other("/dashboard/keys?renamed"))
 }
 
-#[derive(Debug, Deserialize)]
-struct Nothing {}
-
 /// Activate, deactivate or delete (after its confirmation page): `action` names the event.
 async fn change(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
-    form: AdminForm<Nothing>,
+    form: AdminForm<NoFields>,
 ) -> Result<HttpResponse, DashboardError> {
     let (id, action) = path.into_inner();
     let (event, done) = match action.as_str() {
@@ -325,24 +333,23 @@ async fn change(
 async fn confirm_delete(
     state: web::Data<AppState>,
     id: web::Path<String>,
-    signed: Signed,
+    Admin(signed): Admin,
 ) -> Result<HttpResponse, DashboardError> {
-    if !signed.is_admin() {
-        return Err(DashboardError::AdminOnly);
-    }
     let key = key_in_mode(&state, &signed, &id).await?;
-    let body = html! {
-        h1 { "Delete the key " (key.name.as_str()) "?" }
-        p { "The " (key.mode) " " (key.key_type) " key " strong { (key.name.as_str()) } " ending in "
-            code { (key.last4) } " will stop working at once. Deletion is permanent and cannot be undone." }
-        form.stack method="post" action={ "/dashboard/keys/" (key.id.as_str()) "/delete" } {
-            input type="hidden" name="csrf" value=(signed.csrf);
-            button.danger type="submit" { "Delete " (key.name.as_str()) " for good" }
-        }
-        p { a href=(PATH) { "Keep it and go back" } }
+    let name = key.name.as_str();
+    let confirm = Confirmation {
+        title: "Delete a key",
+        question: format!("Delete the key {name}?"),
+        consequence: html! {
+            "The " (key.mode) " " (key.key_type) " key " strong { (name) } " ending in "
+            code { (key.last4) } " will stop working at once. Deletion is permanent and cannot be undone."
+        },
+        action: format!("{PATH}/{}/delete", key.id),
+        button: format!("Delete {name} for good"),
+        back: PATH.to_owned(),
     };
     Ok(respond(
         StatusCode::OK,
-        layout::page(&signed, "Delete a key", PATH, &body),
+        confirmation(&signed, PATH, &confirm),
     ))
 }

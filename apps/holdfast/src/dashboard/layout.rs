@@ -27,6 +27,76 @@ pub fn when(at: time::OffsetDateTime) -> Markup {
     html! { time datetime=(crate::http::views::rfc3339(at)) { (shown) } }
 }
 
+/// What a page says after a change, looked up by the word its redirect carries (never the
+/// request's own text): `notices` pairs each word with its sentence.
+pub fn notice(query: &str, notices: &[(&str, &'static str)]) -> Option<&'static str> {
+    notices
+        .iter()
+        .find(|(word, _)| *word == query)
+        .map(|(_, sentence)| *sentence)
+}
+
+/// A form's refusal and the field it names, in the form's own words: `labels` pairs the API
+/// name of each field (a dotted path counts as its head) with the form's label.
+#[derive(Debug, Clone, Copy)]
+pub struct FormError<'a> {
+    pub error: &'a holdfast_domain::Invalid,
+    pub labels: &'a [(&'static str, &'static str)],
+}
+
+impl FormError<'_> {
+    const ID: &'static str = "form-error";
+
+    fn names(&self, field: &str) -> bool {
+        let named = self.error.field;
+        named == field
+            || named
+                .strip_prefix(field)
+                .is_some_and(|rest| rest.starts_with('.'))
+    }
+
+    /// The alert above the form: the field's label, then the rule it broke.
+    pub fn alert(&self) -> Markup {
+        let label = self
+            .labels
+            .iter()
+            .find(|(field, _)| self.names(field))
+            .map_or("The form", |(_, label)| *label);
+        html! { p.error #(Self::ID) role="alert" { (label) ": " (self.error.message) "." } }
+    }
+
+    /// The `aria-describedby` of the input for `field`: the alert, when it names that field.
+    pub fn describes(error: Option<&Self>, field: &str) -> Option<&'static str> {
+        error.filter(|e| e.names(field)).map(|_| Self::ID)
+    }
+}
+
+/// A confirmation before something permanent: what it is, what follows, one button that does
+/// it, and the way back.
+#[derive(Debug)]
+pub struct Confirmation<'a> {
+    pub title: &'a str,
+    pub question: String,
+    pub consequence: Markup,
+    pub action: String,
+    pub button: String,
+    pub back: String,
+}
+
+/// The page a `Confirmation` is.
+pub fn confirmation(signed: &Signed, current: &str, c: &Confirmation<'_>) -> Markup {
+    let body = html! {
+        h1 { (c.question) }
+        p { (c.consequence) }
+        form.stack method="post" action=(c.action) {
+            input type="hidden" name="csrf" value=(signed.csrf);
+            button.danger type="submit" { (c.button) }
+        }
+        p { a href=(c.back) { "Keep it and go back" } }
+    };
+    page(signed, c.title, current, &body)
+}
+
 /// `path` if it is a page of the navigation: where a form may send the browser back to.
 pub fn known_page(path: &str) -> Option<&'static str> {
     NAVIGATION

@@ -11,8 +11,8 @@ use holdfast_domain::user::Email;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::{AdminForm, Signed};
-use super::layout::when;
+use super::auth::{Admin, AdminForm, NoFields, Signed};
+use super::layout::{Confirmation, FormError, confirmation, notice, when};
 use super::{DashboardError, layout, respond, see_other};
 use crate::state::AppState;
 
@@ -30,14 +30,15 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         .route("/dashboard/merchants/{id}/delete", web::post().to(delete));
 }
 
-fn notice(query: &str) -> Option<&'static str> {
-    Some(match query {
-        "created" => "The merchant is created.",
-        "saved" => "The merchant is saved.",
-        "deleted" => "The merchant is deleted; its past payments keep pointing at it.",
-        _ => return None,
-    })
-}
+/// What the page says after each change its redirects name.
+const NOTICES: &[(&str, &str)] = &[
+    ("created", "The merchant is created."),
+    ("saved", "The merchant is saved."),
+    (
+        "deleted",
+        "The merchant is deleted; its past payments keep pointing at it.",
+    ),
+];
 
 /// The form's fields, as typed.
 #[derive(Debug, Deserialize)]
@@ -61,15 +62,12 @@ impl Fields {
     }
 }
 
-/// The form's words for a field the domain named by its API name.
-fn label_of(field: &str) -> &'static str {
-    match field {
-        "name" => "Name",
-        "currency" => "Currency",
-        "email" => "Email",
-        _ => "The form",
-    }
-}
+/// The form's words for the fields the domain names by their API names.
+const LABELS: &[(&str, &str)] = &[
+    ("name", "Name"),
+    ("currency", "Currency"),
+    ("email", "Email"),
+];
 
 fn merchant_form(
     signed: &Signed,
@@ -79,11 +77,13 @@ fn merchant_form(
     submit: &str,
 ) -> Markup {
     let details = current.map(|m| &m.details);
-    let described = |field: &str| error.filter(|e| e.field == field).map(|_| "form-error");
+    let error = error.map(|error| FormError {
+        error,
+        labels: LABELS,
+    });
+    let described = |field: &str| FormError::describes(error.as_ref(), field);
     html! {
-        @if let Some(error) = error {
-            p.error #form-error role="alert" { (label_of(error.field)) ": " (error.message) "." }
-        }
+        @if let Some(error) = &error { (error.alert()) }
         form.stack method="post" action=(action) {
             input type="hidden" name="csrf" value=(signed.csrf);
             label for="merchant-name" { "Name" }
@@ -106,7 +106,7 @@ async fn list(
     state: web::Data<AppState>,
     signed: Signed,
 ) -> Result<HttpResponse, DashboardError> {
-    let body = list_page(&state, &signed, notice(req.query_string()), None).await?;
+    let body = list_page(&state, &signed, notice(req.query_string(), NOTICES), None).await?;
     Ok(respond(StatusCode::OK, body))
 }
 
@@ -198,11 +198,8 @@ fn edit_page(signed: &Signed, m: &Merchant, error: Option<&Invalid>) -> Markup {
 async fn edit_form(
     state: web::Data<AppState>,
     id: web::Path<String>,
-    signed: Signed,
+    Admin(signed): Admin,
 ) -> Result<HttpResponse, DashboardError> {
-    if !signed.is_admin() {
-        return Err(DashboardError::AdminOnly);
-    }
     let m = state
         .merchants
         .get(&signed.principal(), &merchant_id(&id)?)
@@ -240,38 +237,31 @@ async fn edit(
 async fn confirm_delete(
     state: web::Data<AppState>,
     id: web::Path<String>,
-    signed: Signed,
+    Admin(signed): Admin,
 ) -> Result<HttpResponse, DashboardError> {
-    if !signed.is_admin() {
-        return Err(DashboardError::AdminOnly);
-    }
     let m = state
         .merchants
         .get(&signed.principal(), &merchant_id(&id)?)
         .await?;
     let name = m.details.name.as_str();
-    let body = html! {
-        h1 { "Delete the merchant " (name) "?" }
-        p { "It takes no more payments; its past transactions stay and keep pointing at it." }
-        form.stack method="post" action={ (PATH) "/" (m.id.as_str()) "/delete" } {
-            input type="hidden" name="csrf" value=(signed.csrf);
-            button.danger type="submit" { "Delete " (name) }
-        }
-        p { a href=(PATH) { "Keep it and go back" } }
+    let confirm = Confirmation {
+        title: "Delete a merchant",
+        question: format!("Delete the merchant {name}?"),
+        consequence: html! { "It takes no more payments; its past transactions stay and keep pointing at it." },
+        action: format!("{PATH}/{}/delete", m.id),
+        button: format!("Delete {name}"),
+        back: PATH.to_owned(),
     };
     Ok(respond(
         StatusCode::OK,
-        layout::page(&signed, "Delete a merchant", PATH, &body),
+        confirmation(&signed, PATH, &confirm),
     ))
 }
-
-#[derive(Debug, Deserialize)]
-struct Nothing {}
 
 async fn delete(
     state: web::Data<AppState>,
     id: web::Path<String>,
-    form: AdminForm<Nothing>,
+    form: AdminForm<NoFields>,
 ) -> Result<HttpResponse, DashboardError> {
     let who = form.signed.principal();
     state.merchants.delete(&who, &merchant_id(&id)?).await?;

@@ -9,7 +9,7 @@ use holdfast_domain::services::{ServiceError, SignInError};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::{SignedForm, cleared_cookie, presented_secret, session_cookie};
+use super::auth::{NoFields, SignedForm, cleared_cookie, presented_secret, session_cookie};
 use super::{DashboardError, layout, respond, see_other};
 use crate::http::same_origin::is_same_origin;
 use crate::state::AppState;
@@ -121,12 +121,9 @@ fn too_many(wait: std::time::Duration) -> HttpResponse {
     response
 }
 
-#[derive(Debug, Deserialize)]
-struct Nothing {}
-
 async fn sign_out(
     state: web::Data<AppState>,
-    form: SignedForm<Nothing>,
+    form: SignedForm<NoFields>,
 ) -> Result<HttpResponse, DashboardError> {
     state.dashboard.sign_out(&form.signed.secret).await?;
     Ok(HttpResponse::SeeOther()

@@ -14,7 +14,7 @@ use holdfast_domain::ports::{Delivery, ResendError, TxnFilter};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::{AdminForm, Signed};
+use super::auth::{AdminForm, NoFields, Signed};
 use super::layout::when;
 use super::webhooks::history_table;
 use super::{DashboardError, layout, respond, see_other};
@@ -348,13 +348,10 @@ fn delivery_page(signed: &Signed, t: &Transaction, d: &Delivery, refusal: Option
     layout::page(signed, "Webhook delivery", PATH, &body)
 }
 
-#[derive(Debug, Deserialize)]
-struct Nothing {}
-
 async fn resend(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
-    form: AdminForm<Nothing>,
+    form: AdminForm<NoFields>,
 ) -> Result<HttpResponse, DashboardError> {
     let (id, delivery) = path.into_inner();
     let signed = &form.signed;

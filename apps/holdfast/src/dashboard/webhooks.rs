@@ -15,8 +15,8 @@ use holdfast_domain::webhook::{
 };
 use maud::{Markup, html};
 
-use super::auth::{AdminForm, Signed};
-use super::layout::when;
+use super::auth::{Admin, AdminForm, Signed};
+use super::layout::{Confirmation, FormError, confirmation, notice, when};
 use super::{DashboardError, layout, respond, see_other};
 use crate::state::AppState;
 
@@ -39,16 +39,31 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         );
 }
 
-fn notice(query: &str) -> Option<&'static str> {
-    Some(match query {
-        "created" => "The subscription is created.",
-        "saved" => "The subscription is saved.",
-        "enabled" => "The subscription is active, its failure counter back to 0.",
-        "disabled" => "The subscription is inactive: events meanwhile are not delivered, ever.",
-        "deleted" => "The subscription and its delivery history are deleted.",
-        _ => return None,
-    })
-}
+/// What the pages say after each change their redirects name.
+const NOTICES: &[(&str, &str)] = &[
+    ("created", "The subscription is created."),
+    ("saved", "The subscription is saved."),
+    (
+        "enabled",
+        "The subscription is active, its failure counter back to 0.",
+    ),
+    (
+        "disabled",
+        "The subscription is inactive: events meanwhile are not delivered, ever.",
+    ),
+    (
+        "deleted",
+        "The subscription and its delivery history are deleted.",
+    ),
+];
+
+/// The form's words for the fields the domain names by their API names.
+const LABELS: &[(&str, &str)] = &[
+    ("endpointUrl", "Endpoint URL"),
+    ("events", "Events"),
+    ("description", "Description"),
+    ("customHeader", "Custom header"),
+];
 
 /// The last delivery's outcome, in words, and when.
 fn last_outcome(last: Option<&Delivery>) -> Markup {
@@ -75,7 +90,7 @@ async fn list(
     state: web::Data<AppState>,
     signed: Signed,
 ) -> Result<HttpResponse, DashboardError> {
-    let body = list_page(&state, &signed, notice(req.query_string()), None).await?;
+    let body = list_page(&state, &signed, notice(req.query_string(), NOTICES), None).await?;
     Ok(respond(StatusCode::OK, body))
 }
 
@@ -158,9 +173,13 @@ fn subscription_form(
         .map(Description::as_str);
     let header = current.and_then(|s| s.custom_header.as_ref());
     let subscribed = |t: EventType| current.is_some_and(|s| s.events.contains(t));
-    let described = |field: &str| error.filter(|e| e.field == field).map(|_| "form-error");
+    let error = error.map(|error| FormError {
+        error,
+        labels: LABELS,
+    });
+    let described = |field: &str| FormError::describes(error.as_ref(), field);
     html! {
-        @if let Some(error) = error { p.error #form-error role="alert" { (label_of(error.field)) ": " (error.message) "." } }
+        @if let Some(error) = &error { (error.alert()) }
         form.stack method="post" action=(action) {
             input type="hidden" name="csrf" value=(signed.csrf);
             label for="endpoint-url" { "Endpoint URL" }
@@ -180,25 +199,15 @@ fn subscription_form(
                 aria-describedby=[described("description")];
             label for="header-name" { "Custom header name (optional)" }
             input #header-name type="text" name="headerName" value=[header.map(CustomHeader::name)]
-                aria-describedby=[described("customHeader")];
+                aria-describedby=[described("customHeader.name")];
             label for="header-value" { "Custom header value" }
-            input #header-value type="text" name="headerValue" value=[header.map(CustomHeader::value)];
+            input #header-value type="text" name="headerValue" value=[header.map(CustomHeader::value)]
+                aria-describedby=[described("customHeader.value")];
             @if current.is_none() {
                 label.check { input type="checkbox" name="active" value="true" checked; " Active from the start" }
             }
             button type="submit" { (submit) }
         }
-    }
-}
-
-/// The form's words for a field the domain named by its API name.
-fn label_of(field: &str) -> &'static str {
-    match field {
-        "endpointUrl" => "Endpoint URL",
-        "events" => "Events",
-        "description" => "Description",
-        "customHeader" | "customHeader.name" | "customHeader.value" => "Custom header",
-        _ => "The form",
     }
 }
 
@@ -294,7 +303,7 @@ async fn detail(
         &state,
         &signed,
         &id,
-        notice(req.query_string()),
+        notice(req.query_string(), NOTICES),
         None,
         false,
     )
@@ -440,16 +449,13 @@ async fn change(
     let id = webhook_id(&id)?;
     let signed = &form.signed;
     let who = signed.principal();
-    // In the session's mode, or not found: the toggle itself is by platform.
-    state.webhooks.get(&who, &id).await?;
-    let platform = &signed.who.user.platform_id;
     let done = match action.as_str() {
         "enable" => {
-            state.webhooks.toggle(platform, &id, true).await?;
+            state.webhooks.set_active(&who, &id, true).await?;
             "enabled"
         }
         "disable" => {
-            state.webhooks.toggle(platform, &id, false).await?;
+            state.webhooks.set_active(&who, &id, false).await?;
             "disabled"
         }
         "delete" => {
@@ -469,24 +475,20 @@ async fn change(
 async fn confirm_delete(
     state: web::Data<AppState>,
     id: web::Path<String>,
-    signed: Signed,
+    Admin(signed): Admin,
 ) -> Result<HttpResponse, DashboardError> {
-    if !signed.is_admin() {
-        return Err(DashboardError::AdminOnly);
-    }
     let id = webhook_id(&id)?;
     let s = state.webhooks.get(&signed.principal(), &id).await?;
-    let body = html! {
-        h1 { "Delete the subscription to " (s.endpoint_url.as_str()) "?" }
-        p { "Its delivery history is deleted with it. Deletion is permanent and cannot be undone." }
-        form.stack method="post" action={ (PATH) "/" (id.as_str()) "/delete" } {
-            input type="hidden" name="csrf" value=(signed.csrf);
-            button.danger type="submit" { "Delete it for good" }
-        }
-        p { a href={ (PATH) "/" (id.as_str()) } { "Keep it and go back" } }
+    let confirm = Confirmation {
+        title: "Delete a subscription",
+        question: format!("Delete the subscription to {}?", s.endpoint_url.as_str()),
+        consequence: html! { "Its delivery history is deleted with it. Deletion is permanent and cannot be undone." },
+        action: format!("{PATH}/{id}/delete"),
+        button: "Delete it for good".to_owned(),
+        back: format!("{PATH}/{id}"),
     };
     Ok(respond(
         StatusCode::OK,
-        layout::page(&signed, "Delete a subscription", PATH, &body),
+        confirmation(&signed, PATH, &confirm),
     ))
 }

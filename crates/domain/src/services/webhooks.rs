@@ -237,7 +237,8 @@ impl WebhookService {
             .map_err(ServiceError::Store)
     }
 
-    /// The dashboard toggle: sets `active`; enabling resets the counter to 0 (spec 3.2).
+    /// The toggle of spec 3.2's dashboard row, for any subscription of the platform (operators;
+    /// the dashboard goes through `set_active`): sets `active`; enabling resets the counter to 0.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn toggle(
         &self,
@@ -249,6 +250,19 @@ impl WebhookService {
             .toggle_webhook(platform, id, active, self.clock.now())
             .await
             .map_err(|e| ServiceError::from_store("webhook", e))
+    }
+
+    /// The dashboard's toggle for a subscription of the caller's platform and mode (another
+    /// mode's is `NotFound`, as everywhere); see `toggle`.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
+    pub async fn set_active(
+        &self,
+        who: &Principal,
+        id: &WebhookId,
+        active: bool,
+    ) -> Result<Subscription, ServiceError> {
+        self.get(who, id).await?;
+        self.toggle(&who.scope.platform, id, active).await
     }
 
     /// Operators read the history of any subscription of the platform.
@@ -434,5 +448,62 @@ mod tests {
                 "{got:?}"
             );
         }
+    }
+
+    /// Subscription `wh_1` of platform `pfm_1` in `mode`.
+    fn subscription_in(mode: Mode) -> Subscription {
+        Subscription {
+            id: WebhookId::from_suffix("1"),
+            platform_id: PlatformId::from_suffix("1"),
+            mode,
+            endpoint_url: EndpointUrl::parse("https://example.com/h").unwrap(),
+            events: EventList::parse(&["transaction.created"]).unwrap(),
+            description: None,
+            custom_header: None,
+            active: false,
+            secret: "whsec_b2xk".into(),
+            previous_secret: None,
+            creator: UserId::from_suffix("1"),
+            consecutive_failures: 3,
+            created_on: time::macros::datetime!(2026-01-01 0:00 UTC),
+            updated_on: time::macros::datetime!(2026-01-01 0:00 UTC),
+        }
+    }
+
+    /// The dashboard's toggle acts only in the session's mode: another mode's subscription is
+    /// not found and is left as it was.
+    #[tokio::test]
+    async fn the_dashboard_toggle_stays_in_its_mode() {
+        let mut store = MockWebhookStore::new();
+        store.expect_get_webhook().returning(|scope, _| {
+            Ok((scope.mode == Mode::Live).then(|| subscription_in(Mode::Live)))
+        });
+        store
+            .expect_toggle_webhook()
+            .withf(|_, _, active, _| *active)
+            .times(1)
+            .returning(|_, _, _, _| Ok(subscription_in(Mode::Live)));
+        let service = WebhookService::new(
+            Arc::new(store),
+            Arc::new(MockNotificationQueue::new()),
+            Arc::new(clock_at_noon()),
+            Arc::new(MockIds::new()),
+        );
+        let id = WebhookId::from_suffix("1");
+        let in_mode = |mode| Principal {
+            scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), mode),
+            key_type: KeyType::Private,
+            key_id: None,
+            user_id: UserId::from_suffix("1"),
+        };
+        let other = service.set_active(&in_mode(Mode::Test), &id, true).await;
+        assert!(
+            matches!(other, Err(ServiceError::NotFound("webhook"))),
+            "{other:?}"
+        );
+        service
+            .set_active(&in_mode(Mode::Live), &id, true)
+            .await
+            .unwrap();
     }
 }
