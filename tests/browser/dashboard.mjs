@@ -33,6 +33,9 @@ const tests = {
     await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
     await clean(page, console, '02-api-keys');
     assert.match(await page.getByRole('status').first().innerText(), /Test mode/);
+    // Spec 5's rotation steps, as guidance on the page.
+    await page.getByRole('heading', { name: 'Rotating a key' }).waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Rotating a key' }).getByRole('listitem').count(), 4);
 
     await page.getByLabel('Name', { exact: true }).fill('Checkout server');
     await page.getByLabel('Type').selectOption('private');

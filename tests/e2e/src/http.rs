@@ -91,6 +91,24 @@ impl Api {
         self.send(Method::DELETE, path, Some(key), None).await
     }
 
+    /// Merchant "Shop", created with `key`; its id.
+    pub async fn shop(&self, key: &str) -> String {
+        let made = self.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
+        assert_eq!(made.status, reqwest::StatusCode::CREATED, "{}", made.text);
+        made.body["id"].as_str().expect("an id").to_owned()
+    }
+
+    /// An auth of 1000 with the sandbox's approving Visa for `merchant`: the transaction, as
+    /// answered (201).
+    pub async fn auth(&self, key: &str, merchant: &str) -> Value {
+        let body = format!(
+            r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 1000, "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#
+        );
+        let paid = self.post("/v1/transactions", key, &body).await;
+        assert_eq!(paid.status, reqwest::StatusCode::CREATED, "{}", paid.text);
+        paid.body
+    }
+
     /// A POST with an `Idempotency-Key`.
     pub async fn post_once(
         &self,

@@ -27,14 +27,9 @@ const FAST_WEBHOOKS: &[(&str, &str)] = &[
 
 /// An auth of 1000 for a new merchant "Shop"; the transaction's id.
 async fn one_auth(api: &Api, key: &str) -> String {
-    let merchant = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
-    let pay = format!(
-        r#"{{"merchantId": "{}", "type": "auth", "amount": 1000, "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#,
-        merchant.body["id"].as_str().unwrap()
-    );
-    let paid = api.post("/v1/transactions", key, &pay).await;
-    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
-    paid.body["id"].as_str().unwrap().to_owned()
+    let shop = api.shop(key).await;
+    let paid = api.auth(key, &shop).await;
+    paid["id"].as_str().unwrap().to_owned()
 }
 
 /// A user of `platform` with a password set by the operator CLI; returns the user's id.
@@ -501,16 +496,9 @@ async fn a_failing_subscription_toggled_in_settings_counts_zero(env: Env) {
     );
     let hook = api.post("/v1/webhooks", key, &body).await;
     let id = hook.body["id"].as_str().unwrap().to_owned();
-    let merchant = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
-    let pay = format!(
-        r#"{{"merchantId": "{}", "type": "auth", "amount": 1000, "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#,
-        merchant.body["id"].as_str().unwrap()
-    );
+    let shop = api.shop(key).await;
     for _ in 0..3 {
-        assert_eq!(
-            api.post("/v1/transactions", key, &pay).await.status,
-            StatusCode::CREATED
-        );
+        api.auth(key, &shop).await;
     }
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while api.get(&format!("/v1/webhooks/{id}"), key).await.body["consecutiveFailures"] != 3 {
@@ -615,7 +603,60 @@ async fn a_delivery_resent_from_the_transaction_log_arrives_with_a_new_id(env: E
     );
 }
 
+/// Spec 6.4: an archived delivery (older than 15 days) cannot be resent. Its page says so and
+/// offers no Resend Webhook; a resend posted anyway is refused in words and sends nothing.
+async fn an_archived_delivery_is_not_resent(env: Env) {
+    let platform = env.create_platform("Acme");
+    set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let server = env.serve_with(FAST_WEBHOOKS);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let body = format!(
+        r#"{{"endpointUrl": "{}", "events": ["transaction.created"]}}"#,
+        receiver.url
+    );
+    let hook = api.post("/v1/webhooks", key, &body).await;
+    let hook = hook.body["id"].as_str().unwrap();
+    let txn = one_auth(&api, key).await;
+    receiver.wait_for(1, Duration::from_secs(20)).await;
+    let history = api
+        .get(&format!("/v1/webhooks/{hook}/deliveries"), key)
+        .await;
+    let delivery = history.body["data"][0]["id"].as_str().unwrap();
+    let later = (time::OffsetDateTime::now_utc() + time::Duration::days(16))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let archived = env.cli_json(&["deliveries", "archive", "--as-of", &later]);
+    assert_eq!(archived["archived"], 1);
+
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
+    let path = format!("/dashboard/transactions/{txn}/deliveries/{delivery}");
+    let page = pages.send("GET", &path, Some(&admin), &[]).await;
+    let html = page.text().await.unwrap();
+    assert!(html.contains("can no longer be resent"), "{html}");
+    assert!(
+        !html.contains("Resend Webhook"),
+        "no button for an archived delivery"
+    );
+    let token = pages.token(&admin).await;
+    let resend = format!("{path}/resend");
+    let refused = pages
+        .send("POST", &resend, Some(&admin), &[("csrf", &token)])
+        .await;
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    let html = refused.text().await.unwrap();
+    assert!(html.contains("archived (older than 15 days)"), "{html}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.received().len(), 1, "nothing resent");
+}
+
 on_both_backends!(
+    an_archived_delivery_is_not_resent,
     signed_out_every_route_sends_the_browser_to_sign_in,
     every_change_needs_the_token_our_origin_and_an_admin,
     the_dashboard_in_a_browser,

@@ -36,18 +36,12 @@ fn start(env: &Env, vars: &[(&'static str, String)]) -> Server {
 }
 
 async fn merchant(api: &Api, key: &str) -> String {
-    let m = api.post("/v1/merchants", key, r#"{"name": "Shop"}"#).await;
-    m.body["id"].as_str().unwrap().to_owned()
+    api.shop(key).await
 }
 
 /// One auth: one `transaction.created` event.
 async fn pay(api: &Api, key: &str, merchant: &str) -> Value {
-    let body = format!(
-        r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 1000, "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#
-    );
-    let reply = api.post("/v1/transactions", key, &body).await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
-    reply.body
+    api.auth(key, merchant).await
 }
 
 async fn subscribe(api: &Api, key: &str, url: &str) -> Value {
