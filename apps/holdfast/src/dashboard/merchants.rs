@@ -186,6 +186,14 @@ fn merchant_id(raw: &str) -> Result<MerchantId, DashboardError> {
     MerchantId::parse("id", raw).map_err(|_| DashboardError::NotFound("merchant"))
 }
 
+/// Merchant `id` of the session's platform and mode, or not found.
+async fn merchant(state: &AppState, signed: &Signed, id: &str) -> Result<Merchant, DashboardError> {
+    Ok(state
+        .merchants
+        .get(&signed.principal(), &merchant_id(id)?)
+        .await?)
+}
+
 fn edit_page(signed: &Signed, m: &Merchant, error: Option<&Invalid>) -> Markup {
     let body = html! {
         p.crumbs { a href=(PATH) { "Merchants" } }
@@ -200,10 +208,7 @@ async fn edit_form(
     id: web::Path<String>,
     Admin(signed): Admin,
 ) -> Result<HttpResponse, DashboardError> {
-    let m = state
-        .merchants
-        .get(&signed.principal(), &merchant_id(&id)?)
-        .await?;
+    let m = merchant(&state, &signed, &id).await?;
     Ok(respond(StatusCode::OK, edit_page(&signed, &m, None)))
 }
 
@@ -213,8 +218,7 @@ async fn edit(
     form: AdminForm<Fields>,
 ) -> Result<HttpResponse, DashboardError> {
     let signed = &form.signed;
-    let who = signed.principal();
-    let m = state.merchants.get(&who, &merchant_id(&id)?).await?;
+    let m = merchant(&state, signed, &id).await?;
     let details = match form.fields.details() {
         Ok(details) => details,
         Err(error) => {
@@ -230,7 +234,10 @@ async fn edit(
         email: Some(details.email),
         plan_id: None,
     };
-    state.merchants.update(&who, &m.id, patch).await?;
+    state
+        .merchants
+        .update(&signed.principal(), &m.id, patch)
+        .await?;
     Ok(see_other(&format!("{PATH}?saved")))
 }
 
@@ -239,10 +246,7 @@ async fn confirm_delete(
     id: web::Path<String>,
     Admin(signed): Admin,
 ) -> Result<HttpResponse, DashboardError> {
-    let m = state
-        .merchants
-        .get(&signed.principal(), &merchant_id(&id)?)
-        .await?;
+    let m = merchant(&state, &signed, &id).await?;
     let name = m.details.name.as_str();
     let confirm = Confirmation {
         title: "Delete a merchant",
@@ -263,7 +267,10 @@ async fn delete(
     id: web::Path<String>,
     form: AdminForm<NoFields>,
 ) -> Result<HttpResponse, DashboardError> {
-    let who = form.signed.principal();
-    state.merchants.delete(&who, &merchant_id(&id)?).await?;
+    let m = merchant(&state, &form.signed, &id).await?;
+    state
+        .merchants
+        .delete(&form.signed.principal(), &m.id)
+        .await?;
     Ok(see_other(&format!("{PATH}?deleted")))
 }

@@ -408,18 +408,9 @@ mod tests {
                 Ok(Some(Subscription {
                     id: id.clone(),
                     platform_id: scope.platform.clone(),
-                    mode: scope.mode,
-                    endpoint_url: EndpointUrl::parse("https://example.com/h").unwrap(),
-                    events: EventList::parse(&["transaction.created"]).unwrap(),
-                    description: None,
-                    custom_header: None,
                     active: true,
-                    secret: "whsec_b2xk".into(),
-                    previous_secret: None,
-                    creator: UserId::from_suffix("1"),
                     consecutive_failures: 0,
-                    created_on: time::macros::datetime!(2026-01-01 0:00 UTC),
-                    updated_on: time::macros::datetime!(2026-01-01 0:00 UTC),
+                    ..subscription_in(scope.mode)
                 }))
             });
             store
