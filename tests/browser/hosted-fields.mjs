@@ -380,12 +380,15 @@ const tests = {
     await framesReady(page);
     await input(page, 'number').focus();
     const order = [];
+    // Focus crosses into another frame's document a moment after the key press: each step
+    // waits (up to 5 s) for it to arrive before reading where it is.
+    const arrives = (target, check) =>
+      target.waitForFunction(check, null, { timeout: 5000 }).then(() => true, () => false);
     for (const field of ['number', 'expiry', 'cvv']) {
-      const state = await frameOf(page, field).evaluate(() => ({
-        focused: document.activeElement === document.getElementById('input'),
-        outline: getComputedStyle(document.getElementById('input')).outlineStyle,
-      }));
-      order.push([field, state.focused, state.outline]);
+      const frame = frameOf(page, field);
+      const focused = await arrives(frame, () => document.activeElement === document.getElementById('input'));
+      const outline = await frame.evaluate(() => getComputedStyle(document.getElementById('input')).outlineStyle);
+      order.push([field, focused, outline]);
       if (field === 'expiry') await shot(page, '06-keyboard-focus');
       await page.keyboard.press('Tab');
     }
@@ -394,6 +397,7 @@ const tests = {
       ['expiry', true, 'solid'],
       ['cvv', true, 'solid'],
     ]);
+    await arrives(page, () => document.activeElement && document.activeElement.textContent === 'Pay');
     const button = await page.evaluate(() => document.activeElement.textContent);
     assert.equal(button, 'Pay', 'after the last field, focus returns to the page');
     await context.close();
