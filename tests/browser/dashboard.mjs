@@ -197,6 +197,31 @@ const tests = {
     await context.close();
   },
 
+  async 'the Audit Log lists who changed what'() {
+    const { context, page, console } = await fresh();
+    await signIn(page, ADMIN);
+    await page.getByRole('link', { name: 'Audit Log' }).click();
+    await page.getByRole('heading', { name: 'Audit Log', level: 1 }).waitFor();
+    await clean(page, console, '12-audit-log');
+    assert.ok(await page.getByRole('cell', { name: 'Generated API key' }).count() > 0);
+    assert.ok(await page.getByRole('cell', { name: 'Signed in' }).count() > 0);
+    await context.close();
+  },
+
+  async 'a forgotten password is asked for by email, and the answer tells nothing'() {
+    const { context, page, console } = await fresh();
+    await page.goto(`${HOLDFAST}/dashboard`);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    await clean(page, console, '13-reset');
+    await page.getByLabel('Email').fill('nobody@example.com');
+    await page.getByRole('button', { name: 'Email me a link' }).click();
+    await page.getByRole('status').waitFor();
+    assert.match(await page.getByRole('status').innerText(), /If an account uses that email address/);
+    await clean(page, console, '14-reset-asked');
+    await context.close();
+  },
+
   async 'the dashboard reads on a phone, and signing out ends the session'() {
     const { context, page, console } = await fresh({ width: 375, height: 800 });
     await signIn(page, ADMIN);

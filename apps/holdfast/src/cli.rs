@@ -28,7 +28,7 @@ pub struct Cli {
     #[arg(
         long,
         env = "HOLDFAST_PUBLIC_URL",
-        default_value = "http://127.0.0.1:8080",
+        default_value = holdfast_domain::services::DEFAULT_PUBLIC_URL,
         global = true
     )]
     pub public_url: String,
@@ -230,7 +230,8 @@ pub enum UserCommand {
         #[arg(long, value_enum, default_value_t = RoleArg::Viewer)]
         role: RoleArg,
     },
-    /// Print a one-time link (valid 24 hours) that sets the user's dashboard password.
+    /// Print a one-time link (valid 24 hours) that sets the user's dashboard password; with
+    /// `HOLDFAST_SMTP_URL` set, also email it to the user (through the outbox `serve` sends).
     Invite {
         #[command(flatten)]
         platform: PlatformArg,

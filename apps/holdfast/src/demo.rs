@@ -48,11 +48,13 @@ pub async fn prepare(state: &AppState) -> anyhow::Result<Option<Demo>> {
     else {
         return Ok(None);
     };
+    // The demo's keys are the operator's doing: `serve` replaces them on every start.
+    let operator = holdfast_domain::audit::Actor::operator();
     for key in state.keys.list(&platform.id).await? {
         if [PUBLIC_KEY_NAME, PRIVATE_KEY_NAME].contains(&key.name.as_str()) {
             state
                 .keys
-                .apply(&platform.id, &key.id, KeyEvent::Delete)
+                .apply(&operator, &platform.id, &key.id, KeyEvent::Delete)
                 .await?;
         }
     }
@@ -60,6 +62,7 @@ pub async fn prepare(state: &AppState) -> anyhow::Result<Option<Demo>> {
         state
             .keys
             .generate(
+                &operator,
                 &platform.id,
                 &platform.owner_id,
                 KeyName::parse(name).expect("a valid name"),

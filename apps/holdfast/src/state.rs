@@ -11,7 +11,7 @@ use holdfast_domain::ports::{
     BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor,
 };
 use holdfast_domain::services::{
-    Authenticator, ClientSessionService, DashboardService, IdempotencyService, KeyService,
+    Auditor, Authenticator, ClientSessionService, DashboardService, IdempotencyService, KeyService,
     MerchantService, PaymentService, PlatformService, RoutingService, TokenService, UserService,
     WebhookService,
 };
@@ -42,11 +42,15 @@ pub struct AppState {
     /// One checkout's session, for the hosted client.
     pub client_sessions: ClientSessionService,
     pub webhooks: WebhookService,
+    /// Who did what to keys, subscriptions and users.
+    pub audit: Auditor,
     pub idempotency: IdempotencyService,
     /// Per-key and per-address request budgets of this replica (off unless `serve` sets them).
     pub rate_limits: Arc<RateLimits>,
     /// Wrong dashboard passwords per account, on this replica (always on).
     pub sign_in_throttle: Arc<crate::dashboard::throttle::SignInThrottle>,
+    /// Password-reset links asked for per account, on this replica: five per 15 minutes.
+    pub reset_throttle: Arc<crate::dashboard::throttle::SignInThrottle>,
     /// The `/demo` checkout's keys and merchant, when `serve` set them up.
     pub demo: Option<Arc<crate::demo::Demo>>,
     /// Apple Pay's domain association file, when configured.
@@ -140,14 +144,21 @@ impl AppState {
             clock.clone(),
             ids.clone(),
         );
+        let audit = Auditor::new(stores.audit, clock.clone(), ids.clone());
         Self {
             auth: Authenticator::new(stores.keys.clone(), clock.clone()),
-            platforms: PlatformService::new(stores.platforms.clone(), clock.clone(), ids.clone()),
+            platforms: PlatformService::new(
+                stores.platforms.clone(),
+                clock.clone(),
+                ids.clone(),
+                audit.clone(),
+            ),
             users: UserService::new(
                 stores.users.clone(),
                 stores.platforms.clone(),
                 clock.clone(),
                 ids.clone(),
+                audit.clone(),
             ),
             dashboard: DashboardService::new(
                 stores.credentials,
@@ -155,8 +166,15 @@ impl AppState {
                 Arc::new(holdfast_vault::Argon2Hasher::default()),
                 clock.clone(),
                 ids.clone(),
+                audit.clone(),
             ),
-            keys: KeyService::new(stores.keys, stores.users, clock.clone(), ids.clone()),
+            keys: KeyService::new(
+                stores.keys,
+                stores.users,
+                clock.clone(),
+                ids.clone(),
+                audit.clone(),
+            ),
             client_sessions: ClientSessionService::new(
                 stores.client_sessions,
                 stores.merchants.clone(),
@@ -185,10 +203,13 @@ impl AppState {
                 stores.notifications,
                 clock.clone(),
                 ids,
+                audit.clone(),
             ),
+            audit,
             idempotency: IdempotencyService::new(stores.idempotency, clock, fingerprint_secret),
             rate_limits: Arc::new(RateLimits::off()),
             sign_in_throttle: Arc::default(),
+            reset_throttle: Arc::default(),
             demo: None,
             apple_pay_domain_association: None,
             database,
@@ -204,6 +225,13 @@ impl AppState {
     #[must_use]
     pub fn with_max_subscriptions(mut self, max: u32) -> Self {
         self.webhooks = self.webhooks.with_max_subscriptions(max);
+        self
+    }
+
+    /// Where people reach Holdfast: the start of the dashboard's one-time links.
+    #[must_use]
+    pub fn with_public_url(mut self, url: &str) -> Self {
+        self.dashboard = self.dashboard.with_public_url(url);
         self
     }
 

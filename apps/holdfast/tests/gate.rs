@@ -15,6 +15,7 @@ async fn undeclared_api_routes_are_never_served() {
     let created = state
         .platforms
         .create(
+            &holdfast_domain::audit::Actor::operator(),
             PlatformName::parse("Acme").unwrap(),
             Email::parse("o@acme.test").unwrap(),
         )

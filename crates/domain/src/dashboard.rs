@@ -11,6 +11,7 @@ use crate::Invalid;
 use crate::api_key::KeyHash;
 use crate::ids::{PlatformId, UserId};
 use crate::mode::Mode;
+use crate::ports::OutgoingEmail;
 use crate::user::User;
 
 /// A session ends this long after its last request.
@@ -140,6 +141,34 @@ impl LinkPurpose {
         match self {
             Self::Invite => INVITE_LIFETIME,
             Self::Reset => RESET_LIFETIME,
+        }
+    }
+
+    /// The email that carries a link of this purpose to `to`, the account's address on
+    /// `platform`. Plain text in short lines, our words and the link only: nothing the
+    /// requester typed.
+    pub fn email(self, to: &crate::user::Email, platform: &PlatformId, url: &str) -> OutgoingEmail {
+        let (subject, why, what, ignore) = match self {
+            Self::Invite => (
+                "Your Holdfast dashboard invitation",
+                "You are invited to the Holdfast dashboard as",
+                "Choose your password here within 24 hours; the link works once:",
+                "If you did not expect this, ignore this email.",
+            ),
+            Self::Reset => (
+                "Reset your Holdfast dashboard password",
+                "Someone, we hope you, asked to reset the dashboard password of",
+                "Choose a new password here within 1 hour; the link works once:",
+                "If you did not ask, ignore this email: your password stays as it is,\n\
+                 and whoever asked cannot see this link.",
+            ),
+        };
+        OutgoingEmail {
+            to: to.as_str().to_owned(),
+            subject: subject.to_owned(),
+            body: format!(
+                "{why}\n  {to}\n  on platform {platform}.\n\n{what}\n{url}\n\n{ignore}\n"
+            ),
         }
     }
 }

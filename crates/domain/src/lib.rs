@@ -47,6 +47,7 @@ macro_rules! words {
 pub(crate) use words;
 
 pub mod api_key;
+pub mod audit;
 pub mod auth;
 pub mod dashboard;
 pub mod idempotency;

@@ -1,6 +1,7 @@
 //! Use-case services. Each holds its ports as `Arc<dyn Port>`: one concrete type per service,
 //! whatever adapters (or mocks) it was built with.
 
+mod audit;
 mod authenticator;
 mod client_sessions;
 mod dashboard;
@@ -16,9 +17,10 @@ mod tokens;
 mod users;
 mod webhooks;
 
+pub use audit::Auditor;
 pub use authenticator::{AuthenticateError, Authenticator};
 pub use client_sessions::{ClientSessionService, CreatedSession, NewClientSession};
-pub use dashboard::{DashboardService, SignInError};
+pub use dashboard::{DEFAULT_PUBLIC_URL, DashboardService, SignInError};
 pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::{MerchantService, NO_SUCH_PLAN};

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use holdfast_domain::audit::Actor;
 use holdfast_domain::auth::Access;
 use holdfast_domain::merchant::{Currency, MerchantDetails, MerchantName};
 use holdfast_domain::payment::amount::Amount;
@@ -21,8 +22,8 @@ use holdfast_domain::payment::lifecycle::{FollowUp, TxnState, TxnType};
 use holdfast_domain::platform::PlatformName;
 use holdfast_domain::ports::{BinLookup, Clock, Ids};
 use holdfast_domain::services::{
-    Authenticator, MerchantService, NewPayment, PaymentService, PaymentSource, PlatformService,
-    TokenService,
+    Auditor, Authenticator, MerchantService, NewPayment, PaymentService, PaymentSource,
+    PlatformService, TokenService,
 };
 use holdfast_domain::user::Email;
 use holdfast_persistence::{Database, DatabaseUrl, PoolOptions};
@@ -74,7 +75,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         VaultKey::from_base64("example", &VaultKey::generate_base64())?,
         Vec::new(),
     );
-    let platforms = PlatformService::new(stores.platforms, clock.clone(), ids.clone());
+    let audit = Auditor::new(stores.audit, clock.clone(), ids.clone());
+    let platforms = PlatformService::new(stores.platforms, clock.clone(), ids.clone(), audit);
     let auth = Authenticator::new(stores.keys, clock.clone());
     let merchants = MerchantService::new(
         stores.merchants,
@@ -105,6 +107,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A platform starts with its owner, two test keys, and a sandbox plan.
     let created = platforms
         .create(
+            &Actor::operator(),
             PlatformName::parse("Embedded")?,
             Email::parse("owner@example.com")?,
         )

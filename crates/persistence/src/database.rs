@@ -13,9 +13,9 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
-    ClientSessionStore, CredentialStore, EmailOutbox, EventLog, IdempotencyStore, KeyStore,
-    MerchantStore, NotificationQueue, PlatformStore, RoutingStore, StoreError, TokenStore,
-    TransactionStore, UserStore, WebhookStore,
+    AuditLog, ClientSessionStore, CredentialStore, EmailOutbox, EventLog, IdempotencyStore,
+    KeyStore, MerchantStore, NotificationQueue, PlatformStore, RoutingStore, StoreError,
+    TokenStore, TransactionStore, UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -127,6 +127,7 @@ pub struct Stores {
     pub notifications: Arc<dyn NotificationQueue>,
     pub emails: Arc<dyn EmailOutbox>,
     pub credentials: Arc<dyn CredentialStore>,
+    pub audit: Arc<dyn AuditLog>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -264,6 +265,7 @@ impl Database {
             notifications: Arc::new(store.clone()),
             emails: Arc::new(store.clone()),
             credentials: Arc::new(store.clone()),
+            audit: Arc::new(store.clone()),
         }
     }
 }

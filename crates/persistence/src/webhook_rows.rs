@@ -101,10 +101,15 @@ fn parse_state(raw: &str) -> Result<DeliveryState, StoreError> {
 impl TryFrom<NotificationRow> for Delivery {
     type Error = StoreError;
     fn try_from(row: NotificationRow) -> Result<Self, StoreError> {
+        let mode = row
+            .mode
+            .parse()
+            .map_err(|_| StoreError::Unexpected(format!("notification {}: bad mode", row.id)))?;
         Ok(Self {
             state: parse_state(&row.state)?,
             id: NotificationId::from_trusted(row.id),
             webhook_id: WebhookId::from_trusted(row.webhook_id),
+            mode,
             event_id: EventId::from_trusted(row.event_id),
             event_type: row.event_type,
             endpoint_url: row.endpoint_url,

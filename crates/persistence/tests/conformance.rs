@@ -66,18 +66,30 @@ impl Ids for CountingIds {
     }
 }
 
-async fn new_platform(stores: &Stores, name: &str) -> CreatedPlatform {
+/// Platforms made the way the operator CLI makes them, recorded in the stores' audit log.
+fn platform_service(stores: &Stores) -> PlatformService {
+    let auditor = holdfast_domain::services::Auditor::new(
+        stores.audit.clone(),
+        std::sync::Arc::new(FixedClock),
+        std::sync::Arc::new(CountingIds),
+    );
     PlatformService::new(
         stores.platforms.clone(),
         std::sync::Arc::new(FixedClock),
         std::sync::Arc::new(CountingIds),
+        auditor,
     )
-    .create(
-        PlatformName::parse(name).unwrap(),
-        Email::parse("owner@example.com").unwrap(),
-    )
-    .await
-    .unwrap()
+}
+
+async fn new_platform(stores: &Stores, name: &str) -> CreatedPlatform {
+    platform_service(stores)
+        .create(
+            &holdfast_domain::audit::Actor::operator(),
+            PlatformName::parse(name).unwrap(),
+            Email::parse("owner@example.com").unwrap(),
+        )
+        .await
+        .unwrap()
 }
 
 fn principal(created: &CreatedPlatform, mode: Mode) -> Principal {
@@ -295,6 +307,7 @@ fn token(p: &Principal, suffix: &str, kind: TokenKind) -> Token {
 mod cases {
     use super::*;
 
+    mod audit;
     mod client_sessions;
     mod credentials;
     mod idempotency;
@@ -306,6 +319,7 @@ mod cases {
     mod tokens;
     mod webhooks;
 
+    pub use audit::*;
     pub use client_sessions::*;
     pub use credentials::*;
     pub use idempotency::*;
@@ -379,5 +393,7 @@ conformance!(
     a_wallet_payment_is_claimed_once,
     passwords_links_and_sessions_are_kept_by_hash_and_used_once,
     sessions_are_found_with_their_user_and_ended_with_it,
+    the_audit_log_lists_a_platforms_mode_newest_first,
+    a_links_email_is_queued_with_it_or_not_at_all,
     ping_answers,
 );

@@ -50,19 +50,10 @@ impl Env {
     pub async fn execute_sql(&self, sql: &str) {
         let url = self.database_url();
         if let Some(path) = url.strip_prefix("sqlite://") {
-            let out = std::process::Command::new("python3")
-                .args([
-                    "-c",
-                    "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()",
-                    path,
-                    sql,
-                ])
-                .output()
-                .expect("python3");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
+            python_sqlite(
+                "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()",
+                path,
+                sql,
             );
             return;
         }
@@ -71,6 +62,38 @@ impl Env {
             .batch_execute(sql)
             .await
             .expect("the SQL runs");
+    }
+
+    /// The rows `sql` (one query, its columns text or null) reads from the test database, each
+    /// column as text, as an operator with a SQL shell reads them.
+    pub async fn query_text(&self, sql: &str) -> Vec<Vec<Option<String>>> {
+        let url = self.database_url();
+        if let Some(path) = url.strip_prefix("sqlite://") {
+            let out = python_sqlite(
+                "import json, sqlite3, sys\n\
+                 c = sqlite3.connect(sys.argv[1])\n\
+                 rows = c.execute(sys.argv[2]).fetchall()\n\
+                 print(json.dumps([[None if v is None else str(v) for v in r] for r in rows]))",
+                path,
+                sql,
+            );
+            return serde_json::from_slice(&out).expect("rows as JSON");
+        }
+        self.pg_client()
+            .await
+            .simple_query(sql)
+            .await
+            .expect("the query runs")
+            .into_iter()
+            .filter_map(|message| match message {
+                tokio_postgres::SimpleQueryMessage::Row(row) => Some(
+                    (0..row.len())
+                        .map(|i| row.get(i).map(str::to_owned))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect()
     }
 
     /// A client of the PostgreSQL test database (its connection runs on a task of its own).
@@ -82,6 +105,21 @@ impl Env {
         tokio::spawn(connection);
         client
     }
+}
+
+/// Runs `script` with the SQLite file at `path` and `sql` as its arguments (Python's own
+/// sqlite3, as an operator's shell would); its standard output.
+fn python_sqlite(script: &str, path: &str, sql: &str) -> Vec<u8> {
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, path, sql])
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
 }
 
 /// Whether `needle` occurs in `haystack`.

@@ -5,6 +5,7 @@
 )]
 
 mod browser;
+pub mod dashboard;
 mod dump;
 mod http;
 mod process;

@@ -116,9 +116,39 @@ fn parse(raw: &str) -> Mail {
             })
             .unwrap_or_default()
     };
+    let body = if header("Content-Transfer-Encoding").eq_ignore_ascii_case("quoted-printable") {
+        quoted_printable(body)
+    } else {
+        body.to_owned()
+    };
     Mail {
         to: header("To"),
         subject: header("Subject"),
-        body: body.to_owned(),
+        body,
     }
+}
+
+/// Decodes a quoted-printable body (RFC 2045 6.7): soft line breaks joined, `=XX` as its byte.
+fn quoted_printable(body: &str) -> String {
+    let joined = body.replace("=\n", "");
+    let bytes = joined.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'=', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

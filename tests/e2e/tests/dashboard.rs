@@ -9,12 +9,13 @@
 
 use std::time::Duration;
 
+use holdfast_e2e::dashboard::{
+    ADMIN_PASSWORD, Pages, VIEWER_PASSWORD, assert_page_headers, audit_rows, client,
+    owner_and_viewer, set_password, sign_in,
+};
 use holdfast_e2e::{Answer, Api, Env, Receiver, Server, browser, on_both_backends};
 use reqwest::StatusCode;
-use reqwest::header::{HeaderMap, LOCATION, ORIGIN, SET_COOKIE};
-
-const ADMIN_PASSWORD: &str = "correct horse battery";
-const VIEWER_PASSWORD: &str = "viewer horse battery";
+use reqwest::header::{LOCATION, ORIGIN};
 
 /// Deliveries to a local receiver, fast: a full attempt well under a second.
 const FAST_WEBHOOKS: &[(&str, &str)] = &[
@@ -30,131 +31,6 @@ async fn one_auth(api: &Api, key: &str) -> String {
     let shop = api.shop(key).await;
     let paid = api.auth(key, &shop).await;
     paid["id"].as_str().unwrap().to_owned()
-}
-
-/// A user of `platform` with a password set by the operator CLI; returns the user's id.
-fn user_with_password(
-    env: &Env,
-    platform: &str,
-    email: &str,
-    role: &str,
-    password: &str,
-) -> String {
-    let user = env.cli_json(&[
-        "users",
-        "create",
-        "--platform",
-        platform,
-        "--email",
-        email,
-        "--role",
-        role,
-    ]);
-    let id = user["id"].as_str().unwrap().to_owned();
-    set_password(env, platform, &id, password);
-    id
-}
-
-/// Platform "Acme", its owner (an admin) and a viewer, both with passwords.
-fn owner_and_viewer(env: &Env) -> holdfast_e2e::PlatformFixture {
-    let platform = env.create_platform("Acme");
-    set_password(env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
-    user_with_password(
-        env,
-        &platform.id,
-        "viewer@example.com",
-        "viewer",
-        VIEWER_PASSWORD,
-    );
-    platform
-}
-
-fn set_password(env: &Env, platform: &str, user: &str, password: &str) {
-    let args = [
-        "users",
-        "set-password",
-        "--platform",
-        platform,
-        user,
-        "--password-stdin",
-    ];
-    let out = env.cli_with_input(&args, &format!("{password}\n"));
-    assert!(out.success, "{}", out.stderr);
-}
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-}
-
-/// Signs in as the platform's owner; the session cookie's `name=value`.
-async fn sign_in(server: &Server, email: &str, password: &str) -> String {
-    let response = client()
-        .post(server.url("/dashboard/sign-in"))
-        .form(&[("email", email), ("password", password)])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::SEE_OTHER);
-    let cookie = response.headers()[SET_COOKIE].to_str().unwrap().to_owned();
-    for flag in ["HttpOnly", "SameSite=Strict", "Path=/dashboard"] {
-        assert!(cookie.contains(flag), "{cookie}");
-    }
-    assert!(
-        !cookie.contains("Max-Age"),
-        "the server ends sessions: {cookie}"
-    );
-    cookie.split(';').next().unwrap().to_owned()
-}
-
-fn assert_page_headers(headers: &HeaderMap, what: &str) {
-    let policy = headers["content-security-policy"].to_str().unwrap();
-    assert!(
-        policy.contains("frame-ancestors 'none'"),
-        "{what}: {policy}"
-    );
-    assert!(policy.contains("script-src 'self'"), "{what}: {policy}");
-    assert!(!policy.contains("unsafe-inline"), "{what}: {policy}");
-    assert_eq!(headers["cache-control"], "no-store", "{what}");
-    assert_eq!(headers["referrer-policy"], "same-origin", "{what}");
-    assert_eq!(headers["x-frame-options"], "DENY", "{what}");
-}
-
-/// The dashboard's routes, as a browser without JavaScript reaches them: no redirects followed.
-struct Pages<'a> {
-    server: &'a Server,
-    http: reqwest::Client,
-}
-
-impl Pages<'_> {
-    async fn send(
-        &self,
-        method: &str,
-        path: &str,
-        cookie: Option<&str>,
-        form: &[(&str, &str)],
-    ) -> reqwest::Response {
-        let mut request = self
-            .http
-            .request(method.parse().unwrap(), self.server.url(path));
-        if let Some(cookie) = cookie {
-            request = request.header("cookie", cookie);
-        }
-        if method == "POST" {
-            request = request.form(form);
-        }
-        request.send().await.unwrap()
-    }
-
-    /// The form token of the session `cookie` names, as its pages carry it.
-    async fn token(&self, cookie: &str) -> String {
-        let page = self.send("GET", "/dashboard/keys", Some(cookie), &[]).await;
-        let html = page.text().await.unwrap();
-        let token = html.split(r#"name="csrf" value=""#).nth(1).unwrap();
-        token[..token.find('"').unwrap()].to_owned()
-    }
 }
 
 /// What the routes act on: a key, a subscription, a transaction and its delivery.
@@ -226,6 +102,7 @@ impl Targets {
             ("GET", merchants.into()),
             ("GET", format!("{merchants}/{merchant}")),
             ("GET", format!("{merchants}/{merchant}/delete")),
+            ("GET", "/dashboard/audit".into()),
             ("POST", "/dashboard/keys".into()),
             ("POST", format!("/dashboard/keys/{key}/rename")),
             ("POST", format!("/dashboard/keys/{key}/activate")),
@@ -400,6 +277,27 @@ async fn every_change_needs_the_token_our_origin_and_an_admin(env: Env) {
         .map(|m| m["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["Shop"], "no merchant made, renamed or deleted");
+    assert_only_the_setup_is_audited(&env).await;
+}
+
+/// The platform's keys and the API's subscription are in the audit log; no refused change is.
+async fn assert_only_the_setup_is_audited(env: &Env) {
+    let people = [
+        "user.created",
+        "user.invited",
+        "user.password_set",
+        "user.signed_in",
+    ];
+    let actions: Vec<String> = audit_rows(env, &[])
+        .await
+        .into_iter()
+        .map(|[_, _, action, ..]| action)
+        .filter(|a| !people.contains(&a.as_str()))
+        .collect();
+    assert_eq!(
+        actions,
+        ["key.generated", "key.generated", "webhook.created"]
+    );
 }
 
 /// Spec 4.6's API Keys page and the sign-in around it, in a real browser.

@@ -31,7 +31,14 @@ pub async fn run(state: &AppState, cmd: KeyCommand, json: bool) -> anyhow::Resul
             };
             let created = state
                 .keys
-                .generate(&platform, &user, name, key_type.into(), mode.into())
+                .generate(
+                    &holdfast_domain::audit::Actor::operator(),
+                    &platform,
+                    &user,
+                    name,
+                    key_type.into(),
+                    mode.into(),
+                )
                 .await
                 .map_err(explain)?;
             emit(json, &created_key_json(&created), || {
@@ -52,7 +59,12 @@ pub async fn run(state: &AppState, cmd: KeyCommand, json: bool) -> anyhow::Resul
             let name = KeyName::parse(&name).map_err(|e| explain(e.into()))?;
             let key = state
                 .keys
-                .rename(&platform, &id, &name)
+                .rename(
+                    &holdfast_domain::audit::Actor::operator(),
+                    &platform,
+                    &id,
+                    &name,
+                )
                 .await
                 .map_err(explain)?;
             emit(json, &key_json(&key), || key_line(&key));
@@ -75,7 +87,12 @@ async fn lifecycle(
     let (platform, id) = target_ids(target)?;
     match state
         .keys
-        .apply(&platform, &id, event)
+        .apply(
+            &holdfast_domain::audit::Actor::operator(),
+            &platform,
+            &id,
+            event,
+        )
         .await
         .map_err(explain)?
     {

@@ -40,30 +40,37 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Platforms(cmd) => {
-            let state = open(&cli.database).await?;
-            platforms::run(&state, cmd, &cli.public_url, json).await
+            let state = open(&cli.database, &cli.public_url).await?;
+            let email = cli.webhooks.smtp_url.is_some();
+            platforms::run(&state, cmd, email, json).await
         }
-        Command::Keys(cmd) => keys::run(&open(&cli.database).await?, cmd, json).await,
+        Command::Keys(cmd) => {
+            keys::run(&open(&cli.database, &cli.public_url).await?, cmd, json).await
+        }
         Command::Users(cmd) => {
-            users::run(&open(&cli.database).await?, cmd, &cli.public_url, json).await
+            let state = open(&cli.database, &cli.public_url).await?;
+            let email = cli.webhooks.smtp_url.is_some();
+            users::run(&state, cmd, email, json).await
         }
         Command::Webhooks(cmd) => {
-            webhooks::run_webhooks(&open(&cli.database).await?, cmd, json).await
+            let state = open(&cli.database, &cli.public_url).await?;
+            webhooks::run_webhooks(&state, cmd, json).await
         }
         Command::Deliveries(cmd) => {
-            webhooks::run_deliveries(&open(&cli.database).await?, cmd, json).await
+            let state = open(&cli.database, &cli.public_url).await?;
+            webhooks::run_deliveries(&state, cmd, json).await
         }
     }
 }
 
 /// Opens the database for an operator command, applying pending migrations first so the
 /// commands work on a fresh database, and safely beside a running `serve`.
-async fn open(database: &DatabaseArgs) -> anyhow::Result<AppState> {
+async fn open(database: &DatabaseArgs, public_url: &str) -> anyhow::Result<AppState> {
     Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
     let db = Database::open(&database.url, database.pool())?;
-    Ok(AppState::new(db))
+    Ok(AppState::new(db).with_public_url(public_url))
 }
 
 fn platform_id(raw: &str) -> anyhow::Result<PlatformId> {
@@ -78,26 +85,23 @@ fn explain(err: ServiceError) -> anyhow::Error {
     }
 }
 
-/// The one-time link that sets `user`'s password on the dashboard at `public_url`, valid 24
-/// hours.
+/// The one-time link that sets `user`'s password on the dashboard, valid 24 hours; with
+/// `email`, also queued to the user's address.
 async fn invite_link(
     state: &AppState,
     platform: &PlatformId,
     user: &holdfast_domain::ids::UserId,
-    public_url: &str,
+    email: bool,
 ) -> anyhow::Result<String> {
-    let secret = state
+    state
         .dashboard
         .link(
+            &holdfast_domain::audit::Actor::operator(),
             platform,
             user,
             holdfast_domain::dashboard::LinkPurpose::Invite,
+            email,
         )
         .await
-        .map_err(explain)?;
-    Ok(format!(
-        "{}/dashboard/welcome?token={}",
-        public_url.trim_end_matches('/'),
-        secret.expose()
-    ))
+        .map_err(explain)
 }

@@ -11,7 +11,7 @@ use crate::state::AppState;
 pub async fn run(
     state: &AppState,
     cmd: PlatformCommand,
-    public_url: &str,
+    email_link: bool,
     json: bool,
 ) -> anyhow::Result<()> {
     match cmd {
@@ -19,13 +19,17 @@ pub async fn run(
             let name = PlatformName::parse(&name).map_err(|e| explain(e.into()))?;
             let email = Email::parse(&owner_email)
                 .map_err(|e| anyhow::anyhow!("--owner-email: {}", e.message))?;
-            let created = state.platforms.create(name, email).await.map_err(explain)?;
+            let created = state
+                .platforms
+                .create(&holdfast_domain::audit::Actor::operator(), name, email)
+                .await
+                .map_err(explain)?;
             let owner = &created.owner;
-            let link = invite_link(state, &created.platform.id, &owner.id, public_url).await?;
+            let link = invite_link(state, &created.platform.id, &owner.id, email_link).await?;
             let value = json!({
                 "platform": { "id": created.platform.id, "name": created.platform.name.as_str() },
                 "user": { "id": owner.id, "email": owner.email.as_str(), "role": owner.role.as_str() },
-                "signIn": { "link": link, "validFor": "24 hours, once" },
+                "signIn": { "link": link, "validFor": "24 hours, once", "emailed": email_link },
                 "keys": created.keys.iter().map(created_key_json).collect::<Vec<_>>(),
             });
             emit(json, &value, || {

@@ -43,19 +43,20 @@ pub async fn run(
         .with_max_subscriptions(webhooks.webhook_max_subscriptions)
         .with_secret_overlap(webhooks.secret_overlap())
         .with_apple_pay_domain_association(domain_association)
-        .with_apple_pay_gateway(apple_pay_gateway.map(|g| Arc::new(g) as _));
+        .with_apple_pay_gateway(apple_pay_gateway.map(|g| Arc::new(g) as _))
+        .with_public_url(public_url);
     if args.bootstrap_demo {
         let demo = state
             .platforms
             .bootstrap_demo(
+                &holdfast_domain::audit::Actor::operator(),
                 PlatformName::parse("Demo Platform").expect("valid"),
                 Email::parse("owner@example.com").expect("valid"),
             )
             .await?;
         if let Some(created) = demo {
             let owner = &created.owner;
-            let link =
-                super::invite_link(&state, &created.platform.id, &owner.id, public_url).await?;
+            let link = super::invite_link(&state, &created.platform.id, &owner.id, false).await?;
             print_demo(&created, &link);
         }
         // The demo platform's checkout page, with keys of its own made for this run.

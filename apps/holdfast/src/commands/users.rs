@@ -13,7 +13,7 @@ use crate::state::AppState;
 pub async fn run(
     state: &AppState,
     cmd: UserCommand,
-    public_url: &str,
+    email: bool,
     json: bool,
 ) -> anyhow::Result<()> {
     match cmd {
@@ -27,7 +27,12 @@ pub async fn run(
                 Email::parse(&email).map_err(|e| anyhow::anyhow!("--email: {}", e.message))?;
             let user = state
                 .users
-                .create(&platform, email, role.into())
+                .create(
+                    &holdfast_domain::audit::Actor::operator(),
+                    &platform,
+                    email,
+                    role.into(),
+                )
                 .await
                 .map_err(explain)?;
             emit(json, &user_json(&user), || {
@@ -49,7 +54,11 @@ pub async fn run(
         UserCommand::Delete { platform, user_id } => {
             let platform = platform_id(&platform.platform)?;
             let id = user_id_arg(&user_id)?;
-            state.users.delete(&platform, &id).await.map_err(explain)?;
+            state
+                .users
+                .delete(&holdfast_domain::audit::Actor::operator(), &platform, &id)
+                .await
+                .map_err(explain)?;
             emit(json, &json!({ "id": id, "deleted": true }), || {
                 format!("{id} deleted")
             });
@@ -57,10 +66,19 @@ pub async fn run(
         UserCommand::Invite { platform, user_id } => {
             let platform = platform_id(&platform.platform)?;
             let id = user_id_arg(&user_id)?;
-            let link = invite_link(state, &platform, &id, public_url).await?;
-            emit(json, &json!({ "id": id, "link": link }), || {
-                format!("{link}\n(valid 24 hours, once)")
-            });
+            let link = invite_link(state, &platform, &id, email).await?;
+            emit(
+                json,
+                &json!({ "id": id, "link": link, "emailed": email }),
+                || {
+                    let emailed = if email {
+                        "; also emailed to the user"
+                    } else {
+                        ""
+                    };
+                    format!("{link}\n(valid 24 hours, once{emailed})")
+                },
+            );
         }
         UserCommand::SetPassword {
             platform, user_id, ..
@@ -75,7 +93,12 @@ pub async fn run(
                 Password::parse(typed).map_err(|e| anyhow::anyhow!("password: {}", e.message))?;
             state
                 .dashboard
-                .set_password(&platform, &id, &password)
+                .set_password(
+                    &holdfast_domain::audit::Actor::operator(),
+                    &platform,
+                    &id,
+                    &password,
+                )
                 .await
                 .map_err(explain)?;
             emit(json, &json!({ "id": id, "passwordSet": true }), || {

@@ -29,7 +29,12 @@ pub async fn run_webhooks(state: &AppState, cmd: WebhookCommand, json: bool) -> 
     let id = WebhookId::parse("webhook", &id).map_err(|e| anyhow::anyhow!("{e}"))?;
     let subscription = state
         .webhooks
-        .toggle(&platform, &id, active)
+        .toggle(
+            &holdfast_domain::audit::Actor::operator(),
+            &platform,
+            &id,
+            active,
+        )
         .await
         .map_err(explain)?;
     emit(json, &view(&subscription), || {
@@ -91,7 +96,7 @@ pub async fn run_deliveries(
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             let queued = state
                 .webhooks
-                .resend(&platform, &id)
+                .resend(&holdfast_domain::audit::Actor::operator(), &platform, &id)
                 .await
                 .map_err(|e| match e {
                     ResendError::Store(store) => anyhow::Error::new(store),

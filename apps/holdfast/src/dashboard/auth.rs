@@ -2,11 +2,13 @@
 //! form that changes anything must pass (this session's token, our own origin, an admin).
 
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
+use holdfast_domain::audit::Actor;
 use holdfast_domain::auth::Principal;
 use holdfast_domain::dashboard::{Secret, SignedIn};
 use holdfast_domain::mode::KeyType;
@@ -59,6 +61,8 @@ pub struct Signed {
     pub who: SignedIn,
     pub secret: Secret,
     pub csrf: String,
+    /// Where the request came from (the TCP peer), for the audit log.
+    pub address: Option<IpAddr>,
 }
 
 impl Signed {
@@ -73,6 +77,11 @@ impl Signed {
         }
     }
 
+    /// The signed-in user, as the audit log names them.
+    pub fn actor(&self) -> Actor {
+        Actor::dashboard(self.who.user.id.clone(), self.address)
+    }
+
     pub fn is_admin(&self) -> bool {
         self.who.user.role == Role::Admin
     }
@@ -85,6 +94,7 @@ impl FromRequest for Signed {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let secret = presented_secret(req);
         let state = req.app_data::<web::Data<AppState>>().cloned();
+        let address = req.peer_addr().map(|a| a.ip());
         Box::pin(async move {
             let (Some(secret), Some(state)) = (secret, state) else {
                 return Err(DashboardError::SignIn);
@@ -95,7 +105,12 @@ impl FromRequest for Signed {
                 .await?
                 .ok_or(DashboardError::SignIn)?;
             let csrf = secret.csrf_token();
-            Ok(Self { who, secret, csrf })
+            Ok(Self {
+                who,
+                secret,
+                csrf,
+                address,
+            })
         })
     }
 }

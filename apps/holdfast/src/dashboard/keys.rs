@@ -226,6 +226,7 @@ async fn generate(
     let created = state
         .keys
         .generate(
+            &signed.actor(),
             &user.platform_id,
             &user.id,
             name,
@@ -304,7 +305,12 @@ async fn rename(
     };
     state
         .keys
-        .rename(&form.signed.who.user.platform_id, &key.id, &name)
+        .rename(
+            &form.signed.actor(),
+            &form.signed.who.user.platform_id,
+            &key.id,
+            &name,
+        )
         .await?;
     Ok(see_other("/dashboard/keys?renamed"))
 }
@@ -324,7 +330,10 @@ async fn change(
     };
     let key = key_in_mode(&state, &form.signed, &id).await?;
     let user = &form.signed.who.user;
-    state.keys.apply(&user.platform_id, &key.id, event).await?;
+    state
+        .keys
+        .apply(&form.signed.actor(), &user.platform_id, &key.id, event)
+        .await?;
     tracing::info!(key = %key.id, user = %user.id, event = ?event, "key changed in the dashboard");
     Ok(see_other(&format!("{PATH}?{done}")))
 }

@@ -11,6 +11,7 @@ const NAVIGATION: &[(&str, &str)] = &[
     ("/dashboard/transactions", "Transaction Log"),
     ("/dashboard/merchants", "Merchants"),
     ("/dashboard/settings/webhooks", "Settings › Webhooks"),
+    ("/dashboard/audit", "Audit Log"),
 ];
 
 /// An instant as people read it, to the minute in UTC, with the exact time for machines.

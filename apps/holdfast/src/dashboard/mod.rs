@@ -5,10 +5,12 @@
 //! Every page is sent with a strict policy (no inline script or style, no framing, forms posting
 //! only here) and `no-store`: pages show account data, and some show a secret once.
 
+mod audit;
 mod auth;
 mod keys;
 mod layout;
 mod merchants;
+mod reset;
 mod sign_in;
 pub mod throttle;
 mod transactions;
@@ -42,10 +44,12 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     .route("/dashboard/assets/dashboard.css", web::get().to(stylesheet))
     .route("/dashboard/assets/dashboard.js", web::get().to(script))
     .configure(sign_in::config)
+    .configure(reset::config)
     .configure(keys::config)
     .configure(webhooks::config)
     .configure(transactions::config)
-    .configure(merchants::config);
+    .configure(merchants::config)
+    .configure(audit::config);
 }
 
 async fn stylesheet() -> HttpResponse {

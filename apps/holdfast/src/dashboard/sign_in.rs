@@ -54,6 +54,7 @@ fn sign_in_page(notice: Option<&str>, error: Option<&str>) -> Markup {
             input #password type="password" name="password" autocomplete="current-password" required;
             button type="submit" { "Sign in" }
         }
+        p { a href=(super::reset::PATH) { "Forgot your password?" } }
     };
     layout::bare("Sign in", &body)
 }
@@ -81,7 +82,11 @@ async fn sign_in(
     {
         return Ok(too_many(wait));
     }
-    match state.dashboard.sign_in(&form.email, &form.password).await {
+    match state
+        .dashboard
+        .sign_in(&form.email, &form.password, address)
+        .await
+    {
         Ok((secret, signed_in)) => {
             throttle.succeeded(&form.email);
             tracing::info!(user = %signed_in.user.id, platform = %signed_in.user.platform_id, "signed in to the dashboard");
@@ -230,7 +235,7 @@ async fn set_password(
     }
     let unusable = "This link is unknown, used or expired. Ask for a new one.";
     let redeemed = match Secret::presented(&form.token) {
-        Some(token) => state.dashboard.redeem(&token, &password).await,
+        Some(token) => state.dashboard.redeem(&token, &password, address).await,
         None => Err(ServiceError::NotFound("link")),
     };
     match redeemed {

@@ -358,7 +358,11 @@ async fn resend(
     let who = signed.principal();
     let t = transaction(&state, &who, &id).await?;
     let d = delivery_of(&state, &who, &t, &delivery).await?;
-    let refusal = match state.webhooks.resend(&who.scope.platform, &d.id).await {
+    let refusal = match state
+        .webhooks
+        .resend(&signed.actor(), &who.scope.platform, &d.id)
+        .await
+    {
         Ok(queued) => {
             tracing::info!(delivery = %d.id, resent_as = %queued.id, user = %signed.who.user.id, "resent from the dashboard");
             return Ok(see_other(&format!(

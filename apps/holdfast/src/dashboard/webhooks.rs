@@ -278,7 +278,11 @@ async fn create(
         custom_header: f.custom_header,
         active: f.active,
     };
-    match state.webhooks.create(&signed.principal(), new, None).await {
+    match state
+        .webhooks
+        .create(&signed.principal(), &signed.actor(), new, None)
+        .await
+    {
         Ok(made) => Ok(see_other(&format!("{PATH}/{}?created", made.id))),
         Err(ServiceError::LimitReached(message)) => {
             let error = Invalid::new("subscription", message);
@@ -320,7 +324,14 @@ async fn detail_page(
     reveal: bool,
 ) -> Result<Markup, DashboardError> {
     let who = signed.principal();
-    let s = state.webhooks.get(&who, id).await?;
+    let s = if reveal {
+        state
+            .webhooks
+            .reveal_secret(&who, &signed.actor(), id)
+            .await?
+    } else {
+        state.webhooks.get(&who, id).await?
+    };
     let history = state
         .webhooks
         .deliveries(&who, id, &PageRequest::new(Some(50), None)?)
@@ -434,7 +445,7 @@ async fn edit(
     };
     state
         .webhooks
-        .replace(&signed.principal(), &id, replacement)
+        .replace(&signed.principal(), &signed.actor(), &id, replacement)
         .await?;
     Ok(see_other(&format!("{PATH}/{id}?saved")))
 }
@@ -451,15 +462,21 @@ async fn change(
     let who = signed.principal();
     let done = match action.as_str() {
         "enable" => {
-            state.webhooks.set_active(&who, &id, true).await?;
+            state
+                .webhooks
+                .set_active(&who, &signed.actor(), &id, true)
+                .await?;
             "enabled"
         }
         "disable" => {
-            state.webhooks.set_active(&who, &id, false).await?;
+            state
+                .webhooks
+                .set_active(&who, &signed.actor(), &id, false)
+                .await?;
             "disabled"
         }
         "delete" => {
-            state.webhooks.delete(&who, &id).await?;
+            state.webhooks.delete(&who, &signed.actor(), &id).await?;
             return Ok(see_other(&format!("{PATH}?deleted")));
         }
         "secret" => {

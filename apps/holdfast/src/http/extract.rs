@@ -6,6 +6,7 @@ use std::pin::Pin;
 use actix_web::dev::Payload;
 use actix_web::error::PayloadError;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
+use holdfast_domain::audit::Actor;
 use holdfast_domain::auth::Principal;
 use holdfast_domain::ids::has_id_shape;
 use holdfast_domain::page::PageRequest;
@@ -236,5 +237,25 @@ mod tests {
         for (body, want) in cases {
             assert_eq!(param(body).as_deref(), want, "{body}");
         }
+    }
+}
+
+/// The caller as the audit log names it: its key, from the address the request came from.
+#[derive(Debug, Clone)]
+pub struct Acting(pub Actor);
+
+impl FromRequest for Acting {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let key = req
+            .extensions()
+            .get::<Principal>()
+            .and_then(|who| who.key_id.clone());
+        std::future::ready(
+            key.map(|key| Acting(Actor::api(key, req.peer_addr().map(|a| a.ip()))))
+                .ok_or_else(|| ApiError::Internal("route served without authentication".into())),
+        )
     }
 }

@@ -11,6 +11,15 @@ use crate::ids::{PlatformId, UserId};
 use crate::mode::Mode;
 use crate::user::{Email, User};
 
+/// An email carrying a one-time link, with the outbox id it is queued under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkEmail {
+    /// `eml_…`.
+    pub id: String,
+    /// What is sent.
+    pub email: super::OutgoingEmail,
+}
+
 /// Hashes passwords slowly on purpose (argon2id), off the request threads.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
@@ -39,8 +48,13 @@ pub trait CredentialStore: Send + Sync {
         hash: &str,
     ) -> Result<(), StoreError>;
 
-    /// Keeps a one-time link.
-    async fn insert_link(&self, link: &UserLink) -> Result<(), StoreError>;
+    /// Keeps a one-time link and, when given, queues the email that carries it (as `id`), in
+    /// one transaction: no email goes out for a link that was not kept.
+    async fn insert_link(
+        &self,
+        link: &UserLink,
+        email: Option<LinkEmail>,
+    ) -> Result<(), StoreError>;
 
     /// Atomically: uses the link whose token hashes to `token` if it is unused and unexpired at
     /// `now`, sets its user's password hash, and ends every session of the user. The user, or

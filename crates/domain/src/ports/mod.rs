@@ -188,6 +188,7 @@ pub trait MerchantStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+mod audit;
 mod cards;
 mod dashboard;
 mod idempotency;
@@ -195,6 +196,7 @@ mod outbound;
 mod payments;
 mod webhooks;
 
+pub use audit::*;
 pub use cards::*;
 pub use dashboard::*;
 pub use idempotency::*;

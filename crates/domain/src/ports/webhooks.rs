@@ -44,6 +44,8 @@ pub struct Delivery {
     pub id: NotificationId,
     /// The subscription the notification was for.
     pub webhook_id: WebhookId,
+    /// The mode of the subscription and the event.
+    pub mode: crate::mode::Mode,
     /// The event it carries; a resend carries the original's event.
     pub event_id: EventId,
     /// The event type, e.g. `form.completed`.

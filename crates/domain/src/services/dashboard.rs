@@ -1,15 +1,18 @@
 //! Signing in to the dashboard: passwords set through one-time links, sessions with idle and
 //! absolute ends, and the Test/Live switch a session carries.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
+use crate::audit::{Action, Actor};
 use crate::dashboard::{LIFETIME, LinkPurpose, Password, Secret, Session, SignedIn, UserLink};
 use crate::ids::{PlatformId, UserId};
 use crate::mode::Mode;
-use crate::ports::{Clock, CredentialStore, Ids, PasswordHasher, StoreError, UserStore};
+use crate::ports::{Clock, CredentialStore, Ids, LinkEmail, PasswordHasher, StoreError, UserStore};
 use crate::user::Email;
 
 use super::ServiceError;
+use super::audit::Auditor;
 
 /// Why a sign-in did not sign anyone in. Deliberately one refusal: it never says whether the
 /// email or the password was wrong.
@@ -31,7 +34,13 @@ pub struct DashboardService {
     hasher: Arc<dyn PasswordHasher>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
+    audit: Auditor,
+    /// Where people reach Holdfast: the start of every one-time link.
+    public_url: String,
 }
+
+/// Where links point unless told otherwise: `holdfast serve`'s default address.
+pub const DEFAULT_PUBLIC_URL: &str = "http://127.0.0.1:8080";
 
 impl std::fmt::Debug for DashboardService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -41,13 +50,14 @@ impl std::fmt::Debug for DashboardService {
 
 impl DashboardService {
     /// A service over the credential and user stores, the password hasher, the clock and the
-    /// source of secrets.
+    /// source of secrets, recording sign-ins, links and passwords in the audit log.
     pub fn new(
         credentials: Arc<dyn CredentialStore>,
         users: Arc<dyn UserStore>,
         hasher: Arc<dyn PasswordHasher>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn Ids>,
+        audit: Auditor,
     ) -> Self {
         Self {
             credentials,
@@ -55,7 +65,16 @@ impl DashboardService {
             hasher,
             clock,
             ids,
+            audit,
+            public_url: DEFAULT_PUBLIC_URL.to_owned(),
         }
+    }
+
+    /// Links start with `url` (its trailing slashes dropped).
+    #[must_use]
+    pub fn with_public_url(mut self, url: &str) -> Self {
+        url.trim_end_matches('/').clone_into(&mut self.public_url);
+        self
     }
 
     /// Signs in with an email and password as typed: a new session (in test mode) and the
@@ -66,6 +85,7 @@ impl DashboardService {
         &self,
         email: &str,
         password: &str,
+        address: Option<IpAddr>,
     ) -> Result<(Secret, SignedIn), SignInError> {
         let (Ok(email), Ok(password)) = (Email::parse(email), Password::parse(password)) else {
             // Spend what a real check spends: the refusal's timing says nothing either.
@@ -92,6 +112,10 @@ impl DashboardService {
                     expires_on: now + LIFETIME,
                 };
                 self.credentials.insert_session(&session).await?;
+                let actor = Actor::dashboard(user.id.clone(), address);
+                self.audit
+                    .record_user(&actor, Action::UserSignedIn, &user.platform_id, &user.id)
+                    .await;
                 return Ok((secret, SignedIn { user, session }));
             }
         }
@@ -130,20 +154,59 @@ impl DashboardService {
             .await
     }
 
-    /// A one-time link's secret for user `id`: an invitation sets the first password, a reset
-    /// replaces one. `NotFound("user")` when the platform has no such user.
+    /// A one-time link for user `id`: an invitation sets the first password, a reset replaces
+    /// one. With `email`, the link is also queued to the user's address (sent by the mail
+    /// worker). `NotFound("user")` when the platform has no such user.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn link(
         &self,
+        actor: &Actor,
         platform: &PlatformId,
         id: &UserId,
         purpose: LinkPurpose,
-    ) -> Result<Secret, ServiceError> {
-        self.users
+        email: bool,
+    ) -> Result<String, ServiceError> {
+        let user = self
+            .users
             .get_user(platform, id)
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("user"))?;
+        self.issue(actor, &user, purpose, email).await
+    }
+
+    /// Emails a reset link to every account with this address that has a password, one link
+    /// each. Whether there is any is never told: the answer is the same either way. A malformed
+    /// address is refused under `email`.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn request_reset(
+        &self,
+        email: &str,
+        address: Option<IpAddr>,
+    ) -> Result<(), ServiceError> {
+        let email = Email::parse(email)?;
+        let accounts = self
+            .credentials
+            .sign_in_candidates(&email)
+            .await
+            .map_err(ServiceError::Store)?;
+        for (user, _) in accounts {
+            // Who asked is unknown: the entry names the account it was asked for, and where
+            // from.
+            let actor = Actor::dashboard(user.id.clone(), address);
+            self.issue(&actor, &user, LinkPurpose::Reset, true).await?;
+        }
+        Ok(())
+    }
+
+    async fn issue(
+        &self,
+        actor: &Actor,
+        user: &crate::user::User,
+        purpose: LinkPurpose,
+        email: bool,
+    ) -> Result<String, ServiceError> {
+        let (platform, id) = (&user.platform_id, &user.id);
         let now = self.clock.now();
         let secret = Secret::new(self.ids.key_secret());
         let link = UserLink {
@@ -154,11 +217,25 @@ impl DashboardService {
             created_on: now,
             expires_on: now + purpose.lifetime(),
         };
+        let url = format!(
+            "{}/dashboard/welcome?token={}",
+            self.public_url,
+            secret.expose()
+        );
+        let email = email.then(|| LinkEmail {
+            id: format!("eml_{}", self.ids.next_id()),
+            email: purpose.email(&user.email, platform, &url),
+        });
         self.credentials
-            .insert_link(&link)
+            .insert_link(&link, email)
             .await
             .map_err(ServiceError::Store)?;
-        Ok(secret)
+        let action = match purpose {
+            LinkPurpose::Invite => Action::UserInvited,
+            LinkPurpose::Reset => Action::UserResetRequested,
+        };
+        self.audit.record_user(actor, action, platform, id).await;
+        Ok(url)
     }
 
     /// Sets the password of the link's user and uses the link up; every session of the user
@@ -168,19 +245,27 @@ impl DashboardService {
         &self,
         token: &Secret,
         password: &Password,
+        address: Option<IpAddr>,
     ) -> Result<crate::user::User, ServiceError> {
         let hash = self.hasher.hash(password).await;
-        self.credentials
+        let user = self
+            .credentials
             .redeem_link(&token.hash(), self.clock.now(), &hash)
             .await
             .map_err(ServiceError::Store)?
-            .ok_or(ServiceError::NotFound("link"))
+            .ok_or(ServiceError::NotFound("link"))?;
+        let actor = Actor::dashboard(user.id.clone(), address);
+        self.audit
+            .record_user(&actor, Action::UserPasswordSet, &user.platform_id, &user.id)
+            .await;
+        Ok(user)
     }
 
     /// Sets a user's password directly (operators); every session of the user ends.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn set_password(
         &self,
+        actor: &Actor,
         platform: &PlatformId,
         id: &UserId,
         password: &Password,
@@ -189,7 +274,11 @@ impl DashboardService {
         self.credentials
             .set_password(platform, id, &hash)
             .await
-            .map_err(|e| ServiceError::from_store("user", e))
+            .map_err(|e| ServiceError::from_store("user", e))?;
+        self.audit
+            .record_user(actor, Action::UserPasswordSet, platform, id)
+            .await;
+        Ok(())
     }
 }
 
@@ -228,12 +317,14 @@ mod tests {
         let mut ids = MockIds::new();
         ids.expect_key_secret()
             .returning(|| "ABCDEFGHIJKLMNOPQRSTUVWXYZ".into());
+        let (auditor, _) = crate::services::audit::recording::auditor();
         DashboardService::new(
             Arc::new(credentials),
             Arc::new(MockUserStore::new()),
             Arc::new(hasher()),
             Arc::new(clock_at_noon()),
             Arc::new(ids),
+            auditor,
         )
     }
 
@@ -266,7 +357,7 @@ mod tests {
             ("ops@example.com", "short"),
             ("", ""),
         ] {
-            let refused = service.sign_in(email, password).await;
+            let refused = service.sign_in(email, password, None).await;
             assert!(
                 matches!(refused, Err(SignInError::Refused)),
                 "{email}/{password}"
@@ -274,7 +365,7 @@ mod tests {
         }
         assert!(saved.lock().unwrap().is_empty());
         let (secret, signed_in) = service
-            .sign_in("ops@example.com", "second password")
+            .sign_in("ops@example.com", "second password", None)
             .await
             .unwrap();
         assert_eq!(signed_in.user.id, user("b").id);

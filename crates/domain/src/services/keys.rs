@@ -3,11 +3,13 @@
 use std::sync::Arc;
 
 use crate::api_key::{ApiKey, KeyEvent, KeyName, KeyStatus, KeyTransition, KeyValue};
+use crate::audit::{Action, Actor};
 use crate::ids::{KeyId, PlatformId, UserId};
 use crate::mode::{KeyType, Mode};
 use crate::ports::{Clock, Ids, KeyStore, UserStore};
 
 use super::ServiceError;
+use super::audit::{Auditor, Target};
 
 /// A key just generated, with the one copy of its full value the caller will ever see.
 #[derive(Debug, Clone)]
@@ -53,22 +55,35 @@ pub struct KeyService {
     users: Arc<dyn UserStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
+    audit: Auditor,
 }
 
 impl KeyService {
-    /// A service over the key and user stores, with the clock and id source it stamps keys with.
+    /// A service over the key and user stores, with the clock and id source it stamps keys
+    /// with, recording every change in the audit log.
     pub fn new(
         keys: Arc<dyn KeyStore>,
         users: Arc<dyn UserStore>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn Ids>,
+        audit: Auditor,
     ) -> Self {
         Self {
             keys,
             users,
             clock,
             ids,
+            audit,
         }
+    }
+
+    async fn record(&self, actor: &Actor, action: Action, key: &ApiKey) {
+        let target = Target {
+            platform: &key.platform_id,
+            mode: Some(key.mode),
+            id: key.id.as_str(),
+        };
+        self.audit.record(actor, action, target).await;
     }
 
     /// Generates a key (spec 3.1 first row): active at once, value returned once.
@@ -76,6 +91,7 @@ impl KeyService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, created_by = %created_by))]
     pub async fn generate(
         &self,
+        actor: &Actor,
         platform: &PlatformId,
         created_by: &UserId,
         name: KeyName,
@@ -100,6 +116,7 @@ impl KeyService {
             .insert_key(&created.key)
             .await
             .map_err(ServiceError::Store)?;
+        self.record(actor, Action::KeyGenerated, &created.key).await;
         Ok(created)
     }
 
@@ -116,6 +133,7 @@ impl KeyService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn rename(
         &self,
+        actor: &Actor,
         platform: &PlatformId,
         id: &KeyId,
         name: &KeyName,
@@ -124,13 +142,16 @@ impl KeyService {
             .rename_key(platform, id, name)
             .await
             .map_err(|e| ServiceError::from_store("key", e))?;
-        self.get(platform, id).await
+        let key = self.get(platform, id).await?;
+        self.record(actor, Action::KeyRenamed, &key).await;
+        Ok(key)
     }
 
     /// Applies a lifecycle event. Returns the key as it now is, or `None` once deleted.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn apply(
         &self,
+        actor: &Actor,
         platform: &PlatformId,
         id: &KeyId,
         event: KeyEvent,
@@ -149,13 +170,20 @@ impl KeyService {
                     .set_key_status(platform, id, status)
                     .await
                     .map_err(|e| ServiceError::from_store("key", e))?;
-                Ok(Some(ApiKey { status, ..key }))
+                let action = match status {
+                    KeyStatus::Active => Action::KeyActivated,
+                    KeyStatus::Inactive => Action::KeyDeactivated,
+                };
+                let key = ApiKey { status, ..key };
+                self.record(actor, action, &key).await;
+                Ok(Some(key))
             }
             KeyTransition::Deleted => {
                 self.keys
                     .delete_key(platform, id)
                     .await
                     .map_err(|e| ServiceError::from_store("key", e))?;
+                self.record(actor, Action::KeyDeleted, &key).await;
                 Ok(None)
             }
         }
@@ -175,9 +203,16 @@ impl KeyService {
 mod tests {
     use super::*;
     use crate::ports::{MockIds, MockKeyStore, MockUserStore};
+    use crate::services::audit::recording::{self, recorded};
     use crate::services::fixtures::clock_at_noon;
     use crate::user::{Email, User};
     use time::macros::datetime;
+
+    type Audit = Arc<std::sync::Mutex<Vec<crate::audit::AuditEntry>>>;
+
+    fn operator() -> Actor {
+        Actor::operator()
+    }
 
     fn ids() -> MockIds {
         let mut ids = MockIds::new();
@@ -185,6 +220,18 @@ mod tests {
         ids.expect_key_secret()
             .return_const("ABCDEFGHIJKLMNOPQRSTUVWXYZ".to_owned());
         ids
+    }
+
+    fn service(keys: MockKeyStore, users: MockUserStore) -> (KeyService, Audit) {
+        let (auditor, entries) = recording::auditor();
+        let service = KeyService::new(
+            Arc::new(keys),
+            Arc::new(users),
+            Arc::new(clock_at_noon()),
+            Arc::new(ids()),
+            auditor,
+        );
+        (service, entries)
     }
 
     fn user() -> User {
@@ -210,14 +257,10 @@ mod tests {
             })
             .times(1)
             .returning(|_| Ok(()));
-        let service = KeyService::new(
-            Arc::new(keys),
-            Arc::new(users),
-            Arc::new(clock_at_noon()),
-            Arc::new(ids()),
-        );
+        let (service, audit) = service(keys, users);
         let created = service
             .generate(
+                &operator(),
                 &PlatformId::from_suffix("1"),
                 &UserId::from_suffix("1"),
                 KeyName::parse("Backend").unwrap(),
@@ -229,6 +272,10 @@ mod tests {
         assert_eq!(created.value.expose(), "priv_ABCDEFGHIJKLMNOPQRSTUVWXYZ");
         assert_eq!(created.key.id.as_str(), "key_01JDX");
         assert_eq!(created.key.mode, Mode::Live);
+        assert_eq!(
+            recorded(&audit),
+            [(Action::KeyGenerated, "key_01JDX".to_owned())]
+        );
     }
 
     #[tokio::test]
@@ -237,14 +284,10 @@ mod tests {
         users.expect_get_user().returning(|_, _| Ok(None));
         let mut keys = MockKeyStore::new();
         keys.expect_insert_key().never();
-        let service = KeyService::new(
-            Arc::new(keys),
-            Arc::new(users),
-            Arc::new(clock_at_noon()),
-            Arc::new(ids()),
-        );
+        let (service, audit) = service(keys, users);
         let err = service
             .generate(
+                &operator(),
                 &PlatformId::from_suffix("1"),
                 &UserId::from_suffix("2"),
                 KeyName::parse("Backend").unwrap(),
@@ -254,6 +297,7 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, ServiceError::NotFound("user")), "{err:?}");
+        assert!(recorded(&audit).is_empty(), "a refusal is no change");
     }
 
     #[tokio::test]
@@ -261,11 +305,19 @@ mod tests {
         let platform = PlatformId::from_suffix("1");
         let id = KeyId::from_suffix("1");
         let cases = [
-            (KeyEvent::Deactivate, Some(KeyStatus::Inactive)),
-            (KeyEvent::Activate, Some(KeyStatus::Active)),
-            (KeyEvent::Delete, None),
+            (
+                KeyEvent::Deactivate,
+                Some(KeyStatus::Inactive),
+                Action::KeyDeactivated,
+            ),
+            (
+                KeyEvent::Activate,
+                Some(KeyStatus::Active),
+                Action::KeyActivated,
+            ),
+            (KeyEvent::Delete, None, Action::KeyDeleted),
         ];
-        for (event, expected) in cases {
+        for (event, expected, action) in cases {
             let mut keys = MockKeyStore::new();
             keys.expect_get_key().returning(|_, _| {
                 let created = new_key(
@@ -289,14 +341,13 @@ mod tests {
                 keys.expect_delete_key().times(1).returning(|_, _| Ok(()));
                 keys.expect_set_key_status().never();
             }
-            let service = KeyService::new(
-                Arc::new(keys),
-                Arc::new(MockUserStore::new()),
-                Arc::new(clock_at_noon()),
-                Arc::new(ids()),
-            );
-            let after = service.apply(&platform, &id, event).await.unwrap();
+            let (service, audit) = service(keys, MockUserStore::new());
+            let after = service
+                .apply(&operator(), &platform, &id, event)
+                .await
+                .unwrap();
             assert_eq!(after.map(|k| k.status), expected, "{event:?}");
+            assert_eq!(recorded(&audit), [(action, "key_01JDX".to_owned())]);
         }
     }
 
@@ -322,14 +373,10 @@ mod tests {
             created.key.status = KeyStatus::Inactive;
             Ok(Some(created.key))
         });
-        let service = KeyService::new(
-            Arc::new(keys),
-            Arc::new(MockUserStore::new()),
-            Arc::new(clock_at_noon()),
-            Arc::new(ids()),
-        );
+        let (service, audit) = service(keys, MockUserStore::new());
         let key = service
             .rename(
+                &operator(),
                 &PlatformId::from_suffix("1"),
                 &KeyId::from_suffix("01JDX"),
                 &KeyName::parse("Checkout").unwrap(),
@@ -337,6 +384,10 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(key.name.as_str(), "Checkout");
+        assert_eq!(
+            recorded(&audit),
+            [(Action::KeyRenamed, "key_01JDX".to_owned())]
+        );
     }
 
     #[tokio::test]
@@ -344,14 +395,10 @@ mod tests {
         let mut keys = MockKeyStore::new();
         keys.expect_rename_key()
             .returning(|_, _, _| Err(crate::ports::StoreError::NotFound));
-        let service = KeyService::new(
-            Arc::new(keys),
-            Arc::new(MockUserStore::new()),
-            Arc::new(clock_at_noon()),
-            Arc::new(ids()),
-        );
+        let (service, audit) = service(keys, MockUserStore::new());
         let err = service
             .rename(
+                &operator(),
                 &PlatformId::from_suffix("1"),
                 &KeyId::from_suffix("9"),
                 &KeyName::parse("Checkout").unwrap(),
@@ -359,21 +406,18 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, ServiceError::NotFound("key")), "{err:?}");
+        assert!(recorded(&audit).is_empty());
     }
 
     #[tokio::test]
     async fn events_on_a_missing_key_are_not_found() {
         let mut keys = MockKeyStore::new();
         keys.expect_get_key().returning(|_, _| Ok(None));
-        let service = KeyService::new(
-            Arc::new(keys),
-            Arc::new(MockUserStore::new()),
-            Arc::new(clock_at_noon()),
-            Arc::new(ids()),
-        );
+        let (service, audit) = service(keys, MockUserStore::new());
         for event in [KeyEvent::Activate, KeyEvent::Deactivate, KeyEvent::Delete] {
             let err = service
                 .apply(
+                    &operator(),
                     &PlatformId::from_suffix("1"),
                     &KeyId::from_suffix("9"),
                     event,
@@ -382,5 +426,6 @@ mod tests {
                 .unwrap_err();
             assert!(matches!(err, ServiceError::NotFound("key")), "{err:?}");
         }
+        assert!(recorded(&audit).is_empty());
     }
 }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::api_key::KeyName;
+use crate::audit::{Action, Actor};
 use crate::ids::{ConnectionId, PlanId};
 use crate::ids::{PlatformId, UserId};
 use crate::mode::{KeyType, Mode};
@@ -13,6 +14,7 @@ use crate::ports::{Clock, Ids, NewPlatform, PlatformStore};
 use crate::user::{Email, User};
 
 use super::ServiceError;
+use super::audit::{Auditor, Target};
 use super::keys::{CreatedKey, new_key};
 
 /// The names spec 2.1 gives the default keys.
@@ -46,19 +48,42 @@ pub struct PlatformService {
     platforms: Arc<dyn PlatformStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
+    audit: Auditor,
 }
 
 impl PlatformService {
-    /// A service over the platform store, with the clock and id source it stamps records with.
+    /// A service over the platform store, with the clock and id source it stamps records with,
+    /// recording the owner and the default keys in the audit log.
     pub fn new(
         platforms: Arc<dyn PlatformStore>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn Ids>,
+        audit: Auditor,
     ) -> Self {
         Self {
             platforms,
             clock,
             ids,
+            audit,
+        }
+    }
+
+    /// The owner and the default keys a new platform starts with, as the audit log tells it.
+    async fn record(&self, actor: &Actor, created: &CreatedPlatform) {
+        let platform = &created.platform.id;
+        let owner = Target {
+            platform,
+            mode: None,
+            id: created.owner.id.as_str(),
+        };
+        self.audit.record(actor, Action::UserCreated, owner).await;
+        for k in &created.keys {
+            let key = Target {
+                platform,
+                mode: Some(k.key.mode),
+                id: k.key.id.as_str(),
+            };
+            self.audit.record(actor, Action::KeyGenerated, key).await;
         }
     }
 
@@ -66,6 +91,7 @@ impl PlatformService {
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn create(
         &self,
+        actor: &Actor,
         name: PlatformName,
         owner_email: Email,
     ) -> Result<CreatedPlatform, ServiceError> {
@@ -74,6 +100,7 @@ impl PlatformService {
             .create_platform_atomically(&new)
             .await
             .map_err(ServiceError::Store)?;
+        self.record(actor, &created).await;
         Ok(created)
     }
 
@@ -82,6 +109,7 @@ impl PlatformService {
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn bootstrap_demo(
         &self,
+        actor: &Actor,
         name: PlatformName,
         owner_email: Email,
     ) -> Result<Option<CreatedPlatform>, ServiceError> {
@@ -91,7 +119,11 @@ impl PlatformService {
             .create_first_platform_atomically(&new)
             .await
             .map_err(ServiceError::Store)?;
-        Ok(first.then_some(created))
+        if !first {
+            return Ok(None);
+        }
+        self.record(actor, &created).await;
+        Ok(Some(created))
     }
 
     /// Every platform, oldest first; for operators only.
@@ -219,9 +251,12 @@ mod tests {
             })
             .times(1)
             .returning(|_| Ok(()));
-        let service = PlatformService::new(Arc::new(store), Arc::new(clock), Arc::new(ids));
+        let (auditor, audit) = crate::services::audit::recording::auditor();
+        let service =
+            PlatformService::new(Arc::new(store), Arc::new(clock), Arc::new(ids), auditor);
         let created = service
             .create(
+                &Actor::operator(),
                 PlatformName::parse("Acme").unwrap(),
                 Email::parse("owner@acme.test").unwrap(),
             )
@@ -239,6 +274,15 @@ mod tests {
                 ("Default Public Key", KeyType::Public, "pub_t"),
             ]
         );
+        let recorded: Vec<_> = audit.lock().unwrap().iter().map(|e| e.action).collect();
+        assert_eq!(
+            recorded,
+            [
+                Action::UserCreated,
+                Action::KeyGenerated,
+                Action::KeyGenerated
+            ]
+        );
     }
 
     #[tokio::test]
@@ -254,14 +298,18 @@ mod tests {
             .times(1)
             .returning(|_| Ok(false));
         store.expect_create_platform_atomically().never();
-        let service = PlatformService::new(Arc::new(store), Arc::new(clock), Arc::new(ids));
+        let (auditor, audit) = crate::services::audit::recording::auditor();
+        let service =
+            PlatformService::new(Arc::new(store), Arc::new(clock), Arc::new(ids), auditor);
         let out = service
             .bootstrap_demo(
+                &Actor::operator(),
                 PlatformName::parse("Demo").unwrap(),
                 Email::parse("demo@example.com").unwrap(),
             )
             .await
             .unwrap();
         assert!(out.is_none());
+        assert!(audit.lock().unwrap().is_empty(), "nothing was created");
     }
 }

@@ -2,11 +2,13 @@
 
 use std::sync::Arc;
 
+use crate::audit::{Action, Actor};
 use crate::ids::{PlatformId, UserId};
 use crate::ports::{Clock, Ids, PlatformStore, StoreError, UserStore};
 use crate::user::{Email, Role, User};
 
 use super::ServiceError;
+use super::audit::Auditor;
 
 /// Manages the user accounts of a platform.
 #[derive(Clone)]
@@ -15,22 +17,25 @@ pub struct UserService {
     platforms: Arc<dyn PlatformStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
+    audit: Auditor,
 }
 
 impl UserService {
     /// A service over the user and platform stores, with the clock and id source it stamps users
-    /// with.
+    /// with, recording every change in the audit log.
     pub fn new(
         users: Arc<dyn UserStore>,
         platforms: Arc<dyn PlatformStore>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn Ids>,
+        audit: Auditor,
     ) -> Self {
         Self {
             users,
             platforms,
             clock,
             ids,
+            audit,
         }
     }
 
@@ -38,6 +43,7 @@ impl UserService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform))]
     pub async fn create(
         &self,
+        actor: &Actor,
         platform: &PlatformId,
         email: Email,
         role: Role,
@@ -51,7 +57,12 @@ impl UserService {
             created_on: self.clock.now(),
         };
         match self.users.insert_user(&user).await {
-            Ok(()) => Ok(user),
+            Ok(()) => {
+                self.audit
+                    .record_user(actor, Action::UserCreated, platform, &user.id)
+                    .await;
+                Ok(user)
+            }
             Err(StoreError::Duplicate(_)) => Err(ServiceError::Conflict {
                 field: "email",
                 message: format!("platform already has a user with email {}", user.email),
@@ -74,7 +85,12 @@ impl UserService {
     /// the owner. Keys and subscriptions the user created keep the user's id; an email meant for
     /// a deleted user is skipped (spec 6.3).
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
-    pub async fn delete(&self, platform: &PlatformId, id: &UserId) -> Result<(), ServiceError> {
+    pub async fn delete(
+        &self,
+        actor: &Actor,
+        platform: &PlatformId,
+        id: &UserId,
+    ) -> Result<(), ServiceError> {
         let owner = self
             .platforms
             .get_platform(platform)
@@ -91,7 +107,11 @@ impl UserService {
         self.users
             .delete_user(platform, id)
             .await
-            .map_err(|e| ServiceError::from_store("user", e))
+            .map_err(|e| ServiceError::from_store("user", e))?;
+        self.audit
+            .record_user(actor, Action::UserDeleted, platform, id)
+            .await;
+        Ok(())
     }
 
     async fn platform_exists(&self, platform: &PlatformId) -> Result<(), ServiceError> {
@@ -109,6 +129,7 @@ mod tests {
     use super::*;
     use crate::platform::{Platform, PlatformName};
     use crate::ports::{MockIds, MockPlatformStore, MockUserStore};
+    use crate::services::audit::recording::{self, recorded};
     use crate::services::fixtures::clock_at_noon;
     use time::macros::datetime;
 
@@ -125,16 +146,21 @@ mod tests {
         platforms
     }
 
-    fn service(users: MockUserStore) -> UserService {
+    type Audit = Arc<std::sync::Mutex<Vec<crate::audit::AuditEntry>>>;
+
+    fn service(users: MockUserStore) -> (UserService, Audit) {
         let clock = clock_at_noon();
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("2".to_owned());
-        UserService::new(
+        let (auditor, audit) = recording::auditor();
+        let service = UserService::new(
             Arc::new(users),
             Arc::new(platforms()),
             Arc::new(clock),
             Arc::new(ids),
-        )
+            auditor,
+        );
+        (service, audit)
     }
 
     #[tokio::test]
@@ -143,8 +169,10 @@ mod tests {
         users
             .expect_insert_user()
             .returning(|_| Err(StoreError::Duplicate("users.email")));
-        let err = service(users)
+        let (service, audit) = service(users);
+        let err = service
             .create(
+                &Actor::operator(),
                 &PlatformId::from_suffix("1"),
                 Email::parse("a@b.co").unwrap(),
                 Role::Viewer,
@@ -155,6 +183,7 @@ mod tests {
             matches!(err, ServiceError::Conflict { field: "email", .. }),
             "{err:?}"
         );
+        assert!(recorded(&audit).is_empty());
     }
 
     #[tokio::test]
@@ -162,10 +191,15 @@ mod tests {
         let mut users = MockUserStore::new();
         users.expect_insert_user().never();
         users.expect_list_users().never();
-        let s = service(users);
+        let (s, _) = service(users);
         let nope = PlatformId::from_suffix("nope");
         let err = s
-            .create(&nope, Email::parse("a@b.co").unwrap(), Role::Viewer)
+            .create(
+                &Actor::operator(),
+                &nope,
+                Email::parse("a@b.co").unwrap(),
+                Role::Viewer,
+            )
             .await
             .unwrap_err();
         assert!(matches!(err, ServiceError::NotFound("platform")), "{err:?}");
@@ -183,18 +217,22 @@ mod tests {
             .withf(|_, id| id.as_str() == "usr_dev")
             .times(1)
             .returning(|_, _| Ok(()));
-        let s = service(users);
+        let (s, audit) = service(users);
         let platform = PlatformId::from_suffix("1");
         let err = s
-            .delete(&platform, &UserId::from_suffix("owner"))
+            .delete(&Actor::operator(), &platform, &UserId::from_suffix("owner"))
             .await
             .unwrap_err();
         assert!(
             matches!(err, ServiceError::Conflict { field: "user", .. }),
             "{err:?}"
         );
-        s.delete(&platform, &UserId::from_suffix("dev"))
+        s.delete(&Actor::operator(), &platform, &UserId::from_suffix("dev"))
             .await
             .unwrap();
+        assert_eq!(
+            recorded(&audit),
+            [(Action::UserDeleted, "usr_dev".to_owned())]
+        );
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
+use crate::audit::{Action, Actor};
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{NotificationId, PlatformId, WebhookId};
@@ -18,6 +19,7 @@ use crate::webhook::{
 };
 
 use super::ServiceError;
+use super::audit::{Auditor, Target};
 
 /// A subscription as created through the API.
 #[derive(Debug, Clone)]
@@ -41,6 +43,7 @@ pub struct WebhookService {
     queue: Arc<dyn NotificationQueue>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
+    audit: Auditor,
     max_subscriptions: u32,
     secret_overlap: time::Duration,
 }
@@ -51,18 +54,20 @@ pub const DEFAULT_MAX_SUBSCRIPTIONS: u32 = 16;
 
 impl WebhookService {
     /// A service over the webhook store and notification queue, with the default subscription
-    /// limit and secret overlap.
+    /// limit and secret overlap, recording every change in the audit log.
     pub fn new(
         store: Arc<dyn WebhookStore>,
         queue: Arc<dyn NotificationQueue>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn Ids>,
+        audit: Auditor,
     ) -> Self {
         Self {
             store,
             queue,
             clock,
             ids,
+            audit,
             max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
             secret_overlap: SECRET_OVERLAP,
         }
@@ -88,6 +93,7 @@ impl WebhookService {
     pub async fn create(
         &self,
         who: &Principal,
+        actor: &Actor,
         new: NewWebhook,
         reply: Option<&Recorder<'_, Subscription>>,
     ) -> Result<Subscription, ServiceError> {
@@ -124,7 +130,18 @@ impl WebhookService {
                 self.max_subscriptions
             )));
         }
+        self.record(actor, Action::WebhookCreated, &subscription)
+            .await;
         Ok(subscription)
+    }
+
+    async fn record(&self, actor: &Actor, action: Action, s: &Subscription) {
+        let target = Target {
+            platform: &s.platform_id,
+            mode: Some(s.mode),
+            id: s.id.as_str(),
+        };
+        self.audit.record(actor, action, target).await;
     }
 
     /// Two 26-character secrets from the CSPRNG: 52 bytes, over 300 bits.
@@ -141,6 +158,7 @@ impl WebhookService {
     pub async fn rotate_secret(
         &self,
         who: &Principal,
+        actor: &Actor,
         id: &WebhookId,
         reply: Option<&Recorder<'_, Subscription>>,
     ) -> Result<Subscription, ServiceError> {
@@ -159,6 +177,8 @@ impl WebhookService {
                     .into(),
             });
         }
+        self.record(actor, Action::WebhookSecretRotated, &rotated)
+            .await;
         Ok(rotated)
     }
 
@@ -170,6 +190,20 @@ impl WebhookService {
             .await
             .map_err(ServiceError::Store)?
             .ok_or(ServiceError::NotFound("webhook"))
+    }
+
+    /// A subscription shown with its signing secret in the dashboard: recorded, since the
+    /// secret is what lets anyone forge a notification.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
+    pub async fn reveal_secret(
+        &self,
+        who: &Principal,
+        actor: &Actor,
+        id: &WebhookId,
+    ) -> Result<Subscription, ServiceError> {
+        let s = self.get(who, id).await?;
+        self.record(actor, Action::WebhookSecretRevealed, &s).await;
+        Ok(s)
     }
 
     /// The caller's subscriptions in its mode, newest first (spec 4.3).
@@ -191,22 +225,40 @@ impl WebhookService {
     pub async fn replace(
         &self,
         who: &Principal,
+        actor: &Actor,
         id: &WebhookId,
         replacement: Replacement,
     ) -> Result<Subscription, ServiceError> {
-        self.store
+        let replaced = self
+            .store
             .replace_webhook(&who.scope, id, &replacement, self.clock.now())
             .await
-            .map_err(|e| ServiceError::from_store("webhook", e))
+            .map_err(|e| ServiceError::from_store("webhook", e))?;
+        self.record(actor, Action::WebhookReplaced, &replaced).await;
+        Ok(replaced)
     }
 
     /// Deletes the subscription and its delivery history.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
-    pub async fn delete(&self, who: &Principal, id: &WebhookId) -> Result<(), ServiceError> {
+    pub async fn delete(
+        &self,
+        who: &Principal,
+        actor: &Actor,
+        id: &WebhookId,
+    ) -> Result<(), ServiceError> {
         self.store
             .delete_webhook(&who.scope, id)
             .await
-            .map_err(|e| ServiceError::from_store("webhook", e))
+            .map_err(|e| ServiceError::from_store("webhook", e))?;
+        let target = Target {
+            platform: &who.scope.platform,
+            mode: Some(who.scope.mode),
+            id: id.as_str(),
+        };
+        self.audit
+            .record(actor, Action::WebhookDeleted, target)
+            .await;
+        Ok(())
     }
 
     /// The delivery records of one of the caller's subscriptions, newest first (spec 2.4).
@@ -242,14 +294,23 @@ impl WebhookService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn toggle(
         &self,
+        actor: &Actor,
         platform: &PlatformId,
         id: &WebhookId,
         active: bool,
     ) -> Result<Subscription, ServiceError> {
-        self.store
+        let toggled = self
+            .store
             .toggle_webhook(platform, id, active, self.clock.now())
             .await
-            .map_err(|e| ServiceError::from_store("webhook", e))
+            .map_err(|e| ServiceError::from_store("webhook", e))?;
+        let action = if active {
+            Action::WebhookActivated
+        } else {
+            Action::WebhookDeactivated
+        };
+        self.record(actor, action, &toggled).await;
+        Ok(toggled)
     }
 
     /// The dashboard's toggle for a subscription of the caller's platform and mode (another
@@ -258,11 +319,12 @@ impl WebhookService {
     pub async fn set_active(
         &self,
         who: &Principal,
+        actor: &Actor,
         id: &WebhookId,
         active: bool,
     ) -> Result<Subscription, ServiceError> {
         self.get(who, id).await?;
-        self.toggle(&who.scope.platform, id, active).await
+        self.toggle(actor, &who.scope.platform, id, active).await
     }
 
     /// Operators read the history of any subscription of the platform.
@@ -297,13 +359,24 @@ impl WebhookService {
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn resend(
         &self,
+        actor: &Actor,
         platform: &PlatformId,
         id: &NotificationId,
     ) -> Result<Delivery, ResendError> {
         let new_id = NotificationId::from_suffix(&self.ids.next_id());
-        self.queue
+        let queued = self
+            .queue
             .resend(platform, id, &new_id, self.clock.now())
-            .await
+            .await?;
+        let target = Target {
+            platform,
+            mode: Some(queued.mode),
+            id: queued.id.as_str(),
+        };
+        self.audit
+            .record(actor, Action::WebhookResent, target)
+            .await;
+        Ok(queued)
     }
 }
 
@@ -313,6 +386,7 @@ mod tests {
     use crate::ids::{KeyId, UserId};
     use crate::mode::{KeyType, Mode};
     use crate::ports::{MockIds, MockNotificationQueue, MockWebhookStore};
+    use crate::services::audit::recording::{self, recorded};
     use crate::services::fixtures::clock_at_noon;
 
     /// Spec 2.4: a delivery's record keeps its bodies 15 days, counted back from now (the
@@ -333,11 +407,13 @@ mod tests {
                 .times(1)
                 .returning(move |_| Ok(archived));
         }
+        let (auditor, _audit) = recording::auditor();
         let service = WebhookService::new(
             Arc::new(MockWebhookStore::new()),
             Arc::new(queue),
             Arc::new(clock_at_noon()),
             Arc::new(MockIds::new()),
+            auditor,
         );
         assert_eq!(service.archive_deliveries(None).await.unwrap(), 3);
         assert_eq!(service.archive_deliveries(Some(as_of)).await.unwrap(), 5);
@@ -359,11 +435,13 @@ mod tests {
         let mut ids = MockIds::new();
         ids.expect_next_id().return_const("01".to_owned());
         ids.expect_key_secret().return_const("a".repeat(26));
+        let (auditor, audit) = recording::auditor();
         let service = WebhookService::new(
             Arc::new(store),
             Arc::new(MockNotificationQueue::new()),
             Arc::new(clock_at_noon()),
             Arc::new(ids),
+            auditor,
         );
         let who = Principal {
             scope: crate::scope::Scope::new(PlatformId::from_suffix("1"), Mode::Live),
@@ -374,6 +452,7 @@ mod tests {
         let created = service
             .create(
                 &who,
+                &Actor::api(KeyId::from_suffix("1"), None),
                 NewWebhook {
                     endpoint_url: EndpointUrl::parse("https://example.com/h").unwrap(),
                     events: EventList::parse(&["transaction.created"]).unwrap(),
@@ -390,6 +469,11 @@ mod tests {
             created.secret,
             format!("whsec_{}", STANDARD.encode("a".repeat(52)))
         );
+        assert_eq!(
+            recorded(&audit),
+            [(Action::WebhookCreated, "wh_01".to_owned())]
+        );
+        assert_eq!(audit.lock().unwrap()[0].actor.door, crate::audit::Door::Api);
     }
 
     /// A rotation made from a secret another rotation replaced first writes nothing and says
@@ -424,20 +508,28 @@ mod tests {
                 .returning(move |_, _, _| Ok(won));
             let mut ids = MockIds::new();
             ids.expect_key_secret().return_const("n".repeat(26));
+            let (auditor, audit) = recording::auditor();
             let service = WebhookService::new(
                 Arc::new(store),
                 Arc::new(MockNotificationQueue::new()),
                 Arc::new(clock_at_noon()),
                 Arc::new(ids),
+                auditor,
             );
             let got = service
-                .rotate_secret(&who, &WebhookId::from_suffix("1"), None)
+                .rotate_secret(&who, &Actor::operator(), &WebhookId::from_suffix("1"), None)
                 .await;
             assert_eq!(
                 matches!(got, Err(ServiceError::Conflict { .. })),
                 conflict,
                 "{got:?}"
             );
+            let expected: &[_] = if conflict {
+                &[]
+            } else {
+                &[(Action::WebhookSecretRotated, "wh_1".to_owned())]
+            };
+            assert_eq!(recorded(&audit), expected);
         }
     }
 
@@ -474,11 +566,13 @@ mod tests {
             .withf(|_, _, active, _| *active)
             .times(1)
             .returning(|_, _, _, _| Ok(subscription_in(Mode::Live)));
+        let (auditor, audit) = recording::auditor();
         let service = WebhookService::new(
             Arc::new(store),
             Arc::new(MockNotificationQueue::new()),
             Arc::new(clock_at_noon()),
             Arc::new(MockIds::new()),
+            auditor,
         );
         let id = WebhookId::from_suffix("1");
         let in_mode = |mode| Principal {
@@ -487,14 +581,21 @@ mod tests {
             key_id: None,
             user_id: UserId::from_suffix("1"),
         };
-        let other = service.set_active(&in_mode(Mode::Test), &id, true).await;
+        let other = service
+            .set_active(&in_mode(Mode::Test), &Actor::operator(), &id, true)
+            .await;
         assert!(
             matches!(other, Err(ServiceError::NotFound("webhook"))),
             "{other:?}"
         );
         service
-            .set_active(&in_mode(Mode::Live), &id, true)
+            .set_active(&in_mode(Mode::Live), &Actor::operator(), &id, true)
             .await
             .unwrap();
+        assert_eq!(
+            recorded(&audit),
+            [(Action::WebhookActivated, "wh_1".to_owned())],
+            "the refusal in the other mode records nothing"
+        );
     }
 }

@@ -6,11 +6,12 @@ use holdfast_domain::api_key::KeyHash;
 use holdfast_domain::dashboard::{Session, SignedIn, UserLink};
 use holdfast_domain::ids::{PlatformId, UserId};
 use holdfast_domain::mode::Mode;
-use holdfast_domain::ports::{CredentialStore, StoreError};
+use holdfast_domain::ports::{CredentialStore, LinkEmail, StoreError};
 use holdfast_domain::user::{Email, User};
 use time::OffsetDateTime;
 
 use super::SqlStore;
+use super::emails::queue_email;
 use crate::conn::Conn;
 use crate::error::query_error;
 use crate::rows::{USER_COLUMNS, UserRow, parse, stored_hash};
@@ -144,18 +145,29 @@ impl CredentialStore for SqlStore {
         super::one_row(changed).map_err(|_| StoreError::NotFound)
     }
 
-    async fn insert_link(&self, link: &UserLink) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        conn.execute(diesel::insert_into(l::table).values(NewLinkRow {
+    async fn insert_link(
+        &self,
+        link: &UserLink,
+        email: Option<LinkEmail>,
+    ) -> Result<(), StoreError> {
+        let row = NewLinkRow {
             token_hash: link.token_hash.as_bytes(),
             user_id: link.user_id.as_str(),
             platform_id: link.platform_id.as_str(),
             purpose: link.purpose.as_str(),
             created_on: link.created_on,
             expires_on: link.expires_on,
-        }))
+        };
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            conn.execute(diesel::insert_into(l::table).values(row))
+                .await?;
+            if let Some(queued) = &email {
+                queue_email(conn, &queued.id, &queued.email, link.created_on).await?;
+            }
+            Ok(())
+        })
         .await
-        .map(drop)
         .map_err(query_error("user_links"))
     }
 

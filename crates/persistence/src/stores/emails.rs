@@ -12,6 +12,38 @@ use crate::timestamp::Instant;
 
 type EmailRow = (String, String, String, String, i32);
 
+#[derive(Debug, Insertable)]
+#[diesel(table_name = m)]
+struct NewEmailRow<'a> {
+    id: &'a str,
+    recipient: &'a str,
+    subject: &'a str,
+    body: &'a str,
+    #[diesel(serialize_as = Instant)]
+    created_on: OffsetDateTime,
+    #[diesel(serialize_as = Instant)]
+    due_on: OffsetDateTime,
+}
+
+/// Queues `email` as `id`, due at once, in the caller's transaction.
+pub(crate) async fn queue_email(
+    conn: &mut Conn,
+    id: &str,
+    email: &OutgoingEmail,
+    at: OffsetDateTime,
+) -> QueryResult<()> {
+    conn.execute(diesel::insert_into(m::table).values(NewEmailRow {
+        id,
+        recipient: &email.to,
+        subject: &email.subject,
+        body: &email.body,
+        created_on: at,
+        due_on: at,
+    }))
+    .await
+    .map(drop)
+}
+
 /// Leases up to `limit` due emails and reads them.
 async fn lease(
     conn: &mut Conn,
@@ -59,6 +91,9 @@ async fn lease(
 #[derive(Debug, Default, AsChangeset)]
 #[diesel(table_name = m)]
 struct AttemptEnd {
+    /// Emptied once the email has gone or never will: a body can carry a one-time link, a
+    /// credential the outbox has no reason to keep.
+    body: Option<&'static str>,
     sent_on: Option<Instant>,
     failed_on: Option<Instant>,
     due_on: Option<Instant>,
@@ -108,6 +143,7 @@ impl EmailOutbox for SqlStore {
             id,
             AttemptEnd {
                 sent_on: Some(Instant(at)),
+                body: Some(""),
                 ..AttemptEnd::default()
             },
         )
@@ -142,6 +178,7 @@ impl EmailOutbox for SqlStore {
             AttemptEnd {
                 failed_on: Some(Instant(at)),
                 last_error: Some(error.to_owned()),
+                body: Some(""),
                 ..AttemptEnd::default()
             },
         )

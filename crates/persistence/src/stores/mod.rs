@@ -1,6 +1,7 @@
 //! The store adapters: one `SqlStore` implements every store port, each in its own file, with
 //! every query written once for both backends (`conn.rs` says how).
 
+mod audit;
 mod claim;
 mod client_sessions;
 mod completion;

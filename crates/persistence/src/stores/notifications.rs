@@ -13,22 +13,9 @@ use super::SqlStore;
 use super::claim::fair_due_ids;
 use crate::conn::{Conn, Lock};
 use crate::error::query_error;
-use crate::schema::{emails as m, events as e, notifications as n, users as u, webhooks as w};
+use crate::schema::{events as e, notifications as n, users as u, webhooks as w};
 use crate::timestamp::Instant;
 use crate::webhook_rows::{NewNotificationRow, NotificationRow, WebhookRow};
-
-#[derive(Debug, Insertable)]
-#[diesel(table_name = m, treat_none_as_default_value = false)]
-struct NewEmailRow<'a> {
-    id: String,
-    recipient: &'a str,
-    subject: &'a str,
-    body: &'a str,
-    #[diesel(serialize_as = Instant)]
-    created_on: OffsetDateTime,
-    #[diesel(serialize_as = Instant)]
-    due_on: OffsetDateTime,
-}
 
 type ClaimedRow = (String, String, String, OffsetDateTime, Option<WebhookRow>);
 
@@ -117,14 +104,12 @@ async fn count_failure(
     let suffix = notification
         .as_str()
         .trim_start_matches(NotificationId::PREFIX);
-    conn.execute(diesel::insert_into(m::table).values(NewEmailRow {
-        id: format!("eml_{suffix}"),
-        recipient: &email.to,
-        subject: &email.subject,
-        body: &email.body,
-        created_on: finished.attempted_on,
-        due_on: finished.attempted_on,
-    }))
+    super::emails::queue_email(
+        conn,
+        &format!("eml_{suffix}"),
+        &email,
+        finished.attempted_on,
+    )
     .await?;
     Ok((true, true))
 }

@@ -48,11 +48,11 @@ pub async fn passwords_links_and_sessions_are_kept_by_hash_and_used_once(db: Dat
 
     // A link sets the password once, and only before it expires.
     credentials
-        .insert_link(&link(&owner_a, "L1", T0 + time::Duration::hours(24)))
+        .insert_link(&link(&owner_a, "L1", T0 + time::Duration::hours(24)), None)
         .await
         .unwrap();
     credentials
-        .insert_link(&link(&owner_b, "L2", T0))
+        .insert_link(&link(&owner_b, "L2", T0), None)
         .await
         .unwrap();
     let late = credentials

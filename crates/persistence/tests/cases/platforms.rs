@@ -119,17 +119,14 @@ pub async fn only_one_first_platform_under_concurrency(db: Database) {
     let attempts = (0..4).map(|i| {
         let stores = stores.clone();
         tokio::spawn(async move {
-            let candidate = PlatformService::new(
-                stores.platforms.clone(),
-                std::sync::Arc::new(FixedClock),
-                std::sync::Arc::new(CountingIds),
-            )
-            .bootstrap_demo(
-                PlatformName::parse(&format!("Demo {i}")).unwrap(),
-                Email::parse("demo@example.com").unwrap(),
-            )
-            .await
-            .unwrap();
+            let candidate = platform_service(&stores)
+                .bootstrap_demo(
+                    &holdfast_domain::audit::Actor::operator(),
+                    PlatformName::parse(&format!("Demo {i}")).unwrap(),
+                    Email::parse("demo@example.com").unwrap(),
+                )
+                .await
+                .unwrap();
             candidate.is_some()
         })
     });
@@ -141,17 +138,14 @@ pub async fn only_one_first_platform_under_concurrency(db: Database) {
     assert_eq!(stores.platforms.list_platforms().await.unwrap().len(), 1);
     // Once a platform exists, even a platform made the ordinary way, bootstrap does nothing.
     new_platform(&stores, "Other").await;
-    let again = PlatformService::new(
-        stores.platforms.clone(),
-        std::sync::Arc::new(FixedClock),
-        std::sync::Arc::new(CountingIds),
-    )
-    .bootstrap_demo(
-        PlatformName::parse("Demo").unwrap(),
-        Email::parse("d@example.com").unwrap(),
-    )
-    .await
-    .unwrap();
+    let again = platform_service(&stores)
+        .bootstrap_demo(
+            &holdfast_domain::audit::Actor::operator(),
+            PlatformName::parse("Demo").unwrap(),
+            Email::parse("d@example.com").unwrap(),
+        )
+        .await
+        .unwrap();
     assert!(again.is_none());
 }
 

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::error::ApiError;
-use super::extract::{ApiJson, Caller, PageQuery, page_request};
+use super::extract::{Acting, ApiJson, Caller, PageQuery, page_request};
 use super::idempotency::{AnswerWithChange, changed, created};
 use super::routes::Routes;
 use super::views::{DeletedView, ListView};
@@ -140,6 +140,7 @@ fn webhook_id(raw: &str) -> Result<WebhookId, ApiError> {
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    Acting(actor): Acting,
     req: HttpRequest,
     ApiJson(body): ApiJson<WebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
@@ -149,6 +150,7 @@ async fn create(
         .webhooks
         .create(
             &who,
+            &actor,
             NewWebhook {
                 endpoint_url: f.endpoint_url,
                 events: f.events,
@@ -203,6 +205,7 @@ async fn get(
 async fn rotate_secret(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    Acting(actor): Acting,
     req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
@@ -210,7 +213,7 @@ async fn rotate_secret(
     let answer = AnswerWithChange::new(&req, |s: &Subscription| changed(&view(s)));
     let rotated = state
         .webhooks
-        .rotate_secret(&who, &id, answer.recorder().as_ref())
+        .rotate_secret(&who, &actor, &id, answer.recorder().as_ref())
         .await?;
     Ok(answer.send(&rotated))
 }
@@ -220,6 +223,7 @@ async fn rotate_secret(
 async fn replace(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    Acting(actor): Acting,
     id: web::Path<String>,
     ApiJson(body): ApiJson<WebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
@@ -229,6 +233,7 @@ async fn replace(
         .webhooks
         .replace(
             &who,
+            &actor,
             &id,
             Replacement {
                 endpoint_url: f.endpoint_url,
@@ -247,10 +252,11 @@ async fn replace(
 async fn delete(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    Acting(actor): Acting,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = webhook_id(&id)?;
-    state.webhooks.delete(&who, &id).await?;
+    state.webhooks.delete(&who, &actor, &id).await?;
     Ok(HttpResponse::Ok().json(DeletedView {
         id: id.to_string(),
         deleted: true,

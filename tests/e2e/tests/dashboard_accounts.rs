@@ -1,0 +1,271 @@
+//! The dashboard's people from outside: every change to keys, subscriptions and users lands in
+//! the audit log (rows read from the database), and a forgotten password is reset by a link
+//! read from a real SMTP server (aiosmtpd).
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::time::Duration;
+
+use holdfast_e2e::dashboard::{
+    ADMIN_PASSWORD, Pages, VIEWER_PASSWORD, assert_page_headers, audit_rows, client, link_in,
+    owner_and_viewer, sign_in,
+};
+use holdfast_e2e::{Api, Env, SmtpServer, on_both_backends};
+use reqwest::StatusCode;
+use serde_json::Value;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Where people reach Holdfast, as the reset test's server is told (`HOLDFAST_PUBLIC_URL`).
+const PUBLIC_URL: &str = "https://pay.example.test";
+
+/// The id of the item of a CLI `list` whose `field` is `value`.
+fn id_where(list: &Value, field: &str, value: &str) -> String {
+    list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item[field] == value)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// What the audit log holds after `every_change_lands_in_the_audit_log`'s steps, oldest first:
+/// who, door, action, target, address, mode.
+#[rustfmt::skip]
+const EXPECTED: [[&str; 6]; 14] = [
+    ["operator", "cli", "user.created", "owner", "-", "-"],
+    ["operator", "cli", "key.generated", "private key", "-", "test"],
+    ["operator", "cli", "key.generated", "public key", "-", "test"],
+    ["operator", "cli", "user.invited", "owner", "-", "-"],
+    ["operator", "cli", "user.password_set", "owner", "-", "-"],
+    ["operator", "cli", "user.created", "viewer", "-", "-"],
+    ["operator", "cli", "user.password_set", "viewer", "-", "-"],
+    ["private key", "api", "webhook.created", "hook", "127.0.0.1", "test"],
+    ["owner", "dashboard", "user.signed_in", "owner", "127.0.0.1", "-"],
+    ["owner", "dashboard", "webhook.deactivated", "hook", "127.0.0.1", "test"],
+    ["owner", "dashboard", "webhook.secret_revealed", "hook", "127.0.0.1", "test"],
+    ["owner", "dashboard", "key.generated", "audited key", "127.0.0.1", "test"],
+    ["operator", "cli", "webhook.activated", "hook", "-", "test"],
+    ["viewer", "dashboard", "user.signed_in", "viewer", "127.0.0.1", "-"],
+];
+
+/// Every change to keys, subscriptions and users, through each door, is recorded with who made
+/// it, from where, in which mode; the Audit Log page lists it for a viewer too.
+async fn every_change_lands_in_the_audit_log(env: Env) {
+    let platform = owner_and_viewer(&env);
+    let server = env.serve();
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    let body = r#"{"endpointUrl": "https://example.com/hooks", "events": ["merchant.created"]}"#;
+    let made = Api::new(&server)
+        .post("/v1/webhooks", &platform.private_key, body)
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let hook = made.body["id"].as_str().unwrap().to_owned();
+    let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
+    let token = pages.token(&admin).await;
+    let hooks = "/dashboard/settings/webhooks";
+    for (path, status) in [
+        (format!("{hooks}/{hook}/disable"), StatusCode::SEE_OTHER),
+        (format!("{hooks}/{hook}/secret"), StatusCode::OK),
+    ] {
+        let done = pages
+            .send("POST", &path, Some(&admin), &[("csrf", &token)])
+            .await;
+        assert_eq!(done.status(), status, "{path}");
+    }
+    let form = [("csrf", &*token), ("name", "Audited"), ("type", "public")];
+    let generated = pages
+        .send("POST", "/dashboard/keys", Some(&admin), &form)
+        .await;
+    assert_eq!(generated.status(), StatusCode::CREATED);
+    env.cli_json(&["webhooks", "enable", "--platform", &platform.id, &hook]);
+    let viewer = sign_in(&server, "viewer@example.com", VIEWER_PASSWORD).await;
+
+    let users = env.cli_json(&["users", "list", "--platform", &platform.id]);
+    let viewer_id = id_where(&users, "email", "viewer@example.com");
+    let keys = env.cli_json(&["keys", "list", "--platform", &platform.id]);
+    let audited = id_where(&keys, "name", "Audited");
+    let names = [
+        (platform.owner_id.as_str(), "owner"),
+        (viewer_id.as_str(), "viewer"),
+        (platform.private_key_id.as_str(), "private key"),
+        (platform.public_key_id.as_str(), "public key"),
+        (audited.as_str(), "audited key"),
+        (hook.as_str(), "hook"),
+    ];
+    assert_eq!(
+        audit_rows(&env, &names).await,
+        EXPECTED.map(|row| row.map(str::to_owned))
+    );
+
+    let page = pages
+        .send("GET", "/dashboard/audit", Some(&viewer), &[])
+        .await;
+    assert_eq!(page.status(), StatusCode::OK);
+    assert_page_headers(page.headers(), "/dashboard/audit");
+    let html = page.text().await.unwrap();
+    for shown in [
+        "Revealed signing secret",
+        "Set webhook subscription inactive",
+        "owner@example.com",
+        "API key “Default Private Key”",
+        "Command line",
+        "127.0.0.1",
+        &audited,
+    ] {
+        assert!(html.contains(shown), "{shown}: {html}");
+    }
+}
+
+/// The reset page's answer for each address: one with an account, one without (the two must
+/// match), and a malformed one (refused without being repeated).
+async fn ask_for_resets(pages: &Pages<'_>) {
+    let form = pages.send("GET", "/dashboard/reset", None, &[]).await;
+    assert_eq!(form.status(), StatusCode::OK);
+    assert_page_headers(form.headers(), "/dashboard/reset");
+    let mut answers = Vec::new();
+    for email in ["owner@example.com", "nobody@example.com"] {
+        let asked = pages
+            .send("POST", "/dashboard/reset", None, &[("email", email)])
+            .await;
+        assert_eq!(asked.status(), StatusCode::OK, "{email}");
+        answers.push(asked.text().await.unwrap());
+    }
+    assert_eq!(answers[0], answers[1], "no account is told from an account");
+    assert!(answers[0].contains("a link to choose a new password is on its way"));
+    let typed = "<b>not an email";
+    let bad = pages
+        .send("POST", "/dashboard/reset", None, &[("email", typed)])
+        .await;
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    assert!(!bad.text().await.unwrap().contains(typed), "never echoed");
+}
+
+/// Waits until `n` emails are sent, then checks the outbox kept none of their bodies.
+async fn assert_sent_bodies_are_erased(env: &Env, n: usize) {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let kept = env
+            .query_text("SELECT body FROM emails WHERE sent_on IS NOT NULL")
+            .await;
+        if kept.len() == n {
+            assert!(
+                kept.iter().all(|r| r[0].as_deref() == Some("")),
+                "a sent email keeps no link: {kept:?}"
+            );
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{kept:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `users invite` with an SMTP server set prints the link and emails the same one.
+async fn invite_by_email(env: &Env, platform: &str, smtp: &SmtpServer) {
+    let made = env.cli_json(&[
+        "users",
+        "create",
+        "--platform",
+        platform,
+        "--email",
+        "new@example.com",
+    ]);
+    let printed = env.cli_json(&[
+        "users",
+        "invite",
+        "--platform",
+        platform,
+        made["id"].as_str().unwrap(),
+        "--smtp-url",
+        &smtp.url(),
+    ]);
+    assert_eq!(printed["emailed"], true);
+    let mails = smtp.wait_for(2, WAIT).await;
+    let invitation = mails
+        .iter()
+        .find(|m| m.to == "new@example.com")
+        .expect("the invitation is emailed");
+    assert_eq!(invitation.subject, "Your Holdfast dashboard invitation");
+    assert_eq!(link_in(invitation), printed["link"].as_str().unwrap());
+}
+
+/// A forgotten password: the reset page answers the same for an address with no account, an
+/// email reaches a real SMTP server with a link that sets a new password once, the old password
+/// stops working, the outbox keeps no link once it is sent, and the audit log has it all. An
+/// invitation from the CLI with SMTP configured is emailed the same way.
+async fn a_forgotten_password_is_reset_by_an_emailed_link(env: Env) {
+    let platform = owner_and_viewer(&env);
+    let smtp = SmtpServer::start();
+    let smtp_url = smtp.url();
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_WORKER_POLL_MS", "20"),
+        ("HOLDFAST_SMTP_URL", &smtp_url),
+        ("HOLDFAST_PUBLIC_URL", PUBLIC_URL),
+    ]);
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    ask_for_resets(&pages).await;
+    let mails = smtp.wait_for(1, WAIT).await;
+    assert_eq!(mails.len(), 1, "one account, one email: {mails:?}");
+    assert_eq!(mails[0].to, "owner@example.com");
+    assert_eq!(mails[0].subject, "Reset your Holdfast dashboard password");
+    let link = link_in(&mails[0]);
+    let path = link
+        .strip_prefix(PUBLIC_URL)
+        .expect("links start at the public URL");
+    let opened = client().get(server.url(path)).send().await.unwrap();
+    assert_eq!(opened.status(), StatusCode::OK, "{link}");
+    let new_password = "a brand new password";
+    let token = link.split("token=").nth(1).unwrap();
+    let form = [
+        ("token", token),
+        ("password", new_password),
+        ("confirm", new_password),
+    ];
+    let set = pages.send("POST", "/dashboard/welcome", None, &form).await;
+    assert_eq!(set.status(), StatusCode::SEE_OTHER);
+    let again = pages.send("POST", "/dashboard/welcome", None, &form).await;
+    assert_eq!(again.status(), StatusCode::BAD_REQUEST, "a link works once");
+    sign_in(&server, "owner@example.com", new_password).await;
+    let old = client()
+        .post(server.url("/dashboard/sign-in"))
+        .form(&[("email", "owner@example.com"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(old.status(), StatusCode::UNAUTHORIZED, "the old password");
+
+    invite_by_email(&env, &platform.id, &smtp).await;
+    assert_sent_bodies_are_erased(&env, 2).await;
+    let owner = [(platform.owner_id.as_str(), "owner")];
+    let actions: Vec<String> = audit_rows(&env, &owner)
+        .await
+        .into_iter()
+        .filter(|[.., target, _, _]| target == "owner")
+        .map(|[_, door, action, ..]| format!("{door} {action}"))
+        .collect();
+    assert_eq!(
+        actions[actions.len() - 3..],
+        [
+            "dashboard user.reset_requested",
+            "dashboard user.password_set",
+            "dashboard user.signed_in"
+        ]
+    );
+}
+
+on_both_backends!(
+    every_change_lands_in_the_audit_log,
+    a_forgotten_password_is_reset_by_an_emailed_link,
+);
