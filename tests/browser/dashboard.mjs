@@ -197,7 +197,7 @@ const tests = {
     await context.close();
   },
 
-  async 'the Audit Log lists who changed what'() {
+  async 'the Audit Log lists who changed what, and the platform switch finds no other account'() {
     const { context, page, console } = await fresh();
     await signIn(page, ADMIN);
     await page.getByRole('link', { name: 'Audit Log' }).click();
@@ -205,6 +205,10 @@ const tests = {
     await clean(page, console, '12-audit-log');
     assert.ok(await page.getByRole('cell', { name: 'Generated API key' }).count() > 0);
     assert.ok(await page.getByRole('cell', { name: 'Signed in' }).count() > 0);
+    await page.getByRole('link', { name: 'Switch platform' }).click();
+    await page.getByRole('heading', { name: 'Platforms', level: 1 }).waitFor();
+    assert.match(await page.locator('main').innerText(), /no account on another platform/);
+    await clean(page, console, '15-platforms');
     await context.close();
   },
 

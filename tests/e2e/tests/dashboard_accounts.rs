@@ -265,7 +265,75 @@ async fn a_forgotten_password_is_reset_by_an_emailed_link(env: Env) {
     );
 }
 
+/// One email with accounts on two platforms: sign-in opens the older; the switch lists the
+/// other, refuses the first account's password for it, and with the second account's own
+/// password moves the browser to it with a new session, ending the old one.
+async fn one_email_switches_between_its_platforms(env: Env) {
+    let acme = owner_and_viewer(&env);
+    let beta = env.create_platform("Beta");
+    let beta_password = "beta horse battery staple";
+    holdfast_e2e::dashboard::set_password(&env, &beta.id, &beta.owner_id, beta_password);
+    let server = env.serve();
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    let on_acme = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
+    let keys = pages
+        .send("GET", "/dashboard/keys", Some(&on_acme), &[])
+        .await;
+    assert!(
+        keys.text().await.unwrap().contains(&acme.private_key_id),
+        "the older account"
+    );
+    let page = pages
+        .send("GET", "/dashboard/platforms", Some(&on_acme), &[])
+        .await;
+    assert_eq!(page.status(), StatusCode::OK);
+    assert_page_headers(page.headers(), "/dashboard/platforms");
+    let html = page.text().await.unwrap();
+    assert!(html.contains("Beta") && html.contains(&beta.id), "{html}");
+    let token = pages.token(&on_acme).await;
+    let switch = |password| {
+        [
+            ("csrf", token.clone()),
+            ("platform", beta.id.clone()),
+            ("password", String::from(password)),
+        ]
+    };
+    let form = switch(ADMIN_PASSWORD);
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let wrong = pages
+        .send("POST", "/dashboard/platforms", Some(&on_acme), &form)
+        .await;
+    assert_eq!(
+        wrong.status(),
+        StatusCode::UNAUTHORIZED,
+        "Acme's password for Beta"
+    );
+    let form = switch(beta_password);
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let moved = pages
+        .send("POST", "/dashboard/platforms", Some(&on_acme), &form)
+        .await;
+    assert_eq!(moved.status(), StatusCode::SEE_OTHER);
+    let cookie = moved.headers()[reqwest::header::SET_COOKIE]
+        .to_str()
+        .unwrap();
+    let on_beta = cookie.split(';').next().unwrap().to_owned();
+    let keys = pages
+        .send("GET", "/dashboard/keys", Some(&on_beta), &[])
+        .await;
+    let html = keys.text().await.unwrap();
+    assert!(html.contains(&beta.private_key_id) && !html.contains(&acme.private_key_id));
+    let old = pages
+        .send("GET", "/dashboard/keys", Some(&on_acme), &[])
+        .await;
+    assert_eq!(old.status(), StatusCode::SEE_OTHER, "the old session ended");
+}
+
 on_both_backends!(
     every_change_lands_in_the_audit_log,
     a_forgotten_password_is_reset_by_an_emailed_link,
+    one_email_switches_between_its_platforms,
 );

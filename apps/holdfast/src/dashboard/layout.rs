@@ -172,6 +172,7 @@ pub fn page(signed: &Signed, title: &str, current: &str, body: &Markup) -> Marku
             form.account method="post" action="/dashboard/sign-out" {
                 input type="hidden" name="csrf" value=(signed.csrf);
                 span { (user.email.as_str()) " (" (user.role) ")" }
+                a href="/dashboard/platforms" { "Switch platform" }
                 button.secondary type="submit" { "Sign out" }
             }
         }

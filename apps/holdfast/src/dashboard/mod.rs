@@ -10,6 +10,7 @@ mod auth;
 mod keys;
 mod layout;
 mod merchants;
+mod platforms;
 mod reset;
 mod sign_in;
 pub mod throttle;
@@ -49,7 +50,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     .configure(webhooks::config)
     .configure(transactions::config)
     .configure(merchants::config)
-    .configure(audit::config);
+    .configure(audit::config)
+    .configure(platforms::config);
 }
 
 async fn stylesheet() -> HttpResponse {

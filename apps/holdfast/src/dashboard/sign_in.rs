@@ -84,7 +84,7 @@ async fn sign_in(
     }
     match state
         .dashboard
-        .sign_in(&form.email, &form.password, address)
+        .sign_in(&form.email, &form.password, None, address)
         .await
     {
         Ok((secret, signed_in)) => {

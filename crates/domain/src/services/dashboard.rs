@@ -79,12 +79,14 @@ impl DashboardService {
 
     /// Signs in with an email and password as typed: a new session (in test mode) and the
     /// secret for its cookie. An address with accounts on several platforms signs in to the
-    /// oldest account the password opens.
+    /// oldest account the password opens, or to its account on `platform` when one is named
+    /// (the platform switch, which asks for the password again).
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn sign_in(
         &self,
         email: &str,
         password: &str,
+        platform: Option<&PlatformId>,
         address: Option<IpAddr>,
     ) -> Result<(Secret, SignedIn), SignInError> {
         let (Ok(email), Ok(password)) = (Email::parse(email), Password::parse(password)) else {
@@ -93,7 +95,10 @@ impl DashboardService {
             self.hasher.verify(&filler, None).await;
             return Err(SignInError::Refused);
         };
-        let candidates = self.credentials.sign_in_candidates(&email).await?;
+        let mut candidates = self.credentials.sign_in_candidates(&email).await?;
+        if let Some(platform) = platform {
+            candidates.retain(|(user, _)| &user.platform_id == platform);
+        }
         if candidates.is_empty() {
             self.hasher.verify(&password, None).await;
             return Err(SignInError::Refused);
@@ -140,6 +145,12 @@ impl DashboardService {
             found.session.last_seen_on = now;
         }
         Ok(Some(found))
+    }
+
+    /// The accounts an email has, one per platform at most, each with a password; oldest first.
+    pub async fn accounts(&self, email: &Email) -> Result<Vec<crate::user::User>, StoreError> {
+        let found = self.credentials.sign_in_candidates(email).await?;
+        Ok(found.into_iter().map(|(user, _)| user).collect())
     }
 
     /// Ends the session.
@@ -357,7 +368,7 @@ mod tests {
             ("ops@example.com", "short"),
             ("", ""),
         ] {
-            let refused = service.sign_in(email, password, None).await;
+            let refused = service.sign_in(email, password, None, None).await;
             assert!(
                 matches!(refused, Err(SignInError::Refused)),
                 "{email}/{password}"
@@ -365,7 +376,7 @@ mod tests {
         }
         assert!(saved.lock().unwrap().is_empty());
         let (secret, signed_in) = service
-            .sign_in("ops@example.com", "second password", None)
+            .sign_in("ops@example.com", "second password", None, None)
             .await
             .unwrap();
         assert_eq!(signed_in.user.id, user("b").id);
@@ -376,6 +387,37 @@ mod tests {
             (session.mode, session.expires_on),
             (Mode::Test, NOON + LIFETIME)
         );
+    }
+
+    /// Naming a platform signs in to that platform's account only, with that account's password.
+    #[tokio::test]
+    async fn a_named_platform_takes_only_its_own_accounts_password() {
+        let mut credentials = MockCredentialStore::new();
+        credentials.expect_sign_in_candidates().returning(|_| {
+            Ok(vec![
+                (user("a"), "h:first password".into()),
+                (user("b"), "h:second password".into()),
+            ])
+        });
+        credentials.expect_insert_session().returning(|_| Ok(()));
+        let service = service(credentials);
+        let (a, b) = (PlatformId::from_suffix("a"), PlatformId::from_suffix("b"));
+        for (platform, password, opens) in [
+            (&b, "first password", None),
+            (&b, "second password", Some("b")),
+            (&a, "first password", Some("a")),
+            (&PlatformId::from_suffix("c"), "first password", None),
+        ] {
+            let got = service
+                .sign_in("ops@example.com", password, Some(platform), None)
+                .await;
+            let opened = got.ok().map(|(_, s)| s.user.platform_id);
+            assert_eq!(
+                opened,
+                opens.map(PlatformId::from_suffix),
+                "{platform} {password}"
+            );
+        }
     }
 
     /// A session idle too long is ended when it comes back, not honoured.
