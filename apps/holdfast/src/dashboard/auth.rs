@@ -51,6 +51,15 @@ pub fn session_cookie(req: &HttpRequest, secret: &Secret) -> String {
 }
 
 /// The `Set-Cookie` value that makes the browser forget the session.
+/// The answer to a sign-in that opened a session: its cookie, and on to API Keys.
+pub fn signed_in_now(req: &HttpRequest, secret: &Secret) -> actix_web::HttpResponse {
+    actix_web::HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, "/dashboard/keys"))
+        .insert_header((header::SET_COOKIE, session_cookie(req, secret)))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .finish()
+}
+
 pub fn cleared_cookie() -> String {
     format!("{SESSION_COOKIE}=; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=0")
 }

@@ -3,14 +3,13 @@
 //! session to another of the email's accounts, once that account's own password is typed.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::ids::PlatformId;
 use holdfast_domain::services::SignInError;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::{Signed, SignedForm, session_cookie};
+use super::auth::{Signed, SignedForm, signed_in_now};
 use super::{DashboardError, layout, respond};
 use crate::state::AppState;
 
@@ -129,11 +128,7 @@ async fn switch(
             // The old session ends: one browser, one session, and a new secret for the new
             // account.
             state.dashboard.sign_out(&signed.secret).await?;
-            Ok(HttpResponse::SeeOther()
-                .insert_header((header::LOCATION, "/dashboard/keys"))
-                .insert_header((header::SET_COOKIE, session_cookie(&req, &secret)))
-                .insert_header((header::CACHE_CONTROL, "no-store"))
-                .finish())
+            Ok(signed_in_now(&req, &secret))
         }
         Err(SignInError::Refused) => {
             throttle.failed(email);

@@ -9,7 +9,7 @@ use holdfast_domain::services::{ServiceError, SignInError};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::auth::{NoFields, SignedForm, cleared_cookie, presented_secret, session_cookie};
+use super::auth::{NoFields, SignedForm, cleared_cookie, presented_secret, signed_in_now};
 use super::{DashboardError, layout, respond, see_other};
 use crate::http::same_origin::is_same_origin;
 use crate::state::AppState;
@@ -90,11 +90,7 @@ async fn sign_in(
         Ok((secret, signed_in)) => {
             throttle.succeeded(&form.email);
             tracing::info!(user = %signed_in.user.id, platform = %signed_in.user.platform_id, "signed in to the dashboard");
-            Ok(HttpResponse::SeeOther()
-                .insert_header((header::LOCATION, "/dashboard/keys"))
-                .insert_header((header::SET_COOKIE, session_cookie(&req, &secret)))
-                .insert_header((header::CACHE_CONTROL, "no-store"))
-                .finish())
+            Ok(signed_in_now(&req, &secret))
         }
         Err(SignInError::Refused) => {
             throttle.failed(&form.email);
