@@ -49,6 +49,7 @@ pub(crate) use words;
 pub mod api_key;
 pub mod audit;
 pub mod auth;
+pub mod boarding;
 pub mod dashboard;
 pub mod idempotency;
 pub mod ids;

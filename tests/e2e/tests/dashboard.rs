@@ -556,8 +556,59 @@ async fn an_archived_delivery_is_not_resent(env: Env) {
     assert_eq!(receiver.received().len(), 1, "nothing resent");
 }
 
+/// Spec 6.4 resends transaction notifications only: a merchant event's delivery is not on a
+/// transaction's Webhook Deliveries tab, its page under a transaction is not found, and a resend
+/// posted for it anyway is refused and queues nothing.
+async fn a_merchant_event_is_never_offered_for_resend(env: Env) {
+    let platform = env.create_platform("Acme");
+    set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let server = env.serve();
+    let targets = Targets::made(&server, &platform).await;
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let history = format!("/v1/webhooks/{}/deliveries", targets.hook);
+    let before = api.get(&history, key).await.body["data"].clone();
+    let before = before.as_array().unwrap();
+    let merchant_delivery = before
+        .iter()
+        .find(|d| d["eventType"] == "merchant.created")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
+    let tab = format!("/dashboard/transactions/{}/deliveries", targets.txn);
+    let listed = pages.send("GET", &tab, Some(&admin), &[]).await;
+    let html = listed.text().await.unwrap();
+    assert!(html.contains(&targets.delivery) && !html.contains(&merchant_delivery));
+    let page = format!("{tab}/{merchant_delivery}");
+    let shown = pages.send("GET", &page, Some(&admin), &[]).await;
+    assert_eq!(shown.status(), StatusCode::NOT_FOUND);
+    let token = pages.token(&admin).await;
+    let resent = pages
+        .send(
+            "POST",
+            &format!("{page}/resend"),
+            Some(&admin),
+            &[("csrf", &token)],
+        )
+        .await;
+    assert_eq!(resent.status(), StatusCode::NOT_FOUND);
+    let after = api.get(&history, key).await.body["data"].clone();
+    assert_eq!(
+        after.as_array().unwrap().len(),
+        before.len(),
+        "nothing queued"
+    );
+}
+
 on_both_backends!(
     an_archived_delivery_is_not_resent,
+    a_merchant_event_is_never_offered_for_resend,
     signed_out_every_route_sends_the_browser_to_sign_in,
     every_change_needs_the_token_our_origin_and_an_admin,
     the_dashboard_in_a_browser,
