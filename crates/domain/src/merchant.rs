@@ -3,6 +3,7 @@
 use time::OffsetDateTime;
 
 use crate::Invalid;
+use crate::boarding::OnboardingStatus;
 use crate::ids::{MerchantId, PlanId, PlatformId};
 use crate::mode::Mode;
 use crate::text::bounded_text;
@@ -21,6 +22,8 @@ pub struct Merchant {
     pub details: MerchantDetails,
     /// The plan that prices and routes its payments; the platform's default plan when `None`.
     pub plan_id: Option<PlanId>,
+    /// Where it stands in onboarding; a live merchant is paid only once approved.
+    pub onboarding_status: OnboardingStatus,
     /// When the merchant was created.
     pub created_on: OffsetDateTime,
     /// When the merchant was last changed; equal to `created_on` until the first update.
@@ -41,6 +44,7 @@ impl serde::Serialize for Merchant {
             currency: self.details.currency,
             email: self.details.email.as_ref().map(Email::as_str),
             plan_id: self.plan_id.as_ref(),
+            onboarding_status: self.onboarding_status,
             created_on: format_timestamp(self.created_on),
             updated_on: format_timestamp(self.updated_on),
         }
@@ -67,6 +71,9 @@ pub struct MerchantJson<'a> {
     pub email: Option<&'a str>,
     /// The plan that prices and routes its payments; `null` for the platform's default plan.
     pub plan_id: Option<&'a PlanId>,
+    /// Where it stands in onboarding (`docs/onboarding.md`); a live merchant takes live
+    /// payments only once `approved`.
+    pub onboarding_status: OnboardingStatus,
     /// When it was created.
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::timestamp))]
     pub created_on: String,
@@ -80,6 +87,25 @@ impl std::fmt::Debug for MerchantJson<'_> {
         f.debug_struct("MerchantJson")
             .field("id", self.id)
             .finish_non_exhaustive()
+    }
+}
+
+impl Merchant {
+    /// Why the merchant cannot be paid now, if it cannot: a live merchant is paid only once
+    /// its onboarding is approved. Test merchants are never held back.
+    pub fn payment_refusal(&self) -> Option<Invalid> {
+        (self.mode == Mode::Live && self.onboarding_status != OnboardingStatus::Approved).then(
+            || {
+                Invalid::new(
+                    "merchantId",
+                    format!(
+                        "the merchant takes live payments only once its onboarding is approved; \
+                     its onboarding status is {}",
+                        self.onboarding_status
+                    ),
+                )
+            },
+        )
     }
 }
 
@@ -169,6 +195,28 @@ crate::schema::schema_of!(
 
 #[cfg(test)]
 mod tests {
+
+    /// A live merchant is paid only once approved; a test merchant always.
+    #[test]
+    fn only_approved_live_merchants_are_paid() {
+        for &status in OnboardingStatus::ALL {
+            for mode in [Mode::Test, Mode::Live] {
+                let merchant = Merchant {
+                    mode,
+                    onboarding_status: status,
+                    ..crate::services::fixtures_shop()
+                };
+                let refused = merchant.payment_refusal();
+                let paid = mode == Mode::Test || status == OnboardingStatus::Approved;
+                assert_eq!(refused.is_none(), paid, "{mode:?} {status}");
+                if let Some(refusal) = refused {
+                    assert_eq!(refusal.field, "merchantId");
+                    assert!(refusal.message.contains(status.as_str()));
+                }
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -7,6 +7,15 @@ mod client_sessions;
 mod dashboard;
 #[cfg(test)]
 pub(crate) mod fixtures;
+
+/// A test-mode merchant "Shop" for tests outside the services.
+#[cfg(test)]
+pub(crate) fn fixtures_shop() -> crate::merchant::Merchant {
+    fixtures::shop(
+        crate::ids::MerchantId::from_suffix("1"),
+        crate::ids::PlatformId::from_suffix("1"),
+    )
+}
 mod idempotency;
 mod keys;
 mod merchants;

@@ -145,6 +145,7 @@ pub struct MerchantRow {
     /// Always `None` in what the stores return: deleted merchants are filtered out.
     pub deleted_on: Option<OffsetDateTime>,
     pub plan_id: Option<String>,
+    pub onboarding_status: String,
 }
 
 impl TryFrom<MerchantRow> for Merchant {
@@ -165,6 +166,7 @@ impl TryFrom<MerchantRow> for Merchant {
                     .map_err(|e| corrupt("email", e))?,
             },
             plan_id: row.plan_id.map(PlanId::from_trusted),
+            onboarding_status: parse("onboarding status", &row.onboarding_status)?,
             created_on: row.created_on,
             updated_on: row.updated_on,
         })
@@ -271,6 +273,7 @@ pub struct NewMerchantRow<'a> {
     #[diesel(serialize_as = Instant)]
     pub updated_on: OffsetDateTime,
     pub plan_id: Option<&'a str>,
+    pub onboarding_status: &'static str,
 }
 
 impl<'a> From<&'a Merchant> for NewMerchantRow<'a> {
@@ -285,6 +288,7 @@ impl<'a> From<&'a Merchant> for NewMerchantRow<'a> {
             created_on: m.created_on,
             updated_on: m.updated_on,
             plan_id: m.plan_id.as_ref().map(PlanId::as_str),
+            onboarding_status: m.onboarding_status.as_str(),
         }
     }
 }

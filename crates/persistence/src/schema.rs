@@ -108,6 +108,7 @@ diesel::table! {
         updated_on -> Ts,
         deleted_on -> Nullable<Ts>,
         plan_id -> Nullable<Text>,
+        onboarding_status -> Text,
     }
 }
 

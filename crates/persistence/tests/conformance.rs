@@ -112,6 +112,7 @@ fn merchant(p: &Principal, name: &str) -> Merchant {
             email: Some(Email::parse("shop@example.com").unwrap()),
         },
         plan_id: None,
+        onboarding_status: holdfast_domain::boarding::OnboardingStatus::NotStarted,
         created_on: T0,
         updated_on: T0,
     }

@@ -25,6 +25,7 @@ async fn lifecycle(env: Env) {
         .await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
     let m = &created.body;
+    assert_eq!(m["onboardingStatus"], "not_started");
     let keys: Vec<&str> = m.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         keys,
@@ -36,6 +37,7 @@ async fn lifecycle(env: Env) {
             "currency",
             "email",
             "planId",
+            "onboardingStatus",
             "createdOn",
             "updatedOn"
         ]

@@ -52,6 +52,7 @@ pub(crate) fn shop(id: MerchantId, platform: PlatformId) -> Merchant {
             email: None,
         },
         plan_id: None,
+        onboarding_status: crate::boarding::OnboardingStatus::NotStarted,
         created_on: NOON,
         updated_on: NOON,
     }

@@ -62,6 +62,7 @@ impl MerchantService {
             mode: who.scope.mode,
             details,
             plan_id: None,
+            onboarding_status: crate::boarding::OnboardingStatus::NotStarted,
             created_on: now,
             updated_on: now,
         };

@@ -52,6 +52,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     stores.routing.insert_plan(&own, None).await.unwrap();
     let planned = Merchant {
         plan_id: Some(own.id.clone()),
+        onboarding_status: holdfast_domain::boarding::OnboardingStatus::NotStarted,
         ..merchant(&p, "Planned")
     };
     stores

@@ -192,6 +192,9 @@ impl PaymentService {
             .payment_setup(&who.scope, merchant_id)
             .await?
             .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
+        if let Some(refusal) = merchant.payment_refusal() {
+            return Err(refusal.into());
+        }
         let plan = plan.ok_or_else(|| {
             Invalid::new(
                 "merchantId",
