@@ -1,7 +1,9 @@
 //! Merchant onboarding: the boarding form a merchant fills on a hosted page, the checks its
 //! fields must pass, and what underwriting decides.
 
+pub mod answers;
 pub mod checks;
+pub mod form;
 
 crate::words! {
     /// Where a merchant stands in onboarding. A live merchant takes live payments only once

@@ -119,6 +119,12 @@ typed_id!(
 );
 
 typed_id!(
+    /// A boarding form: what a merchant fills in to be underwritten.
+    BoardingFormId,
+    "bf_"
+);
+
+typed_id!(
     /// A webhook subscription.
     WebhookId,
     "wh_"

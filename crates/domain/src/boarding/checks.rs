@@ -6,6 +6,8 @@ use crate::Invalid;
 
 crate::words! {
     /// The countries a merchant can be boarded in: each has a tax id rule and a bank rule here.
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "UPPERCASE")]
     pub enum Country {
         /// United States: EIN, ABA routing number and account number.
         #[strum(serialize = "US")]
