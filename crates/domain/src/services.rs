@@ -3,6 +3,7 @@
 
 mod audit;
 mod authenticator;
+mod boarding;
 mod client_sessions;
 mod dashboard;
 #[cfg(test)]
@@ -28,6 +29,7 @@ mod webhooks;
 
 pub use audit::Auditor;
 pub use authenticator::{AuthenticateError, Authenticator};
+pub use boarding::{BoardingService, FormFor, IssuedForm, PageError};
 pub use client_sessions::{ClientSessionService, CreatedSession, NewClientSession};
 pub use dashboard::{DEFAULT_PUBLIC_URL, DashboardService, SignInError};
 pub use idempotency::IdempotencyService;

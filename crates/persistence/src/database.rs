@@ -13,9 +13,9 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
-    AuditLog, ClientSessionStore, CredentialStore, EmailOutbox, EventLog, IdempotencyStore,
-    KeyStore, MerchantStore, NotificationQueue, PlatformStore, RoutingStore, StoreError,
-    TokenStore, TransactionStore, UserStore, WebhookStore,
+    AuditLog, BoardingStore, ClientSessionStore, CredentialStore, EmailOutbox, EventLog,
+    IdempotencyStore, KeyStore, MerchantStore, NotificationQueue, PlatformStore, RoutingStore,
+    StoreError, TokenStore, TransactionStore, UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -128,6 +128,7 @@ pub struct Stores {
     pub emails: Arc<dyn EmailOutbox>,
     pub credentials: Arc<dyn CredentialStore>,
     pub audit: Arc<dyn AuditLog>,
+    pub boarding: Arc<dyn BoardingStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -266,6 +267,7 @@ impl Database {
             emails: Arc::new(store.clone()),
             credentials: Arc::new(store.clone()),
             audit: Arc::new(store.clone()),
+            boarding: Arc::new(store.clone()),
         }
     }
 }

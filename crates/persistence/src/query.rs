@@ -14,7 +14,7 @@ use holdfast_domain::scope::Scope;
 use crate::conn::{Conn, Loads};
 use crate::rows::convert_all;
 use crate::schema::{
-    client_sessions, events, idempotency_keys, merchants, notifications, plans,
+    boarding_forms, client_sessions, events, idempotency_keys, merchants, notifications, plans,
     processor_connections, tokens, transactions, webhooks,
 };
 
@@ -63,6 +63,7 @@ macro_rules! scoped_tables {
 }
 
 scoped_tables!(
+    boarding_forms,
     client_sessions,
     events,
     idempotency_keys,

@@ -347,6 +347,37 @@ diesel::table! {
 }
 
 diesel::joinable!(notifications -> webhooks (webhook_id));
+diesel::table! {
+    use diesel::sql_types::{Binary, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    boarding_forms (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        merchant_id -> Text,
+        status -> Text,
+        link_hash -> Binary,
+        expires_on -> Ts,
+        answers -> Text,
+        tax_id_key -> Nullable<Text>,
+        tax_id_nonce -> Nullable<Binary>,
+        tax_id_sealed -> Nullable<Binary>,
+        tax_id_last4 -> Nullable<Text>,
+        bank_key -> Nullable<Text>,
+        bank_nonce -> Nullable<Binary>,
+        bank_sealed -> Nullable<Binary>,
+        bank_last4 -> Nullable<Text>,
+        requested_fields -> Text,
+        reason -> Nullable<Text>,
+        submitted_by -> Nullable<Text>,
+        submitted_on -> Nullable<Ts>,
+        submitted_from -> Nullable<Text>,
+        created_on -> Ts,
+        updated_on -> Ts,
+    }
+}
+
 diesel::joinable!(notifications -> events (event_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -369,4 +400,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhooks,
     notifications,
     emails,
+    boarding_forms,
 );

@@ -309,6 +309,7 @@ mod cases {
     use super::*;
 
     mod audit;
+    mod boarding;
     mod client_sessions;
     mod credentials;
     mod idempotency;
@@ -321,6 +322,7 @@ mod cases {
     mod webhooks;
 
     pub use audit::*;
+    pub use boarding::*;
     pub use client_sessions::*;
     pub use credentials::*;
     pub use idempotency::*;
@@ -396,5 +398,6 @@ conformance!(
     sessions_are_found_with_their_user_and_ended_with_it,
     the_audit_log_lists_a_platforms_mode_newest_first,
     a_links_email_is_queued_with_it_or_not_at_all,
+    boarding_forms_are_written_whole_with_their_events,
     ping_answers,
 );

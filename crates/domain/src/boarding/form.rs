@@ -99,7 +99,35 @@ pub struct BoardingForm {
     pub updated_on: OffsetDateTime,
 }
 
+/// The `data` of `form.created` and `form.completed`: the form's id, its merchant, its status
+/// and when it was submitted (`null` until then).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FormEvent {
+    /// The form's id.
+    pub id: BoardingFormId,
+    /// The merchant it boards.
+    pub merchant_id: MerchantId,
+    /// The form's status when the event happened.
+    pub status: FormStatus,
+    /// When it was submitted, RFC 3339; `null` before.
+    pub submitted_on: Option<String>,
+}
+
 impl BoardingForm {
+    /// The data its events carry.
+    pub fn event(&self) -> FormEvent {
+        FormEvent {
+            id: self.id.clone(),
+            merchant_id: self.merchant_id.clone(),
+            status: self.status,
+            submitted_on: self
+                .submission
+                .as_ref()
+                .map(|s| crate::payment::transaction::format_timestamp(s.on)),
+        }
+    }
+
     /// Whether its link opens it at `now`.
     pub fn link_works_at(&self, now: OffsetDateTime) -> bool {
         now < self.expires_on

@@ -189,6 +189,7 @@ pub trait MerchantStore: Send + Sync {
 }
 
 mod audit;
+mod boarding;
 mod cards;
 mod dashboard;
 mod idempotency;
@@ -197,6 +198,7 @@ mod payments;
 mod webhooks;
 
 pub use audit::*;
+pub use boarding::*;
 pub use cards::*;
 pub use dashboard::*;
 pub use idempotency::*;

@@ -171,6 +171,10 @@ pub enum EventData {
     MerchantUpdated(Box<crate::merchant::Merchant>),
     /// `merchant.deleted`: `{"id", "deleted": true}`, as `DELETE` answers.
     MerchantDeleted(Deleted),
+    /// `form.created`: a boarding form was created.
+    FormCreated(crate::boarding::form::FormEvent),
+    /// `form.completed`: a boarding form was submitted.
+    FormCompleted(crate::boarding::form::FormEvent),
 }
 
 /// The data of a deletion event.
@@ -190,6 +194,8 @@ impl EventData {
             Self::MerchantCreated(_) => EventType::MerchantCreated,
             Self::MerchantUpdated(_) => EventType::MerchantUpdated,
             Self::MerchantDeleted(_) => EventType::MerchantDeleted,
+            Self::FormCreated(_) => EventType::FormCreated,
+            Self::FormCompleted(_) => EventType::FormCompleted,
         }
     }
 
@@ -199,6 +205,7 @@ impl EventData {
             Self::TransactionCreated(txn) => txn.id.as_str(),
             Self::MerchantCreated(m) | Self::MerchantUpdated(m) => m.id.as_str(),
             Self::MerchantDeleted(deleted) => &deleted.id,
+            Self::FormCreated(form) | Self::FormCompleted(form) => form.id.as_str(),
         }
     }
 }

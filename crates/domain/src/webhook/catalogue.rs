@@ -25,10 +25,10 @@ crate::words! {
         /// `loan.updated`: reserved for merchant loans; subscribable, never sent yet.
         #[strum(serialize = "loan.updated")]
         LoanUpdated,
-        /// `form.created`: reserved for boarding forms; subscribable, never sent yet.
+        /// `form.created`: a boarding form was created.
         #[strum(serialize = "form.created")]
         FormCreated,
-        /// `form.completed`: reserved for boarding forms; subscribable, never sent yet.
+        /// `form.completed`: a boarding form was submitted.
         #[strum(serialize = "form.completed")]
         FormCompleted,
     }
@@ -49,8 +49,11 @@ impl EventType {
             Self::LoanCreated | Self::LoanUpdated => {
                 "Reserved for merchant loans (not yet offered): subscribable, never sent yet."
             }
-            Self::FormCreated | Self::FormCompleted => {
-                "Reserved for boarding forms (not yet offered): subscribable, never sent yet."
+            Self::FormCreated => {
+                "A boarding form was created. data: {id, merchantId, status, submittedOn: null}."
+            }
+            Self::FormCompleted => {
+                "A boarding form was submitted. data: {id, merchantId, status, submittedOn}."
             }
         }
     }

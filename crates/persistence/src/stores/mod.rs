@@ -2,6 +2,7 @@
 //! every query written once for both backends (`conn.rs` says how).
 
 mod audit;
+mod boarding;
 mod claim;
 mod client_sessions;
 mod completion;

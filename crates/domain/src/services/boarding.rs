@@ -1,0 +1,387 @@
+//! Boarding forms: created for a merchant through the API, filled in on a hosted page reached
+//! by an unguessable link, submitted (`form.completed`), then decided by underwriting.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use crate::Invalid;
+use crate::auth::Principal;
+use crate::boarding::OnboardingStatus;
+use crate::boarding::answers::{self, Answers};
+use crate::boarding::checks::last4;
+use crate::boarding::form::{
+    BoardingForm, DEFAULT_LINK_LIFETIME, FormStatus, SealedValue, Submission,
+};
+use crate::dashboard::Secret;
+use crate::idempotency::{Recorder, reply_for};
+use crate::ids::{BoardingFormId, EventId, MerchantId};
+use crate::merchant::{Merchant, MerchantDetails};
+use crate::page::{Page, PageRequest};
+use crate::ports::{BoardingStore, CardVault, Clock, FormWrite, Ids, MerchantStore};
+use crate::webhook::EventType;
+
+use super::ServiceError;
+
+/// Which merchant a new form boards.
+#[derive(Debug, Clone)]
+pub enum FormFor {
+    /// A merchant that exists in the caller's platform and mode.
+    Existing(MerchantId),
+    /// A new merchant, created with the form.
+    New(MerchantDetails),
+}
+
+/// A form with the one copy of its link the caller will ever see.
+#[derive(Debug, Clone)]
+pub struct IssuedForm {
+    /// The form as stored.
+    pub form: BoardingForm,
+    /// The hosted page's address, carrying the form's secret.
+    pub url: String,
+}
+
+/// Why the hosted page cannot act on a form.
+#[derive(Debug, thiserror::Error)]
+pub enum PageError {
+    /// No form has this link (unknown, or replaced by a newer link).
+    #[error("this link is unknown or was replaced by a newer one")]
+    UnknownLink,
+    /// The link's time is up.
+    #[error("this link has expired")]
+    Expired,
+    /// The form can no longer be changed (submitted or decided).
+    #[error("this form is {0} and can no longer be changed")]
+    Closed(FormStatus),
+    /// Fields were refused; nothing was kept.
+    #[error("some answers were refused")]
+    Refused(Vec<Invalid>),
+    /// The store failed.
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
+
+/// Creates, reads and fills boarding forms.
+#[derive(Clone)]
+pub struct BoardingService {
+    forms: Arc<dyn BoardingStore>,
+    merchants: Arc<dyn MerchantStore>,
+    vault: Arc<dyn CardVault>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
+    link_lifetime: time::Duration,
+    public_url: String,
+}
+
+impl std::fmt::Debug for BoardingService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BoardingService").finish_non_exhaustive()
+    }
+}
+
+impl BoardingService {
+    /// A service over the form and merchant stores, sealing secrets in `vault`, with links that
+    /// last 7 days and start at the default public URL.
+    pub fn new(
+        forms: Arc<dyn BoardingStore>,
+        merchants: Arc<dyn MerchantStore>,
+        vault: Arc<dyn CardVault>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
+        Self {
+            forms,
+            merchants,
+            vault,
+            clock,
+            ids,
+            link_lifetime: DEFAULT_LINK_LIFETIME,
+            public_url: super::DEFAULT_PUBLIC_URL.to_owned(),
+        }
+    }
+
+    /// Links last `lifetime` (at least a minute).
+    #[must_use]
+    pub fn with_link_lifetime(mut self, lifetime: time::Duration) -> Self {
+        self.link_lifetime = lifetime.max(time::Duration::MINUTE);
+        self
+    }
+
+    /// Links start with `url`.
+    #[must_use]
+    pub fn with_public_url(mut self, url: &str) -> Self {
+        url.trim_end_matches('/').clone_into(&mut self.public_url);
+        self
+    }
+
+    fn event_id(&self) -> EventId {
+        EventId::from_suffix(&self.ids.next_id())
+    }
+
+    /// A new link: its secret, the hash kept, and the address it makes.
+    fn new_link(&self) -> (Secret, String) {
+        let secret = Secret::new(self.ids.key_secret());
+        let url = format!("{}/onboarding/{}", self.public_url, secret.expose());
+        (secret, url)
+    }
+
+    /// Creates a form for an existing merchant of the caller's mode, or for a new one created
+    /// with it, with `form.created` (and `merchant.created`) in the same transaction.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
+    pub async fn create(
+        &self,
+        who: &Principal,
+        target: FormFor,
+        reply: Option<&Recorder<'_, IssuedForm>>,
+    ) -> Result<IssuedForm, ServiceError> {
+        let now = self.clock.now();
+        let (merchant_id, new_merchant) = match target {
+            FormFor::Existing(id) => {
+                let merchant = self
+                    .merchants
+                    .get_merchant(&who.scope, &id)
+                    .await
+                    .map_err(ServiceError::Store)?
+                    .ok_or_else(|| Invalid::new("merchantId", "no such merchant in this mode"))?;
+                (merchant.id, None)
+            }
+            FormFor::New(details) => {
+                let merchant = Merchant {
+                    id: MerchantId::from_suffix(&self.ids.next_id()),
+                    platform_id: who.scope.platform.clone(),
+                    mode: who.scope.mode,
+                    details,
+                    plan_id: None,
+                    onboarding_status: OnboardingStatus::NotStarted,
+                    created_on: now,
+                    updated_on: now,
+                };
+                (merchant.id.clone(), Some((merchant, self.event_id())))
+            }
+        };
+        let (secret, url) = self.new_link();
+        let form = BoardingForm {
+            id: BoardingFormId::from_suffix(&self.ids.next_id()),
+            platform_id: who.scope.platform.clone(),
+            mode: who.scope.mode,
+            merchant_id,
+            status: FormStatus::Open,
+            link_hash: secret.hash(),
+            expires_on: now + self.link_lifetime,
+            answers: Answers::default(),
+            tax_id: None,
+            bank_account: None,
+            requested_fields: Vec::new(),
+            reason: None,
+            submission: None,
+            created_on: now,
+            updated_on: now,
+        };
+        let issued = IssuedForm { form, url };
+        let write = FormWrite {
+            new_merchant,
+            form_event: Some((EventType::FormCreated, self.event_id())),
+            reply: reply_for(reply, &issued),
+            ..FormWrite::default()
+        };
+        self.forms
+            .write_form(&issued.form, write)
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(issued)
+    }
+
+    /// A form of the caller's platform and mode; `NotFound("boarding form")` otherwise.
+    pub async fn get(
+        &self,
+        who: &Principal,
+        id: &BoardingFormId,
+    ) -> Result<BoardingForm, ServiceError> {
+        self.forms
+            .get_form(&who.scope, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("boarding form"))
+    }
+
+    /// The caller's forms, newest first.
+    pub async fn list(
+        &self,
+        who: &Principal,
+        page: &PageRequest,
+    ) -> Result<Page<BoardingForm>, ServiceError> {
+        self.forms
+            .list_forms(&who.scope, page)
+            .await
+            .map_err(ServiceError::Store)
+    }
+
+    /// A fresh link for the form, lasting the full lifetime again; the old link stops working.
+    #[tracing::instrument(level = "debug", skip_all, fields(id = %id))]
+    pub async fn renew_link(
+        &self,
+        who: &Principal,
+        id: &BoardingFormId,
+    ) -> Result<IssuedForm, ServiceError> {
+        let current = self.get(who, id).await?;
+        let now = self.clock.now();
+        let (secret, url) = self.new_link();
+        let form = BoardingForm {
+            link_hash: secret.hash(),
+            expires_on: now + self.link_lifetime,
+            updated_on: now,
+            ..current.clone()
+        };
+        let write = FormWrite {
+            only_if: vec![current.status],
+            ..FormWrite::default()
+        };
+        if !self
+            .forms
+            .write_form(&form, write)
+            .await
+            .map_err(ServiceError::Store)?
+        {
+            return Err(ServiceError::Conflict {
+                field: "id",
+                message: "the form changed at the same time; ask for a new link again".into(),
+            });
+        }
+        Ok(IssuedForm { form, url })
+    }
+
+    /// The form a link opens, if it still works.
+    pub async fn open(&self, link: &str) -> Result<BoardingForm, PageError> {
+        let secret = Secret::presented(link).ok_or(PageError::UnknownLink)?;
+        let form = self
+            .forms
+            .form_by_link(&secret.hash())
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(PageError::UnknownLink)?;
+        if !form.link_works_at(self.clock.now()) {
+            return Err(PageError::Expired);
+        }
+        Ok(form)
+    }
+
+    fn seal(
+        &self,
+        form: &BoardingId<'_>,
+        what: &str,
+        value: Option<String>,
+    ) -> Option<SealedValue> {
+        value.map(|v| SealedValue {
+            sealed: self.vault.seal(&format!("{}:{what}", form.0), &v),
+            last4: last4(&v),
+        })
+    }
+
+    /// Saves what the page sent: every field checked, nothing kept if any is refused; answers
+    /// left empty keep what an earlier visit saved. The merchant is `in_progress` from the
+    /// first save (`merchant.updated`).
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn save(
+        &self,
+        link: &str,
+        typed: &BTreeMap<String, String>,
+    ) -> Result<BoardingForm, PageError> {
+        let current = self.open(link).await?;
+        if !current.status.is_editable() {
+            return Err(PageError::Closed(current.status));
+        }
+        let now = self.clock.now();
+        let (answers, secrets) = answers::check(typed, now).map_err(PageError::Refused)?;
+        let id = BoardingId(current.id.as_str());
+        let form = BoardingForm {
+            answers: current.answers.merged(answers),
+            tax_id: self
+                .seal(&id, "taxId", secrets.tax_id)
+                .or_else(|| current.tax_id.clone()),
+            bank_account: self
+                .seal(&id, "bankAccount", secrets.bank_account)
+                .or_else(|| current.bank_account.clone()),
+            updated_on: now,
+            ..current.clone()
+        };
+        let status = match current.status {
+            FormStatus::NeedsInformation => OnboardingStatus::NeedsInformation,
+            _ => OnboardingStatus::InProgress,
+        };
+        let write = FormWrite {
+            merchant_status: Some((status, self.event_id())),
+            only_if: vec![current.status],
+            ..FormWrite::default()
+        };
+        if !self
+            .forms
+            .write_form(&form, write)
+            .await
+            .map_err(ServiceError::Store)?
+        {
+            return Err(PageError::Closed(FormStatus::Submitted));
+        }
+        Ok(form)
+    }
+
+    /// Submits the form as `signer`, from `address`: it must lack nothing. The form becomes
+    /// `submitted`, the merchant too, and `form.completed` is written with them.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn submit(
+        &self,
+        link: &str,
+        signer: &str,
+        address: Option<IpAddr>,
+    ) -> Result<BoardingForm, PageError> {
+        let current = self.open(link).await?;
+        if !current.status.is_editable() {
+            return Err(PageError::Closed(current.status));
+        }
+        let signer = signer.trim();
+        let mut refused: Vec<Invalid> = current
+            .answers
+            .missing(current.tax_id.is_some(), current.bank_account.is_some())
+            .into_iter()
+            .map(|field| Invalid::new(field, "is needed before the form can be submitted"))
+            .collect();
+        if signer.is_empty() || signer.chars().count() > 200 {
+            refused.push(Invalid::new(
+                "signerName",
+                "must be your full name, at most 200 characters",
+            ));
+        }
+        if !refused.is_empty() {
+            return Err(PageError::Refused(refused));
+        }
+        let now = self.clock.now();
+        let form = BoardingForm {
+            status: FormStatus::Submitted,
+            submission: Some(Submission {
+                name: signer.to_owned(),
+                on: now,
+                address,
+            }),
+            requested_fields: Vec::new(),
+            updated_on: now,
+            ..current.clone()
+        };
+        let write = FormWrite {
+            form_event: Some((EventType::FormCompleted, self.event_id())),
+            merchant_status: Some((OnboardingStatus::Submitted, self.event_id())),
+            only_if: vec![current.status],
+            ..FormWrite::default()
+        };
+        if !self
+            .forms
+            .write_form(&form, write)
+            .await
+            .map_err(ServiceError::Store)?
+        {
+            return Err(PageError::Closed(FormStatus::Submitted));
+        }
+        Ok(form)
+    }
+}
+
+/// A form's id as the vault's context for its secrets.
+struct BoardingId<'a>(&'a str);

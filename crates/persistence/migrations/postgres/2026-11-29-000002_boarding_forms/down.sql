@@ -1,0 +1,1 @@
+DROP TABLE boarding_forms;

@@ -1,0 +1,161 @@
+//! Boarding forms: a form written with its new merchant and events in one transaction, found by
+//! its link's hash and in its scope only, replaced only while its status allows, the merchant's
+//! onboarding status changed (and reported) once.
+
+use holdfast_domain::boarding::OnboardingStatus;
+use holdfast_domain::boarding::answers::Answers;
+use holdfast_domain::boarding::form::{BoardingForm, FormStatus, SealedValue};
+use holdfast_domain::ids::{BoardingFormId, EventId};
+use holdfast_domain::ports::{FormWrite, Sealed};
+use holdfast_domain::webhook::EventType;
+
+use super::*;
+
+fn form(p: &Principal, merchant: &Merchant, link: &str) -> BoardingForm {
+    BoardingForm {
+        id: BoardingFormId::from_suffix(&CountingIds.next_id()),
+        platform_id: p.scope.platform.clone(),
+        mode: p.scope.mode,
+        merchant_id: merchant.id.clone(),
+        status: FormStatus::Open,
+        link_hash: KeyHash::of(link),
+        expires_on: T0 + time::Duration::days(7),
+        answers: Answers::default(),
+        tax_id: None,
+        bank_account: None,
+        requested_fields: Vec::new(),
+        reason: None,
+        submission: None,
+        created_on: T0,
+        updated_on: T0,
+    }
+}
+
+fn event() -> EventId {
+    EventId::from_suffix(&CountingIds.next_id())
+}
+
+pub async fn boarding_forms_are_written_whole_with_their_events(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let new_merchant = merchant(&p, "Boarded");
+    let made = form(&p, &new_merchant, "LINK1");
+    let write = FormWrite {
+        new_merchant: Some((new_merchant.clone(), event())),
+        form_event: Some((EventType::FormCreated, event())),
+        ..FormWrite::default()
+    };
+    assert!(stores.boarding.write_form(&made, write).await.unwrap());
+    assert_eq!(
+        stores.boarding.get_form(&p.scope, &made.id).await.unwrap(),
+        Some(made.clone())
+    );
+    let live = principal(&a, Mode::Live);
+    assert_eq!(
+        stores
+            .boarding
+            .get_form(&live.scope, &made.id)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        stores
+            .boarding
+            .form_by_link(&KeyHash::of("LINK1"))
+            .await
+            .unwrap(),
+        Some(made.clone())
+    );
+    assert_eq!(
+        stores
+            .boarding
+            .form_by_link(&KeyHash::of("LINK2"))
+            .await
+            .unwrap(),
+        None
+    );
+
+    // Answers saved with a sealed value; the merchant moves to in_progress once.
+    let saved = BoardingForm {
+        tax_id: Some(SealedValue {
+            sealed: Sealed {
+                key_id: "k1".into(),
+                nonce: vec![1; 12],
+                ciphertext: vec![2; 24],
+            },
+            last4: "6789".into(),
+        }),
+        ..made.clone()
+    };
+    for _ in 0..2 {
+        let write = FormWrite {
+            merchant_status: Some((OnboardingStatus::InProgress, event())),
+            only_if: vec![FormStatus::Open],
+            ..FormWrite::default()
+        };
+        assert!(stores.boarding.write_form(&saved, write).await.unwrap());
+    }
+    assert_eq!(
+        stores.boarding.get_form(&p.scope, &made.id).await.unwrap(),
+        Some(saved.clone())
+    );
+    // Once submitted, a save made from the open form no longer writes.
+    let submitted = BoardingForm {
+        status: FormStatus::Submitted,
+        ..saved.clone()
+    };
+    let write = FormWrite {
+        form_event: Some((EventType::FormCompleted, event())),
+        merchant_status: Some((OnboardingStatus::Submitted, event())),
+        only_if: vec![FormStatus::Open],
+        ..FormWrite::default()
+    };
+    assert!(stores.boarding.write_form(&submitted, write).await.unwrap());
+    let late = FormWrite {
+        only_if: vec![FormStatus::Open],
+        ..FormWrite::default()
+    };
+    assert!(!stores.boarding.write_form(&saved, late).await.unwrap());
+
+    let types: Vec<String> = stores
+        .events
+        .list_events(&p.scope)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.event_type)
+        .collect();
+    let tail: Vec<&str> = types
+        .iter()
+        .map(String::as_str)
+        .rev()
+        .take(5)
+        .rev()
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            "merchant.created",
+            "form.created",
+            "merchant.updated",
+            "form.completed",
+            "merchant.updated"
+        ],
+        "one merchant.updated per status change: {types:?}"
+    );
+    let merchant = stores
+        .merchants
+        .get_merchant(&p.scope, &new_merchant.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(merchant.onboarding_status, OnboardingStatus::Submitted);
+    let page = stores
+        .boarding
+        .list_forms(&p.scope, &PageRequest::new(None, None).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(page.data, [submitted]);
+}
