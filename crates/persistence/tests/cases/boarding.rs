@@ -136,23 +136,8 @@ pub async fn boarding_forms_are_written_whole_with_their_events(db: Database) {
     };
     assert!(!stores.boarding.write_form(&saved, late).await.unwrap());
 
-    let types: Vec<String> = stores
-        .events
-        .list_events(&p.scope)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|e| e.event_type)
-        .collect();
-    let tail: Vec<&str> = types
-        .iter()
-        .map(String::as_str)
-        .rev()
-        .take(5)
-        .rev()
-        .collect();
     assert_eq!(
-        tail,
+        last_event_types(&stores, &p.scope, 5).await,
         [
             "merchant.created",
             "form.created",
