@@ -11,9 +11,9 @@ use holdfast_domain::ports::{
     BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor,
 };
 use holdfast_domain::services::{
-    Auditor, Authenticator, ClientSessionService, DashboardService, IdempotencyService, KeyService,
-    MerchantService, PaymentService, PlatformService, RoutingService, TokenService, UserService,
-    WebhookService,
+    Auditor, Authenticator, BoardingService, ClientSessionService, DashboardService,
+    IdempotencyService, KeyService, MerchantService, PaymentService, PlatformService,
+    RoutingService, TokenService, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -42,6 +42,8 @@ pub struct AppState {
     /// One checkout's session, for the hosted client.
     pub client_sessions: ClientSessionService,
     pub webhooks: WebhookService,
+    /// Boarding forms and their hosted page.
+    pub boarding: BoardingService,
     /// Who did what to keys, subscriptions and users.
     pub audit: Auditor,
     pub idempotency: IdempotencyService,
@@ -133,6 +135,13 @@ impl AppState {
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let ids: Arc<dyn Ids> = Arc::new(RandomIds::default());
         let stores = database.stores();
+        let boarding = BoardingService::new(
+            stores.boarding.clone(),
+            stores.merchants.clone(),
+            vault.clone(),
+            clock.clone(),
+            ids.clone(),
+        );
         let bins: Arc<dyn BinLookup> = Arc::new(bins);
         let processor: Arc<dyn Processor> = Arc::new(Processors::new(payments.processor_timeout()));
         let tokens = TokenService::new(
@@ -206,6 +215,7 @@ impl AppState {
                 audit.clone(),
             ),
             audit,
+            boarding,
             idempotency: IdempotencyService::new(stores.idempotency, clock, fingerprint_secret),
             rate_limits: Arc::new(RateLimits::off()),
             sign_in_throttle: Arc::default(),
@@ -232,6 +242,7 @@ impl AppState {
     #[must_use]
     pub fn with_public_url(mut self, url: &str) -> Self {
         self.dashboard = self.dashboard.with_public_url(url);
+        self.boarding = self.boarding.with_public_url(url);
         self
     }
 

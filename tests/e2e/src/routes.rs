@@ -17,6 +17,7 @@ pub enum Resource {
     Token,
     Webhook,
     ClientSession,
+    BoardingForm,
 }
 
 pub const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
@@ -79,6 +80,11 @@ pub const ROUTES: &[Route] = &[
     // The hosted client: a public key of either mode, in the query; neither has a mode.
     ("GET", "/v1/clients/{script}", Access::Public, None, Resource::None, 200),
     ("GET", "/v1/clients/fields/{field}", Access::Public, None, Resource::None, 200),
+    // A live key cannot board a test merchant: the merchant does not exist for it.
+    ("POST", "/v1/boarding-forms", Access::Private, Some(r#"{"merchantId": "{merchant}"}"#), Resource::None, 400),
+    ("GET", "/v1/boarding-forms", Access::Private, None, Resource::None, 200),
+    ("GET", "/v1/boarding-forms/{id}", Access::Private, None, Resource::BoardingForm, 0),
+    ("POST", "/v1/boarding-forms/{id}/link", Access::Private, None, Resource::BoardingForm, 0),
 ];
 
 /// A route's template with its placeholders filled: `{id}` by `id`, the rest by values that
@@ -160,6 +166,12 @@ pub async fn resource_of(
             let session = api.post("/v1/client-sessions", owner, &body).await;
             assert_eq!(session.status, StatusCode::CREATED, "{}", session.text);
             session.body["id"].as_str().expect("an id").to_owned()
+        }
+        Resource::BoardingForm => {
+            let body = format!(r#"{{"merchantId": "{merchant}"}}"#);
+            let form = api.post("/v1/boarding-forms", owner, &body).await;
+            assert_eq!(form.status, StatusCode::CREATED, "{}", form.text);
+            form.body["id"].as_str().expect("an id").to_owned()
         }
         Resource::Transaction => {
             let body = AUTH_BODY.replace("{merchant}", &merchant);

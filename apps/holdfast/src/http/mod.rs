@@ -2,6 +2,7 @@
 
 mod apple_pay;
 mod bins;
+mod boarding_forms;
 mod client_sessions;
 pub mod clients;
 mod demo_page;

@@ -92,6 +92,7 @@ fn all() -> Routes {
     super::clients::routes(&mut routes);
     super::client_sessions::routes(&mut routes);
     super::apple_pay::routes(&mut routes);
+    super::boarding_forms::routes(&mut routes);
     routes
 }
 

@@ -62,6 +62,10 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         super::client_sessions::get,
         super::client_sessions::cancel,
         super::apple_pay::create,
+        super::boarding_forms::create,
+        super::boarding_forms::list,
+        super::boarding_forms::get,
+        super::boarding_forms::renew_link,
     ),
     components(schemas(ErrorEnvelope)),
     modifiers(&FromCatalogue),
@@ -71,6 +75,7 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         (name = "routing", description = "Processor connections and the plans that price and route payments."),
         (name = "cards", description = "Tokens and the BIN table."),
         (name = "webhooks", description = "Subscriptions to events, and their delivery history."),
+        (name = "onboarding", description = "Boarding forms: what a merchant fills in on a hosted page to be underwritten (docs/onboarding.md)."),
         (name = "hosted client", description = "The script and payment-field frames a web page loads with a public key (docs/hosted-fields.md)."),
     ),
 )]
