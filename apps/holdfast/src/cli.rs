@@ -64,6 +64,42 @@ pub enum Command {
     /// Webhook delivery history and resend (spec 2.4, 6.4).
     #[command(subcommand)]
     Deliveries(DeliveryCommand),
+    /// Underwriting of submitted boarding forms (live mode; the sandbox decides test forms).
+    #[command(subcommand)]
+    Boarding(BoardingCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BoardingCommand {
+    /// Approve a submitted form: its merchant may take live payments.
+    Approve(BoardingTarget),
+    /// Decline a submitted form.
+    Decline {
+        #[command(flatten)]
+        target: BoardingTarget,
+        /// Why, in words the merchant will read.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Open a submitted form again for the named fields.
+    RequestInformation {
+        #[command(flatten)]
+        target: BoardingTarget,
+        /// What is needed, in words the merchant will read.
+        #[arg(long)]
+        reason: String,
+        /// The fields to answer again, comma-separated (for example `website,taxId`).
+        #[arg(long, value_delimiter = ',', required = true)]
+        fields: Vec<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct BoardingTarget {
+    #[command(flatten)]
+    pub platform: PlatformArg,
+    /// The form's id (bf_…).
+    pub form_id: String,
 }
 
 #[derive(Debug, Subcommand)]

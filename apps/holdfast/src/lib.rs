@@ -6,6 +6,7 @@ pub mod config;
 pub mod dashboard;
 pub mod demo;
 pub mod http;
+pub mod onboarding;
 mod output;
 pub mod state;
 pub mod system;

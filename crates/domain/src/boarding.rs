@@ -4,6 +4,7 @@
 pub mod answers;
 pub mod checks;
 pub mod form;
+pub mod underwriting;
 
 crate::words! {
     /// Where a merchant stands in onboarding. A live merchant takes live payments only once

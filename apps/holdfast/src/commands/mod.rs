@@ -1,5 +1,6 @@
 //! What each command does.
 
+mod boarding;
 mod keys;
 mod platforms;
 mod serve;
@@ -55,6 +56,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Webhooks(cmd) => {
             let state = open(&cli.database, &cli.public_url).await?;
             webhooks::run_webhooks(&state, cmd, json).await
+        }
+        Command::Boarding(cmd) => {
+            let state = open(&cli.database, &cli.public_url).await?;
+            boarding::run(&state, cmd, json).await
         }
         Command::Deliveries(cmd) => {
             let state = open(&cli.database, &cli.public_url).await?;

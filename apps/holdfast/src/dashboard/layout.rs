@@ -107,6 +107,19 @@ pub fn known_page(path: &str) -> Option<&'static str> {
 }
 
 fn document(title: &str, mode: Option<Mode>, header: &Markup, body: &Markup) -> Markup {
+    titled(&format!("{title} · Holdfast dashboard"), mode, header, body)
+}
+
+/// A hosted page of Holdfast's outside the dashboard (a merchant's boarding form): the
+/// dashboard's stylesheet, its own title, no navigation.
+pub fn hosted(title: &str, body: &Markup) -> Markup {
+    let header = html! {
+        header.top { p.brand { "Holdfast" } }
+    };
+    titled(&format!("{title} · Holdfast"), None, &header, body)
+}
+
+fn titled(title: &str, mode: Option<Mode>, header: &Markup, body: &Markup) -> Markup {
     let class = match mode {
         Some(Mode::Live) => "live",
         _ => "test",
@@ -117,7 +130,7 @@ fn document(title: &str, mode: Option<Mode>, header: &Markup, body: &Markup) -> 
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · Holdfast dashboard" }
+                title { (title) }
                 link rel="stylesheet" href="/dashboard/assets/dashboard.css";
                 script src="/dashboard/assets/dashboard.js" defer {}
             }

@@ -8,7 +8,7 @@
 mod audit;
 mod auth;
 mod keys;
-mod layout;
+pub(crate) mod layout;
 mod merchants;
 mod platforms;
 mod reset;
@@ -70,7 +70,7 @@ fn asset(body: &'static str, content_type: &'static str) -> HttpResponse {
 }
 
 /// A page with the dashboard's headers.
-fn respond(status: StatusCode, page: Markup) -> HttpResponse {
+pub(crate) fn respond(status: StatusCode, page: Markup) -> HttpResponse {
     HttpResponse::build(status)
         .content_type(ContentType::html())
         .insert_header((header::CONTENT_SECURITY_POLICY, POLICY))

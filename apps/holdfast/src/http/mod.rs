@@ -77,6 +77,7 @@ pub fn app_with(
         .configure(clients::config)
         .configure(demo_page::config)
         .configure(crate::dashboard::config)
+        .configure(crate::onboarding::config)
         .configure(apple_pay::config)
         .route(openapi::PATH, web::get().to(openapi::serve))
         .configure(routes::register)

@@ -245,16 +245,19 @@ fn owners(typed: &BTreeMap<String, String>, today: Date, errors: &mut Vec<Invali
 }
 
 /// Checks what was typed on the form (field names as the page and the API name them) at
-/// `now`. Every field is optional here: the answers so far, the secrets to seal, or every
-/// refusal at once (nothing is kept when any field is refused).
+/// `now`; the tax id and bank rules are those of the country typed, or else of `saved_country`
+/// (an earlier visit's). Every field is optional here: the answers so far, the secrets to
+/// seal, or every refusal at once (nothing is kept when any field is refused).
 pub fn check(
     typed: &BTreeMap<String, String>,
     now: OffsetDateTime,
+    saved_country: Option<Country>,
 ) -> Result<(Answers, Secrets), Vec<Invalid>> {
     let mut errors = Vec::new();
-    let country = checked(typed, "country", &mut errors, |v| {
+    let typed_country = checked(typed, "country", &mut errors, |v| {
         Country::parse("country", v)
     });
+    let country = typed_country.or(saved_country);
     let answers = Answers {
         legal_name: text(typed, "legalName", 200, &mut errors),
         dba_name: text(typed, "dbaName", 200, &mut errors),
@@ -266,7 +269,7 @@ pub fn check(
                 )
             })
         }),
-        country,
+        country: typed_country,
         address_line1: text(typed, "addressLine1", 200, &mut errors),
         address_line2: text(typed, "addressLine2", 200, &mut errors),
         city: text(typed, "city", 100, &mut errors),
@@ -409,7 +412,7 @@ mod tests {
 
     #[test]
     fn a_complete_us_form_splits_secrets_off_and_misses_nothing() {
-        let (answers, secrets) = check(&complete_us(), NOW).unwrap();
+        let (answers, secrets) = check(&complete_us(), NOW, None).unwrap();
         assert_eq!(secrets.tax_id.as_deref(), Some("123456789"));
         assert_eq!(secrets.bank_account.as_deref(), Some("000123456789"));
         assert_eq!(answers.monthly_volume, Some(25_000));
@@ -439,7 +442,7 @@ mod tests {
         for (field, value, named) in cases {
             let mut form = complete_us();
             form.insert((*field).to_owned(), (*value).to_owned());
-            let errors = check(&form, NOW).unwrap_err();
+            let errors = check(&form, NOW, None).unwrap_err();
             assert!(
                 errors.iter().any(|e| e.field == *named),
                 "{field}: {errors:?}"
@@ -458,7 +461,7 @@ mod tests {
             ("owner2DateOfBirth", "1979-12-26"),
             ("owner2Ownership", "50"),
         ]));
-        let errors = check(&form, NOW).unwrap_err();
+        let errors = check(&form, NOW, None).unwrap_err();
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].field, "owners");
     }
@@ -474,7 +477,7 @@ mod tests {
             ("taxId", "DE123456789"),
             ("iban", "DE89 3704 0044 0532 0130 00"),
         ]));
-        let (answers, secrets) = check(&form, NOW).unwrap();
+        let (answers, secrets) = check(&form, NOW, None).unwrap();
         assert_eq!(
             secrets.bank_account.as_deref(),
             Some("DE89370400440532013000")
@@ -485,13 +488,20 @@ mod tests {
 
     #[test]
     fn a_form_is_filled_over_several_visits() {
-        let (first, _) = check(&typed(&[("legalName", "Corner Shop LLC")]), NOW).unwrap();
-        let (second, _) = check(&typed(&[("city", "Springfield")]), NOW).unwrap();
+        let (first, _) = check(&typed(&[("legalName", "Corner Shop LLC")]), NOW, None).unwrap();
+        let (second, _) = check(&typed(&[("city", "Springfield")]), NOW, None).unwrap();
         let both = first.merged(second);
         assert_eq!(both.legal_name.as_deref(), Some("Corner Shop LLC"));
         assert_eq!(both.city.as_deref(), Some("Springfield"));
         assert!(both.missing(false, false).contains(&"taxId"));
-        let secrets_without_country = check(&typed(&[("taxId", "12-3456789")]), NOW).unwrap_err();
+        let secrets_without_country =
+            check(&typed(&[("taxId", "12-3456789")]), NOW, None).unwrap_err();
         assert_eq!(secrets_without_country[0].field, "taxId");
+        let (_, later) = check(&typed(&[("taxId", "12-3456789")]), NOW, Some(Country::Us)).unwrap();
+        assert_eq!(
+            later.tax_id.as_deref(),
+            Some("123456789"),
+            "the country an earlier visit saved"
+        );
     }
 }

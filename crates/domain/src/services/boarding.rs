@@ -13,12 +13,15 @@ use crate::boarding::checks::last4;
 use crate::boarding::form::{
     BoardingForm, DEFAULT_LINK_LIFETIME, FormStatus, SealedValue, Submission,
 };
+use crate::boarding::underwriting::{self, Decision};
 use crate::dashboard::Secret;
 use crate::idempotency::{Recorder, reply_for};
-use crate::ids::{BoardingFormId, EventId, MerchantId};
+use crate::ids::{BoardingFormId, EventId, MerchantId, PlatformId};
 use crate::merchant::{Merchant, MerchantDetails};
+use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
-use crate::ports::{BoardingStore, CardVault, Clock, FormWrite, Ids, MerchantStore};
+use crate::ports::{BoardingStore, CardVault, Clock, FormWrite, Ids, MerchantStore, StoreError};
+use crate::scope::Scope;
 use crate::webhook::EventType;
 
 use super::ServiceError;
@@ -291,7 +294,8 @@ impl BoardingService {
             return Err(PageError::Closed(current.status));
         }
         let now = self.clock.now();
-        let (answers, secrets) = answers::check(typed, now).map_err(PageError::Refused)?;
+        let (answers, secrets) =
+            answers::check(typed, now, current.answers.country).map_err(PageError::Refused)?;
         let id = BoardingId(current.id.as_str());
         let form = BoardingForm {
             answers: current.answers.merged(answers),
@@ -379,7 +383,95 @@ impl BoardingService {
         {
             return Err(PageError::Closed(FormStatus::Submitted));
         }
+        if form.mode == Mode::Test {
+            return Ok(self.sandbox_decides(form).await?);
+        }
         Ok(form)
+    }
+
+    /// Test mode: the sandbox underwriter decides at once, by the test tax id.
+    async fn sandbox_decides(&self, form: BoardingForm) -> Result<BoardingForm, ServiceError> {
+        let tax_id = form
+            .tax_id
+            .as_ref()
+            .map(|v| self.vault.open(&format!("{}:taxId", form.id), &v.sealed))
+            .transpose()
+            .map_err(|e| ServiceError::Store(StoreError::Unexpected(e.to_string())))?
+            .unwrap_or_default();
+        let decision = underwriting::sandbox(&tax_id);
+        self.decide(form, decision).await
+    }
+
+    /// Records underwriting's decision of a submitted form: the form's status, the merchant's
+    /// (`merchant.updated`), the fields asked about and the reason. `Conflict` unless the form
+    /// is submitted.
+    async fn decide(
+        &self,
+        form: BoardingForm,
+        decision: Decision,
+    ) -> Result<BoardingForm, ServiceError> {
+        let (fields, reason) = match &decision {
+            Decision::Approve => (Vec::new(), None),
+            Decision::Decline { reason } => (Vec::new(), Some(reason.clone())),
+            Decision::RequestInformation { fields, reason } => {
+                (fields.clone(), Some(reason.clone()))
+            }
+        };
+        let decided = BoardingForm {
+            status: decision.form_status(),
+            requested_fields: fields,
+            reason,
+            updated_on: self.clock.now(),
+            ..form
+        };
+        let write = FormWrite {
+            merchant_status: Some((decision.merchant_status(), self.event_id())),
+            only_if: vec![FormStatus::Submitted],
+            ..FormWrite::default()
+        };
+        if !self
+            .forms
+            .write_form(&decided, write)
+            .await
+            .map_err(ServiceError::Store)?
+        {
+            return Err(ServiceError::Conflict {
+                field: "id",
+                message: "only a submitted form can be decided".into(),
+            });
+        }
+        Ok(decided)
+    }
+
+    /// An operator's decision of a submitted form of `platform`, in either mode.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
+    pub async fn operator_decides(
+        &self,
+        platform: &PlatformId,
+        id: &BoardingFormId,
+        decision: Decision,
+    ) -> Result<BoardingForm, ServiceError> {
+        for mode in [Mode::Live, Mode::Test] {
+            let scope = Scope::new(platform.clone(), mode);
+            let found = self
+                .forms
+                .get_form(&scope, id)
+                .await
+                .map_err(ServiceError::Store)?;
+            if let Some(form) = found {
+                if form.status != FormStatus::Submitted {
+                    return Err(ServiceError::Conflict {
+                        field: "id",
+                        message: format!(
+                            "the form is {}: only a submitted form can be decided",
+                            form.status
+                        ),
+                    });
+                }
+                return self.decide(form, decision).await;
+            }
+        }
+        Err(ServiceError::NotFound("boarding form"))
     }
 }
 

@@ -1,0 +1,65 @@
+use holdfast_domain::boarding::underwriting::Decision;
+use holdfast_domain::ids::BoardingFormId;
+use serde_json::json;
+
+use super::{explain, platform_id};
+use crate::cli::{BoardingCommand, BoardingTarget};
+use crate::output::emit;
+use crate::state::AppState;
+
+/// Fields a decision may ask about again: the boarding form's own.
+const FIELDS: &[&str] = &[
+    "legalName",
+    "dbaName",
+    "businessType",
+    "country",
+    "taxId",
+    "addressLine1",
+    "city",
+    "region",
+    "postalCode",
+    "website",
+    "mcc",
+    "monthlyVolume",
+    "owners",
+    "accountHolder",
+    "routingNumber",
+    "accountNumber",
+    "iban",
+];
+
+pub async fn run(state: &AppState, cmd: BoardingCommand, json: bool) -> anyhow::Result<()> {
+    let (target, decision) = match cmd {
+        BoardingCommand::Approve(target) => (target, Decision::Approve),
+        BoardingCommand::Decline { target, reason } => (target, Decision::Decline { reason }),
+        BoardingCommand::RequestInformation {
+            target,
+            reason,
+            fields,
+        } => {
+            if fields.iter().any(|f| !FIELDS.contains(&f.as_str())) {
+                anyhow::bail!("--fields: each must be one of {}", FIELDS.join(", "));
+            }
+            (target, Decision::RequestInformation { fields, reason })
+        }
+    };
+    let BoardingTarget { platform, form_id } = target;
+    let platform = platform_id(&platform.platform)?;
+    let id = BoardingFormId::parse("form", &form_id).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let form = state
+        .boarding
+        .operator_decides(&platform, &id, decision)
+        .await
+        .map_err(explain)?;
+    emit(
+        json,
+        &json!({ "id": form.id, "merchantId": form.merchant_id, "status": form.status }),
+        || {
+            format!(
+                "{} is now {} (merchant {})",
+                form.id, form.status, form.merchant_id
+            )
+        },
+    );
+    Ok(())
+}
