@@ -105,7 +105,10 @@ async fn show(
     link: web::Path<String>,
 ) -> HttpResponse {
     match state.boarding.open(&link).await {
-        Ok(form) => respond(StatusCode::OK, form_page(&form, &link, &[], None)),
+        Ok(form) => respond(
+            StatusCode::OK,
+            form_page(&form, &link, &[], None, &BTreeMap::new()),
+        ),
         Err(error) => {
             count_guess(&req, &state, &error);
             refusal(&error)
@@ -158,12 +161,14 @@ async fn act(
     match done {
         Ok(form) if action == "review" => respond(StatusCode::OK, review_page(&form, &link, &[])),
         Ok(form) => {
-            let notice = if form.status == FormStatus::Submitted {
-                None
-            } else {
-                Some("Your answers are saved. Come back with the same link to carry on.")
-            };
-            respond(StatusCode::OK, form_page(&form, &link, &[], notice))
+            let notice = form
+                .status
+                .is_editable()
+                .then_some("Your answers are saved. Come back with the same link to carry on.");
+            respond(
+                StatusCode::OK,
+                form_page(&form, &link, &[], notice, &BTreeMap::new()),
+            )
         }
         Err(PageError::Refused(errors)) => {
             // The page again, with the refusals; what was saved before stays.
@@ -173,13 +178,16 @@ async fn act(
                 }
                 Ok(form) => respond(
                     StatusCode::BAD_REQUEST,
-                    form_page(&form, &link, &errors, None),
+                    form_page(&form, &link, &errors, None, &typed),
                 ),
                 Err(error) => refusal(&error),
             }
         }
         Err(PageError::Closed(_)) => match state.boarding.open(&link).await {
-            Ok(form) => respond(StatusCode::CONFLICT, form_page(&form, &link, &[], None)),
+            Ok(form) => respond(
+                StatusCode::CONFLICT,
+                form_page(&form, &link, &[], None, &BTreeMap::new()),
+            ),
             Err(error) => refusal(&error),
         },
         Err(error) => {
@@ -284,8 +292,34 @@ fn status_words(status: FormStatus) -> &'static str {
     }
 }
 
-fn form_page(form: &BoardingForm, link: &str, errors: &[Invalid], notice: Option<&str>) -> Markup {
-    let a = &form.answers;
+/// What a field shows: what was just typed (a refused save keeps nothing, but the page keeps
+/// what the person typed, secrets aside), else what was saved.
+struct Shown<'a> {
+    saved: &'a Answers,
+    typed: &'a BTreeMap<String, String>,
+}
+
+impl Shown<'_> {
+    fn value(&self, name: &str, saved: Option<&str>) -> Option<String> {
+        self.typed
+            .get(name)
+            .filter(|v| !v.trim().is_empty())
+            .cloned()
+            .or_else(|| saved.map(str::to_owned))
+    }
+}
+
+fn form_page(
+    form: &BoardingForm,
+    link: &str,
+    errors: &[Invalid],
+    notice: Option<&str>,
+    typed: &BTreeMap<String, String>,
+) -> Markup {
+    let a = &Shown {
+        saved: &form.answers,
+        typed,
+    };
     let editable = form.status.is_editable();
     let action = format!("/onboarding/{link}");
     let body = html! {
@@ -312,24 +346,29 @@ fn form_page(form: &BoardingForm, link: &str, errors: &[Invalid], notice: Option
     hosted("Boarding form", &body)
 }
 
-fn business_section(a: &Answers, form: &BoardingForm, errors: &[Invalid]) -> Markup {
+fn business_section(a: &Shown<'_>, form: &BoardingForm, errors: &[Invalid]) -> Markup {
+    let business_type = a.value(
+        "businessType",
+        a.saved.business_type.map(BusinessType::as_str),
+    );
+    let country = a.value("country", a.saved.country.map(Country::as_str));
     html! {
         fieldset {
             legend { "Business" }
-            (field("legalName", a.legal_name.as_deref(), errors, &FieldAttrs { autocomplete: Some("organization"), ..TEXT }))
-            (field("dbaName", a.dba_name.as_deref(), errors, &OPTIONAL))
+            (field("legalName", a.value("legalName", a.saved.legal_name.as_deref()).as_deref(), errors, &FieldAttrs { autocomplete: Some("organization"), ..TEXT }))
+            (field("dbaName", a.value("dbaName", a.saved.dba_name.as_deref()).as_deref(), errors, &OPTIONAL))
             label for="businessType" { "Business type" }
             select #businessType name="businessType" {
                 option value="" { "Choose…" }
                 @for t in BusinessType::ALL {
-                    option value=(t.as_str()) selected[a.business_type == Some(*t)] { (t.label()) }
+                    option value=(t.as_str()) selected[business_type.as_deref() == Some(t.as_str())] { (t.label()) }
                 }
             }
             label for="country" { "Country" }
             select #country name="country" {
                 option value="" { "Choose…" }
                 @for c in Country::ALL {
-                    option value=(c.as_str()) selected[a.country == Some(*c)] { (c.name()) }
+                    option value=(c.as_str()) selected[country.as_deref() == Some(c.as_str())] { (c.name()) }
                 }
             }
             (field("taxId", None, errors, &FieldAttrs { hint: Some("US: EIN, 9 digits. UK: UTR, 10 digits. EU: VAT number with its country prefix."), autocomplete: Some("off"), maxlength: 20, ..TEXT }))
@@ -338,54 +377,62 @@ fn business_section(a: &Answers, form: &BoardingForm, errors: &[Invalid]) -> Mar
     }
 }
 
-fn address_section(a: &Answers, errors: &[Invalid]) -> Markup {
+fn address_section(a: &Shown<'_>, errors: &[Invalid]) -> Markup {
+    let saved = a.saved;
     html! {
         fieldset {
             legend { "Registered address" }
-            (field("addressLine1", a.address_line1.as_deref(), errors, &FieldAttrs { autocomplete: Some("address-line1"), ..TEXT }))
-            (field("addressLine2", a.address_line2.as_deref(), errors, &FieldAttrs { autocomplete: Some("address-line2"), ..OPTIONAL }))
-            (field("city", a.city.as_deref(), errors, &FieldAttrs { autocomplete: Some("address-level2"), maxlength: 100, ..TEXT }))
-            (field("region", a.region.as_deref(), errors, &FieldAttrs { autocomplete: Some("address-level1"), maxlength: 100, ..OPTIONAL }))
-            (field("postalCode", a.postal_code.as_deref(), errors, &FieldAttrs { autocomplete: Some("postal-code"), maxlength: 20, ..TEXT }))
+            (field("addressLine1", a.value("addressLine1", saved.address_line1.as_deref()).as_deref(), errors, &FieldAttrs { autocomplete: Some("address-line1"), ..TEXT }))
+            (field("addressLine2", a.value("addressLine2", saved.address_line2.as_deref()).as_deref(), errors, &FieldAttrs { autocomplete: Some("address-line2"), ..OPTIONAL }))
+            (field("city", a.value("city", saved.city.as_deref()).as_deref(), errors, &FieldAttrs { autocomplete: Some("address-level2"), maxlength: 100, ..TEXT }))
+            (field("region", a.value("region", saved.region.as_deref()).as_deref(), errors, &FieldAttrs { autocomplete: Some("address-level1"), maxlength: 100, ..OPTIONAL }))
+            (field("postalCode", a.value("postalCode", saved.postal_code.as_deref()).as_deref(), errors, &FieldAttrs { autocomplete: Some("postal-code"), maxlength: 20, ..TEXT }))
         }
     }
 }
 
-fn sales_section(a: &Answers, errors: &[Invalid]) -> Markup {
-    let volume = a.monthly_volume.map(|v| v.to_string());
+fn sales_section(a: &Shown<'_>, errors: &[Invalid]) -> Markup {
+    let saved = a.saved;
+    let volume = a.value(
+        "monthlyVolume",
+        saved.monthly_volume.map(|v| v.to_string()).as_deref(),
+    );
     html! {
         fieldset {
             legend { "What you sell" }
-            (field("website", a.website.as_deref(), errors, &FieldAttrs { kind: "url", hint: Some("Starting with https://"), autocomplete: Some("url"), ..TEXT }))
-            (field("mcc", a.mcc.as_deref(), errors, &FieldAttrs { hint: Some("Four digits, such as 5734 for computer software stores."), inputmode: Some("numeric"), pattern: Some("[0-9]{4}"), maxlength: 4, ..TEXT }))
+            (field("website", a.value("website", saved.website.as_deref()).as_deref(), errors, &FieldAttrs { kind: "url", hint: Some("Starting with https://"), autocomplete: Some("url"), ..TEXT }))
+            (field("mcc", a.value("mcc", saved.mcc.as_deref()).as_deref(), errors, &FieldAttrs { hint: Some("Four digits, such as 5734 for computer software stores."), inputmode: Some("numeric"), pattern: Some("[0-9]{4}"), maxlength: 4, ..TEXT }))
             (field("monthlyVolume", volume.as_deref(), errors, &FieldAttrs { hint: Some("In whole units of your currency."), inputmode: Some("numeric"), maxlength: 16, ..TEXT }))
         }
     }
 }
 
-fn owners_section(a: &Answers, errors: &[Invalid]) -> Markup {
+fn owners_section(a: &Shown<'_>, errors: &[Invalid]) -> Markup {
     html! {
         fieldset {
             legend { "Owners of 25 % or more" }
             p.hint { "List everyone who owns 25 % or more; shares add up to at most 100 %." }
             @for n in 1..=MAX_OWNERS {
-                @let owner = a.owners.get(n - 1);
+                @let owner = a.saved.owners.get(n - 1);
                 @let (name, dob, share) = (format!("owner{n}Name"), format!("owner{n}DateOfBirth"), format!("owner{n}Ownership"));
-                @let share_value = owner.map(|o| o.ownership.to_string());
-                (field(&name, owner.map(|o| o.name.as_str()), errors, &FieldAttrs { required: n == 1, ..TEXT }))
-                (field(&dob, owner.map(|o| o.date_of_birth.as_str()), errors, &FieldAttrs { kind: "date", required: n == 1, maxlength: 10, ..TEXT }))
+                @let share_value = a.value(&share, owner.map(|o| o.ownership.to_string()).as_deref());
+                @let name_value = a.value(&name, owner.map(|o| o.name.as_str()));
+                @let dob_value = a.value(&dob, owner.map(|o| o.date_of_birth.as_str()));
+                (field(&name, name_value.as_deref(), errors, &FieldAttrs { required: n == 1, ..TEXT }))
+                (field(&dob, dob_value.as_deref(), errors, &FieldAttrs { kind: "date", required: n == 1, maxlength: 10, ..TEXT }))
                 (field(&share, share_value.as_deref(), errors, &FieldAttrs { hint: Some("Percent, 25 to 100."), inputmode: Some("numeric"), required: n == 1, maxlength: 3, ..TEXT }))
             }
         }
     }
 }
 
-fn bank_section(a: &Answers, form: &BoardingForm, errors: &[Invalid]) -> Markup {
+fn bank_section(a: &Shown<'_>, form: &BoardingForm, errors: &[Invalid]) -> Markup {
+    let saved = a.saved;
     html! {
         fieldset {
             legend { "Payout bank account" }
-            (field("accountHolder", a.account_holder.as_deref(), errors, &TEXT))
-            (field("routingNumber", a.routing_number.as_deref(), errors, &FieldAttrs { hint: Some("United States only: 9 digits."), inputmode: Some("numeric"), pattern: Some("[0-9]{9}"), maxlength: 9, ..OPTIONAL }))
+            (field("accountHolder", a.value("accountHolder", saved.account_holder.as_deref()).as_deref(), errors, &TEXT))
+            (field("routingNumber", a.value("routingNumber", saved.routing_number.as_deref()).as_deref(), errors, &FieldAttrs { hint: Some("United States only: 9 digits."), inputmode: Some("numeric"), pattern: Some("[0-9]{9}"), maxlength: 9, ..OPTIONAL }))
             (field("accountNumber", None, errors, &FieldAttrs { hint: Some("United States only: 4 to 17 digits."), inputmode: Some("numeric"), autocomplete: Some("off"), maxlength: 17, ..OPTIONAL }))
             (field("iban", None, errors, &FieldAttrs { hint: Some("Outside the United States."), autocomplete: Some("off"), maxlength: 42, ..OPTIONAL }))
             (on_file("The account", form.bank_account.as_ref().map(|v| v.last4.as_str())))

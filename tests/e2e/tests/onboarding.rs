@@ -359,7 +359,29 @@ async fn a_live_merchant_is_paid_only_once_approved(env: Env) {
     );
 }
 
+/// The hosted page in Debian's Chromium (`tests/browser/onboarding.mjs`): filled over two
+/// visits, on a desktop and a phone, submitted; the API then reads it approved.
+async fn the_hosted_page_in_a_browser(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(FAST_WEBHOOKS);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let issued = new_form(&api, key, r#"{"merchant": {"name": "Corner Shop"}}"#).await;
+    let page = Page::of(&server, &issued);
+    holdfast_e2e::browser(
+        &env,
+        &server,
+        "onboarding.mjs",
+        &[("HOLDFAST_FORM_PATH", &page.path)],
+    );
+    let id = issued["id"].as_str().unwrap();
+    let read = api.get(&format!("/v1/boarding-forms/{id}"), key).await;
+    assert_eq!(read.body["status"], "approved");
+    assert_eq!(read.body["submittedBy"], "Ada Lovelace");
+}
+
 on_both_backends!(
+    the_hosted_page_in_a_browser,
     a_merchant_boards_through_the_hosted_page,
     the_sandbox_decides_by_test_tax_id,
     links_are_renewed_expire_and_close,

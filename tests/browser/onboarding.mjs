@@ -1,0 +1,90 @@
+// The hosted boarding form in a browser: a merchant fills it over two visits, is told in words
+// which answer is wrong, reviews and submits; on a phone-sized screen too. axe-core on every
+// state, no Content-Security-Policy refusal, screenshots of each. Run by
+// tests/e2e/tests/onboarding.rs, which then reads the form back through the API.
+//
+//   HOLDFAST_URL=… HOLDFAST_FORM_PATH=/onboarding/… node onboarding.mjs
+import assert from 'node:assert/strict';
+import { artifacts, axe, launch, main, required } from './lib.mjs';
+
+const HOLDFAST = required('HOLDFAST_URL');
+const FORM = `${HOLDFAST}${required('HOLDFAST_FORM_PATH')}`;
+const shot = artifacts('onboarding');
+const browser = await launch();
+
+async function fresh(viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const console = [];
+  page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
+  return { context, page, console };
+}
+
+async function clean(page, console, name) {
+  await shot(page, name);
+  assert.deepEqual((await axe(page)).violations, [], `${name} is axe-clean`);
+  const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
+  assert.deepEqual(refused, [], `${name}: no CSP violation`);
+}
+
+const tests = {
+  async 'a first visit saves part of the form, and a wrong answer is named, not repeated'() {
+    const { context, page, console } = await fresh();
+    await page.goto(FORM);
+    await page.getByRole('heading', { name: 'Tell us about your business' }).waitFor();
+    await clean(page, console, '01-empty-form');
+    await page.getByLabel('Legal name').fill('Corner Shop LLC');
+    await page.getByLabel('Business type').selectOption('llc');
+    await page.getByLabel('Country').selectOption('US');
+    await page.getByLabel('Tax id').fill('98-765');
+    await page.getByRole('button', { name: 'Save progress' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /Tax id: must be an EIN/);
+    assert.ok(!(await page.content()).includes('98-765'), 'the wrong tax id is not repeated');
+    await clean(page, console, '02-refused');
+    await page.getByLabel('Tax id').fill('45-8302716');
+    await page.getByRole('button', { name: 'Save progress' }).click();
+    await page.getByText('Your answers are saved.').waitFor();
+    assert.match(await page.locator('main').innerText(), /ends in 2716/);
+    await clean(page, console, '03-saved');
+    await context.close();
+  },
+
+  async 'a second visit on a phone finishes, reviews and submits'() {
+    const { context, page, console } = await fresh({ width: 375, height: 800 });
+    await page.goto(FORM);
+    assert.equal(await page.getByLabel('Legal name').inputValue(), 'Corner Shop LLC', 'kept from the first visit');
+    const fill = {
+      Address: '1 Main St',
+      City: 'Springfield',
+      'Postal code': '12345',
+      Website: 'https://corner.example.com',
+      'Merchant category code': '5734',
+      'Expected monthly card volume': '25000',
+      'Owner 1: name': 'Ada Lovelace',
+      'Owner 1: date of birth': '1980-04-30',
+      'Owner 1: ownership': '60',
+      'Account holder': 'Corner Shop LLC',
+      'Routing number (optional)': '021000021',
+      'Account number (optional)': '73920184650',
+    };
+    for (const [label, value] of Object.entries(fill)) {
+      await page.getByLabel(label, { exact: true }).fill(value);
+    }
+    await clean(page, console, '04-filled-phone');
+    await page.getByRole('button', { name: 'Review and submit' }).click();
+    await page.getByRole('heading', { name: 'Review and submit' }).waitFor();
+    assert.match(await page.locator('dl.facts').innerText(), /ending in 4650/);
+    await clean(page, console, '05-review');
+    await page.getByLabel('Your full name').fill('Ada Lovelace');
+    await page.getByLabel(/I confirm/).check();
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.getByText(/This form is/).waitFor();
+    assert.match(await page.getByRole('status').innerText(), /approved/);
+    await clean(page, console, '06-approved');
+    await context.close();
+  },
+};
+
+await main(tests, browser);
