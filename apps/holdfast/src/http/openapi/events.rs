@@ -12,10 +12,17 @@ fn data_schema(event: EventType) -> Value {
         EventType::TransactionCreated => reference("Transaction"),
         EventType::MerchantCreated | EventType::MerchantUpdated => reference("Merchant"),
         EventType::MerchantDeleted => reference("Deleted"),
-        EventType::LoanCreated
-        | EventType::LoanUpdated
-        | EventType::FormCreated
-        | EventType::FormCompleted => json!({
+        EventType::FormCreated | EventType::FormCompleted => json!({
+            "type": "object",
+            "required": ["id", "merchantId", "status", "submittedOn"],
+            "properties": {
+                "id": { "type": "string", "description": "The boarding form's id (`bf_…`)." },
+                "merchantId": { "type": "string" },
+                "status": { "type": "string", "enum": ["open", "submitted", "approved", "declined", "needs_information"] },
+                "submittedOn": { "type": ["string", "null"], "format": "date-time" }
+            }
+        }),
+        EventType::LoanCreated | EventType::LoanUpdated => json!({
             "type": "object",
             "description": "Reserved: subscribable, never sent yet."
         }),
