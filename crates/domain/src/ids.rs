@@ -125,6 +125,12 @@ typed_id!(
 );
 
 typed_id!(
+    /// A merchant's PCI compliance form for one year.
+    ComplianceFormId,
+    "cf_"
+);
+
+typed_id!(
     /// A webhook subscription.
     WebhookId,
     "wh_"

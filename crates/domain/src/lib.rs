@@ -50,6 +50,7 @@ pub mod api_key;
 pub mod audit;
 pub mod auth;
 pub mod boarding;
+pub mod compliance;
 pub mod dashboard;
 pub mod idempotency;
 pub mod ids;

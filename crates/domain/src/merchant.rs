@@ -24,6 +24,9 @@ pub struct Merchant {
     pub plan_id: Option<PlanId>,
     /// Where it stands in onboarding; a live merchant is paid only once approved.
     pub onboarding_status: OnboardingStatus,
+    /// When a payment for it first carried a raw card number: from then on its systems see
+    /// card numbers, and it attests SAQ D rather than A (`docs/compliance.md`).
+    pub raw_cards_on: Option<OffsetDateTime>,
     /// When the merchant was created.
     pub created_on: OffsetDateTime,
     /// When the merchant was last changed; equal to `created_on` until the first update.

@@ -14,8 +14,8 @@ use holdfast_domain::scope::Scope;
 use crate::conn::{Conn, Loads};
 use crate::rows::convert_all;
 use crate::schema::{
-    boarding_forms, client_sessions, events, idempotency_keys, merchants, notifications, plans,
-    processor_connections, tokens, transactions, webhooks,
+    boarding_forms, client_sessions, compliance_forms, events, idempotency_keys, merchants,
+    notifications, plans, processor_connections, tokens, transactions, webhooks,
 };
 
 /// A table whose rows each belong to one platform and one mode.
@@ -64,6 +64,7 @@ macro_rules! scoped_tables {
 
 scoped_tables!(
     boarding_forms,
+    compliance_forms,
     client_sessions,
     events,
     idempotency_keys,

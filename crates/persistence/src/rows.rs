@@ -146,6 +146,7 @@ pub struct MerchantRow {
     pub deleted_on: Option<OffsetDateTime>,
     pub plan_id: Option<String>,
     pub onboarding_status: String,
+    pub raw_cards_on: Option<OffsetDateTime>,
 }
 
 impl TryFrom<MerchantRow> for Merchant {
@@ -167,6 +168,7 @@ impl TryFrom<MerchantRow> for Merchant {
             },
             plan_id: row.plan_id.map(PlanId::from_trusted),
             onboarding_status: parse("onboarding status", &row.onboarding_status)?,
+            raw_cards_on: row.raw_cards_on,
             created_on: row.created_on,
             updated_on: row.updated_on,
         })
@@ -274,6 +276,7 @@ pub struct NewMerchantRow<'a> {
     pub updated_on: OffsetDateTime,
     pub plan_id: Option<&'a str>,
     pub onboarding_status: &'static str,
+    pub raw_cards_on: Option<Instant>,
 }
 
 impl<'a> From<&'a Merchant> for NewMerchantRow<'a> {
@@ -289,6 +292,7 @@ impl<'a> From<&'a Merchant> for NewMerchantRow<'a> {
             updated_on: m.updated_on,
             plan_id: m.plan_id.as_ref().map(PlanId::as_str),
             onboarding_status: m.onboarding_status.as_str(),
+            raw_cards_on: m.raw_cards_on.map(Instant),
         }
     }
 }

@@ -109,6 +109,7 @@ diesel::table! {
         deleted_on -> Nullable<Ts>,
         plan_id -> Nullable<Text>,
         onboarding_status -> Text,
+        raw_cards_on -> Nullable<Ts>,
     }
 }
 
@@ -378,6 +379,26 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::{Nullable, Text};
+    use crate::timestamp::Ts;
+
+    compliance_forms (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        merchant_id -> Text,
+        status -> Text,
+        issued_on -> Ts,
+        due_on -> Ts,
+        signer_name -> Nullable<Text>,
+        signer_title -> Nullable<Text>,
+        attested_on -> Nullable<Ts>,
+        attested_from -> Nullable<Text>,
+        attested_saq -> Nullable<Text>,
+    }
+}
+
 diesel::joinable!(notifications -> events (event_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -401,4 +422,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     notifications,
     emails,
     boarding_forms,
+    compliance_forms,
 );

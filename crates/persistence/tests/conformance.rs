@@ -113,6 +113,7 @@ fn merchant(p: &Principal, name: &str) -> Merchant {
         },
         plan_id: None,
         onboarding_status: holdfast_domain::boarding::OnboardingStatus::NotStarted,
+        raw_cards_on: None,
         created_on: T0,
         updated_on: T0,
     }

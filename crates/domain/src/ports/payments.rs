@@ -291,6 +291,15 @@ pub trait RoutingStore: Send + Sync {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait TransactionStore: Send + Sync {
+    /// Notes that a payment for `merchant` carried a raw card number at `at`, unless one
+    /// already did (its compliance questionnaire becomes SAQ D).
+    async fn note_raw_cards(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError>;
+
     /// The merchant (not deleted), its plan and the plan's connections, in one read. `None`
     /// when the merchant does not exist in this platform and mode.
     async fn payment_setup(

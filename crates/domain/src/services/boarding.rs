@@ -156,6 +156,7 @@ impl BoardingService {
                     details,
                     plan_id: None,
                     onboarding_status: OnboardingStatus::NotStarted,
+                    raw_cards_on: None,
                     created_on: now,
                     updated_on: now,
                 };

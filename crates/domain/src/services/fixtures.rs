@@ -53,6 +53,7 @@ pub(crate) fn shop(id: MerchantId, platform: PlatformId) -> Merchant {
         },
         plan_id: None,
         onboarding_status: crate::boarding::OnboardingStatus::NotStarted,
+        raw_cards_on: None,
         created_on: NOON,
         updated_on: NOON,
     }

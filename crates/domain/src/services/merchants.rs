@@ -63,6 +63,7 @@ impl MerchantService {
             details,
             plan_id: None,
             onboarding_status: crate::boarding::OnboardingStatus::NotStarted,
+            raw_cards_on: None,
             created_on: now,
             updated_on: now,
         };

@@ -164,6 +164,26 @@ fn setup_of(rows: Vec<SetupRow>) -> Result<Option<PaymentSetup>, StoreError> {
 
 #[async_trait::async_trait]
 impl TransactionStore for SqlStore {
+    async fn note_raw_cards(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(
+            diesel::update(
+                crate::query::scoped(m::table, scope)
+                    .filter(m::id.eq(merchant.as_str()))
+                    .filter(m::raw_cards_on.is_null()),
+            )
+            .set(m::raw_cards_on.eq(Some(crate::timestamp::Instant(at)))),
+        )
+        .await
+        .map(drop)
+        .map_err(query_error("merchants"))
+    }
+
     async fn payment_setup(
         &self,
         scope: &Scope,

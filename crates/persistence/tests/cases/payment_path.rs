@@ -53,6 +53,7 @@ pub async fn payment_setup_reads_the_merchant_its_plan_and_connections(db: Datab
     let planned = Merchant {
         plan_id: Some(own.id.clone()),
         onboarding_status: holdfast_domain::boarding::OnboardingStatus::NotStarted,
+        raw_cards_on: None,
         ..merchant(&p, "Planned")
     };
     stores

@@ -53,6 +53,12 @@ impl PaymentService {
             PaymentSource::Token(id) => Checked::Token(id),
         };
         let (merchant, plan, known) = self.routable_setup(who, &new.merchant_id).await?;
+        if matches!(source, Checked::Card(_)) && merchant.raw_cards_on.is_none() {
+            // Once per merchant: its systems see card numbers (SAQ D, docs/compliance.md).
+            self.store
+                .note_raw_cards(&who.scope, &merchant.id, self.clock.now())
+                .await?;
+        }
         let terms = PaymentTerms {
             merchant: &merchant.id,
             amount: new.amount.minor_units(),

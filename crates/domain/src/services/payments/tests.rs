@@ -68,6 +68,12 @@ fn store() -> (MockTransactionStore, Completed) {
 /// `store()`, answering only reads in `scope` (a read in any other fails the test).
 fn store_in(scope: Scope) -> (MockTransactionStore, Completed) {
     let mut store = MockTransactionStore::new();
+    // Raw card payments note it on their merchant, in the caller's scope only.
+    let noted_in = scope.clone();
+    store
+        .expect_note_raw_cards()
+        .withf(move |asked, _, _| *asked == noted_in)
+        .returning(|_, _, _| Ok(()));
     store
         .expect_payment_setup()
         .withf(move |asked, _| *asked == scope)
