@@ -11,9 +11,9 @@ use holdfast_domain::ports::{
     BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor,
 };
 use holdfast_domain::services::{
-    Auditor, Authenticator, BoardingService, ClientSessionService, DashboardService,
-    IdempotencyService, KeyService, MerchantService, PaymentService, PlatformService,
-    RoutingService, TokenService, UserService, WebhookService,
+    Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
+    DashboardService, IdempotencyService, KeyService, MerchantService, PaymentService,
+    PlatformService, RoutingService, TokenService, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -44,6 +44,8 @@ pub struct AppState {
     pub webhooks: WebhookService,
     /// Boarding forms and their hosted page.
     pub boarding: BoardingService,
+    /// Approved merchants' PCI compliance forms.
+    pub compliance: ComplianceService,
     /// Who did what to keys, subscriptions and users.
     pub audit: Auditor,
     pub idempotency: IdempotencyService,
@@ -103,6 +105,29 @@ impl Background {
     }
 }
 
+/// The services of merchant onboarding: boarding forms and compliance.
+fn onboarding(
+    stores: &holdfast_persistence::Stores,
+    vault: &Arc<dyn CardVault>,
+    clock: &Arc<dyn Clock>,
+    ids: &Arc<dyn Ids>,
+) -> (BoardingService, ComplianceService) {
+    let boarding = BoardingService::new(
+        stores.boarding.clone(),
+        stores.merchants.clone(),
+        vault.clone(),
+        clock.clone(),
+        ids.clone(),
+    );
+    let compliance = ComplianceService::new(
+        stores.compliance.clone(),
+        stores.merchants.clone(),
+        clock.clone(),
+        ids.clone(),
+    );
+    (boarding, compliance)
+}
+
 impl AppState {
     /// Wiring with the default payments settings and a throw-away vault key (operator
     /// commands and tests, which never read tokens back).
@@ -135,13 +160,7 @@ impl AppState {
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let ids: Arc<dyn Ids> = Arc::new(RandomIds::default());
         let stores = database.stores();
-        let boarding = BoardingService::new(
-            stores.boarding.clone(),
-            stores.merchants.clone(),
-            vault.clone(),
-            clock.clone(),
-            ids.clone(),
-        );
+        let (boarding, compliance) = onboarding(&stores, &vault, &clock, &ids);
         let bins: Arc<dyn BinLookup> = Arc::new(bins);
         let processor: Arc<dyn Processor> = Arc::new(Processors::new(payments.processor_timeout()));
         let tokens = TokenService::new(
@@ -216,6 +235,7 @@ impl AppState {
             ),
             audit,
             boarding,
+            compliance,
             idempotency: IdempotencyService::new(stores.idempotency, clock, fingerprint_secret),
             rate_limits: Arc::new(RateLimits::off()),
             sign_in_throttle: Arc::default(),

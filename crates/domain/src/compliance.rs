@@ -211,6 +211,36 @@ impl ComplianceForm {
     }
 }
 
+/// The `data` of `compliance.created` and `compliance.updated`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComplianceEvent {
+    /// The form's id.
+    pub id: ComplianceFormId,
+    /// The merchant it is for.
+    pub merchant_id: MerchantId,
+    /// `pending`, `attested` or `overdue`.
+    pub status: ComplianceStatus,
+    /// When it is due, RFC 3339.
+    pub due_on: String,
+    /// When it was attested, RFC 3339; `null` before.
+    pub attested_on: Option<String>,
+}
+
+impl ComplianceForm {
+    /// The data its events carry.
+    pub fn event(&self) -> ComplianceEvent {
+        use crate::payment::transaction::format_timestamp;
+        ComplianceEvent {
+            id: self.id.clone(),
+            merchant_id: self.merchant_id.clone(),
+            status: self.status,
+            due_on: format_timestamp(self.due_on),
+            attested_on: self.attestation.as_ref().map(|a| format_timestamp(a.on)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

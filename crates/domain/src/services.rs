@@ -5,6 +5,7 @@ mod audit;
 mod authenticator;
 mod boarding;
 mod client_sessions;
+mod compliance;
 mod dashboard;
 #[cfg(test)]
 pub(crate) mod fixtures;
@@ -31,6 +32,7 @@ pub use audit::Auditor;
 pub use authenticator::{AuthenticateError, Authenticator};
 pub use boarding::{BoardingService, FormFor, IssuedForm, PageError};
 pub use client_sessions::{ClientSessionService, CreatedSession, NewClientSession};
+pub use compliance::{ComplianceService, CurrentCompliance, Signer};
 pub use dashboard::{DEFAULT_PUBLIC_URL, DashboardService, SignInError};
 pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};

@@ -13,9 +13,9 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
-    AuditLog, BoardingStore, ClientSessionStore, CredentialStore, EmailOutbox, EventLog,
-    IdempotencyStore, KeyStore, MerchantStore, NotificationQueue, PlatformStore, RoutingStore,
-    StoreError, TokenStore, TransactionStore, UserStore, WebhookStore,
+    AuditLog, BoardingStore, ClientSessionStore, ComplianceStore, CredentialStore, EmailOutbox,
+    EventLog, IdempotencyStore, KeyStore, MerchantStore, NotificationQueue, PlatformStore,
+    RoutingStore, StoreError, TokenStore, TransactionStore, UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -129,6 +129,7 @@ pub struct Stores {
     pub credentials: Arc<dyn CredentialStore>,
     pub audit: Arc<dyn AuditLog>,
     pub boarding: Arc<dyn BoardingStore>,
+    pub compliance: Arc<dyn ComplianceStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -268,6 +269,7 @@ impl Database {
             credentials: Arc::new(store.clone()),
             audit: Arc::new(store.clone()),
             boarding: Arc::new(store.clone()),
+            compliance: Arc::new(store.clone()),
         }
     }
 }

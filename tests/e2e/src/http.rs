@@ -75,6 +75,42 @@ impl Api {
         }
     }
 
+    /// Posts `fields` as a browser's form to `path` (a hosted page, no key); the status.
+    pub async fn post_form(&self, path: &str, fields: &[(&str, &str)]) -> StatusCode {
+        self.client
+            .post(format!("{}{path}", self.base_url))
+            .form(fields)
+            .send()
+            .await
+            .expect("request sent")
+            .status()
+    }
+
+    /// A test-mode merchant boarded through its hosted form, which the sandbox approves: its
+    /// id. Its cards have only ever come through tokens (none yet): SAQ A.
+    pub async fn approved_merchant(&self, key: &str) -> String {
+        let made = self
+            .post(
+                "/v1/boarding-forms",
+                key,
+                r#"{"merchant": {"name": "Boarded"}}"#,
+            )
+            .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+        let url = made.body["url"].as_str().expect("a url");
+        let path = &url[url.find("/onboarding/").expect("a hosted page")..];
+        let mut answers = crate::BOARDING_ANSWERS.to_vec();
+        answers.push(("action", "save"));
+        assert_eq!(self.post_form(path, &answers).await, StatusCode::OK);
+        let submit = [
+            ("action", "submit"),
+            ("signerName", "Ada Lovelace"),
+            ("confirm", "yes"),
+        ];
+        assert_eq!(self.post_form(path, &submit).await, StatusCode::OK);
+        made.body["merchantId"].as_str().expect("an id").to_owned()
+    }
+
     pub async fn get(&self, path: &str, key: &str) -> Reply {
         self.send(Method::GET, path, Some(key), None).await
     }

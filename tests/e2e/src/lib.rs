@@ -21,6 +21,26 @@ pub use process::{CliOutput, Server};
 pub use receiver::{Answer, Received, Receiver};
 pub use smtp::{Mail, SmtpServer, free_port};
 
+/// Every answer a US boarding form needs, with a tax id the sandbox approves.
+pub const BOARDING_ANSWERS: &[(&str, &str)] = &[
+    ("legalName", "Corner Shop LLC"),
+    ("businessType", "llc"),
+    ("country", "US"),
+    ("taxId", "12-3456789"),
+    ("addressLine1", "1 Main St"),
+    ("city", "Springfield"),
+    ("postalCode", "12345"),
+    ("website", "https://corner.example.com"),
+    ("mcc", "5734"),
+    ("monthlyVolume", "25000"),
+    ("owner1Name", "Ada Lovelace"),
+    ("owner1DateOfBirth", "1980-04-30"),
+    ("owner1Ownership", "60"),
+    ("accountHolder", "Corner Shop LLC"),
+    ("routingNumber", "021000021"),
+    ("accountNumber", "000123456789"),
+];
+
 use holdfast_persistence::testing::TestDatabase;
 use serde_json::Value;
 

@@ -18,6 +18,10 @@ pub enum Resource {
     Webhook,
     ClientSession,
     BoardingForm,
+    /// A merchant the sandbox approved through its boarding form.
+    ApprovedMerchant,
+    /// An approved merchant whose compliance form is attested.
+    AttestedMerchant,
 }
 
 pub const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
@@ -85,7 +89,12 @@ pub const ROUTES: &[Route] = &[
     ("GET", "/v1/boarding-forms", Access::Private, None, Resource::None, 200),
     ("GET", "/v1/boarding-forms/{id}", Access::Private, None, Resource::BoardingForm, 0),
     ("POST", "/v1/boarding-forms/{id}/link", Access::Private, None, Resource::BoardingForm, 0),
+    ("GET", "/v1/merchants/{id}/compliance", Access::Private, None, Resource::ApprovedMerchant, 0),
+    ("POST", "/v1/merchants/{id}/compliance/attest", Access::Private, Some(ATTEST_BODY), Resource::ApprovedMerchant, 0),
+    ("GET", "/v1/merchants/{id}/compliance/attestation", Access::Private, None, Resource::AttestedMerchant, 0),
 ];
+
+pub const ATTEST_BODY: &str = r#"{"name": "Ada Lovelace", "title": "Director", "agreed": true}"#;
 
 /// A route's template with its placeholders filled: `{id}` by `id`, the rest by values that
 /// name something real.
@@ -166,6 +175,14 @@ pub async fn resource_of(
             let session = api.post("/v1/client-sessions", owner, &body).await;
             assert_eq!(session.status, StatusCode::CREATED, "{}", session.text);
             session.body["id"].as_str().expect("an id").to_owned()
+        }
+        Resource::ApprovedMerchant => api.approved_merchant(owner).await,
+        Resource::AttestedMerchant => {
+            let approved = api.approved_merchant(owner).await;
+            let path = format!("/v1/merchants/{approved}/compliance/attest");
+            let attested = api.post(&path, owner, ATTEST_BODY).await;
+            assert_eq!(attested.status, StatusCode::OK, "{}", attested.text);
+            approved
         }
         Resource::BoardingForm => {
             let body = format!(r#"{{"merchantId": "{merchant}"}}"#);

@@ -380,7 +380,87 @@ async fn the_hosted_page_in_a_browser(env: Env) {
     assert_eq!(read.body["submittedBy"], "Ada Lovelace");
 }
 
+/// SAQ A for a merchant whose cards came only through tokens, D once a payment carried a raw
+/// card number; the attestation refused without agreement (naming `agreed`), recorded with its
+/// signer once, printable, and not made twice; a pending form past its due date reads overdue.
+async fn an_approved_merchant_attests_its_compliance(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(FAST_WEBHOOKS);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let fresh = api.shop(key).await;
+    let none = api
+        .get(&format!("/v1/merchants/{fresh}/compliance"), key)
+        .await;
+    assert_eq!(none.status, StatusCode::NOT_FOUND, "not approved yet");
+
+    let merchant = api.approved_merchant(key).await;
+    let path = format!("/v1/merchants/{merchant}/compliance");
+    let form = api.get(&path, key).await;
+    assert_eq!(form.status, StatusCode::OK, "{}", form.text);
+    assert_eq!(
+        (form.body["saqType"].as_str(), form.body["status"].as_str()),
+        (Some("A"), Some("pending"))
+    );
+    assert!(form.body["questions"].as_array().unwrap().len() >= 6);
+    let paid = pay(&api, key, &merchant).await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    assert_eq!(
+        api.get(&path, key).await.body["saqType"],
+        "D",
+        "a raw card number was sent"
+    );
+
+    let refused = api
+        .post(
+            &format!("{path}/attest"),
+            key,
+            r#"{"name": "Ada Lovelace", "title": "Director", "agreed": false}"#,
+        )
+        .await;
+    assert_eq!(
+        (refused.status, refused.error_param()),
+        (StatusCode::BAD_REQUEST, Some("agreed"))
+    );
+    let attested = api
+        .post(
+            &format!("{path}/attest"),
+            key,
+            holdfast_e2e::routes::ATTEST_BODY,
+        )
+        .await;
+    assert_eq!(attested.status, StatusCode::OK, "{}", attested.text);
+    let a = &attested.body;
+    assert_eq!(
+        (a["status"].as_str(), a["attestation"]["name"].as_str()),
+        (Some("attested"), Some("Ada Lovelace"))
+    );
+    assert_eq!(a["attestation"]["saqType"], "D");
+    let again = api
+        .post(
+            &format!("{path}/attest"),
+            key,
+            holdfast_e2e::routes::ATTEST_BODY,
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    let printable = api.get(&format!("{path}/attestation"), key).await;
+    assert_eq!(printable.status, StatusCode::OK);
+    assert!(printable.text.contains("Ada Lovelace, Director") && printable.text.contains("SAQ D"));
+
+    let other = api.approved_merchant(key).await;
+    env.execute_sql(&format!(
+        "UPDATE compliance_forms SET due_on = '2020-01-01T00:00:00Z' WHERE merchant_id = '{other}'"
+    ))
+    .await;
+    let late = api
+        .get(&format!("/v1/merchants/{other}/compliance"), key)
+        .await;
+    assert_eq!(late.body["status"], "overdue");
+}
+
 on_both_backends!(
+    an_approved_merchant_attests_its_compliance,
     the_hosted_page_in_a_browser,
     a_merchant_boards_through_the_hosted_page,
     the_sandbox_decides_by_test_tax_id,

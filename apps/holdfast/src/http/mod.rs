@@ -5,6 +5,7 @@ mod bins;
 mod boarding_forms;
 mod client_sessions;
 pub mod clients;
+mod compliance;
 mod demo_page;
 mod docs_page;
 mod error;

@@ -93,6 +93,7 @@ fn all() -> Routes {
     super::client_sessions::routes(&mut routes);
     super::apple_pay::routes(&mut routes);
     super::boarding_forms::routes(&mut routes);
+    super::compliance::routes(&mut routes);
     routes
 }
 

@@ -22,6 +22,8 @@ pub struct FormWrite {
     /// The merchant's onboarding status becomes this, reported by `merchant.updated` (this
     /// event id), unless it already is.
     pub merchant_status: Option<(OnboardingStatus, EventId)>,
+    /// A compliance form issued with the change (at approval), with its `compliance.created`.
+    pub compliance: Option<(crate::compliance::ComplianceForm, EventId)>,
     /// The form is written only while its status is one of these (empty: a new form).
     pub only_if: Vec<FormStatus>,
     /// The request's idempotent answer, if it has one.

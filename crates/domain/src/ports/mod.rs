@@ -191,6 +191,7 @@ pub trait MerchantStore: Send + Sync {
 mod audit;
 mod boarding;
 mod cards;
+mod compliance;
 mod dashboard;
 mod idempotency;
 mod outbound;
@@ -200,6 +201,7 @@ mod webhooks;
 pub use audit::*;
 pub use boarding::*;
 pub use cards::*;
+pub use compliance::*;
 pub use dashboard::*;
 pub use idempotency::*;
 pub use outbound::*;

@@ -175,6 +175,10 @@ pub enum EventData {
     FormCreated(crate::boarding::form::FormEvent),
     /// `form.completed`: a boarding form was submitted.
     FormCompleted(crate::boarding::form::FormEvent),
+    /// `compliance.created`: a compliance form was issued.
+    ComplianceCreated(crate::compliance::ComplianceEvent),
+    /// `compliance.updated`: a compliance form was attested or became overdue.
+    ComplianceUpdated(crate::compliance::ComplianceEvent),
 }
 
 /// The data of a deletion event.
@@ -196,6 +200,8 @@ impl EventData {
             Self::MerchantDeleted(_) => EventType::MerchantDeleted,
             Self::FormCreated(_) => EventType::FormCreated,
             Self::FormCompleted(_) => EventType::FormCompleted,
+            Self::ComplianceCreated(_) => EventType::ComplianceCreated,
+            Self::ComplianceUpdated(_) => EventType::ComplianceUpdated,
         }
     }
 
@@ -206,6 +212,7 @@ impl EventData {
             Self::MerchantCreated(m) | Self::MerchantUpdated(m) => m.id.as_str(),
             Self::MerchantDeleted(deleted) => &deleted.id,
             Self::FormCreated(form) | Self::FormCompleted(form) => form.id.as_str(),
+            Self::ComplianceCreated(c) | Self::ComplianceUpdated(c) => c.id.as_str(),
         }
     }
 }

@@ -14,9 +14,10 @@ use crate::boarding::form::{
     BoardingForm, DEFAULT_LINK_LIFETIME, FormStatus, SealedValue, Submission,
 };
 use crate::boarding::underwriting::{self, Decision};
+use crate::compliance::ComplianceForm;
 use crate::dashboard::Secret;
 use crate::idempotency::{Recorder, reply_for};
-use crate::ids::{BoardingFormId, EventId, MerchantId, PlatformId};
+use crate::ids::{BoardingFormId, ComplianceFormId, EventId, MerchantId, PlatformId};
 use crate::merchant::{Merchant, MerchantDetails};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
@@ -425,8 +426,20 @@ impl BoardingService {
             updated_on: self.clock.now(),
             ..form
         };
+        // Approval issues the merchant's first compliance form, with the decision.
+        let compliance = (decision == Decision::Approve).then(|| {
+            let issued = ComplianceForm::issue(
+                ComplianceFormId::from_suffix(&self.ids.next_id()),
+                decided.platform_id.clone(),
+                decided.mode,
+                decided.merchant_id.clone(),
+                decided.updated_on,
+            );
+            (issued, self.event_id())
+        });
         let write = FormWrite {
             merchant_status: Some((decision.merchant_status(), self.event_id())),
+            compliance,
             only_if: vec![FormStatus::Submitted],
             ..FormWrite::default()
         };

@@ -31,6 +31,12 @@ crate::words! {
         /// `form.completed`: a boarding form was submitted.
         #[strum(serialize = "form.completed")]
         FormCompleted,
+        /// `compliance.created`: a merchant's yearly compliance form was issued.
+        #[strum(serialize = "compliance.created")]
+        ComplianceCreated,
+        /// `compliance.updated`: a compliance form was attested, or became overdue.
+        #[strum(serialize = "compliance.updated")]
+        ComplianceUpdated,
     }
 }
 
@@ -54,6 +60,12 @@ impl EventType {
             }
             Self::FormCompleted => {
                 "A boarding form was submitted. data: {id, merchantId, status, submittedOn}."
+            }
+            Self::ComplianceCreated => {
+                "A merchant's compliance form was issued. data: {id, merchantId, status, dueOn, attestedOn: null}."
+            }
+            Self::ComplianceUpdated => {
+                "A compliance form was attested or became overdue. data: {id, merchantId, status, dueOn, attestedOn}."
             }
         }
     }
@@ -95,6 +107,8 @@ mod tests {
                 "loan.updated",
                 "form.created",
                 "form.completed",
+                "compliance.created",
+                "compliance.updated",
             ]
         );
         for &t in EventType::ALL {

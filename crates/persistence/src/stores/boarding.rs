@@ -289,6 +289,9 @@ impl BoardingStore for SqlStore {
             if let Some((status, event)) = &write.merchant_status {
                 set_status(conn, form, *status, event).await?;
             }
+            if let Some((issued, event)) = &write.compliance {
+                super::compliance::insert_issued(conn, issued, event).await?;
+            }
             write_reply(conn, &form.platform_id, form.mode, write.reply.as_ref()).await?;
             Ok(true)
         })

@@ -6,6 +6,7 @@ mod boarding;
 mod claim;
 mod client_sessions;
 mod completion;
+mod compliance;
 pub(crate) mod credentials;
 mod emails;
 mod idempotency;

@@ -22,6 +22,17 @@ fn data_schema(event: EventType) -> Value {
                 "submittedOn": { "type": ["string", "null"], "format": "date-time" }
             }
         }),
+        EventType::ComplianceCreated | EventType::ComplianceUpdated => json!({
+            "type": "object",
+            "required": ["id", "merchantId", "status", "dueOn", "attestedOn"],
+            "properties": {
+                "id": { "type": "string", "description": "The compliance form's id (`cf_…`)." },
+                "merchantId": { "type": "string" },
+                "status": { "type": "string", "enum": ["pending", "attested", "overdue"] },
+                "dueOn": { "type": "string", "format": "date-time" },
+                "attestedOn": { "type": ["string", "null"], "format": "date-time" }
+            }
+        }),
         EventType::LoanCreated | EventType::LoanUpdated => json!({
             "type": "object",
             "description": "Reserved: subscribable, never sent yet."

@@ -1,0 +1,160 @@
+//! PCI compliance of approved merchants: the current form, its questionnaire (from the
+//! merchant's own traffic), and its attestation by a named signer.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use crate::Invalid;
+use crate::auth::Principal;
+use crate::compliance::{Attestation, ComplianceForm, ComplianceStatus, SaqType};
+use crate::ids::{EventId, MerchantId};
+use crate::ports::{Clock, ComplianceStore, Ids, MerchantStore};
+
+use super::ServiceError;
+
+/// A merchant's current compliance form, with the questionnaire it attests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentCompliance {
+    /// The form, its status as of now (a pending form past its due date is overdue).
+    pub form: ComplianceForm,
+    /// The questionnaire: the one attested, or else the one the merchant's traffic calls for.
+    pub saq_type: SaqType,
+}
+
+/// Who signs an attestation, as they typed it, and whether they agreed.
+#[derive(Debug, Clone)]
+pub struct Signer {
+    /// Their full name.
+    pub name: String,
+    /// Their title.
+    pub title: String,
+    /// Whether they ticked the agreement.
+    pub agreed: bool,
+    /// The address the attestation came from.
+    pub address: Option<IpAddr>,
+}
+
+/// Reads and attests merchants' compliance forms.
+#[derive(Clone)]
+pub struct ComplianceService {
+    store: Arc<dyn ComplianceStore>,
+    merchants: Arc<dyn MerchantStore>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn Ids>,
+}
+
+impl std::fmt::Debug for ComplianceService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ComplianceService").finish_non_exhaustive()
+    }
+}
+
+fn named(field: &'static str, raw: &str) -> Result<String, Invalid> {
+    let value = raw.trim();
+    if value.is_empty() || value.chars().count() > 200 || value.chars().any(char::is_control) {
+        return Err(Invalid::new(
+            field,
+            "is required: 1 to 200 characters, on one line",
+        ));
+    }
+    Ok(value.to_owned())
+}
+
+impl ComplianceService {
+    /// A service over the compliance and merchant stores.
+    pub fn new(
+        store: Arc<dyn ComplianceStore>,
+        merchants: Arc<dyn MerchantStore>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+    ) -> Self {
+        Self {
+            store,
+            merchants,
+            clock,
+            ids,
+        }
+    }
+
+    /// The merchant's current form: `NotFound("merchant")` for a merchant not in the caller's
+    /// mode, `NotFound("compliance form")` before its onboarding is approved.
+    pub async fn current(
+        &self,
+        who: &Principal,
+        merchant_id: &MerchantId,
+    ) -> Result<CurrentCompliance, ServiceError> {
+        let merchant = self
+            .merchants
+            .get_merchant(&who.scope, merchant_id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("merchant"))?;
+        let mut form = self
+            .store
+            .current_compliance(&who.scope, merchant_id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("compliance form"))?;
+        if form.is_overdue_at(self.clock.now()) {
+            form.status = ComplianceStatus::Overdue;
+        }
+        let saq_type = form.attestation.as_ref().map_or_else(
+            || SaqType::for_traffic(merchant.raw_cards_on.is_some()),
+            |a| a.saq_type,
+        );
+        Ok(CurrentCompliance { form, saq_type })
+    }
+
+    /// Attests the merchant's current form as `signer`, who must name themselves and their
+    /// title and agree; `Conflict` when it is already attested.
+    pub async fn attest(
+        &self,
+        who: &Principal,
+        merchant_id: &MerchantId,
+        signer: Signer,
+    ) -> Result<CurrentCompliance, ServiceError> {
+        let name = named("name", &signer.name)?;
+        let title = named("title", &signer.title)?;
+        if !signer.agreed {
+            return Err(Invalid::new(
+                "agreed",
+                "must be true: the signer agrees that the merchant meets every requirement listed",
+            )
+            .into());
+        }
+        let current = self.current(who, merchant_id).await?;
+        if current.form.status == ComplianceStatus::Attested {
+            return Err(ServiceError::Conflict {
+                field: "merchantId",
+                message: "the current compliance form is already attested".into(),
+            });
+        }
+        let form = ComplianceForm {
+            status: ComplianceStatus::Attested,
+            attestation: Some(Attestation {
+                name,
+                title,
+                on: self.clock.now(),
+                address: signer.address,
+                saq_type: current.saq_type,
+            }),
+            ..current.form
+        };
+        let event = EventId::from_suffix(&self.ids.next_id());
+        if !self
+            .store
+            .attest_compliance(&form, &event)
+            .await
+            .map_err(ServiceError::Store)?
+        {
+            return Err(ServiceError::Conflict {
+                field: "merchantId",
+                message: "the current compliance form is already attested".into(),
+            });
+        }
+        Ok(CurrentCompliance {
+            saq_type: current.saq_type,
+            form,
+        })
+    }
+}
