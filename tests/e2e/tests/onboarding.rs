@@ -30,29 +30,19 @@ const PUBLIC_URL: &str = "https://pay.example.test";
 const TAX_ID: &str = "45-8302716";
 const ACCOUNT: &str = "73920184650";
 
-/// Every answer a US form needs, with `tax_id`.
+/// Every answer a US form needs, with `tax_id` and [`ACCOUNT`].
 fn complete(tax_id: &str) -> Vec<(&'static str, String)> {
-    [
-        ("legalName", "Corner Shop LLC"),
-        ("businessType", "llc"),
-        ("country", "US"),
-        ("addressLine1", "1 Main St"),
-        ("city", "Springfield"),
-        ("postalCode", "12345"),
-        ("website", "https://corner.example.com"),
-        ("mcc", "5734"),
-        ("monthlyVolume", "25000"),
-        ("owner1Name", "Ada Lovelace"),
-        ("owner1DateOfBirth", "1980-04-30"),
-        ("owner1Ownership", "60"),
-        ("accountHolder", "Corner Shop LLC"),
-        ("routingNumber", "021000021"),
-        ("accountNumber", ACCOUNT),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k, v.to_owned()))
-    .chain([("taxId", tax_id.to_owned())])
-    .collect()
+    holdfast_e2e::BOARDING_ANSWERS
+        .iter()
+        .map(|&(field, value)| {
+            let value = match field {
+                "taxId" => tax_id,
+                "accountNumber" => ACCOUNT,
+                _ => value,
+            };
+            (field, value.to_owned())
+        })
+        .collect()
 }
 
 /// The hosted page as a browser without JavaScript uses it.
