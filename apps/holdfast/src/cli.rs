@@ -67,6 +67,20 @@ pub enum Command {
     /// Underwriting of submitted boarding forms (live mode; the sandbox decides test forms).
     #[command(subcommand)]
     Boarding(BoardingCommand),
+    /// Merchants' PCI compliance forms.
+    #[command(subcommand)]
+    Compliance(ComplianceCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ComplianceCommand {
+    /// Mark forms past due `overdue` and issue each merchant's new yearly form, as of `--as-of`
+    /// (default: now), as the hourly retention task does.
+    Maintain {
+        /// RFC 3339 time to act as of.
+        #[arg(long)]
+        as_of: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -78,6 +78,7 @@ pub struct Background {
     pub tokens: TokenService,
     pub webhooks: WebhookService,
     pub idempotency: IdempotencyService,
+    pub compliance: ComplianceService,
     pub payments: PaymentService,
     pub clock: Arc<dyn Clock>,
 }
@@ -99,6 +100,7 @@ impl Background {
             tokens: state.tokens.clone(),
             webhooks: state.webhooks.clone(),
             idempotency: state.idempotency.clone(),
+            compliance: state.compliance.clone(),
             payments: state.payments.clone(),
             clock: Arc::new(SystemClock),
         }

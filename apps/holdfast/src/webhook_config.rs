@@ -199,6 +199,7 @@ impl WebhookArgs {
         Ok(crate::worker::Workers {
             queue: background.notifications,
             idempotency: background.idempotency,
+            compliance: background.compliance,
             outbox: background.emails,
             tokens: background.tokens,
             webhooks: background.webhooks,

@@ -449,7 +449,63 @@ async fn an_approved_merchant_attests_its_compliance(env: Env) {
     assert_eq!(late.body["status"], "overdue");
 }
 
+/// The upkeep, by time travel through `--as-of`: 91 days on, the pending form is overdue (the
+/// status is written, with `compliance.updated`); a year on, the merchant has a new pending
+/// form with a new id, due 90 days later (`compliance.created`).
+async fn compliance_forms_go_overdue_and_renew_each_year(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(FAST_WEBHOOKS);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let merchant = api.approved_merchant(key).await;
+    let path = format!("/v1/merchants/{merchant}/compliance");
+    let first = api.get(&path, key).await.body;
+    let later = |days: i64| {
+        (time::OffsetDateTime::now_utc() + time::Duration::days(days))
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap()
+    };
+    let done = env.cli_json(&["compliance", "maintain", "--as-of", &later(91)]);
+    assert_eq!(
+        (done["overdue"].as_u64(), done["renewed"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let stored = env
+        .query_text(&format!(
+            "SELECT status FROM compliance_forms WHERE merchant_id = '{merchant}'"
+        ))
+        .await;
+    assert_eq!(
+        stored,
+        [[Some("overdue".to_owned())]],
+        "written, not only read"
+    );
+    let done = env.cli_json(&["compliance", "maintain", "--as-of", &later(366)]);
+    assert_eq!(done["renewed"], 1);
+    let second = api.get(&path, key).await.body;
+    assert_ne!(second["id"], first["id"]);
+    assert_eq!(second["status"], "pending");
+    let again = env.cli_json(&["compliance", "maintain", "--as-of", &later(366)]);
+    assert_eq!(again["renewed"], 0, "one new form a year");
+    let events = env
+        .query_text(&format!(
+            "SELECT event_type FROM events WHERE subject_id LIKE 'cf_%' AND platform_id = '{}' ORDER BY id",
+            platform.id
+        ))
+        .await;
+    let types: Vec<&str> = events.iter().filter_map(|r| r[0].as_deref()).collect();
+    assert_eq!(
+        types,
+        [
+            "compliance.created",
+            "compliance.updated",
+            "compliance.created"
+        ]
+    );
+}
+
 on_both_backends!(
+    compliance_forms_go_overdue_and_renew_each_year,
     an_approved_merchant_attests_its_compliance,
     the_hosted_page_in_a_browser,
     a_merchant_boards_through_the_hosted_page,

@@ -57,6 +57,25 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let state = open(&cli.database, &cli.public_url).await?;
             webhooks::run_webhooks(&state, cmd, json).await
         }
+        Command::Compliance(crate::cli::ComplianceCommand::Maintain { as_of }) => {
+            let state = open(&cli.database, &cli.public_url).await?;
+            let as_of = as_of
+                .map(|raw| {
+                    time::OffsetDateTime::parse(
+                        &raw,
+                        &time::format_description::well_known::Rfc3339,
+                    )
+                })
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--as-of: must be an RFC 3339 time ({e})"))?;
+            let (overdue, renewed) = state.compliance.maintain(as_of).await.map_err(explain)?;
+            crate::output::emit(
+                json,
+                &serde_json::json!({ "overdue": overdue, "renewed": renewed }),
+                || format!("{overdue} form(s) now overdue, {renewed} new yearly form(s) issued"),
+            );
+            Ok(())
+        }
         Command::Boarding(cmd) => {
             let state = open(&cli.database, &cli.public_url).await?;
             boarding::run(&state, cmd, json).await

@@ -23,6 +23,8 @@ pub use delivery::DeliverySettings;
 pub struct Workers {
     pub queue: Arc<dyn NotificationQueue>,
     pub idempotency: IdempotencyService,
+    /// Compliance forms' yearly upkeep (overdue, renewal), with retention.
+    pub compliance: holdfast_domain::services::ComplianceService,
     pub outbox: Arc<dyn EmailOutbox>,
     pub tokens: TokenService,
     pub webhooks: WebhookService,
@@ -63,7 +65,12 @@ impl Workers {
             stop.clone(),
         ));
         set.spawn(retention::erase_expired_tokens(self.tokens, stop.clone()));
-        set.spawn(retention::run(self.webhooks, self.idempotency, stop));
+        set.spawn(retention::run(
+            self.webhooks,
+            self.idempotency,
+            self.compliance,
+            stop,
+        ));
         tracing::info!(deliverers, "workers started");
         Running { stop: stop_tx, set }
     }

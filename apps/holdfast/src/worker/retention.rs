@@ -5,12 +5,30 @@
 
 use std::time::Duration;
 
-use holdfast_domain::services::{IdempotencyService, TokenService, WebhookService};
+use holdfast_domain::services::{
+    ComplianceService, IdempotencyService, TokenService, WebhookService,
+};
 
 use super::{Stop, pause};
 
-pub async fn run(webhooks: WebhookService, keys: IdempotencyService, mut stop: Stop) {
+pub async fn run(
+    webhooks: WebhookService,
+    keys: IdempotencyService,
+    compliance: ComplianceService,
+    mut stop: Stop,
+) {
     while !*stop.borrow() {
+        match compliance.maintain(None).await {
+            Ok((0, 0)) => {}
+            Ok((overdue, renewed)) => {
+                tracing::info!(
+                    overdue,
+                    renewed,
+                    "compliance forms marked overdue or renewed"
+                );
+            }
+            Err(err) => tracing::error!(error = %err, "compliance upkeep failed"),
+        }
         match webhooks.archive_deliveries(None).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(archived = n, "archived old delivery records"),

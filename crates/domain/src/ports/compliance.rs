@@ -18,6 +18,36 @@ pub trait ComplianceStore: Send + Sync {
         merchant: &MerchantId,
     ) -> Result<Option<ComplianceForm>, StoreError>;
 
+    /// Pending forms due at or before `as_of`, at most `limit`.
+    async fn pending_due(
+        &self,
+        as_of: time::OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<ComplianceForm>, StoreError>;
+
+    /// Writes `overdue` on a form still pending, with `compliance.updated` (`event`); whether
+    /// it was written.
+    async fn mark_overdue(
+        &self,
+        form: &ComplianceForm,
+        event: &EventId,
+    ) -> Result<bool, StoreError>;
+
+    /// Forms issued at or before `issued_before` that are their merchant's latest, at most
+    /// `limit`: the merchants a new year's form is due for.
+    async fn renewable(
+        &self,
+        issued_before: time::OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<ComplianceForm>, StoreError>;
+
+    /// Writes a newly issued form with `compliance.created` (`event`).
+    async fn issue_compliance(
+        &self,
+        form: &ComplianceForm,
+        event: &EventId,
+    ) -> Result<(), StoreError>;
+
     /// Records the form's attestation with `compliance.updated` (`event`), while the stored
     /// form is still pending or overdue; whether it was written.
     async fn attest_compliance(

@@ -105,6 +105,61 @@ impl ComplianceService {
         Ok(CurrentCompliance { form, saq_type })
     }
 
+    /// The yearly upkeep, as of `as_of` (now unless given): pending forms past due become
+    /// `overdue`, and a merchant whose latest form is a year old is issued a new one. How many
+    /// of each.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn maintain(
+        &self,
+        as_of: Option<time::OffsetDateTime>,
+    ) -> Result<(u64, u64), ServiceError> {
+        const BATCH: u32 = 500;
+        let as_of = as_of.unwrap_or_else(|| self.clock.now());
+        let mut overdue = 0;
+        for form in self
+            .store
+            .pending_due(as_of, BATCH)
+            .await
+            .map_err(ServiceError::Store)?
+        {
+            let late = ComplianceForm {
+                status: ComplianceStatus::Overdue,
+                ..form
+            };
+            let event = EventId::from_suffix(&self.ids.next_id());
+            if self
+                .store
+                .mark_overdue(&late, &event)
+                .await
+                .map_err(ServiceError::Store)?
+            {
+                overdue += 1;
+            }
+        }
+        let mut renewed = 0;
+        for last in self
+            .store
+            .renewable(as_of - crate::compliance::RENEWED_AFTER, BATCH)
+            .await
+            .map_err(ServiceError::Store)?
+        {
+            let issued = ComplianceForm::issue(
+                crate::ids::ComplianceFormId::from_suffix(&self.ids.next_id()),
+                last.platform_id,
+                last.mode,
+                last.merchant_id,
+                as_of,
+            );
+            let event = EventId::from_suffix(&self.ids.next_id());
+            self.store
+                .issue_compliance(&issued, &event)
+                .await
+                .map_err(ServiceError::Store)?;
+            renewed += 1;
+        }
+        Ok((overdue, renewed))
+    }
+
     /// Attests the merchant's current form as `signer`, who must name themselves and their
     /// title and agree; `Conflict` when it is already attested.
     pub async fn attest(

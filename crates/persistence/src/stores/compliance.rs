@@ -118,8 +118,106 @@ pub(crate) async fn insert_issued(
     write(conn, &event(event_id, form, data, form.issued_on)).await
 }
 
+fn convert(rows: Vec<FormRow>) -> Result<Vec<ComplianceForm>, StoreError> {
+    rows.into_iter().map(ComplianceForm::try_from).collect()
+}
+
 #[async_trait::async_trait]
 impl ComplianceStore for SqlStore {
+    async fn pending_due(
+        &self,
+        as_of: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<ComplianceForm>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<FormRow> = conn
+            .load(
+                c::table
+                    .filter(c::status.eq(ComplianceStatus::Pending.as_str()))
+                    .filter(c::due_on.le(Instant(as_of)))
+                    .order(c::due_on.asc())
+                    .limit(i64::from(limit)),
+            )
+            .await
+            .map_err(query_error("compliance_forms"))?;
+        convert(rows)
+    }
+
+    async fn mark_overdue(
+        &self,
+        form: &ComplianceForm,
+        event_id: &EventId,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            let changed = conn
+                .execute(
+                    diesel::update(
+                        c::table
+                            .filter(c::id.eq(form.id.as_str()))
+                            .filter(c::status.eq(ComplianceStatus::Pending.as_str())),
+                    )
+                    .set(c::status.eq(ComplianceStatus::Overdue.as_str())),
+                )
+                .await?;
+            if changed == 0 {
+                return Ok(false);
+            }
+            let data = EventData::ComplianceUpdated(form.event());
+            write(conn, &event(event_id, form, data, form.due_on)).await?;
+            Ok(true)
+        })
+        .await
+        .map_err(query_error("compliance_forms"))
+    }
+
+    async fn renewable(
+        &self,
+        issued_before: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<ComplianceForm>, StoreError> {
+        let mut conn = self.conn().await?;
+        let old: Vec<FormRow> = conn
+            .load(
+                c::table
+                    .filter(c::issued_on.le(Instant(issued_before)))
+                    .order(c::issued_on.asc())
+                    .limit(i64::from(limit)),
+            )
+            .await
+            .map_err(query_error("compliance_forms"))?;
+        let mut latest = Vec::new();
+        // Few a year per merchant: each old form is checked for a newer one of its merchant.
+        for form in convert(old)? {
+            let newer: i64 = conn
+                .get_result(
+                    c::table
+                        .filter(c::platform_id.eq(form.platform_id.as_str()))
+                        .filter(c::mode.eq(form.mode.as_str()))
+                        .filter(c::merchant_id.eq(form.merchant_id.as_str()))
+                        .filter(c::issued_on.gt(Instant(form.issued_on)))
+                        .count(),
+                )
+                .await
+                .map_err(query_error("compliance_forms"))?;
+            if newer == 0 {
+                latest.push(form);
+            }
+        }
+        Ok(latest)
+    }
+
+    async fn issue_compliance(
+        &self,
+        form: &ComplianceForm,
+        event_id: &EventId,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| insert_issued(conn, form, event_id).await)
+            .await
+            .map_err(query_error("compliance_forms"))
+    }
+
     async fn current_compliance(
         &self,
         scope: &Scope,
