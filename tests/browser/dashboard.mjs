@@ -209,6 +209,9 @@ const tests = {
     await page.getByRole('heading', { name: 'Platforms', level: 1 }).waitFor();
     assert.match(await page.locator('main').innerText(), /no account on another platform/);
     await clean(page, console, '15-platforms');
+    await page.getByRole('link', { name: 'Boarding' }).click();
+    await page.getByRole('heading', { name: 'Boarding', level: 1 }).waitFor();
+    await clean(page, console, '16-boarding');
     await context.close();
   },
 

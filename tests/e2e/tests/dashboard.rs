@@ -40,6 +40,7 @@ struct Targets {
     txn: String,
     delivery: String,
     merchant: String,
+    form: String,
 }
 
 impl Targets {
@@ -67,12 +68,16 @@ impl Targets {
             .to_owned();
         let merchants = api.get("/v1/merchants", key).await;
         let merchant = merchants.body["data"][0]["id"].as_str().unwrap().to_owned();
+        let body = format!(r#"{{"merchantId": "{merchant}"}}"#);
+        let form = api.post("/v1/boarding-forms", key, &body).await;
+        let form = form.body["id"].as_str().unwrap().to_owned();
         Self {
             key: platform.private_key_id.clone(),
             hook,
             txn,
             delivery,
             merchant,
+            form,
         }
     }
 
@@ -84,6 +89,7 @@ impl Targets {
             txn,
             delivery,
             merchant,
+            form,
         } = self;
         let merchants = "/dashboard/merchants";
         let hooks = "/dashboard/settings/webhooks";
@@ -103,6 +109,8 @@ impl Targets {
             ("GET", format!("{merchants}/{merchant}")),
             ("GET", format!("{merchants}/{merchant}/delete")),
             ("GET", "/dashboard/audit".into()),
+            ("GET", "/dashboard/boarding".into()),
+            ("POST", format!("/dashboard/boarding/{form}/decide")),
             ("POST", "/dashboard/keys".into()),
             ("POST", format!("/dashboard/keys/{key}/rename")),
             ("POST", format!("/dashboard/keys/{key}/activate")),

@@ -504,7 +504,64 @@ async fn compliance_forms_go_overdue_and_renew_each_year(env: Env) {
     );
 }
 
+/// A submitted live form decided in the dashboard by an admin in live mode: a request for
+/// information without fields is refused, an approval lets the merchant past the gate.
+async fn a_live_form_is_decided_in_the_dashboard(env: Env) {
+    use holdfast_e2e::dashboard::{ADMIN_PASSWORD, Pages, client, set_password, sign_in};
+    let platform = env.create_platform("Acme");
+    set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let (_, live) = env.create_key(&platform.id, "private", "live");
+    let server = env.serve_with(FAST_WEBHOOKS);
+    let api = Api::new(&server);
+    let shop = api.shop(&live).await;
+    let issued = new_form(&api, &live, &format!(r#"{{"merchantId": "{shop}"}}"#)).await;
+    let page = Page::of(&server, &issued);
+    assert_eq!(page.post("save", &complete(TAX_ID)).await.0, StatusCode::OK);
+    page.submit("Ada Lovelace").await;
+    let id = issued["id"].as_str().unwrap();
+
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
+    let token = pages.token(&admin).await;
+    let back = [
+        ("csrf", token.as_str()),
+        ("mode", "live"),
+        ("back", "/dashboard/boarding"),
+    ];
+    pages
+        .send("POST", "/dashboard/mode", Some(&admin), &back)
+        .await;
+    let listed = pages
+        .send("GET", "/dashboard/boarding", Some(&admin), &[])
+        .await;
+    let html = listed.text().await.unwrap();
+    assert!(
+        html.contains(id) && html.contains("Record the decision"),
+        "{html}"
+    );
+    let decide = format!("/dashboard/boarding/{id}/decide");
+    let vague = [
+        ("csrf", token.as_str()),
+        ("decision", "request_information"),
+        ("reason", "More"),
+    ];
+    let refused = pages.send("POST", &decide, Some(&admin), &vague).await;
+    assert_eq!(
+        refused.status(),
+        StatusCode::BAD_REQUEST,
+        "a request names its fields"
+    );
+    let approve = [("csrf", token.as_str()), ("decision", "approve")];
+    let done = pages.send("POST", &decide, Some(&admin), &approve).await;
+    assert_eq!(done.status(), StatusCode::SEE_OTHER);
+    assert_eq!(merchant_status(&api, &live, &shop).await, "approved");
+}
+
 on_both_backends!(
+    a_live_form_is_decided_in_the_dashboard,
     compliance_forms_go_overdue_and_renew_each_year,
     an_approved_merchant_attests_its_compliance,
     the_hosted_page_in_a_browser,

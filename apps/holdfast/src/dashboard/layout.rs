@@ -10,6 +10,7 @@ const NAVIGATION: &[(&str, &str)] = &[
     ("/dashboard/keys", "API Keys"),
     ("/dashboard/transactions", "Transaction Log"),
     ("/dashboard/merchants", "Merchants"),
+    ("/dashboard/boarding", "Boarding"),
     ("/dashboard/settings/webhooks", "Settings › Webhooks"),
     ("/dashboard/audit", "Audit Log"),
 ];

@@ -7,6 +7,7 @@
 
 mod audit;
 mod auth;
+mod boarding;
 mod keys;
 pub(crate) mod layout;
 mod merchants;
@@ -51,7 +52,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     .configure(transactions::config)
     .configure(merchants::config)
     .configure(audit::config)
-    .configure(platforms::config);
+    .configure(platforms::config)
+    .configure(boarding::config);
 }
 
 async fn stylesheet() -> HttpResponse {

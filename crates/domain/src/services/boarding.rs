@@ -457,6 +457,19 @@ impl BoardingService {
         Ok(decided)
     }
 
+    /// A dashboard admin's decision of a submitted form of the caller's platform and mode.
+    #[tracing::instrument(level = "debug", skip_all, fields(id = %id))]
+    pub async fn decide_in(
+        &self,
+        who: &Principal,
+        id: &BoardingFormId,
+        decision: Decision,
+    ) -> Result<BoardingForm, ServiceError> {
+        let form = self.get(who, id).await?;
+        self.operator_decides(&form.platform_id, &form.id, decision)
+            .await
+    }
+
     /// An operator's decision of a submitted form of `platform`, in either mode.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn operator_decides(
