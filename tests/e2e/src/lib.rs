@@ -18,7 +18,7 @@ pub use browser::browser;
 pub use dump::contains;
 pub use http::{Api, Reply};
 pub use process::{CliOutput, Server};
-pub use receiver::{Answer, Received, Receiver};
+pub use receiver::{Answer, Received, Receiver, verify_signature};
 pub use smtp::{Mail, SmtpServer, free_port};
 
 /// Every answer a US boarding form needs, with a tax id the sandbox approves.

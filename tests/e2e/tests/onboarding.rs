@@ -129,10 +129,9 @@ async fn a_merchant_boards_through_the_hosted_page(env: Env) {
         r#"{{"endpointUrl": "{}", "events": ["form.created", "form.completed", "merchant.updated"]}}"#,
         receiver.url
     );
-    assert_eq!(
-        api.post("/v1/webhooks", key, &hook).await.status,
-        StatusCode::CREATED
-    );
+    let subscribed = api.post("/v1/webhooks", key, &hook).await;
+    assert_eq!(subscribed.status, StatusCode::CREATED);
+    let secret = subscribed.body["secret"].as_str().unwrap().to_owned();
     let issued = new_form(&api, key, r#"{"merchant": {"name": "Corner Shop"}}"#).await;
     assert_eq!(issued["status"], "open");
     let (form, merchant) = (
@@ -184,11 +183,12 @@ async fn a_merchant_boards_through_the_hosted_page(env: Env) {
         .iter()
         .map(|r| r.json()["eventType"].as_str().unwrap().to_owned())
         .collect();
-    let completed = got
+    let completed_request = got
         .iter()
-        .map(holdfast_e2e::Received::json)
-        .find(|j| j["eventType"] == "form.completed")
+        .find(|r| r.json()["eventType"] == "form.completed")
         .unwrap();
+    holdfast_e2e::verify_signature(&secret, completed_request).expect("a valid signature");
+    let completed = completed_request.json();
     assert_eq!(completed["data"]["id"], form, "{types:?}");
     assert_eq!(
         (
@@ -560,7 +560,35 @@ async fn a_live_form_is_decided_in_the_dashboard(env: Env) {
     assert_eq!(merchant_status(&api, &live, &shop).await, "approved");
 }
 
+/// Under an `Idempotency-Key`, the first answer carries the link and a replay the same form
+/// without it: the link's secret is stored nowhere, not even for the replay.
+async fn a_replayed_creation_carries_no_link(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(FAST_WEBHOOKS);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let body = r#"{"merchant": {"name": "Corner Shop"}}"#;
+    let first = api
+        .post_once("/v1/boarding-forms", key, "board-1", body)
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let url = first.body["url"].as_str().unwrap().to_owned();
+    let again = api
+        .post_once("/v1/boarding-forms", key, "board-1", body)
+        .await;
+    assert_eq!(again.status, StatusCode::CREATED);
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    assert_eq!(again.body["id"], first.body["id"]);
+    assert!(again.body.get("url").is_none(), "{}", again.text);
+    let secret = url.rsplit('/').next().unwrap();
+    assert!(
+        !contains(&env.dump().await, secret.as_bytes()),
+        "the link is stored nowhere"
+    );
+}
+
 on_both_backends!(
+    a_replayed_creation_carries_no_link,
     a_live_form_is_decided_in_the_dashboard,
     compliance_forms_go_overdue_and_renew_each_year,
     an_approved_merchant_attests_its_compliance,

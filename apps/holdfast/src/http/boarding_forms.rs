@@ -157,14 +157,15 @@ async fn create(
     ApiJson(body): ApiJson<CreateBoardingForm>,
 ) -> Result<HttpResponse, ApiError> {
     let target = target(body)?;
+    // The stored answer a replay gets has no link: the link's secret is kept nowhere.
     let answer = AnswerWithChange::new(&req, |issued: &IssuedForm| {
-        created(&view(&issued.form, Some(&issued.url)))
+        created(&view(&issued.form, None))
     });
     let issued = state
         .boarding
         .create(&who, target, answer.recorder().as_ref())
         .await?;
-    Ok(answer.send(&issued))
+    Ok(answer.send_answer(created(&view(&issued.form, Some(&issued.url)))))
 }
 
 /// Lists boarding forms, newest first.

@@ -71,7 +71,13 @@ impl<T> AnswerWithChange<T> {
     }
 
     pub fn send(&self, made: &T) -> HttpResponse {
-        let mut response = respond(self.answer(made));
+        self.send_answer(self.answer(made))
+    }
+
+    /// Sends `answer`, which may say more than the stored one: a secret shown once (a boarding
+    /// form's link) goes to the client but never into the stored answer a replay gets.
+    pub fn send_answer(&self, answer: Answer) -> HttpResponse {
+        let mut response = respond(answer);
         if self.key.is_some() {
             response.extensions_mut().insert(KeySettled);
         }
