@@ -5,7 +5,7 @@
     reason = "test code: a panic is the failure report"
 )]
 
-use holdfast_e2e::{Api, Env, on_both_backends};
+use holdfast_e2e::{Api, Env, contains, on_both_backends};
 use reqwest::StatusCode;
 
 async fn a_session_is_opened_read_and_canceled_once(env: Env) {
@@ -351,7 +351,36 @@ async fn a_session_pays_once_however_its_payments_race(env: Env) {
     assert_eq!(canceled.status, StatusCode::CONFLICT, "{}", canceled.text);
 }
 
+/// Under an `Idempotency-Key`, the first answer carries `clientSecret` and a replay the same
+/// session without it: the secret is stored nowhere, not even for the replay.
+async fn a_replayed_session_carries_no_secret(env: Env) {
+    let platform = env.create_platform("Shop");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let shop = api.shop(key).await;
+    let body = format!(r#"{{"merchantId": "{shop}", "amount": 2500}}"#);
+    let first = api
+        .post_once("/v1/client-sessions", key, "checkout-1", &body)
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let secret = first.body["clientSecret"].as_str().unwrap().to_owned();
+    let again = api
+        .post_once("/v1/client-sessions", key, "checkout-1", &body)
+        .await;
+    assert_eq!(again.status, StatusCode::CREATED);
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    assert_eq!(again.body["id"], first.body["id"]);
+    assert!(again.body.get("clientSecret").is_none(), "{}", again.text);
+    let tail = secret.rsplit('_').next().unwrap();
+    assert!(
+        !contains(&env.dump().await, tail.as_bytes()),
+        "the secret is stored nowhere"
+    );
+}
+
 on_both_backends!(
+    a_replayed_session_carries_no_secret,
     a_session_pays_once_however_its_payments_race,
     a_session_is_opened_read_and_canceled_once,
     a_bad_session_request_names_its_field,

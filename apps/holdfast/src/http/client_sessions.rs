@@ -145,14 +145,13 @@ async fn create(
     ApiJson(body): ApiJson<CreateClientSession>,
 ) -> Result<HttpResponse, ApiError> {
     let new = new_session(body)?;
-    let answer = AnswerWithChange::new(&req, |c: &CreatedSession| {
-        created(&view(&c.session, Some(c.secret.expose())))
-    });
+    // The stored answer a replay gets has no secret: only its SHA-256 is kept anywhere.
+    let answer = AnswerWithChange::new(&req, |c: &CreatedSession| created(&view(&c.session, None)));
     let made = state
         .client_sessions
         .create(&who, new, answer.recorder().as_ref())
         .await?;
-    Ok(answer.send(&made))
+    Ok(answer.send_answer(created(&view(&made.session, Some(made.secret.expose())))))
 }
 
 fn session_id(raw: &str) -> Result<ClientSessionId, ApiError> {
