@@ -312,6 +312,7 @@ mod cases {
     mod audit;
     mod boarding;
     mod client_sessions;
+    mod compliance;
     mod credentials;
     mod idempotency;
     mod keys;
@@ -325,6 +326,7 @@ mod cases {
     pub use audit::*;
     pub use boarding::*;
     pub use client_sessions::*;
+    pub use compliance::*;
     pub use credentials::*;
     pub use idempotency::*;
     pub use keys::*;
@@ -400,5 +402,6 @@ conformance!(
     the_audit_log_lists_a_platforms_mode_newest_first,
     a_links_email_is_queued_with_it_or_not_at_all,
     boarding_forms_are_written_whole_with_their_events,
+    compliance_forms_go_overdue_once_and_only_the_latest_renews,
     ping_answers,
 );

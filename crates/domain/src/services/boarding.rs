@@ -189,10 +189,7 @@ impl BoardingService {
             reply: reply_for(reply, &issued),
             ..FormWrite::default()
         };
-        self.forms
-            .write_form(&issued.form, write)
-            .await
-            .map_err(ServiceError::Store)?;
+        self.write(&issued.form, write).await?;
         Ok(issued)
     }
 
@@ -241,12 +238,7 @@ impl BoardingService {
             only_if: vec![current.status],
             ..FormWrite::default()
         };
-        if !self
-            .forms
-            .write_form(&form, write)
-            .await
-            .map_err(ServiceError::Store)?
-        {
+        if !self.write(&form, write).await? {
             return Err(ServiceError::Conflict {
                 field: "id",
                 message: "the form changed at the same time; ask for a new link again".into(),
@@ -272,14 +264,22 @@ impl BoardingService {
 
     fn seal(
         &self,
-        form: &BoardingId<'_>,
+        form: &BoardingFormId,
         what: &str,
         value: Option<String>,
     ) -> Option<SealedValue> {
         value.map(|v| SealedValue {
-            sealed: self.vault.seal(&format!("{}:{what}", form.0), &v),
+            sealed: self.vault.seal(&vault_context(form, what), &v),
             last4: last4(&v),
         })
+    }
+
+    /// Writes the form as `write` says; whether its status still allowed it.
+    async fn write(&self, form: &BoardingForm, write: FormWrite) -> Result<bool, ServiceError> {
+        self.forms
+            .write_form(form, write)
+            .await
+            .map_err(ServiceError::Store)
     }
 
     /// Saves what the page sent: every field checked, nothing kept if any is refused; answers
@@ -298,14 +298,14 @@ impl BoardingService {
         let now = self.clock.now();
         let (answers, secrets) =
             answers::check(typed, now, current.answers.country).map_err(PageError::Refused)?;
-        let id = BoardingId(current.id.as_str());
+        let id = &current.id;
         let form = BoardingForm {
             answers: current.answers.merged(answers),
             tax_id: self
-                .seal(&id, "taxId", secrets.tax_id)
+                .seal(id, TAX_ID, secrets.tax_id)
                 .or_else(|| current.tax_id.clone()),
             bank_account: self
-                .seal(&id, "bankAccount", secrets.bank_account)
+                .seal(id, "bankAccount", secrets.bank_account)
                 .or_else(|| current.bank_account.clone()),
             updated_on: now,
             ..current.clone()
@@ -319,12 +319,7 @@ impl BoardingService {
             only_if: vec![current.status],
             ..FormWrite::default()
         };
-        if !self
-            .forms
-            .write_form(&form, write)
-            .await
-            .map_err(ServiceError::Store)?
-        {
+        if !self.write(&form, write).await? {
             return Err(PageError::Closed(FormStatus::Submitted));
         }
         Ok(form)
@@ -377,12 +372,7 @@ impl BoardingService {
             only_if: vec![current.status],
             ..FormWrite::default()
         };
-        if !self
-            .forms
-            .write_form(&form, write)
-            .await
-            .map_err(ServiceError::Store)?
-        {
+        if !self.write(&form, write).await? {
             return Err(PageError::Closed(FormStatus::Submitted));
         }
         if form.mode == Mode::Test {
@@ -396,7 +386,7 @@ impl BoardingService {
         let tax_id = form
             .tax_id
             .as_ref()
-            .map(|v| self.vault.open(&format!("{}:taxId", form.id), &v.sealed))
+            .map(|v| self.vault.open(&vault_context(&form.id, TAX_ID), &v.sealed))
             .transpose()
             .map_err(|e| ServiceError::Store(StoreError::Unexpected(e.to_string())))?
             .unwrap_or_default();
@@ -412,6 +402,13 @@ impl BoardingService {
         form: BoardingForm,
         decision: Decision,
     ) -> Result<BoardingForm, ServiceError> {
+        let undecidable = |status: FormStatus| ServiceError::Conflict {
+            field: "id",
+            message: format!("the form is {status}: only a submitted form can be decided"),
+        };
+        if form.status != FormStatus::Submitted {
+            return Err(undecidable(form.status));
+        }
         let (fields, reason) = match &decision {
             Decision::Approve => (Vec::new(), None),
             Decision::Decline { reason } => (Vec::new(), Some(reason.clone())),
@@ -443,15 +440,10 @@ impl BoardingService {
             only_if: vec![FormStatus::Submitted],
             ..FormWrite::default()
         };
-        if !self
-            .forms
-            .write_form(&decided, write)
-            .await
-            .map_err(ServiceError::Store)?
-        {
+        if !self.write(&decided, write).await? {
             return Err(ServiceError::Conflict {
                 field: "id",
-                message: "only a submitted form can be decided".into(),
+                message: "the form was decided by another request at the same time".into(),
             });
         }
         Ok(decided)
@@ -466,8 +458,7 @@ impl BoardingService {
         decision: Decision,
     ) -> Result<BoardingForm, ServiceError> {
         let form = self.get(who, id).await?;
-        self.operator_decides(&form.platform_id, &form.id, decision)
-            .await
+        self.decide(form, decision).await
     }
 
     /// An operator's decision of a submitted form of `platform`, in either mode.
@@ -486,15 +477,6 @@ impl BoardingService {
                 .await
                 .map_err(ServiceError::Store)?;
             if let Some(form) = found {
-                if form.status != FormStatus::Submitted {
-                    return Err(ServiceError::Conflict {
-                        field: "id",
-                        message: format!(
-                            "the form is {}: only a submitted form can be decided",
-                            form.status
-                        ),
-                    });
-                }
                 return self.decide(form, decision).await;
             }
         }
@@ -502,5 +484,9 @@ impl BoardingService {
     }
 }
 
-/// A form's id as the vault's context for its secrets.
-struct BoardingId<'a>(&'a str);
+/// The vault's context for the secret `what` of form `id`: it opens only for that form.
+fn vault_context(id: &BoardingFormId, what: &str) -> String {
+    format!("{id}:{what}")
+}
+
+const TAX_ID: &str = "taxId";

@@ -118,6 +118,68 @@ pub(crate) async fn insert_issued(
     write(conn, &event(event_id, form, data, form.issued_on)).await
 }
 
+/// The columns a change of status writes: the status, and the attestation when there is one
+/// (`None` fields are left as they are).
+#[derive(Debug, AsChangeset)]
+#[diesel(table_name = c)]
+struct Change<'a> {
+    status: &'static str,
+    signer_name: Option<&'a str>,
+    signer_title: Option<&'a str>,
+    attested_on: Option<Instant>,
+    attested_from: Option<String>,
+    attested_saq: Option<&'static str>,
+}
+
+impl<'a> Change<'a> {
+    fn of(form: &'a ComplianceForm) -> Self {
+        let a = form.attestation.as_ref();
+        Self {
+            status: form.status.as_str(),
+            signer_name: a.map(|a| a.name.as_str()),
+            signer_title: a.map(|a| a.title.as_str()),
+            attested_on: a.map(|a| Instant(a.on)),
+            attested_from: a.and_then(|a| a.address).map(|ip| ip.to_string()),
+            attested_saq: a.map(|a| a.saq_type.as_str()),
+        }
+    }
+}
+
+impl SqlStore {
+    /// Writes `form`'s status (and attestation) while the stored one is one of `from`, with
+    /// `compliance.updated` at `at`, in one transaction; whether it was written.
+    async fn transition(
+        &self,
+        form: &ComplianceForm,
+        from: &[ComplianceStatus],
+        event_id: &EventId,
+        at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            let changed = conn
+                .execute(
+                    diesel::update(
+                        c::table
+                            .filter(c::id.eq(form.id.as_str()))
+                            .filter(c::status.eq_any(from)),
+                    )
+                    .set(Change::of(form)),
+                )
+                .await?;
+            if changed == 0 {
+                return Ok(false);
+            }
+            let data = EventData::ComplianceUpdated(form.event());
+            write(conn, &event(event_id, form, data, at)).await?;
+            Ok(true)
+        })
+        .await
+        .map_err(query_error("compliance_forms"))
+    }
+}
+
 fn convert(rows: Vec<FormRow>) -> Result<Vec<ComplianceForm>, StoreError> {
     rows.into_iter().map(ComplianceForm::try_from).collect()
 }
@@ -148,27 +210,8 @@ impl ComplianceStore for SqlStore {
         form: &ComplianceForm,
         event_id: &EventId,
     ) -> Result<bool, StoreError> {
-        let mut conn = self.conn().await?;
-        conn.transaction(async |conn| {
-            let changed = conn
-                .execute(
-                    diesel::update(
-                        c::table
-                            .filter(c::id.eq(form.id.as_str()))
-                            .filter(c::status.eq(ComplianceStatus::Pending.as_str())),
-                    )
-                    .set(c::status.eq(ComplianceStatus::Overdue.as_str())),
-                )
-                .await?;
-            if changed == 0 {
-                return Ok(false);
-            }
-            let data = EventData::ComplianceUpdated(form.event());
-            write(conn, &event(event_id, form, data, form.due_on)).await?;
-            Ok(true)
-        })
-        .await
-        .map_err(query_error("compliance_forms"))
+        self.transition(form, &[ComplianceStatus::Pending], event_id, form.due_on)
+            .await
     }
 
     async fn renewable(
@@ -176,35 +219,25 @@ impl ComplianceStore for SqlStore {
         issued_before: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<ComplianceForm>, StoreError> {
+        // A merchant's latest form: no form of the same merchant was issued after it.
+        let newer = diesel::alias!(crate::schema::compliance_forms as newer);
+        let later = newer
+            .filter(newer.field(c::platform_id).eq(c::platform_id))
+            .filter(newer.field(c::mode).eq(c::mode))
+            .filter(newer.field(c::merchant_id).eq(c::merchant_id))
+            .filter(newer.field(c::issued_on).gt(c::issued_on));
         let mut conn = self.conn().await?;
-        let old: Vec<FormRow> = conn
+        let rows: Vec<FormRow> = conn
             .load(
                 c::table
                     .filter(c::issued_on.le(Instant(issued_before)))
+                    .filter(diesel::dsl::not(diesel::dsl::exists(later)))
                     .order(c::issued_on.asc())
                     .limit(i64::from(limit)),
             )
             .await
             .map_err(query_error("compliance_forms"))?;
-        let mut latest = Vec::new();
-        // Few a year per merchant: each old form is checked for a newer one of its merchant.
-        for form in convert(old)? {
-            let newer: i64 = conn
-                .get_result(
-                    c::table
-                        .filter(c::platform_id.eq(form.platform_id.as_str()))
-                        .filter(c::mode.eq(form.mode.as_str()))
-                        .filter(c::merchant_id.eq(form.merchant_id.as_str()))
-                        .filter(c::issued_on.gt(Instant(form.issued_on)))
-                        .count(),
-                )
-                .await
-                .map_err(query_error("compliance_forms"))?;
-            if newer == 0 {
-                latest.push(form);
-            }
-        }
-        Ok(latest)
+        convert(rows)
     }
 
     async fn issue_compliance(
@@ -246,37 +279,7 @@ impl ComplianceStore for SqlStore {
                 "an attestation without its signer".into(),
             ));
         };
-        let open = [
-            ComplianceStatus::Pending.as_str(),
-            ComplianceStatus::Overdue.as_str(),
-        ];
-        let mut conn = self.conn().await?;
-        conn.transaction(async |conn| {
-            let changed = conn
-                .execute(
-                    diesel::update(
-                        c::table
-                            .filter(c::id.eq(form.id.as_str()))
-                            .filter(c::status.eq_any(open)),
-                    )
-                    .set((
-                        c::status.eq(ComplianceStatus::Attested.as_str()),
-                        c::signer_name.eq(Some(a.name.as_str())),
-                        c::signer_title.eq(Some(a.title.as_str())),
-                        c::attested_on.eq(Some(Instant(a.on))),
-                        c::attested_from.eq(a.address.map(|ip| ip.to_string())),
-                        c::attested_saq.eq(Some(a.saq_type.as_str())),
-                    )),
-                )
-                .await?;
-            if changed == 0 {
-                return Ok(false);
-            }
-            let data = EventData::ComplianceUpdated(form.event());
-            write(conn, &event(event_id, form, data, a.on)).await?;
-            Ok(true)
-        })
-        .await
-        .map_err(query_error("compliance_forms"))
+        let open = [ComplianceStatus::Pending, ComplianceStatus::Overdue];
+        self.transition(form, &open, event_id, a.on).await
     }
 }
