@@ -100,31 +100,35 @@ const UNASSIGNED_EIN_PREFIXES: &[&str] = &[
 /// number once stored; only its last four characters are ever shown.
 pub fn tax_id(country: Country, raw: &str) -> Result<String, Invalid> {
     let id = compact(raw);
-    let ok = match country {
-        Country::Us => id.len() == 9 && digits(&id) && !UNASSIGNED_EIN_PREFIXES.contains(&&id[..2]),
-        Country::Gb => id.len() == 10 && digits(&id),
-        Country::De => id.len() == 11 && id.starts_with("DE") && digits(&id[2..]),
-        Country::Fr => {
-            id.len() == 13 && id.starts_with("FR") && alnum(&id[2..4]) && digits(&id[4..])
-        }
-        Country::Nl => {
-            id.len() == 14
-                && id.starts_with("NL")
-                && digits(&id[2..11])
-                && &id[11..12] == "B"
-                && digits(&id[12..])
-        }
-        Country::Ie => {
-            (10..=11).contains(&id.len())
-                && id.starts_with("IE")
-                && digits(&id[2..9])
-                && id[9..].bytes().all(|b| b.is_ascii_uppercase())
-        }
-        Country::Es => {
-            id.len() == 11 && id.starts_with("ES") && alnum(&id[2..]) && digits(&id[3..10])
-        }
-        Country::It => id.len() == 13 && id.starts_with("IT") && digits(&id[2..]),
-    };
+    // Every rule below is ASCII and reads by position: anything else is refused first.
+    let ok = id.is_ascii()
+        && match country {
+            Country::Us => {
+                id.len() == 9 && digits(&id) && !UNASSIGNED_EIN_PREFIXES.contains(&&id[..2])
+            }
+            Country::Gb => id.len() == 10 && digits(&id),
+            Country::De => id.len() == 11 && id.starts_with("DE") && digits(&id[2..]),
+            Country::Fr => {
+                id.len() == 13 && id.starts_with("FR") && alnum(&id[2..4]) && digits(&id[4..])
+            }
+            Country::Nl => {
+                id.len() == 14
+                    && id.starts_with("NL")
+                    && digits(&id[2..11])
+                    && &id[11..12] == "B"
+                    && digits(&id[12..])
+            }
+            Country::Ie => {
+                (10..=11).contains(&id.len())
+                    && id.starts_with("IE")
+                    && digits(&id[2..9])
+                    && id[9..].bytes().all(|b| b.is_ascii_uppercase())
+            }
+            Country::Es => {
+                id.len() == 11 && id.starts_with("ES") && alnum(&id[2..]) && digits(&id[3..10])
+            }
+            Country::It => id.len() == 13 && id.starts_with("IT") && digits(&id[2..]),
+        };
     if ok {
         Ok(id)
     } else {
@@ -285,6 +289,11 @@ mod tests {
             (Es, "ESX123456XX", false),
             (It, "IT12345678901", true),
             (It, "IT1234567890", false),
+            // Non-ASCII where a rule reads by position: refused, never a panic.
+            (Fr, "FRaé12345678", false),
+            (Nl, "NL12345678é01", false),
+            (Ie, "IE123456é", false),
+            (Us, "１２３４５６７８９", false),
         ] {
             let got = tax_id(country, raw);
             assert_eq!(got.is_ok(), ok, "{country:?} {raw}");
