@@ -99,28 +99,54 @@ fn refusal(error: &PageError) -> HttpResponse {
     respond(status, hosted(title, &body))
 }
 
+/// An address past its failed-authentication budget is refused before any link is looked
+/// at: a right guess inside the lockout is no use.
+fn locked_out(req: &HttpRequest, state: &AppState) -> Option<HttpResponse> {
+    let wait = state
+        .rate_limits
+        .locked_out(req.peer_addr().map(|a| a.ip()))?;
+    let body = html! { h1 { "Too many attempts" } p.error role="alert" { "Too many attempts from your address. Try again later." } };
+    let mut response = respond(
+        StatusCode::TOO_MANY_REQUESTS,
+        hosted("Too many attempts", &body),
+    );
+    response.headers_mut().insert(
+        actix_web::http::header::RETRY_AFTER,
+        actix_web::http::header::HeaderValue::from(wait.as_secs().max(1)),
+    );
+    Some(response)
+}
+
 async fn show(
     req: HttpRequest,
     state: web::Data<AppState>,
     link: web::Path<String>,
 ) -> HttpResponse {
+    if let Some(refused) = locked_out(&req, &state) {
+        return refused;
+    }
     match state.boarding.open(&link).await {
         Ok(form) => respond(
             StatusCode::OK,
             form_page(&form, &link, &[], None, &BTreeMap::new()),
         ),
-        Err(error) => {
-            count_guess(&req, &state, &error);
-            refusal(&error)
-        }
+        Err(error) => refused_guess(&req, &state, &error),
     }
 }
 
-/// An unknown link is a guess at a secret: it counts against the address, like a wrong key.
-fn count_guess(req: &HttpRequest, state: &AppState, error: &PageError) {
-    if matches!(error, PageError::UnknownLink) {
-        state.rate_limits.failed(req.peer_addr().map(|a| a.ip()));
+/// An unknown link is a guess at a secret: it counts against the address, like a wrong key,
+/// and the guess that spends the budget is answered 429 like the ones after it.
+fn refused_guess(req: &HttpRequest, state: &AppState, error: &PageError) -> HttpResponse {
+    if matches!(error, PageError::UnknownLink)
+        && state
+            .rate_limits
+            .failed(req.peer_addr().map(|a| a.ip()))
+            .is_some()
+        && let Some(locked) = locked_out(req, state)
+    {
+        return locked;
     }
+    refusal(error)
 }
 
 async fn act(
@@ -133,28 +159,20 @@ async fn act(
         let body = html! { h1 { "Refused" } p.error role="alert" { "This form did not come from this page." } };
         return respond(StatusCode::FORBIDDEN, hosted("Refused", &body));
     }
-    let address = req.peer_addr().map(|a| a.ip());
-    if state.rate_limits.locked_out(address).is_some() {
-        let body = html! { h1 { "Too many attempts" } p.error role="alert" { "Too many attempts from your address. Try again later." } };
-        return respond(
-            StatusCode::TOO_MANY_REQUESTS,
-            hosted("Too many attempts", &body),
-        );
+    if let Some(refused) = locked_out(&req, &state) {
+        return refused;
     }
     let typed = form.into_inner();
     let action = typed.get("action").map_or("save", String::as_str);
     let done = match action {
         "submit" => {
             let confirmed = typed.get("confirm").is_some_and(|v| v == "yes");
-            if confirmed {
-                let signer = typed.get("signerName").map_or("", String::as_str);
-                state.boarding.submit(&link, signer, address).await
-            } else {
-                Err(PageError::Refused(vec![Invalid::new(
-                    "confirm",
-                    "must be ticked: confirm that the answers are true and complete",
-                )]))
-            }
+            let signer = typed.get("signerName").map_or("", String::as_str);
+            let address = req.peer_addr().map(|a| a.ip());
+            state
+                .boarding
+                .submit(&link, signer, confirmed, address)
+                .await
         }
         _ => state.boarding.save(&link, &typed).await,
     };
@@ -170,30 +188,19 @@ async fn act(
                 form_page(&form, &link, &[], notice, &BTreeMap::new()),
             )
         }
-        Err(PageError::Refused(errors)) => {
-            // The page again, with the refusals; what was saved before stays.
-            match state.boarding.open(&link).await {
-                Ok(form) if action == "submit" => {
-                    respond(StatusCode::BAD_REQUEST, review_page(&form, &link, &errors))
-                }
-                Ok(form) => respond(
-                    StatusCode::BAD_REQUEST,
-                    form_page(&form, &link, &errors, None, &typed),
-                ),
-                Err(error) => refusal(&error),
-            }
+        // The page again with the refusals; what was saved before stays.
+        Err(PageError::Refused(errors, form)) if action == "submit" => {
+            respond(StatusCode::BAD_REQUEST, review_page(&form, &link, &errors))
         }
-        Err(PageError::Closed(_)) => match state.boarding.open(&link).await {
-            Ok(form) => respond(
-                StatusCode::CONFLICT,
-                form_page(&form, &link, &[], None, &BTreeMap::new()),
-            ),
-            Err(error) => refusal(&error),
-        },
-        Err(error) => {
-            count_guess(&req, &state, &error);
-            refusal(&error)
-        }
+        Err(PageError::Refused(errors, form)) => respond(
+            StatusCode::BAD_REQUEST,
+            form_page(&form, &link, &errors, None, &typed),
+        ),
+        Err(PageError::Closed(form)) => respond(
+            StatusCode::CONFLICT,
+            form_page(&form, &link, &[], None, &BTreeMap::new()),
+        ),
+        Err(error) => refused_guess(&req, &state, &error),
     }
 }
 
@@ -297,6 +304,7 @@ fn status_words(status: FormStatus) -> &'static str {
 struct Shown<'a> {
     saved: &'a Answers,
     typed: &'a BTreeMap<String, String>,
+    refused: &'a [Invalid],
 }
 
 impl Shown<'_> {
@@ -304,6 +312,8 @@ impl Shown<'_> {
         self.typed
             .get(name)
             .filter(|v| !v.trim().is_empty())
+            // A refused answer is not put back: the page names it instead.
+            .filter(|_| !self.refused.iter().any(|e| e.field == name))
             .cloned()
             .or_else(|| saved.map(str::to_owned))
     }
@@ -319,6 +329,7 @@ fn form_page(
     let a = &Shown {
         saved: &form.answers,
         typed,
+        refused: errors,
     };
     let editable = form.status.is_editable();
     let action = format!("/onboarding/{link}");

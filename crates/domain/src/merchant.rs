@@ -94,6 +94,27 @@ impl std::fmt::Debug for MerchantJson<'_> {
 }
 
 impl Merchant {
+    /// A new merchant of `scope` made at `at`: the platform's default plan, onboarding not
+    /// started, no raw card seen.
+    pub fn new(
+        id: MerchantId,
+        scope: &crate::scope::Scope,
+        details: MerchantDetails,
+        at: OffsetDateTime,
+    ) -> Self {
+        Self {
+            id,
+            platform_id: scope.platform.clone(),
+            mode: scope.mode,
+            details,
+            plan_id: None,
+            onboarding_status: OnboardingStatus::NotStarted,
+            raw_cards_on: None,
+            created_on: at,
+            updated_on: at,
+        }
+    }
+
     /// Why the merchant cannot be paid now, if it cannot: a live merchant is paid only once
     /// its onboarding is approved. Test merchants are never held back.
     pub fn payment_refusal(&self) -> Option<Invalid> {

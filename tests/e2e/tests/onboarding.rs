@@ -157,7 +157,7 @@ async fn a_merchant_boards_through_the_hosted_page(env: Env) {
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(
-        html.contains("Tax id") && !html.contains(wrong),
+        html.contains("Tax id</a>: must be an EIN") && !html.contains(wrong),
         "named, not repeated"
     );
     let (status, html) = page.post("review", &complete(TAX_ID)).await;
@@ -234,13 +234,16 @@ async fn the_sandbox_decides_by_test_tax_id(env: Env) {
         assert_eq!(merchant_status(&api, key, mid).await, merchant);
         if form_status == "needs_information" {
             assert_eq!(read.body["requestedFields"], serde_json::json!(["website"]));
-            assert!(html.contains("Website"), "the page names the field");
+            assert!(
+                html.contains("Please check: Website."),
+                "the page names the field: {html}"
+            );
             let fixed = [
                 ("website", "https://corner.example.org".to_owned()),
                 ("taxId", "12-3456789".to_owned()),
             ];
             assert_eq!(page.post("save", &fixed).await.0, StatusCode::OK);
-            page.submit("Ada Lovelace").await;
+            assert_eq!(page.submit("Ada Lovelace").await.0, StatusCode::OK);
             let again = api.get(&format!("/v1/boarding-forms/{id}"), key).await;
             assert_eq!(again.body["status"], "approved");
         }
@@ -285,7 +288,7 @@ async fn links_are_renewed_expire_and_close(env: Env) {
         StatusCode::OK,
         "kept over the renewal"
     );
-    page.submit("Ada Lovelace").await;
+    assert_eq!(page.submit("Ada Lovelace").await.0, StatusCode::OK);
     let (status, _) = page.post("save", &[("city", "Shelbyville".into())]).await;
     assert_eq!(
         status,
@@ -315,7 +318,8 @@ async fn a_live_merchant_is_paid_only_once_approved(env: Env) {
     let issued = new_form(&api, &live, &format!(r#"{{"merchantId": "{shop}"}}"#)).await;
     let page = Page::of(&server, &issued);
     assert_eq!(page.post("save", &complete(TAX_ID)).await.0, StatusCode::OK);
-    let (_, html) = page.submit("Ada Lovelace").await;
+    let (status, html) = page.submit("Ada Lovelace").await;
+    assert_eq!(status, StatusCode::OK);
     assert!(
         html.contains("submitted and waiting"),
         "live forms wait for an operator"
@@ -332,6 +336,11 @@ async fn a_live_merchant_is_paid_only_once_approved(env: Env) {
     assert_eq!(decided["status"], "approved");
     assert_eq!(merchant_status(&api, &live, &shop).await, "approved");
     let after = pay(&api, &live, &shop).await;
+    // Past the gate, the payment meets the next rule: no live plan or processor here.
+    assert_eq!(
+        (after.status, after.error_param()),
+        (StatusCode::BAD_REQUEST, Some("merchantId"))
+    );
     assert!(!after.text.contains("onboarding"), "{}", after.text);
     let again = env.cli(&[
         "boarding",
@@ -517,7 +526,7 @@ async fn a_live_form_is_decided_in_the_dashboard(env: Env) {
     let issued = new_form(&api, &live, &format!(r#"{{"merchantId": "{shop}"}}"#)).await;
     let page = Page::of(&server, &issued);
     assert_eq!(page.post("save", &complete(TAX_ID)).await.0, StatusCode::OK);
-    page.submit("Ada Lovelace").await;
+    assert_eq!(page.submit("Ada Lovelace").await.0, StatusCode::OK);
     let id = issued["id"].as_str().unwrap();
 
     let pages = Pages {
@@ -587,7 +596,104 @@ async fn a_replayed_creation_carries_no_link(env: Env) {
     );
 }
 
+/// An approved merchant takes no new form (it would stop its live payments); a country
+/// changed after the tax id and bank account were saved drops them, so they are asked for
+/// again under the new country's rules; a submission without the confirmation is refused
+/// naming it, and the page keeps no refused answer.
+async fn a_form_keeps_to_its_merchant_and_its_country(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(FAST_WEBHOOKS);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let approved = api.approved_merchant(key).await;
+    let again = api
+        .post(
+            "/v1/boarding-forms",
+            key,
+            &format!(r#"{{"merchantId": "{approved}"}}"#),
+        )
+        .await;
+    assert_eq!(
+        (again.status, again.error_param()),
+        (StatusCode::CONFLICT, Some("merchantId"))
+    );
+
+    let issued = new_form(&api, key, r#"{"merchant": {"name": "Shop"}}"#).await;
+    let page = Page::of(&server, &issued);
+    assert_eq!(page.post("save", &complete(TAX_ID)).await.0, StatusCode::OK);
+    let (status, html) = page.post("review", &[("country", "DE".into())]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        !html.contains("ending in 2716") && !html.contains("021000021"),
+        "{html}"
+    );
+    let (status, html) = page.submit("Ada Lovelace").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    for needed in ["Tax id</a>: is needed", "IBAN</a>: is needed"] {
+        assert!(html.contains(needed), "{needed}: {html}");
+    }
+    let unconfirmed = [("signerName", "Ada Lovelace".to_owned())];
+    let (status, html) = page.post("submit", &unconfirmed).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(html.contains("Confirmation</a>: must be ticked"), "{html}");
+    let refused_site = "http://corner.example.com";
+    let (status, html) = page.post("save", &[("website", refused_site.into())]).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        !html.contains(refused_site),
+        "a refused answer is not put back"
+    );
+}
+
+/// Guessing links from one address: after its budget the address is refused with 429 and
+/// Retry-After, even on a real link, by GET as by POST; a POST from another site is 403.
+async fn link_guessing_locks_out_an_address(env: Env) {
+    let platform = env.create_platform("Acme");
+    let mut vars = FAST_WEBHOOKS.to_vec();
+    vars.push(("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3"));
+    let server = env.serve_with(&vars);
+    let api = Api::new(&server);
+    let issued = new_form(
+        &api,
+        &platform.private_key,
+        r#"{"merchant": {"name": "Shop"}}"#,
+    )
+    .await;
+    let real = Page::of(&server, &issued);
+    let forged = real
+        .http
+        .post(server.url(&real.path))
+        .header("origin", "http://evil.example")
+        .form(&[("action", "save"), ("city", "Nowhere")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+    let guess = Page {
+        path: "/onboarding/ABCDEFGHIJKLMNOPQRSTUVWXYZ".into(),
+        ..Page::of(&server, &issued)
+    };
+    let mut answers = Vec::new();
+    for _ in 0..4 {
+        answers.push(guess.get().await.0.as_u16());
+    }
+    assert_eq!(answers, [404, 404, 404, 429]);
+    let right = real.http.get(server.url(&real.path)).send().await.unwrap();
+    assert_eq!(
+        right.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "even a right link"
+    );
+    assert!(right.headers().contains_key("retry-after"));
+    assert_eq!(
+        real.post("save", &[("city", "Springfield".into())]).await.0,
+        StatusCode::TOO_MANY_REQUESTS
+    );
+}
+
 on_both_backends!(
+    a_form_keeps_to_its_merchant_and_its_country,
+    link_guessing_locks_out_an_address,
     a_replayed_creation_carries_no_link,
     a_live_form_is_decided_in_the_dashboard,
     compliance_forms_go_overdue_and_renew_each_year,

@@ -107,25 +107,16 @@ impl std::fmt::Debug for Secrets {
     }
 }
 
-/// Trimmed text of 1 to `max` characters, or `None` when left empty.
+/// Text of 1 to `max` characters by the shared rule for free text, or `None` when left empty.
 fn text(
     typed: &BTreeMap<String, String>,
     field: &'static str,
     max: usize,
     errors: &mut Vec<Invalid>,
 ) -> Option<String> {
-    let value = typed.get(field).map_or("", |v| v.trim());
-    if value.is_empty() {
-        return None;
-    }
-    if value.chars().count() > max || value.chars().any(char::is_control) {
-        errors.push(Invalid::new(
-            field,
-            format!("must be at most {max} characters, on one line"),
-        ));
-        return None;
-    }
-    Some(value.to_owned())
+    checked(typed, field, errors, |v| {
+        crate::text::bounded_text(field, v, 1, max)
+    })
 }
 
 /// A field checked by `check` when typed; `None` when left empty.
@@ -325,6 +316,11 @@ impl Answers {
     /// several visits keeps what each visit typed.
     #[must_use]
     pub fn merged(&self, newer: Answers) -> Answers {
+        // A routing number is a US bank's: it does not outlive a change of country.
+        let same_country = newer.country.is_none() || newer.country == self.country;
+        let routing_number = newer
+            .routing_number
+            .or_else(|| self.routing_number.clone().filter(|_| same_country));
         Answers {
             legal_name: newer.legal_name.or_else(|| self.legal_name.clone()),
             dba_name: newer.dba_name.or_else(|| self.dba_name.clone()),
@@ -343,7 +339,7 @@ impl Answers {
             } else {
                 newer.owners
             },
-            routing_number: newer.routing_number.or_else(|| self.routing_number.clone()),
+            routing_number,
             account_holder: newer.account_holder.or_else(|| self.account_holder.clone()),
         }
     }
@@ -494,6 +490,13 @@ mod tests {
         assert_eq!(both.legal_name.as_deref(), Some("Corner Shop LLC"));
         assert_eq!(both.city.as_deref(), Some("Springfield"));
         assert!(both.missing(false, false).contains(&"taxId"));
+        let (us, _) = check(&complete_us(), NOW, None).unwrap();
+        let (to_germany, _) = check(&typed(&[("country", "DE")]), NOW, Some(Country::Us)).unwrap();
+        assert_eq!(
+            us.merged(to_germany).routing_number,
+            None,
+            "a US routing number stays in the US"
+        );
         let secrets_without_country =
             check(&typed(&[("taxId", "12-3456789")]), NOW, None).unwrap_err();
         assert_eq!(secrets_without_country[0].field, "taxId");

@@ -9,23 +9,36 @@ use crate::ids::{BoardingFormId, EventId};
 use crate::merchant::Merchant;
 use crate::page::{Page, PageRequest};
 use crate::scope::Scope;
-use crate::webhook::EventType;
 use async_trait::async_trait;
+
+/// When a form's write goes through.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Guard {
+    /// A new form: inserted.
+    #[default]
+    Insert,
+    /// Replaced while its stored status is this one (a decision: two cannot both win).
+    Status(FormStatus),
+    /// Replaced only if nothing changed it since it was read (its status and `updated_on` as
+    /// read): a save, a submission or a new link never undoes another made meanwhile.
+    Unchanged(FormStatus, time::OffsetDateTime),
+}
 
 /// What a form's write changes beside the form, all in its one SQL transaction.
 #[derive(Debug, Clone, Default)]
 pub struct FormWrite {
     /// A merchant created with the form (`merchant.created`, as this event id).
     pub new_merchant: Option<(Merchant, EventId)>,
-    /// The form's own event (`form.created`, `form.completed`) with its id.
-    pub form_event: Option<(EventType, EventId)>,
+    /// The form's own event, with this id: `form.created` for a new form, `form.completed`
+    /// for a replaced one (a submission).
+    pub form_event: Option<EventId>,
     /// The merchant's onboarding status becomes this, reported by `merchant.updated` (this
     /// event id), unless it already is.
     pub merchant_status: Option<(OnboardingStatus, EventId)>,
     /// A compliance form issued with the change (at approval), with its `compliance.created`.
     pub compliance: Option<(crate::compliance::ComplianceForm, EventId)>,
-    /// The form is written only while its status is one of these (empty: a new form).
-    pub only_if: Vec<FormStatus>,
+    /// When the stored form may be replaced (a new form is inserted).
+    pub guard: Guard,
     /// The request's idempotent answer, if it has one.
     pub reply: Option<KeyedAnswer>,
 }
@@ -34,9 +47,9 @@ pub struct FormWrite {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait BoardingStore: Send + Sync {
-    /// Writes the form (inserted when `write.only_if` is empty, else replaced while its stored
-    /// status is one of them) with everything `write` names, in one SQL transaction. Whether
-    /// it was written: `false` when the stored status no longer allowed it.
+    /// Writes the form as `write.guard` allows, with everything `write` names, in one SQL
+    /// transaction. Whether it was written: `false` (and nothing written) when the guard no
+    /// longer held.
     async fn write_form(&self, form: &BoardingForm, write: FormWrite) -> Result<bool, StoreError>;
 
     /// The form `id` in `scope`, or `None`.

@@ -21,9 +21,11 @@ use crate::ids::{BoardingFormId, ComplianceFormId, EventId, MerchantId, Platform
 use crate::merchant::{Merchant, MerchantDetails};
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
-use crate::ports::{BoardingStore, CardVault, Clock, FormWrite, Ids, MerchantStore, StoreError};
+use crate::ports::{
+    BoardingStore, CardVault, Clock, FormWrite, Guard, Ids, MerchantStore, StoreError,
+};
 use crate::scope::Scope;
-use crate::webhook::EventType;
+use crate::text::bounded_text;
 
 use super::ServiceError;
 
@@ -37,12 +39,22 @@ pub enum FormFor {
 }
 
 /// A form with the one copy of its link the caller will ever see.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct IssuedForm {
     /// The form as stored.
     pub form: BoardingForm,
     /// The hosted page's address, carrying the form's secret.
     pub url: String,
+}
+
+/// The link carries the form's secret: never printed.
+impl std::fmt::Debug for IssuedForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IssuedForm")
+            .field("form", &self.form)
+            .field("url", &"…")
+            .finish()
+    }
 }
 
 /// Why the hosted page cannot act on a form.
@@ -54,12 +66,13 @@ pub enum PageError {
     /// The link's time is up.
     #[error("this link has expired")]
     Expired,
-    /// The form can no longer be changed (submitted or decided).
-    #[error("this form is {0} and can no longer be changed")]
-    Closed(FormStatus),
-    /// Fields were refused; nothing was kept.
+    /// The form can no longer be changed (submitted or decided): the form as it is.
+    #[error("this form is {} and can no longer be changed", .0.status)]
+    Closed(Box<BoardingForm>),
+    /// Answers were refused, or the form changed meanwhile; nothing was kept. The form as it
+    /// is, to show again with the refusals.
     #[error("some answers were refused")]
-    Refused(Vec<Invalid>),
+    Refused(Vec<Invalid>, Box<BoardingForm>),
     /// The store failed.
     #[error(transparent)]
     Service(#[from] ServiceError),
@@ -147,20 +160,19 @@ impl BoardingService {
                     .await
                     .map_err(ServiceError::Store)?
                     .ok_or_else(|| Invalid::new("merchantId", "no such merchant in this mode"))?;
+                // A new form would take an approved merchant back into onboarding and stop
+                // its live payments.
+                if merchant.onboarding_status == OnboardingStatus::Approved {
+                    return Err(ServiceError::Conflict {
+                        field: "merchantId",
+                        message: "the merchant's onboarding is already approved".into(),
+                    });
+                }
                 (merchant.id, None)
             }
             FormFor::New(details) => {
-                let merchant = Merchant {
-                    id: MerchantId::from_suffix(&self.ids.next_id()),
-                    platform_id: who.scope.platform.clone(),
-                    mode: who.scope.mode,
-                    details,
-                    plan_id: None,
-                    onboarding_status: OnboardingStatus::NotStarted,
-                    raw_cards_on: None,
-                    created_on: now,
-                    updated_on: now,
-                };
+                let id = MerchantId::from_suffix(&self.ids.next_id());
+                let merchant = Merchant::new(id, &who.scope, details, now);
                 (merchant.id.clone(), Some((merchant, self.event_id())))
             }
         };
@@ -185,7 +197,7 @@ impl BoardingService {
         let issued = IssuedForm { form, url };
         let write = FormWrite {
             new_merchant,
-            form_event: Some((EventType::FormCreated, self.event_id())),
+            form_event: Some(self.event_id()),
             reply: reply_for(reply, &issued),
             ..FormWrite::default()
         };
@@ -235,7 +247,7 @@ impl BoardingService {
             ..current.clone()
         };
         let write = FormWrite {
-            only_if: vec![current.status],
+            guard: Guard::Unchanged(current.status, current.updated_on),
             ..FormWrite::default()
         };
         if !self.write(&form, write).await? {
@@ -262,6 +274,31 @@ impl BoardingService {
         Ok(form)
     }
 
+    /// The form a link opens, while it can still be changed.
+    async fn editable(&self, link: &str) -> Result<BoardingForm, PageError> {
+        let form = self.open(link).await?;
+        if form.status.is_editable() {
+            Ok(form)
+        } else {
+            Err(PageError::Closed(Box::new(form)))
+        }
+    }
+
+    /// Why a write lost to another made meanwhile (another window saved, submitted, or a new
+    /// link was issued), with the form as it now is.
+    async fn changed_meanwhile(&self, link: &str) -> PageError {
+        match self.editable(link).await {
+            Ok(form) => PageError::Refused(
+                vec![Invalid::new(
+                    "form",
+                    "was changed at the same time elsewhere; check the answers and save again",
+                )],
+                Box::new(form),
+            ),
+            Err(other) => other,
+        }
+    }
+
     fn seal(
         &self,
         form: &BoardingFormId,
@@ -274,7 +311,7 @@ impl BoardingService {
         })
     }
 
-    /// Writes the form as `write` says; whether its status still allowed it.
+    /// Writes the form as `write` says; whether its guard still held.
     async fn write(&self, form: &BoardingForm, write: FormWrite) -> Result<bool, ServiceError> {
         self.forms
             .write_form(form, write)
@@ -291,22 +328,25 @@ impl BoardingService {
         link: &str,
         typed: &BTreeMap<String, String>,
     ) -> Result<BoardingForm, PageError> {
-        let current = self.open(link).await?;
-        if !current.status.is_editable() {
-            return Err(PageError::Closed(current.status));
-        }
+        let current = self.editable(link).await?;
         let now = self.clock.now();
-        let (answers, secrets) =
-            answers::check(typed, now, current.answers.country).map_err(PageError::Refused)?;
+        let (answers, secrets) = match answers::check(typed, now, current.answers.country) {
+            Ok(checked) => checked,
+            Err(refused) => return Err(PageError::Refused(refused, Box::new(current))),
+        };
+        // Another country's tax id and bank account follow another country's rules: they are
+        // dropped unless typed again.
+        let same_country = answers.country.is_none() || answers.country == current.answers.country;
+        let kept = |sealed: &Option<SealedValue>| sealed.clone().filter(|_| same_country);
         let id = &current.id;
         let form = BoardingForm {
             answers: current.answers.merged(answers),
             tax_id: self
                 .seal(id, TAX_ID, secrets.tax_id)
-                .or_else(|| current.tax_id.clone()),
+                .or_else(|| kept(&current.tax_id)),
             bank_account: self
                 .seal(id, "bankAccount", secrets.bank_account)
-                .or_else(|| current.bank_account.clone()),
+                .or_else(|| kept(&current.bank_account)),
             updated_on: now,
             ..current.clone()
         };
@@ -316,49 +356,50 @@ impl BoardingService {
         };
         let write = FormWrite {
             merchant_status: Some((status, self.event_id())),
-            only_if: vec![current.status],
+            guard: Guard::Unchanged(current.status, current.updated_on),
             ..FormWrite::default()
         };
         if !self.write(&form, write).await? {
-            return Err(PageError::Closed(FormStatus::Submitted));
+            return Err(self.changed_meanwhile(link).await);
         }
         Ok(form)
     }
 
-    /// Submits the form as `signer`, from `address`: it must lack nothing. The form becomes
-    /// `submitted`, the merchant too, and `form.completed` is written with them.
+    /// Submits the form as `signer`, from `address`, who must have `confirmed` the answers:
+    /// it must lack nothing. The form becomes `submitted`, the merchant too, and
+    /// `form.completed` is written with them.
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn submit(
         &self,
         link: &str,
         signer: &str,
+        confirmed: bool,
         address: Option<IpAddr>,
     ) -> Result<BoardingForm, PageError> {
-        let current = self.open(link).await?;
-        if !current.status.is_editable() {
-            return Err(PageError::Closed(current.status));
-        }
-        let signer = signer.trim();
+        let current = self.editable(link).await?;
         let mut refused: Vec<Invalid> = current
             .answers
             .missing(current.tax_id.is_some(), current.bank_account.is_some())
             .into_iter()
             .map(|field| Invalid::new(field, "is needed before the form can be submitted"))
             .collect();
-        if signer.is_empty() || signer.chars().count() > 200 {
+        let signer = bounded_text("signerName", signer, 1, 200)
+            .map_err(|e| refused.push(e))
+            .ok();
+        if !confirmed {
             refused.push(Invalid::new(
-                "signerName",
-                "must be your full name, at most 200 characters",
+                "confirm",
+                "must be ticked: confirm that the answers are true and complete",
             ));
         }
-        if !refused.is_empty() {
-            return Err(PageError::Refused(refused));
-        }
+        let Some(signer) = signer.filter(|_| refused.is_empty()) else {
+            return Err(PageError::Refused(refused, Box::new(current)));
+        };
         let now = self.clock.now();
         let form = BoardingForm {
             status: FormStatus::Submitted,
             submission: Some(Submission {
-                name: signer.to_owned(),
+                name: signer,
                 on: now,
                 address,
             }),
@@ -367,13 +408,13 @@ impl BoardingService {
             ..current.clone()
         };
         let write = FormWrite {
-            form_event: Some((EventType::FormCompleted, self.event_id())),
+            form_event: Some(self.event_id()),
             merchant_status: Some((OnboardingStatus::Submitted, self.event_id())),
-            only_if: vec![current.status],
+            guard: Guard::Unchanged(current.status, current.updated_on),
             ..FormWrite::default()
         };
         if !self.write(&form, write).await? {
-            return Err(PageError::Closed(FormStatus::Submitted));
+            return Err(self.changed_meanwhile(link).await);
         }
         if form.mode == Mode::Test {
             return Ok(self.sandbox_decides(form).await?);
@@ -437,7 +478,7 @@ impl BoardingService {
         let write = FormWrite {
             merchant_status: Some((decision.merchant_status(), self.event_id())),
             compliance,
-            only_if: vec![FormStatus::Submitted],
+            guard: Guard::Status(FormStatus::Submitted),
             ..FormWrite::default()
         };
         if !self.write(&decided, write).await? {

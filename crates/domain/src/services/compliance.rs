@@ -9,6 +9,7 @@ use crate::auth::Principal;
 use crate::compliance::{Attestation, ComplianceForm, ComplianceStatus, SaqType};
 use crate::ids::{EventId, MerchantId};
 use crate::ports::{Clock, ComplianceStore, Ids, MerchantStore};
+use crate::text::bounded_text;
 
 use super::ServiceError;
 
@@ -47,17 +48,6 @@ impl std::fmt::Debug for ComplianceService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ComplianceService").finish_non_exhaustive()
     }
-}
-
-fn named(field: &'static str, raw: &str) -> Result<String, Invalid> {
-    let value = raw.trim();
-    if value.is_empty() || value.chars().count() > 200 || value.chars().any(char::is_control) {
-        return Err(Invalid::new(
-            field,
-            "is required: 1 to 200 characters, on one line",
-        ));
-    }
-    Ok(value.to_owned())
 }
 
 impl ComplianceService {
@@ -168,8 +158,8 @@ impl ComplianceService {
         merchant_id: &MerchantId,
         signer: Signer,
     ) -> Result<CurrentCompliance, ServiceError> {
-        let name = named("name", &signer.name)?;
-        let title = named("title", &signer.title)?;
+        let name = bounded_text("name", &signer.name, 1, 200)?;
+        let title = bounded_text("title", &signer.title, 1, 200)?;
         if !signer.agreed {
             return Err(Invalid::new(
                 "agreed",

@@ -56,17 +56,8 @@ impl MerchantService {
         reply: Option<&Recorder<'_, Merchant>>,
     ) -> Result<Merchant, ServiceError> {
         let now = self.clock.now();
-        let merchant = Merchant {
-            id: MerchantId::from_suffix(&self.ids.next_id()),
-            platform_id: who.scope.platform.clone(),
-            mode: who.scope.mode,
-            details,
-            plan_id: None,
-            onboarding_status: crate::boarding::OnboardingStatus::NotStarted,
-            raw_cards_on: None,
-            created_on: now,
-            updated_on: now,
-        };
+        let id = MerchantId::from_suffix(&self.ids.next_id());
+        let merchant = Merchant::new(id, &who.scope, details, now);
         self.merchants
             .insert_merchant_with_event(&merchant, &self.event_id(), reply_for(reply, &merchant))
             .await

@@ -7,9 +7,10 @@ use holdfast_domain::boarding::form::{BoardingForm, SealedValue, Submission};
 use holdfast_domain::ids::{BoardingFormId, EventId, MerchantId, PlatformId};
 use holdfast_domain::merchant::Merchant;
 use holdfast_domain::page::{Page, PageRequest};
-use holdfast_domain::ports::{BoardingStore, Event, EventData, FormWrite, Sealed, StoreError};
+use holdfast_domain::ports::{
+    BoardingStore, Event, EventData, FormWrite, Guard, Sealed, StoreError,
+};
 use holdfast_domain::scope::Scope;
-use holdfast_domain::webhook::EventType;
 use time::OffsetDateTime;
 
 use super::SqlStore;
@@ -23,7 +24,7 @@ use crate::schema::{boarding_forms as f, merchants as m};
 use crate::timestamp::Instant;
 
 #[derive(Debug, Insertable, AsChangeset)]
-#[diesel(table_name = f, treat_none_as_default_value = false)]
+#[diesel(table_name = f, treat_none_as_default_value = false, treat_none_as_null = true)]
 struct FormRow<'a> {
     id: &'a str,
     platform_id: &'a str,
@@ -252,37 +253,47 @@ impl BoardingStore for SqlStore {
             .map_err(|e| StoreError::Unexpected(format!("answers: {e}")))?;
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
+            // The guarded replace comes first: a refused write has written nothing.
+            let this = f::table.filter(f::id.eq(form.id.as_str()));
+            let changed = match write.guard {
+                Guard::Insert => {
+                    conn.execute(
+                        diesel::insert_into(f::table).values(FormRow::of(form, answers.clone())),
+                    )
+                    .await?
+                }
+                Guard::Status(status) => {
+                    conn.execute(
+                        diesel::update(this.filter(f::status.eq(status.as_str())))
+                            .set(FormRow::of(form, answers.clone())),
+                    )
+                    .await?
+                }
+                Guard::Unchanged(status, at) => {
+                    conn.execute(
+                        diesel::update(
+                            this.filter(f::status.eq(status.as_str()))
+                                .filter(f::updated_on.eq(Instant(at))),
+                        )
+                        .set(FormRow::of(form, answers.clone())),
+                    )
+                    .await?
+                }
+            };
+            if changed == 0 {
+                return Ok(false);
+            }
             if let Some((merchant, event)) = &write.new_merchant {
                 conn.execute(diesel::insert_into(m::table).values(NewMerchantRow::from(merchant)))
                     .await?;
                 let data = EventData::MerchantCreated(Box::new(merchant.clone()));
                 write_event_of(conn, &event_of(event, form, data)).await?;
             }
-            if write.only_if.is_empty() {
-                conn.execute(
-                    diesel::insert_into(f::table).values(FormRow::of(form, answers.clone())),
-                )
-                .await?;
-            } else {
-                let allowed: Vec<&str> = write.only_if.iter().map(|s| s.as_str()).collect();
-                let changed = conn
-                    .execute(
-                        diesel::update(
-                            f::table
-                                .filter(f::id.eq(form.id.as_str()))
-                                .filter(f::status.eq_any(allowed)),
-                        )
-                        .set(FormRow::of(form, answers.clone())),
-                    )
-                    .await?;
-                if changed == 0 {
-                    return Ok(false);
-                }
-            }
-            if let Some((kind, event)) = &write.form_event {
-                let data = match kind {
-                    EventType::FormCompleted => EventData::FormCompleted(form.event()),
-                    _ => EventData::FormCreated(form.event()),
+            if let Some(event) = &write.form_event {
+                let data = if write.guard == Guard::Insert {
+                    EventData::FormCreated(form.event())
+                } else {
+                    EventData::FormCompleted(form.event())
                 };
                 write_event_of(conn, &event_of(event, form, data)).await?;
             }

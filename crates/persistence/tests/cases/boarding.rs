@@ -6,8 +6,7 @@ use holdfast_domain::boarding::OnboardingStatus;
 use holdfast_domain::boarding::answers::Answers;
 use holdfast_domain::boarding::form::{BoardingForm, FormStatus, SealedValue};
 use holdfast_domain::ids::{BoardingFormId, EventId};
-use holdfast_domain::ports::{FormWrite, Sealed};
-use holdfast_domain::webhook::EventType;
+use holdfast_domain::ports::{FormWrite, Guard, Sealed};
 
 use super::*;
 
@@ -59,23 +58,18 @@ fn event() -> EventId {
     EventId::from_suffix(&CountingIds.next_id())
 }
 
-pub async fn boarding_forms_are_written_whole_with_their_events(db: Database) {
-    let stores = db.stores();
-    let a = new_platform(&stores, "A").await;
-    let p = principal(&a, Mode::Test);
-    let new_merchant = merchant(&p, "Boarded");
-    let made = form(&p, &new_merchant, "LINK1");
-    let write = FormWrite {
-        new_merchant: Some((new_merchant.clone(), event())),
-        form_event: Some((EventType::FormCreated, event())),
-        ..FormWrite::default()
-    };
-    assert!(stores.boarding.write_form(&made, write).await.unwrap());
+/// `made` is found in its scope and by its link's hash, and nowhere else.
+async fn assert_found_in_scope_and_by_link(
+    stores: &Stores,
+    a: &CreatedPlatform,
+    made: &BoardingForm,
+) {
+    let p = principal(a, Mode::Test);
     assert_eq!(
         stores.boarding.get_form(&p.scope, &made.id).await.unwrap(),
         Some(made.clone())
     );
-    let live = principal(&a, Mode::Live);
+    let live = principal(a, Mode::Live);
     assert_eq!(
         stores
             .boarding
@@ -100,20 +94,50 @@ pub async fn boarding_forms_are_written_whole_with_their_events(db: Database) {
             .unwrap(),
         None
     );
+}
 
-    // Answers saved with a sealed value; the merchant moves to in_progress once.
-    let saved = BoardingForm {
-        tax_id: Some(sealed("6789")),
-        ..made.clone()
+pub async fn boarding_forms_are_written_whole_with_their_events(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let new_merchant = merchant(&p, "Boarded");
+    let made = form(&p, &new_merchant, "LINK1");
+    let write = FormWrite {
+        new_merchant: Some((new_merchant.clone(), event())),
+        form_event: Some(event()),
+        ..FormWrite::default()
     };
-    for _ in 0..2 {
+    assert!(stores.boarding.write_form(&made, write).await.unwrap());
+    assert_found_in_scope_and_by_link(&stores, &a, &made).await;
+
+    // Answers saved with a sealed value, twice; the merchant moves to in_progress once.
+    let mut saved = made.clone();
+    for (n, last4) in [(1, "6789"), (2, "4321")] {
+        let read = saved.clone();
+        saved = BoardingForm {
+            tax_id: Some(sealed(last4)),
+            updated_on: T0 + time::Duration::minutes(n),
+            ..read.clone()
+        };
         let write = FormWrite {
             merchant_status: Some((OnboardingStatus::InProgress, event())),
-            only_if: vec![FormStatus::Open],
+            guard: Guard::Unchanged(FormStatus::Open, read.updated_on),
             ..FormWrite::default()
         };
         assert!(stores.boarding.write_form(&saved, write).await.unwrap());
     }
+    // A write from what was read before those saves (a new link, another window) loses: it
+    // would undo them, so nothing of it is written.
+    let stale = BoardingForm {
+        link_hash: KeyHash::of("LINK-STALE"),
+        updated_on: T0 + time::Duration::minutes(5),
+        ..made.clone()
+    };
+    let write = FormWrite {
+        guard: Guard::Unchanged(FormStatus::Open, made.updated_on),
+        ..FormWrite::default()
+    };
+    assert!(!stores.boarding.write_form(&stale, write).await.unwrap());
     assert_eq!(
         stores.boarding.get_form(&p.scope, &made.id).await.unwrap(),
         Some(saved.clone())
@@ -124,14 +148,14 @@ pub async fn boarding_forms_are_written_whole_with_their_events(db: Database) {
         ..saved.clone()
     };
     let write = FormWrite {
-        form_event: Some((EventType::FormCompleted, event())),
+        form_event: Some(event()),
         merchant_status: Some((OnboardingStatus::Submitted, event())),
-        only_if: vec![FormStatus::Open],
+        guard: Guard::Unchanged(FormStatus::Open, saved.updated_on),
         ..FormWrite::default()
     };
     assert!(stores.boarding.write_form(&submitted, write).await.unwrap());
     let late = FormWrite {
-        only_if: vec![FormStatus::Open],
+        guard: Guard::Status(FormStatus::Open),
         ..FormWrite::default()
     };
     assert!(!stores.boarding.write_form(&saved, late).await.unwrap());
