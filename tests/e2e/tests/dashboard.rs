@@ -172,6 +172,27 @@ async fn signed_out_every_route_sends_the_browser_to_sign_in(env: Env) {
             "never repeated"
         );
     }
+    // A link's form posted back with a token that is not one of ours: refused in words,
+    // and the token is not put back into the page, whichever refusal it meets.
+    for (password, confirm) in [
+        ("a long enough password", "another long password"),
+        ("short", "short"),
+        ("a long enough password", "a long enough password"),
+    ] {
+        let fields = [
+            ("token", "4111111111111111"),
+            ("password", password),
+            ("confirm", confirm),
+        ];
+        let posted = pages
+            .send("POST", "/dashboard/welcome", None, &fields)
+            .await;
+        assert_eq!(posted.status(), StatusCode::BAD_REQUEST);
+        assert!(
+            !posted.text().await.unwrap().contains("4111111111111111"),
+            "never repeated: {password}"
+        );
+    }
     let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
     for (method, path) in routes.iter().filter(|(m, _)| *m == "GET") {
         let page = pages.send(method, path, Some(&admin), &[]).await;

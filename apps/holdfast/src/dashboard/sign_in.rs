@@ -212,10 +212,13 @@ async fn set_password(
     if !is_same_origin(&req) {
         return Err(DashboardError::Forgery);
     }
+    // Only a token of our own form goes back into the page, as on the link's own page.
+    let presented = Secret::presented(&form.token);
+    let token = presented.as_ref().map_or("", Secret::expose);
     let again = |error: &str| {
         Ok(respond(
             StatusCode::BAD_REQUEST,
-            password_page(&form.token, Some(error)),
+            password_page(token, Some(error)),
         ))
     };
     if form.password != form.confirm {
@@ -230,8 +233,8 @@ async fn set_password(
         return again("Too many attempts from your address. Try again later.");
     }
     let unusable = "This link is unknown, used or expired. Ask for a new one.";
-    let redeemed = match Secret::presented(&form.token) {
-        Some(token) => state.dashboard.redeem(&token, &password, address).await,
+    let redeemed = match &presented {
+        Some(token) => state.dashboard.redeem(token, &password, address).await,
         None => Err(ServiceError::NotFound("link")),
     };
     match redeemed {

@@ -120,16 +120,27 @@ async fn list(
         .await?;
     let mode = signed.who.session.mode;
     let older = found.data.last().filter(|_| found.has_more).map(|t| {
+        // Built from the filters as understood, never from what was typed.
         let mut query = form_urlencoded::Serializer::new(String::new());
+        let day_of = |at: time::OffsetDateTime| at.date().to_string();
         for (name, value) in [
-            ("type", &filters.kind),
-            ("state", &filters.state),
-            ("merchant", &filters.merchant),
-            ("from", &filters.from),
-            ("to", &filters.to),
+            ("type", filter.kind.map(|k| k.as_str().to_owned())),
+            ("state", filter.state.map(|s| s.as_str().to_owned())),
+            (
+                "merchant",
+                filter.merchant_id.as_ref().map(ToString::to_string),
+            ),
+            ("from", filter.created_from.map(day_of)),
+            // The "to" day was kept as the start of the day after it.
+            (
+                "to",
+                filter
+                    .created_until
+                    .map(|t| day_of(t - time::Duration::days(1))),
+            ),
         ] {
-            if !value.is_empty() {
-                query.append_pair(name, value);
+            if let Some(value) = value {
+                query.append_pair(name, &value);
             }
         }
         query.append_pair("after", t.id.as_str());
