@@ -72,7 +72,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             crate::output::emit(
                 json,
                 &serde_json::json!({ "overdue": overdue, "renewed": renewed }),
-                || format!("{overdue} form(s) now overdue, {renewed} new yearly form(s) issued"),
+                || {
+                    format!(
+                        "{overdue} form(s) now overdue, {renewed} form(s) issued (yearly, or a first)"
+                    )
+                },
             );
             Ok(())
         }

@@ -33,20 +33,25 @@ pub trait ComplianceStore: Send + Sync {
         event: &EventId,
     ) -> Result<bool, StoreError>;
 
-    /// Forms issued at or before `issued_before` that are their merchant's latest, at most
-    /// `limit`: the merchants a new year's form is due for.
+    /// Forms issued at or before `issued_before` that are their merchant's latest, of merchants
+    /// approved and not deleted, at most `limit`: a new year's form is due for them.
     async fn renewable(
         &self,
         issued_before: time::OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<ComplianceForm>, StoreError>;
 
-    /// Writes a newly issued form with `compliance.created` (`event`).
+    /// Writes a newly issued form with `compliance.created` (`event`), unless its merchant
+    /// already has one issued at that instant (another maintainer issued it); whether written.
     async fn issue_compliance(
         &self,
         form: &ComplianceForm,
         event: &EventId,
-    ) -> Result<(), StoreError>;
+    ) -> Result<bool, StoreError>;
+
+    /// Approved merchants (not deleted) that have no form at all, at most `limit`: those
+    /// approved before compliance existed.
+    async fn unissued(&self, limit: u32) -> Result<Vec<crate::merchant::Merchant>, StoreError>;
 
     /// Records the form's attestation with `compliance.updated` (`event`), while the stored
     /// form is still pending or overdue; whether it was written.

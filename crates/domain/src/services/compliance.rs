@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use crate::Invalid;
 use crate::auth::Principal;
-use crate::compliance::{Attestation, ComplianceForm, ComplianceStatus, SaqType};
-use crate::ids::{EventId, MerchantId};
+use crate::compliance::{Attestation, ComplianceForm, ComplianceStatus, RENEWED_AFTER, SaqType};
+use crate::ids::{ComplianceFormId, EventId, MerchantId};
 use crate::ports::{Clock, ComplianceStore, Ids, MerchantStore};
 use crate::text::bounded_text;
 
@@ -96,8 +96,9 @@ impl ComplianceService {
     }
 
     /// The yearly upkeep, as of `as_of` (now unless given): pending forms past due become
-    /// `overdue`, and a merchant whose latest form is a year old is issued a new one. How many
-    /// of each.
+    /// `overdue`; a merchant whose latest form is a year old is issued the next, dated on the
+    /// anniversary; an approved merchant with no form (approved before compliance existed) is
+    /// issued its first. How many became overdue, and how many forms were issued.
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn maintain(
         &self,
@@ -126,28 +127,45 @@ impl ComplianceService {
                 overdue += 1;
             }
         }
-        let mut renewed = 0;
-        for last in self
+        let mut issued = 0;
+        // A year after the last form, on its anniversary: two maintainers issue it once.
+        let renewals = self
             .store
-            .renewable(as_of - crate::compliance::RENEWED_AFTER, BATCH)
+            .renewable(as_of - RENEWED_AFTER, BATCH)
             .await
             .map_err(ServiceError::Store)?
-        {
-            let issued = ComplianceForm::issue(
-                crate::ids::ComplianceFormId::from_suffix(&self.ids.next_id()),
-                last.platform_id,
-                last.mode,
-                last.merchant_id,
-                as_of,
+            .into_iter()
+            .map(|last| {
+                let at = last.issued_on + RENEWED_AFTER;
+                (last.platform_id, last.mode, last.merchant_id, at)
+            });
+        // Merchants approved before compliance existed get their first form now.
+        let first = self
+            .store
+            .unissued(BATCH)
+            .await
+            .map_err(ServiceError::Store)?
+            .into_iter()
+            .map(|m| (m.platform_id, m.mode, m.id, as_of));
+        for (platform, mode, merchant, at) in renewals.chain(first) {
+            let form = ComplianceForm::issue(
+                ComplianceFormId::from_suffix(&self.ids.next_id()),
+                platform,
+                mode,
+                merchant,
+                at,
             );
             let event = EventId::from_suffix(&self.ids.next_id());
-            self.store
-                .issue_compliance(&issued, &event)
+            if self
+                .store
+                .issue_compliance(&form, &event)
                 .await
-                .map_err(ServiceError::Store)?;
-            renewed += 1;
+                .map_err(ServiceError::Store)?
+            {
+                issued += 1;
+            }
         }
-        Ok((overdue, renewed))
+        Ok((overdue, issued))
     }
 
     /// Attests the merchant's current form as `signer`, who must name themselves and their

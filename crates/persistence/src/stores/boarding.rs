@@ -301,6 +301,7 @@ impl BoardingStore for SqlStore {
                 set_status(conn, form, *status, event).await?;
             }
             if let Some((issued, event)) = &write.compliance {
+                // A first form: nothing can stand in its way.
                 super::compliance::insert_issued(conn, issued, event).await?;
             }
             write_reply(conn, &form.platform_id, form.mode, write.reply.as_ref()).await?;

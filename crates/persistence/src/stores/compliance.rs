@@ -2,8 +2,10 @@
 //! transaction.
 
 use diesel::prelude::*;
+use holdfast_domain::boarding::OnboardingStatus;
 use holdfast_domain::compliance::{Attestation, ComplianceForm, ComplianceStatus};
 use holdfast_domain::ids::{ComplianceFormId, EventId, MerchantId, PlatformId};
+use holdfast_domain::merchant::Merchant;
 use holdfast_domain::ports::{ComplianceStore, Event, EventData, StoreError};
 use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
@@ -14,7 +16,7 @@ use crate::conn::Conn;
 use crate::error::query_error;
 use crate::query::scoped;
 use crate::rows::parse;
-use crate::schema::compliance_forms as c;
+use crate::schema::{compliance_forms as c, merchants as m};
 use crate::timestamp::Instant;
 
 #[derive(Debug, Insertable)]
@@ -98,24 +100,34 @@ async fn write(conn: &mut Conn, event: &Event) -> QueryResult<()> {
     write_event(conn, event, &data).await
 }
 
-/// Inserts a newly issued form with its `compliance.created`, in the caller's transaction.
+/// Inserts a newly issued form with its `compliance.created`, in the caller's transaction,
+/// unless the merchant already has a form issued at that instant; whether it was inserted.
 pub(crate) async fn insert_issued(
     conn: &mut Conn,
     form: &ComplianceForm,
     event_id: &EventId,
-) -> QueryResult<()> {
-    conn.execute(diesel::insert_into(c::table).values(NewFormRow {
-        id: form.id.as_str(),
-        platform_id: form.platform_id.as_str(),
-        mode: form.mode.as_str(),
-        merchant_id: form.merchant_id.as_str(),
-        status: form.status.as_str(),
-        issued_on: form.issued_on,
-        due_on: form.due_on,
-    }))
-    .await?;
+) -> QueryResult<bool> {
+    let inserted = conn
+        .execute(
+            diesel::insert_into(c::table)
+                .values(NewFormRow {
+                    id: form.id.as_str(),
+                    platform_id: form.platform_id.as_str(),
+                    mode: form.mode.as_str(),
+                    merchant_id: form.merchant_id.as_str(),
+                    status: form.status.as_str(),
+                    issued_on: form.issued_on,
+                    due_on: form.due_on,
+                })
+                .on_conflict_do_nothing(),
+        )
+        .await?;
+    if inserted == 0 {
+        return Ok(false);
+    }
     let data = EventData::ComplianceCreated(form.event());
-    write(conn, &event(event_id, form, data, form.issued_on)).await
+    write(conn, &event(event_id, form, data, form.issued_on)).await?;
+    Ok(true)
 }
 
 /// The columns a change of status writes: the status, and the attestation when there is one
@@ -180,6 +192,18 @@ impl SqlStore {
     }
 }
 
+/// The form's merchant, approved and not deleted.
+#[diesel::dsl::auto_type]
+fn approved_merchant() -> _ {
+    let approved: &'static str = OnboardingStatus::Approved.as_str();
+    m::table
+        .filter(m::id.eq(c::merchant_id))
+        .filter(m::platform_id.eq(c::platform_id))
+        .filter(m::mode.eq(c::mode))
+        .filter(m::deleted_on.is_null())
+        .filter(m::onboarding_status.eq(approved))
+}
+
 fn convert(rows: Vec<FormRow>) -> Result<Vec<ComplianceForm>, StoreError> {
     rows.into_iter().map(ComplianceForm::try_from).collect()
 }
@@ -232,6 +256,7 @@ impl ComplianceStore for SqlStore {
                 c::table
                     .filter(c::issued_on.le(Instant(issued_before)))
                     .filter(diesel::dsl::not(diesel::dsl::exists(later)))
+                    .filter(diesel::dsl::exists(approved_merchant()))
                     .order(c::issued_on.asc())
                     .limit(i64::from(limit)),
             )
@@ -244,11 +269,31 @@ impl ComplianceStore for SqlStore {
         &self,
         form: &ComplianceForm,
         event_id: &EventId,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| insert_issued(conn, form, event_id).await)
             .await
             .map_err(query_error("compliance_forms"))
+    }
+
+    async fn unissued(&self, limit: u32) -> Result<Vec<Merchant>, StoreError> {
+        let any_form = c::table
+            .filter(c::merchant_id.eq(m::id))
+            .filter(c::platform_id.eq(m::platform_id))
+            .filter(c::mode.eq(m::mode));
+        let mut conn = self.conn().await?;
+        let rows: Vec<crate::rows::MerchantRow> = conn
+            .load(
+                m::table
+                    .filter(m::deleted_on.is_null())
+                    .filter(m::onboarding_status.eq(OnboardingStatus::Approved.as_str()))
+                    .filter(diesel::dsl::not(diesel::dsl::exists(any_form)))
+                    .order(m::id.asc())
+                    .limit(i64::from(limit)),
+            )
+            .await
+            .map_err(query_error("merchants"))?;
+        crate::rows::convert_all(rows)
     }
 
     async fn current_compliance(

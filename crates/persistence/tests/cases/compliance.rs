@@ -16,6 +16,20 @@ fn issued(p: &Principal, merchant: &MerchantId, at: OffsetDateTime) -> Complianc
     )
 }
 
+/// A merchant of `p`, approved, written with its event.
+async fn approved(stores: &Stores, p: &Principal, name: &str) -> MerchantId {
+    let m = Merchant {
+        onboarding_status: holdfast_domain::boarding::OnboardingStatus::Approved,
+        ..merchant(p, name)
+    };
+    stores
+        .merchants
+        .insert_merchant_with_event(&m, &event(), None)
+        .await
+        .unwrap();
+    m.id
+}
+
 fn event() -> EventId {
     EventId::from_suffix(&CountingIds.next_id())
 }
@@ -24,28 +38,55 @@ pub async fn compliance_forms_go_overdue_once_and_only_the_latest_renews(db: Dat
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
-    let (one, two) = (
-        MerchantId::from_suffix("one"),
-        MerchantId::from_suffix("two"),
-    );
+    let one = approved(&stores, &p, "One").await;
+    let two = approved(&stores, &p, "Two").await;
+    let gone = approved(&stores, &p, "Gone").await;
+    let never = approved(&stores, &p, "Never").await;
     let year = time::Duration::days(365);
     // Merchant one: last year's form and this year's; merchant two: last year's only.
     let old_one = issued(&p, &one, T0 - year - year);
     let new_one = issued(&p, &one, T0 - time::Duration::days(10));
     let old_two = issued(&p, &two, T0 - year - year);
-    for form in [&old_one, &new_one, &old_two] {
-        stores
-            .compliance
-            .issue_compliance(form, &event())
-            .await
-            .unwrap();
+    let deleted_form = issued(&p, &gone, T0 - year - year);
+    for form in [&old_one, &new_one, &old_two, &deleted_form] {
+        assert!(
+            stores
+                .compliance
+                .issue_compliance(form, &event())
+                .await
+                .unwrap()
+        );
     }
+    let twin = ComplianceForm {
+        id: ComplianceFormId::from_suffix(&CountingIds.next_id()),
+        ..old_two.clone()
+    };
+    assert!(
+        !stores
+            .compliance
+            .issue_compliance(&twin, &event())
+            .await
+            .unwrap(),
+        "one form per merchant and issue date"
+    );
+    stores
+        .merchants
+        .delete_merchant_with_event(&p.scope, &gone, T0, &event())
+        .await
+        .unwrap();
     let renewable = stores.compliance.renewable(T0 - year, 10).await.unwrap();
     let ids: Vec<&str> = renewable.iter().map(|f| f.id.as_str()).collect();
-    assert_eq!(ids, [old_two.id.as_str()], "merchant one has a newer form");
+    assert_eq!(
+        ids,
+        [old_two.id.as_str()],
+        "merchant one has a newer form; a deleted merchant is not renewed"
+    );
+    let unissued = stores.compliance.unissued(10).await.unwrap();
+    let ids: Vec<&MerchantId> = unissued.iter().map(|m| &m.id).collect();
+    assert_eq!(ids, [&never], "approved with no form at all");
 
     let due = stores.compliance.pending_due(T0, 10).await.unwrap();
-    assert_eq!(due.len(), 2, "the two old forms are past due");
+    assert_eq!(due.len(), 3, "the three old forms are past due");
     let late = ComplianceForm {
         status: ComplianceStatus::Overdue,
         ..old_two.clone()

@@ -1,0 +1,1 @@
+DROP INDEX compliance_forms_issue_idx;
