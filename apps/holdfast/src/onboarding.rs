@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::Invalid;
-use holdfast_domain::boarding::answers::{Answers, BusinessType, MAX_OWNERS};
+use holdfast_domain::boarding::answers::{Answers, BusinessType, MAX_OWNERS, field_label};
 use holdfast_domain::boarding::checks::Country;
 use holdfast_domain::boarding::form::{BoardingForm, FormStatus};
 use holdfast_domain::services::PageError;
@@ -27,35 +27,22 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         .route("/onboarding/{link}", web::post().to(act));
 }
 
-/// The words of each field, as the page labels it.
-const LABELS: &[(&str, &str)] = &[
-    ("legalName", "Legal name"),
-    ("dbaName", "Doing business as"),
-    ("businessType", "Business type"),
-    ("country", "Country"),
-    ("taxId", "Tax id"),
-    ("addressLine1", "Address"),
-    ("addressLine2", "Address, second line"),
-    ("city", "City"),
-    ("region", "State or region"),
-    ("postalCode", "Postal code"),
-    ("website", "Website"),
-    ("mcc", "Merchant category code"),
-    ("monthlyVolume", "Expected monthly card volume"),
-    ("owners", "Owners"),
-    ("accountHolder", "Account holder"),
-    ("routingNumber", "Routing number"),
-    ("accountNumber", "Account number"),
-    ("iban", "IBAN"),
+/// The words of the page's own fields, beside the form's questions (`answers::FIELDS`).
+const PAGE_LABELS: &[(&str, &str)] = &[
     ("signerName", "Your full name"),
     ("confirm", "Confirmation"),
+    ("form", "The form"),
 ];
 
 fn label(field: &str) -> String {
-    LABELS
-        .iter()
-        .find(|(f, _)| *f == field)
-        .map(|(_, l)| (*l).to_owned())
+    field_label(field)
+        .or_else(|| {
+            PAGE_LABELS
+                .iter()
+                .find(|(f, _)| *f == field)
+                .map(|(_, l)| *l)
+        })
+        .map(str::to_owned)
         .or_else(|| owner_label(field))
         .unwrap_or_else(|| field.to_owned())
 }

@@ -513,60 +513,111 @@ async fn compliance_forms_go_overdue_and_renew_each_year(env: Env) {
     );
 }
 
-/// A submitted live form decided in the dashboard by an admin in live mode: a request for
-/// information without fields is refused, an approval lets the merchant past the gate.
-async fn a_live_form_is_decided_in_the_dashboard(env: Env) {
+/// A live merchant's form, filled and submitted on its page: its id and the merchant's.
+async fn submitted_live_form(api: &Api, server: &Server, live: &str) -> (String, String) {
+    let shop = api.shop(live).await;
+    let issued = new_form(api, live, &format!(r#"{{"merchantId": "{shop}"}}"#)).await;
+    let page = Page::of(server, &issued);
+    assert_eq!(page.post("save", &complete(TAX_ID)).await.0, StatusCode::OK);
+    assert_eq!(page.submit("Ada Lovelace").await.0, StatusCode::OK);
+    (issued["id"].as_str().unwrap().to_owned(), shop)
+}
+
+/// Submitted live forms decided in the dashboard by an admin in live mode: each kind of
+/// decision, each refused in words without what makes it (a reason, a field), and none in
+/// the test mode, where the live form does not exist.
+async fn live_forms_are_decided_in_the_dashboard(env: Env) {
     use holdfast_e2e::dashboard::{ADMIN_PASSWORD, Pages, client, set_password, sign_in};
     let platform = env.create_platform("Acme");
     set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
     let (_, live) = env.create_key(&platform.id, "private", "live");
     let server = env.serve_with(FAST_WEBHOOKS);
     let api = Api::new(&server);
-    let shop = api.shop(&live).await;
-    let issued = new_form(&api, &live, &format!(r#"{{"merchantId": "{shop}"}}"#)).await;
-    let page = Page::of(&server, &issued);
-    assert_eq!(page.post("save", &complete(TAX_ID)).await.0, StatusCode::OK);
-    assert_eq!(page.submit("Ada Lovelace").await.0, StatusCode::OK);
-    let id = issued["id"].as_str().unwrap();
-
     let pages = Pages {
         server: &server,
         http: client(),
     };
     let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
     let token = pages.token(&admin).await;
-    let back = [
+    let decide = |id: &str, fields: &[(&'static str, &'static str)]| {
+        let mut form = vec![("csrf", token.clone())];
+        form.extend(fields.iter().map(|(k, v)| (*k, (*v).to_owned())));
+        let (pages, admin, path) = (&pages, &admin, format!("/dashboard/boarding/{id}/decide"));
+        async move {
+            let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let answer = pages.send("POST", &path, Some(admin), &form).await;
+            (answer.status(), answer.text().await.unwrap())
+        }
+    };
+    let (first, shop) = submitted_live_form(&api, &server, &live).await;
+    let (status, _) = decide(&first, &[("decision", "approve")]).await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "the test mode has no such form"
+    );
+
+    let to_live = [
         ("csrf", token.as_str()),
         ("mode", "live"),
         ("back", "/dashboard/boarding"),
     ];
     pages
-        .send("POST", "/dashboard/mode", Some(&admin), &back)
+        .send("POST", "/dashboard/mode", Some(&admin), &to_live)
         .await;
     let listed = pages
         .send("GET", "/dashboard/boarding", Some(&admin), &[])
         .await;
     let html = listed.text().await.unwrap();
     assert!(
-        html.contains(id) && html.contains("Record the decision"),
+        html.contains(&first) && html.contains("Record the decision"),
         "{html}"
     );
-    let decide = format!("/dashboard/boarding/{id}/decide");
-    let vague = [
-        ("csrf", token.as_str()),
-        ("decision", "request_information"),
-        ("reason", "More"),
-    ];
-    let refused = pages.send("POST", &decide, Some(&admin), &vague).await;
-    assert_eq!(
-        refused.status(),
-        StatusCode::BAD_REQUEST,
-        "a request names its fields"
-    );
-    let approve = [("csrf", token.as_str()), ("decision", "approve")];
-    let done = pages.send("POST", &decide, Some(&admin), &approve).await;
-    assert_eq!(done.status(), StatusCode::SEE_OTHER);
+    for (fields, refusal) in [
+        (
+            &[("decision", "request_information"), ("reason", "More")][..],
+            "Fields to answer again: must name",
+        ),
+        (
+            &[("decision", "request_information"), ("ask_website", "yes")][..],
+            "Reason: ",
+        ),
+        (&[("decision", "decline"), ("reason", " ")][..], "Reason: "),
+    ] {
+        let (status, html) = decide(&first, fields).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{fields:?}");
+        assert!(html.contains(refusal), "{refusal}: {html}");
+    }
+    let (status, _) = decide(&first, &[("decision", "approve")]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(merchant_status(&api, &live, &shop).await, "approved");
+    let (status, html) = decide(&first, &[("decision", "approve")]).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(
+        html.contains("only a submitted form can be decided"),
+        "{html}"
+    );
+
+    let (second, declined) = submitted_live_form(&api, &server, &live).await;
+    let no = [
+        ("decision", "decline"),
+        ("reason", "We cannot support this business."),
+    ];
+    assert_eq!(decide(&second, &no).await.0, StatusCode::SEE_OTHER);
+    assert_eq!(merchant_status(&api, &live, &declined).await, "declined");
+    let (third, asked) = submitted_live_form(&api, &server, &live).await;
+    let more = [
+        ("decision", "request_information"),
+        ("reason", "The website does not load."),
+        ("ask_website", "yes"),
+    ];
+    assert_eq!(decide(&third, &more).await.0, StatusCode::SEE_OTHER);
+    assert_eq!(
+        merchant_status(&api, &live, &asked).await,
+        "needs_information"
+    );
+    let read = api.get(&format!("/v1/boarding-forms/{third}"), &live).await;
+    assert_eq!(read.body["requestedFields"], serde_json::json!(["website"]));
 }
 
 /// Under an `Idempotency-Key`, the first answer carries the link and a replay the same form
@@ -695,7 +746,7 @@ on_both_backends!(
     a_form_keeps_to_its_merchant_and_its_country,
     link_guessing_locks_out_an_address,
     a_replayed_creation_carries_no_link,
-    a_live_form_is_decided_in_the_dashboard,
+    live_forms_are_decided_in_the_dashboard,
     compliance_forms_go_overdue_and_renew_each_year,
     an_approved_merchant_attests_its_compliance,
     the_hosted_page_in_a_browser,

@@ -7,27 +7,6 @@ use crate::cli::{BoardingCommand, BoardingTarget};
 use crate::output::emit;
 use crate::state::AppState;
 
-/// Fields a decision may ask about again: the boarding form's own.
-const FIELDS: &[&str] = &[
-    "legalName",
-    "dbaName",
-    "businessType",
-    "country",
-    "taxId",
-    "addressLine1",
-    "city",
-    "region",
-    "postalCode",
-    "website",
-    "mcc",
-    "monthlyVolume",
-    "owners",
-    "accountHolder",
-    "routingNumber",
-    "accountNumber",
-    "iban",
-];
-
 pub async fn run(state: &AppState, cmd: BoardingCommand, json: bool) -> anyhow::Result<()> {
     let (target, decision) = match cmd {
         BoardingCommand::Approve(target) => (target, Decision::Approve),
@@ -36,12 +15,7 @@ pub async fn run(state: &AppState, cmd: BoardingCommand, json: bool) -> anyhow::
             target,
             reason,
             fields,
-        } => {
-            if fields.iter().any(|f| !FIELDS.contains(&f.as_str())) {
-                anyhow::bail!("--fields: each must be one of {}", FIELDS.join(", "));
-            }
-            (target, Decision::RequestInformation { fields, reason })
-        }
+        } => (target, Decision::RequestInformation { fields, reason }),
     };
     let BoardingTarget { platform, form_id } = target;
     let platform = platform_id(&platform.platform)?;

@@ -4,15 +4,18 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use holdfast_domain::Invalid;
+use holdfast_domain::boarding::answers::FIELDS;
 use holdfast_domain::boarding::form::FormStatus;
 use holdfast_domain::boarding::underwriting::Decision;
 use holdfast_domain::ids::BoardingFormId;
 use holdfast_domain::page::PageRequest;
+use holdfast_domain::services::ServiceError;
 use maud::html;
 use serde::Deserialize;
 
 use super::auth::{AdminForm, Signed};
-use super::layout::{notice, when};
+use super::layout::{FormError, notice, when};
 use super::{DashboardError, layout, respond, see_other};
 use crate::state::AppState;
 
@@ -35,23 +38,30 @@ const NOTICES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The fields a decision may ask about again, as the boarding form names them.
-const FIELDS: &[(&str, &str)] = &[
-    ("legalName", "Legal name"),
-    ("taxId", "Tax id"),
-    ("addressLine1", "Address"),
-    ("website", "Website"),
-    ("mcc", "Merchant category code"),
-    ("owners", "Owners"),
-    ("accountNumber", "Account number"),
-    ("iban", "IBAN"),
-];
-
 async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
     signed: Signed,
 ) -> Result<HttpResponse, DashboardError> {
+    let notice = notice(req.query_string(), NOTICES);
+    let body = list_page(&state, &signed, notice, None).await?;
+    Ok(respond(StatusCode::OK, body))
+}
+
+/// The words of a refusal's field, for the alert.
+const LABELS: &[(&str, &str)] = &[
+    ("decision", "Decision"),
+    ("reason", "Reason"),
+    ("fields", "Fields to answer again"),
+    ("id", "The form"),
+];
+
+async fn list_page(
+    state: &AppState,
+    signed: &Signed,
+    notice: Option<&str>,
+    error: Option<&Invalid>,
+) -> Result<maud::Markup, DashboardError> {
     let forms = state
         .boarding
         .list(&signed.principal(), &PageRequest::new(Some(100), None)?)
@@ -60,7 +70,8 @@ async fn list(
     let mode = signed.who.session.mode;
     let body = html! {
         h1 { "Boarding" }
-        @if let Some(n) = notice(req.query_string(), NOTICES) { p.notice role="status" { (n) } }
+        @if let Some(n) = notice { p.notice role="status" { (n) } }
+        @if let Some(error) = error { (FormError { error, labels: LABELS }.alert()) }
         p { "The " (mode) " mode's boarding forms, newest first. Test forms are decided by the sandbox "
             "when submitted; a submitted live form waits for a decision here." }
         div.table role="region" aria-label="Boarding forms" tabindex="0" {
@@ -113,10 +124,7 @@ async fn list(
             }
         }
     };
-    Ok(respond(
-        StatusCode::OK,
-        layout::page(&signed, "Boarding", PATH, &body),
-    ))
+    Ok(layout::page(signed, "Boarding", PATH, &body))
 }
 
 #[derive(Debug, Deserialize)]
@@ -141,19 +149,30 @@ async fn decide(
         .filter(|(field, _)| form.fields.rest.contains_key(&format!("ask_{field}")))
         .map(|(field, _)| (*field).to_owned())
         .collect();
-    let reason = form.fields.reason.trim().to_owned();
+    let reason = form.fields.reason.clone();
+    // The rules of a decision (a reason, real fields) are the domain's: refusals come back.
     let decision = match form.fields.decision.as_str() {
         "approve" => Decision::Approve,
-        "decline" if !reason.is_empty() => Decision::Decline { reason },
-        "request_information" if !reason.is_empty() && !fields.is_empty() => {
-            Decision::RequestInformation { fields, reason }
-        }
+        "decline" => Decision::Decline { reason },
+        "request_information" => Decision::RequestInformation { fields, reason },
         _ => return Err(DashboardError::BadForm),
     };
-    let decided = state
+    let signed = &form.signed;
+    let refused = match state
         .boarding
-        .decide_in(&form.signed.principal(), &id, decision)
-        .await?;
-    tracing::info!(form = %decided.id, user = %form.signed.who.user.id, status = %decided.status, "boarding form decided in the dashboard");
-    Ok(see_other(&format!("{PATH}?{}", decided.status)))
+        .decide_in(&signed.principal(), &id, decision)
+        .await
+    {
+        Ok(decided) => {
+            tracing::info!(form = %decided.id, user = %signed.who.user.id, status = %decided.status, "boarding form decided in the dashboard");
+            return Ok(see_other(&format!("{PATH}?{}", decided.status)));
+        }
+        Err(ServiceError::Invalid(error)) => (StatusCode::BAD_REQUEST, error),
+        Err(ServiceError::Conflict { field, message }) => {
+            (StatusCode::CONFLICT, Invalid::new(field, message))
+        }
+        Err(other) => return Err(other.into()),
+    };
+    let body = list_page(&state, signed, None, Some(&refused.1)).await?;
+    Ok(respond(refused.0, body))
 }

@@ -24,6 +24,37 @@ pub enum Decision {
 }
 
 impl Decision {
+    /// The decision as an underwriter may make it: a decline says why (1 to 500 characters);
+    /// a request for information says why and names one or more of the form's fields.
+    pub fn checked(self) -> Result<Self, crate::Invalid> {
+        let reason = |raw: &str| crate::text::bounded_text("reason", raw, 1, 500);
+        Ok(match self {
+            Self::Approve => Self::Approve,
+            Self::Decline { reason: why } => Self::Decline {
+                reason: reason(&why)?,
+            },
+            Self::RequestInformation {
+                fields,
+                reason: why,
+            } => {
+                if fields.is_empty()
+                    || fields
+                        .iter()
+                        .any(|f| super::answers::field_label(f).is_none())
+                {
+                    return Err(crate::Invalid::new(
+                        "fields",
+                        "must name one or more of the boarding form's fields",
+                    ));
+                }
+                Self::RequestInformation {
+                    fields,
+                    reason: reason(&why)?,
+                }
+            }
+        })
+    }
+
     /// The form's status after the decision.
     pub fn form_status(&self) -> FormStatus {
         match self {
@@ -66,6 +97,36 @@ pub fn sandbox(tax_id: &str) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decision_says_why_and_names_real_fields() {
+        let ask = |fields: &[&str], reason: &str| Decision::RequestInformation {
+            fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+            reason: reason.into(),
+        };
+        for (decision, refused) in [
+            (Decision::Approve, None),
+            (
+                Decision::Decline {
+                    reason: "No".into(),
+                },
+                None,
+            ),
+            (
+                Decision::Decline {
+                    reason: "  ".into(),
+                },
+                Some("reason"),
+            ),
+            (ask(&["website"], "Check it"), None),
+            (ask(&[], "Check it"), Some("fields")),
+            (ask(&["website", "password"], "Check it"), Some("fields")),
+            (ask(&["website"], ""), Some("reason")),
+        ] {
+            let got = decision.clone().checked();
+            assert_eq!(got.as_ref().err().map(|e| e.field), refused, "{decision:?}");
+        }
+    }
 
     #[test]
     fn the_sandbox_decides_by_its_test_tax_ids() {

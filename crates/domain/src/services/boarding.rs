@@ -450,6 +450,7 @@ impl BoardingService {
         if form.status != FormStatus::Submitted {
             return Err(undecidable(form.status));
         }
+        let decision = decision.checked()?;
         let (fields, reason) = match &decision {
             Decision::Approve => (Vec::new(), None),
             Decision::Decline { reason } => (Vec::new(), Some(reason.clone())),
