@@ -228,7 +228,10 @@ mod tests {
                 let merchant = Merchant {
                     mode,
                     onboarding_status: status,
-                    ..crate::services::fixtures_shop()
+                    ..crate::services::fixtures::shop(
+                        MerchantId::from_suffix("1"),
+                        PlatformId::from_suffix("1"),
+                    )
                 };
                 let refused = merchant.payment_refusal();
                 let paid = mode == Mode::Test || status == OnboardingStatus::Approved;

@@ -9,15 +9,6 @@ mod compliance;
 mod dashboard;
 #[cfg(test)]
 pub(crate) mod fixtures;
-
-/// A test-mode merchant "Shop" for tests outside the services.
-#[cfg(test)]
-pub(crate) fn fixtures_shop() -> crate::merchant::Merchant {
-    fixtures::shop(
-        crate::ids::MerchantId::from_suffix("1"),
-        crate::ids::PlatformId::from_suffix("1"),
-    )
-}
 mod idempotency;
 mod keys;
 mod merchants;

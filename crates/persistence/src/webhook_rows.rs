@@ -101,10 +101,7 @@ fn parse_state(raw: &str) -> Result<DeliveryState, StoreError> {
 impl TryFrom<NotificationRow> for Delivery {
     type Error = StoreError;
     fn try_from(row: NotificationRow) -> Result<Self, StoreError> {
-        let mode = row
-            .mode
-            .parse()
-            .map_err(|_| StoreError::Unexpected(format!("notification {}: bad mode", row.id)))?;
+        let mode = crate::rows::parse("notification mode", &row.mode)?;
         Ok(Self {
             state: parse_state(&row.state)?,
             id: NotificationId::from_trusted(row.id),

@@ -50,7 +50,6 @@ pub fn session_cookie(req: &HttpRequest, secret: &Secret) -> String {
     )
 }
 
-/// The `Set-Cookie` value that makes the browser forget the session.
 /// The answer to a sign-in that opened a session: its cookie, and on to API Keys.
 pub fn signed_in_now(req: &HttpRequest, secret: &Secret) -> actix_web::HttpResponse {
     actix_web::HttpResponse::SeeOther()
@@ -60,6 +59,7 @@ pub fn signed_in_now(req: &HttpRequest, secret: &Secret) -> actix_web::HttpRespo
         .finish()
 }
 
+/// The `Set-Cookie` value that makes the browser forget the session.
 pub fn cleared_cookie() -> String {
     format!("{SESSION_COOKIE}=; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=0")
 }

@@ -15,7 +15,7 @@ use time::OffsetDateTime;
 
 use super::SqlStore;
 use super::idempotency::write_reply;
-use super::outbox::write_event;
+use super::outbox::write_event_data;
 use crate::conn::Conn;
 use crate::error::query_error;
 use crate::query::{load_page, scoped};
@@ -209,12 +209,6 @@ fn event_of(id: &EventId, form: &BoardingForm, data: EventData) -> Event {
     }
 }
 
-async fn write_event_of(conn: &mut Conn, event: &Event) -> QueryResult<()> {
-    let data = serde_json::to_string(&event.data)
-        .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
-    write_event(conn, event, &data).await
-}
-
 /// Sets the merchant's onboarding status, with `merchant.updated`, unless it already is.
 async fn set_status(
     conn: &mut Conn,
@@ -243,7 +237,7 @@ async fn set_status(
     let merchant = Merchant::try_from(row)
         .map_err(|e| diesel::result::Error::DeserializationError(e.to_string().into()))?;
     let data = EventData::MerchantUpdated(Box::new(merchant));
-    write_event_of(conn, &event_of(event, form, data)).await
+    write_event_data(conn, &event_of(event, form, data)).await
 }
 
 #[async_trait::async_trait]
@@ -287,7 +281,7 @@ impl BoardingStore for SqlStore {
                 conn.execute(diesel::insert_into(m::table).values(NewMerchantRow::from(merchant)))
                     .await?;
                 let data = EventData::MerchantCreated(Box::new(merchant.clone()));
-                write_event_of(conn, &event_of(event, form, data)).await?;
+                write_event_data(conn, &event_of(event, form, data)).await?;
             }
             if let Some(event) = &write.form_event {
                 let data = if write.guard == Guard::Insert {
@@ -295,7 +289,7 @@ impl BoardingStore for SqlStore {
                 } else {
                     EventData::FormCompleted(form.event())
                 };
-                write_event_of(conn, &event_of(event, form, data)).await?;
+                write_event_data(conn, &event_of(event, form, data)).await?;
             }
             if let Some((status, event)) = &write.merchant_status {
                 set_status(conn, form, *status, event).await?;

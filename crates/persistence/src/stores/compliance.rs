@@ -11,7 +11,7 @@ use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
 use super::SqlStore;
-use super::outbox::write_event;
+use super::outbox::write_event_data;
 use crate::conn::Conn;
 use crate::error::query_error;
 use crate::query::scoped;
@@ -94,12 +94,6 @@ fn event(id: &EventId, form: &ComplianceForm, data: EventData, at: OffsetDateTim
     }
 }
 
-async fn write(conn: &mut Conn, event: &Event) -> QueryResult<()> {
-    let data = serde_json::to_string(&event.data)
-        .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
-    write_event(conn, event, &data).await
-}
-
 /// Inserts a newly issued form with its `compliance.created`, in the caller's transaction,
 /// unless the merchant already has a form issued at that instant; whether it was inserted.
 pub(crate) async fn insert_issued(
@@ -126,7 +120,7 @@ pub(crate) async fn insert_issued(
         return Ok(false);
     }
     let data = EventData::ComplianceCreated(form.event());
-    write(conn, &event(event_id, form, data, form.issued_on)).await?;
+    write_event_data(conn, &event(event_id, form, data, form.issued_on)).await?;
     Ok(true)
 }
 
@@ -184,7 +178,7 @@ impl SqlStore {
                 return Ok(false);
             }
             let data = EventData::ComplianceUpdated(form.event());
-            write(conn, &event(event_id, form, data, at)).await?;
+            write_event_data(conn, &event(event_id, form, data, at)).await?;
             Ok(true)
         })
         .await

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 
 use super::SqlStore;
 use super::idempotency::write_reply;
-use super::outbox::write_event;
+use super::outbox::{write_event, write_event_data};
 use crate::error::{query_error, unexpected};
 use crate::query::{ScopeFilter, load_page, scoped};
 use crate::rows::{MerchantRow, NewMerchantRow};
@@ -148,9 +148,7 @@ impl MerchantStore for SqlStore {
             let merchant = Merchant::try_from(row).map_err(corrupt)?;
             let data = EventData::MerchantUpdated(Box::new(merchant.clone()));
             let event = merchant_event(event, &merchant, data, at);
-            let data = serialised(&event)
-                .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
-            write_event(conn, &event, &data).await?;
+            write_event_data(conn, &event).await?;
             Ok(merchant)
         })
         .await

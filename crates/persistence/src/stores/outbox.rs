@@ -38,6 +38,13 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
     Ok(())
 }
 
+/// `write_event`, with the event's `data` serialised here: for writes inside a transaction.
+pub async fn write_event_data(conn: &mut Conn, event: &Event) -> QueryResult<()> {
+    let data = serde_json::to_string(&event.data)
+        .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+    write_event(conn, event, &data).await
+}
+
 #[async_trait::async_trait]
 impl EventLog for SqlStore {
     async fn list_events(&self, scope: &Scope) -> Result<Vec<StoredEvent>, StoreError> {
