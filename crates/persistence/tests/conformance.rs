@@ -403,5 +403,6 @@ conformance!(
     a_links_email_is_queued_with_it_or_not_at_all,
     boarding_forms_are_written_whole_with_their_events,
     compliance_forms_go_overdue_once_and_only_the_latest_renews,
+    a_raw_card_is_noted_on_its_merchant_once,
     ping_answers,
 );

@@ -402,6 +402,26 @@ async fn an_approved_merchant_attests_its_compliance(env: Env) {
         (Some("A"), Some("pending"))
     );
     assert!(form.body["questions"].as_array().unwrap().len() >= 6);
+    // A card tokenized with the public key (as the hosted fields do) keeps it SAQ A.
+    let token = api
+        .post(
+            "/v1/tokens",
+            &platform.public_key,
+            holdfast_e2e::routes::TOKEN_BODY,
+        )
+        .await;
+    assert_eq!(token.status, StatusCode::CREATED, "{}", token.text);
+    let by_token = format!(
+        r#"{{"merchantId": "{merchant}", "type": "sale", "amount": 500, "payment": {{"token": "{}"}}}}"#,
+        token.body["id"].as_str().unwrap()
+    );
+    let paid = api.post("/v1/transactions", key, &by_token).await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    assert_eq!(
+        api.get(&path, key).await.body["saqType"],
+        "A",
+        "only a token"
+    );
     let paid = pay(&api, key, &merchant).await;
     assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
     assert_eq!(

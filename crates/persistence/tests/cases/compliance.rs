@@ -123,3 +123,43 @@ pub async fn compliance_forms_go_overdue_once_and_only_the_latest_renews(db: Dat
             .is_none()
     );
 }
+
+/// A raw-card payment notes its merchant once, in its own scope only.
+pub async fn a_raw_card_is_noted_on_its_merchant_once(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let m = stored_merchant(&stores, &p, "Shop").await;
+    let live = principal(&a, Mode::Live);
+    stores
+        .transactions
+        .note_raw_cards(&live.scope, &m.id, T0)
+        .await
+        .unwrap();
+    let read = |stores: Stores, p: Principal, id: MerchantId| async move {
+        stores
+            .merchants
+            .get_merchant(&p.scope, &id)
+            .await
+            .unwrap()
+            .unwrap()
+            .raw_cards_on
+    };
+    assert_eq!(
+        read(stores.clone(), p.clone(), m.id.clone()).await,
+        None,
+        "another mode's note"
+    );
+    for at in [T0, T0 + time::Duration::days(1)] {
+        stores
+            .transactions
+            .note_raw_cards(&p.scope, &m.id, at)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        read(stores.clone(), p, m.id).await,
+        Some(T0),
+        "the first one stays"
+    );
+}
