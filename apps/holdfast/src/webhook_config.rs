@@ -18,9 +18,11 @@
 //! | `HOLDFAST_EMAIL_FROM` | `Holdfast <noreply@holdfast.invalid>` | the sender of our emails |
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs};
 
 #[derive(Debug, Clone, Args)]
 pub struct WebhookArgs {
@@ -208,16 +210,27 @@ impl WebhookArgs {
             clock: background.clock,
             payments: background.payments,
             reconcile_after: payments.reconcile_after()?,
-            settings: crate::worker::DeliverySettings {
-                timeout: self.timeout(),
-                backoff_base: self.backoff_base(),
-                lease: self.lease(),
-                concurrency: self.webhook_concurrency,
-                per_subscription: self.webhook_subscription_in_flight,
-                per_platform: self.webhook_platform_in_flight,
-                poll: self.poll(),
-                service_name: self.service_name.clone(),
-            },
+            settings: self.delivery(),
         })
+    }
+
+    fn delivery(&self) -> crate::worker::DeliverySettings {
+        crate::worker::DeliverySettings {
+            timeout: self.timeout(),
+            backoff_base: self.backoff_base(),
+            lease: self.lease(),
+            concurrency: self.webhook_concurrency,
+            per_subscription: self.webhook_subscription_in_flight,
+            per_platform: self.webhook_platform_in_flight,
+            poll: self.poll(),
+            service_name: self.service_name.clone(),
+        }
+    }
+
+    /// For a `serve` that delivers: the load its loops share, and the hand-offs its database
+    /// writes to them (`holdfast_persistence::hand_off`). `None` when it runs no loops.
+    pub fn hand_off(&self) -> Option<(Arc<DeliveryLoad>, HandOffs)> {
+        (self.workers > 0)
+            .then(|| DeliveryLoad::handing_off(self.delivery().load_limits(self.workers)))
     }
 }

@@ -7,8 +7,10 @@
 //! Where the SQL truly differs (a lock, a row-locking clause, the hot completion), the caller
 //! matches on the variant.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::hand_off::{DeliveryLoad, Reservation};
 use deadpool::managed::Timeouts;
 use diesel::QueryResult;
 use diesel::query_dsl::methods::LimitDsl;
@@ -18,6 +20,7 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
 use futures_util::future::Either;
+use holdfast_domain::ids::{NotificationId, PlatformId};
 use holdfast_domain::ports::StoreError;
 
 use crate::error::unexpected;
@@ -44,11 +47,11 @@ impl Pools {
             Self::Pg(pool) => pool
                 .timeout_get(&within(pool.timeouts(), wait))
                 .await
-                .map(Conn::Pg),
+                .map(|c| Conn::over(Db::Pg(c))),
             Self::Sqlite(pool) => pool
                 .timeout_get(&within(pool.timeouts(), wait))
                 .await
-                .map(Conn::Sqlite),
+                .map(|c| Conn::over(Db::Sqlite(c))),
         }
         .map_err(unexpected)
     }
@@ -63,13 +66,71 @@ impl Pools {
 
 /// One pooled connection, returned to its pool when dropped. A connection dropped inside a
 /// transaction (a panic, a cancelled request) is discarded by the pool, never reused half-done.
+pub struct Conn {
+    /// The backend's connection, for the few places whose SQL differs.
+    pub db: Db,
+    /// This process's delivery load, when it hands the notifications it writes to its own
+    /// deliverers (`hand_off`).
+    deliveries: Option<Arc<DeliveryLoad>>,
+    /// Hand-offs written in the open transaction: sent when it commits, given back otherwise.
+    hand_offs: Vec<(Reservation, Vec<NotificationId>)>,
+    /// Notifications were written for the claim in the open transaction.
+    poke_at_commit: bool,
+    /// Open transactions (an inner one is a savepoint).
+    depth: u32,
+}
+
+/// Either backend's pooled connection.
 #[allow(
     clippy::large_enum_variant,
     reason = "one lives per store call, on the stack; boxing would allocate on every checkout"
 )]
-pub enum Conn {
+pub enum Db {
     Pg(Object<AsyncPgConnection>),
     Sqlite(Object<SqliteConn>),
+}
+
+impl Conn {
+    fn over(db: Db) -> Self {
+        Self {
+            db,
+            deliveries: None,
+            hand_offs: Vec::new(),
+            poke_at_commit: false,
+            depth: 0,
+        }
+    }
+
+    /// This connection's writes of notifications are handed to `deliveries`' deliverers.
+    pub fn delivering(mut self, deliveries: Option<Arc<DeliveryLoad>>) -> Self {
+        self.deliveries = deliveries;
+        self
+    }
+
+    /// Room to hand off `rows` notifications of `platform` written in the open transaction;
+    /// `None` outside a transaction, where nothing could wait for the commit.
+    pub fn reserve_hand_off(&self, platform: &PlatformId, rows: usize) -> Option<Reservation> {
+        if self.depth == 0 {
+            return None;
+        }
+        self.deliveries.as_ref()?.reserve(platform, rows)
+    }
+
+    /// `ids`, leased at insert under `reservation`, go to the deliverers once the open
+    /// transaction commits.
+    pub fn hand_off_at_commit(&mut self, reservation: Reservation, ids: Vec<NotificationId>) {
+        self.hand_offs.push((reservation, ids));
+    }
+
+    /// Notifications were written for the claim: wake this process's deliverers to claim them
+    /// (once the open transaction commits, so the claim can see them).
+    pub fn poke_deliverers(&mut self) {
+        match &self.deliveries {
+            Some(_) if self.depth > 0 => self.poke_at_commit = true,
+            Some(deliveries) => deliveries.poke(),
+            None => {}
+        }
+    }
 }
 
 /// A query both backends can load rows of `U` from.
@@ -106,21 +167,21 @@ pub enum Lock {
 
 impl Lock {
     fn statement(self, conn: &Conn) -> Option<&'static str> {
-        match (conn, self) {
-            (Conn::Pg(_), Self::FirstPlatform) => {
+        match (&conn.db, self) {
+            (Db::Pg(_), Self::FirstPlatform) => {
                 Some("SELECT pg_advisory_xact_lock(4857326011373040244)")
             }
             // Creating a subscription is rare: one lock for all platforms keeps it simple.
-            (Conn::Pg(_), Self::WebhookCreate) => {
+            (Db::Pg(_), Self::WebhookCreate) => {
                 Some("SELECT pg_advisory_xact_lock(4857326011373040245)")
             }
-            (Conn::Pg(_), Self::NotificationClaim) => {
+            (Db::Pg(_), Self::NotificationClaim) => {
                 Some("SELECT pg_advisory_xact_lock(4857326011373040246)")
             }
             // PostgreSQL locks the claimed rows themselves (`FOR UPDATE SKIP LOCKED`).
-            (Conn::Pg(_), Self::QueueWrite) => None,
+            (Db::Pg(_), Self::QueueWrite) => None,
             // A write that changes nothing still takes SQLite's write lock for the transaction.
-            (Conn::Sqlite(_), _) => Some("UPDATE platforms SET id = id WHERE 0"),
+            (Db::Sqlite(_), _) => Some("UPDATE platforms SET id = id WHERE 0"),
         }
     }
 }
@@ -155,9 +216,9 @@ impl Conn {
         Q: Loads<'q, U>,
         'q: 'c,
     {
-        match self {
-            Self::Pg(conn) => Either::Left(query.load(&mut **conn)),
-            Self::Sqlite(conn) => Either::Right(query.load(&mut **conn)),
+        match &mut self.db {
+            Db::Pg(conn) => Either::Left(query.load(&mut **conn)),
+            Db::Sqlite(conn) => Either::Right(query.load(&mut **conn)),
         }
     }
 
@@ -171,9 +232,9 @@ impl Conn {
         Q: Loads<'q, U>,
         'q: 'c,
     {
-        match self {
-            Self::Pg(conn) => Either::Left(query.get_result(&mut **conn)),
-            Self::Sqlite(conn) => Either::Right(query.get_result(&mut **conn)),
+        match &mut self.db {
+            Db::Pg(conn) => Either::Left(query.get_result(&mut **conn)),
+            Db::Sqlite(conn) => Either::Right(query.get_result(&mut **conn)),
         }
     }
 
@@ -200,9 +261,9 @@ impl Conn {
         Q: Executes<'q>,
         'q: 'c,
     {
-        match self {
-            Self::Pg(conn) => Either::Left(statement.execute(&mut **conn)),
-            Self::Sqlite(conn) => Either::Right(statement.execute(&mut **conn)),
+        match &mut self.db {
+            Db::Pg(conn) => Either::Left(statement.execute(&mut **conn)),
+            Db::Sqlite(conn) => Either::Right(statement.execute(&mut **conn)),
         }
     }
 
@@ -223,9 +284,29 @@ impl Conn {
         E: From<diesel::result::Error> + Send,
     {
         self.begin().await?;
-        match body(&mut *self).await {
+        self.depth += 1;
+        let result = body(&mut *self).await;
+        self.depth -= 1;
+        // What was written for hand-off goes once the outermost transaction commits, and is
+        // dropped otherwise, giving back its room. (Ids of a savepoint rolled back are handed
+        // too: they are not found, and their room comes back then.)
+        let (hand_offs, poke) = if self.depth == 0 {
+            (
+                std::mem::take(&mut self.hand_offs),
+                std::mem::take(&mut self.poke_at_commit),
+            )
+        } else {
+            (Vec::new(), false)
+        };
+        match result {
             Ok(value) => {
                 self.commit().await?;
+                for (reservation, ids) in hand_offs {
+                    reservation.hand(ids);
+                }
+                if poke {
+                    self.poke_deliverers();
+                }
                 Ok(value)
             }
             Err(error) => {
@@ -239,23 +320,23 @@ impl Conn {
     }
 
     async fn begin(&mut self) -> QueryResult<()> {
-        match self {
-            Self::Pg(conn) => begin_on(&mut **conn).await,
-            Self::Sqlite(conn) => begin_on(&mut **conn).await,
+        match &mut self.db {
+            Db::Pg(conn) => begin_on(&mut **conn).await,
+            Db::Sqlite(conn) => begin_on(&mut **conn).await,
         }
     }
 
     async fn commit(&mut self) -> QueryResult<()> {
-        match self {
-            Self::Pg(conn) => commit_on(&mut **conn).await,
-            Self::Sqlite(conn) => commit_on(&mut **conn).await,
+        match &mut self.db {
+            Db::Pg(conn) => commit_on(&mut **conn).await,
+            Db::Sqlite(conn) => commit_on(&mut **conn).await,
         }
     }
 
     async fn rollback(&mut self) -> QueryResult<()> {
-        match self {
-            Self::Pg(conn) => rollback_on(&mut **conn).await,
-            Self::Sqlite(conn) => rollback_on(&mut **conn).await,
+        match &mut self.db {
+            Db::Pg(conn) => rollback_on(&mut **conn).await,
+            Db::Sqlite(conn) => rollback_on(&mut **conn).await,
         }
     }
 }

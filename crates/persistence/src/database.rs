@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::hand_off::DeliveryLoad;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
@@ -243,6 +244,15 @@ impl Database {
     fn over(pools: Pools, options: PoolOptions) -> Self {
         Self {
             store: SqlStore::new(pools, options.completion_wait),
+        }
+    }
+
+    /// The notifications written through this database are leased at insert and handed to
+    /// `deliveries`' deliverers in this process (`hand_off`).
+    #[must_use]
+    pub fn delivering(self, deliveries: Arc<DeliveryLoad>) -> Self {
+        Self {
+            store: self.store.delivering(deliveries),
         }
     }
 

@@ -4,6 +4,7 @@ mod client_session_rows;
 mod conn;
 mod database;
 mod error;
+pub mod hand_off;
 mod payment_rows;
 mod pg_statement;
 mod query;

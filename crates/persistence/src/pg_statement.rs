@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text, Timestamptz};
+use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text, Timestamptz};
 use time::OffsetDateTime;
 
 /// One value for a `?` mark.
@@ -24,6 +24,11 @@ pub enum Bind<'a> {
     Bool(bool),
     Time(OffsetDateTime),
     OptTime(Option<OffsetDateTime>),
+    /// Arrays, for many rows in one statement (`unnest`).
+    Texts(&'a [&'a str]),
+    OptTexts(&'a [Option<&'a str>]),
+    Ints(&'a [i32]),
+    Times(&'a [OffsetDateTime]),
 }
 
 /// SQL text with `?` marks (so it must not use PostgreSQL's `?` operators) and one bind per mark;
@@ -73,6 +78,10 @@ impl<ST> QueryFragment<Pg> for Statement<'_, ST> {
                 Bind::Bool(v) => out.push_bind_param::<Bool, _>(v)?,
                 Bind::Time(v) => out.push_bind_param::<Timestamptz, _>(v)?,
                 Bind::OptTime(v) => out.push_bind_param::<Nullable<Timestamptz>, _>(v)?,
+                Bind::Texts(v) => out.push_bind_param::<Array<Text>, _>(*v)?,
+                Bind::OptTexts(v) => out.push_bind_param::<Array<Nullable<Text>>, _>(*v)?,
+                Bind::Ints(v) => out.push_bind_param::<Array<Integer>, _>(*v)?,
+                Bind::Times(v) => out.push_bind_param::<Array<Timestamptz>, _>(*v)?,
             }
             out.push_sql(part);
         }

@@ -173,6 +173,8 @@ pub struct NewNotificationRow<'a> {
     pub resent_from: Option<&'a str>,
     #[diesel(serialize_as = Instant)]
     pub created_on: OffsetDateTime,
+    /// Set when the writing process hands the row to its own deliverers (in UTC).
+    pub lease_until: Option<OffsetDateTime>,
 }
 
 impl<'a> NewNotificationRow<'a> {
@@ -189,6 +191,16 @@ impl<'a> NewNotificationRow<'a> {
             due_on: event.created_on,
             resent_from: None,
             created_on: event.created_on,
+            lease_until: None,
+        }
+    }
+
+    /// Leased until `until` by the process writing it, which delivers it itself.
+    #[must_use]
+    pub fn leased_until(self, until: Option<OffsetDateTime>) -> Self {
+        Self {
+            lease_until: until.map(|t| t.to_offset(time::UtcOffset::UTC)),
+            ..self
         }
     }
 
@@ -205,6 +217,7 @@ impl<'a> NewNotificationRow<'a> {
             due_on: now,
             resent_from: Some(&original.id),
             created_on: now,
+            lease_until: None,
         }
     }
 }

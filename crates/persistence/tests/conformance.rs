@@ -314,6 +314,7 @@ mod cases {
     mod client_sessions;
     mod compliance;
     mod credentials;
+    mod delivery;
     mod idempotency;
     mod keys;
     mod ledger;
@@ -328,6 +329,7 @@ mod cases {
     pub use client_sessions::*;
     pub use compliance::*;
     pub use credentials::*;
+    pub use delivery::*;
     pub use idempotency::*;
     pub use keys::*;
     pub use ledger::*;
@@ -384,6 +386,8 @@ conformance!(
     single_use_cards_are_erased_once_used_or_expired,
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
+    a_batch_of_outcomes_keeps_their_order_on_the_counter,
+    written_notifications_are_leased_and_handed_off_at_commit,
     claims_cap_in_flight_and_interleave_platforms,
     a_secret_rotation_keeps_the_previous_one_and_happens_once,
     webhook_delete_is_scoped_and_takes_the_history,

@@ -38,6 +38,12 @@ pub async fn run(
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
+    // The notifications this process writes go straight to its own deliverers.
+    let hand_off = webhooks.hand_off();
+    let db = match &hand_off {
+        Some((load, _)) => db.delivering(load.clone()),
+        None => db,
+    };
     let mut state = AppState::with_payments(db.clone(), bins, vault, wallets, payments)
         .with_rate_limits(RateLimits::new(args.rate_limits()))
         .with_max_subscriptions(webhooks.webhook_max_subscriptions)
@@ -68,7 +74,7 @@ pub async fn run(
     }
     // Built before serving, so bad webhook or email settings stop start-up with the variable.
     let workers = webhooks.workers(Background::new(&db, &state), payments)?;
-    let running = (webhooks.workers > 0).then(|| workers.spawn(webhooks.workers));
+    let running = (webhooks.workers > 0).then(|| workers.spawn(webhooks.workers, hand_off));
     let served = crate::http::serve(state, args).await;
     if let Some(running) = running {
         running.shutdown().await;

@@ -21,7 +21,7 @@ pub async fn run(
     let state = AppState::without_vault(db.clone(), payments);
     let workers = webhooks
         .workers(Background::new(&db, &state), payments)?
-        .spawn(webhooks.workers.max(1));
+        .spawn(webhooks.workers.max(1), None);
     crate::system::shutdown_signal().await;
     tracing::info!("stopping workers");
     workers.shutdown().await;

@@ -1,5 +1,7 @@
-//! The delivery loop: claim due notifications with a lease, attempt each (up to four requests,
-//! spec 6.2) without holding a database connection, then record the outcome once.
+//! The delivery loop: attempts the notifications this process handed itself when it wrote them
+//! (`holdfast_persistence::hand_off`) and claims the rest (due ones, leased, fairly), each
+//! attempt up to four requests (spec 6.2) without holding a database connection; outcomes are
+//! recorded by one task, many in one transaction.
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
@@ -10,9 +12,11 @@ use holdfast_domain::ports::{
     WebhookSender,
 };
 use holdfast_domain::webhook::{Outcome, RetryDecision, backoff, decide, notification_body};
-use tokio::sync::Semaphore;
+use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs, HandedOff, LoadLimits};
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 
+use super::recorder::{Outcomes, Recorder};
 use super::{Stop, pause};
 
 #[derive(Debug, Clone)]
@@ -29,11 +33,23 @@ pub struct DeliverySettings {
     pub service_name: String,
 }
 
+impl DeliverySettings {
+    /// The caps of a process running `deliverers` loops of these settings.
+    pub fn load_limits(&self, deliverers: u32) -> LoadLimits {
+        LoadLimits {
+            concurrency: self.concurrency.max(1).saturating_mul(deliverers.max(1)),
+            per_platform: self.per_platform,
+            lease: self.lease,
+        }
+    }
+}
+
 pub struct Deliverer {
     queue: Arc<dyn NotificationQueue>,
     sender: Arc<dyn WebhookSender>,
     clock: Arc<dyn Clock>,
     settings: DeliverySettings,
+    load: Arc<DeliveryLoad>,
     jitter: RandomState,
 }
 
@@ -45,85 +61,97 @@ impl std::fmt::Debug for Deliverer {
     }
 }
 
+/// When the loop claims next.
+#[derive(Debug, Clone, Copy)]
+enum NextClaim {
+    Now,
+    /// At this instant, or earlier once `ends` more attempts have ended (a cap may be what held
+    /// the last claim back).
+    At {
+        when: Instant,
+        ends: Option<usize>,
+    },
+}
+
+impl NextClaim {
+    fn after_ends(self, ended: usize) -> Self {
+        match self {
+            Self::At {
+                ends: Some(ends), ..
+            } if ends <= ended => Self::Now,
+            Self::At {
+                when,
+                ends: Some(ends),
+            } => Self::At {
+                when,
+                ends: Some(ends - ended),
+            },
+            other => other,
+        }
+    }
+}
+
+/// Hand-offs read from the database at once, at most.
+const HAND_OFF_BATCH: usize = 64;
+
 impl Deliverer {
     pub fn new(
         queue: Arc<dyn NotificationQueue>,
         sender: Arc<dyn WebhookSender>,
         clock: Arc<dyn Clock>,
         settings: DeliverySettings,
+        load: Arc<DeliveryLoad>,
     ) -> Self {
         Self {
             queue,
             sender,
             clock,
             settings,
+            load,
             jitter: RandomState::new(),
         }
     }
 
-    /// Claims and delivers until `stop` turns true, then lets the attempts in flight finish
-    /// (each is bounded by its lease), so a deploy neither cuts an attempt short nor sends a
-    /// notification more than four times.
-    pub async fn run(self: Arc<Self>, mut stop: Stop) {
-        let slots = Arc::new(Semaphore::new(self.settings.concurrency.max(1) as usize));
+    /// Delivers until `stop` turns true, then lets the attempts in flight finish and their
+    /// outcomes be recorded (each attempt is bounded by its lease), so a deploy neither cuts an
+    /// attempt short nor sends a notification more than four times.
+    pub async fn run(self: Arc<Self>, mut stop: Stop, mut hand_offs: Option<HandOffs>) {
+        let (outcomes, recorder) = Recorder::start(
+            self.queue.clone(),
+            self.load.clone(),
+            self.settings.service_name.clone(),
+        );
         let mut in_flight = JoinSet::new();
+        let mut next = NextClaim::Now;
         while !*stop.borrow() {
-            while in_flight.try_join_next().is_some() {}
-            let free = slots.available_permits();
-            if free == 0 {
-                // Every slot is busy: wait for one to free up before claiming more.
-                tokio::select! {
-                    _ = in_flight.join_next() => {}
-                    _ = stop.changed() => {}
-                }
-                continue;
+            let mut reaped = 0;
+            while in_flight.try_join_next().is_some() {
+                reaped += 1;
             }
-            let now = self.clock.now();
-            let claimed = self
-                .queue
-                .claim_notifications(
-                    now,
-                    now + self.settings.lease,
-                    ClaimLimits {
-                        batch: u32::try_from(free).unwrap_or(u32::MAX),
-                        per_subscription: self.settings.per_subscription,
-                        per_platform: self.settings.per_platform,
-                    },
-                )
-                .await;
-            match claimed {
-                Ok(batch) if !batch.is_empty() => {
-                    for notification in batch {
-                        let Ok(permit) = slots.clone().acquire_owned().await else {
-                            return;
-                        };
-                        let me = self.clone();
-                        in_flight.spawn(async move {
-                            me.deliver(notification).await;
-                            drop(permit);
-                        });
-                    }
-                }
-                // Nothing claimable. With as many attempts in flight as a cap allows, the caps
-                // may be what holds the rest back: attempts that end free places, so look again
-                // once a quarter of them has ended (one claim per few attempts, not per
-                // attempt), or after a poll. Below that, nothing is due: poll as usual.
-                Ok(_) if in_flight.len() >= self.capped_at() => {
-                    let enough = in_flight.len().div_ceil(4);
-                    let ended = async {
-                        for _ in 0..enough {
-                            in_flight.join_next().await;
+            next = next.after_ends(reaped);
+            let room = self.load.free() > 0;
+            let claim_at = match next {
+                NextClaim::Now => Instant::now(),
+                NextClaim::At { when, .. } => when,
+            };
+            tokio::select! {
+                _ = stop.changed() => {}
+                Some(handed) = next_hand_off(&mut hand_offs) => {
+                    let mut batch = vec![handed];
+                    if let Some(receiver) = &mut hand_offs {
+                        while batch.len() < HAND_OFF_BATCH {
+                            let Ok(more) = receiver.try_recv() else { break };
+                            batch.push(more);
                         }
-                    };
-                    tokio::select! {
-                        () = ended => {}
-                        () = pause(&mut stop, self.settings.poll) => {}
                     }
+                    self.start_handed(batch, &outcomes, &mut in_flight).await;
                 }
-                Ok(_) => pause(&mut stop, self.settings.poll).await,
-                Err(err) => {
-                    tracing::error!(error = %err, "claiming notifications failed");
-                    pause(&mut stop, self.settings.poll * 20).await;
+                () = self.load.wait_due() => next = NextClaim::Now,
+                () = tokio::time::sleep_until(claim_at), if room => {
+                    next = self.claim(&outcomes, &mut in_flight, &mut stop).await;
+                }
+                Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {
+                    next = next.after_ends(1);
                 }
             }
         }
@@ -135,6 +163,103 @@ impl Deliverer {
             );
         }
         while in_flight.join_next().await.is_some() {}
+        drop(outcomes);
+        recorder.finish().await;
+    }
+
+    /// Claims what this process has room for, starts it, and says when to claim next.
+    async fn claim(
+        self: &Arc<Self>,
+        outcomes: &Outcomes,
+        in_flight: &mut JoinSet<()>,
+        stop: &mut Stop,
+    ) -> NextClaim {
+        let now = self.clock.now();
+        let claimed = self
+            .queue
+            .claim_notifications(
+                now,
+                now + self.settings.lease,
+                ClaimLimits {
+                    batch: u32::try_from(self.load.free()).unwrap_or(u32::MAX),
+                    per_subscription: self.settings.per_subscription,
+                    per_platform: self.settings.per_platform,
+                },
+            )
+            .await;
+        let poll = Instant::now() + self.settings.poll;
+        match claimed {
+            Ok(batch) if !batch.is_empty() => {
+                for notification in batch {
+                    self.load.claimed(&notification.platform_id);
+                    self.start(notification, outcomes, in_flight);
+                }
+                NextClaim::Now
+            }
+            // Nothing claimable. With as many attempts in flight as a cap allows, the caps may
+            // be what holds the rest back: attempts that end free places, so look again once a
+            // quarter of them has ended (one claim per few attempts, not per attempt), or after
+            // a poll. Below that, nothing is due: poll as usual.
+            Ok(_) if in_flight.len() >= self.capped_at() => NextClaim::At {
+                when: poll,
+                ends: Some(in_flight.len().div_ceil(4)),
+            },
+            Ok(_) => NextClaim::At {
+                when: poll,
+                ends: None,
+            },
+            Err(err) => {
+                tracing::error!(error = %err, "claiming notifications failed");
+                pause(stop, self.settings.poll * 20).await;
+                NextClaim::Now
+            }
+        }
+    }
+
+    /// Starts the notifications this process leased when it wrote them.
+    async fn start_handed(
+        self: &Arc<Self>,
+        batch: Vec<HandedOff>,
+        outcomes: &Outcomes,
+        in_flight: &mut JoinSet<()>,
+    ) {
+        let ids: Vec<_> = batch.iter().flat_map(|h| h.ids.iter().cloned()).collect();
+        let claimed = match self.queue.load_leased(&ids).await {
+            Ok(claimed) => claimed,
+            Err(err) => {
+                // Their leases run out and a claim takes them: late, not lost.
+                tracing::error!(error = %err, count = ids.len(), "reading handed-off notifications failed");
+                Vec::new()
+            }
+        };
+        // Ids not found were finished elsewhere or rolled back: their room comes back.
+        for handed in &batch {
+            let found = claimed
+                .iter()
+                .filter(|c| handed.ids.contains(&c.id))
+                .count();
+            self.load
+                .ended(&handed.platform, handed.ids.len().saturating_sub(found));
+        }
+        for notification in claimed {
+            self.start(notification, outcomes, in_flight);
+        }
+    }
+
+    fn start(
+        self: &Arc<Self>,
+        notification: Claimed,
+        outcomes: &Outcomes,
+        in_flight: &mut JoinSet<()>,
+    ) {
+        let me = self.clone();
+        let outcomes = outcomes.clone();
+        in_flight.spawn(async move {
+            let platform = notification.platform_id.clone();
+            let id = notification.id.clone();
+            let finished = me.deliver(&notification).await;
+            outcomes.record(id, platform, finished);
+        });
     }
 
     /// The fewest attempts in flight at which a cap can bind.
@@ -148,8 +273,8 @@ impl Deliverer {
     }
 
     #[tracing::instrument(skip_all, fields(notification = %claimed.id))]
-    async fn deliver(&self, claimed: Claimed) {
-        let finished = match claimed.subscription.as_ref().filter(|s| s.active) {
+    async fn deliver(&self, claimed: &Claimed) -> Finished {
+        match claimed.subscription.as_ref().filter(|s| s.active) {
             None => Finished {
                 outcome: Outcome::Skipped,
                 endpoint_url: claimed
@@ -191,21 +316,6 @@ impl Deliverer {
                     attempted_on,
                 }
             }
-        };
-        match self
-            .queue
-            .complete_notification(&claimed.id, &finished, &self.settings.service_name)
-            .await
-        {
-            Ok(recorded) => tracing::info!(
-                outcome = finished.outcome.as_str(),
-                requests = finished.requests,
-                recorded = recorded.recorded,
-                disabled = recorded.disabled,
-                "notification finished"
-            ),
-            // The lease runs out and another worker tries again: nothing is lost.
-            Err(err) => tracing::error!(error = %err, "recording the outcome failed"),
         }
     }
 
@@ -240,6 +350,14 @@ impl Deliverer {
         )]
         let fraction = (hash >> 11) as f64 / (1u64 << 53) as f64;
         fraction
+    }
+}
+
+/// The next hand-off, or never where this loop takes none.
+async fn next_hand_off(hand_offs: &mut Option<HandOffs>) -> Option<HandedOff> {
+    match hand_offs {
+        Some(receiver) => receiver.recv().await,
+        None => std::future::pending().await,
     }
 }
 

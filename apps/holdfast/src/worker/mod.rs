@@ -5,6 +5,7 @@
 mod delivery;
 mod mail;
 mod reconcile;
+mod recorder;
 mod retention;
 
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use std::time::Duration;
 
 use holdfast_domain::ports::{Clock, EmailOutbox, Mailer, NotificationQueue, WebhookSender};
 use holdfast_domain::services::{IdempotencyService, PaymentService, TokenService, WebhookService};
+use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -38,18 +40,32 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// Starts `deliverers` delivery loops, one mail loop and one retention loop.
-    pub fn spawn(self, deliverers: u32) -> Running {
+    /// Starts `deliverers` delivery loops, one mail loop and one retention loop. With
+    /// `hand_off` (a `serve` whose database hands it the notifications it writes), the loops
+    /// share that load and the first takes the hand-offs; otherwise they only claim.
+    pub fn spawn(
+        self,
+        deliverers: u32,
+        hand_off: Option<(Arc<DeliveryLoad>, HandOffs)>,
+    ) -> Running {
         let (stop_tx, stop) = watch::channel(false);
         let mut set = JoinSet::new();
+        let (load, mut hand_offs) = match hand_off {
+            Some((load, hand_offs)) => (load, Some(hand_offs)),
+            None => (
+                DeliveryLoad::claiming(self.settings.load_limits(deliverers)),
+                None,
+            ),
+        };
         for _ in 0..deliverers {
             let deliverer = Arc::new(Deliverer::new(
                 self.queue.clone(),
                 self.sender.clone(),
                 self.clock.clone(),
                 self.settings.clone(),
+                load.clone(),
             ));
-            set.spawn(deliverer.run(stop.clone()));
+            set.spawn(deliverer.run(stop.clone(), hand_offs.take()));
         }
         set.spawn(mail::run(
             self.outbox.clone(),

@@ -75,6 +75,8 @@ pub struct Delivery {
 pub struct Claimed {
     /// The notification's id, sent as the top-level `id`.
     pub id: NotificationId,
+    /// Whose it is: attempts in flight are counted per platform.
+    pub platform_id: PlatformId,
     /// The event type, sent as `eventType`.
     pub event_type: String,
     /// The event's data as JSON text, sent as `data`.
@@ -111,6 +113,15 @@ pub struct Recorded {
     pub disabled: bool,
     /// The disable email was queued (false when the creator no longer exists).
     pub email_queued: bool,
+}
+
+impl Recorded {
+    /// Nothing recorded: the notification was already final.
+    pub const NOT: Self = Self {
+        recorded: false,
+        disabled: false,
+        email_queued: false,
+    };
 }
 
 /// Why a resend (spec 6.4) is refused.
@@ -235,16 +246,21 @@ pub trait NotificationQueue: Send + Sync {
         limits: ClaimLimits,
     ) -> Result<Vec<Claimed>, StoreError>;
 
-    /// Atomically records the final outcome (once: a notification already final is left as
-    /// it is), and updates the subscription's counter: a success resets it, a failure adds one
-    /// and, on reaching the limit, disables the subscription and queues the email rendered by
-    /// `webhook::disable_email` to the creator when that user still exists.
-    async fn complete_notification(
+    /// Reads what the delivery of `ids` needs: notifications this process leased when it wrote
+    /// them (`webhook::hand_off`). Those no longer pending are left out.
+    async fn load_leased(&self, ids: &[NotificationId]) -> Result<Vec<Claimed>, StoreError>;
+
+    /// Records final outcomes in one transaction, in order, each atomically with its
+    /// subscription's counter: once (a notification already final is left as it is, and its
+    /// `Recorded::recorded` is false); a success resets the counter, a failure adds one and, on
+    /// reaching the limit, disables the subscription and queues the email rendered by
+    /// `webhook::disable_email` to the creator when that user still exists. One `Recorded`
+    /// per outcome, in the same order.
+    async fn complete_notifications(
         &self,
-        id: &NotificationId,
-        finished: &Finished,
+        outcomes: &[(NotificationId, Finished)],
         service_name: &str,
-    ) -> Result<Recorded, StoreError>;
+    ) -> Result<Vec<Recorded>, StoreError>;
 
     /// Removes the bodies of records attempted before `before`; returns how many.
     async fn archive_deliveries(&self, before: OffsetDateTime) -> Result<u64, StoreError>;

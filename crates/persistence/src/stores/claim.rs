@@ -18,7 +18,7 @@ use diesel::sql_types::{BigInt, Text};
 use holdfast_domain::ports::ClaimLimits;
 use time::OffsetDateTime;
 
-use crate::conn::Conn;
+use crate::conn::{Conn, Db};
 use crate::pg_statement::{Bind, Statement};
 use crate::timestamp::Ts;
 
@@ -131,8 +131,8 @@ pub async fn fair_due_ids(
     limits: ClaimLimits,
 ) -> QueryResult<Vec<String>> {
     let (per_sub, per_platform, batch) = caps(limits);
-    match conn {
-        Conn::Pg(pg) => {
+    match conn.db {
+        Db::Pg(ref mut pg) => {
             let now = Bind::Time(now);
             let claim = Statement::<Text>::new(
                 CLAIM_PG,
@@ -148,7 +148,7 @@ pub async fn fair_due_ids(
             );
             diesel_async::RunQueryDsl::load(claim, &mut **pg).await
         }
-        Conn::Sqlite(_) => {
+        Db::Sqlite(_) => {
             let rows: Vec<Due> = conn
                 .load(
                     diesel::sql_query(CLAIM_SQLITE)

@@ -19,7 +19,7 @@ use super::client_sessions::complete_held;
 use super::idempotency::write_reply;
 use super::one_row;
 use super::outbox::write_event;
-use crate::conn::Conn;
+use crate::conn::{Conn, Db};
 use crate::payment_rows::CompletedRow;
 use crate::pg_statement::{Bind, Statement};
 use crate::schema::transactions as t;
@@ -84,6 +84,7 @@ WITH done AS (
       FROM event e
       JOIN webhooks w ON w.platform_id = e.platform_id AND w.mode = e.mode AND w.active
                      AND e.event_type = ANY (string_to_array(w.events, ','))
+ RETURNING id
 ), reply AS (
     UPDATE idempotency_keys k
        SET status = ?, body = ?
@@ -98,7 +99,7 @@ WITH done AS (
  RETURNING s.id
 )
 SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM original),
-       (SELECT count(*) FROM session)";
+       (SELECT count(*) FROM session), (SELECT count(*) FROM fan_out)";
 
 /// What a completion writes besides the transaction's own row.
 #[derive(Clone, Copy)]
@@ -112,12 +113,20 @@ pub struct Writes<'a> {
 }
 
 /// Completes `x` (still pending) in one all-or-nothing write, the backend's best statement for
-/// it; whether the client session given was completed with it.
+/// it; whether the client session given was completed with it. Its notifications are handed
+/// or claimed as `outbox::write_event` says (on PostgreSQL, always claimed: the statement cannot
+/// know beforehand how many it writes, so it wakes this process's deliverers instead).
 pub async fn complete(conn: &mut Conn, x: &Transaction, writes: Writes<'_>) -> QueryResult<bool> {
     let completed = CompletedRow::from(x);
-    match conn {
-        Conn::Pg(pg) => complete_pg(pg, x, &completed, writes).await,
-        Conn::Sqlite(_) => {
+    match conn.db {
+        Db::Pg(ref mut pg) => {
+            let (closed, notifications) = complete_pg(pg, x, &completed, writes).await?;
+            if notifications > 0 {
+                conn.poke_deliverers();
+            }
+            Ok(closed)
+        }
+        Db::Sqlite(_) => {
             conn.transaction(async |conn| complete_in_steps(conn, x, completed, writes).await)
                 .await
         }
@@ -135,9 +144,9 @@ async fn complete_pg(
         reply,
         session,
     }: Writes<'_>,
-) -> QueryResult<bool> {
+) -> QueryResult<(bool, i64)> {
     let change = original_change(original);
-    let statement = Statement::<(BigInt, BigInt, BigInt)>::new(
+    let statement = Statement::<(BigInt, BigInt, BigInt, BigInt)>::new(
         COMPLETE_PG,
         vec![
             Bind::Text(c.state),
@@ -182,17 +191,18 @@ async fn complete_pg(
     );
     if change.is_none() {
         // One statement is its own transaction: no BEGIN and COMMIT round trips.
-        let (done, _, closed) = statement.get_result::<(i64, i64, i64)>(conn).await?;
+        let (done, _, closed, notifications) =
+            statement.get_result::<(i64, i64, i64, i64)>(conn).await?;
         return if done == 1 {
-            Ok(closed == 1)
+            Ok((closed == 1, notifications))
         } else {
             Err(diesel::result::Error::NotFound)
         };
     }
     // The original must move with the completion, or neither may be kept.
     conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-        match statement.get_result::<(i64, i64, i64)>(conn).await? {
-            (1, 1, closed) => Ok(closed == 1),
+        match statement.get_result::<(i64, i64, i64, i64)>(conn).await? {
+            (1, 1, closed, notifications) => Ok((closed == 1, notifications)),
             _ => Err(diesel::result::Error::NotFound),
         }
     })

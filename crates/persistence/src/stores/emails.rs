@@ -5,7 +5,7 @@ use holdfast_domain::ports::{EmailOutbox, OutgoingEmail, QueuedEmail, StoreError
 use time::OffsetDateTime;
 
 use super::{SqlStore, one_row};
-use crate::conn::{Conn, Lock};
+use crate::conn::{Conn, Db, Lock};
 use crate::error::query_error;
 use crate::schema::emails as m;
 use crate::timestamp::Instant;
@@ -60,13 +60,13 @@ async fn lease(
         .filter(m::lease_until.is_null().or(m::lease_until.le(Instant(now))))
         .order(m::due_on.asc())
         .limit(i64::from(limit));
-    let ids: Vec<String> = match conn {
+    let ids: Vec<String> = match conn.db {
         // Workers skip each other's rows instead of waiting on them.
-        Conn::Pg(pg) => {
+        Db::Pg(ref mut pg) => {
             diesel_async::RunQueryDsl::load(due.for_update().skip_locked(), &mut **pg).await?
         }
         // The single writer serialises claims: the lock above already holds it.
-        Conn::Sqlite(_) => conn.load(due).await?,
+        Db::Sqlite(_) => conn.load(due).await?,
     };
     if ids.is_empty() {
         return Ok(Vec::new());

@@ -20,8 +20,10 @@ mod tokens;
 mod transactions;
 mod webhooks;
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::hand_off::DeliveryLoad;
 use diesel::QueryResult;
 use holdfast_domain::ports::StoreError;
 
@@ -32,6 +34,8 @@ use crate::conn::{Conn, Pools};
 pub struct SqlStore {
     pools: Pools,
     completion_wait: Duration,
+    /// Where the notifications this process writes are handed for delivery, if anywhere.
+    deliveries: Option<Arc<DeliveryLoad>>,
 }
 
 impl std::fmt::Debug for SqlStore {
@@ -47,16 +51,24 @@ impl SqlStore {
         Self {
             pools,
             completion_wait,
+            deliveries: None,
         }
     }
 
+    pub(crate) fn delivering(mut self, deliveries: Arc<DeliveryLoad>) -> Self {
+        self.deliveries = Some(deliveries);
+        self
+    }
+
     async fn conn(&self) -> Result<Conn, StoreError> {
-        self.pools.get(None).await
+        let conn = self.pools.get(None).await?;
+        Ok(conn.delivering(self.deliveries.clone()))
     }
 
     /// A connection within `wait` rather than the pool's own timeout.
     async fn conn_within(&self, wait: Duration) -> Result<Conn, StoreError> {
-        self.pools.get(Some(wait)).await
+        let conn = self.pools.get(Some(wait)).await?;
+        Ok(conn.delivering(self.deliveries.clone()))
     }
 
     /// Whether the database answers a trivial query.

@@ -1,7 +1,10 @@
 //! `NotificationQueue`: claiming due deliveries fairly (`claim.rs`), recording their outcome
 //! with the consecutive-failure counter and the disable email, archiving, and resending.
 
+use std::collections::HashSet;
+
 use diesel::prelude::*;
+use diesel::sql_types::Text;
 use holdfast_domain::ids::{NotificationId, PlatformId};
 use holdfast_domain::ports::{
     ClaimLimits, Claimed, Delivery, Finished, NotificationQueue, Recorded, ResendError, StoreError,
@@ -11,13 +14,21 @@ use time::OffsetDateTime;
 
 use super::SqlStore;
 use super::claim::fair_due_ids;
-use crate::conn::{Conn, Lock};
+use crate::conn::{Conn, Db, Lock};
 use crate::error::query_error;
+use crate::pg_statement::{Bind, Statement};
 use crate::schema::{events as e, notifications as n, users as u, webhooks as w};
 use crate::timestamp::Instant;
 use crate::webhook_rows::{NewNotificationRow, NotificationRow, WebhookRow};
 
-type ClaimedRow = (String, String, String, OffsetDateTime, Option<WebhookRow>);
+type ClaimedRow = (
+    String,
+    String,
+    String,
+    String,
+    OffsetDateTime,
+    Option<WebhookRow>,
+);
 
 /// Leases the claimed rows and reads what their delivery needs.
 async fn lease(
@@ -44,16 +55,23 @@ async fn lease(
             .returning(n::id),
         )
         .await?;
-    if leased.is_empty() {
+    claimed_rows(conn, &leased).await
+}
+
+/// What the delivery of the pending notifications `ids` needs.
+async fn claimed_rows(conn: &mut Conn, ids: &[String]) -> QueryResult<Vec<ClaimedRow>> {
+    if ids.is_empty() {
         return Ok(Vec::new());
     }
     conn.load(
         n::table
             .inner_join(e::table)
             .left_join(w::table)
-            .filter(n::id.eq_any(&leased))
+            .filter(n::id.eq_any(ids))
+            .filter(n::state.eq("pending"))
             .select((
                 n::id,
+                n::platform_id,
                 n::event_type,
                 e::data,
                 n::created_on,
@@ -61,6 +79,23 @@ async fn lease(
             )),
     )
     .await
+}
+
+fn claimed(rows: Vec<ClaimedRow>) -> Result<Vec<Claimed>, StoreError> {
+    rows.into_iter()
+        .map(
+            |(id, platform, event_type, event_data, created_on, webhook)| {
+                Ok(Claimed {
+                    id: NotificationId::from_trusted(id),
+                    platform_id: PlatformId::from_trusted(platform),
+                    event_type,
+                    event_data,
+                    created_on,
+                    subscription: webhook.map(Subscription::try_from).transpose()?,
+                })
+            },
+        )
+        .collect()
 }
 
 /// Counts a failure against `webhook`, disabling it at the limit and queueing the email to its
@@ -114,6 +149,174 @@ async fn count_failure(
     Ok((true, true))
 }
 
+/// PostgreSQL: a batch of successes and skips recorded in one statement, with the counters of
+/// the subscriptions that succeeded reset. The reset writes only a counter that is not already
+/// 0, so deliveries to a healthy subscription never lock its row (they all queued on it).
+const RECORD_QUIETLY_PG: &str = "\
+WITH v AS (
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int4[],
+                         ?::timestamptz[])
+        AS v (id, state, endpoint_url, request_body, response, requests, attempted_on)
+), done AS (
+    UPDATE notifications n
+       SET state = v.state, endpoint_url = v.endpoint_url, request_body = v.request_body,
+           response = v.response, requests = v.requests, attempted_on = v.attempted_on,
+           lease_until = NULL
+      FROM v
+     WHERE n.id = v.id AND n.state = 'pending'
+ RETURNING n.id, n.webhook_id, v.state
+), reset AS (
+    UPDATE webhooks w
+       SET consecutive_failures = 0
+     WHERE w.id IN (SELECT webhook_id FROM done WHERE state = 'succeeded')
+       AND w.consecutive_failures <> 0
+)
+SELECT id FROM done";
+
+/// The final columns of one notification.
+#[derive(AsChangeset)]
+#[diesel(table_name = n, treat_none_as_null = true)]
+struct FinalColumns {
+    state: &'static str,
+    endpoint_url: Option<String>,
+    request_body: Option<String>,
+    response: Option<String>,
+    requests: i32,
+    attempted_on: Option<Instant>,
+    lease_until: Option<Instant>,
+}
+
+fn final_columns(finished: &Finished) -> FinalColumns {
+    FinalColumns {
+        state: finished.outcome.as_str(),
+        endpoint_url: finished.endpoint_url.clone(),
+        request_body: finished.request_body.clone(),
+        response: finished.response.clone(),
+        requests: requests(finished),
+        attempted_on: Some(Instant(finished.attempted_on)),
+        lease_until: None,
+    }
+}
+
+fn requests(finished: &Finished) -> i32 {
+    i32::try_from(finished.requests).unwrap_or(i32::MAX)
+}
+
+/// Records successes and skips (no failure among `outcomes`), marking in `recorded` those that
+/// were still pending.
+async fn record_quietly(
+    conn: &mut Conn,
+    outcomes: &[(NotificationId, Finished)],
+    recorded: &mut [Recorded],
+) -> QueryResult<()> {
+    if outcomes.is_empty() {
+        return Ok(());
+    }
+    let done: HashSet<String> = match conn.db {
+        Db::Pg(ref mut pg) => {
+            let ids: Vec<&str> = outcomes.iter().map(|(id, _)| id.as_str()).collect();
+            let states: Vec<&str> = outcomes.iter().map(|(_, f)| f.outcome.as_str()).collect();
+            let column = |pick: fn(&Finished) -> Option<&str>| -> Vec<Option<&str>> {
+                outcomes.iter().map(|(_, f)| pick(f)).collect()
+            };
+            let urls = column(|f| f.endpoint_url.as_deref());
+            let bodies = column(|f| f.request_body.as_deref());
+            let responses = column(|f| f.response.as_deref());
+            let counts: Vec<i32> = outcomes.iter().map(|(_, f)| requests(f)).collect();
+            let times: Vec<OffsetDateTime> = outcomes.iter().map(|(_, f)| f.attempted_on).collect();
+            let statement = Statement::<Text>::new(
+                RECORD_QUIETLY_PG,
+                vec![
+                    Bind::Texts(&ids),
+                    Bind::Texts(&states),
+                    Bind::OptTexts(&urls),
+                    Bind::OptTexts(&bodies),
+                    Bind::OptTexts(&responses),
+                    Bind::Ints(&counts),
+                    Bind::Times(&times),
+                ],
+            );
+            let done: Vec<String> = diesel_async::RunQueryDsl::load(statement, &mut **pg).await?;
+            done.into_iter().collect()
+        }
+        Db::Sqlite(_) => {
+            let mut done = HashSet::new();
+            let mut succeeded = Vec::new();
+            for (id, finished) in outcomes {
+                if let Some(webhook) = record_one(conn, id, finished).await? {
+                    done.insert(id.to_string());
+                    if matches!(finished.outcome, Outcome::Succeeded) {
+                        succeeded.push(webhook);
+                    }
+                }
+            }
+            if !succeeded.is_empty() {
+                conn.execute(
+                    diesel::update(
+                        w::table
+                            .filter(w::id.eq_any(&succeeded))
+                            .filter(w::consecutive_failures.ne(0)),
+                    )
+                    .set(w::consecutive_failures.eq(0)),
+                )
+                .await?;
+            }
+            done
+        }
+    };
+    for ((id, _), recorded) in outcomes.iter().zip(recorded) {
+        recorded.recorded = done.contains(id.as_str());
+    }
+    Ok(())
+}
+
+/// The notification `id` while it is pending: of two workers finishing the same notification
+/// (a lease that ran out), the first one counts.
+fn pending(id: &NotificationId) -> PendingOne<'_> {
+    n::table
+        .filter(n::id.eq(id.as_str()))
+        .filter(n::state.eq("pending"))
+}
+
+type PendingOne<'a> = diesel::dsl::Filter<
+    diesel::dsl::Filter<n::table, diesel::dsl::Eq<n::id, &'a str>>,
+    diesel::dsl::Eq<n::state, &'static str>,
+>;
+
+/// Records `id`'s outcome if it is still pending; its subscription's id if it was.
+async fn record_one(
+    conn: &mut Conn,
+    id: &NotificationId,
+    finished: &Finished,
+) -> QueryResult<Option<String>> {
+    conn.get_result(
+        diesel::update(pending(id))
+            .set(final_columns(finished))
+            .returning(n::webhook_id),
+    )
+    .await
+    .optional()
+}
+
+/// Records a failure and counts it against its subscription.
+async fn record_failure(
+    conn: &mut Conn,
+    id: &NotificationId,
+    finished: &Finished,
+    service_name: &str,
+) -> QueryResult<Recorded> {
+    let Some(webhook) = record_one(conn, id, finished).await? else {
+        return Ok(Recorded::NOT);
+    };
+    let (disabled, email_queued) =
+        count_failure(conn, &webhook, id, finished, service_name).await?;
+    Ok(Recorded {
+        recorded: true,
+        disabled,
+        email_queued,
+    })
+}
+
 #[async_trait::async_trait]
 impl NotificationQueue for SqlStore {
     async fn claim_notifications(
@@ -130,77 +333,39 @@ impl NotificationQueue for SqlStore {
             .transaction(async |conn| lease(conn, now, lease_until, limits).await)
             .await
             .map_err(query_error("notifications"))?;
-        rows.into_iter()
-            .map(|(id, event_type, event_data, created_on, webhook)| {
-                Ok(Claimed {
-                    id: NotificationId::from_trusted(id),
-                    event_type,
-                    event_data,
-                    created_on,
-                    subscription: webhook.map(Subscription::try_from).transpose()?,
-                })
-            })
-            .collect()
+        claimed(rows)
     }
 
-    #[tracing::instrument(
-        skip_all,
-        fields(notification = %id, outcome = finished.outcome.as_str()),
-        err
-    )]
-    async fn complete_notification(
+    async fn load_leased(&self, ids: &[NotificationId]) -> Result<Vec<Claimed>, StoreError> {
+        let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+        let mut conn = self.conn().await?;
+        let rows = claimed_rows(&mut conn, &ids)
+            .await
+            .map_err(query_error("notifications"))?;
+        claimed(rows)
+    }
+
+    #[tracing::instrument(skip_all, fields(notifications = outcomes.len()), err)]
+    async fn complete_notifications(
         &self,
-        id: &NotificationId,
-        finished: &Finished,
+        outcomes: &[(NotificationId, Finished)],
         service_name: &str,
-    ) -> Result<Recorded, StoreError> {
+    ) -> Result<Vec<Recorded>, StoreError> {
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| {
-            let mut recorded = Recorded {
-                recorded: false,
-                disabled: false,
-                email_queued: false,
-            };
-            // Only a pending notification takes an outcome: of two workers finishing the same
-            // notification (a lease that ran out), the first one counts.
-            let webhook: Option<String> = conn
-                .get_result(
-                    diesel::update(
-                        n::table
-                            .filter(n::id.eq(id.as_str()))
-                            .filter(n::state.eq("pending")),
-                    )
-                    .set((
-                        n::state.eq(finished.outcome.as_str()),
-                        n::endpoint_url.eq(&finished.endpoint_url),
-                        n::request_body.eq(&finished.request_body),
-                        n::response.eq(&finished.response),
-                        n::requests.eq(i32::try_from(finished.requests).unwrap_or(i32::MAX)),
-                        n::attempted_on.eq(Some(finished.attempted_on)),
-                        n::lease_until.eq(None::<OffsetDateTime>),
-                    ))
-                    .returning(n::webhook_id),
-                )
-                .await
-                .optional()?;
-            let Some(webhook) = webhook else {
-                return Ok(recorded);
-            };
-            recorded.recorded = true;
-            match finished.outcome {
-                Outcome::Skipped => {}
-                Outcome::Succeeded => {
-                    conn.execute(
-                        diesel::update(w::table.filter(w::id.eq(&webhook)))
-                            .set(w::consecutive_failures.eq(0)),
-                    )
-                    .await?;
-                }
-                Outcome::Failed => {
-                    (recorded.disabled, recorded.email_queued) =
-                        count_failure(conn, &webhook, id, finished, service_name).await?;
+            let mut recorded = vec![Recorded::NOT; outcomes.len()];
+            // Successes and skips are recorded together, failures one by one between them, so
+            // the counter sees the outcomes in their order.
+            let mut quiet_from = 0;
+            for (i, (id, finished)) in outcomes.iter().enumerate() {
+                if matches!(finished.outcome, Outcome::Failed) {
+                    record_quietly(conn, &outcomes[quiet_from..i], &mut recorded[quiet_from..i])
+                        .await?;
+                    recorded[i] = record_failure(conn, id, finished, service_name).await?;
+                    quiet_from = i + 1;
                 }
             }
+            record_quietly(conn, &outcomes[quiet_from..], &mut recorded[quiet_from..]).await?;
             diesel::QueryResult::Ok(recorded)
         })
         .await

@@ -2,6 +2,7 @@
 //! of the same platform and mode that names the event type, in the caller's SQL transaction.
 
 use diesel::prelude::*;
+use holdfast_domain::ids::NotificationId;
 use holdfast_domain::ports::{Event, EventLog, StoreError, StoredEvent};
 use holdfast_domain::scope::Scope;
 
@@ -14,7 +15,9 @@ use crate::webhook_rows::EventRow;
 use crate::webhook_rows::{NewEventRow, NewNotificationRow};
 
 /// Writes `event` (its data serialised as `data`) and its notifications; the caller's
-/// transaction commits them with the change they report.
+/// transaction commits them with the change they report. Where this process delivers webhooks
+/// and has room, the notifications are leased at insert and handed to its deliverers once the
+/// transaction commits (`hand_off`); otherwise they wait for a claim.
 pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryResult<()> {
     conn.execute(diesel::insert_into(e::table).values(NewEventRow::of(event, data)))
         .await?;
@@ -27,13 +30,25 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
                 .select((w::id, w::events)),
         )
         .await?;
-    for (webhook, _) in active
+    let subscribed: Vec<&str> = active
         .iter()
         .filter(|(_, events)| events.split(',').any(|t| t == event_type))
-    {
+        .map(|(webhook, _)| webhook.as_str())
+        .collect();
+    let reservation = conn.reserve_hand_off(&event.platform_id, subscribed.len());
+    let lease_until = reservation.as_ref().map(|r| event.created_on + r.lease());
+    let mut ids = Vec::with_capacity(subscribed.len());
+    for webhook in subscribed {
         // One statement per row: diesel has no multi-row insert for SQLite.
-        conn.execute(diesel::insert_into(n::table).values(NewNotificationRow::of(event, webhook)))
+        let row = NewNotificationRow::of(event, webhook).leased_until(lease_until);
+        ids.push(NotificationId::from_trusted(row.id.clone()));
+        conn.execute(diesel::insert_into(n::table).values(row))
             .await?;
+    }
+    match reservation {
+        Some(reservation) => conn.hand_off_at_commit(reservation, ids),
+        None if !ids.is_empty() => conn.poke_deliverers(),
+        None => {}
     }
     Ok(())
 }

@@ -24,7 +24,7 @@ use time::OffsetDateTime;
 
 use super::SqlStore;
 use super::completion::{Writes, complete};
-use crate::conn::Conn;
+use crate::conn::{Conn, Db};
 use crate::error::{is_busy, query_error, unexpected};
 use crate::payment_rows::{ConnectionRow, NewTxnRow, PlanRow, RouteRow, TxnRow};
 use crate::query::scoped;
@@ -334,12 +334,12 @@ impl TransactionStore for SqlStore {
         let newest = scoped(t::table, scope)
             .order(t::id.desc())
             .limit(page.fetch_count());
-        let rows: Vec<TxnRow> = match &mut conn {
-            Conn::Pg(pg) => {
+        let rows: Vec<TxnRow> = match &mut conn.db {
+            Db::Pg(pg) => {
                 let query = narrowed(newest.into_boxed(), filter, page);
                 diesel_async::RunQueryDsl::load(query, &mut **pg).await
             }
-            Conn::Sqlite(lite) => {
+            Db::Sqlite(lite) => {
                 let query = narrowed(newest.into_boxed(), filter, page);
                 diesel_async::RunQueryDsl::load(query, &mut **lite).await
             }

@@ -167,15 +167,9 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
         outcome: Outcome::Succeeded,
         ..failed(T0)
     };
-    let first = q
-        .complete_notification(&claimed[0].id, &failed(T0), "Acme")
-        .await
-        .unwrap();
+    let first = complete_one(q, &claimed[0].id, &failed(T0)).await.unwrap();
     assert_eq!((first.recorded, first.disabled), (true, false));
-    let repeat = q
-        .complete_notification(&claimed[0].id, &success, "Acme")
-        .await
-        .unwrap();
+    let repeat = complete_one(q, &claimed[0].id, &success).await.unwrap();
     assert!(
         !repeat.recorded,
         "a notification's outcome is recorded once"
@@ -191,15 +185,10 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
         (true, 1),
         "the repeated success changed nothing"
     );
-    q.complete_notification(&claimed[1].id, &success, "Acme")
-        .await
-        .unwrap();
+    complete_one(q, &claimed[1].id, &success).await.unwrap();
     assert_eq!(state_now().await, (true, 0), "a success resets the counter");
     for (n, c) in claimed[2..27].iter().enumerate() {
-        let r = q
-            .complete_notification(&c.id, &failed(T0), "Acme")
-            .await
-            .unwrap();
+        let r = complete_one(q, &c.id, &failed(T0)).await.unwrap();
         assert_eq!(
             r.disabled,
             n == 24,
@@ -217,10 +206,7 @@ pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Databa
     assert_eq!(emails[0].email.to, a.owner.email.as_str());
     assert!(emails[0].email.body.contains("wh_h") && emails[0].email.body.contains("Orders"));
     // Another failure while inactive (a notification already claimed) sends no second email.
-    let late = q
-        .complete_notification(&claimed[27].id, &failed(T0), "Acme")
-        .await
-        .unwrap();
+    let late = complete_one(q, &claimed[27].id, &failed(T0)).await.unwrap();
     assert!(!late.disabled && !late.email_queued);
     // The dashboard toggle: setting inactive keeps the counter, setting active resets it.
     let off = stores

@@ -1,0 +1,103 @@
+//! Recording delivery outcomes: attempts hand their outcome to one task that records all that
+//! have come in since its last write in one transaction (`complete_notifications`), so a busy
+//! worker commits once per batch rather than once per notification.
+
+use std::sync::Arc;
+
+use holdfast_domain::ids::{NotificationId, PlatformId};
+use holdfast_domain::ports::{Finished, NotificationQueue, Recorded};
+use holdfast_persistence::hand_off::DeliveryLoad;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// Outcomes recorded in one transaction, at most.
+const BATCH: usize = 256;
+
+/// An attempt's outcome on its way to the recorder.
+#[derive(Debug)]
+struct Outcome {
+    id: NotificationId,
+    platform: PlatformId,
+    finished: Finished,
+}
+
+/// Where attempts send their outcomes.
+#[derive(Debug, Clone)]
+pub struct Outcomes(mpsc::UnboundedSender<Outcome>);
+
+impl Outcomes {
+    /// Queues the outcome of `id`; its place in the load is given back once it is recorded.
+    pub fn record(&self, id: NotificationId, platform: PlatformId, finished: Finished) {
+        // The recorder outlives every sender: it stops when the last one is dropped.
+        let _ = self.0.send(Outcome {
+            id,
+            platform,
+            finished,
+        });
+    }
+}
+
+/// The recording task.
+#[derive(Debug)]
+pub struct Recorder(JoinHandle<()>);
+
+impl Recorder {
+    pub fn start(
+        queue: Arc<dyn NotificationQueue>,
+        load: Arc<DeliveryLoad>,
+        service_name: String,
+    ) -> (Outcomes, Self) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let task = tokio::spawn(record(queue, load, service_name, rx));
+        (Outcomes(tx), Self(task))
+    }
+
+    /// Waits until every outcome sent has been recorded (all senders must be dropped first).
+    pub async fn finish(self) {
+        if let Err(err) = self.0.await {
+            tracing::error!(error = %err, "the outcome recorder stopped abnormally");
+        }
+    }
+}
+
+async fn record(
+    queue: Arc<dyn NotificationQueue>,
+    load: Arc<DeliveryLoad>,
+    service_name: String,
+    mut incoming: mpsc::UnboundedReceiver<Outcome>,
+) {
+    let mut batch = Vec::with_capacity(BATCH);
+    while incoming.recv_many(&mut batch, BATCH).await > 0 {
+        let (outcomes, platforms): (Vec<_>, Vec<_>) = batch
+            .drain(..)
+            .map(|o| ((o.id, o.finished), o.platform))
+            .unzip();
+        match queue.complete_notifications(&outcomes, &service_name).await {
+            Ok(recorded) => {
+                for ((id, finished), recorded) in outcomes.iter().zip(recorded) {
+                    log(id, finished, recorded);
+                }
+            }
+            // The leases run out and another attempt is made: nothing is lost.
+            Err(err) => tracing::error!(
+                error = %err,
+                notifications = outcomes.len(),
+                "recording delivery outcomes failed"
+            ),
+        }
+        for platform in &platforms {
+            load.ended(platform, 1);
+        }
+    }
+}
+
+fn log(id: &NotificationId, finished: &Finished, recorded: Recorded) {
+    tracing::info!(
+        notification = %id,
+        outcome = finished.outcome.as_str(),
+        requests = finished.requests,
+        recorded = recorded.recorded,
+        disabled = recorded.disabled,
+        "notification finished"
+    );
+}

@@ -1,0 +1,159 @@
+//! Delivery's own writes: outcomes recorded in batches, and notifications leased at insert and
+//! handed to the writing process's deliverers (`holdfast_persistence::hand_off`).
+
+use std::time::Duration;
+
+use holdfast_persistence::hand_off::{DeliveryLoad, LoadLimits};
+
+use holdfast_domain::ports::DeliveryState;
+
+use super::*;
+
+/// Records one outcome, as a batch of one.
+pub async fn complete_one(
+    q: &std::sync::Arc<dyn holdfast_domain::ports::NotificationQueue>,
+    id: &NotificationId,
+    finished: &Finished,
+) -> Result<holdfast_domain::ports::Recorded, StoreError> {
+    let recorded = q
+        .complete_notifications(&[(id.clone(), finished.clone())], "Acme")
+        .await?;
+    Ok(recorded[0])
+}
+
+/// A batch is recorded as its outcomes in order: the counter counts the failures after the
+/// last success, and an outcome already recorded is left as it was.
+pub async fn a_batch_of_outcomes_keeps_their_order_on_the_counter(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let hook = subscription(&p, "h", &["merchant.created"], true);
+    stores
+        .webhooks
+        .insert_webhook(&hook, 1, None)
+        .await
+        .unwrap();
+    for i in 0..6 {
+        stored_merchant(&stores, &p, &format!("Shop {i}")).await;
+    }
+    let q = &stores.notifications;
+    let claimed = q
+        .claim_notifications(T0, T0 + time::Duration::minutes(1), UNCAPPED)
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 6);
+    let success = Finished {
+        outcome: Outcome::Succeeded,
+        ..failed(T0)
+    };
+    let outcome = |i: usize, f: &Finished| (claimed[i].id.clone(), f.clone());
+    let counter = async || {
+        let now = stores.webhooks.get_webhook(&p.scope, &hook.id).await;
+        now.unwrap().unwrap().consecutive_failures
+    };
+    let first = [
+        outcome(0, &failed(T0)),
+        outcome(1, &failed(T0)),
+        outcome(2, &success),
+        outcome(3, &failed(T0)),
+    ];
+    let recorded = q.complete_notifications(&first, "Acme").await.unwrap();
+    assert!(recorded.iter().all(|r| r.recorded), "{recorded:?}");
+    assert_eq!(counter().await, 1, "one failure after the success");
+    let second = [
+        outcome(4, &failed(T0)),
+        outcome(5, &success),
+        outcome(0, &success),
+    ];
+    let recorded = q.complete_notifications(&second, "Acme").await.unwrap();
+    let flags: Vec<bool> = recorded.iter().map(|r| r.recorded).collect();
+    assert_eq!(
+        flags,
+        [true, true, false],
+        "the repeat is not recorded again"
+    );
+    assert_eq!(counter().await, 0, "the batch ended on a success");
+    let page = PageRequest::new(Some(100), None).unwrap();
+    let history = stores
+        .webhooks
+        .list_deliveries(&p.scope.platform, Some(p.scope.mode), &hook.id, &page)
+        .await
+        .unwrap();
+    let state_of = |i: usize| {
+        history
+            .data
+            .iter()
+            .find(|d| d.id == claimed[i].id)
+            .map(|d| d.state)
+    };
+    assert_eq!(
+        state_of(0),
+        Some(DeliveryState::Done(Outcome::Failed)),
+        "the first outcome stands"
+    );
+    assert_eq!(state_of(2), Some(DeliveryState::Done(Outcome::Succeeded)));
+}
+
+fn limits(per_platform: u32) -> LoadLimits {
+    LoadLimits {
+        concurrency: 8,
+        per_platform,
+        lease: Duration::from_secs(30),
+    }
+}
+
+/// A process that delivers leases what it writes while it has room, and hands the ids to its
+/// deliverers only once committed; without room, the rows wait for a claim; and a handed row
+/// whose process died is claimed when its lease ends.
+pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Database) {
+    let (load, mut handed) = DeliveryLoad::handing_off(limits(2));
+    let stores = db.delivering(load.clone()).stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    for suffix in ["h1", "h2"] {
+        let hook = subscription(&p, suffix, &["merchant.created"], true);
+        stores
+            .webhooks
+            .insert_webhook(&hook, 2, None)
+            .await
+            .unwrap();
+    }
+    stored_merchant(&stores, &p, "Shop 1").await;
+    let first = handed.try_recv().expect("handed off at commit");
+    assert_eq!(first.platform, p.scope.platform);
+    assert_eq!(first.ids.len(), 2);
+    assert_eq!(load.in_flight(), 2);
+    let q = &stores.notifications;
+    let later = T0 + time::Duration::seconds(1);
+    let lease = later + time::Duration::minutes(1);
+    assert!(
+        q.claim_notifications(later, lease, UNCAPPED)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a handed-off row is leased: no claim takes it"
+    );
+    let loaded = q.load_leased(&first.ids).await.unwrap();
+    assert_eq!(loaded.len(), 2);
+    assert!(loaded.iter().all(|c| c.subscription.is_some()));
+    assert!(loaded.iter().all(|c| c.platform_id == p.scope.platform));
+
+    // The platform is at its cap: the next rows are left for the claim.
+    stored_merchant(&stores, &p, "Shop 2").await;
+    assert!(handed.try_recv().is_err(), "nothing handed beyond the cap");
+    assert_eq!(load.in_flight(), 2);
+    let claimed = q.claim_notifications(later, lease, UNCAPPED).await.unwrap();
+    assert_eq!(claimed.len(), 2, "the unleased rows are claimed");
+
+    // The process that was handed the first rows died: after the lease, a claim takes them.
+    let after = T0 + time::Duration::seconds(31);
+    let orphans = q
+        .claim_notifications(after, after + time::Duration::minutes(1), UNCAPPED)
+        .await
+        .unwrap();
+    let mut orphan_ids: Vec<_> = orphans.iter().map(|c| c.id.clone()).collect();
+    let mut first_ids = first.ids.clone();
+    orphan_ids.sort_by(|x, y| x.as_str().cmp(y.as_str()));
+    first_ids.sort_by(|x, y| x.as_str().cmp(y.as_str()));
+    assert_eq!(orphan_ids, first_ids);
+}
