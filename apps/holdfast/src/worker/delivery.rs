@@ -116,11 +116,8 @@ impl Deliverer {
     /// outcomes be recorded (each attempt is bounded by its lease), so a deploy neither cuts an
     /// attempt short nor sends a notification more than four times.
     pub async fn run(self: Arc<Self>, mut stop: Stop, mut hand_offs: Option<HandOffs>) {
-        let (outcomes, recorder) = Recorder::start(
-            self.queue.clone(),
-            self.load.clone(),
-            self.settings.service_name.clone(),
-        );
+        let (outcomes, recorder) =
+            Recorder::start(self.queue.clone(), self.settings.service_name.clone());
         let mut in_flight = JoinSet::new();
         let mut next = NextClaim::Now;
         while !*stop.borrow() {
@@ -255,10 +252,11 @@ impl Deliverer {
         let me = self.clone();
         let outcomes = outcomes.clone();
         in_flight.spawn(async move {
-            let platform = notification.platform_id.clone();
-            let id = notification.id.clone();
             let finished = me.deliver(&notification).await;
-            outcomes.record(id, platform, finished);
+            // The attempt no longer holds a connection to the endpoint: its place is free,
+            // while its row stays leased until the outcome is recorded.
+            me.load.ended(&notification.platform_id, 1);
+            outcomes.record(notification.id, finished);
         });
     }
 

@@ -4,9 +4,8 @@
 
 use std::sync::Arc;
 
-use holdfast_domain::ids::{NotificationId, PlatformId};
+use holdfast_domain::ids::NotificationId;
 use holdfast_domain::ports::{Finished, NotificationQueue, Recorded};
-use holdfast_persistence::hand_off::DeliveryLoad;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -17,7 +16,6 @@ const BATCH: usize = 256;
 #[derive(Debug)]
 struct Outcome {
     id: NotificationId,
-    platform: PlatformId,
     finished: Finished,
 }
 
@@ -26,14 +24,10 @@ struct Outcome {
 pub struct Outcomes(mpsc::UnboundedSender<Outcome>);
 
 impl Outcomes {
-    /// Queues the outcome of `id`; its place in the load is given back once it is recorded.
-    pub fn record(&self, id: NotificationId, platform: PlatformId, finished: Finished) {
+    /// Queues the outcome of `id`.
+    pub fn record(&self, id: NotificationId, finished: Finished) {
         // The recorder outlives every sender: it stops when the last one is dropped.
-        let _ = self.0.send(Outcome {
-            id,
-            platform,
-            finished,
-        });
+        let _ = self.0.send(Outcome { id, finished });
     }
 }
 
@@ -42,13 +36,9 @@ impl Outcomes {
 pub struct Recorder(JoinHandle<()>);
 
 impl Recorder {
-    pub fn start(
-        queue: Arc<dyn NotificationQueue>,
-        load: Arc<DeliveryLoad>,
-        service_name: String,
-    ) -> (Outcomes, Self) {
+    pub fn start(queue: Arc<dyn NotificationQueue>, service_name: String) -> (Outcomes, Self) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(record(queue, load, service_name, rx));
+        let task = tokio::spawn(record(queue, service_name, rx));
         (Outcomes(tx), Self(task))
     }
 
@@ -62,16 +52,12 @@ impl Recorder {
 
 async fn record(
     queue: Arc<dyn NotificationQueue>,
-    load: Arc<DeliveryLoad>,
     service_name: String,
     mut incoming: mpsc::UnboundedReceiver<Outcome>,
 ) {
     let mut batch = Vec::with_capacity(BATCH);
     while incoming.recv_many(&mut batch, BATCH).await > 0 {
-        let (outcomes, platforms): (Vec<_>, Vec<_>) = batch
-            .drain(..)
-            .map(|o| ((o.id, o.finished), o.platform))
-            .unzip();
+        let outcomes: Vec<_> = batch.drain(..).map(|o| (o.id, o.finished)).collect();
         match queue.complete_notifications(&outcomes, &service_name).await {
             Ok(recorded) => {
                 for ((id, finished), recorded) in outcomes.iter().zip(recorded) {
@@ -84,9 +70,6 @@ async fn record(
                 notifications = outcomes.len(),
                 "recording delivery outcomes failed"
             ),
-        }
-        for platform in &platforms {
-            load.ended(platform, 1);
         }
     }
 }
