@@ -22,8 +22,6 @@ use holdfast_domain::ids::{NotificationId, PlatformId};
 pub struct DeliveryLoad {
     load: Mutex<Load>,
     limits: LoadLimits,
-    /// Woken whenever attempts end, so a loop at its cap can claim again.
-    freed: Notify,
     /// Poked when this process wrote notifications it did not hand off, so they are claimed
     /// now rather than at the next poll.
     due: Notify,
@@ -81,7 +79,6 @@ impl DeliveryLoad {
         Arc::new(Self {
             load: Mutex::default(),
             limits,
-            freed: Notify::new(),
             due: Notify::new(),
             hand_offs: None,
         })
@@ -94,15 +91,10 @@ impl DeliveryLoad {
         let load = Arc::new(Self {
             load: Mutex::default(),
             limits,
-            freed: Notify::new(),
             due: Notify::new(),
             hand_offs: Some(tx),
         });
         (load, rx)
-    }
-
-    pub fn limits(&self) -> LoadLimits {
-        self.limits
     }
 
     fn with<R>(&self, f: impl FnOnce(&mut Load) -> R) -> R {
@@ -134,12 +126,6 @@ impl DeliveryLoad {
     /// An attempt of `platform` has ended and its outcome is recorded (or given up on).
     pub fn ended(&self, platform: &PlatformId, count: usize) {
         self.with(|load| load.remove(platform, count));
-        self.freed.notify_waiters();
-    }
-
-    /// Waits until some attempt ends.
-    pub async fn wait_freed(&self) {
-        self.freed.notified().await;
     }
 
     /// Notifications were written and left for the claim: claim now. (One poke is kept for a

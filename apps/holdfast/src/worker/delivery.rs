@@ -136,10 +136,7 @@ impl Deliverer {
                 Some(handed) = next_hand_off(&mut hand_offs) => {
                     let mut batch = vec![handed];
                     if let Some(receiver) = &mut hand_offs {
-                        while batch.len() < HAND_OFF_BATCH {
-                            let Ok(more) = receiver.try_recv() else { break };
-                            batch.push(more);
-                        }
+                        take_ready(receiver, &mut batch, HAND_OFF_BATCH);
                     }
                     self.start_handed(batch, &outcomes, &mut in_flight).await;
                 }
@@ -150,6 +147,16 @@ impl Deliverer {
                 Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {
                     next = next.after_ends(1);
                 }
+            }
+        }
+        // What was handed off before the stop is started too, rather than left to its lease
+        // (`serve` stops its HTTP side first, so nothing more comes).
+        if let Some(receiver) = &mut hand_offs {
+            receiver.close();
+            let mut rest = Vec::new();
+            take_ready(receiver, &mut rest, usize::MAX);
+            if !rest.is_empty() {
+                self.start_handed(rest, &outcomes, &mut in_flight).await;
             }
         }
         let left = in_flight.len();
@@ -348,6 +355,14 @@ impl Deliverer {
         )]
         let fraction = (hash >> 11) as f64 / (1u64 << 53) as f64;
         fraction
+    }
+}
+
+/// Moves hand-offs already queued into `batch`, up to `limit` in all.
+fn take_ready(receiver: &mut HandOffs, batch: &mut Vec<HandedOff>, limit: usize) {
+    while batch.len() < limit {
+        let Ok(more) = receiver.try_recv() else { break };
+        batch.push(more);
     }
 }
 

@@ -37,17 +37,20 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
         .collect();
     let reservation = conn.reserve_hand_off(&event.platform_id, subscribed.len());
     let lease_until = reservation.as_ref().map(|r| event.created_on + r.lease());
-    let mut ids = Vec::with_capacity(subscribed.len());
+    let written = subscribed.len();
+    let mut handed = Vec::new();
     for webhook in subscribed {
         // One statement per row: diesel has no multi-row insert for SQLite.
         let row = NewNotificationRow::of(event, webhook).leased_until(lease_until);
-        ids.push(NotificationId::from_trusted(row.id.clone()));
+        if reservation.is_some() {
+            handed.push(NotificationId::from_trusted(row.id.clone()));
+        }
         conn.execute(diesel::insert_into(n::table).values(row))
             .await?;
     }
     match reservation {
-        Some(reservation) => conn.hand_off_at_commit(reservation, ids),
-        None if !ids.is_empty() => conn.poke_deliverers(),
+        Some(reservation) => conn.hand_off_at_commit(reservation, handed),
+        None if written > 0 => conn.poke_deliverers(),
         None => {}
     }
     Ok(())

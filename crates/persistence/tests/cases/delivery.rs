@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use holdfast_persistence::hand_off::{DeliveryLoad, LoadLimits};
 
-use holdfast_domain::ports::DeliveryState;
+use holdfast_domain::ports::{Claimed, DeliveryState};
 
 use super::*;
 
@@ -23,9 +23,13 @@ pub async fn complete_one(
 
 /// A batch is recorded as its outcomes in order: the counter counts the failures after the
 /// last success, and an outcome already recorded is left as it was.
-pub async fn a_batch_of_outcomes_keeps_their_order_on_the_counter(db: Database) {
-    let stores = db.stores();
-    let a = new_platform(&stores, "A").await;
+/// One subscription `h` to `merchant.created`, `count` merchants written, and their
+/// notifications claimed: what a case about recording outcomes starts from.
+pub async fn claimed_merchant_notifications(
+    stores: &Stores,
+    count: usize,
+) -> (CreatedPlatform, Principal, Subscription, Vec<Claimed>) {
+    let a = new_platform(stores, "A").await;
     let p = principal(&a, Mode::Test);
     let hook = subscription(&p, "h", &["merchant.created"], true);
     stores
@@ -33,15 +37,24 @@ pub async fn a_batch_of_outcomes_keeps_their_order_on_the_counter(db: Database) 
         .insert_webhook(&hook, 1, None)
         .await
         .unwrap();
-    for i in 0..6 {
-        stored_merchant(&stores, &p, &format!("Shop {i}")).await;
+    for i in 0..count {
+        stored_merchant(stores, &p, &format!("Shop {i}")).await;
     }
-    let q = &stores.notifications;
-    let claimed = q
+    let claimed = stores
+        .notifications
         .claim_notifications(T0, T0 + time::Duration::minutes(1), UNCAPPED)
         .await
         .unwrap();
-    assert_eq!(claimed.len(), 6);
+    assert_eq!(claimed.len(), count);
+    (a, p, hook, claimed)
+}
+
+/// A batch is recorded as its outcomes in order: the counter counts the failures after the
+/// last success, and an outcome already recorded is left as it was.
+pub async fn a_batch_of_outcomes_keeps_their_order_on_the_counter(db: Database) {
+    let stores = db.stores();
+    let (_, p, hook, claimed) = claimed_merchant_notifications(&stores, 6).await;
+    let q = &stores.notifications;
     let success = Finished {
         outcome: Outcome::Succeeded,
         ..failed(T0)

@@ -145,23 +145,7 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
 /// to the creator; an outcome is recorded once.
 pub async fn the_counter_disables_at_twenty_five_and_queues_one_email(db: Database) {
     let stores = db.stores();
-    let a = new_platform(&stores, "A").await;
-    let p = principal(&a, Mode::Test);
-    let hook = subscription(&p, "h", &["merchant.created"], true);
-    stores
-        .webhooks
-        .insert_webhook(&hook, 1, None)
-        .await
-        .unwrap();
-    for i in 0..28 {
-        stored_merchant(&stores, &p, &format!("Shop {i}")).await;
-    }
-    let claimed = stores
-        .notifications
-        .claim_notifications(T0, T0 + time::Duration::minutes(1), UNCAPPED)
-        .await
-        .unwrap();
-    assert_eq!(claimed.len(), 28);
+    let (a, p, _, claimed) = claimed_merchant_notifications(&stores, 28).await;
     let q = &stores.notifications;
     let success = Finished {
         outcome: Outcome::Succeeded,
