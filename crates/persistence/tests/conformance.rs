@@ -387,6 +387,7 @@ conformance!(
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
     a_batch_of_outcomes_keeps_their_order_on_the_counter,
+    an_approved_merchant_stays_approved_whatever_its_other_forms_do,
     written_notifications_are_leased_and_handed_off_at_commit,
     claims_cap_in_flight_and_interleave_platforms,
     a_secret_rotation_keeps_the_previous_one_and_happens_once,

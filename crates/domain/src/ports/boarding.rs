@@ -33,9 +33,11 @@ pub struct FormWrite {
     /// for a replaced one (a submission).
     pub form_event: Option<EventId>,
     /// The merchant's onboarding status becomes this, reported by `merchant.updated` (this
-    /// event id), unless it already is.
+    /// event id), unless it already is, or the merchant is approved (approval is final) or
+    /// deleted.
     pub merchant_status: Option<(OnboardingStatus, EventId)>,
-    /// A compliance form issued with the change (at approval), with its `compliance.created`.
+    /// A compliance form issued with the change (at approval), with its `compliance.created`:
+    /// written only when this write is what moved the merchant to approved.
     pub compliance: Option<(crate::compliance::ComplianceForm, EventId)>,
     /// When the stored form may be replaced (a new form is inserted).
     pub guard: Guard,

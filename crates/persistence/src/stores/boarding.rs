@@ -3,6 +3,7 @@
 
 use diesel::prelude::*;
 use holdfast_domain::api_key::KeyHash;
+use holdfast_domain::boarding::OnboardingStatus;
 use holdfast_domain::boarding::form::{BoardingForm, SealedValue, Submission};
 use holdfast_domain::ids::{BoardingFormId, EventId, MerchantId, PlatformId};
 use holdfast_domain::merchant::Merchant;
@@ -209,20 +210,25 @@ fn event_of(id: &EventId, form: &BoardingForm, data: EventData) -> Event {
     }
 }
 
-/// Sets the merchant's onboarding status, with `merchant.updated`, unless it already is.
+/// Sets the merchant's onboarding status, with `merchant.updated`, unless it already is;
+/// whether it changed. Approval is final: no other form of the merchant (one opened before the
+/// approval, still saved or decided through its link) takes it back out, and a deleted
+/// merchant is left as it is.
 async fn set_status(
     conn: &mut Conn,
     form: &BoardingForm,
-    status: holdfast_domain::boarding::OnboardingStatus,
+    status: OnboardingStatus,
     event: &EventId,
-) -> QueryResult<()> {
+) -> QueryResult<bool> {
     let changed: Option<MerchantRow> = conn
         .get_result(
             diesel::update(
                 m::table
                     .filter(m::id.eq(form.merchant_id.as_str()))
                     .filter(m::platform_id.eq(form.platform_id.as_str()))
-                    .filter(m::onboarding_status.ne(status.as_str())),
+                    .filter(m::deleted_on.is_null())
+                    .filter(m::onboarding_status.ne(status.as_str()))
+                    .filter(m::onboarding_status.ne(OnboardingStatus::Approved.as_str())),
             )
             .set((
                 m::onboarding_status.eq(status.as_str()),
@@ -232,12 +238,13 @@ async fn set_status(
         .await
         .optional()?;
     let Some(row) = changed else {
-        return Ok(());
+        return Ok(false);
     };
     let merchant = Merchant::try_from(row)
         .map_err(|e| diesel::result::Error::DeserializationError(e.to_string().into()))?;
     let data = EventData::MerchantUpdated(Box::new(merchant));
-    write_event_data(conn, &event_of(event, form, data)).await
+    write_event_data(conn, &event_of(event, form, data)).await?;
+    Ok(true)
 }
 
 #[async_trait::async_trait]
@@ -291,12 +298,15 @@ impl BoardingStore for SqlStore {
                 };
                 write_event_data(conn, &event_of(event, form, data)).await?;
             }
-            if let Some((status, event)) = &write.merchant_status {
-                set_status(conn, form, *status, event).await?;
-            }
+            let moved = match &write.merchant_status {
+                Some((status, event)) => set_status(conn, form, *status, event).await?,
+                None => false,
+            };
             if let Some((issued, event)) = &write.compliance {
-                // A first form: nothing can stand in its way.
-                super::compliance::insert_issued(conn, issued, event).await?;
+                // The approval's first form, only when this write is what approved the merchant.
+                if moved {
+                    super::compliance::insert_issued(conn, issued, event).await?;
+                }
             }
             write_reply(conn, &form.platform_id, form.mode, write.reply.as_ref()).await?;
             Ok(true)

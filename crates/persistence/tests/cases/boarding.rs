@@ -185,3 +185,89 @@ pub async fn boarding_forms_are_written_whole_with_their_events(db: Database) {
         .unwrap();
     assert_eq!(page.data, [submitted]);
 }
+
+/// Approval is final: other forms of the merchant, opened before the approval, neither take it
+/// back out of `approved` (saved, declined) nor issue a second compliance form (approved too).
+pub async fn an_approved_merchant_stays_approved_whatever_its_other_forms_do(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let m = stored_merchant(&stores, &p, "Twice").await;
+    let forms = [
+        form(&p, &m, "LINK-A"),
+        form(&p, &m, "LINK-B"),
+        form(&p, &m, "LINK-C"),
+    ];
+    for made in &forms {
+        let write = FormWrite {
+            form_event: Some(event()),
+            ..FormWrite::default()
+        };
+        assert!(stores.boarding.write_form(made, write).await.unwrap());
+    }
+    let decide = async |made: &BoardingForm, to: FormStatus, merchant: OnboardingStatus| {
+        let decided = BoardingForm {
+            status: to,
+            updated_on: made.updated_on + time::Duration::minutes(1),
+            ..made.clone()
+        };
+        let compliance = (merchant == OnboardingStatus::Approved).then(|| {
+            let issued = holdfast_domain::compliance::ComplianceForm::issue(
+                holdfast_domain::ids::ComplianceFormId::from_suffix(&CountingIds.next_id()),
+                p.scope.platform.clone(),
+                p.scope.mode,
+                m.id.clone(),
+                decided.updated_on,
+            );
+            (issued, event())
+        });
+        let write = FormWrite {
+            merchant_status: Some((merchant, event())),
+            compliance,
+            guard: Guard::Unchanged(made.status, made.updated_on),
+            ..FormWrite::default()
+        };
+        assert!(stores.boarding.write_form(&decided, write).await.unwrap());
+        let now = stores
+            .merchants
+            .get_merchant(&p.scope, &m.id)
+            .await
+            .unwrap();
+        now.unwrap().onboarding_status
+    };
+    let approved = OnboardingStatus::Approved;
+    assert_eq!(
+        decide(&forms[0], FormStatus::Approved, approved).await,
+        approved
+    );
+    let mut after_approval = last_event_types(&stores, &p.scope, 2).await;
+    after_approval.sort();
+    assert_eq!(after_approval, ["compliance.created", "merchant.updated"]);
+
+    let saved = OnboardingStatus::InProgress;
+    assert_eq!(
+        decide(&forms[1], FormStatus::Open, saved).await,
+        approved,
+        "a save"
+    );
+    let declined = OnboardingStatus::Declined;
+    assert_eq!(
+        decide(&forms[2], FormStatus::Declined, declined).await,
+        approved,
+        "a decline"
+    );
+    let again = BoardingForm {
+        updated_on: forms[1].updated_on + time::Duration::minutes(1),
+        ..forms[1].clone()
+    };
+    assert_eq!(
+        decide(&again, FormStatus::Approved, approved).await,
+        approved
+    );
+    let mut last = last_event_types(&stores, &p.scope, 2).await;
+    last.sort();
+    assert_eq!(
+        last, after_approval,
+        "no merchant.updated and no second compliance.created since the approval"
+    );
+}
