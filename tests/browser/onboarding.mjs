@@ -42,6 +42,8 @@ const tests = {
     await alert.waitFor();
     assert.match(await alert.innerText(), /Tax id: must be an EIN/);
     assert.ok(!(await page.content()).includes('98-765'), 'the wrong tax id is not repeated');
+    assert.equal(await page.getByLabel('Tax id').inputValue(), '', 'a secret is never put back in the form');
+    assert.equal(await page.getByLabel('Legal name').inputValue(), 'Corner Shop LLC', 'what is not secret is kept');
     await clean(page, console, '02-refused');
     await page.getByLabel('Tax id').fill('45-8302716');
     await page.getByRole('button', { name: 'Save progress' }).click();

@@ -39,7 +39,8 @@ pub struct KeySettled;
 /// The answer to a request that makes or changes `T` (a create's 201, a rotation's 200),
 /// rendered from it. Under a claimed key the service stores it in the SQL transaction of the
 /// change (`recorder`), so a crash can never leave the change made and its key unanswered.
-/// Rendering is a pure function of `T`, so `send` answers with the very bytes stored.
+/// Rendering is a pure function of `T`, so `send` answers with the very bytes stored;
+/// `send_answer` is for the answers that must say more than the stored one (a secret shown once).
 pub struct AnswerWithChange<T> {
     key: Option<IdempotencyKey>,
     render: fn(&T) -> Answer,
