@@ -248,10 +248,13 @@ pub fn ownership(shares: &[u32]) -> Result<(), Invalid> {
     Ok(())
 }
 
-/// The last four characters of a sealed value: all that is ever shown of it.
+/// The end of a sealed value, all that is ever stored in clear or shown of it: its last four
+/// characters, or fewer for a short value (never more than half of it), so a 4-digit account
+/// number is not kept whole beside its sealed copy.
 pub fn last4(value: &str) -> String {
     let chars: Vec<char> = value.chars().collect();
-    chars[chars.len().saturating_sub(4)..].iter().collect()
+    let shown = (chars.len() / 2).min(4);
+    chars[chars.len() - shown..].iter().collect()
 }
 
 #[cfg(test)]
@@ -369,7 +372,11 @@ mod tests {
             assert!(account_number(bad).is_err(), "{bad}");
         }
         assert_eq!(last4("123456789"), "6789");
-        assert_eq!(last4("12"), "12");
+        assert_eq!(last4("12345678"), "5678");
+        assert_eq!(last4("1234567"), "567");
+        assert_eq!(last4("12345"), "45");
+        assert_eq!(last4("1234"), "34", "a short value is never kept whole");
+        assert_eq!(last4("12"), "2");
         assert_eq!(Country::parse("country", " gb ").unwrap(), Country::Gb);
         assert!(Country::parse("country", "ZZ").is_err());
     }
