@@ -134,20 +134,27 @@ struct StoredForm {
     updated_on: OffsetDateTime,
 }
 
+/// A sealed value read back: none, or all of its parts. A row with only some of them is
+/// damaged, and an error: read as "none", the next save would write over what is left.
 fn sealed_value(
+    what: &str,
     key_id: Option<String>,
     nonce: Option<Vec<u8>>,
     ciphertext: Option<Vec<u8>>,
     last4: Option<String>,
-) -> Option<SealedValue> {
-    Some(SealedValue {
-        sealed: Sealed {
-            key_id: key_id?,
-            nonce: nonce?,
-            ciphertext: ciphertext?,
-        },
-        last4: last4?,
-    })
+) -> Result<Option<SealedValue>, StoreError> {
+    match (key_id, nonce, ciphertext, last4) {
+        (None, None, None, None) => Ok(None),
+        (Some(key_id), Some(nonce), Some(ciphertext), Some(last4)) => Ok(Some(SealedValue {
+            sealed: Sealed {
+                key_id,
+                nonce,
+                ciphertext,
+            },
+            last4,
+        })),
+        _ => Err(corrupt(what, "some of its sealed parts are missing")),
+    }
 }
 
 impl TryFrom<StoredForm> for BoardingForm {
@@ -163,7 +170,9 @@ impl TryFrom<StoredForm> for BoardingForm {
                     .map(|a| parse("submission address", a))
                     .transpose()?,
             }),
-            _ => None,
+            (None, None) => None,
+            // Read as "not submitted", the form could be submitted a second time.
+            _ => return Err(corrupt("submission", "its name or time is missing")),
         };
         Ok(Self {
             id: BoardingFormId::from_trusted(row.id),
@@ -175,17 +184,19 @@ impl TryFrom<StoredForm> for BoardingForm {
             expires_on: row.expires_on,
             answers: serde_json::from_str(&row.answers).map_err(|e| corrupt("answers", e))?,
             tax_id: sealed_value(
+                "tax id",
                 row.tax_id_key,
                 row.tax_id_nonce,
                 row.tax_id_sealed,
                 row.tax_id_last4,
-            ),
+            )?,
             bank_account: sealed_value(
+                "bank account",
                 row.bank_key,
                 row.bank_nonce,
                 row.bank_sealed,
                 row.bank_last4,
-            ),
+            )?,
             requested_fields: row
                 .requested_fields
                 .split(',')
@@ -360,16 +371,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_sealed_value_needs_all_its_parts() {
-        assert!(sealed_value(Some("k".into()), Some(vec![1]), None, Some("1234".into())).is_none());
-        assert!(
-            sealed_value(
-                Some("k".into()),
-                Some(vec![1]),
-                Some(vec![2]),
-                Some("1234".into())
-            )
-            .is_some()
-        );
+    fn a_sealed_value_is_all_its_parts_or_none_and_anything_between_is_an_error() {
+        let part = |n: u8| Some(vec![n]);
+        assert!(matches!(
+            sealed_value("x", None, None, None, None),
+            Ok(None)
+        ));
+        let whole = sealed_value("x", Some("k".into()), part(1), part(2), Some("34".into()));
+        assert!(matches!(whole, Ok(Some(_))));
+        let damaged = [
+            sealed_value("x", Some("k".into()), part(1), None, Some("34".into())),
+            sealed_value("x", None, None, part(2), None),
+            sealed_value("x", Some("k".into()), part(1), part(2), None),
+        ];
+        for read in damaged {
+            assert!(read.is_err(), "{read:?}");
+        }
     }
 }
