@@ -160,6 +160,9 @@ pub enum Lock {
     /// Notification claimers take turns and see each other's leases, so the in-flight caps are
     /// exact across worker processes.
     NotificationClaim,
+    /// Compliance forms are issued one at a time, so a check that the merchant has none this
+    /// year holds until the insert.
+    ComplianceIssue,
     /// Where rows cannot be locked one by one (SQLite), a queue claim holds the write lock from
     /// its first read, so two processes on one file never race to upgrade a read into a write.
     QueueWrite,
@@ -177,6 +180,9 @@ impl Lock {
             }
             (Db::Pg(_), Self::NotificationClaim) => {
                 Some("SELECT pg_advisory_xact_lock(4857326011373040246)")
+            }
+            (Db::Pg(_), Self::ComplianceIssue) => {
+                Some("SELECT pg_advisory_xact_lock(4857326011373040247)")
             }
             // PostgreSQL locks the claimed rows themselves (`FOR UPDATE SKIP LOCKED`).
             (Db::Pg(_), Self::QueueWrite) => None,

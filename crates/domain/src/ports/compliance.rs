@@ -42,7 +42,8 @@ pub trait ComplianceStore: Send + Sync {
     ) -> Result<Vec<ComplianceForm>, StoreError>;
 
     /// Writes a newly issued form with `compliance.created` (`event`), unless its merchant
-    /// already has one issued at that instant (another maintainer issued it); whether written.
+    /// already has one issued less than a year before it or after it (another maintainer issued
+    /// it, whatever instant its clock said); whether written.
     async fn issue_compliance(
         &self,
         form: &ComplianceForm,

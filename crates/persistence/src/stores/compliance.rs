@@ -3,7 +3,7 @@
 
 use diesel::prelude::*;
 use holdfast_domain::boarding::OnboardingStatus;
-use holdfast_domain::compliance::{Attestation, ComplianceForm, ComplianceStatus};
+use holdfast_domain::compliance::{Attestation, ComplianceForm, ComplianceStatus, RENEWED_AFTER};
 use holdfast_domain::ids::{ComplianceFormId, EventId, MerchantId, PlatformId};
 use holdfast_domain::merchant::Merchant;
 use holdfast_domain::ports::{ComplianceStore, Event, EventData, StoreError};
@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 
 use super::SqlStore;
 use super::outbox::write_event_data;
-use crate::conn::Conn;
+use crate::conn::{Conn, Lock};
 use crate::error::query_error;
 use crate::query::scoped;
 use crate::rows::parse;
@@ -95,12 +95,28 @@ fn event(id: &EventId, form: &ComplianceForm, data: EventData, at: OffsetDateTim
 }
 
 /// Inserts a newly issued form with its `compliance.created`, in the caller's transaction,
-/// unless the merchant already has a form issued at that instant; whether it was inserted.
+/// unless the merchant already has a form issued less than a year before it, or after it
+/// (another maintainer, whose clock said another instant, issued it); whether it was
+/// inserted. Issuers take turns, so two never both find none.
 pub(crate) async fn insert_issued(
     conn: &mut Conn,
     form: &ComplianceForm,
     event_id: &EventId,
 ) -> QueryResult<bool> {
+    conn.lock(Lock::ComplianceIssue).await?;
+    let this_year: i64 = conn
+        .get_result(
+            c::table
+                .filter(c::merchant_id.eq(form.merchant_id.as_str()))
+                .filter(c::platform_id.eq(form.platform_id.as_str()))
+                .filter(c::mode.eq(form.mode.as_str()))
+                .filter(c::issued_on.gt(Instant(form.issued_on - RENEWED_AFTER)))
+                .count(),
+        )
+        .await?;
+    if this_year > 0 {
+        return Ok(false);
+    }
     let inserted = conn
         .execute(
             diesel::insert_into(c::table)

@@ -34,6 +34,31 @@ fn event() -> EventId {
     EventId::from_suffix(&CountingIds.next_id())
 }
 
+/// A second form for `first`'s merchant is refused, whether issued at the same instant or at
+/// another maintainer's clock's instant just before or after it.
+async fn assert_one_form_a_year(stores: &Stores, first: &ComplianceForm) {
+    for skew in [
+        time::Duration::ZERO,
+        time::Duration::minutes(1),
+        -time::Duration::minutes(1),
+    ] {
+        let twin = ComplianceForm {
+            id: ComplianceFormId::from_suffix(&CountingIds.next_id()),
+            issued_on: first.issued_on + skew,
+            due_on: first.due_on + skew,
+            ..first.clone()
+        };
+        assert!(
+            !stores
+                .compliance
+                .issue_compliance(&twin, &event())
+                .await
+                .unwrap(),
+            "one form per merchant and year ({skew})"
+        );
+    }
+}
+
 pub async fn compliance_forms_go_overdue_once_and_only_the_latest_renews(db: Database) {
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
@@ -57,18 +82,7 @@ pub async fn compliance_forms_go_overdue_once_and_only_the_latest_renews(db: Dat
                 .unwrap()
         );
     }
-    let twin = ComplianceForm {
-        id: ComplianceFormId::from_suffix(&CountingIds.next_id()),
-        ..old_two.clone()
-    };
-    assert!(
-        !stores
-            .compliance
-            .issue_compliance(&twin, &event())
-            .await
-            .unwrap(),
-        "one form per merchant and issue date"
-    );
+    assert_one_form_a_year(&stores, &old_two).await;
     stores
         .merchants
         .delete_merchant_with_event(&p.scope, &gone, T0, &event())
