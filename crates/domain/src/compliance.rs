@@ -204,11 +204,6 @@ impl ComplianceForm {
     pub fn is_overdue_at(&self, now: OffsetDateTime) -> bool {
         self.status == ComplianceStatus::Pending && now >= self.due_on
     }
-
-    /// Whether, at `now`, the year this form covers is over and a new one is due.
-    pub fn needs_renewal_at(&self, now: OffsetDateTime) -> bool {
-        now >= self.issued_on + RENEWED_AFTER
-    }
 }
 
 /// The `data` of `compliance.created` and `compliance.updated`.
@@ -254,7 +249,7 @@ mod tests {
     }
 
     #[test]
-    fn a_form_is_due_in_ninety_days_and_renewed_each_year() {
+    fn a_form_is_due_in_ninety_days() {
         let issued = datetime!(2026-01-01 0:00 UTC);
         let form = ComplianceForm::issue(
             ComplianceFormId::from_suffix("1"),
@@ -263,13 +258,12 @@ mod tests {
             MerchantId::from_suffix("1"),
             issued,
         );
-        for (now, overdue, renew) in [
-            (datetime!(2026-03-31 23:59 UTC), false, false),
-            (datetime!(2026-04-01 0:00 UTC), true, false),
-            (datetime!(2027-01-01 0:00 UTC), true, true),
+        for (now, overdue) in [
+            (datetime!(2026-03-31 23:59 UTC), false),
+            (datetime!(2026-04-01 0:00 UTC), true),
+            (datetime!(2027-01-01 0:00 UTC), true),
         ] {
             assert_eq!(form.is_overdue_at(now), overdue, "{now}");
-            assert_eq!(form.needs_renewal_at(now), renew, "{now}");
         }
         let attested = ComplianceForm {
             status: ComplianceStatus::Attested,

@@ -86,7 +86,6 @@ pub struct BoardingService {
     vault: Arc<dyn CardVault>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
-    link_lifetime: time::Duration,
     public_url: String,
 }
 
@@ -112,16 +111,8 @@ impl BoardingService {
             vault,
             clock,
             ids,
-            link_lifetime: DEFAULT_LINK_LIFETIME,
             public_url: super::DEFAULT_PUBLIC_URL.to_owned(),
         }
-    }
-
-    /// Links last `lifetime` (at least a minute).
-    #[must_use]
-    pub fn with_link_lifetime(mut self, lifetime: time::Duration) -> Self {
-        self.link_lifetime = lifetime.max(time::Duration::MINUTE);
-        self
     }
 
     /// Links start with `url`.
@@ -184,7 +175,7 @@ impl BoardingService {
             merchant_id,
             status: FormStatus::Open,
             link_hash: secret.hash(),
-            expires_on: now + self.link_lifetime,
+            expires_on: now + DEFAULT_LINK_LIFETIME,
             answers: Answers::default(),
             tax_id: None,
             bank_account: None,
@@ -242,7 +233,7 @@ impl BoardingService {
         let (secret, url) = self.new_link();
         let form = BoardingForm {
             link_hash: secret.hash(),
-            expires_on: now + self.link_lifetime,
+            expires_on: now + DEFAULT_LINK_LIFETIME,
             updated_on: now,
             ..current.clone()
         };
