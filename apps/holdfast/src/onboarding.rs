@@ -18,7 +18,7 @@ use holdfast_domain::services::PageError;
 use maud::{Markup, html};
 
 use crate::dashboard::layout::hosted;
-use crate::dashboard::respond;
+use crate::dashboard::{respond, too_many, try_again_in};
 use crate::http::same_origin::is_same_origin;
 use crate::state::AppState;
 
@@ -92,16 +92,12 @@ fn locked_out(req: &HttpRequest, state: &AppState) -> Option<HttpResponse> {
     let wait = state
         .rate_limits
         .locked_out(req.peer_addr().map(|a| a.ip()))?;
-    let body = html! { h1 { "Too many attempts" } p.error role="alert" { "Too many attempts from your address. Try again later." } };
-    let mut response = respond(
-        StatusCode::TOO_MANY_REQUESTS,
-        hosted("Too many attempts", &body),
+    let words = format!(
+        "Too many attempts from your address. {}",
+        try_again_in(wait)
     );
-    response.headers_mut().insert(
-        actix_web::http::header::RETRY_AFTER,
-        actix_web::http::header::HeaderValue::from(wait.as_secs().max(1)),
-    );
-    Some(response)
+    let body = html! { h1 { "Too many attempts" } p.error role="alert" { (words) } };
+    Some(too_many(wait, hosted("Too many attempts", &body)))
 }
 
 async fn show(

@@ -336,8 +336,65 @@ async fn one_email_switches_between_its_platforms(env: Env) {
     assert_eq!(old.status(), StatusCode::SEE_OTHER, "the old session ended");
 }
 
+/// A switch is a sign-in to another account, under the same budget: wrong passwords spend
+/// the address's failed-authentication budget, the one that spends it is answered 429 with
+/// `Retry-After`, and from then on even the right password is refused.
+async fn the_platform_switch_shares_the_sign_in_lockout(env: Env) {
+    owner_and_viewer(&env);
+    let beta = env.create_platform("Beta");
+    let beta_password = "beta horse battery staple";
+    holdfast_e2e::dashboard::set_password(&env, &beta.id, &beta.owner_id, beta_password);
+    let server = env.serve_with(&[("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3")]);
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    let on_acme = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
+    let token = pages.token(&on_acme).await;
+    let attempt = async |password: &str| {
+        let form = [
+            ("csrf", token.as_str()),
+            ("platform", beta.id.as_str()),
+            ("password", password),
+        ];
+        pages
+            .send("POST", "/dashboard/platforms", Some(&on_acme), &form)
+            .await
+    };
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let reply = attempt("not the password at all").await;
+        statuses.push(reply.status());
+        if reply.status() == StatusCode::TOO_MANY_REQUESTS {
+            assert!(
+                reply.headers().contains_key(reqwest::header::RETRY_AFTER),
+                "a lockout says when to come back"
+            );
+            assert!(reply.text().await.unwrap().contains("Try again in"));
+            break;
+        }
+    }
+    assert_eq!(
+        statuses.last(),
+        Some(&StatusCode::TOO_MANY_REQUESTS),
+        "wrong passwords lock the switch out: {statuses:?}"
+    );
+    assert!(
+        statuses[..statuses.len() - 1]
+            .iter()
+            .all(|s| *s == StatusCode::UNAUTHORIZED)
+    );
+    let right = attempt(beta_password).await;
+    assert_eq!(
+        right.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "inside the lockout a right password is no use"
+    );
+}
+
 on_both_backends!(
     every_change_lands_in_the_audit_log,
     a_forgotten_password_is_reset_by_an_emailed_link,
     one_email_switches_between_its_platforms,
+    the_platform_switch_shares_the_sign_in_lockout,
 );

@@ -84,6 +84,23 @@ pub(crate) fn respond(status: StatusCode, page: Markup) -> HttpResponse {
         .body(page.into_string())
 }
 
+/// A page refusing a request until `wait` has passed: 429 with `Retry-After`, as every refusal
+/// for too many attempts is, on the dashboard and the hosted pages alike.
+pub(crate) fn too_many(wait: std::time::Duration, page: Markup) -> HttpResponse {
+    let mut response = respond(StatusCode::TOO_MANY_REQUESTS, page);
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        header::HeaderValue::from(wait.as_secs().max(1)),
+    );
+    response
+}
+
+/// "Try again in N minute(s).", rounded up.
+pub(crate) fn try_again_in(wait: std::time::Duration) -> String {
+    let minutes = wait.as_secs().div_ceil(60).max(1);
+    format!("Try again in {minutes} minute(s).")
+}
+
 /// A redirect after a form, to a page of the dashboard (never to anywhere a request named).
 fn see_other(to: &str) -> HttpResponse {
     HttpResponse::SeeOther()

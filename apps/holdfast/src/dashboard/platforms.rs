@@ -10,7 +10,7 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::auth::{Signed, SignedForm, signed_in_now};
-use super::{DashboardError, layout, respond};
+use super::{DashboardError, layout, respond, too_many, try_again_in};
 use crate::state::AppState;
 
 pub const PATH: &str = "/dashboard/platforms";
@@ -87,6 +87,17 @@ async fn refused(
     Ok(respond(status, body))
 }
 
+/// Too many sign-in attempts, from this account or this address: 429 with `Retry-After`.
+async fn locked_out(
+    state: &AppState,
+    signed: &Signed,
+    wait: std::time::Duration,
+) -> Result<HttpResponse, DashboardError> {
+    let error = format!("Too many sign-in attempts. {}", try_again_in(wait));
+    let body = switch_page(state, signed, Some(&error)).await?;
+    Ok(too_many(wait, body))
+}
+
 #[derive(Debug, Deserialize)]
 struct Fields {
     platform: String,
@@ -104,14 +115,11 @@ async fn switch(
         .map_err(|_| DashboardError::BadForm)?;
     // The same budget as the sign-in page: a switch is a sign-in to another account.
     let throttle = &state.sign_in_throttle;
-    if throttle.locked(email).is_some() || state.rate_limits.locked_out(signed.address).is_some() {
-        return refused(
-            &state,
-            signed,
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many sign-in attempts. Try again later.",
-        )
-        .await;
+    if let Some(wait) = throttle
+        .locked(email)
+        .or_else(|| state.rate_limits.locked_out(signed.address))
+    {
+        return locked_out(&state, signed, wait).await;
     }
     match state
         .dashboard
@@ -132,7 +140,10 @@ async fn switch(
         }
         Err(SignInError::Refused) => {
             throttle.failed(email);
-            state.rate_limits.failed(signed.address);
+            // The attempt that spends the budget is refused like the ones after it.
+            if let Some(wait) = state.rate_limits.failed(signed.address) {
+                return locked_out(&state, signed, wait).await;
+            }
             refused(
                 &state,
                 signed,

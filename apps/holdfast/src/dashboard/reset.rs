@@ -7,7 +7,7 @@ use holdfast_domain::services::ServiceError;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::{DashboardError, layout, respond};
+use super::{DashboardError, layout, respond, too_many, try_again_in};
 use crate::http::same_origin::is_same_origin;
 use crate::state::AppState;
 
@@ -65,13 +65,11 @@ async fn request(
         .locked_out(address)
         .or_else(|| state.rate_limits.failed(address))
     {
-        let minutes = wait.as_secs().div_ceil(60).max(1);
-        let error =
-            format!("Too many requests from your address. Try again in {minutes} minute(s).");
-        return Ok(respond(
-            StatusCode::TOO_MANY_REQUESTS,
-            reset_page(None, Some(&error)),
-        ));
+        let error = format!(
+            "Too many requests from your address. {}",
+            try_again_in(wait)
+        );
+        return Ok(too_many(wait, reset_page(None, Some(&error))));
     }
     // At most five links an account within 15 minutes; past that the answer stays the same
     // and nothing is sent, so the count tells nobody the account exists.

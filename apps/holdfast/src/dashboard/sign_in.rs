@@ -10,7 +10,7 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::auth::{NoFields, SignedForm, cleared_cookie, presented_secret, signed_in_now};
-use super::{DashboardError, layout, respond, see_other};
+use super::{DashboardError, layout, respond, see_other, try_again_in};
 use crate::http::same_origin::is_same_origin;
 use crate::state::AppState;
 
@@ -109,17 +109,8 @@ async fn sign_in(
 
 /// Refused before the password is even checked: a right guess inside the lockout is no use.
 fn too_many(wait: std::time::Duration) -> HttpResponse {
-    let minutes = wait.as_secs().div_ceil(60).max(1);
-    let error = format!("Too many sign-in attempts. Try again in {minutes} minute(s).");
-    let mut response = respond(
-        StatusCode::TOO_MANY_REQUESTS,
-        sign_in_page(None, Some(&error)),
-    );
-    response.headers_mut().insert(
-        header::RETRY_AFTER,
-        header::HeaderValue::from(wait.as_secs().max(1)),
-    );
-    response
+    let error = format!("Too many sign-in attempts. {}", try_again_in(wait));
+    super::too_many(wait, sign_in_page(None, Some(&error)))
 }
 
 async fn sign_out(
