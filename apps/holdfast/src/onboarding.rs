@@ -92,12 +92,16 @@ fn locked_out(req: &HttpRequest, state: &AppState) -> Option<HttpResponse> {
     let wait = state
         .rate_limits
         .locked_out(req.peer_addr().map(|a| a.ip()))?;
+    Some(too_many_attempts(wait))
+}
+
+fn too_many_attempts(wait: std::time::Duration) -> HttpResponse {
     let words = format!(
         "Too many attempts from your address. {}",
         try_again_in(wait)
     );
     let body = html! { h1 { "Too many attempts" } p.error role="alert" { (words) } };
-    Some(too_many(wait, hosted("Too many attempts", &body)))
+    too_many(wait, hosted("Too many attempts", &body))
 }
 
 async fn show(
@@ -121,13 +125,9 @@ async fn show(
 /// and the guess that spends the budget is answered 429 like the ones after it.
 fn refused_guess(req: &HttpRequest, state: &AppState, error: &PageError) -> HttpResponse {
     if matches!(error, PageError::UnknownLink)
-        && state
-            .rate_limits
-            .failed(req.peer_addr().map(|a| a.ip()))
-            .is_some()
-        && let Some(locked) = locked_out(req, state)
+        && let Some(wait) = state.rate_limits.failed(req.peer_addr().map(|a| a.ip()))
     {
-        return locked;
+        return too_many_attempts(wait);
     }
     refusal(error)
 }
