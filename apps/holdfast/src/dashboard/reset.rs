@@ -3,7 +3,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use holdfast_domain::services::ServiceError;
+use holdfast_domain::user::Email;
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -73,20 +73,25 @@ async fn request(
     }
     // At most five links an account within 15 minutes; past that the answer stays the same
     // and nothing is sent, so the count tells nobody the account exists.
+    if Email::parse(&form.email).is_err() {
+        let error = "Enter an email address like name@example.com.";
+        return Ok(respond(
+            StatusCode::BAD_REQUEST,
+            reset_page(None, Some(error)),
+        ));
+    }
     let throttle = &state.reset_throttle;
     if throttle.locked(&form.email).is_none() {
         throttle.failed(&form.email);
-        match state.dashboard.request_reset(&form.email, address).await {
-            Ok(()) => {}
-            Err(ServiceError::Invalid(_)) => {
-                let error = "Enter an email address like name@example.com.";
-                return Ok(respond(
-                    StatusCode::BAD_REQUEST,
-                    reset_page(None, Some(error)),
-                ));
+        // The link and its email are made after the answer: waiting for them would take
+        // longer for an address with an account than for one without, and so tell which
+        // addresses have one.
+        let (dashboard, email) = (state.dashboard.clone(), form.email.clone());
+        tokio::spawn(async move {
+            if let Err(error) = dashboard.request_reset(&email, address).await {
+                tracing::error!(error = %error, "issuing a password reset link failed");
             }
-            Err(e) => return Err(e.into()),
-        }
+        });
     }
     Ok(respond(StatusCode::OK, reset_page(Some(SENT), None)))
 }
