@@ -6,6 +6,7 @@
 #
 #   bench/transactions.sh
 #   DURATION=30s bench/transactions.sh
+#   BIN=/tmp/base/holdfast CLIENTS="8 32" bench/transactions.sh
 #
 # Needs wrk and pgbench (apt-get install wrk postgresql-client) and PostgreSQL at
 # HOLDFAST_BENCH_PG (default: local, trust). Traffic goes to 127.0.0.1 only.
@@ -17,20 +18,29 @@ DURATION="${DURATION:-10s}"
 CLIENTS="${CLIENTS:-1 8 32 64}"
 PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
 PORT=18182
-BIN=target/release/holdfast
-
-cargo build --release --locked --quiet -p holdfast --bin holdfast
+# BIN=path/to/holdfast measures that binary (an A/B against a base build); otherwise this
+# checkout is built.
+if [ -z "${BIN:-}" ]; then
+  BIN=target/release/holdfast
+  cargo build --release --locked --quiet -p holdfast --bin holdfast
+fi
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
+# shellcheck source=bench/cpu.sh
+source bench/cpu.sh
 
-echo "| load | connections | requests/s | p50 | p99 | non-2xx |"
-echo "|---|---|---|---|---|---|"
+echo "| load | connections | requests/s | p50 | p99 | non-2xx | CPU µs/auth: holdfast | postgres |"
+echo "|---|---|---|---|---|---|---|---|"
 for conns in $CLIENTS; do
   threads=$(( conns < 2 ? 1 : 2 ))
+  app0=$(cpu_ms holdfast); db0=$(cpu_ms postgres)
   out=$(HOLDFAST_KEY="$key" HOLDFAST_MERCHANT="$merchant" HOLDFAST_RUN="$conns" wrk -t"$threads" -c"$conns" -d"$DURATION" \
         --latency -s bench/post-auth.lua "http://127.0.0.1:$PORT/v1/transactions")
+  app1=$(cpu_ms holdfast); db1=$(cpu_ms postgres)
   wrk_figures "$out"
-  printf '| POST /v1/transactions (auth) | %s | %s | %s | %s | %s |\n' "$conns" "$rps" "$p50" "$p99" "$errors"
+  done_n=$(awk '/requests in/ {print $1}' <<<"$out")
+  printf '| POST /v1/transactions (auth) | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" "$rps" "$p50" "$p99" "$errors" \
+    $(( (app1 - app0) * 1000 / done_n )) $(( (db1 - db0) * 1000 / done_n ))
 done
 kill "$server"; wait "$server" 2>/dev/null || true; server=""
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::hand_off::DeliveryLoad;
+use crate::key_cache::{self, KeyCache};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
@@ -254,6 +255,35 @@ impl Database {
         Self {
             store: self.store.delivering(deliveries),
         }
+    }
+
+    /// Keeps the API keys this process reads, on PostgreSQL, while a connection of its own
+    /// hears every change to them (`key_cache.rs`); SQLite keeps none. Spawns the listening
+    /// task: call within the tokio runtime.
+    #[must_use]
+    pub fn caching_keys(self, url: &DatabaseUrl) -> Self {
+        let DatabaseUrl::Postgres(secret) = url else {
+            return self;
+        };
+        let cache = Arc::new(KeyCache::default());
+        tokio::spawn(key_cache::listen(Arc::downgrade(&cache), secret.clone()));
+        Self {
+            store: self.store.caching_keys(cache),
+        }
+    }
+
+    /// Whether this process serves API keys from its cache now: it listens for key changes
+    /// and its last check was answered in time.
+    #[cfg(feature = "test-support")]
+    pub fn hears_key_changes(&self) -> bool {
+        self.store.hears_key_changes()
+    }
+
+    /// `synchronous_commit` as the next statement on a pooled connection would see it;
+    /// `None` on SQLite.
+    #[cfg(feature = "test-support")]
+    pub async fn synchronous_commit(&self) -> Result<Option<String>, StoreError> {
+        self.store.synchronous_commit().await
     }
 
     pub async fn ping(&self) -> Result<(), StoreError> {

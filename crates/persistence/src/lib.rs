@@ -5,6 +5,7 @@ mod conn;
 mod database;
 mod error;
 pub mod hand_off;
+mod key_cache;
 mod payment_rows;
 mod pg_statement;
 mod query;

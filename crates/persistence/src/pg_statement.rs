@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text, Timestamptz};
+use diesel::sql_types::{Array, BigInt, Binary, Bool, Integer, Nullable, Text, Timestamptz};
 use time::OffsetDateTime;
 
 /// One value for a `?` mark.
@@ -22,6 +22,7 @@ pub enum Bind<'a> {
     BigInt(i64),
     OptInt(Option<i32>),
     Bool(bool),
+    Bytes(&'a [u8]),
     Time(OffsetDateTime),
     OptTime(Option<OffsetDateTime>),
     /// Arrays, for many rows in one statement (`unnest`).
@@ -76,6 +77,7 @@ impl<ST> QueryFragment<Pg> for Statement<'_, ST> {
                 Bind::BigInt(v) => out.push_bind_param::<BigInt, _>(v)?,
                 Bind::OptInt(v) => out.push_bind_param::<Nullable<Integer>, _>(v)?,
                 Bind::Bool(v) => out.push_bind_param::<Bool, _>(v)?,
+                Bind::Bytes(v) => out.push_bind_param::<Binary, _>(*v)?,
                 Bind::Time(v) => out.push_bind_param::<Timestamptz, _>(v)?,
                 Bind::OptTime(v) => out.push_bind_param::<Nullable<Timestamptz>, _>(v)?,
                 Bind::Texts(v) => out.push_bind_param::<Array<Text>, _>(*v)?,

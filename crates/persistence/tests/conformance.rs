@@ -411,3 +411,203 @@ conformance!(
     a_raw_card_is_noted_on_its_merchant_once,
     ping_answers,
 );
+
+/// The API key cache (`key_cache.rs`) against a real server: PostgreSQL only, since SQLite
+/// keeps no cache. "Replicas" are two `Database`s on one database, as two processes would be.
+mod key_cache {
+    use std::time::{Duration, Instant};
+
+    use holdfast_persistence::DatabaseUrl;
+    use holdfast_persistence::testing::TestDatabase;
+    use tokio_postgres::NoTls;
+
+    use super::*;
+
+    async fn until(what: &str, mut done: impl AsyncFnMut() -> bool) -> Duration {
+        let start = Instant::now();
+        while !done().await {
+            assert!(start.elapsed() < Duration::from_secs(5), "never: {what}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        start.elapsed()
+    }
+
+    /// Two replicas on one test database: `cached` keeps keys, `other` changes them; `admin`
+    /// is the test's own connection, for what no process of ours would do.
+    struct Replicas {
+        _db: TestDatabase,
+        cached: Database,
+        other: Database,
+        admin: tokio_postgres::Client,
+        platform: PlatformId,
+        id: KeyId,
+        hash: KeyHash,
+    }
+
+    impl Replicas {
+        /// `None` where no PostgreSQL is configured. The key has been read by `cached`.
+        async fn start() -> Option<Self> {
+            let db = TestDatabase::postgres().await?;
+            let url = DatabaseUrl::parse(db.url()).unwrap();
+            let cached = db.open().caching_keys(&url);
+            let other = db.open();
+            let created = new_platform(&other.stores(), "Acme").await;
+            let (admin, connection) = tokio_postgres::connect(db.url(), NoTls).await.unwrap();
+            tokio::spawn(connection);
+            until("the cache listens", async || cached.hears_key_changes()).await;
+            let replicas = Self {
+                _db: db,
+                cached,
+                other,
+                admin,
+                platform: created.platform.id.clone(),
+                id: created.keys[0].key.id.clone(),
+                hash: created.keys[0].value.hash(),
+            };
+            assert_eq!(replicas.status().await, Some(KeyStatus::Active));
+            Some(replicas)
+        }
+
+        /// The key's status as `cached` finds it.
+        async fn status(&self) -> Option<KeyStatus> {
+            let keys = self.cached.stores().keys;
+            keys.find_key_by_hash(&self.hash)
+                .await
+                .unwrap()
+                .map(|k| k.status)
+        }
+
+        /// `other` sets the key's status.
+        async fn set(&self, to: KeyStatus) {
+            let keys = self.other.stores().keys;
+            keys.set_key_status(&self.platform, &self.id, to)
+                .await
+                .unwrap();
+        }
+
+        /// `other` sets the key's status with the trigger off: nobody is told.
+        async fn set_untold(&self, to: KeyStatus) {
+            let trigger = |on: &str| format!("ALTER TABLE api_keys {on} TRIGGER api_keys_changed");
+            self.admin.batch_execute(&trigger("DISABLE")).await.unwrap();
+            self.set(to).await;
+            self.admin.batch_execute(&trigger("ENABLE")).await.unwrap();
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_replica_hears_a_key_change_made_by_another() {
+        let Some(replicas) = Replicas::start().await else {
+            return;
+        };
+        // Served from the cache: a change nobody is told of goes unseen…
+        replicas.set_untold(KeyStatus::Inactive).await;
+        assert_eq!(replicas.status().await, Some(KeyStatus::Active));
+        // …and every change made elsewhere is heard, in both directions.
+        for to in [KeyStatus::Active, KeyStatus::Inactive, KeyStatus::Active] {
+            replicas.set(to).await;
+            let took = until("the change is heard", async || {
+                replicas.status().await == Some(to)
+            })
+            .await;
+            assert!(took < Duration::from_millis(250), "heard after {took:?}");
+        }
+        let keys = replicas.other.stores().keys;
+        keys.delete_key(&replicas.platform, &replicas.id)
+            .await
+            .unwrap();
+        until("the deletion is heard", async || {
+            replicas.status().await.is_none()
+        })
+        .await;
+    }
+
+    /// A lost listening connection stops the cache at once, and a new one starts it again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_lost_listener_stops_the_cache_until_it_listens_again() {
+        let Some(replicas) = Replicas::start().await else {
+            return;
+        };
+        replicas
+            .admin
+            .batch_execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                  WHERE application_name = 'holdfast key cache' AND datname = current_database()",
+            )
+            .await
+            .unwrap();
+        let cached = &replicas.cached;
+        until("the cache stops", async || !cached.hears_key_changes()).await;
+        // Nobody is told, but the key is read: the cache is not trusted.
+        replicas.set_untold(KeyStatus::Inactive).await;
+        assert_eq!(replicas.status().await, Some(KeyStatus::Inactive));
+        until("the cache listens again", async || {
+            cached.hears_key_changes()
+        })
+        .await;
+        replicas.set(KeyStatus::Active).await;
+        until("the change is heard", async || {
+            replicas.status().await == Some(KeyStatus::Active)
+        })
+        .await;
+    }
+
+    /// SQLite has no notifications: it keeps no cache, every request reads its key.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_keeps_no_cache() {
+        let test_db = TestDatabase::sqlite().await;
+        let url = DatabaseUrl::parse(test_db.url()).unwrap();
+        let db = test_db.open().caching_keys(&url);
+        let created = new_platform(&db.stores(), "Acme").await;
+        let (id, hash) = (&created.keys[0].key.id, created.keys[0].value.hash());
+        let status = async || {
+            let key = db.stores().keys.find_key_by_hash(&hash).await.unwrap();
+            key.unwrap().status
+        };
+        assert_eq!(status().await, KeyStatus::Active);
+        let keys = test_db.open().stores().keys;
+        keys.set_key_status(&created.platform.id, id, KeyStatus::Inactive)
+            .await
+            .unwrap();
+        assert!(!db.hears_key_changes());
+        assert_eq!(status().await, KeyStatus::Inactive);
+    }
+}
+
+/// The idempotency claim commits without waiting for the disk on PostgreSQL
+/// (docs/decisions.md): that setting is the claim statement's own and never reaches the
+/// statements that follow it on the connection, whose commits must be durable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_claims_relaxed_commit_stays_in_its_statement() {
+    use holdfast_domain::idempotency::{IdempotencyKey, fingerprint};
+    use holdfast_domain::ports::Begun;
+    use holdfast_persistence::testing::TestDatabase;
+    use holdfast_persistence::{DatabaseUrl, PoolOptions};
+    let Some(test_db) = TestDatabase::postgres().await else {
+        return;
+    };
+    let one_connection = PoolOptions {
+        max_size: 1,
+        ..PoolOptions::default()
+    };
+    let db = Database::open(&DatabaseUrl::parse(test_db.url()).unwrap(), one_connection).unwrap();
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let scope = Scope::new(a.platform.id.clone(), Mode::Test);
+    let key = IdempotencyKey::parse("order-1").unwrap();
+    let print = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{}");
+    assert_eq!(
+        db.synchronous_commit().await.unwrap().as_deref(),
+        Some("on")
+    );
+    let begun = stores
+        .idempotency
+        .begin(&scope, &key, &print, T0)
+        .await
+        .unwrap();
+    assert_eq!(begun, Begun::Started);
+    assert_eq!(
+        db.synchronous_commit().await.unwrap().as_deref(),
+        Some("on"),
+        "the claim's setting outlived it"
+    );
+}

@@ -38,6 +38,8 @@ pub async fn run(
     );
     let db = Database::open(&database.url, database.pool())?;
     db.ping().await.context("database unreachable")?;
+    // Requests find their key without a round trip while this process hears key changes.
+    let db = db.caching_keys(&database.url);
     // The notifications this process writes go straight to its own deliverers.
     let hand_off = webhooks.hand_off();
     let db = match &hand_off {

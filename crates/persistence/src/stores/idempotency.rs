@@ -2,6 +2,7 @@
 //! it reports.
 
 use diesel::prelude::*;
+use diesel_async::AsyncPgConnection;
 use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyRecord, KeyedAnswer, Seen, on_seen};
 use holdfast_domain::ids::PlatformId;
 use holdfast_domain::mode::Mode;
@@ -10,8 +11,9 @@ use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
 use super::SqlStore;
-use crate::conn::{Conn, TransactionBody};
+use crate::conn::{Conn, Db, TransactionBody};
 use crate::error::query_error;
+use crate::pg_statement::{Bind, Statement};
 use crate::query::{scoped, scoped_to};
 use crate::schema::idempotency_keys as k;
 use crate::timestamp::Instant;
@@ -70,6 +72,38 @@ struct NewIdempotencyRow<'a> {
     created_on: OffsetDateTime,
 }
 
+/// The claim on PostgreSQL, committed without waiting for its WAL to reach the disk
+/// (docs/decisions.md, "The idempotency claim commits asynchronously"): it is seen by concurrent
+/// requests at once, and whatever the request then writes commits synchronously, which flushes
+/// the claim first. A crash can lose only a claim whose request has written and answered
+/// nothing.
+const CLAIM_PG: &str = "\
+INSERT INTO idempotency_keys (platform_id, mode, key, fingerprint, created_on)
+SELECT ?, ?, ?, ?, ? FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
+    ON CONFLICT DO NOTHING";
+
+async fn claim_pg(
+    conn: &mut AsyncPgConnection,
+    scope: &Scope,
+    key: &IdempotencyKey,
+    fingerprint: &[u8; 32],
+    now: OffsetDateTime,
+) -> QueryResult<usize> {
+    use diesel_async::RunQueryDsl;
+    Statement::<()>::new(
+        CLAIM_PG,
+        vec![
+            Bind::Text(scope.platform.as_str()),
+            Bind::Text(scope.mode.as_str()),
+            Bind::Text(key.as_str()),
+            Bind::Bytes(fingerprint.as_slice()),
+            Bind::Time(now),
+        ],
+    )
+    .execute(conn)
+    .await
+}
+
 #[async_trait::async_trait]
 impl IdempotencyStore for SqlStore {
     async fn begin(
@@ -97,11 +131,11 @@ impl IdempotencyStore for SqlStore {
         let mut conn = self.conn().await?;
         // The unique key decides: of two concurrent first requests, one inserts. The common
         // case (a new key) is this one statement, outside any transaction.
-        if claim(&mut conn)
-            .await
-            .map_err(query_error("idempotency_keys"))?
-            == 1
-        {
+        let first = match conn.db {
+            Db::Pg(ref mut pg) => claim_pg(pg, scope, key, fingerprint, now).await,
+            Db::Sqlite(_) => claim(&mut conn).await,
+        };
+        if first.map_err(query_error("idempotency_keys"))? == 1 {
             return Ok(Begun::Started);
         }
         conn.transaction(async |conn| {

@@ -30,13 +30,23 @@ impl KeyStore for SqlStore {
     }
 
     async fn find_key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError> {
+        let miss = match self.keys.as_ref().map(|cache| cache.get(hash)) {
+            Some(Ok(key)) => return Ok(Some(key)),
+            Some(Err(miss)) => Some(miss),
+            None => None,
+        };
         let mut conn = self.conn().await?;
-        conn.first::<KeyRow, _>(k::table.filter(k::value_hash.eq(hash.as_bytes().as_slice())))
+        let found = conn
+            .first::<KeyRow, _>(k::table.filter(k::value_hash.eq(hash.as_bytes().as_slice())))
             .await
             .optional()
             .map_err(query_error("api_keys"))?
             .map(ApiKey::try_from)
-            .transpose()
+            .transpose()?;
+        if let (Some(cache), Some(miss), Some(key)) = (&self.keys, miss, &found) {
+            cache.fill(miss, key);
+        }
+        Ok(found)
     }
 
     async fn get_key(
@@ -95,7 +105,9 @@ impl KeyStore for SqlStore {
         )
         .await
         .and_then(one_row)
-        .map_err(query_error("api_keys"))
+        .map_err(query_error("api_keys"))?;
+        self.forget_key(id);
+        Ok(())
     }
 
     async fn delete_key(&self, platform: &PlatformId, id: &KeyId) -> Result<(), StoreError> {
@@ -103,7 +115,9 @@ impl KeyStore for SqlStore {
         conn.execute(diesel::delete(platform_key(platform.as_str(), id.as_str())))
             .await
             .and_then(one_row)
-            .map_err(query_error("api_keys"))
+            .map_err(query_error("api_keys"))?;
+        self.forget_key(id);
+        Ok(())
     }
 
     async fn touch_key(
@@ -118,7 +132,20 @@ impl KeyStore for SqlStore {
                 .set(k::last_used_on.eq(Some(at))),
         )
         .await
-        .map(drop)
-        .map_err(query_error("api_keys"))
+        .map_err(query_error("api_keys"))?;
+        if let Some(cache) = &self.keys {
+            cache.touched(id, at);
+        }
+        Ok(())
+    }
+}
+
+impl SqlStore {
+    /// This process changed the key `id`: its requests see the change at once, without waiting
+    /// for the notification to come back.
+    fn forget_key(&self, id: &KeyId) {
+        if let Some(cache) = &self.keys {
+            cache.forget_id(id);
+        }
     }
 }

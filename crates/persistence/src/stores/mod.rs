@@ -24,7 +24,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::hand_off::DeliveryLoad;
+use crate::key_cache::KeyCache;
 use diesel::QueryResult;
+#[cfg(feature = "test-support")]
+use diesel::QueryableByName;
 use holdfast_domain::ports::StoreError;
 
 use crate::conn::{Conn, Pools};
@@ -36,6 +39,8 @@ pub struct SqlStore {
     completion_wait: Duration,
     /// Where the notifications this process writes are handed for delivery, if anywhere.
     deliveries: Option<Arc<DeliveryLoad>>,
+    /// The API keys this process has read, where it hears their changes (`key_cache.rs`).
+    keys: Option<Arc<KeyCache>>,
 }
 
 impl std::fmt::Debug for SqlStore {
@@ -52,12 +57,46 @@ impl SqlStore {
             pools,
             completion_wait,
             deliveries: None,
+            keys: None,
         }
+    }
+
+    pub(crate) fn caching_keys(mut self, cache: Arc<KeyCache>) -> Self {
+        self.keys = Some(cache);
+        self
     }
 
     pub(crate) fn delivering(mut self, deliveries: Arc<DeliveryLoad>) -> Self {
         self.deliveries = Some(deliveries);
         self
+    }
+
+    #[cfg(feature = "test-support")]
+    pub(crate) fn hears_key_changes(&self) -> bool {
+        self.keys.as_ref().is_some_and(|cache| cache.is_trusted())
+    }
+
+    /// `synchronous_commit` as a session sees it between statements, on PostgreSQL (for tests
+    /// that a statement's own setting does not outlive it).
+    #[cfg(feature = "test-support")]
+    pub(crate) async fn synchronous_commit(&self) -> Result<Option<String>, StoreError> {
+        use diesel::sql_types::Text;
+        #[derive(QueryableByName)]
+        struct Setting {
+            #[diesel(sql_type = Text)]
+            value: String,
+        }
+        let mut conn = self.conn().await?;
+        if matches!(conn.db, crate::conn::Db::Sqlite(_)) {
+            return Ok(None);
+        }
+        let setting: Setting = conn
+            .get_result(diesel::sql_query(
+                "SELECT current_setting('synchronous_commit') AS value",
+            ))
+            .await
+            .map_err(crate::error::unexpected)?;
+        Ok(Some(setting.value))
     }
 
     async fn conn(&self) -> Result<Conn, StoreError> {
