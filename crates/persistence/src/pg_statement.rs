@@ -39,6 +39,7 @@ pub struct Statement<'a, ST = ()> {
     sql: &'static str,
     binds: Vec<Bind<'a>>,
     row: PhantomData<ST>,
+    planned_each_time: bool,
 }
 
 impl<'a, ST> Statement<'a, ST> {
@@ -47,9 +48,44 @@ impl<'a, ST> Statement<'a, ST> {
             sql,
             binds,
             row: PhantomData,
+            planned_each_time: false,
         }
     }
+
+    /// Sent unprepared, so PostgreSQL plans it for the values bound each time, as [`Unprepared`]
+    /// does for a query built with diesel.
+    pub fn planned_each_time(mut self) -> Self {
+        self.planned_each_time = true;
+        self
+    }
 }
+
+/// `Q`, sent unprepared: planned for the values bound, every time. For the statements that take
+/// a batch of ids (`= ANY(?)`, `unnest(?)`) on tables that start empty: a prepared statement's
+/// plan becomes generic after five runs, planned for the table as it was then; on a new
+/// database that is an empty `notifications` table, and a sequential scan that then reads the
+/// whole table on every batch until autovacuum's first ANALYZE (a minute or more). A batch's
+/// planning costs tens of microseconds, once per batch.
+#[derive(Debug, Clone, Copy)]
+pub struct Unprepared<Q>(pub Q);
+
+impl<Q: QueryFragment<DB>, DB: diesel::backend::Backend> QueryFragment<DB> for Unprepared<Q> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> diesel::QueryResult<()> {
+        out.unsafe_to_cache_prepared();
+        self.0.walk_ast(out)
+    }
+}
+
+impl<Q> QueryId for Unprepared<Q> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q: Query> Query for Unprepared<Q> {
+    type SqlType = Q::SqlType;
+}
+
+impl<Q, Conn> diesel::query_dsl::RunQueryDsl<Conn> for Unprepared<Q> {}
 
 #[derive(Debug, thiserror::Error)]
 #[error("the statement has {marks} `?` marks but {binds} binds")]
@@ -60,6 +96,9 @@ struct BindCount {
 
 impl<ST> QueryFragment<Pg> for Statement<'_, ST> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> diesel::QueryResult<()> {
+        if self.planned_each_time {
+            out.unsafe_to_cache_prepared();
+        }
         let marks = self.sql.matches('?').count();
         if marks != self.binds.len() {
             let count = BindCount {
@@ -134,5 +173,15 @@ mod tests {
     fn fixed_text_is_safe_to_cache() {
         let statement: Statement<'_> = Statement::new("SELECT ?", vec![Bind::BigInt(1)]);
         assert!(statement.is_safe_to_cache_prepared(&Pg).unwrap());
+    }
+
+    /// A batch statement is planned for its values every time, never from a cached plan.
+    #[test]
+    fn a_statement_planned_each_time_is_never_cached() {
+        let statement: Statement<'_> =
+            Statement::new("SELECT ?", vec![Bind::BigInt(1)]).planned_each_time();
+        assert!(!statement.is_safe_to_cache_prepared(&Pg).unwrap());
+        let query = Unprepared(diesel::select(diesel::dsl::sql::<BigInt>("1")));
+        assert!(!query.is_safe_to_cache_prepared(&Pg).unwrap());
     }
 }

@@ -145,7 +145,8 @@ pub async fn fair_due_ids(
                     Bind::BigInt(per_platform),
                     Bind::BigInt(batch),
                 ],
-            );
+            )
+            .planned_each_time();
             diesel_async::RunQueryDsl::load(claim, &mut **pg).await
         }
         Db::Sqlite(_) => {

@@ -16,7 +16,7 @@ use super::SqlStore;
 use super::claim::fair_due_ids;
 use crate::conn::{Conn, Db, Lock};
 use crate::error::query_error;
-use crate::pg_statement::{Bind, Statement};
+use crate::pg_statement::{Bind, Statement, Unprepared};
 use crate::schema::{events as e, notifications as n, users as u, webhooks as w};
 use crate::timestamp::Instant;
 use crate::webhook_rows::{NewNotificationRow, NotificationRow, WebhookRow};
@@ -63,7 +63,7 @@ async fn claimed_rows(conn: &mut Conn, ids: &[String]) -> QueryResult<Vec<Claime
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    conn.load(
+    conn.load(Unprepared(
         n::table
             .inner_join(e::table)
             .left_join(w::table)
@@ -77,7 +77,7 @@ async fn claimed_rows(conn: &mut Conn, ids: &[String]) -> QueryResult<Vec<Claime
                 n::created_on,
                 w::all_columns.nullable(),
             )),
-    )
+    ))
     .await
 }
 
@@ -235,7 +235,8 @@ async fn record_quietly(
                     Bind::Ints(&counts),
                     Bind::Times(&times),
                 ],
-            );
+            )
+            .planned_each_time();
             let done: Vec<String> = diesel_async::RunQueryDsl::load(statement, &mut **pg).await?;
             done.into_iter().collect()
         }
