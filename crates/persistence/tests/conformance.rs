@@ -509,7 +509,8 @@ mod key_cache {
                 replicas.status().await == Some(to)
             })
             .await;
-            assert!(took < Duration::from_millis(250), "heard after {took:?}");
+            // Typically a millisecond; the bound leaves room for a loaded test machine.
+            assert!(took < Duration::from_secs(1), "heard after {took:?}");
         }
         let keys = replicas.other.stores().keys;
         keys.delete_key(&replicas.platform, &replicas.id)
