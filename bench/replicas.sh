@@ -18,29 +18,8 @@ CONNECTIONS="${CONNECTIONS:-8}"
 PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
 PORTS=(18185 18186)
 RADDR=127.0.0.1:18395
-if [ -z "${BIN:-}" ]; then
-  BIN=target/release/holdfast
-  cargo build --release --locked --quiet -p holdfast --bin holdfast
-fi
-RECEIVER="${RECEIVER:-target/release/examples/webhook_receiver}"
-[ -x "$RECEIVER" ] || cargo build --release --locked --quiet -p holdfast-e2e --example webhook_receiver
-
-work=$(mktemp -d)
-db="holdfast_replicas_$$"
-url="${PG_ADMIN%/*}/$db"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-psql "$PG_ADMIN" -qc "CREATE DATABASE $db" >/dev/null
-export HOLDFAST_DATABASE_URL="$url" HOLDFAST_LOG=warn HOLDFAST_VAULT_KEY_FILE="$work/vault.key" \
-  HOLDFAST_WEBHOOK_ALLOW_NETWORKS=127.0.0.0/8 HOLDFAST_MAIL_DIR="$work/mail" \
-  HOLDFAST_RATE_LIMIT_PRIVATE_PER_S=0 HOLDFAST_RATE_LIMIT_PUBLIC_PER_S=0 HOLDFAST_BOOTSTRAP_DEMO=false
-key=$("$BIN" --json platforms create --name Replicas --owner-email replicas@example.com \
-      | python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["value"])')
+# shellcheck source=bench/webhook-env.sh
+source bench/webhook-env.sh
 for port in "${PORTS[@]}"; do
   HOLDFAST_BIND="127.0.0.1:$port" "$BIN" serve >>"$work/serve-$port.log" 2>&1 & pids+=($!)
 done
@@ -53,16 +32,10 @@ curl -sf "127.0.0.1:${PORTS[0]}/v1/webhooks" -H "x-api-key: $key" \
 "$RECEIVER" "$RADDR" 4000 >"$work/recv.json" & receiver=$!; pids+=("$receiver")
 sleep 0.3
 
-cat > "$work/m.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["x-api-key"] = "$key"
-wrk.headers["content-type"] = "application/json"
-wrk.body = '{"name": "Replica shop"}'
-LUA
 half=$(( CONNECTIONS / 2 ))
 loads=()
 for port in "${PORTS[@]}"; do
-  wrk -t1 -c"$half" -d"${DURATION}s" --latency -s "$work/m.lua" "http://127.0.0.1:$port/v1/merchants" \
+  wrk -t1 -c"$half" -d"${DURATION}s" --latency -s bench/post-merchant.lua "http://127.0.0.1:$port/v1/merchants" \
     >"$work/wrk-$port.txt" 2>&1 & loads+=($!)
 done
 for l in "${loads[@]}"; do wait "$l"; done

@@ -16,28 +16,9 @@ DURATION="${DURATION:-120}"
 PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
 PORT=18184
 RADDR=127.0.0.1:18394
-cargo build --release --locked --quiet -p holdfast --bin holdfast
-cargo build --release --locked --quiet -p holdfast-e2e --example webhook_receiver
-BIN=target/release/holdfast
-RECEIVER=target/release/examples/webhook_receiver
-
-work=$(mktemp -d)
-db="holdfast_soak_$$"
-url="${PG_ADMIN%/*}/$db"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-psql "$PG_ADMIN" -qc "CREATE DATABASE $db" >/dev/null
-export HOLDFAST_DATABASE_URL="$url" HOLDFAST_LOG=warn HOLDFAST_VAULT_KEY_FILE="$work/vault.key" \
-  HOLDFAST_WEBHOOK_ALLOW_NETWORKS=127.0.0.0/8 HOLDFAST_MAIL_DIR="$work/mail" \
-  HOLDFAST_RATE_LIMIT_PRIVATE_PER_S=0 HOLDFAST_RATE_LIMIT_PUBLIC_PER_S=0 \
-  HOLDFAST_BOOTSTRAP_DEMO=false HOLDFAST_BIND="127.0.0.1:$PORT"
-key=$("$BIN" --json platforms create --name Soak --owner-email soak@example.com \
-      | python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["value"])')
+# shellcheck source=bench/webhook-env.sh
+source bench/webhook-env.sh
+export HOLDFAST_BIND="127.0.0.1:$PORT"
 
 start_serve() { "$BIN" serve >>"$work/serve.log" 2>&1 & serve=$!; pids+=("$serve"); }
 start_worker() { "$BIN" worker >>"$work/worker.log" 2>&1 & worker=$!; pids+=("$worker"); }
@@ -49,14 +30,8 @@ curl -sf "127.0.0.1:$PORT/v1/webhooks" -H "x-api-key: $key" \
 # The receiver reports once nothing has come for 45 s: longer than a killed process's lease.
 "$RECEIVER" "$RADDR" 45000 >"$work/recv.json" & receiver=$!; pids+=("$receiver")
 
-cat > "$work/m.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["x-api-key"] = "$key"
-wrk.headers["content-type"] = "application/json"
-wrk.body = '{"name": "Soak shop"}'
-LUA
 # wrk keeps going through the kills (its failed requests are counted as errors).
-wrk -t2 -c8 -d"${DURATION}s" -s "$work/m.lua" "http://127.0.0.1:$PORT/v1/merchants" >"$work/wrk.txt" 2>&1 &
+wrk -t2 -c8 -d"${DURATION}s" -s bench/post-merchant.lua "http://127.0.0.1:$PORT/v1/merchants" >"$work/wrk.txt" 2>&1 &
 load=$!
 kills=0
 end=$((SECONDS + DURATION))

@@ -18,12 +18,8 @@ source bench/wrk.sh
 DURATION="${DURATION:-15}"
 PORT=18187
 RADDR=127.0.0.1:18397
-if [ -z "${BIN:-}" ]; then
-  BIN=target/release/holdfast
-  cargo build --release --locked --quiet -p holdfast --bin holdfast
-fi
-RECEIVER="${RECEIVER:-target/release/examples/webhook_receiver}"
-[ -x "$RECEIVER" ] || cargo build --release --locked --quiet -p holdfast-e2e --example webhook_receiver
+# shellcheck source=bench/binaries.sh
+source bench/binaries.sh
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -57,12 +53,6 @@ for conns in 1 8; do
 done
 stop
 
-cat > "$work/m.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["content-type"] = "application/json"
-wrk.body = '{"name": "Bench shop"}'
-function request() return wrk.format(nil, nil, {["x-api-key"] = os.getenv("HOLDFAST_KEY")}) end
-LUA
 for run in deliver api-only; do
   if [ "$run" = api-only ]; then export HOLDFAST_WORKERS=0; fi
   fresh "$run"
@@ -71,7 +61,7 @@ for run in deliver api-only; do
   receiver=""
   if [ "$run" = deliver ]; then "$RECEIVER" "$RADDR" 4000 >"$work/recv.json" & receiver=$!; pids+=("$receiver"); fi
   sleep 0.3
-  out=$(HOLDFAST_KEY="$key" wrk -t2 -c8 -d"${DURATION}s" --latency -s "$work/m.lua" "http://127.0.0.1:$PORT/v1/merchants")
+  out=$(HOLDFAST_KEY="$key" wrk -t2 -c8 -d"${DURATION}s" --latency -s bench/post-merchant.lua "http://127.0.0.1:$PORT/v1/merchants")
   wrk_figures "$out"
   delivered="—"
   if [ -n "$receiver" ]; then wait "$receiver" || true; delivered=$(cat "$work/recv.json"); fi

@@ -18,29 +18,9 @@ SUBSCRIPTIONS="${SUBSCRIPTIONS:-4}"
 PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
 PORT=18183
 RECEIVER_ADDR=127.0.0.1:18300
-BIN=target/release/holdfast
-RECEIVER=target/release/examples/webhook_receiver
-
-cargo build --release --locked --quiet -p holdfast --bin holdfast
-cargo build --release --locked --quiet -p holdfast-e2e --example webhook_receiver
-work=$(mktemp -d)
-db="holdfast_bench_wh_$$"
-url="${PG_ADMIN%/*}/$db"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  psql "$PG_ADMIN" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-psql "$PG_ADMIN" -qc "CREATE DATABASE $db" >/dev/null
-export HOLDFAST_DATABASE_URL="$url" HOLDFAST_LOG=warn HOLDFAST_VAULT_KEY_FILE="$work/vault.key" \
-  HOLDFAST_WEBHOOK_ALLOW_NETWORKS=127.0.0.0/8 HOLDFAST_MAIL_DIR="$work/mail" \
-  HOLDFAST_RATE_LIMIT_PRIVATE_PER_S=0 HOLDFAST_RATE_LIMIT_PUBLIC_PER_S=0
-
-key=$($BIN --json platforms create --name Bench --owner-email bench@example.com \
-      | python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["value"])')
-HOLDFAST_BIND="127.0.0.1:$PORT" HOLDFAST_BOOTSTRAP_DEMO=false HOLDFAST_WORKERS=0 \
+# shellcheck source=bench/webhook-env.sh
+source bench/webhook-env.sh
+HOLDFAST_BIND="127.0.0.1:$PORT" HOLDFAST_WORKERS=0 \
   $BIN serve >"$work/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 50); do curl -sf "127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
