@@ -98,7 +98,7 @@ impl KeyCache {
     }
 
     /// Whether hits are served now (for tests of the listener).
-    #[cfg(feature = "test-support")]
+    #[cfg(any(test, feature = "test-support"))]
     pub(crate) fn is_trusted(&self) -> bool {
         self.lock().trusted(Instant::now())
     }
@@ -332,11 +332,11 @@ mod tests {
             cache.get(&a.hash).is_err(),
             "a lost connection empties the cache"
         );
-        cache.fill(miss, &key(2));
         cache.listening(Instant::now());
+        cache.fill(miss, &key(2));
         assert!(
             cache.get(&key(2).hash).is_err(),
-            "a miss from before is not kept"
+            "a miss from before the connection was lost is not kept once another listens"
         );
     }
 
@@ -356,8 +356,13 @@ mod tests {
         cache.deaf();
         cache.checked(Instant::now());
         assert!(
-            cache.get(&a.hash).is_err(),
+            !cache.is_trusted(),
             "a check does not revive a lost connection"
+        );
+        read(&cache, &a);
+        assert!(
+            cache.get(&a.hash).is_err(),
+            "nor is anything kept meanwhile"
         );
     }
 

@@ -503,7 +503,14 @@ mod key_cache {
         replicas.set_untold(KeyStatus::Inactive).await;
         assert_eq!(replicas.status().await, Some(KeyStatus::Active));
         // …and every change made elsewhere is heard, in both directions.
-        for to in [KeyStatus::Active, KeyStatus::Inactive, KeyStatus::Active] {
+        replicas.set_untold(KeyStatus::Active).await;
+        for to in [KeyStatus::Inactive, KeyStatus::Active, KeyStatus::Inactive] {
+            // Served from the cache before each change: the change, not a miss, is what ends it.
+            let before = match to {
+                KeyStatus::Active => KeyStatus::Inactive,
+                KeyStatus::Inactive => KeyStatus::Active,
+            };
+            assert_eq!(replicas.status().await, Some(before));
             replicas.set(to).await;
             let took = until("the change is heard", async || {
                 replicas.status().await == Some(to)
@@ -545,6 +552,11 @@ mod key_cache {
             cached.hears_key_changes()
         })
         .await;
+        // Cached again (an untold change goes unseen), and changes are heard again.
+        assert_eq!(replicas.status().await, Some(KeyStatus::Inactive));
+        replicas.set_untold(KeyStatus::Active).await;
+        assert_eq!(replicas.status().await, Some(KeyStatus::Inactive));
+        replicas.set_untold(KeyStatus::Inactive).await;
         replicas.set(KeyStatus::Active).await;
         until("the change is heard", async || {
             replicas.status().await == Some(KeyStatus::Active)

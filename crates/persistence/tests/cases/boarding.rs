@@ -243,6 +243,7 @@ pub async fn an_approved_merchant_stays_approved_whatever_its_other_forms_do(db:
     let mut after_approval = last_event_types(&stores, &p.scope, 2).await;
     after_approval.sort();
     assert_eq!(after_approval, ["compliance.created", "merchant.updated"]);
+    let approval_events = count_of(&stores, &p.scope, &after_approval).await;
 
     let saved = OnboardingStatus::InProgress;
     assert_eq!(
@@ -264,10 +265,18 @@ pub async fn an_approved_merchant_stays_approved_whatever_its_other_forms_do(db:
         decide(&again, FormStatus::Approved, approved).await,
         approved
     );
-    let mut last = last_event_types(&stores, &p.scope, 2).await;
-    last.sort();
     assert_eq!(
-        last, after_approval,
+        count_of(&stores, &p.scope, &after_approval).await,
+        approval_events,
         "no merchant.updated and no second compliance.created since the approval"
     );
+}
+
+/// How many of the scope's events have one of `types`.
+async fn count_of(stores: &Stores, scope: &Scope, types: &[String]) -> usize {
+    let events = stores.events.list_events(scope).await.unwrap();
+    events
+        .iter()
+        .filter(|e| types.contains(&e.event_type))
+        .count()
 }
