@@ -7,6 +7,7 @@ use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 use std::time::Duration;
 
+use holdfast_domain::ids::PlatformId;
 use holdfast_domain::ports::{
     ClaimLimits, Claimed, Clock, Finished, NotificationQueue, PostResult, WebhookPost,
     WebhookSender,
@@ -91,6 +92,19 @@ impl NextClaim {
     }
 }
 
+/// An attempt's place in the load, given back when the attempt ends however it ends: a
+/// panicking attempt must not shrink the process's room for good.
+struct Place<'a> {
+    load: &'a DeliveryLoad,
+    platform: &'a PlatformId,
+}
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        self.load.ended(self.platform, 1);
+    }
+}
+
 /// Hand-offs read from the database at once, at most.
 const HAND_OFF_BATCH: usize = 64;
 
@@ -126,7 +140,6 @@ impl Deliverer {
                 reaped += 1;
             }
             next = next.after_ends(reaped);
-            let room = self.load.free() > 0;
             let claim_at = match next {
                 NextClaim::Now => Instant::now(),
                 NextClaim::At { when, .. } => when,
@@ -141,7 +154,10 @@ impl Deliverer {
                     self.start_handed(batch, &outcomes, &mut in_flight).await;
                 }
                 () = self.load.wait_due() => next = NextClaim::Now,
-                () = tokio::time::sleep_until(claim_at), if room => {
+                // Armed with or without room: room given back elsewhere (another loop's
+                // attempts, a rolled-back write) wakes nobody, so a loop without room looks again
+                // after a poll rather than sleeping until the next write.
+                () = tokio::time::sleep_until(claim_at) => {
                     next = self.claim(&outcomes, &mut in_flight, &mut stop).await;
                 }
                 Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {
@@ -178,6 +194,13 @@ impl Deliverer {
         in_flight: &mut JoinSet<()>,
         stop: &mut Stop,
     ) -> NextClaim {
+        let poll = Instant::now() + self.settings.poll;
+        if self.load.free() == 0 {
+            return NextClaim::At {
+                when: poll,
+                ends: (!in_flight.is_empty()).then_some(1),
+            };
+        }
         let now = self.clock.now();
         let claimed = self
             .queue
@@ -191,7 +214,6 @@ impl Deliverer {
                 },
             )
             .await;
-        let poll = Instant::now() + self.settings.poll;
         match claimed {
             Ok(batch) if !batch.is_empty() => {
                 for notification in batch {
@@ -259,10 +281,14 @@ impl Deliverer {
         let me = self.clone();
         let outcomes = outcomes.clone();
         in_flight.spawn(async move {
+            let place = Place {
+                load: &me.load,
+                platform: &notification.platform_id,
+            };
             let finished = me.deliver(&notification).await;
             // The attempt no longer holds a connection to the endpoint: its place is free,
             // while its row stays leased until the outcome is recorded.
-            me.load.ended(&notification.platform_id, 1);
+            drop(place);
             outcomes.record(notification.id, finished);
         });
     }
