@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use holdfast_domain::ids::NotificationId;
-use holdfast_domain::ports::{Finished, NotificationQueue, Recorded};
+use holdfast_domain::ports::{Finished, NotificationQueue, Recorded, StoreError};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -58,20 +58,34 @@ async fn record(
     let mut batch = Vec::with_capacity(BATCH);
     while incoming.recv_many(&mut batch, BATCH).await > 0 {
         let outcomes: Vec<_> = batch.drain(..).map(|o| (o.id, o.finished)).collect();
-        match queue.complete_notifications(&outcomes, &service_name).await {
-            Ok(recorded) => {
-                for ((id, finished), recorded) in outcomes.iter().zip(recorded) {
-                    log(id, finished, recorded);
+        if let Err(err) = complete(queue.as_ref(), &outcomes, &service_name).await {
+            // A batch fails whole: a deadlock with another process's recorder, say. One by one,
+            // in order, the rest still land; a row recorded already is left alone (only pending
+            // rows are recorded), so nothing is counted twice.
+            tracing::warn!(error = %err, notifications = outcomes.len(), "recording a batch of delivery outcomes failed; recording them one by one");
+            for outcome in &outcomes {
+                if let Err(err) =
+                    complete(queue.as_ref(), std::slice::from_ref(outcome), &service_name).await
+                {
+                    // Its lease runs out and another attempt is made: nothing is lost.
+                    tracing::error!(error = %err, notification = %outcome.0, "recording a delivery outcome failed");
                 }
             }
-            // The leases run out and another attempt is made: nothing is lost.
-            Err(err) => tracing::error!(
-                error = %err,
-                notifications = outcomes.len(),
-                "recording delivery outcomes failed"
-            ),
         }
     }
+}
+
+/// Records `outcomes` in one transaction and logs each.
+async fn complete(
+    queue: &dyn NotificationQueue,
+    outcomes: &[(NotificationId, Finished)],
+    service_name: &str,
+) -> Result<(), StoreError> {
+    let recorded = queue.complete_notifications(outcomes, service_name).await?;
+    for ((id, finished), recorded) in outcomes.iter().zip(recorded) {
+        log(id, finished, recorded);
+    }
+    Ok(())
 }
 
 fn log(id: &NotificationId, finished: &Finished, recorded: Recorded) {
