@@ -39,7 +39,6 @@ pub struct Statement<'a, ST = ()> {
     sql: &'static str,
     binds: Vec<Bind<'a>>,
     row: PhantomData<ST>,
-    planned_each_time: bool,
 }
 
 impl<'a, ST> Statement<'a, ST> {
@@ -48,19 +47,11 @@ impl<'a, ST> Statement<'a, ST> {
             sql,
             binds,
             row: PhantomData,
-            planned_each_time: false,
         }
-    }
-
-    /// Sent unprepared, so PostgreSQL plans it for the values bound each time, as [`Unprepared`]
-    /// does for a query built with diesel.
-    pub fn planned_each_time(mut self) -> Self {
-        self.planned_each_time = true;
-        self
     }
 }
 
-/// `Q`, sent unprepared: planned for the values bound, every time. For the statements that take
+/// `Q` (a diesel query or a [`Statement`]), sent unprepared: planned for the values bound, every time. For the statements that take
 /// a batch of ids (`= ANY(?)`, `unnest(?)`) on tables that start empty: a prepared statement's
 /// plan becomes generic after five runs, planned for the table as it was then; on a new
 /// database that is an empty `notifications` table, and a sequential scan that then reads the
@@ -96,9 +87,6 @@ struct BindCount {
 
 impl<ST> QueryFragment<Pg> for Statement<'_, ST> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> diesel::QueryResult<()> {
-        if self.planned_each_time {
-            out.unsafe_to_cache_prepared();
-        }
         let marks = self.sql.matches('?').count();
         if marks != self.binds.len() {
             let count = BindCount {
@@ -178,9 +166,12 @@ mod tests {
     /// A batch statement is planned for its values every time, never from a cached plan.
     #[test]
     fn a_statement_planned_each_time_is_never_cached() {
-        let statement: Statement<'_> =
-            Statement::new("SELECT ?", vec![Bind::BigInt(1)]).planned_each_time();
-        assert!(!statement.is_safe_to_cache_prepared(&Pg).unwrap());
+        let statement: Statement<'_> = Statement::new("SELECT ?", vec![Bind::BigInt(1)]);
+        assert!(
+            !Unprepared(statement)
+                .is_safe_to_cache_prepared(&Pg)
+                .unwrap()
+        );
         let query = Unprepared(diesel::select(diesel::dsl::sql::<BigInt>("1")));
         assert!(!query.is_safe_to_cache_prepared(&Pg).unwrap());
     }

@@ -19,7 +19,7 @@ use holdfast_domain::ports::ClaimLimits;
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, Db};
-use crate::pg_statement::{Bind, Statement};
+use crate::pg_statement::{Bind, Statement, Unprepared};
 use crate::timestamp::Ts;
 
 /// The claim around each backend's way of taking a subscription's head rows (`$heads`), with
@@ -145,9 +145,8 @@ pub async fn fair_due_ids(
                     Bind::BigInt(per_platform),
                     Bind::BigInt(batch),
                 ],
-            )
-            .planned_each_time();
-            diesel_async::RunQueryDsl::load(claim, &mut **pg).await
+            );
+            diesel_async::RunQueryDsl::load(Unprepared(claim), &mut **pg).await
         }
         Db::Sqlite(_) => {
             let rows: Vec<Due> = conn

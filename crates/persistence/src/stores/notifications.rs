@@ -235,9 +235,9 @@ async fn record_quietly(
                     Bind::Ints(&counts),
                     Bind::Times(&times),
                 ],
-            )
-            .planned_each_time();
-            let done: Vec<String> = diesel_async::RunQueryDsl::load(statement, &mut **pg).await?;
+            );
+            let done: Vec<String> =
+                diesel_async::RunQueryDsl::load(Unprepared(statement), &mut **pg).await?;
             done.into_iter().collect()
         }
         Db::Sqlite(_) => {
