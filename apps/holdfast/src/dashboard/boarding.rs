@@ -49,12 +49,7 @@ async fn list(
 }
 
 /// The words of a refusal's field, for the alert.
-const LABELS: &[(&str, &str)] = &[
-    ("decision", "Decision"),
-    ("reason", "Reason"),
-    ("fields", "Fields to answer again"),
-    ("id", "The form"),
-];
+const LABELS: &[(&str, &str)] = &[("reason", "Reason"), ("fields", "Fields to answer again")];
 
 async fn list_page(
     state: &AppState,

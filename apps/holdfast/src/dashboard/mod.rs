@@ -90,14 +90,14 @@ pub(crate) fn too_many(wait: std::time::Duration, page: Markup) -> HttpResponse 
     let mut response = respond(StatusCode::TOO_MANY_REQUESTS, page);
     response.headers_mut().insert(
         header::RETRY_AFTER,
-        header::HeaderValue::from(wait.as_secs().max(1)),
+        header::HeaderValue::from(crate::http::error::retry_after_seconds(wait)),
     );
     response
 }
 
 /// "Try again in N minute(s).", rounded up.
 pub(crate) fn try_again_in(wait: std::time::Duration) -> String {
-    let minutes = wait.as_secs().div_ceil(60).max(1);
+    let minutes = crate::http::error::retry_after_seconds(wait).div_ceil(60);
     format!("Try again in {minutes} minute(s).")
 }
 

@@ -71,8 +71,6 @@ async fn request(
         );
         return Ok(too_many(wait, reset_page(None, Some(&error))));
     }
-    // At most five links an account within 15 minutes; past that the answer stays the same
-    // and nothing is sent, so the count tells nobody the account exists.
     if Email::parse(&form.email).is_err() {
         let error = "Enter an email address like name@example.com.";
         return Ok(respond(
@@ -80,6 +78,8 @@ async fn request(
             reset_page(None, Some(error)),
         ));
     }
+    // At most five links an account within 15 minutes; past that the answer stays the same
+    // and nothing is sent, so the count tells nobody the account exists.
     let throttle = &state.reset_throttle;
     if throttle.locked(&form.email).is_none() {
         throttle.failed(&form.email);
@@ -87,11 +87,12 @@ async fn request(
         // longer for an address with an account than for one without, and so tell which
         // addresses have one.
         let (dashboard, email) = (state.dashboard.clone(), form.email.clone());
-        tokio::spawn(async move {
+        // The request's id goes with the work, so a failure's log line names the request.
+        tokio::spawn(crate::http::request_context::with_current_id(async move {
             if let Err(error) = dashboard.request_reset(&email, address).await {
                 tracing::error!(error = %error, "issuing a password reset link failed");
             }
-        });
+        }));
     }
     Ok(respond(StatusCode::OK, reset_page(Some(SENT), None)))
 }

@@ -222,11 +222,16 @@ impl ResponseError for ApiError {
         self.log_cause();
         let mut response = HttpResponse::build(self.status_code());
         if let Self::RateLimited { retry_after } = self {
-            let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
-            response.insert_header((RETRY_AFTER, seconds.max(1)));
+            response.insert_header((RETRY_AFTER, retry_after_seconds(*retry_after)));
         }
         response.json(self.body())
     }
+}
+
+/// `Retry-After` for a wait: whole seconds rounded up, at least 1, so a client that obeys it
+/// never comes back early.
+pub(crate) fn retry_after_seconds(wait: std::time::Duration) -> u64 {
+    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
 }
 
 impl ApiError {
