@@ -225,6 +225,9 @@ const tests = {
       await page.getByLabel('Email').fill(email);
       await page.getByRole('button', { name: 'Email me a link' }).click();
       await page.getByRole('status').waitFor();
+      // innerText follows the layout: read it once the stylesheet applies, or a label and its
+      // field may run together on one answer and not the other.
+      await page.waitForLoadState('load');
       return page.locator('main').innerText();
     };
     const unknown = await ask('nobody@example.com');

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::hand_off::{DeliveryLoad, Reservation};
+use crate::hand_off::{DeliveryLoad, Handed, Reservation};
 use deadpool::managed::Timeouts;
 use diesel::QueryResult;
 use diesel::query_dsl::methods::LimitDsl;
@@ -20,7 +20,7 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
 use futures_util::future::Either;
-use holdfast_domain::ids::{NotificationId, PlatformId};
+use holdfast_domain::ids::PlatformId;
 use holdfast_domain::ports::StoreError;
 
 use crate::error::unexpected;
@@ -73,7 +73,7 @@ pub struct Conn {
     /// deliverers (`hand_off`).
     deliveries: Option<Arc<DeliveryLoad>>,
     /// Hand-offs written in the open transaction: sent when it commits, given back otherwise.
-    hand_offs: Vec<(Reservation, Vec<NotificationId>)>,
+    hand_offs: Vec<(Reservation, Vec<Handed>)>,
     /// Notifications were written for the claim in the open transaction.
     poke_at_commit: bool,
     /// Open transactions (an inner one is a savepoint).
@@ -107,19 +107,23 @@ impl Conn {
         self
     }
 
-    /// Room to hand off `rows` notifications of `platform` written in the open transaction;
-    /// `None` outside a transaction, where nothing could wait for the commit.
-    pub fn reserve_hand_off(&self, platform: &PlatformId, rows: usize) -> Option<Reservation> {
+    /// Room to hand off the notifications of `platform` to `webhooks` written in the open
+    /// transaction; `None` outside a transaction, where nothing could wait for the commit.
+    pub fn reserve_hand_off(
+        &self,
+        platform: &PlatformId,
+        webhooks: &[&str],
+    ) -> Option<Reservation> {
         if self.depth == 0 {
             return None;
         }
-        self.deliveries.as_ref()?.reserve(platform, rows)
+        self.deliveries.as_ref()?.reserve(platform, webhooks)
     }
 
-    /// `ids`, leased at insert under `reservation`, go to the deliverers once the open
+    /// `rows`, leased at insert under `reservation`, go to the deliverers once the open
     /// transaction commits.
-    pub fn hand_off_at_commit(&mut self, reservation: Reservation, ids: Vec<NotificationId>) {
-        self.hand_offs.push((reservation, ids));
+    pub fn hand_off_at_commit(&mut self, reservation: Reservation, rows: Vec<Handed>) {
+        self.hand_offs.push((reservation, rows));
     }
 
     /// Notifications were written for the claim: wake this process's deliverers to claim them

@@ -5,19 +5,24 @@
 //! once they are committed passes their ids to its delivery loop: no claim round trip, no poll
 //! delay. Should the process die first, the lease runs out and any worker claims them as it
 //! claims a dead worker's, so nothing is lost (only late). A hand-off keeps to the claim's caps:
-//! it is taken only while this process has room under its concurrency and under the
-//! platform's cap, counting attempts of both paths, so one platform's slow endpoints still
-//! leave another platform its slots (docs/design/webhook-fairness.md).
+//! it is taken only while this process has room under its concurrency, under the platform's cap
+//! and under the subscription's, counting attempts of both paths, so one platform's slow
+//! endpoints still leave another platform its slots and one endpoint never gets more than its
+//! share (docs/design/webhook-fairness.md). The insert itself then checks the database
+//! (`stores::outbox`): a subscription with rows waiting for a claim, or at its cap across every
+//! process, gets no hand-off, so a handed row never overtakes an older one.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
 
-use holdfast_domain::ids::{NotificationId, PlatformId};
+use holdfast_domain::ids::{NotificationId, PlatformId, WebhookId};
 
-/// Attempts in flight in this process, per platform, with the caps they keep to.
+/// Attempts in flight in this process, per platform and per subscription, with the caps they
+/// keep to.
 #[derive(Debug)]
 pub struct DeliveryLoad {
     load: Mutex<Load>,
@@ -36,38 +41,79 @@ pub struct LoadLimits {
     pub concurrency: u32,
     /// Attempts in flight per platform.
     pub per_platform: u32,
+    /// Attempts in flight per subscription.
+    pub per_subscription: u32,
     /// How long a hand-off is leased for: as long as a claim's lease.
     pub lease: Duration,
+}
+
+/// Whose an attempt is: what the caps count by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub platform: PlatformId,
+    pub webhook: WebhookId,
 }
 
 #[derive(Debug, Default)]
 struct Load {
     total: usize,
     platforms: HashMap<PlatformId, usize>,
+    webhooks: HashMap<WebhookId, usize>,
+}
+
+fn add_to<K: Hash + Eq + Clone>(counts: &mut HashMap<K, usize>, key: &K, count: usize) {
+    *counts.entry(key.clone()).or_default() += count;
+}
+
+fn remove_from<K: Hash + Eq>(counts: &mut HashMap<K, usize>, key: &K, count: usize) {
+    if let Some(n) = counts.get_mut(key) {
+        *n = n.saturating_sub(count);
+        if *n == 0 {
+            counts.remove(key);
+        }
+    }
 }
 
 impl Load {
-    fn add(&mut self, platform: &PlatformId, count: usize) {
+    fn add(&mut self, owner: &Owner, count: usize) {
         self.total += count;
-        *self.platforms.entry(platform.clone()).or_default() += count;
+        add_to(&mut self.platforms, &owner.platform, count);
+        add_to(&mut self.webhooks, &owner.webhook, count);
     }
 
-    fn remove(&mut self, platform: &PlatformId, count: usize) {
+    fn remove(&mut self, owner: &Owner, count: usize) {
         self.total = self.total.saturating_sub(count);
-        if let Some(n) = self.platforms.get_mut(platform) {
-            *n = n.saturating_sub(count);
-            if *n == 0 {
-                self.platforms.remove(platform);
-            }
-        }
+        remove_from(&mut self.platforms, &owner.platform, count);
+        remove_from(&mut self.webhooks, &owner.webhook, count);
     }
+
+    fn of<K: Hash + Eq>(counts: &HashMap<K, usize>, key: &K) -> usize {
+        counts.get(key).copied().unwrap_or(0)
+    }
+}
+
+/// One notification committed and leased by this process, for its deliverers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handed {
+    pub id: NotificationId,
+    pub webhook: WebhookId,
 }
 
 /// Notifications of one platform, committed and leased by this process, for its deliverers.
 #[derive(Debug)]
 pub struct HandedOff {
     pub platform: PlatformId,
-    pub ids: Vec<NotificationId>,
+    pub rows: Vec<Handed>,
+}
+
+impl HandedOff {
+    /// Whose `row` is.
+    pub fn owner(&self, row: &Handed) -> Owner {
+        Owner {
+            platform: self.platform.clone(),
+            webhook: row.webhook.clone(),
+        }
+    }
 }
 
 /// The receiving end of a process's hand-offs, read by its delivery loop.
@@ -118,14 +164,19 @@ impl DeliveryLoad {
         self.with(|load| load.total)
     }
 
-    /// Counts a claimed attempt of `platform` (the claim already kept to the caps).
-    pub fn claimed(&self, platform: &PlatformId) {
-        self.with(|load| load.add(platform, 1));
+    /// Attempts in flight in this process for `webhook`.
+    pub fn in_flight_for(&self, webhook: &WebhookId) -> usize {
+        self.with(|load| Load::of(&load.webhooks, webhook))
     }
 
-    /// An attempt of `platform` has ended and its outcome is recorded (or given up on).
-    pub fn ended(&self, platform: &PlatformId, count: usize) {
-        self.with(|load| load.remove(platform, count));
+    /// Counts a claimed attempt (the claim already kept to the caps).
+    pub fn claimed(&self, owner: &Owner) {
+        self.with(|load| load.add(owner, 1));
+    }
+
+    /// `count` attempts of `owner` have ended (or were never started).
+    pub fn ended(&self, owner: &Owner, count: usize) {
+        self.with(|load| load.remove(owner, count));
     }
 
     /// Notifications were written and left for the claim: claim now. (One poke is kept for a
@@ -139,38 +190,54 @@ impl DeliveryLoad {
         self.due.notified().await;
     }
 
-    /// Room for up to `rows` notifications of `platform` written now, to be leased at insert
-    /// and handed off once committed; `None` when this process hands nothing off or is at a
-    /// cap (the rows are then written unleased, for the claim).
-    pub fn reserve(self: &Arc<Self>, platform: &PlatformId, rows: usize) -> Option<Reservation> {
+    /// Room for the notifications of `platform` to `webhooks` written now, one each, to be
+    /// leased at insert and handed off once committed: each subscription is admitted, in order,
+    /// while it, its platform and the process are under their caps. `None` when this process
+    /// hands nothing off or admits none of them (the rows are then written unleased, for the
+    /// claim).
+    pub fn reserve(
+        self: &Arc<Self>,
+        platform: &PlatformId,
+        webhooks: &[&str],
+    ) -> Option<Reservation> {
         self.hand_offs.as_ref()?;
-        if rows == 0 {
-            return None;
-        }
-        let admitted = self.with(|load| {
-            let of_platform = load.platforms.get(platform).copied().unwrap_or(0);
-            let fits = load.total + rows <= Self::cap(self.limits.concurrency)
-                && of_platform + rows <= Self::cap(self.limits.per_platform);
-            if fits {
-                load.add(platform, rows);
+        let concurrency = Self::cap(self.limits.concurrency);
+        let per_platform = Self::cap(self.limits.per_platform);
+        let per_subscription = Self::cap(self.limits.per_subscription);
+        let admitted: Vec<WebhookId> = self.with(|load| {
+            let mut admitted = Vec::new();
+            for webhook in webhooks {
+                let owner = Owner {
+                    platform: platform.clone(),
+                    webhook: WebhookId::from_trusted((*webhook).to_owned()),
+                };
+                let fits = load.total < concurrency
+                    && Load::of(&load.platforms, platform) < per_platform
+                    && Load::of(&load.webhooks, &owner.webhook) < per_subscription;
+                if !fits {
+                    continue;
+                }
+                load.add(&owner, 1);
+                admitted.push(owner.webhook);
             }
-            fits
+            admitted
         });
-        admitted.then(|| Reservation {
+        (!admitted.is_empty()).then(|| Reservation {
             load: self.clone(),
             platform: platform.clone(),
-            rows,
+            admitted,
         })
     }
 }
 
 /// Room held for notifications being written: handed off with their ids once committed, or
-/// given back when dropped (a rollback, or fewer rows than reserved).
+/// given back when dropped (a rollback, or a row the insert left for the claim).
 #[derive(Debug)]
 pub struct Reservation {
     load: Arc<DeliveryLoad>,
     platform: PlatformId,
-    rows: usize,
+    /// One place per subscription admitted, not yet handed.
+    admitted: Vec<WebhookId>,
 }
 
 impl Reservation {
@@ -178,33 +245,62 @@ impl Reservation {
         self.load.limits.lease
     }
 
-    /// Hands `ids` (committed, leased at insert) to this process's deliverers, and gives back
-    /// the room of any row reserved but not written.
-    pub fn hand(mut self, ids: Vec<NotificationId>) {
-        let ids: Vec<_> = ids.into_iter().take(self.rows).collect();
-        if ids.is_empty() {
+    /// The per-subscription cap, for the insert's own check across processes.
+    pub fn per_subscription(&self) -> usize {
+        DeliveryLoad::cap(self.load.limits.per_subscription)
+    }
+
+    /// Whether a row to `webhook` may be leased at insert under this reservation.
+    pub fn admits(&self, webhook: &str) -> bool {
+        self.admitted.iter().any(|w| w.as_str() == webhook)
+    }
+
+    /// Hands `rows` (committed, leased at insert, each admitted) to this process's deliverers,
+    /// and gives back the room of every place not handed.
+    pub fn hand(mut self, rows: Vec<Handed>) {
+        let rows: Vec<Handed> = rows
+            .into_iter()
+            .filter(
+                |row| match self.admitted.iter().position(|w| *w == row.webhook) {
+                    Some(at) => {
+                        self.admitted.swap_remove(at);
+                        true
+                    }
+                    None => false,
+                },
+            )
+            .collect();
+        if rows.is_empty() {
             return;
         }
-        let handed = ids.len();
-        let sent = self.load.hand_offs.as_ref().is_some_and(|tx| {
-            tx.send(HandedOff {
-                platform: self.platform.clone(),
-                ids,
-            })
-            .is_ok()
-        });
-        if sent {
-            self.rows -= handed;
+        let handed = HandedOff {
+            platform: self.platform.clone(),
+            rows,
+        };
+        let unsent = match &self.load.hand_offs {
+            Some(tx) => tx.send(handed).err().map(|unsent| unsent.0),
+            None => Some(handed),
+        };
+        // A hand-off that could not be sent went to a stopped loop: its rows wait for a claim
+        // when their lease ends, and their room comes back here.
+        if let Some(unsent) = unsent {
+            self.admitted
+                .extend(unsent.rows.into_iter().map(|row| row.webhook));
         }
-        // Dropped here: what was not handed is given back. (A hand-off that could not be sent
-        // went to a stopped loop: its rows wait for a claim when their lease ends.)
+        // Dropped here: what was not handed is given back.
     }
 }
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        if self.rows > 0 {
-            self.load.ended(&self.platform, self.rows);
+        for webhook in self.admitted.drain(..) {
+            self.load.ended(
+                &Owner {
+                    platform: self.platform.clone(),
+                    webhook,
+                },
+                1,
+            );
         }
     }
 }
@@ -217,6 +313,7 @@ mod tests {
         LoadLimits {
             concurrency: 10,
             per_platform: 6,
+            per_subscription: 4,
             lease: Duration::from_secs(30),
         }
     }
@@ -225,64 +322,113 @@ mod tests {
         PlatformId::from_trusted(format!("pfm_{n}"))
     }
 
-    fn ids(n: usize) -> Vec<NotificationId> {
-        (0..n)
-            .map(|i| NotificationId::from_trusted(format!("ntf_{i}")))
+    fn owner(p: u8, w: &str) -> Owner {
+        Owner {
+            platform: platform(p),
+            webhook: WebhookId::from_trusted(w.to_owned()),
+        }
+    }
+
+    fn rows(webhooks: &[&str]) -> Vec<Handed> {
+        webhooks
+            .iter()
+            .enumerate()
+            .map(|(i, w)| Handed {
+                id: NotificationId::from_trusted(format!("ntf_{i}")),
+                webhook: WebhookId::from_trusted((*w).to_owned()),
+            })
+            .collect()
+    }
+
+    fn reserve_each(load: &Arc<DeliveryLoad>, p: u8, webhooks: &[&str]) -> Vec<Reservation> {
+        webhooks
+            .iter()
+            .filter_map(|w| load.reserve(&platform(p), &[w]))
             .collect()
     }
 
     #[test]
-    fn a_hand_off_keeps_to_the_platform_cap_and_the_concurrency() {
+    fn a_hand_off_keeps_to_the_subscription_platform_and_process_caps() {
         let (load, _rx) = DeliveryLoad::handing_off(limits());
-        let a = load.reserve(&platform(1), 6).expect("within both caps");
-        assert!(
-            load.reserve(&platform(1), 1).is_none(),
-            "platform at its cap"
-        );
-        let b = load
-            .reserve(&platform(2), 4)
-            .expect("another platform has room");
-        assert!(
-            load.reserve(&platform(3), 1).is_none(),
-            "process at its cap"
+        let a = reserve_each(&load, 1, &["wh_a"; 5]);
+        assert_eq!(a.len(), 4, "one subscription stops at its cap");
+        let b = reserve_each(&load, 1, &["wh_b"; 3]);
+        assert_eq!(b.len(), 2, "the platform stops at its cap");
+        let c = reserve_each(&load, 2, &["wh_c", "wh_c", "wh_d", "wh_d", "wh_d"]);
+        assert_eq!(
+            c.len(),
+            4,
+            "another platform has room until the process is full"
         );
         assert_eq!(load.free(), 0);
-        drop((a, b));
-        assert_eq!(load.free(), 10, "a dropped reservation gives its room back");
+        assert!(
+            load.reserve(&platform(3), &["wh_e"]).is_none(),
+            "process at its cap"
+        );
+        drop((a, b, c));
+        assert_eq!(load.free(), 10, "dropped reservations give their room back");
     }
 
     #[test]
-    fn handing_fewer_rows_than_reserved_gives_back_the_rest_until_they_end() {
+    fn one_reservation_admits_each_subscription_that_fits() {
+        let (load, _rx) = DeliveryLoad::handing_off(limits());
+        for _ in 0..4 {
+            load.claimed(&owner(1, "wh_a"));
+        }
+        let reservation = load
+            .reserve(&platform(1), &["wh_a", "wh_b"])
+            .expect("wh_b fits");
+        assert!(!reservation.admits("wh_a"), "wh_a is at its cap");
+        assert!(reservation.admits("wh_b"));
+        assert_eq!(load.in_flight_for(&owner(1, "wh_b").webhook), 1);
+        drop(reservation);
+        assert_eq!(
+            load.in_flight(),
+            4,
+            "a dropped reservation gives its room back"
+        );
+    }
+
+    #[test]
+    fn handing_fewer_rows_than_admitted_gives_back_the_rest_until_they_end() {
         let (load, mut rx) = DeliveryLoad::handing_off(limits());
-        load.reserve(&platform(1), 5).expect("room").hand(ids(2));
-        assert_eq!(load.in_flight(), 2, "two handed, three given back");
+        load.reserve(&platform(1), &["wh_a", "wh_b", "wh_c"])
+            .expect("room")
+            .hand(rows(&["wh_b", "wh_x"]));
+        assert_eq!(
+            load.in_flight(),
+            1,
+            "one handed; one not admitted; two given back"
+        );
         let handed = rx.try_recv().expect("handed off");
-        assert_eq!(handed.ids.len(), 2);
-        load.ended(&handed.platform, 2);
+        assert_eq!(handed.rows, rows(&["wh_b"]));
+        load.ended(&handed.owner(&handed.rows[0]), 1);
         assert_eq!(load.in_flight(), 0);
     }
 
     #[test]
     fn claims_count_against_hand_offs() {
         let (load, _rx) = DeliveryLoad::handing_off(limits());
-        for _ in 0..6 {
-            load.claimed(&platform(1));
+        for w in ["wh_a", "wh_a", "wh_b", "wh_b", "wh_c", "wh_c"] {
+            load.claimed(&owner(1, w));
         }
-        assert!(load.reserve(&platform(1), 1).is_none());
+        assert!(load.reserve(&platform(1), &["wh_d"]).is_none());
         assert_eq!(load.free(), 4);
     }
 
     #[test]
     fn a_claiming_process_hands_nothing_off() {
         let load = DeliveryLoad::claiming(limits());
-        assert!(load.reserve(&platform(1), 1).is_none());
+        assert!(load.reserve(&platform(1), &["wh_a"]).is_none());
     }
 
     #[test]
     fn a_hand_off_to_a_stopped_loop_gives_its_room_back() {
         let (load, rx) = DeliveryLoad::handing_off(limits());
         drop(rx);
-        load.reserve(&platform(1), 3).expect("room").hand(ids(3));
+        load.reserve(&platform(1), &["wh_a", "wh_b"])
+            .expect("room")
+            .hand(rows(&["wh_a", "wh_b"]));
         assert_eq!(load.in_flight(), 0);
     }
 }

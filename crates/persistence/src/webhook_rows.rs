@@ -173,7 +173,8 @@ pub struct NewNotificationRow<'a> {
     pub resent_from: Option<&'a str>,
     #[diesel(serialize_as = Instant)]
     pub created_on: OffsetDateTime,
-    /// Set when the writing process hands the row to its own deliverers (in UTC).
+    /// Set by the claim, or at insert when the writing process hands the row to its own
+    /// deliverers (`stores::outbox`).
     pub lease_until: Option<OffsetDateTime>,
 }
 
@@ -192,15 +193,6 @@ impl<'a> NewNotificationRow<'a> {
             resent_from: None,
             created_on: event.created_on,
             lease_until: None,
-        }
-    }
-
-    /// Leased until `until` by the process writing it, which delivers it itself.
-    #[must_use]
-    pub fn leased_until(self, until: Option<OffsetDateTime>) -> Self {
-        Self {
-            lease_until: until.map(|t| t.to_offset(time::UtcOffset::UTC)),
-            ..self
         }
     }
 

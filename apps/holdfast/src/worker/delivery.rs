@@ -7,13 +7,12 @@ use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 use std::time::Duration;
 
-use holdfast_domain::ids::PlatformId;
 use holdfast_domain::ports::{
     ClaimLimits, Claimed, Clock, Finished, NotificationQueue, PostResult, WebhookPost,
     WebhookSender,
 };
 use holdfast_domain::webhook::{Outcome, RetryDecision, backoff, decide, notification_body};
-use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs, HandedOff, LoadLimits};
+use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs, HandedOff, LoadLimits, Owner};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
@@ -40,6 +39,7 @@ impl DeliverySettings {
         LoadLimits {
             concurrency: self.concurrency.max(1).saturating_mul(deliverers.max(1)),
             per_platform: self.per_platform,
+            per_subscription: self.per_subscription,
             lease: self.lease,
         }
     }
@@ -96,12 +96,19 @@ impl NextClaim {
 /// panicking attempt must not shrink the process's room for good.
 struct Place<'a> {
     load: &'a DeliveryLoad,
-    platform: &'a PlatformId,
+    owner: Owner,
 }
 
 impl Drop for Place<'_> {
     fn drop(&mut self) {
-        self.load.ended(self.platform, 1);
+        self.load.ended(&self.owner, 1);
+    }
+}
+
+fn owner(notification: &Claimed) -> Owner {
+    Owner {
+        platform: notification.platform_id.clone(),
+        webhook: notification.webhook_id.clone(),
     }
 }
 
@@ -217,7 +224,7 @@ impl Deliverer {
         match claimed {
             Ok(batch) if !batch.is_empty() => {
                 for notification in batch {
-                    self.load.claimed(&notification.platform_id);
+                    self.load.claimed(&owner(&notification));
                     self.start(notification, outcomes, in_flight);
                 }
                 NextClaim::Now
@@ -249,7 +256,10 @@ impl Deliverer {
         outcomes: &Outcomes,
         in_flight: &mut JoinSet<()>,
     ) {
-        let ids: Vec<_> = batch.iter().flat_map(|h| h.ids.iter().cloned()).collect();
+        let ids: Vec<_> = batch
+            .iter()
+            .flat_map(|h| h.rows.iter().map(|row| row.id.clone()))
+            .collect();
         let claimed = match self.queue.load_leased(&ids).await {
             Ok(claimed) => claimed,
             Err(err) => {
@@ -258,14 +268,13 @@ impl Deliverer {
                 Vec::new()
             }
         };
-        // Ids not found were finished elsewhere or rolled back: their room comes back.
+        // Rows not found were finished elsewhere or rolled back: their room comes back.
         for handed in &batch {
-            let found = claimed
-                .iter()
-                .filter(|c| handed.ids.contains(&c.id))
-                .count();
-            self.load
-                .ended(&handed.platform, handed.ids.len().saturating_sub(found));
+            for row in &handed.rows {
+                if !claimed.iter().any(|c| c.id == row.id) {
+                    self.load.ended(&handed.owner(row), 1);
+                }
+            }
         }
         for notification in claimed {
             self.start(notification, outcomes, in_flight);
@@ -283,7 +292,7 @@ impl Deliverer {
         in_flight.spawn(async move {
             let place = Place {
                 load: &me.load,
-                platform: &notification.platform_id,
+                owner: owner(&notification),
             };
             let finished = me.deliver(&notification).await;
             // The attempt no longer holds a connection to the endpoint: its place is free,

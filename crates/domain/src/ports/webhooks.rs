@@ -75,8 +75,10 @@ pub struct Delivery {
 pub struct Claimed {
     /// The notification's id, sent as the top-level `id`.
     pub id: NotificationId,
-    /// Whose it is: attempts in flight are counted per platform.
+    /// Whose it is: attempts in flight are counted per platform and per subscription.
     pub platform_id: PlatformId,
+    /// Its subscription's id, kept when the subscription is deleted.
+    pub webhook_id: WebhookId,
     /// The event type, sent as `eventType`.
     pub event_type: String,
     /// The event's data as JSON text, sent as `data`.

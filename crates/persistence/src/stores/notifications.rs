@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use holdfast_domain::ids::{NotificationId, PlatformId};
+use holdfast_domain::ids::{NotificationId, PlatformId, WebhookId};
 use holdfast_domain::ports::{
     ClaimLimits, Claimed, Delivery, Finished, NotificationQueue, Recorded, ResendError, StoreError,
 };
@@ -22,6 +22,7 @@ use crate::timestamp::Instant;
 use crate::webhook_rows::{NewNotificationRow, NotificationRow, WebhookRow};
 
 type ClaimedRow = (
+    String,
     String,
     String,
     String,
@@ -72,6 +73,7 @@ async fn claimed_rows(conn: &mut Conn, ids: &[String]) -> QueryResult<Vec<Claime
             .select((
                 n::id,
                 n::platform_id,
+                n::webhook_id,
                 n::event_type,
                 e::data,
                 n::created_on,
@@ -84,10 +86,11 @@ async fn claimed_rows(conn: &mut Conn, ids: &[String]) -> QueryResult<Vec<Claime
 fn claimed(rows: Vec<ClaimedRow>) -> Result<Vec<Claimed>, StoreError> {
     rows.into_iter()
         .map(
-            |(id, platform, event_type, event_data, created_on, webhook)| {
+            |(id, platform, webhook_id, event_type, event_data, created_on, webhook)| {
                 Ok(Claimed {
                     id: NotificationId::from_trusted(id),
                     platform_id: PlatformId::from_trusted(platform),
+                    webhook_id: WebhookId::from_trusted(webhook_id),
                     event_type,
                     event_data,
                     created_on,

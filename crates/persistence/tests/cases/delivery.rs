@@ -107,10 +107,11 @@ pub async fn a_batch_of_outcomes_keeps_their_order_on_the_counter(db: Database) 
     assert_eq!(state_of(2), Some(DeliveryState::Done(Outcome::Succeeded)));
 }
 
-fn limits(per_platform: u32) -> LoadLimits {
+fn limits(per_platform: u32, per_subscription: u32) -> LoadLimits {
     LoadLimits {
         concurrency: 8,
         per_platform,
+        per_subscription,
         lease: Duration::from_secs(30),
     }
 }
@@ -119,7 +120,7 @@ fn limits(per_platform: u32) -> LoadLimits {
 /// deliverers only once committed; without room, the rows wait for a claim; and a handed row
 /// whose process died is claimed when its lease ends.
 pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Database) {
-    let (load, mut handed) = DeliveryLoad::handing_off(limits(2));
+    let (load, mut handed) = DeliveryLoad::handing_off(limits(2, 8));
     let stores = db.delivering(load.clone()).stores();
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
@@ -134,7 +135,8 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
     stored_merchant(&stores, &p, "Shop 1").await;
     let first = handed.try_recv().expect("handed off at commit");
     assert_eq!(first.platform, p.scope.platform);
-    assert_eq!(first.ids.len(), 2);
+    let first_ids: Vec<_> = first.rows.iter().map(|row| row.id.clone()).collect();
+    assert_eq!(first_ids.len(), 2);
     assert_eq!(load.in_flight(), 2);
     let q = &stores.notifications;
     let later = T0 + time::Duration::seconds(1);
@@ -146,7 +148,7 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
             .is_empty(),
         "a handed-off row is leased: no claim takes it"
     );
-    let loaded = q.load_leased(&first.ids).await.unwrap();
+    let loaded = q.load_leased(&first_ids).await.unwrap();
     assert_eq!(loaded.len(), 2);
     assert!(loaded.iter().all(|c| c.subscription.is_some()));
     assert!(loaded.iter().all(|c| c.platform_id == p.scope.platform));
@@ -165,8 +167,131 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
         .await
         .unwrap();
     let mut orphan_ids: Vec<_> = orphans.iter().map(|c| c.id.clone()).collect();
-    let mut first_ids = first.ids.clone();
+    let mut first_ids = first_ids;
     orphan_ids.sort_by(|x, y| x.as_str().cmp(y.as_str()));
     first_ids.sort_by(|x, y| x.as_str().cmp(y.as_str()));
     assert_eq!(orphan_ids, first_ids);
+}
+
+/// `name`'s merchant written through `stores` at `at`, with its event.
+async fn merchant_written_at(stores: &Stores, p: &Principal, name: &str, at: OffsetDateTime) {
+    let m = Merchant {
+        created_on: at,
+        updated_on: at,
+        ..merchant(p, name)
+    };
+    stores
+        .merchants
+        .insert_merchant_with_event(&m, &event_id(), None)
+        .await
+        .unwrap();
+}
+
+/// Takes what `handed` was given since the last call: the ids, one per row.
+fn received(handed: &mut holdfast_persistence::hand_off::HandOffs) -> Vec<NotificationId> {
+    let mut ids = Vec::new();
+    while let Ok(batch) = handed.try_recv() {
+        ids.extend(batch.rows.into_iter().map(|row| row.id));
+    }
+    ids
+}
+
+/// Hand-offs keep to the subscription's cap in each process and across processes, and never
+/// overtake a row waiting for a claim: not one left unleased, not one whose lease ran out. (Two
+/// loads on one database are two `serve` processes.)
+pub async fn hand_offs_keep_the_subscription_cap_and_never_overtake(db: Database) {
+    let capped = limits(100, 2);
+    let (one, mut to_one) = DeliveryLoad::handing_off(capped);
+    let (two, mut to_two) = DeliveryLoad::handing_off(capped);
+    let first = db.clone().delivering(one.clone()).stores();
+    let second = db.delivering(two.clone()).stores();
+    let a = new_platform(&first, "A").await;
+    let p = principal(&a, Mode::Test);
+    let hook = subscription(&p, "h", &["merchant.created"], true);
+    first.webhooks.insert_webhook(&hook, 1, None).await.unwrap();
+    let at = |seconds: i64| T0 + time::Duration::seconds(seconds);
+
+    for shop in ["Shop 1", "Shop 2", "Shop 3"] {
+        merchant_written_at(&first, &p, shop, T0).await;
+    }
+    let handed = received(&mut to_one);
+    assert_eq!(
+        handed.len(),
+        2,
+        "the process stops at the subscription's cap"
+    );
+    assert_eq!(one.in_flight(), 2);
+
+    merchant_written_at(&second, &p, "Shop 4", at(1)).await;
+    assert!(
+        received(&mut to_two).is_empty(),
+        "another process, with room of its own, still finds a row waiting"
+    );
+    assert_eq!(two.in_flight(), 0, "its reservation was given back");
+
+    // The first two are delivered: the subscription is below its cap, but two rows still wait.
+    let q = &first.notifications;
+    let success = Finished {
+        outcome: Outcome::Succeeded,
+        ..failed(at(2))
+    };
+    let done: Vec<_> = handed
+        .iter()
+        .map(|id| (id.clone(), success.clone()))
+        .collect();
+    q.complete_notifications(&done, "Acme").await.unwrap();
+    merchant_written_at(&second, &p, "Shop 5", at(3)).await;
+    assert!(
+        received(&mut to_two).is_empty(),
+        "no hand-off ahead of waiting rows"
+    );
+
+    // The claim takes the waiting rows, at most the cap at once.
+    let capped_claim = ClaimLimits {
+        per_subscription: 2,
+        ..UNCAPPED
+    };
+    let lease = |from: i64| at(from) + time::Duration::seconds(30);
+    let waiting = q
+        .claim_notifications(at(4), lease(4), capped_claim)
+        .await
+        .unwrap();
+    assert_eq!(waiting.len(), 2);
+    let done: Vec<_> = waiting
+        .iter()
+        .map(|c| (c.id.clone(), success.clone()))
+        .collect();
+    q.complete_notifications(&done, "Acme").await.unwrap();
+    let last = q
+        .claim_notifications(at(5), lease(5), capped_claim)
+        .await
+        .unwrap();
+    assert_eq!(last.len(), 1, "the last waiting row");
+
+    // Its claimer dies. Until its lease runs out the row is in flight, and a write is handed
+    // off beside it, up to the cap across processes.
+    merchant_written_at(&second, &p, "Shop 6", at(6)).await;
+    let beside = received(&mut to_two);
+    assert_eq!(beside.len(), 1, "nothing waits: handed off");
+    merchant_written_at(&second, &p, "Shop 7", at(7)).await;
+    assert!(
+        received(&mut to_two).is_empty(),
+        "the process has room for one more, but the subscription is at its cap across processes"
+    );
+    let done = [(beside[0].clone(), success.clone())];
+    q.complete_notifications(&done, "Acme").await.unwrap();
+    let seventh = q
+        .claim_notifications(at(8), lease(8), capped_claim)
+        .await
+        .unwrap();
+    assert_eq!(seventh.len(), 1);
+    let done = [(seventh[0].id.clone(), success.clone())];
+    q.complete_notifications(&done, "Acme").await.unwrap();
+    // Only the dead claimer's row is pending. Once its lease has run out it waits again, and a
+    // new write does not overtake it.
+    merchant_written_at(&second, &p, "Shop 8", at(40)).await;
+    assert!(
+        received(&mut to_two).is_empty(),
+        "a row whose lease ran out waits for a claim, and goes first"
+    );
 }
