@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::hand_off::{DeliveryLoad, Handed, Reservation};
+use crate::hand_off::{DeliveryLoad, Reservation};
 use deadpool::managed::Timeouts;
 use diesel::QueryResult;
 use diesel::query_dsl::methods::LimitDsl;
@@ -21,7 +21,7 @@ use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
 use futures_util::future::Either;
 use holdfast_domain::ids::PlatformId;
-use holdfast_domain::ports::StoreError;
+use holdfast_domain::ports::{Claimed, StoreError};
 
 use crate::error::unexpected;
 
@@ -73,7 +73,7 @@ pub struct Conn {
     /// deliverers (`hand_off`).
     deliveries: Option<Arc<DeliveryLoad>>,
     /// Hand-offs written in the open transaction: sent when it commits, given back otherwise.
-    hand_offs: Vec<(Reservation, Vec<Handed>)>,
+    hand_offs: Vec<(Reservation, Vec<Claimed>)>,
     /// Notifications were written for the claim in the open transaction.
     poke_at_commit: bool,
     /// Open transactions (an inner one is a savepoint).
@@ -122,7 +122,7 @@ impl Conn {
 
     /// `rows`, leased at insert under `reservation`, go to the deliverers once the open
     /// transaction commits.
-    pub fn hand_off_at_commit(&mut self, reservation: Reservation, rows: Vec<Handed>) {
+    pub fn hand_off_at_commit(&mut self, reservation: Reservation, rows: Vec<Claimed>) {
         self.hand_offs.push((reservation, rows));
     }
 

@@ -2,8 +2,8 @@
 //! own deliverers.
 //!
 //! A `serve` that delivers webhooks itself leases the notifications it writes at insert, and
-//! once they are committed passes their ids to its delivery loop: no claim round trip, no poll
-//! delay. Should the process die first, the lease runs out and any worker claims them as it
+//! once they are committed passes them, with the event and the subscription it wrote them from,
+//! to its delivery loop: no claim round trip, no poll delay, nothing read back. Should the process die first, the lease runs out and any worker claims them as it
 //! claims a dead worker's, so nothing is lost (only late). A hand-off keeps to the claim's caps:
 //! it is taken only while this process has room under its concurrency, under the platform's cap
 //! and under the subscription's, counting attempts of both paths, so one platform's slow
@@ -19,7 +19,8 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
 
-use holdfast_domain::ids::{NotificationId, PlatformId, WebhookId};
+use holdfast_domain::ids::{PlatformId, WebhookId};
+use holdfast_domain::ports::Claimed;
 
 /// Attempts in flight in this process, per platform and per subscription, with the caps they
 /// keep to.
@@ -92,26 +93,19 @@ impl Load {
     }
 }
 
-/// One notification committed and leased by this process, for its deliverers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Handed {
-    pub id: NotificationId,
-    pub webhook: WebhookId,
-}
-
-/// Notifications of one platform, committed and leased by this process, for its deliverers.
+/// Notifications of one platform, committed and leased by this process, for its deliverers:
+/// each with what its delivery needs, as the writing transaction saw it.
 #[derive(Debug)]
 pub struct HandedOff {
-    pub platform: PlatformId,
-    pub rows: Vec<Handed>,
+    pub rows: Vec<Claimed>,
 }
 
-impl HandedOff {
-    /// Whose `row` is.
-    pub fn owner(&self, row: &Handed) -> Owner {
-        Owner {
-            platform: self.platform.clone(),
-            webhook: row.webhook.clone(),
+impl Owner {
+    /// Whose `notification` is.
+    pub fn of(notification: &Claimed) -> Self {
+        Self {
+            platform: notification.platform_id.clone(),
+            webhook: notification.webhook_id.clone(),
         }
     }
 }
@@ -257,11 +251,11 @@ impl Reservation {
 
     /// Hands `rows` (committed, leased at insert, each admitted) to this process's deliverers,
     /// and gives back the room of every place not handed.
-    pub fn hand(mut self, rows: Vec<Handed>) {
-        let rows: Vec<Handed> = rows
+    pub fn hand(mut self, rows: Vec<Claimed>) {
+        let rows: Vec<Claimed> = rows
             .into_iter()
             .filter(
-                |row| match self.admitted.iter().position(|w| *w == row.webhook) {
+                |row| match self.admitted.iter().position(|w| *w == row.webhook_id) {
                     Some(at) => {
                         self.admitted.swap_remove(at);
                         true
@@ -273,10 +267,7 @@ impl Reservation {
         if rows.is_empty() {
             return;
         }
-        let handed = HandedOff {
-            platform: self.platform.clone(),
-            rows,
-        };
+        let handed = HandedOff { rows };
         let unsent = match &self.load.hand_offs {
             Some(tx) => tx.send(handed).err().map(|unsent| unsent.0),
             None => Some(handed),
@@ -285,7 +276,7 @@ impl Reservation {
         // when their lease ends, and their room comes back here.
         if let Some(unsent) = unsent {
             self.admitted
-                .extend(unsent.rows.into_iter().map(|row| row.webhook));
+                .extend(unsent.rows.into_iter().map(|row| row.webhook_id));
         }
         // Dropped here: what was not handed is given back.
     }
@@ -329,13 +320,18 @@ mod tests {
         }
     }
 
-    fn rows(webhooks: &[&str]) -> Vec<Handed> {
+    fn rows(webhooks: &[&str]) -> Vec<Claimed> {
         webhooks
             .iter()
             .enumerate()
-            .map(|(i, w)| Handed {
-                id: NotificationId::from_trusted(format!("ntf_{i}")),
-                webhook: WebhookId::from_trusted((*w).to_owned()),
+            .map(|(i, w)| Claimed {
+                id: holdfast_domain::ids::NotificationId::from_trusted(format!("ntf_{i}")),
+                platform_id: platform(1),
+                webhook_id: WebhookId::from_trusted((*w).to_owned()),
+                event_type: "merchant.created".into(),
+                event_data: "{}".into(),
+                created_on: time::OffsetDateTime::UNIX_EPOCH,
+                subscription: None,
             })
             .collect()
     }
@@ -401,8 +397,13 @@ mod tests {
             "one handed; one not admitted; two given back"
         );
         let handed = rx.try_recv().expect("handed off");
-        assert_eq!(handed.rows, rows(&["wh_b"]));
-        load.ended(&handed.owner(&handed.rows[0]), 1);
+        let ids: Vec<_> = handed
+            .rows
+            .iter()
+            .map(|row| row.webhook_id.as_str())
+            .collect();
+        assert_eq!(ids, ["wh_b"]);
+        load.ended(&Owner::of(&handed.rows[0]), 1);
         assert_eq!(load.in_flight(), 0);
     }
 

@@ -105,14 +105,7 @@ impl Drop for Place<'_> {
     }
 }
 
-fn owner(notification: &Claimed) -> Owner {
-    Owner {
-        platform: notification.platform_id.clone(),
-        webhook: notification.webhook_id.clone(),
-    }
-}
-
-/// Hand-offs read from the database at once, at most.
+/// Hand-offs started in one turn of the loop, at most, before it looks at its other work.
 const HAND_OFF_BATCH: usize = 64;
 
 impl Deliverer {
@@ -158,7 +151,7 @@ impl Deliverer {
                     if let Some(receiver) = &mut hand_offs {
                         take_ready(receiver, &mut batch, HAND_OFF_BATCH);
                     }
-                    self.start_handed(batch, &outcomes, &mut in_flight).await;
+                    self.start_handed(batch, &outcomes, &mut in_flight);
                 }
                 () = self.load.wait_due() => next = NextClaim::Now,
                 // Armed with or without room: room given back elsewhere (another loop's
@@ -179,7 +172,7 @@ impl Deliverer {
             let mut rest = Vec::new();
             take_ready(receiver, &mut rest, usize::MAX);
             if !rest.is_empty() {
-                self.start_handed(rest, &outcomes, &mut in_flight).await;
+                self.start_handed(rest, &outcomes, &mut in_flight);
             }
         }
         let left = in_flight.len();
@@ -224,7 +217,7 @@ impl Deliverer {
         match claimed {
             Ok(batch) if !batch.is_empty() => {
                 for notification in batch {
-                    self.load.claimed(&owner(&notification));
+                    self.load.claimed(&Owner::of(&notification));
                     self.start(notification, outcomes, in_flight);
                 }
                 NextClaim::Now
@@ -250,33 +243,13 @@ impl Deliverer {
     }
 
     /// Starts the notifications this process leased when it wrote them.
-    async fn start_handed(
+    fn start_handed(
         self: &Arc<Self>,
         batch: Vec<HandedOff>,
         outcomes: &Outcomes,
         in_flight: &mut JoinSet<()>,
     ) {
-        let ids: Vec<_> = batch
-            .iter()
-            .flat_map(|h| h.rows.iter().map(|row| row.id.clone()))
-            .collect();
-        let claimed = match self.queue.load_leased(&ids).await {
-            Ok(claimed) => claimed,
-            Err(err) => {
-                // Their leases run out and a claim takes them: late, not lost.
-                tracing::error!(error = %err, count = ids.len(), "reading handed-off notifications failed");
-                Vec::new()
-            }
-        };
-        // Rows not found were finished elsewhere or rolled back: their room comes back.
-        for handed in &batch {
-            for row in &handed.rows {
-                if !claimed.iter().any(|c| c.id == row.id) {
-                    self.load.ended(&handed.owner(row), 1);
-                }
-            }
-        }
-        for notification in claimed {
+        for notification in batch.into_iter().flat_map(|handed| handed.rows) {
             self.start(notification, outcomes, in_flight);
         }
     }
@@ -292,7 +265,7 @@ impl Deliverer {
         in_flight.spawn(async move {
             let place = Place {
                 load: &me.load,
-                owner: owner(&notification),
+                owner: Owner::of(&notification),
             };
             let finished = me.deliver(&notification).await;
             // The attempt no longer holds a connection to the endpoint: its place is free,

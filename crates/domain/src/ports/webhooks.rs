@@ -71,7 +71,7 @@ pub struct Delivery {
 }
 
 /// A notification claimed by a worker, with what it needs to send it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claimed {
     /// The notification's id, sent as the top-level `id`.
     pub id: NotificationId,
@@ -247,10 +247,6 @@ pub trait NotificationQueue: Send + Sync {
         lease_until: OffsetDateTime,
         limits: ClaimLimits,
     ) -> Result<Vec<Claimed>, StoreError>;
-
-    /// Reads what the delivery of `ids` needs: notifications this process leased when it wrote
-    /// them (`webhook::hand_off`). Those no longer pending are left out.
-    async fn load_leased(&self, ids: &[NotificationId]) -> Result<Vec<Claimed>, StoreError>;
 
     /// Records final outcomes in one transaction, in order, each atomically with its
     /// subscription's counter: once (a notification already final is left as it is, and its

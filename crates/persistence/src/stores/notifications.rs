@@ -340,15 +340,6 @@ impl NotificationQueue for SqlStore {
         claimed(rows)
     }
 
-    async fn load_leased(&self, ids: &[NotificationId]) -> Result<Vec<Claimed>, StoreError> {
-        let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-        let mut conn = self.conn().await?;
-        let rows = claimed_rows(&mut conn, &ids)
-            .await
-            .map_err(query_error("notifications"))?;
-        claimed(rows)
-    }
-
     #[tracing::instrument(skip_all, fields(notifications = outcomes.len()), err)]
     async fn complete_notifications(
         &self,

@@ -4,21 +4,20 @@
 use diesel::QueryableByName;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Nullable, Text};
-use holdfast_domain::ids::{NotificationId, WebhookId};
-use holdfast_domain::ports::{Event, EventLog, StoreError, StoredEvent};
+use holdfast_domain::ids::NotificationId;
+use holdfast_domain::ports::{Claimed, Event, EventLog, StoreError, StoredEvent};
 use holdfast_domain::scope::Scope;
+use holdfast_domain::webhook::Subscription;
 use time::OffsetDateTime;
 
 use super::SqlStore;
 use crate::conn::{Conn, Db};
 use crate::error::query_error;
-use crate::hand_off::Handed;
 use crate::pg_statement::{Bind, Statement, Unprepared};
 use crate::query::{scoped, scoped_to};
 use crate::schema::{events as e, notifications as n, webhooks as w};
 use crate::timestamp::Ts;
-use crate::webhook_rows::EventRow;
-use crate::webhook_rows::{NewEventRow, NewNotificationRow};
+use crate::webhook_rows::{EventRow, NewEventRow, NewNotificationRow, WebhookRow};
 
 /// Writes `event` (its data serialised as `data`) and its notifications; the caller's
 /// transaction commits them with the change they report. Where this process delivers webhooks
@@ -28,29 +27,27 @@ use crate::webhook_rows::{NewEventRow, NewNotificationRow};
 pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryResult<()> {
     conn.execute(diesel::insert_into(e::table).values(NewEventRow::of(event, data)))
         .await?;
-    let event_type = event.data.event_type().as_str();
+    let event_type = event.data.event_type();
     // Subscriptions per platform are few: match the type here rather than in SQL.
-    let active: Vec<(String, String)> = conn
-        .load(
-            scoped_to(w::table, &event.platform_id, event.mode)
-                .filter(w::active.eq(true))
-                .select((w::id, w::events)),
-        )
+    let active: Vec<WebhookRow> = conn
+        .load(scoped_to(w::table, &event.platform_id, event.mode).filter(w::active.eq(true)))
         .await?;
-    let subscribed: Vec<&str> = active
-        .iter()
-        .filter(|(_, events)| events.split(',').any(|t| t == event_type))
-        .map(|(webhook, _)| webhook.as_str())
-        .collect();
-    let reservation = conn.reserve_hand_off(&event.platform_id, &subscribed);
+    let subscribed: Vec<Subscription> = active
+        .into_iter()
+        .map(Subscription::try_from)
+        .filter(|s| s.as_ref().map_or(true, |s| s.events.contains(event_type)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| diesel::result::Error::DeserializationError(Box::new(e)))?;
+    let webhooks: Vec<&str> = subscribed.iter().map(|s| s.id.as_str()).collect();
+    let reservation = conn.reserve_hand_off(&event.platform_id, &webhooks);
     let mut handed = Vec::new();
-    for webhook in &subscribed {
+    for subscription in &subscribed {
         // One statement per row: diesel has no multi-row insert for SQLite.
-        let row = NewNotificationRow::of(event, webhook);
+        let row = NewNotificationRow::of(event, subscription.id.as_str());
         let id = NotificationId::from_trusted(row.id.clone());
         let offer = reservation
             .as_ref()
-            .filter(|r| r.admits(webhook))
+            .filter(|r| r.admits(subscription.id.as_str()))
             .map(|r| (event.created_on + r.lease(), r.per_subscription()));
         let leased = if let Some((lease_until, cap)) = offer {
             insert_leased(conn, &row, lease_until, cap).await?
@@ -60,9 +57,15 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
             false
         };
         if leased {
-            handed.push(Handed {
+            // What the delivery needs, as this transaction saw it: nothing is read back.
+            handed.push(Claimed {
                 id,
-                webhook: WebhookId::from_trusted((*webhook).to_owned()),
+                platform_id: event.platform_id.clone(),
+                webhook_id: subscription.id.clone(),
+                event_type: event_type.as_str().to_owned(),
+                event_data: data.to_owned(),
+                created_on: event.created_on,
+                subscription: Some(subscription.clone()),
             });
         }
     }
