@@ -7,10 +7,11 @@
 //! claims a dead worker's, so nothing is lost (only late). A hand-off keeps to the claim's caps:
 //! it is taken only while this process has room under its concurrency, under the platform's cap
 //! and under the subscription's, counting attempts of both paths, so one platform's slow
-//! endpoints still leave another platform its slots and one endpoint never gets more than its
-//! share (docs/design/webhook-fairness.md). The insert itself then checks the database
-//! (`stores::outbox`): a subscription with rows waiting for a claim, or at its cap across every
-//! process, gets no hand-off, so a handed row never overtakes an older one.
+//! endpoints still leave another platform its slots and one endpoint never gets more from this
+//! process than its cap (docs/design/webhook-fairness.md). The caps of hand-offs are this
+//! process's: with N replicas writing for one subscription, it may get N times its cap, and a
+//! row left for the claim may wait while hand-offs keep its subscription at the cap
+//! (docs/decisions.md, "Hand-offs and the caps").
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -237,11 +238,6 @@ pub struct Reservation {
 impl Reservation {
     pub fn lease(&self) -> Duration {
         self.load.limits.lease
-    }
-
-    /// The per-subscription cap, for the insert's own check across processes.
-    pub fn per_subscription(&self) -> usize {
-        DeliveryLoad::cap(self.load.limits.per_subscription)
     }
 
     /// Whether a row to `webhook` may be leased at insert under this reservation.

@@ -389,7 +389,7 @@ conformance!(
     a_batch_of_outcomes_keeps_their_order_on_the_counter,
     an_approved_merchant_stays_approved_whatever_its_other_forms_do,
     written_notifications_are_leased_and_handed_off_at_commit,
-    hand_offs_keep_the_subscription_cap_and_never_overtake,
+    hand_offs_keep_the_subscription_cap_of_their_process,
     claims_cap_in_flight_and_interleave_platforms,
     a_secret_rotation_keeps_the_previous_one_and_happens_once,
     webhook_delete_is_scoped_and_takes_the_history,
