@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use crate::schema::{events, notifications, webhooks};
 use crate::timestamp::Instant;
 
-#[derive(Debug, Queryable)]
+#[derive(Debug, Clone, Queryable)]
 pub struct WebhookRow {
     pub id: String,
     pub platform_id: String,

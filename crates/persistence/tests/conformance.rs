@@ -269,6 +269,17 @@ fn subscription(p: &Principal, suffix: &str, events: &[&str], active: bool) -> S
     }
 }
 
+/// An active subscription `suffix` of `p` to `merchant.created`, stored (no cap in the way).
+async fn stored_subscription(stores: &Stores, p: &Principal, suffix: &str) -> Subscription {
+    let hook = subscription(p, suffix, &["merchant.created"], true);
+    stores
+        .webhooks
+        .insert_webhook(&hook, u32::MAX, None)
+        .await
+        .unwrap();
+    hook
+}
+
 fn failed(at: OffsetDateTime) -> Finished {
     Finished {
         outcome: Outcome::Failed,

@@ -105,9 +105,6 @@ impl Drop for Place<'_> {
     }
 }
 
-/// Hand-offs started in one turn of the loop, at most, before it looks at its other work.
-const HAND_OFF_BATCH: usize = 64;
-
 impl Deliverer {
     pub fn new(
         queue: Arc<dyn NotificationQueue>,
@@ -147,11 +144,7 @@ impl Deliverer {
             tokio::select! {
                 _ = stop.changed() => {}
                 Some(handed) = next_hand_off(&mut hand_offs) => {
-                    let mut batch = vec![handed];
-                    if let Some(receiver) = &mut hand_offs {
-                        take_ready(receiver, &mut batch, HAND_OFF_BATCH);
-                    }
-                    self.start_handed(batch, &outcomes, &mut in_flight);
+                    self.start_handed(handed, &outcomes, &mut in_flight);
                 }
                 () = self.load.wait_due() => next = NextClaim::Now,
                 // Armed with or without room: room given back elsewhere (another loop's
@@ -169,10 +162,8 @@ impl Deliverer {
         // (`serve` stops its HTTP side first, so nothing more comes).
         if let Some(receiver) = &mut hand_offs {
             receiver.close();
-            let mut rest = Vec::new();
-            take_ready(receiver, &mut rest, usize::MAX);
-            if !rest.is_empty() {
-                self.start_handed(rest, &outcomes, &mut in_flight);
+            while let Ok(handed) = receiver.try_recv() {
+                self.start_handed(handed, &outcomes, &mut in_flight);
             }
         }
         let left = in_flight.len();
@@ -245,11 +236,11 @@ impl Deliverer {
     /// Starts the notifications this process leased when it wrote them.
     fn start_handed(
         self: &Arc<Self>,
-        batch: Vec<HandedOff>,
+        handed: HandedOff,
         outcomes: &Outcomes,
         in_flight: &mut JoinSet<()>,
     ) {
-        for notification in batch.into_iter().flat_map(|handed| handed.rows) {
+        for notification in handed.rows {
             self.start(notification, outcomes, in_flight);
         }
     }
@@ -363,14 +354,6 @@ impl Deliverer {
         )]
         let fraction = (hash >> 11) as f64 / (1u64 << 53) as f64;
         fraction
-    }
-}
-
-/// Moves hand-offs already queued into `batch`, up to `limit` in all.
-fn take_ready(receiver: &mut HandOffs, batch: &mut Vec<HandedOff>, limit: usize) {
-    while batch.len() < limit {
-        let Ok(more) = receiver.try_recv() else { break };
-        batch.push(more);
     }
 }
 

@@ -27,30 +27,29 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
     let active: Vec<WebhookRow> = conn
         .load(scoped_to(w::table, &event.platform_id, event.mode).filter(w::active.eq(true)))
         .await?;
-    let subscribed: Vec<Subscription> = active
+    let subscribed: Vec<WebhookRow> = active
         .into_iter()
-        .map(Subscription::try_from)
-        .filter(|s| s.as_ref().map_or(true, |s| s.events.contains(event_type)))
-        .collect::<Result<_, _>>()
-        .map_err(|e| diesel::result::Error::DeserializationError(Box::new(e)))?;
-    let webhooks: Vec<&str> = subscribed.iter().map(|s| s.id.as_str()).collect();
+        .filter(|row| row.events.split(',').any(|t| t == event_type.as_str()))
+        .collect();
+    let webhooks: Vec<&str> = subscribed.iter().map(|row| row.id.as_str()).collect();
     let reservation = conn.reserve_hand_off(&event.platform_id, &webhooks);
     let mut handed = Vec::new();
-    for subscription in &subscribed {
+    for webhook in &subscribed {
         // One statement per row: diesel has no multi-row insert for SQLite.
-        let row = NewNotificationRow::of(event, subscription.id.as_str());
+        let row = NewNotificationRow::of(event, &webhook.id);
         let id = NotificationId::from_trusted(row.id.clone());
         let lease_until = reservation
             .as_ref()
-            .filter(|r| r.admits(subscription.id.as_str()))
+            .filter(|r| r.admits(&webhook.id))
             .map(|r| (event.created_on + r.lease()).to_offset(time::UtcOffset::UTC));
-        let leased = lease_until.is_some();
         conn.execute(
             diesel::insert_into(n::table).values(NewNotificationRow { lease_until, ..row }),
         )
         .await?;
-        if leased {
+        if lease_until.is_some() {
             // What the delivery needs, as this transaction saw it: nothing is read back.
+            let subscription = Subscription::try_from(webhook.clone())
+                .map_err(|e| diesel::result::Error::DeserializationError(Box::new(e)))?;
             handed.push(Claimed {
                 id,
                 platform_id: event.platform_id.clone(),
@@ -58,7 +57,7 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
                 event_type: event_type.as_str().to_owned(),
                 event_data: data.to_owned(),
                 created_on: event.created_on,
-                subscription: Some(subscription.clone()),
+                subscription: Some(subscription),
             });
         }
     }

@@ -31,12 +31,7 @@ pub async fn claimed_merchant_notifications(
 ) -> (CreatedPlatform, Principal, Subscription, Vec<Claimed>) {
     let a = new_platform(stores, "A").await;
     let p = principal(&a, Mode::Test);
-    let hook = subscription(&p, "h", &["merchant.created"], true);
-    stores
-        .webhooks
-        .insert_webhook(&hook, 1, None)
-        .await
-        .unwrap();
+    let hook = stored_subscription(stores, &p, "h").await;
     for i in 0..count {
         stored_merchant(stores, &p, &format!("Shop {i}")).await;
     }
@@ -125,12 +120,7 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
     for suffix in ["h1", "h2"] {
-        let hook = subscription(&p, suffix, &["merchant.created"], true);
-        stores
-            .webhooks
-            .insert_webhook(&hook, 2, None)
-            .await
-            .unwrap();
+        stored_subscription(&stores, &p, suffix).await;
     }
     stored_merchant(&stores, &p, "Shop 1").await;
     let mut first = handed.try_recv().expect("handed off at commit").rows;
@@ -169,20 +159,6 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
     );
 }
 
-/// `name`'s merchant written through `stores` at `at`, with its event.
-async fn merchant_written_at(stores: &Stores, p: &Principal, name: &str, at: OffsetDateTime) {
-    let m = Merchant {
-        created_on: at,
-        updated_on: at,
-        ..merchant(p, name)
-    };
-    stores
-        .merchants
-        .insert_merchant_with_event(&m, &event_id(), None)
-        .await
-        .unwrap();
-}
-
 /// Takes what `handed` was given since the last call: the ids, one per row.
 fn received(handed: &mut holdfast_persistence::hand_off::HandOffs) -> Vec<NotificationId> {
     let mut ids = Vec::new();
@@ -203,17 +179,11 @@ pub async fn hand_offs_keep_the_subscription_cap_of_their_process(db: Database) 
     let second = db.delivering(two.clone()).stores();
     let a = new_platform(&first, "A").await;
     let p = principal(&a, Mode::Test);
-    let hook = subscription(&p, "h", &["merchant.created"], true);
-    first.webhooks.insert_webhook(&hook, 1, None).await.unwrap();
-    let other = subscription(&p, "i", &["merchant.created"], true);
-    first
-        .webhooks
-        .insert_webhook(&other, 2, None)
-        .await
-        .unwrap();
+    let hook = stored_subscription(&first, &p, "h").await;
+    stored_subscription(&first, &p, "i").await;
 
     for shop in ["Shop 1", "Shop 2", "Shop 3"] {
-        merchant_written_at(&first, &p, shop, T0).await;
+        stored_merchant(&first, &p, shop).await;
     }
     let handed = received(&mut to_one);
     assert_eq!(
@@ -221,7 +191,7 @@ pub async fn hand_offs_keep_the_subscription_cap_of_their_process(db: Database) 
         4,
         "two of each subscription: the third of each waits for a claim"
     );
-    assert_eq!(one.in_flight_for(&hook.id), 2);
+    assert_eq!(one.in_flight(), 4);
     let q = &first.notifications;
     let later = T0 + time::Duration::seconds(1);
     let lease = later + time::Duration::seconds(30);
@@ -232,7 +202,7 @@ pub async fn hand_offs_keep_the_subscription_cap_of_their_process(db: Database) 
         "the rows beyond the cap were written for the claim"
     );
 
-    merchant_written_at(&second, &p, "Shop 4", later).await;
+    stored_merchant(&second, &p, "Shop 4").await;
     assert_eq!(
         received(&mut to_two).len(),
         2,
@@ -244,7 +214,7 @@ pub async fn hand_offs_keep_the_subscription_cap_of_their_process(db: Database) 
         webhook: hook.id.clone(),
     };
     one.ended(&owner, 1);
-    merchant_written_at(&first, &p, "Shop 5", later).await;
+    stored_merchant(&first, &p, "Shop 5").await;
     let again = received(&mut to_one);
     assert_eq!(
         again.len(),

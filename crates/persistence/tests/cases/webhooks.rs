@@ -215,19 +215,9 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
     let a = principal(&new_platform(&stores, "A").await, Mode::Test);
     let b = principal(&new_platform(&stores, "B").await, Mode::Test);
     for suffix in ["a1", "a2", "a3"] {
-        let hook = subscription(&a, suffix, &["merchant.created"], true);
-        stores
-            .webhooks
-            .insert_webhook(&hook, 16, None)
-            .await
-            .unwrap();
+        stored_subscription(&stores, &a, suffix).await;
     }
-    let hook = subscription(&b, "b", &["merchant.created"], true);
-    stores
-        .webhooks
-        .insert_webhook(&hook, 16, None)
-        .await
-        .unwrap();
+    stored_subscription(&stores, &b, "b").await;
     let created = async |p: &Principal, name: &str| {
         stores
             .merchants
@@ -317,12 +307,7 @@ pub async fn a_secret_rotation_keeps_the_previous_one_and_happens_once(db: Datab
     let stores = db.stores();
     let a = principal(&new_platform(&stores, "A").await, Mode::Test);
     let b = principal(&new_platform(&stores, "B").await, Mode::Test);
-    let hook = subscription(&a, "h", &["merchant.created"], true);
-    stores
-        .webhooks
-        .insert_webhook(&hook, 16, None)
-        .await
-        .unwrap();
+    let hook = stored_subscription(&stores, &a, "h").await;
     let day = holdfast_domain::webhook::SECRET_OVERLAP;
     let rotated = hook.rotated("whsec_bmV3".into(), T0, day);
     let store = &stores.webhooks;
