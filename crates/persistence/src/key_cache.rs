@@ -22,7 +22,6 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use holdfast_domain::api_key::{ApiKey, KeyHash};
-use holdfast_domain::ids::KeyId;
 use secrecy::{ExposeSecret, SecretString};
 use time::OffsetDateTime;
 use tokio_postgres::{AsyncMessage, NoTls};
@@ -30,7 +29,7 @@ use tokio_postgres::{AsyncMessage, NoTls};
 /// The channel the `api_keys` trigger notifies.
 const CHANNEL: &str = "holdfast_api_keys";
 /// The listening connection's name in `pg_stat_activity`.
-pub(crate) const APPLICATION_NAME: &str = "holdfast key cache";
+const APPLICATION_NAME: &str = "holdfast key cache";
 /// How often the listening connection is checked.
 const CHECK_EVERY: Duration = Duration::from_millis(100);
 /// How long after a check was sent its answer vouches for the cache: the longest a change can
@@ -111,18 +110,9 @@ impl KeyCache {
         state.entries.clear();
     }
 
-    /// Forgets the key `id`, changed by this process: it is not served from here again even
-    /// before the notification of the change comes back.
-    pub(crate) fn forget_id(&self, id: &KeyId) {
-        let mut state = self.lock();
-        state.epoch += 1;
-        state.entries.retain(|_, key| key.id != *id);
-    }
-
-    /// Notes that this process wrote the key `id`'s time of last use.
-    pub(crate) fn touched(&self, id: &KeyId, at: OffsetDateTime) {
-        let mut state = self.lock();
-        for key in state.entries.values_mut().filter(|key| key.id == *id) {
+    /// Notes that this process wrote the time of last use of the key under `hash`.
+    pub(crate) fn touched(&self, hash: &KeyHash, at: OffsetDateTime) {
+        if let Some(key) = self.lock().entries.get_mut(hash) {
             key.last_used_on = Some(at);
         }
     }
@@ -234,23 +224,16 @@ async fn listen_once(
 /// The hash a notification names (`encode(value_hash, 'hex')`); `None` for anything else,
 /// `all` included.
 fn parse_hash(payload: &str) -> Option<KeyHash> {
-    let digits = payload.as_bytes();
-    if digits.len() != 64 {
-        return None;
-    }
     let mut bytes = [0u8; 32];
-    for (byte, pair) in bytes.iter_mut().zip(digits.chunks_exact(2)) {
-        let pair = std::str::from_utf8(pair).ok()?;
-        *byte = u8::from_str_radix(pair, 16).ok()?;
-    }
-    Some(KeyHash::from_bytes(bytes))
+    let decoded = base16ct::lower::decode(payload, &mut bytes).ok()?;
+    (decoded.len() == bytes.len()).then(|| KeyHash::from_bytes(bytes))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use holdfast_domain::api_key::{KeyName, KeyStatus, KeyValue};
-    use holdfast_domain::ids::{PlatformId, UserId};
+    use holdfast_domain::ids::{KeyId, PlatformId, UserId};
     use holdfast_domain::mode::{KeyType, Mode};
     use time::macros::datetime;
 
@@ -312,9 +295,12 @@ mod tests {
         cache.fill(miss, &a);
         assert!(cache.get(&a.hash).is_err());
         let miss = cache.get(&a.hash).unwrap_err();
-        cache.forget_id(&a.id);
+        cache.forget(&key(2).hash);
         cache.fill(miss, &a);
-        assert!(cache.get(&a.hash).is_err());
+        assert!(
+            cache.get(&a.hash).is_err(),
+            "any change heard meanwhile, whichever key's"
+        );
     }
 
     #[test]
@@ -373,10 +359,10 @@ mod tests {
         read(&cache, &a);
         read(&cache, &b);
         let at = datetime!(2026-11-25 11:00 UTC);
-        cache.touched(&a.id, at);
+        cache.touched(&a.hash, at);
         assert_eq!(cache.get(&a.hash).unwrap().last_used_on, Some(at));
         assert_eq!(cache.get(&b.hash).unwrap().last_used_on, None);
-        cache.forget_id(&a.id);
+        cache.forget(&a.hash);
         assert!(cache.get(&a.hash).is_err());
         assert!(cache.get(&b.hash).is_ok());
     }
@@ -399,11 +385,7 @@ mod tests {
     #[test]
     fn notifications_name_a_hash_in_hex_or_nothing() {
         let a = key(1);
-        let hex = a.hash.as_bytes().iter().fold(String::new(), |mut hex, b| {
-            use std::fmt::Write as _;
-            let _ = write!(hex, "{b:02x}");
-            hex
-        });
+        let hex = base16ct::lower::encode_string(a.hash.as_bytes());
         assert_eq!(parse_hash(&hex), Some(a.hash));
         for other in ["all", "", &hex[1..], &format!("{}zz", &hex[2..])] {
             assert_eq!(parse_hash(other), None, "{other}");

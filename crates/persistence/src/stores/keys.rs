@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 
 use super::{SqlStore, one_row};
 use crate::error::query_error;
-use crate::rows::{KeyRow, NewKeyRow, convert_all};
+use crate::rows::{KeyRow, NewKeyRow, convert_all, stored_hash};
 use crate::schema::api_keys as k;
 
 /// The key `id` of `platform`: every key query but the hash lookup goes through it.
@@ -99,25 +99,27 @@ impl KeyStore for SqlStore {
         status: KeyStatus,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        conn.execute(
-            diesel::update(platform_key(platform.as_str(), id.as_str()))
-                .set(k::active.eq(status == KeyStatus::Active)),
-        )
-        .await
-        .and_then(one_row)
-        .map_err(query_error("api_keys"))?;
-        self.forget_key(id);
-        Ok(())
+        let changed: Vec<Vec<u8>> = conn
+            .load(
+                diesel::update(platform_key(platform.as_str(), id.as_str()))
+                    .set(k::active.eq(status == KeyStatus::Active))
+                    .returning(k::value_hash),
+            )
+            .await
+            .map_err(query_error("api_keys"))?;
+        self.forget_changed(changed)
     }
 
     async fn delete_key(&self, platform: &PlatformId, id: &KeyId) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        conn.execute(diesel::delete(platform_key(platform.as_str(), id.as_str())))
+        let deleted: Vec<Vec<u8>> = conn
+            .load(
+                diesel::delete(platform_key(platform.as_str(), id.as_str()))
+                    .returning(k::value_hash),
+            )
             .await
-            .and_then(one_row)
             .map_err(query_error("api_keys"))?;
-        self.forget_key(id);
-        Ok(())
+        self.forget_changed(deleted)
     }
 
     async fn touch_key(
@@ -127,25 +129,32 @@ impl KeyStore for SqlStore {
         at: OffsetDateTime,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        conn.execute(
-            diesel::update(platform_key(platform.as_str(), id.as_str()))
-                .set(k::last_used_on.eq(Some(at))),
-        )
-        .await
-        .map_err(query_error("api_keys"))?;
+        let touched: Vec<Vec<u8>> = conn
+            .load(
+                diesel::update(platform_key(platform.as_str(), id.as_str()))
+                    .set(k::last_used_on.eq(Some(at)))
+                    .returning(k::value_hash),
+            )
+            .await
+            .map_err(query_error("api_keys"))?;
         if let Some(cache) = &self.keys {
-            cache.touched(id, at);
+            for hash in touched {
+                cache.touched(&stored_hash("key hash", hash)?, at);
+            }
         }
         Ok(())
     }
 }
 
 impl SqlStore {
-    /// This process changed the key `id`: its requests see the change at once, without waiting
-    /// for the notification to come back.
-    fn forget_key(&self, id: &KeyId) {
+    /// This process changed or deleted the key whose hash `changed` holds (one row, or the key
+    /// was not found): its requests see the change at once, without waiting for the
+    /// notification to come back.
+    fn forget_changed(&self, changed: Vec<Vec<u8>>) -> Result<(), StoreError> {
+        let [hash] = <[Vec<u8>; 1]>::try_from(changed).map_err(|_| StoreError::NotFound)?;
         if let Some(cache) = &self.keys {
-            cache.forget_id(id);
+            cache.forget(&stored_hash("key hash", hash)?);
         }
+        Ok(())
     }
 }
