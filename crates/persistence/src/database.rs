@@ -272,6 +272,12 @@ impl Database {
         }
     }
 
+    /// Whether this process has an API key cache at all (listening or not).
+    #[cfg(feature = "test-support")]
+    pub fn keeps_key_cache(&self) -> bool {
+        self.store.keeps_key_cache()
+    }
+
     /// Whether this process serves API keys from its cache now: it listens for key changes
     /// and its last check was answered in time.
     #[cfg(feature = "test-support")]

@@ -72,6 +72,11 @@ impl SqlStore {
     }
 
     #[cfg(feature = "test-support")]
+    pub(crate) fn keeps_key_cache(&self) -> bool {
+        self.keys.is_some()
+    }
+
+    #[cfg(feature = "test-support")]
     pub(crate) fn hears_key_changes(&self) -> bool {
         self.keys.as_ref().is_some_and(|cache| cache.is_trusted())
     }
