@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use holdfast_e2e::{Answer, Api, Env, Receiver, Server, on_both_backends};
@@ -29,19 +29,35 @@ const VARS: &[(&str, &str)] = &[
 
 const CLIENTS: usize = 8;
 const KILLS: usize = 3;
+/// Each kill lands only once the load has had this many merchants answered since the start,
+/// however slow the machine (a loaded CI box with a debug build made 83 in three fixed 700 ms
+/// rounds): the kill must come under load, and the count proves there was load.
+const ANSWERED_PER_ROUND: usize = 60;
+/// The least a round's load runs before its kill, so the kill lands while deliveries are in
+/// flight.
+const LOAD_AT_LEAST: Duration = Duration::from_millis(700);
+/// The most a round waits for its merchants: a server that cannot answer that many in this long
+/// is broken, and the assertion below says so.
+const LOAD_AT_MOST: Duration = Duration::from_secs(20);
 
-/// Creates merchants on `CLIENTS` connections until `stop`; the ids of those answered 201.
-/// Requests that fail (the server was killed under them) are not counted: their outcome is
-/// unknown to the client, as it would be to a real one.
-async fn create_until(base_url: String, key: String, stop: Arc<AtomicBool>) -> Vec<String> {
+/// Creates merchants on `CLIENTS` connections until `stop`, counting each answered 201 in
+/// `answered`; the ids of those answered 201. Requests that fail (the server was killed under
+/// them) are not counted: their outcome is unknown to the client, as it would be to a real one.
+async fn create_until(
+    base_url: String,
+    key: String,
+    stop: Arc<AtomicBool>,
+    answered: Arc<AtomicUsize>,
+) -> Vec<String> {
     let client = reqwest::Client::new();
     let mut tasks = Vec::new();
     for _ in 0..CLIENTS {
-        let (client, url, key, stop) = (
+        let (client, url, key, stop, answered) = (
             client.clone(),
             format!("{base_url}/v1/merchants"),
             key.clone(),
             stop.clone(),
+            answered.clone(),
         );
         tasks.push(tokio::spawn(async move {
             let mut created = Vec::new();
@@ -64,6 +80,7 @@ async fn create_until(base_url: String, key: String, stop: Arc<AtomicBool>) -> V
                     break;
                 };
                 created.push(body["id"].as_str().unwrap().to_owned());
+                answered.fetch_add(1, Ordering::Relaxed);
             }
             created
         }));
@@ -98,21 +115,29 @@ async fn every_answered_merchant_is_delivered_across_kills(env: Env) {
     assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
 
     let mut answered = Vec::new();
-    for _ in 0..KILLS {
+    let count = Arc::new(AtomicUsize::new(0));
+    for round in 1..=KILLS {
         let stop = Arc::new(AtomicBool::new(false));
         let load = tokio::spawn(create_until(
             server.base_url.clone(),
             key.clone(),
             stop.clone(),
+            count.clone(),
         ));
-        tokio::time::sleep(Duration::from_millis(700)).await;
+        let started = Instant::now();
+        tokio::time::sleep(LOAD_AT_LEAST).await;
+        while count.load(Ordering::Relaxed) < round * ANSWERED_PER_ROUND
+            && started.elapsed() < LOAD_AT_MOST
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         server.stop_with("KILL");
         stop.store(true, Ordering::Relaxed);
         answered.extend(load.await.unwrap());
         server = env.serve_with(VARS);
     }
     assert!(
-        answered.len() > 100,
+        answered.len() >= KILLS * ANSWERED_PER_ROUND,
         "the load made too few merchants to say anything: {}",
         answered.len()
     );
