@@ -20,7 +20,6 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
 use futures_util::future::Either;
-use holdfast_domain::ids::PlatformId;
 use holdfast_domain::ports::{Claimed, StoreError};
 
 use crate::error::unexpected;
@@ -107,17 +106,13 @@ impl Conn {
         self
     }
 
-    /// Room to hand off the notifications of `platform` to `webhooks` written in the open
-    /// transaction; `None` outside a transaction, where nothing could wait for the commit.
-    pub fn reserve_hand_off(
-        &self,
-        platform: &PlatformId,
-        webhooks: &[&str],
-    ) -> Option<Reservation> {
+    /// Room to hand off the notifications to `webhooks` written in the open transaction;
+    /// `None` outside a transaction, where nothing could wait for the commit.
+    pub fn reserve_hand_off(&self, webhooks: &[&str]) -> Option<Reservation> {
         if self.depth == 0 {
             return None;
         }
-        self.deliveries.as_ref()?.reserve(platform, webhooks)
+        self.deliveries.as_ref()?.reserve(webhooks)
     }
 
     /// `rows`, leased at insert under `reservation`, go to the deliverers once the open

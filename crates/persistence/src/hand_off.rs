@@ -3,24 +3,25 @@
 //!
 //! A `serve` that delivers webhooks itself leases the notifications it writes at insert, and
 //! once they are committed passes them, with the event and the subscription it wrote them from,
-//! to its delivery loop: no claim round trip, no poll delay, nothing read back. Should the process die first, the lease runs out and any worker claims them as it
-//! claims a dead worker's, so nothing is lost (only late). A hand-off keeps to the claim's caps:
-//! it is taken only while this process has room under its concurrency, under the platform's cap
-//! and under the subscription's, counting attempts of both paths, so one platform's slow
-//! endpoints still leave another platform its slots and one endpoint never gets more from this
-//! process than its cap (docs/design/webhook-fairness.md). The caps of hand-offs are this
-//! process's: with N replicas writing for one subscription, it may get N times its cap, and a
-//! row left for the claim may wait while hand-offs keep its subscription at the cap
-//! (docs/decisions.md, "Hand-offs and the caps").
+//! to its delivery loop: no claim round trip, no poll delay, nothing read back. Should the
+//! process die first, the lease runs out and any worker claims them as it claims a dead
+//! worker's, so nothing is lost (only late). The loop keeps each handed row in its
+//! subscription's waiting line until the process, the platform and the subscription are all
+//! under their caps (`try_start`, counting the attempts of both paths), so one platform's slow
+//! endpoints still leave another platform its slots, one endpoint never gets more from this
+//! process than its cap, and a burst beyond the cap waits in order instead of being overtaken
+//! (docs/design/webhook-fairness.md). The caps of hand-offs are this process's: with N
+//! replicas writing for one subscription, it may get N times its cap (docs/decisions.md,
+//! "Hand-offs and the caps").
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc};
 
-use holdfast_domain::ids::{PlatformId, WebhookId};
+use holdfast_domain::ids::{NotificationId, PlatformId, WebhookId};
 use holdfast_domain::ports::Claimed;
 
 /// Attempts in flight in this process, per platform and per subscription, with the caps they
@@ -32,6 +33,9 @@ pub struct DeliveryLoad {
     /// Poked when this process wrote notifications it did not hand off, so they are claimed
     /// now rather than at the next poll.
     due: Notify,
+    /// Poked when an attempt ends while rows wait in the lines: the loop holding the lines
+    /// is not the only one whose attempts give room back.
+    room: Notify,
     /// Where committed hand-offs go; `None` where nothing is handed (a `holdfast worker`).
     hand_offs: Option<mpsc::UnboundedSender<HandedOff>>,
 }
@@ -56,11 +60,22 @@ pub struct Owner {
     pub webhook: WebhookId,
 }
 
+/// Rows a process's waiting lines may hold, per slot of its concurrency: 8,192 with the
+/// defaults, about a kilobyte each (a row with its event and subscription). Past that, rows are
+/// written for the claim.
+const WAITING_PER_SLOT: usize = 64;
+
 #[derive(Debug, Default)]
 struct Load {
+    /// Handed off (or about to be) and not started yet: in the delivery loop's lines.
+    waiting: usize,
     total: usize,
     platforms: HashMap<PlatformId, usize>,
     webhooks: HashMap<WebhookId, usize>,
+    /// Notifications whose attempt has ended and whose outcome is not recorded yet: their rows
+    /// are still leased, but they hold no connection, so this process's claims do not count
+    /// them as in flight.
+    unrecorded: HashSet<NotificationId>,
 }
 
 fn add_to<K: Hash + Eq + Clone>(counts: &mut HashMap<K, usize>, key: &K, count: usize) {
@@ -121,6 +136,7 @@ impl DeliveryLoad {
             load: Mutex::default(),
             limits,
             due: Notify::new(),
+            room: Notify::new(),
             hand_offs: None,
         })
     }
@@ -133,6 +149,7 @@ impl DeliveryLoad {
             load: Mutex::default(),
             limits,
             due: Notify::new(),
+            room: Notify::new(),
             hand_offs: Some(tx),
         });
         (load, rx)
@@ -164,9 +181,68 @@ impl DeliveryLoad {
         self.with(|load| load.add(owner, 1));
     }
 
+    /// Counts an attempt of `owner` as started when the process, its platform and its
+    /// subscription are all under their caps; whether it did.
+    pub fn try_start(&self, owner: &Owner) -> bool {
+        let concurrency = Self::cap(self.limits.concurrency);
+        let per_platform = Self::cap(self.limits.per_platform);
+        let per_subscription = Self::cap(self.limits.per_subscription);
+        self.with(|load| {
+            let fits = load.total < concurrency
+                && Load::of(&load.platforms, &owner.platform) < per_platform
+                && Load::of(&load.webhooks, &owner.webhook) < per_subscription;
+            if fits {
+                load.add(owner, 1);
+            }
+            fits
+        })
+    }
+
+    /// `count` rows left the delivery loop's lines (started, or left to their lease).
+    pub fn left_lines(&self, count: usize) {
+        self.with(|load| load.waiting = load.waiting.saturating_sub(count));
+    }
+
+    /// Rows handed off and not started yet.
+    pub fn waiting(&self) -> usize {
+        self.with(|load| load.waiting)
+    }
+
     /// `count` attempts of `owner` have ended (or were never started).
     pub fn ended(&self, owner: &Owner, count: usize) {
-        self.with(|load| load.remove(owner, count));
+        let waiting = self.with(|load| {
+            load.remove(owner, count);
+            load.waiting
+        });
+        if waiting > 0 {
+            self.room.notify_one();
+        }
+    }
+
+    /// Waits until an attempt ends while rows wait in the lines.
+    pub async fn wait_room(&self) {
+        self.room.notified().await;
+    }
+
+    /// The attempt of `notification` has ended; its outcome is on its way to being recorded.
+    pub fn awaits_recording(&self, notification: NotificationId) {
+        self.with(|load| load.unrecorded.insert(notification));
+    }
+
+    /// The outcomes of `notifications` were written (or failed to be: their leases then run
+    /// out like a dead worker's, and count as in flight until then).
+    pub fn recorded<'a>(&self, notifications: impl IntoIterator<Item = &'a NotificationId>) {
+        self.with(|load| {
+            for notification in notifications {
+                load.unrecorded.remove(notification);
+            }
+        });
+    }
+
+    /// The notifications whose attempt ended and whose outcome is not recorded yet: leased, but
+    /// not in flight, for the claim (`NotificationQueue::claim_notifications`).
+    pub fn unrecorded(&self) -> Vec<NotificationId> {
+        self.with(|load| load.unrecorded.iter().cloned().collect())
     }
 
     /// Notifications were written and left for the claim: claim now. (One poke is kept for a
@@ -180,52 +256,34 @@ impl DeliveryLoad {
         self.due.notified().await;
     }
 
-    /// Room for the notifications of `platform` to `webhooks` written now, one each, to be
-    /// leased at insert and handed off once committed: each subscription is admitted, in order,
-    /// while it, its platform and the process are under their caps. `None` when this process
-    /// hands nothing off or admits none of them (the rows are then written unleased, for the
-    /// claim).
-    pub fn reserve(
-        self: &Arc<Self>,
-        platform: &PlatformId,
-        webhooks: &[&str],
-    ) -> Option<Reservation> {
+    /// Places in this process's waiting lines for the notifications to `webhooks` written now, one each, to be leased at insert and handed off once committed.
+    /// The caps are kept when a row starts, not here: a row beyond them waits in its
+    /// subscription's line, in order. `None` when this process hands nothing off or its lines
+    /// are full (the rows are then written unleased, for the claim).
+    pub fn reserve(self: &Arc<Self>, webhooks: &[&str]) -> Option<Reservation> {
         self.hand_offs.as_ref()?;
-        let concurrency = Self::cap(self.limits.concurrency);
-        let per_platform = Self::cap(self.limits.per_platform);
-        let per_subscription = Self::cap(self.limits.per_subscription);
+        let room = Self::cap(self.limits.concurrency).saturating_mul(WAITING_PER_SLOT);
         let admitted: Vec<WebhookId> = self.with(|load| {
-            let mut admitted = Vec::new();
-            for webhook in webhooks {
-                let owner = Owner {
-                    platform: platform.clone(),
-                    webhook: WebhookId::from_trusted((*webhook).to_owned()),
-                };
-                let fits = load.total < concurrency
-                    && Load::of(&load.platforms, platform) < per_platform
-                    && Load::of(&load.webhooks, &owner.webhook) < per_subscription;
-                if !fits {
-                    continue;
-                }
-                load.add(&owner, 1);
-                admitted.push(owner.webhook);
-            }
+            let admitted: Vec<WebhookId> = webhooks
+                .iter()
+                .take(room.saturating_sub(load.waiting))
+                .map(|webhook| WebhookId::from_trusted((*webhook).to_owned()))
+                .collect();
+            load.waiting += admitted.len();
             admitted
         });
         (!admitted.is_empty()).then(|| Reservation {
             load: self.clone(),
-            platform: platform.clone(),
             admitted,
         })
     }
 }
 
-/// Room held for notifications being written: handed off with their ids once committed, or
-/// given back when dropped (a rollback, or a row the insert left for the claim).
+/// Places held in the waiting lines for notifications being written: handed off once
+/// committed, or given back when dropped (a rollback, or a row the insert left for the claim).
 #[derive(Debug)]
 pub struct Reservation {
     load: Arc<DeliveryLoad>,
-    platform: PlatformId,
     /// One place per subscription admitted, not yet handed.
     admitted: Vec<WebhookId>,
 }
@@ -241,7 +299,7 @@ impl Reservation {
     }
 
     /// Hands `rows` (committed, leased at insert, each admitted) to this process's deliverers,
-    /// and gives back the room of every place not handed.
+    /// and gives back every place not handed.
     pub fn hand(mut self, rows: Vec<Claimed>) {
         let rows: Vec<Claimed> = rows
             .into_iter()
@@ -275,15 +333,7 @@ impl Reservation {
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        for webhook in self.admitted.drain(..) {
-            self.load.ended(
-                &Owner {
-                    platform: self.platform.clone(),
-                    webhook,
-                },
-                1,
-            );
-        }
+        self.load.left_lines(self.admitted.len());
     }
 }
 
@@ -291,9 +341,9 @@ impl Drop for Reservation {
 mod tests {
     use super::*;
 
-    fn limits() -> LoadLimits {
+    fn limits(concurrency: u32) -> LoadLimits {
         LoadLimits {
-            concurrency: 10,
+            concurrency,
             per_platform: 6,
             per_subscription: 4,
             lease: Duration::from_secs(30),
@@ -316,7 +366,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, w)| Claimed {
-                id: holdfast_domain::ids::NotificationId::from_trusted(format!("ntf_{i}")),
+                id: NotificationId::from_trusted(format!("ntf_{i}")),
                 platform_id: platform(1),
                 webhook_id: WebhookId::from_trusted((*w).to_owned()),
                 event_type: "merchant.created".into(),
@@ -327,63 +377,54 @@ mod tests {
             .collect()
     }
 
-    fn reserve_each(load: &Arc<DeliveryLoad>, p: u8, webhooks: &[&str]) -> Vec<Reservation> {
+    fn starts(load: &DeliveryLoad, p: u8, webhooks: &[&str]) -> usize {
         webhooks
             .iter()
-            .filter_map(|w| load.reserve(&platform(p), &[w]))
-            .collect()
+            .filter(|w| load.try_start(&owner(p, w)))
+            .count()
     }
 
     #[test]
-    fn a_hand_off_keeps_to_the_subscription_platform_and_process_caps() {
-        let (load, _rx) = DeliveryLoad::handing_off(limits());
-        let a = reserve_each(&load, 1, &["wh_a"; 5]);
-        assert_eq!(a.len(), 4, "one subscription stops at its cap");
-        let b = reserve_each(&load, 1, &["wh_b"; 3]);
-        assert_eq!(b.len(), 2, "the platform stops at its cap");
-        let c = reserve_each(&load, 2, &["wh_c", "wh_c", "wh_d", "wh_d", "wh_d"]);
+    fn an_attempt_starts_only_under_the_subscription_platform_and_process_caps() {
+        let load = DeliveryLoad::claiming(limits(10));
+        assert_eq!(starts(&load, 1, &["wh_a"; 5]), 4, "the subscription's cap");
+        assert_eq!(starts(&load, 1, &["wh_b"; 3]), 2, "the platform's cap");
         assert_eq!(
-            c.len(),
+            starts(&load, 2, &["wh_c", "wh_c", "wh_d", "wh_d", "wh_d"]),
             4,
             "another platform has room until the process is full"
         );
         assert_eq!(load.free(), 0);
+        assert!(!load.try_start(&owner(3, "wh_e")), "the process is full");
+        load.ended(&owner(2, "wh_c"), 1);
         assert!(
-            load.reserve(&platform(3), &["wh_e"]).is_none(),
-            "process at its cap"
+            load.try_start(&owner(3, "wh_e")),
+            "an ended attempt's place"
         );
-        drop((a, b, c));
-        assert_eq!(load.free(), 10, "dropped reservations give their room back");
     }
 
     #[test]
-    fn one_reservation_admits_each_subscription_that_fits() {
-        let (load, _rx) = DeliveryLoad::handing_off(limits());
-        for _ in 0..4 {
-            load.claimed(&owner(1, "wh_a"));
+    fn claims_count_against_started_attempts() {
+        let load = DeliveryLoad::claiming(limits(10));
+        for w in ["wh_a", "wh_a", "wh_b", "wh_b", "wh_c", "wh_c"] {
+            load.claimed(&owner(1, w));
         }
-        let reservation = load
-            .reserve(&platform(1), &["wh_a", "wh_b"])
-            .expect("wh_b fits");
-        assert!(!reservation.admits("wh_a"), "wh_a is at its cap");
-        assert!(reservation.admits("wh_b"));
-        assert_eq!(load.in_flight(), 5, "wh_b's place is held");
-        drop(reservation);
-        assert_eq!(
-            load.in_flight(),
-            4,
-            "a dropped reservation gives its room back"
-        );
+        assert!(!load.try_start(&owner(1, "wh_d")), "the platform's cap");
+        assert_eq!(load.free(), 4);
     }
 
     #[test]
-    fn handing_fewer_rows_than_admitted_gives_back_the_rest_until_they_end() {
-        let (load, mut rx) = DeliveryLoad::handing_off(limits());
-        load.reserve(&platform(1), &["wh_a", "wh_b", "wh_c"])
-            .expect("room")
-            .hand(rows(&["wh_b", "wh_x"]));
+    fn a_hand_off_waits_beyond_the_caps_and_holds_its_place_until_it_leaves_the_lines() {
+        let (load, mut rx) = DeliveryLoad::handing_off(limits(10));
+        let reservation = load
+            .reserve(&["wh_a", "wh_b", "wh_c"])
+            .expect("room in the lines");
+        assert!(reservation.admits("wh_a") && reservation.admits("wh_c"));
+        assert_eq!(load.waiting(), 3);
+        assert_eq!(load.in_flight(), 0, "nothing started yet");
+        reservation.hand(rows(&["wh_b", "wh_x"]));
         assert_eq!(
-            load.in_flight(),
+            load.waiting(),
             1,
             "one handed; one not admitted; two given back"
         );
@@ -394,33 +435,66 @@ mod tests {
             .map(|row| row.webhook_id.as_str())
             .collect();
         assert_eq!(ids, ["wh_b"]);
-        load.ended(&Owner::of(&handed.rows[0]), 1);
-        assert_eq!(load.in_flight(), 0);
+        load.left_lines(1);
+        assert_eq!(load.waiting(), 0);
+    }
+
+    #[tokio::test]
+    async fn an_attempt_that_ends_while_rows_wait_wakes_the_lines() {
+        let (load, _rx) = DeliveryLoad::handing_off(limits(10));
+        assert!(load.try_start(&owner(1, "wh_a")));
+        load.ended(&owner(1, "wh_a"), 1);
+        let idle = tokio::time::timeout(Duration::from_millis(20), load.wait_room()).await;
+        assert!(idle.is_err(), "nothing waits: nobody is woken");
+        let _held = load.reserve(&["wh_a"]).expect("room in the lines");
+        assert!(load.try_start(&owner(1, "wh_b")));
+        load.ended(&owner(1, "wh_b"), 1);
+        tokio::time::timeout(Duration::from_secs(5), load.wait_room())
+            .await
+            .expect("woken for the row that waits");
     }
 
     #[test]
-    fn claims_count_against_hand_offs() {
-        let (load, _rx) = DeliveryLoad::handing_off(limits());
-        for w in ["wh_a", "wh_a", "wh_b", "wh_b", "wh_c", "wh_c"] {
-            load.claimed(&owner(1, w));
+    fn full_lines_leave_the_rows_for_the_claim() {
+        let (load, _rx) = DeliveryLoad::handing_off(limits(1));
+        let held = load.reserve(&["wh_a"; WAITING_PER_SLOT]).expect("room");
+        assert!(load.reserve(&["wh_b"]).is_none(), "the lines are full");
+        drop(held);
+        assert!(
+            load.reserve(&["wh_b"]).is_some(),
+            "a dropped reservation's room"
+        );
+    }
+
+    #[test]
+    fn an_ended_attempt_is_unrecorded_until_its_outcome_is_written() {
+        let load = DeliveryLoad::claiming(limits(10));
+        let ids: Vec<_> = rows(&["wh_a", "wh_a", "wh_b"])
+            .into_iter()
+            .map(|row| row.id)
+            .collect();
+        for id in &ids {
+            load.awaits_recording(id.clone());
         }
-        assert!(load.reserve(&platform(1), &["wh_d"]).is_none());
-        assert_eq!(load.free(), 4);
+        load.recorded(&ids[..2]);
+        assert_eq!(load.unrecorded(), [ids[2].clone()]);
+        load.recorded(&ids);
+        assert!(load.unrecorded().is_empty());
     }
 
     #[test]
     fn a_claiming_process_hands_nothing_off() {
-        let load = DeliveryLoad::claiming(limits());
-        assert!(load.reserve(&platform(1), &["wh_a"]).is_none());
+        let load = DeliveryLoad::claiming(limits(10));
+        assert!(load.reserve(&["wh_a"]).is_none());
     }
 
     #[test]
-    fn a_hand_off_to_a_stopped_loop_gives_its_room_back() {
-        let (load, rx) = DeliveryLoad::handing_off(limits());
+    fn a_hand_off_to_a_stopped_loop_gives_its_place_back() {
+        let (load, rx) = DeliveryLoad::handing_off(limits(10));
         drop(rx);
-        load.reserve(&platform(1), &["wh_a", "wh_b"])
+        load.reserve(&["wh_a", "wh_b"])
             .expect("room")
             .hand(rows(&["wh_a", "wh_b"]));
-        assert_eq!(load.in_flight(), 0);
+        assert_eq!(load.waiting(), 0);
     }
 }

@@ -1,7 +1,7 @@
 //! The delivery loop: attempts the notifications this process handed itself when it wrote them
-//! (`holdfast_persistence::hand_off`) and claims the rest (due ones, leased, fairly), each
-//! attempt up to four requests (spec 6.2) without holding a database connection; outcomes are
-//! recorded by one task, many in one transaction.
+//! (`holdfast_persistence::hand_off`), in order as their caps allow (`lines`), and claims the
+//! rest (due ones, leased, fairly), each attempt up to four requests (spec 6.2) without holding
+//! a database connection; outcomes are recorded by one task, many in one transaction.
 
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
@@ -16,6 +16,7 @@ use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs, HandedOff, LoadLimi
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+use super::lines::Lines;
 use super::recorder::{Outcomes, Recorder};
 use super::{Stop, pause};
 
@@ -42,6 +43,18 @@ impl DeliverySettings {
             per_subscription: self.per_subscription,
             lease: self.lease,
         }
+    }
+
+    /// The most an attempt takes: four timeouts and three backoffs of at most 1, 2 and 4 times
+    /// the base.
+    fn longest_attempt(&self) -> Duration {
+        self.timeout * 4 + self.backoff_base * 7
+    }
+
+    /// How long a handed-off row may wait in its line and still be attempted within the lease
+    /// it was written with: one timeout, with the default lease.
+    fn line_wait(&self) -> Duration {
+        self.lease.saturating_sub(self.longest_attempt())
     }
 }
 
@@ -127,9 +140,13 @@ impl Deliverer {
     /// outcomes be recorded (each attempt is bounded by its lease), so a deploy neither cuts an
     /// attempt short nor sends a notification more than four times.
     pub async fn run(self: Arc<Self>, mut stop: Stop, mut hand_offs: Option<HandOffs>) {
-        let (outcomes, recorder) =
-            Recorder::start(self.queue.clone(), self.settings.service_name.clone());
+        let (outcomes, recorder) = Recorder::start(
+            self.queue.clone(),
+            self.settings.service_name.clone(),
+            self.load.clone(),
+        );
         let mut in_flight = JoinSet::new();
+        let mut lines = Lines::default();
         let mut next = NextClaim::Now;
         while !*stop.borrow() {
             let mut reaped = 0;
@@ -137,6 +154,7 @@ impl Deliverer {
                 reaped += 1;
             }
             next = next.after_ends(reaped);
+            self.start_waiting(&mut lines, &outcomes, &mut in_flight);
             let claim_at = match next {
                 NextClaim::Now => Instant::now(),
                 NextClaim::At { when, .. } => when,
@@ -144,9 +162,13 @@ impl Deliverer {
             tokio::select! {
                 _ = stop.changed() => {}
                 Some(handed) = next_hand_off(&mut hand_offs) => {
-                    self.start_handed(handed, &outcomes, &mut in_flight);
+                    for row in handed.rows {
+                        lines.push(row);
+                    }
                 }
                 () = self.load.wait_due() => next = NextClaim::Now,
+                // Room given back by another loop's attempt, for what waits in the lines.
+                () = self.load.wait_room(), if !lines.is_empty() => {}
                 // Armed with or without room: room given back elsewhere (another loop's
                 // attempts, a rolled-back write) wakes nobody, so a loop without room looks again
                 // after a poll rather than sleeping until the next write.
@@ -158,22 +180,38 @@ impl Deliverer {
                 }
             }
         }
-        // What was handed off before the stop is started too, rather than left to its lease
-        // (`serve` stops its HTTP side first, so nothing more comes).
+        // What was handed off before the stop is started too, as room comes back, rather than
+        // left to its lease (`serve` stops its HTTP side first, so nothing more comes).
         if let Some(receiver) = &mut hand_offs {
             receiver.close();
             while let Ok(handed) = receiver.try_recv() {
-                self.start_handed(handed, &outcomes, &mut in_flight);
+                for row in handed.rows {
+                    lines.push(row);
+                }
             }
         }
-        let left = in_flight.len();
+        let left = in_flight.len() + lines.len();
         if left > 0 {
             tracing::info!(
                 in_flight = left,
                 "finishing delivery attempts before stopping"
             );
         }
-        while in_flight.join_next().await.is_some() {}
+        loop {
+            self.start_waiting(&mut lines, &outcomes, &mut in_flight);
+            if in_flight.join_next().await.is_none() {
+                break;
+            }
+        }
+        // Room held by another loop of this process: what still waits is left to its lease.
+        let unstarted = lines.drain().len();
+        if unstarted > 0 {
+            self.load.left_lines(unstarted);
+            tracing::warn!(
+                notifications = unstarted,
+                "stopping with handed-off notifications not started; they are claimed when their lease ends"
+            );
+        }
         drop(outcomes);
         recorder.finish().await;
     }
@@ -203,6 +241,7 @@ impl Deliverer {
                     per_subscription: self.settings.per_subscription,
                     per_platform: self.settings.per_platform,
                 },
+                &self.load.unrecorded(),
             )
             .await;
         match claimed {
@@ -233,14 +272,27 @@ impl Deliverer {
         }
     }
 
-    /// Starts the notifications this process leased when it wrote them.
-    fn start_handed(
+    /// Starts what waits in the lines and has room now. A row that waited so long that its
+    /// lease (taken when it was written) no longer covers a whole attempt is left to the lease,
+    /// and claimed after it: late, never sent by two processes at once.
+    fn start_waiting(
         self: &Arc<Self>,
-        handed: HandedOff,
+        lines: &mut Lines,
         outcomes: &Outcomes,
         in_flight: &mut JoinSet<()>,
     ) {
-        for notification in handed.rows {
+        if lines.is_empty() {
+            return;
+        }
+        let oldest = self.clock.now() - self.settings.line_wait();
+        let taken = lines.take(&self.load, oldest);
+        if !taken.expired.is_empty() {
+            tracing::warn!(
+                notifications = taken.expired.len(),
+                "handed-off notifications waited too long for room to be attempted within their lease; they are claimed when it ends"
+            );
+        }
+        for notification in taken.start {
             self.start(notification, outcomes, in_flight);
         }
     }
@@ -259,8 +311,10 @@ impl Deliverer {
                 owner: Owner::of(&notification),
             };
             let finished = me.deliver(&notification).await;
-            // The attempt no longer holds a connection to the endpoint: its place is free,
-            // while its row stays leased until the outcome is recorded.
+            // The attempt no longer holds a connection to the endpoint: its place is free, and
+            // this process's claims no longer count its row (leased until the outcome is
+            // recorded) against the caps.
+            me.load.awaits_recording(notification.id.clone());
             drop(place);
             outcomes.record(notification.id, finished);
         });

@@ -3,6 +3,7 @@
 //! nothing but the database: claims are leased, so any number of processes may run them.
 
 mod delivery;
+mod lines;
 mod mail;
 mod reconcile;
 mod recorder;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use holdfast_domain::ids::NotificationId;
 use holdfast_domain::ports::{Finished, NotificationQueue, Recorded, StoreError};
+use holdfast_persistence::hand_off::DeliveryLoad;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -36,9 +37,14 @@ impl Outcomes {
 pub struct Recorder(JoinHandle<()>);
 
 impl Recorder {
-    pub fn start(queue: Arc<dyn NotificationQueue>, service_name: String) -> (Outcomes, Self) {
+    /// Records the outcomes sent to it, telling `load` which ones are written.
+    pub fn start(
+        queue: Arc<dyn NotificationQueue>,
+        service_name: String,
+        load: Arc<DeliveryLoad>,
+    ) -> (Outcomes, Self) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(record(queue, service_name, rx));
+        let task = tokio::spawn(record(queue, service_name, load, rx));
         (Outcomes(tx), Self(task))
     }
 
@@ -53,6 +59,7 @@ impl Recorder {
 async fn record(
     queue: Arc<dyn NotificationQueue>,
     service_name: String,
+    load: Arc<DeliveryLoad>,
     mut incoming: mpsc::UnboundedReceiver<Outcome>,
 ) {
     let mut batch = Vec::with_capacity(BATCH);
@@ -72,6 +79,7 @@ async fn record(
                 }
             }
         }
+        load.recorded(outcomes.iter().map(|(id, _)| id));
     }
 }
 

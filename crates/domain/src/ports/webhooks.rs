@@ -222,7 +222,8 @@ pub trait WebhookStore: Send + Sync {
 }
 
 /// How much one claim may take. "In flight" means leased with the lease not yet over, counted
-/// across every worker process, so the caps hold for the whole deployment.
+/// across every worker process, so the caps hold for the whole deployment, less the claiming
+/// process's attempts that have ended (see `NotificationQueue::claim_notifications`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClaimLimits {
     /// At most this many rows in this claim (the worker's free slots).
@@ -240,12 +241,16 @@ pub trait NotificationQueue: Send + Sync {
     /// Leases due notifications until `lease_until` within `limits`, fairly: each
     /// subscription's oldest rows first, and platforms interleaved, the least loaded first, so
     /// one platform's backlog or slow endpoints never hold the slots another platform needs.
-    /// A notification whose worker died is due again once its lease ends.
+    /// A notification whose worker died is due again once its lease ends. `ended` are the
+    /// claiming process's notifications whose attempt has ended but whose outcome is not
+    /// recorded yet: still leased (never claimed again before their lease ends), but no longer
+    /// holding a connection to their endpoint, so they do not count against the caps.
     async fn claim_notifications(
         &self,
         now: OffsetDateTime,
         lease_until: OffsetDateTime,
         limits: ClaimLimits,
+        ended: &[NotificationId],
     ) -> Result<Vec<Claimed>, StoreError>;
 
     /// Records final outcomes in one transaction, in order, each atomically with its

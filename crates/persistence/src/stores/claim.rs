@@ -23,10 +23,11 @@ use crate::pg_statement::{Bind, Statement, Unprepared};
 use crate::timestamp::Ts;
 
 /// The claim around each backend's way of taking a subscription's head rows (`$heads`), with
-/// each backend's marks for the binds: `$now`, `$per_sub` (per-subscription cap), `$per_platform`
-/// (per-platform cap), `$batch`.
+/// each backend's marks for the binds: `$now`, `$not_ended` (a condition on a leased row: its
+/// id is not among the claiming process's ended attempts), `$per_sub` (per-subscription cap),
+/// `$per_platform` (per-platform cap), `$batch`.
 macro_rules! claim_sql {
-    ($heads:literal, now: $now:literal, per_sub: $per_sub:literal, per_platform: $per_platform:literal, batch: $batch:literal) => {
+    ($heads:literal, now: $now:literal, not_ended: $not_ended:literal, per_sub: $per_sub:literal, per_platform: $per_platform:literal, batch: $batch:literal) => {
         concat!(
             "WITH RECURSIVE subs (webhook_id) AS (
     SELECT (SELECT webhook_id FROM notifications
@@ -42,6 +43,9 @@ macro_rules! claim_sql {
       FROM notifications
      WHERE state = 'pending' AND lease_until IS NOT NULL AND lease_until > ",
             $now,
+            "
+       AND ",
+            $not_ended,
             "
      GROUP BY platform_id, webhook_id
 ), platform_load AS (
@@ -67,8 +71,8 @@ SELECT id FROM turns WHERE turn <= ",
 }
 
 /// PostgreSQL: a `pg_statement::Statement`, prepared once per connection (planning this query
-/// costs more than running it). Its `?` marks take, in order: now, now, now, per-subscription
-/// cap, per-subscription cap, per-platform cap, batch.
+/// costs more than running it). Its `?` marks take, in order: now, the ended attempts' ids, now,
+/// now, per-subscription cap, per-subscription cap, per-platform cap, batch.
 const CLAIM_PG: &str = claim_sql!(
     "
     SELECT h.id, h.platform_id, h.due_on,
@@ -86,13 +90,14 @@ const CLAIM_PG: &str = claim_sql!(
      WHERE s.webhook_id IS NOT NULL
 ",
     now: "?",
+    not_ended: "NOT (id = ANY (?::text[]))",
     per_sub: "?",
     per_platform: "?",
     batch: "?"
 );
 
 /// SQLite has no `LATERAL`: each subscription's head rows come from a correlated
-/// `IN (… LIMIT)` instead. It reads `$1` as a named parameter and numbers parameters by first
+/// `IN (… LIMIT)` instead, and no arrays: the ended attempts' ids come as a JSON array. It reads `$1` as a named parameter and numbers parameters by first
 /// appearance, which is the bind order.
 const CLAIM_SQLITE: &str = claim_sql!(
     "
@@ -105,14 +110,15 @@ const CLAIM_SQLITE: &str = claim_sql!(
              WHERE m.webhook_id = s.webhook_id AND m.state = 'pending' AND m.due_on <= $1
                AND (m.lease_until IS NULL OR m.lease_until <= $1)
              ORDER BY m.due_on, m.id
-             LIMIT $2)
+             LIMIT $3)
       LEFT JOIN leased l ON l.webhook_id = s.webhook_id
      WHERE s.webhook_id IS NOT NULL
 ",
     now: "$1",
-    per_sub: "$2",
-    per_platform: "$3",
-    batch: "$4"
+    not_ended: "id NOT IN (SELECT value FROM json_each($2))",
+    per_sub: "$3",
+    per_platform: "$4",
+    batch: "$5"
 );
 
 fn caps(limits: ClaimLimits) -> (i64, i64, i64) {
@@ -129,6 +135,7 @@ pub async fn fair_due_ids(
     conn: &mut Conn,
     now: OffsetDateTime,
     limits: ClaimLimits,
+    ended: &[&str],
 ) -> QueryResult<Vec<String>> {
     let (per_sub, per_platform, batch) = caps(limits);
     match conn.db {
@@ -138,6 +145,7 @@ pub async fn fair_due_ids(
                 CLAIM_PG,
                 vec![
                     now,
+                    Bind::Texts(ended),
                     now,
                     now,
                     Bind::BigInt(per_sub),
@@ -153,6 +161,7 @@ pub async fn fair_due_ids(
                 .load(
                     diesel::sql_query(CLAIM_SQLITE)
                         .bind::<Ts, _>(now)
+                        .bind::<Text, _>(json_array(ended))
                         .bind::<BigInt, _>(per_sub)
                         .bind::<BigInt, _>(per_platform)
                         .bind::<BigInt, _>(batch),
@@ -161,6 +170,11 @@ pub async fn fair_due_ids(
             Ok(rows.into_iter().map(|due| due.id).collect())
         }
     }
+}
+
+/// `ids` as a JSON array of strings, for SQLite's `json_each`.
+fn json_array(ids: &[&str]) -> String {
+    serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned())
 }
 
 #[derive(QueryableByName)]

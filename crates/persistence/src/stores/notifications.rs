@@ -37,9 +37,10 @@ async fn lease(
     now: OffsetDateTime,
     lease_until: OffsetDateTime,
     limits: ClaimLimits,
+    ended: &[&str],
 ) -> QueryResult<Vec<ClaimedRow>> {
     conn.lock(Lock::NotificationClaim).await?;
-    let ids = fair_due_ids(conn, now, limits).await?;
+    let ids = fair_due_ids(conn, now, limits, ended).await?;
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -328,13 +329,15 @@ impl NotificationQueue for SqlStore {
         now: OffsetDateTime,
         lease_until: OffsetDateTime,
         limits: ClaimLimits,
+        ended: &[NotificationId],
     ) -> Result<Vec<Claimed>, StoreError> {
         if limits.batch == 0 {
             return Ok(Vec::new());
         }
+        let ended: Vec<&str> = ended.iter().map(NotificationId::as_str).collect();
         let mut conn = self.conn().await?;
         let rows = conn
-            .transaction(async |conn| lease(conn, now, lease_until, limits).await)
+            .transaction(async |conn| lease(conn, now, lease_until, limits, &ended).await)
             .await
             .map_err(query_error("notifications"))?;
         claimed(rows)

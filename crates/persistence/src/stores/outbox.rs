@@ -16,9 +16,8 @@ use crate::webhook_rows::{EventRow, NewEventRow, NewNotificationRow, WebhookRow}
 
 /// Writes `event` (its data serialised as `data`) and its notifications; the caller's
 /// transaction commits them with the change they report. Where this process delivers webhooks
-/// and has room (under its concurrency, the platform's cap and the subscription's), a
-/// notification is leased at insert and handed to its deliverers once the transaction commits
-/// (`hand_off`); otherwise it waits for a claim.
+/// and its waiting lines have room, a notification is leased at insert and handed to its
+/// deliverers once the transaction commits (`hand_off`); otherwise it waits for a claim.
 pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryResult<()> {
     conn.execute(diesel::insert_into(e::table).values(NewEventRow::of(event, data)))
         .await?;
@@ -32,7 +31,7 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
         .filter(|row| row.events.split(',').any(|t| t == event_type.as_str()))
         .collect();
     let webhooks: Vec<&str> = subscribed.iter().map(|row| row.id.as_str()).collect();
-    let reservation = conn.reserve_hand_off(&event.platform_id, &webhooks);
+    let reservation = conn.reserve_hand_off(&webhooks);
     let mut handed = Vec::new();
     for webhook in &subscribed {
         // One statement per row: diesel has no multi-row insert for SQLite.

@@ -37,7 +37,7 @@ pub async fn claimed_merchant_notifications(
     }
     let claimed = stores
         .notifications
-        .claim_notifications(T0, T0 + time::Duration::minutes(1), UNCAPPED)
+        .claim_notifications(T0, T0 + time::Duration::minutes(1), UNCAPPED, &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), count);
@@ -111,9 +111,10 @@ fn limits(per_platform: u32, per_subscription: u32) -> LoadLimits {
     }
 }
 
-/// A process that delivers leases what it writes while it has room, and hands the rows to its
-/// deliverers only once committed, with what a claim would read of them; without room, the rows
-/// wait for a claim; and a handed row whose process died is claimed when its lease ends.
+/// A process that delivers leases what it writes and hands the rows to its deliverers only
+/// once committed, with what a claim would read of them, beyond the caps too (the rows wait in
+/// its lines, in order, for room); and a handed row whose process died is claimed when its
+/// lease ends.
 pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Database) {
     let (load, mut handed) = DeliveryLoad::handing_off(limits(2, 8));
     let stores = db.delivering(load.clone()).stores();
@@ -125,31 +126,38 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
     stored_merchant(&stores, &p, "Shop 1").await;
     let mut first = handed.try_recv().expect("handed off at commit").rows;
     assert_eq!(first.len(), 2);
-    assert_eq!(load.in_flight(), 2);
+    assert_eq!(load.waiting(), 2, "waiting for the loop to start them");
+    assert_eq!(load.in_flight(), 0);
     let q = &stores.notifications;
     let later = T0 + time::Duration::seconds(1);
     let lease = later + time::Duration::minutes(1);
     assert!(
-        q.claim_notifications(later, lease, UNCAPPED)
+        q.claim_notifications(later, lease, UNCAPPED, &[])
             .await
             .unwrap()
             .is_empty(),
         "a handed-off row is leased: no claim takes it"
     );
 
-    // The platform is at its cap: the next rows are left for the claim.
+    // Beyond the platform's cap, the rows are handed off all the same: they wait in line.
     stored_merchant(&stores, &p, "Shop 2").await;
-    assert!(handed.try_recv().is_err(), "nothing handed beyond the cap");
-    assert_eq!(load.in_flight(), 2);
-    let claimed = q.claim_notifications(later, lease, UNCAPPED).await.unwrap();
-    assert_eq!(claimed.len(), 2, "the unleased rows are claimed");
+    assert_eq!(
+        handed.try_recv().expect("handed beyond the cap").rows.len(),
+        2
+    );
+    assert_eq!(load.waiting(), 4);
 
-    // The process that was handed the first rows died: after the lease, a claim takes them.
+    // The process that was handed the rows died: after the lease, a claim takes them.
     let after = T0 + time::Duration::seconds(31);
-    let mut orphans = q
-        .claim_notifications(after, after + time::Duration::minutes(1), UNCAPPED)
+    let orphans = q
+        .claim_notifications(after, after + time::Duration::minutes(1), UNCAPPED, &[])
         .await
         .unwrap();
+    assert_eq!(orphans.len(), 4);
+    let mut orphans: Vec<_> = orphans
+        .into_iter()
+        .filter(|o| first.iter().any(|f| f.id == o.id))
+        .collect();
     orphans.sort_by(|x, y| x.id.as_str().cmp(y.id.as_str()));
     first.sort_by(|x, y| x.id.as_str().cmp(y.id.as_str()));
     assert!(first.iter().all(|c| c.subscription.is_some()));
@@ -168,57 +176,58 @@ fn received(handed: &mut holdfast_persistence::hand_off::HandOffs) -> Vec<Notifi
     ids
 }
 
-/// Hand-offs keep to the subscription's cap in their process: beyond it, rows wait for a claim,
-/// and the room an attempt gives back is taken again. Another process counts its own. (Two loads
-/// on one database are two `serve` processes.)
-pub async fn hand_offs_keep_the_subscription_cap_of_their_process(db: Database) {
-    let capped = limits(100, 2);
-    let (one, mut to_one) = DeliveryLoad::handing_off(capped);
-    let (two, mut to_two) = DeliveryLoad::handing_off(capped);
+/// A process's lines hold 64 rows per slot of its concurrency: beyond that, rows are written
+/// for the claim, and a place given back is taken again. Another process has lines of its own.
+/// (Two loads on one database are two `serve` processes.)
+pub async fn hand_offs_wait_in_their_process_until_its_lines_are_full(db: Database) {
+    let one_slot = LoadLimits {
+        concurrency: 1,
+        ..limits(100, 2)
+    };
+    let (one, mut to_one) = DeliveryLoad::handing_off(one_slot);
+    let (two, mut to_two) = DeliveryLoad::handing_off(one_slot);
     let first = db.clone().delivering(one.clone()).stores();
     let second = db.delivering(two.clone()).stores();
     let a = new_platform(&first, "A").await;
     let p = principal(&a, Mode::Test);
-    let hook = stored_subscription(&first, &p, "h").await;
+    stored_subscription(&first, &p, "h").await;
     stored_subscription(&first, &p, "i").await;
 
-    for shop in ["Shop 1", "Shop 2", "Shop 3"] {
-        stored_merchant(&first, &p, shop).await;
+    for shop in 0..32 {
+        stored_merchant(&first, &p, &format!("Shop {shop}")).await;
     }
-    let handed = received(&mut to_one);
     assert_eq!(
-        handed.len(),
-        4,
-        "two of each subscription: the third of each waits for a claim"
+        received(&mut to_one).len(),
+        64,
+        "two per merchant, beyond every cap"
     );
-    assert_eq!(one.in_flight(), 4);
+    stored_merchant(&first, &p, "Shop 32").await;
+    assert!(received(&mut to_one).is_empty(), "the lines are full");
     let q = &first.notifications;
     let later = T0 + time::Duration::seconds(1);
     let lease = later + time::Duration::seconds(30);
-    let waiting = q.claim_notifications(later, lease, UNCAPPED).await.unwrap();
+    let waiting = q
+        .claim_notifications(later, lease, UNCAPPED, &[])
+        .await
+        .unwrap();
     assert_eq!(
         waiting.len(),
         2,
-        "the rows beyond the cap were written for the claim"
+        "the rows beyond the lines were written for the claim"
     );
 
-    stored_merchant(&second, &p, "Shop 4").await;
+    stored_merchant(&second, &p, "Shop 33").await;
     assert_eq!(
         received(&mut to_two).len(),
         2,
-        "another process counts its own attempts"
+        "another process has lines of its own"
     );
 
-    let owner = holdfast_persistence::hand_off::Owner {
-        platform: p.scope.platform.clone(),
-        webhook: hook.id.clone(),
-    };
-    one.ended(&owner, 1);
-    stored_merchant(&first, &p, "Shop 5").await;
-    let again = received(&mut to_one);
+    one.left_lines(1);
+    stored_merchant(&first, &p, "Shop 34").await;
     assert_eq!(
-        again.len(),
+        received(&mut to_one).len(),
         1,
-        "the room an attempt gave back is taken again, and only that"
+        "the place a started row gave back is taken again, and only that"
     );
 }

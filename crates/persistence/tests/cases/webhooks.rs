@@ -82,7 +82,7 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
     let later = T0 + time::Duration::seconds(1);
     let claimed = stores
         .notifications
-        .claim_notifications(later, later + time::Duration::minutes(1), UNCAPPED)
+        .claim_notifications(later, later + time::Duration::minutes(1), UNCAPPED, &[])
         .await
         .unwrap();
     let mut got: Vec<(String, String)> = claimed
@@ -109,7 +109,7 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
     assert!(
         stores
             .notifications
-            .claim_notifications(later, later, UNCAPPED)
+            .claim_notifications(later, later, UNCAPPED, &[])
             .await
             .unwrap()
             .is_empty()
@@ -118,7 +118,7 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
     assert_eq!(
         stores
             .notifications
-            .claim_notifications(after_lease, after_lease, UNCAPPED)
+            .claim_notifications(after_lease, after_lease, UNCAPPED, &[])
             .await
             .unwrap()
             .len(),
@@ -246,7 +246,10 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
         }
         counts
     };
-    let first = q.claim_notifications(later, lease, caps).await.unwrap();
+    let first = q
+        .claim_notifications(later, lease, caps, &[])
+        .await
+        .unwrap();
     let counts = by_subscription(&first);
     assert_eq!(first.len(), 6, "five of A (its cap) and B's: {counts:?}");
     assert_eq!(counts.get("wh_b"), Some(&1), "{counts:?}");
@@ -255,7 +258,7 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
         "no subscription above its cap: {counts:?}"
     );
     assert!(
-        q.claim_notifications(later, lease, caps)
+        q.claim_notifications(later, lease, caps, &[])
             .await
             .unwrap()
             .is_empty(),
@@ -267,7 +270,7 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
         ..caps
     };
     let topped = q
-        .claim_notifications(later, lease, per_subscription)
+        .claim_notifications(later, lease, per_subscription, &[])
         .await
         .unwrap();
     let before = by_subscription(&first);
@@ -287,7 +290,7 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
         batch: 1,
         ..UNCAPPED
     };
-    let next = q.claim_notifications(later, lease, one).await.unwrap();
+    let next = q.claim_notifications(later, lease, one, &[]).await.unwrap();
     assert_eq!(
         by_subscription(&next).keys().collect::<Vec<_>>(),
         ["wh_b"],
@@ -296,8 +299,65 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
 
     // Leases over: everything is due again, and nothing is lost.
     let after = lease + time::Duration::seconds(1);
-    let all = q.claim_notifications(after, after, UNCAPPED).await.unwrap();
+    let all = q
+        .claim_notifications(after, after, UNCAPPED, &[])
+        .await
+        .unwrap();
     assert_eq!(all.len(), 14, "4 × 3 of A and 2 of B");
+}
+
+/// The claiming process's attempts that have ended, their outcomes not yet recorded, stay
+/// leased (never claimed again) but no longer count against the caps: the claim fills their
+/// places at once instead of waiting for the recording.
+pub async fn a_claim_does_not_count_ended_attempts_against_the_caps(db: Database) {
+    let stores = db.stores();
+    let a = principal(&new_platform(&stores, "A").await, Mode::Test);
+    stored_subscription(&stores, &a, "h").await;
+    for i in 0..4 {
+        stored_merchant(&stores, &a, &format!("Shop {i}")).await;
+    }
+    let q = &stores.notifications;
+    let later = T0 + time::Duration::seconds(1);
+    let lease = later + time::Duration::minutes(1);
+    let two = ClaimLimits {
+        batch: 100,
+        per_subscription: 2,
+        per_platform: 100,
+    };
+    let first = q.claim_notifications(later, lease, two, &[]).await.unwrap();
+    assert_eq!(first.len(), 2, "the subscription's cap");
+    assert!(
+        q.claim_notifications(later, lease, two, &[])
+            .await
+            .unwrap()
+            .is_empty(),
+        "both places are taken while the attempts are in flight"
+    );
+    let ended: Vec<NotificationId> = first.iter().map(|c| c.id.clone()).collect();
+    let next = q
+        .claim_notifications(later, lease, two, &ended[..1])
+        .await
+        .unwrap();
+    assert_eq!(next.len(), 1, "one ended attempt frees one place");
+    let rest = q
+        .claim_notifications(later, lease, two, &ended)
+        .await
+        .unwrap();
+    assert_eq!(rest.len(), 1, "the other ended attempt frees the other");
+    let taken: Vec<&NotificationId> = first
+        .iter()
+        .chain(&next)
+        .chain(&rest)
+        .map(|c| &c.id)
+        .collect();
+    let mut unique = taken.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        4,
+        "an ended attempt's row stays leased: never claimed twice"
+    );
 }
 
 /// A rotation writes both secrets if nobody rotated first, with its answer; a stale one
@@ -356,7 +416,7 @@ pub async fn a_secret_rotation_keeps_the_previous_one_and_happens_once(db: Datab
     let later = T0 + time::Duration::seconds(1);
     let claimed = stores
         .notifications
-        .claim_notifications(later, later, UNCAPPED)
+        .claim_notifications(later, later, UNCAPPED, &[])
         .await
         .unwrap();
     let signing = claimed[0]
@@ -463,7 +523,7 @@ pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
     ));
     let left = stores
         .notifications
-        .claim_notifications(T0, T0, UNCAPPED)
+        .claim_notifications(T0, T0, UNCAPPED, &[])
         .await
         .unwrap();
     assert!(left.is_empty(), "the history went with the subscription");
