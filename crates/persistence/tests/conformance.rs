@@ -398,6 +398,7 @@ conformance!(
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
     a_batch_of_outcomes_keeps_their_order_on_the_counter,
+    the_25th_failure_inside_one_batch_disables_once,
     an_approved_merchant_stays_approved_whatever_its_other_forms_do,
     written_notifications_are_leased_and_handed_off_at_commit,
     hand_offs_wait_in_their_process_until_its_lines_are_full,

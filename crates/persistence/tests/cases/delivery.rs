@@ -102,6 +102,64 @@ pub async fn a_batch_of_outcomes_keeps_their_order_on_the_counter(db: Database) 
     assert_eq!(state_of(2), Some(DeliveryState::Done(Outcome::Succeeded)));
 }
 
+/// The 25th failure disables the subscription and queues its one email also when it lands in
+/// the middle of a batch: the failures after it in the batch count on but disable and email
+/// nothing more, a success after them resets the counter (the subscription stays inactive), and
+/// an outcome repeated in the batch is not recorded twice.
+pub async fn the_25th_failure_inside_one_batch_disables_once(db: Database) {
+    let stores = db.stores();
+    let (_, p, hook, claimed) = claimed_merchant_notifications(&stores, 28).await;
+    let success = Finished {
+        outcome: Outcome::Succeeded,
+        ..failed(T0)
+    };
+    let mut batch: Vec<_> = claimed[..26]
+        .iter()
+        .map(|c| (c.id.clone(), failed(T0)))
+        .collect();
+    batch.push((claimed[26].id.clone(), success));
+    batch.push((claimed[0].id.clone(), failed(T0)));
+    batch.push((claimed[27].id.clone(), failed(T0)));
+    let recorded = stores
+        .notifications
+        .complete_notifications(&batch, "Acme")
+        .await
+        .unwrap();
+    assert_eq!(recorded.len(), batch.len());
+    let at = |flag: fn(&holdfast_domain::ports::Recorded) -> bool| {
+        recorded
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| flag(r))
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        at(|r| r.disabled),
+        [24],
+        "disabled by the 25th failure only"
+    );
+    assert_eq!(at(|r| r.email_queued), [24], "one email, with the disable");
+    assert_eq!(
+        at(|r| !r.recorded),
+        [27],
+        "the repeated outcome is not recorded"
+    );
+    let now = stores
+        .webhooks
+        .get_webhook(&p.scope, &hook.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (now.active, now.consecutive_failures),
+        (false, 1),
+        "26 failures, a success (reset), then one more failure; still inactive"
+    );
+    let emails = stores.emails.claim_emails(T0, T0, 10).await.unwrap();
+    assert_eq!(emails.len(), 1);
+}
+
 fn limits(per_platform: u32, per_subscription: u32) -> LoadLimits {
     LoadLimits {
         concurrency: 8,
