@@ -49,7 +49,8 @@ pub struct LoadLimits {
     pub per_platform: u32,
     /// Attempts in flight per subscription.
     pub per_subscription: u32,
-    /// How long a hand-off is leased for: as long as a claim's lease.
+    /// How long a hand-off is leased for: a claim's lease plus the longest a handed row may
+    /// wait in its line.
     pub lease: Duration,
 }
 

@@ -35,26 +35,22 @@ pub struct DeliverySettings {
 }
 
 impl DeliverySettings {
-    /// The caps of a process running `deliverers` loops of these settings.
+    /// The caps of a process running `deliverers` loops of these settings. A hand-off is
+    /// leased for a claim's lease plus the longest it may wait in its line, so a row started at
+    /// the end of its wait keeps the claim's margin (a timeout beyond its longest attempt).
     pub fn load_limits(&self, deliverers: u32) -> LoadLimits {
         LoadLimits {
             concurrency: self.concurrency.max(1).saturating_mul(deliverers.max(1)),
             per_platform: self.per_platform,
             per_subscription: self.per_subscription,
-            lease: self.lease,
+            lease: self.lease + self.line_wait(),
         }
     }
 
-    /// The most an attempt takes: four timeouts and three backoffs of at most 1, 2 and 4 times
-    /// the base.
-    fn longest_attempt(&self) -> Duration {
-        self.timeout * 4 + self.backoff_base * 7
-    }
-
-    /// How long a handed-off row may wait in its line and still be attempted within the lease
-    /// it was written with: one timeout, with the default lease.
+    /// The longest a handed-off row waits in its line for room: one timeout. Past that it is
+    /// left to its lease (`load_limits`), and claimed when the lease ends.
     fn line_wait(&self) -> Duration {
-        self.lease.saturating_sub(self.longest_attempt())
+        self.timeout
     }
 }
 
@@ -199,11 +195,20 @@ impl Deliverer {
         }
         loop {
             self.start_waiting(&mut lines, &outcomes, &mut in_flight);
-            if in_flight.join_next().await.is_none() {
+            if in_flight.join_next().await.is_some() {
+                continue;
+            }
+            // Nothing of this loop's in flight: what still waits is held back by another loop's
+            // attempts. Wait for their room, as long as a row may wait.
+            if lines.is_empty()
+                || tokio::time::timeout(self.settings.line_wait(), self.load.wait_room())
+                    .await
+                    .is_err()
+            {
                 break;
             }
         }
-        // Room held by another loop of this process: what still waits is left to its lease.
+        // What still waits is left to its lease.
         let unstarted = lines.drain().len();
         if unstarted > 0 {
             self.load.left_lines(unstarted);
@@ -425,5 +430,45 @@ fn describe(result: &PostResult) -> String {
         PostResult::Answered { status, body } if (200..300).contains(status) => body.clone(),
         PostResult::Answered { status, body } => format!("HTTP {status}: {body}"),
         PostResult::Failed(failure) => failure.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(timeout_ms: u64, backoff_ms: u64) -> DeliverySettings {
+        let timeout = Duration::from_millis(timeout_ms);
+        let backoff_base = Duration::from_millis(backoff_ms);
+        DeliverySettings {
+            timeout,
+            backoff_base,
+            // As `webhook_config::WebhookArgs::lease` makes it.
+            lease: timeout * 5 + backoff_base * 7,
+            concurrency: 128,
+            per_subscription: 16,
+            per_platform: 64,
+            poll: Duration::from_millis(50),
+            service_name: "Holdfast".into(),
+        }
+    }
+
+    #[test]
+    fn a_row_started_at_the_end_of_its_wait_keeps_the_claims_margin() {
+        for (timeout, backoff) in [(5_000, 1_000), (300, 20), (1, 0)] {
+            let s = settings(timeout, backoff);
+            let handed_lease = s.load_limits(1).lease;
+            let left_at_start = handed_lease.checked_sub(s.line_wait()).unwrap();
+            // Four timeouts and three backoffs of at most 1, 2 and 4 times the base.
+            let longest_attempt = s.timeout * 4 + s.backoff_base * 7;
+            assert!(
+                left_at_start >= longest_attempt + s.timeout,
+                "{timeout} ms, {backoff} ms: {left_at_start:?} left"
+            );
+            assert_eq!(
+                left_at_start, s.lease,
+                "a claim's lease, from the moment it starts"
+            );
+        }
     }
 }

@@ -73,11 +73,15 @@ impl Lines {
                 _ => false,
             };
             if line.is_empty() {
+                // A line gone is no idle turn: the round is one shorter.
                 self.lines.remove(&webhook);
+                if started {
+                    idle = 0;
+                }
             } else {
                 self.turns.push_back(webhook);
+                idle = if started { 0 } else { idle + 1 };
             }
-            idle = if started { 0 } else { idle + 1 };
         }
         load.left_lines(taken.start.len() + taken.expired.len());
         taken
@@ -169,6 +173,21 @@ mod tests {
         );
         load.ended(&Owner::of(&taken.start[0]), 1);
         assert_eq!(ids(&lines.take(&load, T0).start), ["ntf_3"]);
+    }
+
+    #[test]
+    fn a_line_emptied_by_expiry_does_not_end_the_round() {
+        let load = load(10, 10, 10);
+        let mut lines = Lines::default();
+        lines.push(row(1, "pfm_a", "wh_a", 0));
+        lines.push(row(2, "pfm_b", "wh_b", 9));
+        let taken = lines.take(&load, T0 + time::Duration::seconds(5));
+        assert_eq!(ids(&taken.expired), ["ntf_1"]);
+        assert_eq!(
+            ids(&taken.start),
+            ["ntf_2"],
+            "the next line still gets its turn"
+        );
     }
 
     #[test]

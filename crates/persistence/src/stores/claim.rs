@@ -70,8 +70,8 @@ SELECT id FROM turns WHERE turn <= ",
     };
 }
 
-/// PostgreSQL: a `pg_statement::Statement`, prepared once per connection (planning this query
-/// costs more than running it). Its `?` marks take, in order: now, the ended attempts' ids, now,
+/// PostgreSQL: a `pg_statement::Statement`, sent unprepared so it is planned for the values
+/// bound each time (docs/decisions.md, "Plans of the batch statements"). Its `?` marks take, in order: now, the ended attempts' ids, now,
 /// now, per-subscription cap, per-subscription cap, per-platform cap, batch.
 const CLAIM_PG: &str = claim_sql!(
     "
