@@ -402,6 +402,7 @@ conformance!(
     an_approved_merchant_stays_approved_whatever_its_other_forms_do,
     written_notifications_are_leased_and_handed_off_at_commit,
     hand_offs_wait_in_their_process_until_its_lines_are_full,
+    a_claim_does_not_count_rows_waiting_in_its_lines,
     claims_cap_in_flight_and_interleave_platforms,
     a_claim_does_not_count_ended_attempts_against_the_caps,
     a_secret_rotation_keeps_the_previous_one_and_happens_once,

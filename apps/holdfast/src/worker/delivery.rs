@@ -169,7 +169,7 @@ impl Deliverer {
                 // attempts, a rolled-back write) wakes nobody, so a loop without room looks again
                 // after a poll rather than sleeping until the next write.
                 () = tokio::time::sleep_until(claim_at) => {
-                    next = self.claim(&outcomes, &mut in_flight, &mut stop).await;
+                    next = self.claim(&outcomes, &mut in_flight, &mut stop, &lines).await;
                 }
                 Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {
                     next = next.after_ends(1);
@@ -227,6 +227,7 @@ impl Deliverer {
         outcomes: &Outcomes,
         in_flight: &mut JoinSet<()>,
         stop: &mut Stop,
+        lines: &Lines,
     ) -> NextClaim {
         let poll = Instant::now() + self.settings.poll;
         if self.load.free() == 0 {
@@ -247,6 +248,7 @@ impl Deliverer {
                     per_platform: self.settings.per_platform,
                 },
                 &self.load.unrecorded(),
+                &lines.counts(),
             )
             .await;
         match claimed {

@@ -44,6 +44,20 @@ impl Lines {
         self.lines.values().map(VecDeque::len).sum()
     }
 
+    /// Rows waiting per subscription: leased, but holding no connection, so this process's
+    /// claims do not count them as in flight.
+    pub fn counts(&self) -> Vec<(WebhookId, u32)> {
+        self.lines
+            .iter()
+            .map(|(webhook, line)| {
+                (
+                    webhook.clone(),
+                    u32::try_from(line.len()).unwrap_or(u32::MAX),
+                )
+            })
+            .collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.turns.is_empty()
     }

@@ -241,16 +241,18 @@ pub trait NotificationQueue: Send + Sync {
     /// Leases due notifications until `lease_until` within `limits`, fairly: each
     /// subscription's oldest rows first, and platforms interleaved, the least loaded first, so
     /// one platform's backlog or slow endpoints never hold the slots another platform needs.
-    /// A notification whose worker died is due again once its lease ends. `ended` are the
-    /// claiming process's notifications whose attempt has ended but whose outcome is not
-    /// recorded yet: still leased (never claimed again before their lease ends), but no longer
-    /// holding a connection to their endpoint, so they do not count against the caps.
+    /// A notification whose worker died is due again once its lease ends. The claiming
+    /// process's leased rows that hold no connection to their endpoint do not count against the
+    /// caps, and are never claimed again before their lease ends: `ended`, notifications whose
+    /// attempt has ended but whose outcome is not recorded yet, and `waiting`, how many rows
+    /// per subscription wait in its lines to start.
     async fn claim_notifications(
         &self,
         now: OffsetDateTime,
         lease_until: OffsetDateTime,
         limits: ClaimLimits,
         ended: &[NotificationId],
+        waiting: &[(WebhookId, u32)],
     ) -> Result<Vec<Claimed>, StoreError>;
 
     /// Records final outcomes in one transaction, in order, each atomically with its

@@ -24,10 +24,11 @@ use crate::timestamp::Ts;
 
 /// The claim around each backend's way of taking a subscription's head rows (`$heads`), with
 /// each backend's marks for the binds: `$now`, `$not_ended` (a condition on a leased row: its
-/// id is not among the claiming process's ended attempts), `$per_sub` (per-subscription cap),
-/// `$per_platform` (per-platform cap), `$batch`.
+/// id is not among the claiming process's ended attempts), `$waiting` (a table of the claiming
+/// process's rows waiting in its lines, `(webhook_id, waiting)`: leased, not in flight),
+/// `$per_sub` (per-subscription cap), `$per_platform` (per-platform cap), `$batch`.
 macro_rules! claim_sql {
-    ($heads:literal, now: $now:literal, not_ended: $not_ended:literal, per_sub: $per_sub:literal, per_platform: $per_platform:literal, batch: $batch:literal) => {
+    ($heads:literal, now: $now:literal, not_ended: $not_ended:literal, waiting: $waiting:literal, per_sub: $per_sub:literal, per_platform: $per_platform:literal, batch: $batch:literal) => {
         concat!(
             "WITH RECURSIVE subs (webhook_id) AS (
     SELECT (SELECT webhook_id FROM notifications
@@ -38,8 +39,8 @@ macro_rules! claim_sql {
              ORDER BY n.webhook_id LIMIT 1)
       FROM subs s
      WHERE s.webhook_id IS NOT NULL
-), leased AS (
-    SELECT platform_id, webhook_id, count(*) AS in_flight
+), leases AS (
+    SELECT platform_id, webhook_id, count(*) AS leased
       FROM notifications
      WHERE state = 'pending' AND lease_until IS NOT NULL AND lease_until > ",
             $now,
@@ -48,6 +49,12 @@ macro_rules! claim_sql {
             $not_ended,
             "
      GROUP BY platform_id, webhook_id
+), leased AS (
+    SELECT l.platform_id, l.webhook_id, l.leased - coalesce(w.waiting, 0) AS in_flight
+      FROM leases l
+      LEFT JOIN ",
+            $waiting,
+            " ON w.webhook_id = l.webhook_id
 ), platform_load AS (
     SELECT platform_id, sum(in_flight) AS in_flight FROM leased GROUP BY platform_id
 ), heads AS (",
@@ -71,8 +78,10 @@ SELECT id FROM turns WHERE turn <= ",
 }
 
 /// PostgreSQL: a `pg_statement::Statement`, sent unprepared so it is planned for the values
-/// bound each time (docs/decisions.md, "Plans of the batch statements"). Its `?` marks take, in order: now, the ended attempts' ids, now,
-/// now, per-subscription cap, per-subscription cap, per-platform cap, batch.
+/// bound each time (docs/decisions.md, "Plans of the batch statements").
+/// Its `?` marks take, in order: now, the ended attempts' ids, the waiting rows' subscriptions
+/// and their counts, now, now, per-subscription cap, per-subscription cap, per-platform cap,
+/// batch.
 const CLAIM_PG: &str = claim_sql!(
     "
     SELECT h.id, h.platform_id, h.due_on,
@@ -91,13 +100,15 @@ const CLAIM_PG: &str = claim_sql!(
 ",
     now: "?",
     not_ended: "NOT (id = ANY (?::text[]))",
+    waiting: "unnest(?::text[], ?::int4[]) AS w (webhook_id, waiting)",
     per_sub: "?",
     per_platform: "?",
     batch: "?"
 );
 
 /// SQLite has no `LATERAL`: each subscription's head rows come from a correlated
-/// `IN (… LIMIT)` instead, and no arrays: the ended attempts' ids come as a JSON array. It reads `$1` as a named parameter and numbers parameters by first
+/// `IN (… LIMIT)` instead, and no arrays: the ended attempts' ids come as a JSON array, the
+/// waiting rows as a JSON array of `[webhook_id, count]` pairs. It reads `$1` as a named parameter and numbers parameters by first
 /// appearance, which is the bind order.
 const CLAIM_SQLITE: &str = claim_sql!(
     "
@@ -110,15 +121,18 @@ const CLAIM_SQLITE: &str = claim_sql!(
              WHERE m.webhook_id = s.webhook_id AND m.state = 'pending' AND m.due_on <= $1
                AND (m.lease_until IS NULL OR m.lease_until <= $1)
              ORDER BY m.due_on, m.id
-             LIMIT $3)
+             LIMIT $4)
       LEFT JOIN leased l ON l.webhook_id = s.webhook_id
      WHERE s.webhook_id IS NOT NULL
 ",
     now: "$1",
     not_ended: "id NOT IN (SELECT value FROM json_each($2))",
-    per_sub: "$3",
-    per_platform: "$4",
-    batch: "$5"
+    waiting: "(SELECT json_extract(value, '$[0]') AS webhook_id,
+                       json_extract(value, '$[1]') AS waiting
+                  FROM json_each($3)) AS w",
+    per_sub: "$4",
+    per_platform: "$5",
+    batch: "$6"
 );
 
 fn caps(limits: ClaimLimits) -> (i64, i64, i64) {
@@ -136,8 +150,11 @@ pub async fn fair_due_ids(
     now: OffsetDateTime,
     limits: ClaimLimits,
     ended: &[&str],
+    waiting: &[(&str, i32)],
 ) -> QueryResult<Vec<String>> {
     let (per_sub, per_platform, batch) = caps(limits);
+    let waiting_webhooks: Vec<&str> = waiting.iter().map(|(webhook, _)| *webhook).collect();
+    let waiting_counts: Vec<i32> = waiting.iter().map(|(_, count)| *count).collect();
     match conn.db {
         Db::Pg(ref mut pg) => {
             let now = Bind::Time(now);
@@ -146,6 +163,8 @@ pub async fn fair_due_ids(
                 vec![
                     now,
                     Bind::Texts(ended),
+                    Bind::Texts(&waiting_webhooks),
+                    Bind::Ints(&waiting_counts),
                     now,
                     now,
                     Bind::BigInt(per_sub),
@@ -161,7 +180,8 @@ pub async fn fair_due_ids(
                 .load(
                     diesel::sql_query(CLAIM_SQLITE)
                         .bind::<Ts, _>(now)
-                        .bind::<Text, _>(json_array(ended))
+                        .bind::<Text, _>(serde_json::Value::from(ended.to_vec()).to_string())
+                        .bind::<Text, _>(json_pairs(waiting))
                         .bind::<BigInt, _>(per_sub)
                         .bind::<BigInt, _>(per_platform)
                         .bind::<BigInt, _>(batch),
@@ -172,9 +192,13 @@ pub async fn fair_due_ids(
     }
 }
 
-/// `ids` as a JSON array of strings, for SQLite's `json_each`.
-fn json_array(ids: &[&str]) -> String {
-    serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned())
+/// `pairs` as a JSON array of `[webhook_id, count]` arrays, for SQLite's `json_each`.
+fn json_pairs(pairs: &[(&str, i32)]) -> String {
+    pairs
+        .iter()
+        .map(|(webhook, count)| serde_json::json!([webhook, count]))
+        .collect::<serde_json::Value>()
+        .to_string()
 }
 
 #[derive(QueryableByName)]

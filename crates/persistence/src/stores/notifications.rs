@@ -38,9 +38,10 @@ async fn lease(
     lease_until: OffsetDateTime,
     limits: ClaimLimits,
     ended: &[&str],
+    waiting: &[(&str, i32)],
 ) -> QueryResult<Vec<ClaimedRow>> {
     conn.lock(Lock::NotificationClaim).await?;
-    let ids = fair_due_ids(conn, now, limits, ended).await?;
+    let ids = fair_due_ids(conn, now, limits, ended, waiting).await?;
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -330,14 +331,19 @@ impl NotificationQueue for SqlStore {
         lease_until: OffsetDateTime,
         limits: ClaimLimits,
         ended: &[NotificationId],
+        waiting: &[(WebhookId, u32)],
     ) -> Result<Vec<Claimed>, StoreError> {
         if limits.batch == 0 {
             return Ok(Vec::new());
         }
         let ended: Vec<&str> = ended.iter().map(NotificationId::as_str).collect();
+        let waiting: Vec<(&str, i32)> = waiting
+            .iter()
+            .map(|(webhook, count)| (webhook.as_str(), i32::try_from(*count).unwrap_or(i32::MAX)))
+            .collect();
         let mut conn = self.conn().await?;
         let rows = conn
-            .transaction(async |conn| lease(conn, now, lease_until, limits, &ended).await)
+            .transaction(async |conn| lease(conn, now, lease_until, limits, &ended, &waiting).await)
             .await
             .map_err(query_error("notifications"))?;
         claimed(rows)

@@ -37,7 +37,7 @@ pub async fn claimed_merchant_notifications(
     }
     let claimed = stores
         .notifications
-        .claim_notifications(T0, T0 + time::Duration::minutes(1), UNCAPPED, &[])
+        .claim_notifications(T0, T0 + time::Duration::minutes(1), UNCAPPED, &[], &[])
         .await
         .unwrap();
     assert_eq!(claimed.len(), count);
@@ -190,7 +190,7 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
     let later = T0 + time::Duration::seconds(1);
     let lease = later + time::Duration::minutes(1);
     assert!(
-        q.claim_notifications(later, lease, UNCAPPED, &[])
+        q.claim_notifications(later, lease, UNCAPPED, &[], &[])
             .await
             .unwrap()
             .is_empty(),
@@ -208,7 +208,13 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
     // The process that was handed the rows died: after the lease, a claim takes them.
     let after = T0 + time::Duration::seconds(31);
     let orphans = q
-        .claim_notifications(after, after + time::Duration::minutes(1), UNCAPPED, &[])
+        .claim_notifications(
+            after,
+            after + time::Duration::minutes(1),
+            UNCAPPED,
+            &[],
+            &[],
+        )
         .await
         .unwrap();
     assert_eq!(orphans.len(), 4);
@@ -222,6 +228,50 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
     assert_eq!(
         orphans, first,
         "the claim reads what the hand-off carried, field for field"
+    );
+}
+
+/// Rows a process has handed itself and keeps waiting in its lines are leased but hold no
+/// connection: that process's claim does not count them against the caps (it is told how many
+/// wait per subscription), and never takes them.
+pub async fn a_claim_does_not_count_rows_waiting_in_its_lines(db: Database) {
+    let (load, mut handed) = DeliveryLoad::handing_off(limits(100, 100));
+    let plain = db.clone().stores();
+    let handing = db.delivering(load).stores();
+    let a = new_platform(&plain, "A").await;
+    let p = principal(&a, Mode::Test);
+    let hook = stored_subscription(&plain, &p, "h").await;
+    for shop in ["Shop 1", "Shop 2", "Shop 3"] {
+        stored_merchant(&handing, &p, shop).await;
+    }
+    let waiting = received(&mut handed);
+    assert_eq!(waiting.len(), 3);
+    for shop in ["Shop 4", "Shop 5"] {
+        stored_merchant(&plain, &p, shop).await;
+    }
+    let q = &plain.notifications;
+    let later = T0 + time::Duration::seconds(1);
+    let lease = later + time::Duration::seconds(30);
+    let two = holdfast_domain::ports::ClaimLimits {
+        batch: 100,
+        per_subscription: 2,
+        per_platform: 100,
+    };
+    assert!(
+        q.claim_notifications(later, lease, two, &[], &[])
+            .await
+            .unwrap()
+            .is_empty(),
+        "three leased rows, counted in flight, fill a cap of two"
+    );
+    let claimed = q
+        .claim_notifications(later, lease, two, &[], &[(hook.id.clone(), 3)])
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 2, "the waiting rows hold no place");
+    assert!(
+        claimed.iter().all(|c| !waiting.contains(&c.id)),
+        "a waiting row is leased: never claimed"
     );
 }
 
@@ -265,7 +315,7 @@ pub async fn hand_offs_wait_in_their_process_until_its_lines_are_full(db: Databa
     let later = T0 + time::Duration::seconds(1);
     let lease = later + time::Duration::seconds(30);
     let waiting = q
-        .claim_notifications(later, lease, UNCAPPED, &[])
+        .claim_notifications(later, lease, UNCAPPED, &[], &[])
         .await
         .unwrap();
     assert_eq!(

@@ -192,7 +192,13 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     let later = T0 + time::Duration::seconds(1);
     let queued = stores
         .notifications
-        .claim_notifications(later, later + time::Duration::minutes(1), UNCAPPED, &[])
+        .claim_notifications(
+            later,
+            later + time::Duration::minutes(1),
+            UNCAPPED,
+            &[],
+            &[],
+        )
         .await
         .unwrap();
     let mut got: Vec<(String, String, String)> = queued
@@ -283,7 +289,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     let later = T0 + time::Duration::minutes(5);
     let queued = stores
         .notifications
-        .claim_notifications(later, later, UNCAPPED, &[])
+        .claim_notifications(later, later, UNCAPPED, &[], &[])
         .await
         .unwrap();
     assert_eq!(queued.len(), 2, "only the auth's notifications");

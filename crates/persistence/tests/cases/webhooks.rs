@@ -82,7 +82,13 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
     let later = T0 + time::Duration::seconds(1);
     let claimed = stores
         .notifications
-        .claim_notifications(later, later + time::Duration::minutes(1), UNCAPPED, &[])
+        .claim_notifications(
+            later,
+            later + time::Duration::minutes(1),
+            UNCAPPED,
+            &[],
+            &[],
+        )
         .await
         .unwrap();
     let mut got: Vec<(String, String)> = claimed
@@ -109,7 +115,7 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
     assert!(
         stores
             .notifications
-            .claim_notifications(later, later, UNCAPPED, &[])
+            .claim_notifications(later, later, UNCAPPED, &[], &[])
             .await
             .unwrap()
             .is_empty()
@@ -118,7 +124,7 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
     assert_eq!(
         stores
             .notifications
-            .claim_notifications(after_lease, after_lease, UNCAPPED, &[])
+            .claim_notifications(after_lease, after_lease, UNCAPPED, &[], &[])
             .await
             .unwrap()
             .len(),
@@ -247,7 +253,7 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
         counts
     };
     let first = q
-        .claim_notifications(later, lease, caps, &[])
+        .claim_notifications(later, lease, caps, &[], &[])
         .await
         .unwrap();
     let counts = by_subscription(&first);
@@ -258,7 +264,7 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
         "no subscription above its cap: {counts:?}"
     );
     assert!(
-        q.claim_notifications(later, lease, caps, &[])
+        q.claim_notifications(later, lease, caps, &[], &[])
             .await
             .unwrap()
             .is_empty(),
@@ -270,7 +276,7 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
         ..caps
     };
     let topped = q
-        .claim_notifications(later, lease, per_subscription, &[])
+        .claim_notifications(later, lease, per_subscription, &[], &[])
         .await
         .unwrap();
     let before = by_subscription(&first);
@@ -290,7 +296,10 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
         batch: 1,
         ..UNCAPPED
     };
-    let next = q.claim_notifications(later, lease, one, &[]).await.unwrap();
+    let next = q
+        .claim_notifications(later, lease, one, &[], &[])
+        .await
+        .unwrap();
     assert_eq!(
         by_subscription(&next).keys().collect::<Vec<_>>(),
         ["wh_b"],
@@ -300,7 +309,7 @@ pub async fn claims_cap_in_flight_and_interleave_platforms(db: Database) {
     // Leases over: everything is due again, and nothing is lost.
     let after = lease + time::Duration::seconds(1);
     let all = q
-        .claim_notifications(after, after, UNCAPPED, &[])
+        .claim_notifications(after, after, UNCAPPED, &[], &[])
         .await
         .unwrap();
     assert_eq!(all.len(), 14, "4 × 3 of A and 2 of B");
@@ -324,10 +333,13 @@ pub async fn a_claim_does_not_count_ended_attempts_against_the_caps(db: Database
         per_subscription: 2,
         per_platform: 100,
     };
-    let first = q.claim_notifications(later, lease, two, &[]).await.unwrap();
+    let first = q
+        .claim_notifications(later, lease, two, &[], &[])
+        .await
+        .unwrap();
     assert_eq!(first.len(), 2, "the subscription's cap");
     assert!(
-        q.claim_notifications(later, lease, two, &[])
+        q.claim_notifications(later, lease, two, &[], &[])
             .await
             .unwrap()
             .is_empty(),
@@ -335,12 +347,12 @@ pub async fn a_claim_does_not_count_ended_attempts_against_the_caps(db: Database
     );
     let ended: Vec<NotificationId> = first.iter().map(|c| c.id.clone()).collect();
     let next = q
-        .claim_notifications(later, lease, two, &ended[..1])
+        .claim_notifications(later, lease, two, &ended[..1], &[])
         .await
         .unwrap();
     assert_eq!(next.len(), 1, "one ended attempt frees one place");
     let rest = q
-        .claim_notifications(later, lease, two, &ended)
+        .claim_notifications(later, lease, two, &ended, &[])
         .await
         .unwrap();
     assert_eq!(rest.len(), 1, "the other ended attempt frees the other");
@@ -416,7 +428,7 @@ pub async fn a_secret_rotation_keeps_the_previous_one_and_happens_once(db: Datab
     let later = T0 + time::Duration::seconds(1);
     let claimed = stores
         .notifications
-        .claim_notifications(later, later, UNCAPPED, &[])
+        .claim_notifications(later, later, UNCAPPED, &[], &[])
         .await
         .unwrap();
     let signing = claimed[0]
@@ -523,7 +535,7 @@ pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
     ));
     let left = stores
         .notifications
-        .claim_notifications(T0, T0, UNCAPPED, &[])
+        .claim_notifications(T0, T0, UNCAPPED, &[], &[])
         .await
         .unwrap();
     assert!(left.is_empty(), "the history went with the subscription");
