@@ -156,11 +156,10 @@ impl WebhookArgs {
         Duration::from_millis(self.worker_poll_ms.max(1))
     }
 
-    /// Longer than the longest attempt (four timeouts and three backoffs of at most 1, 2 and 4
-    /// times the base) by one more timeout, so only a dead worker's notification is claimed
-    /// again: 32 s with the defaults, so it is picked up within a minute.
+    /// `DeliverySettings::lease_for` these settings: 32 s with the defaults, so a dead worker's
+    /// notification is picked up within a minute.
     pub fn lease(&self) -> Duration {
-        self.timeout() * 5 + self.backoff_base() * 7
+        crate::worker::DeliverySettings::lease_for(self.timeout(), self.backoff_base())
     }
 }
 

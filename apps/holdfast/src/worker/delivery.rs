@@ -35,6 +35,13 @@ pub struct DeliverySettings {
 }
 
 impl DeliverySettings {
+    /// A claim's lease: longer than the longest attempt (four timeouts and three backoffs of at
+    /// most 1, 2 and 4 times the base) by one more timeout, so only a dead worker's notification
+    /// is claimed again.
+    pub fn lease_for(timeout: Duration, backoff_base: Duration) -> Duration {
+        timeout * 5 + backoff_base * 7
+    }
+
     /// The caps of a process running `deliverers` loops of these settings. A hand-off is
     /// leased for a claim's lease plus the longest it may wait in its line, so a row started at
     /// the end of its wait keeps the claim's margin (a timeout beyond its longest attempt).
@@ -157,11 +164,7 @@ impl Deliverer {
             };
             tokio::select! {
                 _ = stop.changed() => {}
-                Some(handed) = next_hand_off(&mut hand_offs) => {
-                    for row in handed.rows {
-                        lines.push(row);
-                    }
-                }
+                Some(handed) = next_hand_off(&mut hand_offs) => lines.push_all(handed.rows),
                 () = self.load.wait_due() => next = NextClaim::Now,
                 // Room given back by another loop's attempt, for what waits in the lines.
                 () = self.load.wait_room(), if !lines.is_empty() => {}
@@ -181,9 +184,7 @@ impl Deliverer {
         if let Some(receiver) = &mut hand_offs {
             receiver.close();
             while let Ok(handed) = receiver.try_recv() {
-                for row in handed.rows {
-                    lines.push(row);
-                }
+                lines.push_all(handed.rows);
             }
         }
         let left = in_flight.len() + lines.len();
@@ -279,9 +280,9 @@ impl Deliverer {
         }
     }
 
-    /// Starts what waits in the lines and has room now. A row that waited so long that its
-    /// lease (taken when it was written) no longer covers a whole attempt is left to the lease,
-    /// and claimed after it: late, never sent by two processes at once.
+    /// Starts what waits in the lines and has room now. A row that waited longer than
+    /// `line_wait` is left to its lease, and claimed after it: late, never sent by two
+    /// processes at once.
     fn start_waiting(
         self: &Arc<Self>,
         lines: &mut Lines,
@@ -445,8 +446,7 @@ mod tests {
         DeliverySettings {
             timeout,
             backoff_base,
-            // As `webhook_config::WebhookArgs::lease` makes it.
-            lease: timeout * 5 + backoff_base * 7,
+            lease: DeliverySettings::lease_for(timeout, backoff_base),
             concurrency: 128,
             per_subscription: 16,
             per_platform: 64,

@@ -39,6 +39,13 @@ impl Lines {
         line.push_back(row);
     }
 
+    /// Puts each of `rows` at the end of its subscription's line, in order.
+    pub fn push_all(&mut self, rows: Vec<Claimed>) {
+        for row in rows {
+            self.push(row);
+        }
+    }
+
     /// Rows waiting.
     pub fn len(&self) -> usize {
         self.lines.values().map(VecDeque::len).sum()
