@@ -24,3 +24,6 @@ server=$!
 for _ in $(seq 1 50); do curl -sf "127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 merchant=$(curl -sf "127.0.0.1:$PORT/v1/merchants" -H "x-api-key: $key" -d '{"name": "Bench shop"}' \
            | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+# PREPARE_SQL='…' runs on the bench database once the server is up: an A/B of a schema change
+# (an index dropped, a storage parameter) without a build.
+if [ -n "${PREPARE_SQL:-}" ]; then psql "$url" -qc "$PREPARE_SQL" >/dev/null; fi

@@ -177,9 +177,13 @@ impl Lock {
             (Db::Pg(_), Self::WebhookCreate) => {
                 Some("SELECT pg_advisory_xact_lock(4857326011373040245)")
             }
-            (Db::Pg(_), Self::NotificationClaim) => {
-                Some("SELECT pg_advisory_xact_lock(4857326011373040246)")
-            }
+            // Bitmap scans off for the claim that follows (docs/decisions.md, "The claim
+            // reads its indexes one entry at a time"): only a plain index scan marks the dead
+            // entries that finished rows leave in the partial indexes, so later claims skip them.
+            (Db::Pg(_), Self::NotificationClaim) => Some(
+                "SELECT pg_advisory_xact_lock(4857326011373040246), \
+                        set_config('enable_bitmapscan', 'off', true)",
+            ),
             (Db::Pg(_), Self::ComplianceIssue) => {
                 Some("SELECT pg_advisory_xact_lock(4857326011373040247)")
             }

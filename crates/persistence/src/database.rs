@@ -285,11 +285,11 @@ impl Database {
         self.store.hears_key_changes()
     }
 
-    /// `synchronous_commit` as the next statement on a pooled connection would see it;
-    /// `None` on SQLite.
+    /// The setting `name` as the next statement on a pooled connection would see it; `None` on
+    /// SQLite.
     #[cfg(feature = "test-support")]
-    pub async fn synchronous_commit(&self) -> Result<Option<String>, StoreError> {
-        self.store.synchronous_commit().await
+    pub async fn setting(&self, name: &str) -> Result<Option<String>, StoreError> {
+        self.store.setting(name).await
     }
 
     pub async fn ping(&self) -> Result<(), StoreError> {

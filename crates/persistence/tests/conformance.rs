@@ -607,6 +607,20 @@ mod key_cache {
     }
 }
 
+/// A PostgreSQL test database opened with a pool of one connection, so the statement after a
+/// write runs on the connection the write used; `None` where PostgreSQL tests are skipped.
+async fn postgres_on_one_connection()
+-> Option<(holdfast_persistence::testing::TestDatabase, Database)> {
+    use holdfast_persistence::{DatabaseUrl, PoolOptions};
+    let test_db = holdfast_persistence::testing::TestDatabase::postgres().await?;
+    let one_connection = PoolOptions {
+        max_size: 1,
+        ..PoolOptions::default()
+    };
+    let db = Database::open(&DatabaseUrl::parse(test_db.url()).unwrap(), one_connection).unwrap();
+    Some((test_db, db))
+}
+
 /// The idempotency claim commits without waiting for the disk on PostgreSQL
 /// (docs/decisions.md): that setting is the claim statement's own and never reaches the
 /// statements that follow it on the connection, whose commits must be durable.
@@ -614,23 +628,16 @@ mod key_cache {
 async fn the_claims_relaxed_commit_stays_in_its_statement() {
     use holdfast_domain::idempotency::{IdempotencyKey, fingerprint};
     use holdfast_domain::ports::Begun;
-    use holdfast_persistence::testing::TestDatabase;
-    use holdfast_persistence::{DatabaseUrl, PoolOptions};
-    let Some(test_db) = TestDatabase::postgres().await else {
+    let Some((_test_db, db)) = postgres_on_one_connection().await else {
         return;
     };
-    let one_connection = PoolOptions {
-        max_size: 1,
-        ..PoolOptions::default()
-    };
-    let db = Database::open(&DatabaseUrl::parse(test_db.url()).unwrap(), one_connection).unwrap();
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;
     let scope = Scope::new(a.platform.id.clone(), Mode::Test);
     let key = IdempotencyKey::parse("order-1").unwrap();
     let print = fingerprint(&[7; 32], "POST", "/v1/merchants", b"{}");
     assert_eq!(
-        db.synchronous_commit().await.unwrap().as_deref(),
+        db.setting("synchronous_commit").await.unwrap().as_deref(),
         Some("on")
     );
     let begun = stores
@@ -640,8 +647,38 @@ async fn the_claims_relaxed_commit_stays_in_its_statement() {
         .unwrap();
     assert_eq!(begun, Begun::Started);
     assert_eq!(
-        db.synchronous_commit().await.unwrap().as_deref(),
+        db.setting("synchronous_commit").await.unwrap().as_deref(),
         Some("on"),
         "the claim's setting outlived it"
+    );
+}
+
+/// The notification claim reads its indexes with plain index scans (docs/decisions.md, "The
+/// claim reads its indexes one entry at a time"): that setting is the claim's transaction's own
+/// and never reaches the statements that follow it on the connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_claims_plain_index_scans_stay_in_its_transaction() {
+    use holdfast_domain::ports::ClaimLimits;
+    let Some((_test_db, db)) = postgres_on_one_connection().await else {
+        return;
+    };
+    let bitmap_scans = async || db.setting("enable_bitmapscan").await.unwrap();
+    assert_eq!(bitmap_scans().await.as_deref(), Some("on"));
+    let limits = ClaimLimits {
+        batch: 10,
+        per_subscription: 16,
+        per_platform: 64,
+    };
+    let claimed = db
+        .stores()
+        .notifications
+        .claim_notifications(T0, T0 + time::Duration::minutes(1), limits, &[], &[])
+        .await
+        .unwrap();
+    assert!(claimed.is_empty());
+    assert_eq!(
+        bitmap_scans().await.as_deref(),
+        Some("on"),
+        "the claim's setting outlived its transaction"
     );
 }

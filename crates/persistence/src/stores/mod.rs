@@ -81,10 +81,10 @@ impl SqlStore {
         self.keys.as_ref().is_some_and(|cache| cache.is_trusted())
     }
 
-    /// `synchronous_commit` as a session sees it between statements, on PostgreSQL (for tests
-    /// that a statement's own setting does not outlive it).
+    /// The setting `name` as a session sees it between statements, on PostgreSQL (for tests
+    /// that a statement's or a transaction's own setting does not outlive it).
     #[cfg(feature = "test-support")]
-    pub(crate) async fn synchronous_commit(&self) -> Result<Option<String>, StoreError> {
+    pub(crate) async fn setting(&self, name: &str) -> Result<Option<String>, StoreError> {
         use diesel::sql_types::Text;
         #[derive(QueryableByName)]
         struct Setting {
@@ -96,9 +96,9 @@ impl SqlStore {
             return Ok(None);
         }
         let setting: Setting = conn
-            .get_result(diesel::sql_query(
-                "SELECT current_setting('synchronous_commit') AS value",
-            ))
+            .get_result(
+                diesel::sql_query("SELECT current_setting($1) AS value").bind::<Text, _>(name),
+            )
             .await
             .map_err(crate::error::unexpected)?;
         Ok(Some(setting.value))
