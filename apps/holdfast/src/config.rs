@@ -4,7 +4,7 @@
 //! | Variable | Default | Meaning |
 //! |---|---|---|
 //! | `HOLDFAST_DATABASE_URL` | `sqlite://./data/holdfast.db` | `postgres://…` or `sqlite://PATH` |
-//! | `HOLDFAST_DB_POOL_SIZE` | `8` | PostgreSQL connections per process |
+//! | `HOLDFAST_DB_POOL_SIZE` | `8` | PostgreSQL connections of the background work, and as many shared out among the HTTP workers |
 //! | `HOLDFAST_DB_COMPLETION_WAIT_MS` | `20000` | how long a payment's completion waits for the database |
 //! | `HOLDFAST_BIND` | `127.0.0.1:8080` | address `serve` listens on (port 0 picks one) |
 //! | `HOLDFAST_HTTP_WORKERS` | one per core | HTTP worker threads |
@@ -43,7 +43,8 @@ pub struct DatabaseArgs {
     )]
     pub url: DatabaseUrl,
 
-    /// PostgreSQL connections per process (SQLite always uses one).
+    /// PostgreSQL connections of the background work, and as many shared out among the HTTP
+    /// workers, each in a pool of its own of at least two (SQLite always uses one).
     #[arg(
         long = "db-pool-size",
         env = "HOLDFAST_DB_POOL_SIZE",
@@ -73,6 +74,7 @@ impl DatabaseArgs {
         PoolOptions {
             completion_wait: self.completion_wait(),
             max_size: self.pool_size.max(1),
+            pinned_threads: 1,
             wait_timeout: Duration::from_secs(5),
         }
     }
@@ -145,6 +147,15 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
+    /// The HTTP worker threads `serve` runs: as set, or one per core.
+    pub fn http_workers(&self) -> usize {
+        self.http_workers
+            .unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+            })
+            .max(1)
+    }
+
     pub fn rate_limits(&self) -> crate::http::rate_limit::RateSettings {
         crate::http::rate_limit::RateSettings {
             private_per_s: std::num::NonZeroU32::new(self.rate_limit_private_per_s),

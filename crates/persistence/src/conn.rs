@@ -29,7 +29,7 @@ pub type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
 /// The pool of whichever backend the database is.
 #[derive(Clone)]
 pub enum Pools {
-    Pg(Pool<AsyncPgConnection>),
+    Pg(crate::local_pools::PgPools),
     Sqlite(Pool<SqliteConn>),
 }
 
@@ -43,10 +43,12 @@ impl Pools {
             }
         }
         match self {
-            Self::Pg(pool) => pool
-                .timeout_get(&within(pool.timeouts(), wait))
-                .await
-                .map(|c| Conn::over(Db::Pg(c))),
+            Self::Pg(pools) => {
+                let pool = pools.for_this_thread();
+                pool.timeout_get(&within(pool.timeouts(), wait))
+                    .await
+                    .map(|c| Conn::over(Db::Pg(c)))
+            }
             Self::Sqlite(pool) => pool
                 .timeout_get(&within(pool.timeouts(), wait))
                 .await
@@ -55,10 +57,11 @@ impl Pools {
         .map_err(unexpected)
     }
 
-    pub fn status(&self) -> deadpool::Status {
+    /// How many connections are open, in all of the backend's pools.
+    pub fn open(&self) -> usize {
         match self {
-            Self::Pg(pool) => pool.status(),
-            Self::Sqlite(pool) => pool.status(),
+            Self::Pg(pools) => pools.open(),
+            Self::Sqlite(pool) => pool.status().size,
         }
     }
 }

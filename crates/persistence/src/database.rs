@@ -22,6 +22,7 @@ use holdfast_domain::ports::{
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::conn::{Pools, SqliteConn};
+use crate::local_pools::PgPools;
 use crate::stores::SqlStore;
 
 pub(crate) const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -86,9 +87,14 @@ impl DatabaseUrl {
 /// Pool sizing and timeouts.
 #[derive(Debug, Clone, Copy)]
 pub struct PoolOptions {
-    /// PostgreSQL connections per process. SQLite always uses one: it has a single writer, and
-    /// one connection per process avoids lock-upgrade deadlocks between transactions.
+    /// PostgreSQL connections of the pool the multi-threaded runtime shares (background loops,
+    /// commands), and, shared out, of the threads that run runtimes of their own
+    /// (`shared_among`). SQLite always uses one: it has a single writer, and one connection per
+    /// process avoids lock-upgrade deadlocks between transactions.
     pub max_size: usize,
+    /// How many threads with single-threaded runtimes of their own (HTTP workers) share out
+    /// `max_size`, each in a pool of its own (`local_pools`).
+    pub pinned_threads: usize,
     pub wait_timeout: Duration,
     /// How long the completion of a payment the processor has answered waits for a connection
     /// and, on SQLite, for another process's write lock. New work fails after `wait_timeout`
@@ -96,10 +102,32 @@ pub struct PoolOptions {
     pub completion_wait: Duration,
 }
 
+impl PoolOptions {
+    /// These options for a process whose `threads` HTTP workers each run a runtime of their own.
+    #[must_use]
+    pub fn shared_among(self, threads: usize) -> Self {
+        Self {
+            pinned_threads: threads.max(1),
+            ..self
+        }
+    }
+
+    /// Connections of each pinned thread's pool: an equal share of `max_size`, at least two
+    /// once shared, so a request that borrows a second connection is not stuck behind its own
+    /// first.
+    fn pinned_size(&self) -> usize {
+        match self.pinned_threads {
+            0 | 1 => self.max_size.max(1),
+            threads => self.max_size.div_ceil(threads).max(2),
+        }
+    }
+}
+
 impl Default for PoolOptions {
     fn default() -> Self {
         Self {
             max_size: 8,
+            pinned_threads: 1,
             wait_timeout: Duration::from_secs(5),
             completion_wait: Duration::from_secs(20),
         }
@@ -149,20 +177,29 @@ impl Database {
                 // connection level; the default (`Verified`) costs a `SELECT 1` round trip on every
                 // checkout, nearly doubling the round trips of a payment. A connection that died
                 // while idle fails one query, is marked broken and is replaced.
-                let mut config = ManagerConfig::default();
-                config.recycling_method = RecyclingMethod::Fast;
-                let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
-                    secret.expose_secret(),
-                    config,
-                );
-                let pool = Pool::builder(manager)
-                    .max_size(options.max_size)
-                    .wait_timeout(Some(options.wait_timeout))
-                    .create_timeout(Some(options.wait_timeout))
-                    .runtime(deadpool_runtime())
-                    .build()
-                    .map_err(|e| DatabaseError::Pool(e.to_string()))?;
-                Ok(Self::over(Pools::Pg(pool), options))
+                let url = secret.expose_secret().to_owned();
+                let pool = move |max_size: usize| {
+                    let mut config = ManagerConfig::default();
+                    config.recycling_method = RecyclingMethod::Fast;
+                    let manager =
+                        AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
+                            url.clone(),
+                            config,
+                        );
+                    Pool::builder(manager)
+                        .max_size(max_size)
+                        .wait_timeout(Some(options.wait_timeout))
+                        .create_timeout(Some(options.wait_timeout))
+                        .runtime(deadpool_runtime())
+                        .build()
+                };
+                let shared =
+                    pool(options.max_size).map_err(|e| DatabaseError::Pool(e.to_string()))?;
+                let pinned_size = options.pinned_size();
+                let pools = PgPools::new(shared, move || {
+                    pool(pinned_size).expect("the same settings built the shared pool")
+                });
+                Ok(Self::over(Pools::Pg(pools), options))
             }
             DatabaseUrl::Sqlite(path) => {
                 prepare_sqlite_file(path)?;

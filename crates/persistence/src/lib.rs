@@ -6,6 +6,7 @@ mod database;
 mod error;
 pub mod hand_off;
 mod key_cache;
+mod local_pools;
 mod payment_rows;
 mod pg_statement;
 mod query;

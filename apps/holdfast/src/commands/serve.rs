@@ -36,7 +36,9 @@ pub async fn run(
         applied = applied.len(),
         "database ready"
     );
-    let db = Database::open(&database.url, database.pool())?;
+    // Each HTTP worker drives connections of its own (`holdfast_persistence::local_pools`).
+    let pool = database.pool().shared_among(args.http_workers());
+    let db = Database::open(&database.url, pool)?;
     db.ping().await.context("database unreachable")?;
     // Requests find their key without a round trip while this process hears key changes.
     let db = db.caching_keys(&database.url);

@@ -96,14 +96,12 @@ pub async fn serve(state: AppState, args: &ServeArgs) -> anyhow::Result<()> {
     let listener = TcpListener::bind(args.bind)?;
     let address = listener.local_addr()?;
     let data = web::Data::new(state);
-    let mut server = HttpServer::new(move || app(data.clone()))
+    let server = HttpServer::new(move || app(data.clone()))
         .listen(listener)?
         .shutdown_timeout(30)
         // Signals are handled once, in `system::shutdown_signal`, which also stops the workers.
-        .disable_signals();
-    if let Some(workers) = args.http_workers {
-        server = server.workers(workers.max(1));
-    }
+        .disable_signals()
+        .workers(args.http_workers());
     tracing::info!(address = %address, "listening");
     let server = server.run();
     let handle = server.handle();

@@ -46,7 +46,7 @@ pub struct SqlStore {
 impl std::fmt::Debug for SqlStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SqlStore")
-            .field("pool", &self.pools.status())
+            .field("open_connections", &self.pools.open())
             .finish_non_exhaustive()
     }
 }

@@ -1,0 +1,133 @@
+//! PostgreSQL pools: one per thread that runs a single-threaded runtime of its own (each HTTP
+//! worker), one shared by the rest (the multi-threaded runtime: background loops, commands).
+//!
+//! A connection's driver task runs on the runtime that opened it. When an HTTP worker used a
+//! connection opened on another worker, every message woke that other thread and was woken
+//! back by it: about eleven context switches per auth, measured. With a pool of its own, a
+//! worker drives its connections itself: about three (docs/performance.md).
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::thread::ThreadId;
+
+use diesel_async::AsyncPgConnection;
+use diesel_async::pooled_connection::deadpool::Pool;
+use tokio::runtime::{Handle, RuntimeFlavor};
+
+type PgPool = Pool<AsyncPgConnection>;
+
+/// The shared pool, each pinned thread's, and how to make one for a thread that has none yet.
+/// Dropping the last clone closes them all.
+#[derive(Clone)]
+pub struct PgPools {
+    shared: PgPool,
+    pinned: Arc<RwLock<HashMap<ThreadId, PgPool>>>,
+    make_pinned: Arc<dyn Fn() -> PgPool + Send + Sync>,
+}
+
+impl PgPools {
+    pub fn new(shared: PgPool, make_pinned: impl Fn() -> PgPool + Send + Sync + 'static) -> Self {
+        Self {
+            shared,
+            pinned: Arc::default(),
+            make_pinned: Arc::new(make_pinned),
+        }
+    }
+
+    /// The pool this thread's connections come from: its own when it runs a single-threaded
+    /// runtime (made on first use), the shared one otherwise.
+    pub fn for_this_thread(&self) -> PgPool {
+        let pinned = Handle::try_current()
+            .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::CurrentThread);
+        if !pinned {
+            return self.shared.clone();
+        }
+        let thread = std::thread::current().id();
+        if let Some(pool) = self.read().get(&thread) {
+            return pool.clone();
+        }
+        let mut pools = self
+            .pinned
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        pools
+            .entry(thread)
+            .or_insert_with(|| (self.make_pinned)())
+            .clone()
+    }
+
+    /// How many connections are open, in all the pools.
+    pub fn open(&self) -> usize {
+        self.shared.status().size + self.read().values().map(|p| p.status().size).sum::<usize>()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<ThreadId, PgPool>> {
+        // A panic while the map was held cannot leave it half-changed: entries are only added.
+        self.pinned
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+
+    fn pool() -> PgPool {
+        // Connections are opened lazily: a pool to nowhere is enough to tell pools apart.
+        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(
+            "postgres://nobody@127.0.0.1:1/none",
+        );
+        Pool::builder(manager).max_size(1).build().unwrap()
+    }
+
+    fn same(a: &PgPool, b: &PgPool) -> bool {
+        // A pool is a handle: clones share one inner pool, whose address tells it apart.
+        std::ptr::eq(
+            std::ptr::from_ref(a.manager()),
+            std::ptr::from_ref(b.manager()),
+        )
+    }
+
+    #[test]
+    fn a_single_threaded_runtime_gets_a_pool_of_its_own_and_keeps_it() {
+        let pools = PgPools::new(pool(), pool);
+        let on_own_runtime = || {
+            let pools = pools.clone();
+            std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .unwrap();
+                runtime.block_on(async { (pools.for_this_thread(), pools.for_this_thread()) })
+            })
+            .join()
+            .unwrap()
+        };
+        let (a1, a2) = on_own_runtime();
+        let (b1, _) = on_own_runtime();
+        assert!(same(&a1, &a2), "one thread, one pool");
+        assert!(!same(&a1, &b1), "each thread its own");
+        assert!(!same(&a1, &pools.shared));
+    }
+
+    #[test]
+    fn the_multi_threaded_runtime_and_plain_threads_share_one_pool() {
+        let pools = PgPools::new(pool(), pool);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let on_runtime = runtime.block_on({
+            let pools = pools.clone();
+            async move {
+                tokio::spawn(async move { pools.for_this_thread() })
+                    .await
+                    .unwrap()
+            }
+        });
+        assert!(same(&on_runtime, &pools.shared));
+        assert!(same(&pools.for_this_thread(), &pools.shared));
+        assert!(pools.read().is_empty());
+    }
+}
