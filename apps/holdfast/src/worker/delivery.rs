@@ -437,6 +437,9 @@ fn describe(result: &PostResult) -> String {
 }
 
 #[cfg(test)]
+mod loop_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1,0 +1,289 @@
+//! The delivery loop as a whole: a real SQLite database written through the services, and a
+//! sender that holds each request until the test answers it, so what is in flight is seen from
+//! outside the loop.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use holdfast_domain::audit::Actor;
+use holdfast_domain::auth::Principal;
+use holdfast_domain::merchant::{Currency, MerchantDetails, MerchantName};
+use holdfast_domain::mode::{KeyType, Mode};
+use holdfast_domain::page::PageRequest;
+use holdfast_domain::platform::PlatformName;
+use holdfast_domain::ports::{Delivery, DeliveryState, PostResult, WebhookPost, WebhookSender};
+use holdfast_domain::scope::Scope;
+use holdfast_domain::services::NewWebhook;
+use holdfast_domain::user::Email;
+use holdfast_domain::webhook::{EndpointUrl, EventList, Outcome, Subscription};
+use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs};
+use holdfast_persistence::testing::TestDatabase;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::{Deliverer, DeliverySettings};
+use crate::state::{AppState, Background};
+use crate::system::SystemClock;
+
+/// A request the sender holds: its notification, and where its answer goes.
+type Held = (String, oneshot::Sender<PostResult>);
+
+/// Hands each request to the test and answers what the test answers.
+struct HeldSender {
+    arrived: mpsc::UnboundedSender<Held>,
+}
+
+#[async_trait::async_trait]
+impl WebhookSender for HeldSender {
+    async fn post(&self, post: &WebhookPost) -> PostResult {
+        let (answer, answered) = oneshot::channel();
+        self.arrived
+            .send((post.message_id.clone(), answer))
+            .expect("the test listens");
+        answered.await.expect("the test answers every request")
+    }
+}
+
+fn ok() -> PostResult {
+    PostResult::Answered {
+        status: 204,
+        body: String::new(),
+    }
+}
+
+const PER_SUBSCRIPTION: u32 = 2;
+
+fn settings() -> DeliverySettings {
+    let timeout = Duration::from_secs(5);
+    let backoff_base = Duration::from_millis(10);
+    DeliverySettings {
+        timeout,
+        backoff_base,
+        lease: DeliverySettings::lease_for(timeout, backoff_base),
+        concurrency: 8,
+        per_subscription: PER_SUBSCRIPTION,
+        per_platform: 6,
+        poll: Duration::from_millis(20),
+        service_name: "Holdfast".into(),
+    }
+}
+
+/// A platform with one subscription to `merchant.created`, and `merchants` merchants written:
+/// as many notifications pending, for the claim.
+async fn pending_notifications(state: &AppState, merchants: usize) -> (Principal, Subscription) {
+    let created = state
+        .platforms
+        .create(
+            &Actor::operator(),
+            PlatformName::parse("Loop").unwrap(),
+            Email::parse("owner@example.com").unwrap(),
+        )
+        .await
+        .unwrap();
+    let who = Principal {
+        scope: Scope::new(created.platform.id.clone(), Mode::Test),
+        key_type: KeyType::Private,
+        key_id: Some(created.keys[0].key.id.clone()),
+        user_id: created.owner.id.clone(),
+    };
+    let hook = NewWebhook {
+        endpoint_url: EndpointUrl::parse("https://example.com/hooks").unwrap(),
+        events: EventList::parse(&["merchant.created"]).unwrap(),
+        description: None,
+        custom_header: None,
+        active: true,
+    };
+    let subscription = state
+        .webhooks
+        .create(&who, &Actor::operator(), hook, None)
+        .await
+        .unwrap();
+    for i in 0..merchants {
+        let details = MerchantDetails {
+            name: MerchantName::parse(&format!("Shop {i}")).unwrap(),
+            currency: Currency::parse("EUR").unwrap(),
+            email: None,
+        };
+        state.merchants.create(&who, details, None).await.unwrap();
+    }
+    (who, subscription)
+}
+
+/// The next request to arrive, within `wait`.
+async fn next(arrived: &mut mpsc::UnboundedReceiver<Held>, wait: Duration) -> Option<Held> {
+    tokio::time::timeout(wait, arrived.recv())
+        .await
+        .ok()
+        .flatten()
+}
+
+/// One delivery loop over `db`, its requests held for the test: its stop, its task, and the
+/// requests as they arrive.
+fn start_loop(
+    db: &holdfast_persistence::Database,
+    state: &AppState,
+    load: Arc<DeliveryLoad>,
+    hand_offs: Option<HandOffs>,
+) -> (
+    watch::Sender<bool>,
+    tokio::task::JoinHandle<()>,
+    mpsc::UnboundedReceiver<Held>,
+) {
+    let (to_test, arrived) = mpsc::unbounded_channel();
+    let deliverer = Arc::new(Deliverer::new(
+        Background::new(db, state).notifications,
+        Arc::new(HeldSender { arrived: to_test }),
+        Arc::new(SystemClock),
+        settings(),
+        load,
+    ));
+    let (stop, stopped) = watch::channel(false);
+    (
+        stop,
+        tokio::spawn(deliverer.run(stopped, hand_offs)),
+        arrived,
+    )
+}
+
+/// The subscription's delivery records, oldest first.
+async fn deliveries(
+    db: &holdfast_persistence::Database,
+    who: &Principal,
+    subscription: &Subscription,
+) -> Vec<Delivery> {
+    let page = PageRequest::new(Some(100), None).unwrap();
+    let mut deliveries = db
+        .stores()
+        .webhooks
+        .list_deliveries(&who.scope.platform, None, &subscription.id, &page)
+        .await
+        .unwrap()
+        .data;
+    deliveries.sort_by_key(|d| d.created_on);
+    deliveries
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claimed_rows_are_attempted_within_the_cap_recorded_and_finished_before_a_stop() {
+    let test_db = TestDatabase::sqlite().await;
+    let db = test_db.open();
+    let state = AppState::new(db.clone());
+    let (who, subscription) = pending_notifications(&state, 5).await;
+    let load = DeliveryLoad::claiming(settings().load_limits(1));
+    let (stop, running, mut arrived) = start_loop(&db, &state, load, None);
+
+    // The subscription's cap: two attempts at once, and no third while both are held.
+    let mut held = Vec::new();
+    for _ in 0..PER_SUBSCRIPTION {
+        held.push(
+            next(&mut arrived, Duration::from_secs(5))
+                .await
+                .expect("an attempt starts"),
+        );
+    }
+    assert!(
+        next(&mut arrived, Duration::from_millis(300))
+            .await
+            .is_none(),
+        "a third attempt started while the cap's two were in flight"
+    );
+
+    // Each answer frees one place, which the next row takes.
+    let mut sent = Vec::new();
+    let mut started = held.len();
+    while sent.len() < 4 {
+        let (id, answer) = held.remove(0);
+        answer.send(ok()).unwrap();
+        sent.push(id);
+        if started < 5 {
+            let more = next(&mut arrived, Duration::from_secs(5)).await;
+            held.push(more.expect("the next row starts in the place freed"));
+            started += 1;
+        }
+    }
+    assert_eq!(held.len(), 1, "the fifth row is in flight");
+
+    // Stopping waits for the attempt in flight, and records its outcome.
+    stop.send(true).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!running.is_finished(), "stopped with an attempt in flight");
+    let (id, answer) = held.remove(0);
+    answer.send(ok()).unwrap();
+    sent.push(id);
+    tokio::time::timeout(Duration::from_secs(10), running)
+        .await
+        .expect("the loop stops once its attempt ends")
+        .unwrap();
+    assert!(next(&mut arrived, Duration::ZERO).await.is_none());
+
+    let deliveries = deliveries(&db, &who, &subscription).await;
+    let mut recorded: Vec<&str> = deliveries
+        .iter()
+        .filter(|d| d.state == DeliveryState::Done(Outcome::Succeeded))
+        .map(|d| d.id.as_str())
+        .collect();
+    recorded.sort_unstable();
+    sent.sort_unstable();
+    assert_eq!(deliveries.len(), 5);
+    assert_eq!(
+        recorded, sent,
+        "each row sent once, and recorded as it was answered"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handed_off_rows_start_oldest_first_within_the_cap_and_are_sent_once() {
+    let test_db = TestDatabase::sqlite().await;
+    let (load, hand_offs) = DeliveryLoad::handing_off(settings().load_limits(1));
+    let db = test_db.open().delivering(load.clone());
+    let state = AppState::new(db.clone());
+    // Written before the loop runs: every row waits in its line, handed off, none claimable.
+    let (who, subscription) = pending_notifications(&state, 5).await;
+    let (stop, running, mut arrived) = start_loop(&db, &state, load, Some(hand_offs));
+
+    let mut order = Vec::new();
+    let mut held = Vec::new();
+    while order.len() < 5 {
+        let (id, answer) = next(&mut arrived, Duration::from_secs(5))
+            .await
+            .expect("every handed-off row starts");
+        order.push(id);
+        held.push(answer);
+        assert!(
+            held.len() <= PER_SUBSCRIPTION as usize,
+            "more attempts in flight than the subscription's cap"
+        );
+        if held.len() == PER_SUBSCRIPTION as usize || order.len() == 5 {
+            held.remove(0).send(ok()).unwrap();
+        }
+    }
+    for answer in held {
+        answer.send(ok()).unwrap();
+    }
+    assert!(
+        next(&mut arrived, Duration::from_millis(300))
+            .await
+            .is_none(),
+        "a row was sent twice"
+    );
+    stop.send(true).unwrap();
+    running.await.unwrap();
+
+    let deliveries = deliveries(&db, &who, &subscription).await;
+    let oldest_first: Vec<&str> = deliveries.iter().map(|d| d.id.as_str()).collect();
+    // The first two start together, in either order; then each freed place takes the oldest
+    // row not yet started.
+    let (mut together, mut written) = (order[..2].to_vec(), oldest_first[..2].to_vec());
+    together.sort_unstable();
+    written.sort_unstable();
+    assert_eq!(together, written, "the line started a newer row first");
+    assert_eq!(
+        order[2..],
+        oldest_first[2..],
+        "a line starts its rows in the order written"
+    );
+    assert!(
+        deliveries
+            .iter()
+            .all(|d| d.state == DeliveryState::Done(Outcome::Succeeded))
+    );
+}
