@@ -58,7 +58,7 @@ impl Workers {
                 None,
             ),
         };
-        for _ in 0..deliverers {
+        for n in 0..deliverers {
             let deliverer = Arc::new(Deliverer::new(
                 self.queue.clone(),
                 self.sender.clone(),
@@ -66,7 +66,10 @@ impl Workers {
                 self.settings.clone(),
                 load.clone(),
             ));
-            set.spawn(deliverer.run(stop.clone(), hand_offs.take()));
+            let (stop, hand_offs) = (stop.clone(), hand_offs.take());
+            set.spawn(on_own_thread(format!("holdfast-delivery-{n}"), move || {
+                deliverer.run(stop, hand_offs)
+            }));
         }
         set.spawn(mail::run(
             self.outbox.clone(),
@@ -90,6 +93,35 @@ impl Workers {
         ));
         tracing::info!(deliverers, "workers started");
         Running { stop: stop_tx, set }
+    }
+}
+
+/// Runs `work` on a thread of its own, in a single-threaded runtime, until it returns: what it
+/// spawns (a delivery loop's attempts, their connections to receivers, its recorder, and the
+/// database connections of its own pool: `holdfast_persistence::local_pools`) stays on that
+/// thread, woken without crossing to another.
+async fn on_own_thread<W, F>(name: String, work: W)
+where
+    W: FnOnce() -> F + Send + 'static,
+    F: Future<Output = ()>,
+{
+    let (done, finished) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new().name(name).spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a single-threaded runtime");
+        runtime.block_on(work());
+        let _ = done.send(());
+    });
+    match spawned {
+        // A panic drops `done` unsent: the loop is over either way.
+        Ok(_) => {
+            if finished.await.is_err() {
+                tracing::error!("a delivery loop stopped abnormally");
+            }
+        }
+        Err(err) => tracing::error!(error = %err, "could not start a delivery thread"),
     }
 }
 
