@@ -356,6 +356,18 @@ impl NotificationQueue for SqlStore {
         service_name: &str,
     ) -> Result<Vec<Recorded>, StoreError> {
         let mut conn = self.conn().await?;
+        let failures = outcomes
+            .iter()
+            .any(|(_, finished)| matches!(finished.outcome, Outcome::Failed));
+        if !failures && matches!(conn.db, Db::Pg(_)) {
+            // The whole batch is one statement on PostgreSQL, its own transaction: no BEGIN and
+            // COMMIT round trips.
+            let mut recorded = vec![Recorded::NOT; outcomes.len()];
+            record_quietly(&mut conn, outcomes, &mut recorded)
+                .await
+                .map_err(query_error("notifications"))?;
+            return Ok(recorded);
+        }
         conn.transaction(async |conn| {
             let mut recorded = vec![Recorded::NOT; outcomes.len()];
             // Successes and skips are recorded together, failures one by one between them, so
