@@ -336,6 +336,28 @@ async fn one_email_switches_between_its_platforms(env: Env) {
     assert_eq!(old.status(), StatusCode::SEE_OTHER, "the old session ended");
 }
 
+/// The statuses of up to `attempts` tries, ending with the first 429, which must say when to
+/// come back (`Retry-After`, and in words on the page).
+async fn until_locked_out(
+    attempts: usize,
+    attempt: impl AsyncFn() -> reqwest::Response,
+) -> Vec<StatusCode> {
+    let mut statuses = Vec::new();
+    for _ in 0..attempts {
+        let reply = attempt().await;
+        statuses.push(reply.status());
+        if reply.status() == StatusCode::TOO_MANY_REQUESTS {
+            assert!(
+                reply.headers().contains_key(reqwest::header::RETRY_AFTER),
+                "a lockout says when to come back"
+            );
+            assert!(reply.text().await.unwrap().contains("Try again in"));
+            break;
+        }
+    }
+    statuses
+}
+
 /// A switch is a sign-in to another account, under the same budget: wrong passwords spend
 /// the address's failed-authentication budget, the one that spends it is answered 429 with
 /// `Retry-After`, and from then on even the right password is refused.
@@ -361,19 +383,7 @@ async fn the_platform_switch_shares_the_sign_in_lockout(env: Env) {
             .send("POST", "/dashboard/platforms", Some(&on_acme), &form)
             .await
     };
-    let mut statuses = Vec::new();
-    for _ in 0..4 {
-        let reply = attempt("not the password at all").await;
-        statuses.push(reply.status());
-        if reply.status() == StatusCode::TOO_MANY_REQUESTS {
-            assert!(
-                reply.headers().contains_key(reqwest::header::RETRY_AFTER),
-                "a lockout says when to come back"
-            );
-            assert!(reply.text().await.unwrap().contains("Try again in"));
-            break;
-        }
-    }
+    let statuses = until_locked_out(4, async || attempt("not the password at all").await).await;
     assert_eq!(
         statuses.last(),
         Some(&StatusCode::TOO_MANY_REQUESTS),
@@ -392,9 +402,45 @@ async fn the_platform_switch_shares_the_sign_in_lockout(env: Env) {
     );
 }
 
+/// A set-password link is a credential: guessing links spends the address's
+/// failed-authentication budget, the guess that spends it is answered 429 with `Retry-After`,
+/// and so is every guess after it.
+async fn guessed_links_lock_the_address_out(env: Env) {
+    let server = env.serve_with(&[("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3")]);
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    let guess = async || {
+        let fields = [
+            ("token", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+            ("password", "a long enough password"),
+            ("confirm", "a long enough password"),
+        ];
+        pages
+            .send("POST", "/dashboard/welcome", None, &fields)
+            .await
+    };
+    let statuses = until_locked_out(5, guess).await;
+    assert_eq!(
+        statuses,
+        [
+            StatusCode::BAD_REQUEST,
+            StatusCode::BAD_REQUEST,
+            StatusCode::BAD_REQUEST,
+            StatusCode::TOO_MANY_REQUESTS
+        ],
+        "a budget of three failures a minute: the fourth is refused"
+    );
+    let after = guess().await;
+    assert_eq!(after.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(after.headers().contains_key(reqwest::header::RETRY_AFTER));
+}
+
 on_both_backends!(
     every_change_lands_in_the_audit_log,
     a_forgotten_password_is_reset_by_an_emailed_link,
     one_email_switches_between_its_platforms,
     the_platform_switch_shares_the_sign_in_lockout,
+    guessed_links_lock_the_address_out,
 );

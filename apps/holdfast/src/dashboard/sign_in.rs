@@ -218,10 +218,19 @@ async fn set_password(
     let Ok(password) = Password::parse(&form.password) else {
         return again("The password must be 10 to 128 characters long.");
     };
-    // A link is a credential: guessing them counts against the address like a wrong key.
+    // A link is a credential: guessing them counts against the address like a wrong key, and
+    // the guess that spends its budget, like every one after it, is answered 429 with
+    // `Retry-After`.
+    let locked = |wait| {
+        let error = format!(
+            "Too many attempts from your address. {}",
+            try_again_in(wait)
+        );
+        Ok(super::too_many(wait, password_page(token, Some(&error))))
+    };
     let address = req.peer_addr().map(|a| a.ip());
-    if state.rate_limits.locked_out(address).is_some() {
-        return again("Too many attempts from your address. Try again later.");
+    if let Some(wait) = state.rate_limits.locked_out(address) {
+        return locked(wait);
     }
     let unusable = "This link is unknown, used or expired. Ask for a new one.";
     let redeemed = match &presented {
@@ -233,10 +242,10 @@ async fn set_password(
             tracing::info!(user = %user.id, platform = %user.platform_id, "dashboard password set through a link");
             Ok(see_other("/dashboard?password-set"))
         }
-        Err(ServiceError::NotFound(_)) => {
-            state.rate_limits.failed(address);
-            again(unusable)
-        }
+        Err(ServiceError::NotFound(_)) => match state.rate_limits.failed(address) {
+            Some(wait) => locked(wait),
+            None => again(unusable),
+        },
         Err(other) => Err(other.into()),
     }
 }
