@@ -4,7 +4,7 @@
 //! | Variable | Default | Meaning |
 //! |---|---|---|
 //! | `HOLDFAST_DATABASE_URL` | `sqlite://./data/holdfast.db` | `postgres://…` or `sqlite://PATH` |
-//! | `HOLDFAST_DB_POOL_SIZE` | `8` | PostgreSQL connections of the background work, and as many shared out among the HTTP workers |
+//! | `HOLDFAST_DB_POOL_SIZE` | `8` | PostgreSQL connections of the shared pool, and as many again shared out among the HTTP workers and delivery loops |
 //! | `HOLDFAST_DB_COMPLETION_WAIT_MS` | `20000` | how long a payment's completion waits for the database |
 //! | `HOLDFAST_BIND` | `127.0.0.1:8080` | address `serve` listens on (port 0 picks one) |
 //! | `HOLDFAST_HTTP_WORKERS` | one per core | HTTP worker threads |
@@ -43,8 +43,9 @@ pub struct DatabaseArgs {
     )]
     pub url: DatabaseUrl,
 
-    /// PostgreSQL connections of the background work, and as many shared out among the HTTP
-    /// workers, each in a pool of its own of at least two (SQLite always uses one).
+    /// PostgreSQL connections of the shared pool, and as many again shared out among the HTTP
+    /// workers and delivery loops, each in a pool of its own of at least two (SQLite always
+    /// uses one).
     #[arg(
         long = "db-pool-size",
         env = "HOLDFAST_DB_POOL_SIZE",

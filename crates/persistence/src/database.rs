@@ -92,8 +92,8 @@ pub struct PoolOptions {
     /// (`shared_among`). SQLite always uses one: it has a single writer, and one connection per
     /// process avoids lock-upgrade deadlocks between transactions.
     pub max_size: usize,
-    /// How many threads with single-threaded runtimes of their own (HTTP workers) share out
-    /// `max_size`, each in a pool of its own (`local_pools`).
+    /// How many threads with single-threaded runtimes of their own (HTTP workers, delivery
+    /// loops) share out `max_size`, each in a pool of its own (`local_pools`).
     pub pinned_threads: usize,
     pub wait_timeout: Duration,
     /// How long the completion of a payment the processor has answered waits for a connection
@@ -103,7 +103,8 @@ pub struct PoolOptions {
 }
 
 impl PoolOptions {
-    /// These options for a process whose `threads` HTTP workers each run a runtime of their own.
+    /// These options for a process whose `threads` HTTP workers and delivery loops each run a
+    /// runtime of their own.
     #[must_use]
     pub fn shared_among(self, threads: usize) -> Self {
         Self {

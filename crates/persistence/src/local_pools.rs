@@ -1,5 +1,6 @@
 //! PostgreSQL pools: one per thread that runs a single-threaded runtime of its own (each HTTP
-//! worker), one shared by the rest (the multi-threaded runtime: background loops, commands).
+//! worker, each delivery loop), one shared by the rest (the multi-threaded runtime: mail,
+//! retention, reconciliation, commands).
 //!
 //! A connection's driver task runs on the runtime that opened it. When an HTTP worker used a
 //! connection opened on another worker, every message woke that other thread and was woken

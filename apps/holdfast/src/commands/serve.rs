@@ -36,8 +36,11 @@ pub async fn run(
         applied = applied.len(),
         "database ready"
     );
-    // Each HTTP worker drives connections of its own (`holdfast_persistence::local_pools`).
-    let pool = database.pool().shared_among(args.http_workers());
+    // Each HTTP worker and each delivery loop drives connections of its own
+    // (`holdfast_persistence::local_pools`), a share of the pool's size.
+    let pool = database
+        .pool()
+        .shared_among(args.http_workers() + webhooks.workers as usize);
     let db = Database::open(&database.url, pool)?;
     db.ping().await.context("database unreachable")?;
     // Requests find their key without a round trip while this process hears key changes.

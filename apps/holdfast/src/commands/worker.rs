@@ -16,12 +16,15 @@ pub async fn run(
     Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
-    let db = Database::open(&database.url, database.pool())?;
+    // Each delivery loop drives connections of its own, a share of the pool's size
+    // (`holdfast_persistence::local_pools`).
+    let loops = webhooks.workers.max(1);
+    let db = Database::open(&database.url, database.pool().shared_among(loops as usize))?;
     db.ping().await.context("database unreachable")?;
     let state = AppState::without_vault(db.clone(), payments);
     let workers = webhooks
         .workers(Background::new(&db, &state), payments)?
-        .spawn(webhooks.workers.max(1), None);
+        .spawn(loops, None);
     crate::system::shutdown_signal().await;
     tracing::info!("stopping workers");
     workers.shutdown().await;
