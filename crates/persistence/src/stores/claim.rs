@@ -26,9 +26,11 @@ use crate::timestamp::Ts;
 /// each backend's marks for the binds: `$now`, `$not_ended` (a condition on a leased row: its
 /// id is not among the claiming process's ended attempts), `$waiting` (a table of the claiming
 /// process's rows waiting in its lines, `(webhook_id, waiting)`: leased, not in flight),
+/// `$at_least_zero` (leased less waiting, never below zero: a waiting row may be gone, its
+/// subscription deleted, and must not lend its place to the platform's other rows),
 /// `$per_sub` (per-subscription cap), `$per_platform` (per-platform cap), `$batch`.
 macro_rules! claim_sql {
-    ($heads:literal, now: $now:literal, not_ended: $not_ended:literal, waiting: $waiting:literal, per_sub: $per_sub:literal, per_platform: $per_platform:literal, batch: $batch:literal) => {
+    ($heads:literal, now: $now:literal, not_ended: $not_ended:literal, waiting: $waiting:literal, at_least_zero: $at_least_zero:literal, per_sub: $per_sub:literal, per_platform: $per_platform:literal, batch: $batch:literal) => {
         concat!(
             "WITH RECURSIVE subs (webhook_id) AS (
     SELECT (SELECT webhook_id FROM notifications
@@ -50,7 +52,9 @@ macro_rules! claim_sql {
             "
      GROUP BY platform_id, webhook_id
 ), leased AS (
-    SELECT l.platform_id, l.webhook_id, l.leased - coalesce(w.waiting, 0) AS in_flight
+    SELECT l.platform_id, l.webhook_id, ",
+            $at_least_zero,
+            " AS in_flight
       FROM leases l
       LEFT JOIN ",
             $waiting,
@@ -101,6 +105,7 @@ const CLAIM_PG: &str = claim_sql!(
     now: "?",
     not_ended: "NOT (id = ANY (?::text[]))",
     waiting: "unnest(?::text[], ?::int4[]) AS w (webhook_id, waiting)",
+    at_least_zero: "greatest(l.leased - coalesce(w.waiting, 0), 0)",
     per_sub: "?",
     per_platform: "?",
     batch: "?"
@@ -130,6 +135,7 @@ const CLAIM_SQLITE: &str = claim_sql!(
     waiting: "(SELECT json_extract(value, '$[0]') AS webhook_id,
                        json_extract(value, '$[1]') AS waiting
                   FROM json_each($3)) AS w",
+    at_least_zero: "max(l.leased - coalesce(w.waiting, 0), 0)",
     per_sub: "$4",
     per_platform: "$5",
     batch: "$6"

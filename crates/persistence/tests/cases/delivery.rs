@@ -273,6 +273,27 @@ pub async fn a_claim_does_not_count_rows_waiting_in_its_lines(db: Database) {
         claimed.iter().all(|c| !waiting.contains(&c.id)),
         "a waiting row is leased: never claimed"
     );
+    // Told of more waiting rows than are leased (a waiting row's subscription deleted, say), a
+    // claim counts none in flight, never fewer than none: the platform's cap still holds.
+    for shop in ["Shop 6", "Shop 7"] {
+        stored_merchant(&plain, &p, shop).await;
+    }
+    let one_per_platform = holdfast_domain::ports::ClaimLimits {
+        batch: 100,
+        per_subscription: 100,
+        per_platform: 1,
+    };
+    let claimed = q
+        .claim_notifications(
+            later,
+            lease,
+            one_per_platform,
+            &[],
+            &[(hook.id.clone(), 50)],
+        )
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 1, "an overstated wait lends no place");
 }
 
 /// Takes what `handed` was given since the last call: the ids, one per row.
