@@ -262,7 +262,11 @@ impl DeliveryLoad {
     /// subscription's line, in order. `None` when this process hands nothing off or its lines
     /// are full (the rows are then written unleased, for the claim).
     pub fn reserve(self: &Arc<Self>, webhooks: &[&str]) -> Option<Reservation> {
-        self.hand_offs.as_ref()?;
+        // A delivery loop that is gone takes nothing: its rows are written for the claim rather
+        // than leased to no one.
+        if self.hand_offs.as_ref()?.is_closed() {
+            return None;
+        }
         let room = Self::cap(self.limits.concurrency).saturating_mul(WAITING_PER_SLOT);
         let admitted: Vec<WebhookId> = self.with(|load| {
             let admitted: Vec<WebhookId> = webhooks
@@ -490,12 +494,19 @@ mod tests {
     }
 
     #[test]
-    fn a_hand_off_to_a_stopped_loop_gives_its_place_back() {
+    fn a_hand_off_to_a_loop_stopped_since_its_reservation_gives_its_place_back() {
+        let (load, rx) = DeliveryLoad::handing_off(limits(10));
+        let reservation = load.reserve(&["wh_a", "wh_b"]).expect("room");
+        drop(rx);
+        reservation.hand(rows(&["wh_a", "wh_b"]));
+        assert_eq!(load.waiting(), 0);
+    }
+
+    #[test]
+    fn a_stopped_loop_is_reserved_nothing() {
         let (load, rx) = DeliveryLoad::handing_off(limits(10));
         drop(rx);
-        load.reserve(&["wh_a", "wh_b"])
-            .expect("room")
-            .hand(rows(&["wh_a", "wh_b"]));
+        assert!(load.reserve(&["wh_a"]).is_none(), "rows go to the claim");
         assert_eq!(load.waiting(), 0);
     }
 }
