@@ -276,6 +276,27 @@ async fn record_quietly(
     Ok(())
 }
 
+/// Records `outcomes` in their order: successes and skips together, failures one by one between
+/// them, so the counter sees the outcomes in their order. In the caller's transaction when it
+/// writes more than one statement.
+async fn record_in_order(
+    conn: &mut Conn,
+    outcomes: &[(NotificationId, Finished)],
+    service_name: &str,
+) -> QueryResult<Vec<Recorded>> {
+    let mut recorded = vec![Recorded::NOT; outcomes.len()];
+    let mut quiet_from = 0;
+    for (i, (id, finished)) in outcomes.iter().enumerate() {
+        if matches!(finished.outcome, Outcome::Failed) {
+            record_quietly(conn, &outcomes[quiet_from..i], &mut recorded[quiet_from..i]).await?;
+            recorded[i] = record_failure(conn, id, finished, service_name).await?;
+            quiet_from = i + 1;
+        }
+    }
+    record_quietly(conn, &outcomes[quiet_from..], &mut recorded[quiet_from..]).await?;
+    Ok(recorded)
+}
+
 /// The notification `id` while it is pending: of two workers finishing the same notification
 /// (a lease that ran out), the first one counts.
 fn pending(id: &NotificationId) -> PendingOne<'_> {
@@ -360,32 +381,15 @@ impl NotificationQueue for SqlStore {
             .iter()
             .any(|(_, finished)| matches!(finished.outcome, Outcome::Failed));
         if !failures && matches!(conn.db, Db::Pg(_)) {
-            // The whole batch is one statement on PostgreSQL, its own transaction: no BEGIN and
-            // COMMIT round trips.
-            let mut recorded = vec![Recorded::NOT; outcomes.len()];
-            record_quietly(&mut conn, outcomes, &mut recorded)
+            // Without a failure the batch is one statement on PostgreSQL, its own transaction:
+            // no BEGIN and COMMIT round trips.
+            return record_in_order(&mut conn, outcomes, service_name)
                 .await
-                .map_err(query_error("notifications"))?;
-            return Ok(recorded);
+                .map_err(query_error("notifications"));
         }
-        conn.transaction(async |conn| {
-            let mut recorded = vec![Recorded::NOT; outcomes.len()];
-            // Successes and skips are recorded together, failures one by one between them, so
-            // the counter sees the outcomes in their order.
-            let mut quiet_from = 0;
-            for (i, (id, finished)) in outcomes.iter().enumerate() {
-                if matches!(finished.outcome, Outcome::Failed) {
-                    record_quietly(conn, &outcomes[quiet_from..i], &mut recorded[quiet_from..i])
-                        .await?;
-                    recorded[i] = record_failure(conn, id, finished, service_name).await?;
-                    quiet_from = i + 1;
-                }
-            }
-            record_quietly(conn, &outcomes[quiet_from..], &mut recorded[quiet_from..]).await?;
-            diesel::QueryResult::Ok(recorded)
-        })
-        .await
-        .map_err(query_error("notifications"))
+        conn.transaction(async |conn| record_in_order(conn, outcomes, service_name).await)
+            .await
+            .map_err(query_error("notifications"))
     }
 
     async fn archive_deliveries(&self, before: OffsetDateTime) -> Result<u64, StoreError> {
