@@ -316,8 +316,8 @@ impl Database {
         self.store.keeps_key_cache()
     }
 
-    /// Whether this process serves API keys from its cache now: it listens for key changes
-    /// and its last check was answered in time.
+    /// Whether this process serves API keys from its cache now: a connection of its own
+    /// listens for key changes.
     #[cfg(feature = "test-support")]
     pub fn hears_key_changes(&self) -> bool {
         self.store.hears_key_changes()

@@ -30,9 +30,11 @@ impl KeyStore for SqlStore {
     }
 
     async fn find_key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError> {
-        let miss = match self.keys.as_ref().map(|cache| cache.get(hash)) {
-            Some(Ok(key)) => return Ok(Some(key)),
-            Some(Err(miss)) => Some(miss),
+        let miss = match &self.keys {
+            Some(cache) => match cache.get(hash).await {
+                Ok(key) => return Ok(Some(key)),
+                Err(miss) => Some(miss),
+            },
             None => None,
         };
         let mut conn = self.conn().await?;

@@ -78,7 +78,7 @@ impl SqlStore {
 
     #[cfg(feature = "test-support")]
     pub(crate) fn hears_key_changes(&self) -> bool {
-        self.keys.as_ref().is_some_and(|cache| cache.is_trusted())
+        self.keys.as_ref().is_some_and(|cache| cache.is_listening())
     }
 
     /// The setting `name` as a session sees it between statements, on PostgreSQL (for tests
