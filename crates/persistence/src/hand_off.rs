@@ -19,10 +19,11 @@ use std::hash::Hash;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, broadcast, mpsc};
 
 use holdfast_domain::ids::{NotificationId, PlatformId, WebhookId};
 use holdfast_domain::ports::Claimed;
+use holdfast_domain::webhook::Subscription;
 
 /// Attempts in flight in this process, per platform and per subscription, with the caps they
 /// keep to.
@@ -38,6 +39,49 @@ pub struct DeliveryLoad {
     room: Notify,
     /// Where committed hand-offs go; `None` where nothing is handed (a `holdfast worker`).
     hand_offs: Option<mpsc::UnboundedSender<HandedOff>>,
+    /// Changes to subscriptions this process made or learned of, for every delivery loop.
+    changes: broadcast::Sender<SubscriptionChange>,
+}
+
+/// Changes a loop may miss between two looks at its lines before it loses track of them.
+const CHANGES_KEPT: usize = 1024;
+
+/// A change to a subscription that this process made or learned of. A handed-off row carries
+/// its subscription as the writing transaction read it, and may wait in its line for up to one
+/// timeout: the change reaches the rows waiting, so none is sent to a subscription disabled,
+/// edited or deleted meanwhile (docs/decisions.md, "What a hand-off carries").
+#[derive(Debug, Clone)]
+pub enum SubscriptionChange {
+    /// Toggled or replaced: the subscription as it is now.
+    Now(Arc<Subscription>),
+    /// Disabled by its 25th consecutive failure (spec 6.3).
+    Disabled(WebhookId),
+    /// Deleted, with its history.
+    Deleted(WebhookId),
+}
+
+impl SubscriptionChange {
+    /// The subscription changed.
+    pub fn webhook(&self) -> &WebhookId {
+        match self {
+            Self::Now(subscription) => &subscription.id,
+            Self::Disabled(webhook) | Self::Deleted(webhook) => webhook,
+        }
+    }
+
+    /// What a row written before the change is to be sent with: its subscription as the
+    /// change left it (`None` once deleted).
+    pub fn apply_to(&self, snapshot: &mut Option<Subscription>) {
+        match self {
+            Self::Now(subscription) => *snapshot = Some(Subscription::clone(subscription)),
+            Self::Disabled(_) => {
+                if let Some(subscription) = snapshot {
+                    subscription.active = false;
+                }
+            }
+            Self::Deleted(_) => *snapshot = None,
+        }
+    }
 }
 
 /// The caps a process's deliveries keep to.
@@ -139,6 +183,7 @@ impl DeliveryLoad {
             due: Notify::new(),
             room: Notify::new(),
             hand_offs: None,
+            changes: broadcast::Sender::new(CHANGES_KEPT),
         })
     }
 
@@ -152,6 +197,7 @@ impl DeliveryLoad {
             due: Notify::new(),
             room: Notify::new(),
             hand_offs: Some(tx),
+            changes: broadcast::Sender::new(CHANGES_KEPT),
         });
         (load, rx)
     }
@@ -255,6 +301,17 @@ impl DeliveryLoad {
     /// Waits for a poke.
     pub async fn wait_due(&self) {
         self.due.notified().await;
+    }
+
+    /// Tells every delivery loop of `change`, for the rows waiting in its lines.
+    pub fn changed(&self, change: SubscriptionChange) {
+        // No loop listening (none runs in this process): no line to tell.
+        let _ = self.changes.send(change);
+    }
+
+    /// The changes told from now on, for one delivery loop.
+    pub fn changes(&self) -> broadcast::Receiver<SubscriptionChange> {
+        self.changes.subscribe()
     }
 
     /// Places in this process's waiting lines for the notifications to `webhooks` written now, one each, to be leased at insert and handed off once committed.

@@ -12,7 +12,10 @@ use holdfast_domain::ports::{
     WebhookSender,
 };
 use holdfast_domain::webhook::{Outcome, RetryDecision, backoff, decide, notification_body};
-use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs, HandedOff, LoadLimits, Owner};
+use holdfast_persistence::hand_off::{
+    DeliveryLoad, HandOffs, HandedOff, LoadLimits, Owner, SubscriptionChange,
+};
+use tokio::sync::broadcast::{self, error::TryRecvError};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
@@ -150,6 +153,7 @@ impl Deliverer {
         );
         let mut in_flight = JoinSet::new();
         let mut lines = Lines::default();
+        let mut changes = self.load.changes();
         let mut next = NextClaim::Now;
         while !*stop.borrow() {
             let mut reaped = 0;
@@ -157,7 +161,7 @@ impl Deliverer {
                 reaped += 1;
             }
             next = next.after_ends(reaped);
-            self.start_waiting(&mut lines, &outcomes, &mut in_flight);
+            self.start_waiting(&mut lines, &mut changes, &outcomes, &mut in_flight);
             let claim_at = match next {
                 NextClaim::Now => Instant::now(),
                 NextClaim::At { when, .. } => when,
@@ -195,7 +199,7 @@ impl Deliverer {
             );
         }
         loop {
-            self.start_waiting(&mut lines, &outcomes, &mut in_flight);
+            self.start_waiting(&mut lines, &mut changes, &outcomes, &mut in_flight);
             if in_flight.join_next().await.is_some() {
                 continue;
             }
@@ -286,9 +290,11 @@ impl Deliverer {
     fn start_waiting(
         self: &Arc<Self>,
         lines: &mut Lines,
+        changes: &mut broadcast::Receiver<SubscriptionChange>,
         outcomes: &Outcomes,
         in_flight: &mut JoinSet<()>,
     ) {
+        self.follow_changes(lines, changes);
         if lines.is_empty() {
             return;
         }
@@ -302,6 +308,32 @@ impl Deliverer {
         }
         for notification in taken.start {
             self.start(notification, outcomes, in_flight);
+        }
+    }
+
+    /// Brings what waits in the lines up to date with the subscription changes told since the
+    /// last look. Should the loop have missed some, it cannot tell which rows they were about:
+    /// every waiting row is left to its lease, and claimed after it with its subscription as
+    /// it is then.
+    fn follow_changes(
+        &self,
+        lines: &mut Lines,
+        changes: &mut broadcast::Receiver<SubscriptionChange>,
+    ) {
+        loop {
+            match changes.try_recv() {
+                Ok(change) => lines.apply(&change),
+                Err(TryRecvError::Lagged(missed)) => {
+                    let left = lines.drain().len();
+                    self.load.left_lines(left);
+                    tracing::warn!(
+                        missed,
+                        notifications = left,
+                        "the delivery loop missed subscription changes; the handed-off notifications waiting are claimed when their lease ends"
+                    );
+                }
+                Err(TryRecvError::Empty | TryRecvError::Closed) => return,
+            }
         }
     }
 
@@ -324,7 +356,7 @@ impl Deliverer {
             // recorded) against the caps.
             me.load.awaits_recording(notification.id.clone());
             drop(place);
-            outcomes.record(notification.id, finished);
+            outcomes.record(notification.id, notification.webhook_id, finished);
         });
     }
 

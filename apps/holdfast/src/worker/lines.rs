@@ -9,7 +9,7 @@ use std::collections::{HashMap, VecDeque};
 
 use holdfast_domain::ids::WebhookId;
 use holdfast_domain::ports::Claimed;
-use holdfast_persistence::hand_off::{DeliveryLoad, Owner};
+use holdfast_persistence::hand_off::{DeliveryLoad, Owner, SubscriptionChange};
 use time::OffsetDateTime;
 
 /// Handed-off notifications waiting for room, per subscription.
@@ -43,6 +43,14 @@ impl Lines {
     pub fn push_all(&mut self, rows: Vec<Claimed>) {
         for row in rows {
             self.push(row);
+        }
+    }
+
+    /// Brings the rows of `change`'s subscription waiting here up to date with it: they are
+    /// then sent as it says, or skipped if it is inactive or gone.
+    pub fn apply(&mut self, change: &SubscriptionChange) {
+        for row in self.lines.get_mut(change.webhook()).into_iter().flatten() {
+            change.apply_to(&mut row.subscription);
         }
     }
 

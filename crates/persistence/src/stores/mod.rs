@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::hand_off::DeliveryLoad;
+use crate::hand_off::SubscriptionChange;
 use crate::key_cache::KeyCache;
 use diesel::QueryResult;
 #[cfg(feature = "test-support")]
@@ -69,6 +70,14 @@ impl SqlStore {
     pub(crate) fn delivering(mut self, deliveries: Arc<DeliveryLoad>) -> Self {
         self.deliveries = Some(deliveries);
         self
+    }
+
+    /// Tells this process's delivery loops of a change to a subscription it made, for the rows
+    /// waiting in their lines (`hand_off::SubscriptionChange`).
+    fn subscription_changed(&self, change: SubscriptionChange) {
+        if let Some(deliveries) = &self.deliveries {
+            deliveries.changed(change);
+        }
     }
 
     #[cfg(feature = "test-support")]

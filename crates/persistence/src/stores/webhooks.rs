@@ -1,5 +1,7 @@
 //! `WebhookStore`: subscriptions and their delivery history.
 
+use std::sync::Arc;
+
 use diesel::prelude::*;
 use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::{PlatformId, WebhookId};
@@ -14,6 +16,7 @@ use super::SqlStore;
 use super::idempotency::write_reply;
 use crate::conn::Lock;
 use crate::error::query_error;
+use crate::hand_off::SubscriptionChange;
 use crate::query::{load_page, scoped, scoped_to};
 use crate::rows::convert_all;
 use crate::schema::{events as e, notifications as n, webhooks as w};
@@ -148,13 +151,16 @@ impl WebhookStore for SqlStore {
         at: OffsetDateTime,
     ) -> Result<Subscription, StoreError> {
         let mut conn = self.conn().await?;
-        conn.get_result::<WebhookRow, _>(
-            diesel::update(scoped(w::table, scope).filter(w::id.eq(id.as_str())))
-                .set(ReplacementRow::of(r, at)),
-        )
-        .await
-        .map_err(query_error("webhooks"))
-        .and_then(Subscription::try_from)
+        let replaced = conn
+            .get_result::<WebhookRow, _>(
+                diesel::update(scoped(w::table, scope).filter(w::id.eq(id.as_str())))
+                    .set(ReplacementRow::of(r, at)),
+            )
+            .await
+            .map_err(query_error("webhooks"))
+            .and_then(Subscription::try_from)?;
+        self.subscription_changed(SubscriptionChange::Now(Arc::new(replaced.clone())));
+        Ok(replaced)
     }
 
     async fn delete_webhook(&self, scope: &Scope, id: &WebhookId) -> Result<(), StoreError> {
@@ -175,7 +181,9 @@ impl WebhookStore for SqlStore {
             super::one_row(deleted)
         })
         .await
-        .map_err(query_error("webhooks"))
+        .map_err(query_error("webhooks"))?;
+        self.subscription_changed(SubscriptionChange::Deleted(id.clone()));
+        Ok(())
     }
 
     async fn toggle_webhook(
@@ -186,23 +194,26 @@ impl WebhookStore for SqlStore {
         at: OffsetDateTime,
     ) -> Result<Subscription, StoreError> {
         let mut conn = self.conn().await?;
-        conn.get_result::<WebhookRow, _>(
-            diesel::update(
-                w::table
-                    .filter(w::platform_id.eq(platform.as_str()))
-                    .filter(w::id.eq(id.as_str())),
+        let toggled = conn
+            .get_result::<WebhookRow, _>(
+                diesel::update(
+                    w::table
+                        .filter(w::platform_id.eq(platform.as_str()))
+                        .filter(w::id.eq(id.as_str())),
+                )
+                // Spec 3.2: setting a subscription active in the dashboard resets its counter;
+                // setting it inactive leaves the counter as it is.
+                .set((
+                    w::active.eq(active),
+                    active.then_some(w::consecutive_failures.eq(0)),
+                    w::updated_on.eq(Instant(at)),
+                )),
             )
-            // Spec 3.2: setting a subscription active in the dashboard resets its counter;
-            // setting it inactive leaves the counter as it is.
-            .set((
-                w::active.eq(active),
-                active.then_some(w::consecutive_failures.eq(0)),
-                w::updated_on.eq(Instant(at)),
-            )),
-        )
-        .await
-        .map_err(query_error("webhooks"))
-        .and_then(Subscription::try_from)
+            .await
+            .map_err(query_error("webhooks"))
+            .and_then(Subscription::try_from)?;
+        self.subscription_changed(SubscriptionChange::Now(Arc::new(toggled.clone())));
+        Ok(toggled)
     }
 
     async fn list_deliveries(

@@ -2,6 +2,7 @@
 //! sender that holds each request until the test answers it, so what is in flight is seen from
 //! outside the loop.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +12,9 @@ use holdfast_domain::merchant::{Currency, MerchantDetails, MerchantName};
 use holdfast_domain::mode::{KeyType, Mode};
 use holdfast_domain::page::PageRequest;
 use holdfast_domain::platform::PlatformName;
-use holdfast_domain::ports::{Delivery, DeliveryState, PostResult, WebhookPost, WebhookSender};
+use holdfast_domain::ports::{
+    Delivery, DeliveryState, PostResult, Replacement, WebhookPost, WebhookSender,
+};
 use holdfast_domain::scope::Scope;
 use holdfast_domain::services::NewWebhook;
 use holdfast_domain::user::Email;
@@ -24,8 +27,8 @@ use super::{Deliverer, DeliverySettings};
 use crate::state::{AppState, Background};
 use crate::system::SystemClock;
 
-/// A request the sender holds: its notification, and where its answer goes.
-type Held = (String, oneshot::Sender<PostResult>);
+/// A request the sender holds: its notification, where it goes, and where its answer goes.
+type Held = (String, String, oneshot::Sender<PostResult>);
 
 /// Hands each request to the test and answers what the test answers.
 struct HeldSender {
@@ -37,7 +40,7 @@ impl WebhookSender for HeldSender {
     async fn post(&self, post: &WebhookPost) -> PostResult {
         let (answer, answered) = oneshot::channel();
         self.arrived
-            .send((post.message_id.clone(), answer))
+            .send((post.message_id.clone(), post.url.clone(), answer))
             .expect("the test listens");
         answered.await.expect("the test answers every request")
     }
@@ -191,7 +194,7 @@ async fn claimed_rows_are_attempted_within_the_cap_recorded_and_finished_before_
     let mut sent = Vec::new();
     let mut started = held.len();
     while sent.len() < 4 {
-        let (id, answer) = held.remove(0);
+        let (id, _, answer) = held.remove(0);
         answer.send(ok()).unwrap();
         sent.push(id);
         if started < 5 {
@@ -206,7 +209,7 @@ async fn claimed_rows_are_attempted_within_the_cap_recorded_and_finished_before_
     stop.send(true).unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(!running.is_finished(), "stopped with an attempt in flight");
-    let (id, answer) = held.remove(0);
+    let (id, _, answer) = held.remove(0);
     answer.send(ok()).unwrap();
     sent.push(id);
     tokio::time::timeout(Duration::from_secs(10), running)
@@ -243,7 +246,7 @@ async fn handed_off_rows_start_oldest_first_within_the_cap_and_are_sent_once() {
     let mut order = Vec::new();
     let mut held = Vec::new();
     while order.len() < 5 {
-        let (id, answer) = next(&mut arrived, Duration::from_secs(5))
+        let (id, _, answer) = next(&mut arrived, Duration::from_secs(5))
             .await
             .expect("every handed-off row starts");
         order.push(id);
@@ -286,4 +289,217 @@ async fn handed_off_rows_start_oldest_first_within_the_cap_and_are_sent_once() {
             .iter()
             .all(|d| d.state == DeliveryState::Done(Outcome::Succeeded))
     );
+}
+
+/// A loop taking hand-offs of notifications all written before it ran, so every one waits in
+/// its line, with the first requests (the subscription's cap) held.
+struct Handing {
+    _test_db: TestDatabase,
+    db: holdfast_persistence::Database,
+    state: AppState,
+    load: Arc<DeliveryLoad>,
+    who: Principal,
+    subscription: Subscription,
+    stop: watch::Sender<bool>,
+    running: tokio::task::JoinHandle<()>,
+    arrived: mpsc::UnboundedReceiver<Held>,
+}
+
+impl Handing {
+    async fn start(written: usize) -> (Self, VecDeque<Held>) {
+        let test_db = TestDatabase::sqlite().await;
+        let (load, hand_offs) = DeliveryLoad::handing_off(settings().load_limits(1));
+        let db = test_db.open().delivering(load.clone());
+        let state = AppState::new(db.clone());
+        let (who, subscription) = pending_notifications(&state, written).await;
+        let (stop, running, mut arrived) = start_loop(&db, &state, load.clone(), Some(hand_offs));
+        let mut held = VecDeque::new();
+        for _ in 0..PER_SUBSCRIPTION {
+            held.push_back(next(&mut arrived, Duration::from_secs(5)).await.unwrap());
+        }
+        let handing = Self {
+            _test_db: test_db,
+            db,
+            state,
+            load,
+            who,
+            subscription,
+            stop,
+            running,
+            arrived,
+        };
+        (handing, held)
+    }
+
+    /// Waits until nothing waits in the lines, is in flight or is being recorded.
+    async fn until_idle(&self) {
+        let started = std::time::Instant::now();
+        while self.load.waiting() + self.load.in_flight() + self.load.unrecorded().len() > 0 {
+            assert!(started.elapsed() < Duration::from_secs(5), "never idle");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// The states of the subscription's `written` notifications once every one is final.
+    async fn until_all_final(&self, written: usize) -> Vec<DeliveryState> {
+        let started = std::time::Instant::now();
+        loop {
+            let states: Vec<DeliveryState> = self.states().await;
+            if states.len() == written && !states.contains(&DeliveryState::Pending) {
+                return states;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "never all final: {states:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    async fn states(&self) -> Vec<DeliveryState> {
+        let deliveries = deliveries(&self.db, &self.who, &self.subscription).await;
+        deliveries.iter().map(|d| d.state).collect()
+    }
+
+    /// Stops the loop, once no request it made is left unanswered.
+    async fn stop(mut self) {
+        assert!(
+            self.arrived.try_recv().is_err(),
+            "a row was sent it should not have been"
+        );
+        self.stop.send(true).unwrap();
+        self.running.await.unwrap();
+    }
+}
+
+fn count(states: &[DeliveryState], outcome: Outcome) -> usize {
+    let done = DeliveryState::Done(outcome);
+    states.iter().filter(|s| **s == done).count()
+}
+
+/// What a subscription change does to the rows waiting in its line (`SubscriptionChange`).
+#[derive(Debug, Clone, Copy)]
+enum Change {
+    Disable,
+    NewUrl,
+    Delete,
+}
+
+/// Rows handed off wait in their line while the subscription is at its cap; a change made
+/// meanwhile reaches them before their turn: none goes to a subscription disabled, edited or
+/// deleted since it was written, as a claimed row would not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_waiting_in_a_line_go_as_their_subscription_now_is() {
+    let new_url = EndpointUrl::parse("https://example.org/new").unwrap();
+    for change in [Change::Disable, Change::NewUrl, Change::Delete] {
+        let (mut l, held) = Handing::start(5).await;
+        let (hooks, who, id) = (&l.state.webhooks, &l.who, &l.subscription.id);
+        let actor = Actor::operator();
+        match change {
+            Change::Disable => drop(hooks.set_active(who, &actor, id, false).await.unwrap()),
+            Change::NewUrl => {
+                let replacement = Replacement {
+                    endpoint_url: new_url.clone(),
+                    events: l.subscription.events.clone(),
+                    description: None,
+                    custom_header: None,
+                    active: None,
+                };
+                drop(hooks.replace(who, &actor, id, replacement).await.unwrap());
+            }
+            Change::Delete => hooks.delete(who, &actor, id).await.unwrap(),
+        }
+        for (_, _, answer) in held {
+            answer.send(ok()).unwrap();
+        }
+        // The three rows that waited: sent to the new address, or not sent at all.
+        match change {
+            Change::Disable => {
+                let states = l.until_all_final(5).await;
+                assert_eq!(count(&states, Outcome::Succeeded), 2, "{change:?}");
+                assert_eq!(count(&states, Outcome::Skipped), 3, "{change:?}");
+            }
+            Change::NewUrl => {
+                for _ in 0..3 {
+                    let (_, url, answer) =
+                        next(&mut l.arrived, Duration::from_secs(5)).await.unwrap();
+                    assert_eq!(url, new_url.as_str());
+                    answer.send(ok()).unwrap();
+                }
+                let states = l.until_all_final(5).await;
+                assert_eq!(count(&states, Outcome::Succeeded), 5, "{change:?}");
+            }
+            // The history goes with the subscription: nothing left to read but the lines.
+            Change::Delete => l.until_idle().await,
+        }
+        l.stop().await;
+    }
+}
+
+/// Spec 6.3: the 25th consecutive failure disables the subscription; the rows waiting in its
+/// line then are skipped, not sent. Those that started before the failure was recorded (one
+/// per place freed meanwhile) finish.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_waiting_when_the_25th_failure_disables_their_subscription_are_skipped() {
+    const WRITTEN: usize = 30;
+    let (mut l, mut held) = Handing::start(WRITTEN).await;
+    let gone = || PostResult::Answered {
+        status: 410,
+        body: String::new(),
+    };
+    // A 4xx is not retried: one request, one failure each. Each answer frees a place, which
+    // the next row takes at once, before the failure is recorded.
+    for _ in 0..25 {
+        let (_, _, answer) = held.pop_front().unwrap();
+        answer.send(gone()).unwrap();
+        held.push_back(next(&mut l.arrived, Duration::from_secs(5)).await.unwrap());
+    }
+    let started = std::time::Instant::now();
+    while l
+        .state
+        .webhooks
+        .get(&l.who, &l.subscription.id)
+        .await
+        .unwrap()
+        .active
+    {
+        assert!(started.elapsed() < Duration::from_secs(5), "never disabled");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // The recorder tells the loop right after its commit.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let in_flight = held.len();
+    for (_, _, answer) in held {
+        answer.send(gone()).unwrap();
+    }
+    let states = l.until_all_final(WRITTEN).await;
+    assert_eq!(count(&states, Outcome::Failed), 25 + in_flight);
+    assert_eq!(count(&states, Outcome::Skipped), WRITTEN - 25 - in_flight);
+    l.stop().await;
+}
+
+/// A loop that missed subscription changes cannot tell which rows they were about: it leaves
+/// every waiting row to its lease (claimed after it, with its subscription as it is then)
+/// rather than send one as its subscription no longer is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loop_that_missed_changes_leaves_its_lines_to_their_lease() {
+    use holdfast_domain::ids::WebhookId;
+    use holdfast_persistence::hand_off::SubscriptionChange;
+    let (l, held) = Handing::start(5).await;
+    // More than a loop keeps, even if it looks once in the middle.
+    for n in 0..5_000 {
+        let other = WebhookId::from_trusted(format!("wh_{n}"));
+        l.load.changed(SubscriptionChange::Disabled(other));
+    }
+    for (_, _, answer) in held {
+        answer.send(ok()).unwrap();
+    }
+    l.until_idle().await;
+    let states = l.states().await;
+    let pending = states
+        .iter()
+        .filter(|s| **s == DeliveryState::Pending)
+        .count();
+    assert_eq!(pending, 3, "left to their lease: {states:?}");
+    l.stop().await;
 }
