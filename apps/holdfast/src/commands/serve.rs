@@ -81,8 +81,14 @@ pub async fn run(
     }
     // Built before serving, so bad webhook or email settings stop start-up with the variable.
     let workers = webhooks.workers(Background::new(&db, &state), payments)?;
-    let running = (webhooks.workers > 0).then(|| workers.spawn(webhooks.workers, hand_off));
-    let served = crate::http::serve(state, args).await;
+    let mut running = (webhooks.workers > 0).then(|| workers.spawn(webhooks.workers, hand_off));
+    let fault = async {
+        match running.as_mut() {
+            Some(running) => running.fault().await,
+            None => std::future::pending().await,
+        }
+    };
+    let served = crate::http::serve(state, args, fault).await;
     if let Some(running) = running {
         running.shutdown().await;
     }

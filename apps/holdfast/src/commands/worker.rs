@@ -22,11 +22,19 @@ pub async fn run(
     let db = Database::open(&database.url, database.pool().shared_among(loops as usize))?;
     db.ping().await.context("database unreachable")?;
     let state = AppState::without_vault(db.clone(), payments);
-    let workers = webhooks
+    let mut workers = webhooks
         .workers(Background::new(&db, &state), payments)?
         .spawn(loops, None);
-    crate::system::shutdown_signal().await;
-    tracing::info!("stopping workers");
+    // A loop that fails stops the process, non-zero, for its supervisor to start it again.
+    let failed = tokio::select! {
+        () = crate::system::shutdown_signal() => None,
+        fault = workers.fault() => Some(fault),
+    };
+    if let Some(fault) = &failed {
+        tracing::error!(error = %fault, "stopping workers: one failed");
+    } else {
+        tracing::info!("stopping workers");
+    }
     workers.shutdown().await;
-    Ok(())
+    failed.map_or(Ok(()), Err)
 }

@@ -91,8 +91,14 @@ pub fn app_with(
         .wrap(from_fn(request_context::middleware))
 }
 
-/// Serves until SIGINT or SIGTERM, then drains in-flight requests (up to 30 s).
-pub async fn serve(state: AppState, args: &ServeArgs) -> anyhow::Result<()> {
+/// Serves until SIGINT or SIGTERM, then drains in-flight requests (up to 30 s). Should `fault`
+/// resolve first (a background loop of this process failed), stops the same way and returns
+/// its error, so the process exits non-zero and is started again.
+pub async fn serve(
+    state: AppState,
+    args: &ServeArgs,
+    fault: impl Future<Output = anyhow::Error>,
+) -> anyhow::Result<()> {
     let listener = TcpListener::bind(args.bind)?;
     let address = listener.local_addr()?;
     let data = web::Data::new(state);
@@ -105,12 +111,26 @@ pub async fn serve(state: AppState, args: &ServeArgs) -> anyhow::Result<()> {
     tracing::info!(address = %address, "listening");
     let server = server.run();
     let handle = server.handle();
+    let stopping = handle.clone();
     tokio::spawn(async move {
         crate::system::shutdown_signal().await;
         tracing::info!("stopping");
-        handle.stop(true).await;
+        stopping.stop(true).await;
     });
-    server.await?;
+    let mut server = std::pin::pin!(server);
+    let failed = tokio::select! {
+        result = &mut server => {
+            result?;
+            None
+        }
+        fault = fault => Some(fault),
+    };
+    if let Some(fault) = failed {
+        tracing::error!(error = %fault, "stopping: a background worker failed");
+        handle.stop(true).await;
+        server.await?;
+        return Err(fault);
+    }
     tracing::info!("stopped");
     Ok(())
 }

@@ -71,57 +71,75 @@ impl Workers {
                 deliverer.run(stop, hand_offs)
             }));
         }
-        set.spawn(mail::run(
-            self.outbox.clone(),
-            self.mailer.clone(),
-            self.clock.clone(),
-            Duration::from_secs(1),
-            stop.clone(),
+        set.spawn(named(
+            "the email outbox",
+            mail::run(
+                self.outbox.clone(),
+                self.mailer.clone(),
+                self.clock.clone(),
+                Duration::from_secs(1),
+                stop.clone(),
+            ),
         ));
-        set.spawn(reconcile::run(
-            self.payments,
-            self.clock.clone(),
-            self.reconcile_after,
-            stop.clone(),
+        set.spawn(named(
+            "the reconciliation of pending transactions",
+            reconcile::run(
+                self.payments,
+                self.clock.clone(),
+                self.reconcile_after,
+                stop.clone(),
+            ),
         ));
-        set.spawn(retention::erase_expired_tokens(self.tokens, stop.clone()));
-        set.spawn(retention::run(
-            self.webhooks,
-            self.idempotency,
-            self.compliance,
-            stop,
+        set.spawn(named(
+            "the erasure of expired tokens",
+            retention::erase_expired_tokens(self.tokens, stop.clone()),
+        ));
+        set.spawn(named(
+            "retention",
+            retention::run(self.webhooks, self.idempotency, self.compliance, stop),
         ));
         tracing::info!(deliverers, "workers started");
         Running { stop: stop_tx, set }
     }
 }
 
+/// Which loop ended, and how: loops run until asked to stop, so one that returns early or
+/// panics leaves the process unable to do its work.
+type Ended = Result<&'static str, String>;
+
+/// `work`, named for the error when it ends.
+async fn named(name: &'static str, work: impl Future<Output = ()>) -> Ended {
+    work.await;
+    Ok(name)
+}
+
 /// Runs `work` on a thread of its own, in a single-threaded runtime, until it returns: what it
 /// spawns (a delivery loop's attempts, their connections to receivers, its recorder, and the
 /// database connections of its own pool: `holdfast_persistence::local_pools`) stays on that
 /// thread, woken without crossing to another.
-async fn on_own_thread<W, F>(name: String, work: W)
+async fn on_own_thread<W, F>(name: String, work: W) -> Ended
 where
     W: FnOnce() -> F + Send + 'static,
     F: Future<Output = ()>,
 {
     let (done, finished) = tokio::sync::oneshot::channel();
-    let spawned = std::thread::Builder::new().name(name).spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a single-threaded runtime");
-        runtime.block_on(work());
-        let _ = done.send(());
-    });
+    let spawned = std::thread::Builder::new()
+        .name(name.clone())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a single-threaded runtime");
+            runtime.block_on(work());
+            let _ = done.send(());
+        });
     match spawned {
-        // A panic drops `done` unsent: the loop is over either way.
-        Ok(_) => {
-            if finished.await.is_err() {
-                tracing::error!("a delivery loop stopped abnormally");
-            }
-        }
-        Err(err) => tracing::error!(error = %err, "could not start a delivery thread"),
+        // A panic drops `done` unsent.
+        Ok(_) => match finished.await {
+            Ok(()) => Ok("a delivery loop"),
+            Err(_) => Err(format!("{name} panicked")),
+        },
+        Err(err) => Err(format!("{name} could not start: {err}")),
     }
 }
 
@@ -140,15 +158,35 @@ async fn pause(stop: &mut Stop, duration: Duration) {
 #[derive(Debug)]
 pub struct Running {
     stop: watch::Sender<bool>,
-    set: JoinSet<()>,
+    set: JoinSet<Ended>,
 }
 
 impl Running {
+    /// Waits until a loop ends before being asked to stop, and says which and how. The
+    /// process should then stop (non-zero) so that its supervisor starts it again: serving on
+    /// without it would leave notifications or emails waiting for another process, unseen.
+    /// Nothing it held is lost: its leases run out and are claimed again.
+    pub async fn fault(&mut self) -> anyhow::Error {
+        let ended = match self.set.join_next().await {
+            Some(Ok(Ok(name))) => format!("{name} ended before it was asked to stop"),
+            Some(Ok(Err(failure))) => failure,
+            Some(Err(join)) => format!("a background loop stopped abnormally: {join}"),
+            None => return std::future::pending().await,
+        };
+        anyhow::anyhow!("a background worker failed: {ended}")
+    }
+
     /// Stops claiming new work and waits for the work in hand: attempts in flight (each bounded
     /// by its lease) and the email being sent.
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
-        while self.set.join_next().await.is_some() {}
+        while let Some(ended) = self.set.join_next().await {
+            match ended {
+                Ok(Ok(_)) => {}
+                Ok(Err(failure)) => tracing::error!(failure, "a background loop failed"),
+                Err(join) => tracing::error!(error = %join, "a background loop stopped abnormally"),
+            }
+        }
         tracing::info!("workers stopped");
     }
 }
@@ -158,5 +196,50 @@ impl std::fmt::Debug for Workers {
         f.debug_struct("Workers")
             .field("settings", &self.settings)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn running(set: JoinSet<Ended>) -> Running {
+        Running {
+            stop: watch::channel(false).0,
+            set,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_loop_that_ends_or_panics_on_its_own_thread_is_a_fault() {
+        type Work = fn() -> std::future::Ready<()>;
+        let cases: [(&str, Work); 2] = [
+            ("ended before it was asked to stop", || {
+                std::future::ready(())
+            }),
+            ("holdfast-delivery-7 panicked", || panic!("a loop's bug")),
+        ];
+        for (expected, work) in cases {
+            let mut set = JoinSet::new();
+            set.spawn(on_own_thread("holdfast-delivery-7".into(), work));
+            let fault = running(set).fault().await.to_string();
+            assert!(fault.contains(expected), "{fault}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_loop_still_running_is_no_fault() {
+        let mut set = JoinSet::new();
+        set.spawn(named("retention", std::future::pending()));
+        let mut running = running(set);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(50), running.fault())
+                .await
+                .is_err()
+        );
+        let mut set = JoinSet::new();
+        set.spawn(named("retention", std::future::ready(())));
+        let fault = self::running(set).fault().await.to_string();
+        assert!(fault.contains("retention ended"), "{fault}");
     }
 }
