@@ -112,8 +112,10 @@ const WAITING_PER_SLOT: usize = 64;
 
 #[derive(Debug, Default)]
 struct Load {
-    /// Handed off (or about to be) and not started yet: in the delivery loop's lines.
+    /// Handed off (or about to be) and not started yet: in the delivery loops' lines, in all
+    /// and per subscription.
     waiting: usize,
+    waiting_for: HashMap<WebhookId, usize>,
     total: usize,
     platforms: HashMap<PlatformId, usize>,
     webhooks: HashMap<WebhookId, usize>,
@@ -245,9 +247,26 @@ impl DeliveryLoad {
         })
     }
 
-    /// `count` rows left the delivery loop's lines (started, or left to their lease).
-    pub fn left_lines(&self, count: usize) {
-        self.with(|load| load.waiting = load.waiting.saturating_sub(count));
+    /// Rows to `webhooks` (one each) left the delivery loops' lines: started, or left to their
+    /// lease.
+    pub fn left_lines<'a>(&self, webhooks: impl IntoIterator<Item = &'a WebhookId>) {
+        self.with(|load| {
+            for webhook in webhooks {
+                load.waiting = load.waiting.saturating_sub(1);
+                remove_from(&mut load.waiting_for, webhook, 1);
+            }
+        });
+    }
+
+    /// Rows waiting in the lines per subscription: leased, but holding no connection, so the
+    /// claims of every loop of this process leave them out of the attempts in flight.
+    pub fn waiting_counts(&self) -> Vec<(WebhookId, u32)> {
+        self.with(|load| {
+            load.waiting_for
+                .iter()
+                .map(|(webhook, n)| (webhook.clone(), u32::try_from(*n).unwrap_or(u32::MAX)))
+                .collect()
+        })
     }
 
     /// Rows handed off and not started yet.
@@ -332,6 +351,9 @@ impl DeliveryLoad {
                 .map(|webhook| WebhookId::from_trusted((*webhook).to_owned()))
                 .collect();
             load.waiting += admitted.len();
+            for webhook in &admitted {
+                add_to(&mut load.waiting_for, webhook, 1);
+            }
             admitted
         });
         (!admitted.is_empty()).then(|| Reservation {
@@ -395,7 +417,7 @@ impl Reservation {
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        self.load.left_lines(self.admitted.len());
+        self.load.left_lines(&self.admitted);
     }
 }
 
@@ -497,8 +519,13 @@ mod tests {
             .map(|row| row.webhook_id.as_str())
             .collect();
         assert_eq!(ids, ["wh_b"]);
-        load.left_lines(1);
+        assert_eq!(
+            load.waiting_counts(),
+            [(handed.rows[0].webhook_id.clone(), 1)]
+        );
+        load.left_lines([&handed.rows[0].webhook_id]);
         assert_eq!(load.waiting(), 0);
+        assert!(load.waiting_counts().is_empty());
     }
 
     #[tokio::test]

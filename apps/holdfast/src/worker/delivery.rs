@@ -176,7 +176,7 @@ impl Deliverer {
                 // attempts, a rolled-back write) wakes nobody, so a loop without room looks again
                 // after a poll rather than sleeping until the next write.
                 () = tokio::time::sleep_until(claim_at) => {
-                    next = self.claim(&outcomes, &mut in_flight, &mut stop, &lines).await;
+                    next = self.claim(&outcomes, &mut in_flight, &mut stop).await;
                 }
                 Some(_) = in_flight.join_next(), if !in_flight.is_empty() => {
                     next = next.after_ends(1);
@@ -214,9 +214,8 @@ impl Deliverer {
             }
         }
         // What still waits is left to its lease.
-        let unstarted = lines.drain().len();
+        let unstarted = lines.leave_to_lease(&self.load);
         if unstarted > 0 {
-            self.load.left_lines(unstarted);
             tracing::warn!(
                 notifications = unstarted,
                 "stopping with handed-off notifications not started; they are claimed when their lease ends"
@@ -232,7 +231,6 @@ impl Deliverer {
         outcomes: &Outcomes,
         in_flight: &mut JoinSet<()>,
         stop: &mut Stop,
-        lines: &Lines,
     ) -> NextClaim {
         let poll = Instant::now() + self.settings.poll;
         if self.load.free() == 0 {
@@ -253,7 +251,7 @@ impl Deliverer {
                     per_platform: self.settings.per_platform,
                 },
                 &self.load.unrecorded(),
-                &lines.counts(),
+                &self.load.waiting_counts(),
             )
             .await;
         match claimed {
@@ -324,8 +322,7 @@ impl Deliverer {
             match changes.try_recv() {
                 Ok(change) => lines.apply(&change),
                 Err(TryRecvError::Lagged(missed)) => {
-                    let left = lines.drain().len();
-                    self.load.left_lines(left);
+                    let left = lines.leave_to_lease(&self.load);
                     tracing::warn!(
                         missed,
                         notifications = left,

@@ -59,20 +59,6 @@ impl Lines {
         self.lines.values().map(VecDeque::len).sum()
     }
 
-    /// Rows waiting per subscription: leased, but holding no connection, so this process's
-    /// claims do not count them as in flight.
-    pub fn counts(&self) -> Vec<(WebhookId, u32)> {
-        self.lines
-            .iter()
-            .map(|(webhook, line)| {
-                (
-                    webhook.clone(),
-                    u32::try_from(line.len()).unwrap_or(u32::MAX),
-                )
-            })
-            .collect()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.turns.is_empty()
     }
@@ -112,15 +98,22 @@ impl Lines {
                 idle = if started { 0 } else { idle + 1 };
             }
         }
-        load.left_lines(taken.start.len() + taken.expired.len());
+        load.left_lines(
+            taken
+                .start
+                .iter()
+                .chain(&taken.expired)
+                .map(|r| &r.webhook_id),
+        );
         taken
     }
 
-    /// Empties the lines (a stopping loop that has no room left to wait for).
-    pub fn drain(&mut self) -> Vec<Claimed> {
+    /// Empties the lines, leaving every row to its lease; how many there were.
+    pub fn leave_to_lease(&mut self, load: &DeliveryLoad) -> usize {
         self.turns.clear();
         let rows: Vec<Claimed> = self.lines.drain().flat_map(|(_, line)| line).collect();
-        rows
+        load.left_lines(rows.iter().map(|r| &r.webhook_id));
+        rows.len()
     }
 }
 

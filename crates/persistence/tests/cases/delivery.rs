@@ -319,7 +319,7 @@ pub async fn hand_offs_wait_in_their_process_until_its_lines_are_full(db: Databa
     let second = db.delivering(two.clone()).stores();
     let a = new_platform(&first, "A").await;
     let p = principal(&a, Mode::Test);
-    stored_subscription(&first, &p, "h").await;
+    let hook = stored_subscription(&first, &p, "h").await;
     stored_subscription(&first, &p, "i").await;
 
     for shop in 0..32 {
@@ -352,7 +352,7 @@ pub async fn hand_offs_wait_in_their_process_until_its_lines_are_full(db: Databa
         "another process has lines of its own"
     );
 
-    one.left_lines(1);
+    one.left_lines([&hook.id]);
     stored_merchant(&first, &p, "Shop 34").await;
     assert_eq!(
         received(&mut to_one).len(),
