@@ -155,12 +155,6 @@ impl WebhookArgs {
     pub fn poll(&self) -> Duration {
         Duration::from_millis(self.worker_poll_ms.max(1))
     }
-
-    /// `DeliverySettings::lease_for` these settings: 32 s with the defaults, so a dead worker's
-    /// notification is picked up within a minute.
-    pub fn lease(&self) -> Duration {
-        crate::worker::DeliverySettings::lease_for(self.timeout(), self.backoff_base())
-    }
 }
 
 impl WebhookArgs {
@@ -217,7 +211,6 @@ impl WebhookArgs {
         crate::worker::DeliverySettings {
             timeout: self.timeout(),
             backoff_base: self.backoff_base(),
-            lease: self.lease(),
             concurrency: self.webhook_concurrency,
             per_subscription: self.webhook_subscription_in_flight,
             per_platform: self.webhook_platform_in_flight,

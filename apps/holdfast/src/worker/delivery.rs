@@ -27,7 +27,6 @@ use super::{Stop, pause};
 pub struct DeliverySettings {
     pub timeout: Duration,
     pub backoff_base: Duration,
-    pub lease: Duration,
     pub concurrency: u32,
     /// Attempts in flight per subscription, across all workers.
     pub per_subscription: u32,
@@ -40,9 +39,10 @@ pub struct DeliverySettings {
 impl DeliverySettings {
     /// A claim's lease: longer than the longest attempt (four timeouts and three backoffs of at
     /// most 1, 2 and 4 times the base) by one more timeout, so only a dead worker's notification
-    /// is claimed again.
-    pub fn lease_for(timeout: Duration, backoff_base: Duration) -> Duration {
-        timeout * 5 + backoff_base * 7
+    /// is claimed again. 32 s with the defaults: a dead worker's notification is picked up
+    /// within a minute.
+    pub fn lease(&self) -> Duration {
+        self.timeout * 5 + self.backoff_base * 7
     }
 
     /// The caps of a process running `deliverers` loops of these settings. A hand-off is
@@ -53,7 +53,7 @@ impl DeliverySettings {
             concurrency: self.concurrency.max(1).saturating_mul(deliverers.max(1)),
             per_platform: self.per_platform,
             per_subscription: self.per_subscription,
-            lease: self.lease + self.line_wait(),
+            lease: self.lease() + self.line_wait(),
         }
     }
 
@@ -244,7 +244,7 @@ impl Deliverer {
             .queue
             .claim_notifications(
                 now,
-                now + self.settings.lease,
+                now + self.settings.lease(),
                 ClaimLimits {
                     batch: u32::try_from(self.load.free()).unwrap_or(u32::MAX),
                     per_subscription: self.settings.per_subscription,
@@ -478,7 +478,6 @@ mod tests {
         DeliverySettings {
             timeout,
             backoff_base,
-            lease: DeliverySettings::lease_for(timeout, backoff_base),
             concurrency: 128,
             per_subscription: 16,
             per_platform: 64,
@@ -500,7 +499,8 @@ mod tests {
                 "{timeout} ms, {backoff} ms: {left_at_start:?} left"
             );
             assert_eq!(
-                left_at_start, s.lease,
+                left_at_start,
+                s.lease(),
                 "a claim's lease, from the moment it starts"
             );
         }

@@ -61,7 +61,6 @@ fn settings() -> DeliverySettings {
     DeliverySettings {
         timeout,
         backoff_base,
-        lease: DeliverySettings::lease_for(timeout, backoff_base),
         concurrency: 8,
         per_subscription: PER_SUBSCRIPTION,
         per_platform: 6,
