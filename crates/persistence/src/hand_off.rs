@@ -247,8 +247,8 @@ impl DeliveryLoad {
         })
     }
 
-    /// Rows to `webhooks` (one each) left the delivery loops' lines: started, or left to their
-    /// lease.
+    /// Rows to `webhooks` (one each), handed off, left the delivery loops' lines: started, or
+    /// left to their lease.
     pub fn left_lines<'a>(&self, webhooks: impl IntoIterator<Item = &'a WebhookId>) {
         self.with(|load| {
             for webhook in webhooks {
@@ -258,8 +258,15 @@ impl DeliveryLoad {
         });
     }
 
-    /// Rows waiting in the lines per subscription: leased, but holding no connection, so the
-    /// claims of every loop of this process leave them out of the attempts in flight.
+    /// Places reserved in the lines and not used: their rows were never handed off.
+    fn gave_back(&self, count: usize) {
+        self.with(|load| load.waiting = load.waiting.saturating_sub(count));
+    }
+
+    /// Rows handed off and not started, per subscription: committed and leased, but holding no
+    /// connection, so the claims of every loop of this process leave them out of the attempts
+    /// in flight. (Rows reserved but not yet committed are not counted: the claim cannot see
+    /// their leases, and would take them off the leases of others.)
     pub fn waiting_counts(&self) -> Vec<(WebhookId, u32)> {
         self.with(|load| {
             load.waiting_for
@@ -351,9 +358,6 @@ impl DeliveryLoad {
                 .map(|webhook| WebhookId::from_trusted((*webhook).to_owned()))
                 .collect();
             load.waiting += admitted.len();
-            for webhook in &admitted {
-                add_to(&mut load.waiting_for, webhook, 1);
-            }
             admitted
         });
         (!admitted.is_empty()).then(|| Reservation {
@@ -401,6 +405,12 @@ impl Reservation {
             return;
         }
         let handed = HandedOff { rows };
+        // Counted before they are sent: the loop may start one before `send` returns.
+        self.load.with(|load| {
+            for row in &handed.rows {
+                add_to(&mut load.waiting_for, &row.webhook_id, 1);
+            }
+        });
         let unsent = match &self.load.hand_offs {
             Some(tx) => tx.send(handed).err().map(|unsent| unsent.0),
             None => Some(handed),
@@ -408,6 +418,11 @@ impl Reservation {
         // A hand-off that could not be sent went to a stopped loop: its rows wait for a claim
         // when their lease ends, and their room comes back here.
         if let Some(unsent) = unsent {
+            self.load.with(|load| {
+                for row in &unsent.rows {
+                    remove_from(&mut load.waiting_for, &row.webhook_id, 1);
+                }
+            });
             self.admitted
                 .extend(unsent.rows.into_iter().map(|row| row.webhook_id));
         }
@@ -417,7 +432,7 @@ impl Reservation {
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        self.load.left_lines(&self.admitted);
+        self.load.gave_back(self.admitted.len());
     }
 }
 
@@ -505,6 +520,10 @@ mod tests {
             .expect("room in the lines");
         assert!(reservation.admits("wh_a") && reservation.admits("wh_c"));
         assert_eq!(load.waiting(), 3);
+        assert!(
+            load.waiting_counts().is_empty(),
+            "not committed yet: the claim cannot see their leases"
+        );
         assert_eq!(load.in_flight(), 0, "nothing started yet");
         reservation.hand(rows(&["wh_b", "wh_x"]));
         assert_eq!(

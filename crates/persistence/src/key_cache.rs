@@ -180,7 +180,7 @@ impl KeyCache {
             state.listening = Some(state.connections);
             state.connections
         };
-        self.heard.send_modify(|h| h.connection = connection);
+        self.heard_of(connection);
         connection
     }
 
@@ -214,7 +214,20 @@ impl KeyCache {
             state.listening = None;
             state.connections
         };
-        self.heard.send_modify(|h| h.connection = connection);
+        self.heard_of(connection);
+    }
+
+    /// Tells waiters that the connection numbered `connection` started or was lost. Numbers
+    /// only grow: a loss told late must not overwrite the start of the next connection.
+    fn heard_of(&self, connection: u64) {
+        self.heard.send_if_modified(|h| {
+            let newer = connection > h.connection;
+            if newer {
+                h.connection = connection;
+                h.answered = 0;
+            }
+            newer
+        });
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

@@ -127,10 +127,45 @@ pub async fn serve(
     };
     if let Some(fault) = failed {
         tracing::error!(error = %fault, "stopping: a background worker failed");
-        handle.stop(true).await;
+        // `stop` sends its command at once; the server, polled below, carries it out and only
+        // then answers the future it returns, so awaiting that here first would never end.
+        drop(handle.stop(true));
         server.await?;
         return Err(fault);
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod fault_tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+    use holdfast_persistence::testing::TestDatabase;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Args {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    /// A background loop's failure stops the server, which drains and returns the failure.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fault_stops_the_server_and_is_returned() {
+        let test_db = TestDatabase::sqlite().await;
+        let state = AppState::new(test_db.open());
+        let args = Args::parse_from(["serve", "--bind", "127.0.0.1:0", "--http-workers", "1"]);
+        let fault = async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            anyhow::anyhow!("a loop failed")
+        };
+        let served =
+            tokio::time::timeout(Duration::from_secs(20), serve(state, &args.serve, fault))
+                .await
+                .expect("the server stops once a loop fails");
+        assert_eq!(served.unwrap_err().to_string(), "a loop failed");
+    }
 }

@@ -161,7 +161,13 @@ impl Deliverer {
                 reaped += 1;
             }
             next = next.after_ends(reaped);
-            self.start_waiting(&mut lines, &mut changes, &outcomes, &mut in_flight);
+            self.start_waiting(
+                &mut lines,
+                &mut changes,
+                &mut hand_offs,
+                &outcomes,
+                &mut in_flight,
+            );
             let claim_at = match next {
                 NextClaim::Now => Instant::now(),
                 NextClaim::At { when, .. } => when,
@@ -199,7 +205,13 @@ impl Deliverer {
             );
         }
         loop {
-            self.start_waiting(&mut lines, &mut changes, &outcomes, &mut in_flight);
+            self.start_waiting(
+                &mut lines,
+                &mut changes,
+                &mut hand_offs,
+                &outcomes,
+                &mut in_flight,
+            );
             if in_flight.join_next().await.is_some() {
                 continue;
             }
@@ -289,10 +301,11 @@ impl Deliverer {
         self: &Arc<Self>,
         lines: &mut Lines,
         changes: &mut broadcast::Receiver<SubscriptionChange>,
+        hand_offs: &mut Option<HandOffs>,
         outcomes: &Outcomes,
         in_flight: &mut JoinSet<()>,
     ) {
-        self.follow_changes(lines, changes);
+        self.follow_changes(lines, changes, hand_offs);
         if lines.is_empty() {
             return;
         }
@@ -310,27 +323,40 @@ impl Deliverer {
     }
 
     /// Brings what waits in the lines up to date with the subscription changes told since the
-    /// last look. Should the loop have missed some, it cannot tell which rows they were about:
-    /// every waiting row is left to its lease, and claimed after it with its subscription as
-    /// it is then.
+    /// last look. The changes are taken first, then every row handed off so far: a row handed
+    /// before a change was told is then in its line when the change is applied. Should the
+    /// loop have missed changes, it cannot tell which rows they were about: every waiting row
+    /// is left to its lease, and claimed after it with its subscription as it is then.
     fn follow_changes(
         &self,
         lines: &mut Lines,
         changes: &mut broadcast::Receiver<SubscriptionChange>,
+        hand_offs: &mut Option<HandOffs>,
     ) {
+        let (mut told, mut missed) = (Vec::new(), 0);
         loop {
             match changes.try_recv() {
-                Ok(change) => lines.apply(&change),
-                Err(TryRecvError::Lagged(missed)) => {
-                    let left = lines.leave_to_lease(&self.load);
-                    tracing::warn!(
-                        missed,
-                        notifications = left,
-                        "the delivery loop missed subscription changes; the handed-off notifications waiting are claimed when their lease ends"
-                    );
-                }
-                Err(TryRecvError::Empty | TryRecvError::Closed) => return,
+                Ok(change) => told.push(change),
+                Err(TryRecvError::Lagged(n)) => missed += n,
+                Err(TryRecvError::Empty | TryRecvError::Closed) => break,
             }
+        }
+        if let Some(receiver) = hand_offs {
+            while let Ok(handed) = receiver.try_recv() {
+                lines.push_all(handed.rows);
+            }
+        }
+        if missed > 0 {
+            let left = lines.leave_to_lease(&self.load);
+            tracing::warn!(
+                missed,
+                notifications = left,
+                "the delivery loop missed subscription changes; the handed-off notifications waiting are claimed when their lease ends"
+            );
+            return;
+        }
+        for change in &told {
+            lines.apply(change);
         }
     }
 
