@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::hand_off::DeliveryLoad;
-use crate::key_cache::{self, KeyCache};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
@@ -293,34 +292,6 @@ impl Database {
         Self {
             store: self.store.delivering(deliveries),
         }
-    }
-
-    /// Keeps the API keys this process reads, on PostgreSQL, while a connection of its own
-    /// hears every change to them (`key_cache.rs`); SQLite keeps none. Spawns the listening
-    /// task: call within the tokio runtime.
-    #[must_use]
-    pub fn caching_keys(self, url: &DatabaseUrl) -> Self {
-        let DatabaseUrl::Postgres(secret) = url else {
-            return self;
-        };
-        let cache = Arc::new(KeyCache::default());
-        tokio::spawn(key_cache::listen(Arc::downgrade(&cache), secret.clone()));
-        Self {
-            store: self.store.caching_keys(cache),
-        }
-    }
-
-    /// Whether this process has an API key cache at all (listening or not).
-    #[cfg(feature = "test-support")]
-    pub fn keeps_key_cache(&self) -> bool {
-        self.store.keeps_key_cache()
-    }
-
-    /// Whether this process serves API keys from its cache now: a connection of its own
-    /// listens for key changes.
-    #[cfg(feature = "test-support")]
-    pub fn hears_key_changes(&self) -> bool {
-        self.store.hears_key_changes()
     }
 
     /// The setting `name` as the next statement on a pooled connection would see it; `None` on

@@ -5,7 +5,6 @@ mod conn;
 mod database;
 mod error;
 pub mod hand_off;
-mod key_cache;
 mod local_pools;
 mod payment_rows;
 mod pg_statement;

@@ -43,8 +43,6 @@ pub async fn run(
         .shared_among(args.http_workers() + webhooks.workers as usize);
     let db = Database::open(&database.url, pool)?;
     db.ping().await.context("database unreachable")?;
-    // Requests find their key without a round trip while this process hears key changes.
-    let db = db.caching_keys(&database.url);
     // The notifications this process writes go straight to its own deliverers.
     let hand_off = webhooks.hand_off();
     let db = match &hand_off {

@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 
 use super::{SqlStore, one_row};
 use crate::error::query_error;
-use crate::rows::{KeyRow, NewKeyRow, convert_all, stored_hash};
+use crate::rows::{KeyRow, NewKeyRow, convert_all};
 use crate::schema::api_keys as k;
 
 /// The key `id` of `platform`: every key query but the hash lookup goes through it.
@@ -30,25 +30,13 @@ impl KeyStore for SqlStore {
     }
 
     async fn find_key_by_hash(&self, hash: &KeyHash) -> Result<Option<ApiKey>, StoreError> {
-        let miss = match &self.keys {
-            Some(cache) => match cache.get(hash).await {
-                Ok(key) => return Ok(Some(key)),
-                Err(miss) => Some(miss),
-            },
-            None => None,
-        };
         let mut conn = self.conn().await?;
-        let found = conn
-            .first::<KeyRow, _>(k::table.filter(k::value_hash.eq(hash.as_bytes().as_slice())))
+        conn.first::<KeyRow, _>(k::table.filter(k::value_hash.eq(hash.as_bytes().as_slice())))
             .await
             .optional()
             .map_err(query_error("api_keys"))?
             .map(ApiKey::try_from)
-            .transpose()?;
-        if let (Some(cache), Some(miss), Some(key)) = (&self.keys, miss, &found) {
-            cache.fill(miss, key);
-        }
-        Ok(found)
+            .transpose()
     }
 
     async fn get_key(
@@ -101,27 +89,21 @@ impl KeyStore for SqlStore {
         status: KeyStatus,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let changed: Vec<Vec<u8>> = conn
-            .load(
-                diesel::update(platform_key(platform.as_str(), id.as_str()))
-                    .set(k::active.eq(status == KeyStatus::Active))
-                    .returning(k::value_hash),
-            )
-            .await
-            .map_err(query_error("api_keys"))?;
-        self.forget_changed(changed)
+        conn.execute(
+            diesel::update(platform_key(platform.as_str(), id.as_str()))
+                .set(k::active.eq(status == KeyStatus::Active)),
+        )
+        .await
+        .and_then(one_row)
+        .map_err(query_error("api_keys"))
     }
 
     async fn delete_key(&self, platform: &PlatformId, id: &KeyId) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let deleted: Vec<Vec<u8>> = conn
-            .load(
-                diesel::delete(platform_key(platform.as_str(), id.as_str()))
-                    .returning(k::value_hash),
-            )
+        conn.execute(diesel::delete(platform_key(platform.as_str(), id.as_str())))
             .await
-            .map_err(query_error("api_keys"))?;
-        self.forget_changed(deleted)
+            .and_then(one_row)
+            .map_err(query_error("api_keys"))
     }
 
     async fn touch_key(
@@ -131,32 +113,12 @@ impl KeyStore for SqlStore {
         at: OffsetDateTime,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        let touched: Vec<Vec<u8>> = conn
-            .load(
-                diesel::update(platform_key(platform.as_str(), id.as_str()))
-                    .set(k::last_used_on.eq(Some(at)))
-                    .returning(k::value_hash),
-            )
-            .await
-            .map_err(query_error("api_keys"))?;
-        if let Some(cache) = &self.keys {
-            for hash in touched {
-                cache.touched(&stored_hash("key hash", hash)?, at);
-            }
-        }
-        Ok(())
-    }
-}
-
-impl SqlStore {
-    /// This process changed or deleted the key whose hash `changed` holds (one row, or the key
-    /// was not found): its requests see the change at once, without waiting for the
-    /// notification to come back.
-    fn forget_changed(&self, changed: Vec<Vec<u8>>) -> Result<(), StoreError> {
-        let [hash] = <[Vec<u8>; 1]>::try_from(changed).map_err(|_| StoreError::NotFound)?;
-        if let Some(cache) = &self.keys {
-            cache.forget(&stored_hash("key hash", hash)?);
-        }
-        Ok(())
+        conn.execute(
+            diesel::update(platform_key(platform.as_str(), id.as_str()))
+                .set(k::last_used_on.eq(Some(at))),
+        )
+        .await
+        .map(drop)
+        .map_err(query_error("api_keys"))
     }
 }

@@ -25,7 +25,6 @@ use std::time::Duration;
 
 use crate::hand_off::DeliveryLoad;
 use crate::hand_off::SubscriptionChange;
-use crate::key_cache::KeyCache;
 use diesel::QueryResult;
 #[cfg(feature = "test-support")]
 use diesel::QueryableByName;
@@ -40,8 +39,6 @@ pub struct SqlStore {
     completion_wait: Duration,
     /// Where the notifications this process writes are handed for delivery, if anywhere.
     deliveries: Option<Arc<DeliveryLoad>>,
-    /// The API keys this process has read, where it hears their changes (`key_cache.rs`).
-    keys: Option<Arc<KeyCache>>,
 }
 
 impl std::fmt::Debug for SqlStore {
@@ -58,13 +55,7 @@ impl SqlStore {
             pools,
             completion_wait,
             deliveries: None,
-            keys: None,
         }
-    }
-
-    pub(crate) fn caching_keys(mut self, cache: Arc<KeyCache>) -> Self {
-        self.keys = Some(cache);
-        self
     }
 
     pub(crate) fn delivering(mut self, deliveries: Arc<DeliveryLoad>) -> Self {
@@ -78,16 +69,6 @@ impl SqlStore {
         if let Some(deliveries) = &self.deliveries {
             deliveries.changed(change);
         }
-    }
-
-    #[cfg(feature = "test-support")]
-    pub(crate) fn keeps_key_cache(&self) -> bool {
-        self.keys.is_some()
-    }
-
-    #[cfg(feature = "test-support")]
-    pub(crate) fn hears_key_changes(&self) -> bool {
-        self.keys.as_ref().is_some_and(|cache| cache.is_listening())
     }
 
     /// The setting `name` as a session sees it between statements, on PostgreSQL (for tests
