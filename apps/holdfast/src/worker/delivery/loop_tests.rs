@@ -19,7 +19,7 @@ use holdfast_domain::scope::Scope;
 use holdfast_domain::services::NewWebhook;
 use holdfast_domain::user::Email;
 use holdfast_domain::webhook::{EndpointUrl, EventList, Outcome, Subscription};
-use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs};
+use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs, SubscriptionChange};
 use holdfast_persistence::testing::TestDatabase;
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -442,6 +442,7 @@ async fn rows_waiting_in_a_line_go_as_their_subscription_now_is() {
 async fn rows_waiting_when_the_25th_failure_disables_their_subscription_are_skipped() {
     const WRITTEN: usize = 30;
     let (mut l, mut held) = Handing::start(WRITTEN).await;
+    let mut told = l.load.changes();
     let gone = || PostResult::Answered {
         status: 410,
         body: String::new(),
@@ -453,20 +454,17 @@ async fn rows_waiting_when_the_25th_failure_disables_their_subscription_are_skip
         answer.send(gone()).unwrap();
         held.push_back(next(&mut l.arrived, Duration::from_secs(5)).await.unwrap());
     }
-    let started = std::time::Instant::now();
-    while l
-        .state
-        .webhooks
-        .get(&l.who, &l.subscription.id)
+    // The recorder tells the loops once the 25th failure's disable is committed.
+    let change = tokio::time::timeout(Duration::from_secs(5), told.recv())
         .await
-        .unwrap()
-        .active
-    {
-        assert!(started.elapsed() < Duration::from_secs(5), "never disabled");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    // The recorder tells the loop right after its commit.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+        .expect("the disable is told")
+        .unwrap();
+    assert!(
+        matches!(&change, SubscriptionChange::Disabled(id) if *id == l.subscription.id),
+        "{change:?}"
+    );
+    let now = l.state.webhooks.get(&l.who, &l.subscription.id).await;
+    assert!(!now.unwrap().active, "disabled by its 25th failure");
     let in_flight = held.len();
     for (_, _, answer) in held {
         answer.send(gone()).unwrap();
@@ -483,7 +481,6 @@ async fn rows_waiting_when_the_25th_failure_disables_their_subscription_are_skip
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_loop_that_missed_changes_leaves_its_lines_to_their_lease() {
     use holdfast_domain::ids::WebhookId;
-    use holdfast_persistence::hand_off::SubscriptionChange;
     let (l, held) = Handing::start(5).await;
     // More than a loop keeps, even if it looks once in the middle.
     for n in 0..5_000 {
