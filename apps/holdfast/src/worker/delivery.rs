@@ -145,7 +145,7 @@ impl Deliverer {
     /// Delivers until `stop` turns true, then lets the attempts in flight finish and their
     /// outcomes be recorded (each attempt is bounded by its lease), so a deploy neither cuts an
     /// attempt short nor sends a notification more than four times.
-    pub async fn run(self: Arc<Self>, mut stop: Stop, mut hand_offs: Option<HandOffs>) {
+    pub async fn run(self: Arc<Self>, mut stop: Stop, hand_offs: Option<HandOffs>) {
         let (outcomes, recorder) = Recorder::start(
             self.queue.clone(),
             self.settings.service_name.clone(),
@@ -153,7 +153,10 @@ impl Deliverer {
         );
         let mut in_flight = JoinSet::new();
         let mut lines = Lines::default();
-        let mut changes = self.load.changes();
+        let mut intake = Intake {
+            hand_offs,
+            changes: self.load.changes(),
+        };
         let mut next = NextClaim::Now;
         while !*stop.borrow() {
             let mut reaped = 0;
@@ -161,20 +164,14 @@ impl Deliverer {
                 reaped += 1;
             }
             next = next.after_ends(reaped);
-            self.start_waiting(
-                &mut lines,
-                &mut changes,
-                &mut hand_offs,
-                &outcomes,
-                &mut in_flight,
-            );
+            self.start_waiting(&mut lines, &mut intake, &outcomes, &mut in_flight);
             let claim_at = match next {
                 NextClaim::Now => Instant::now(),
                 NextClaim::At { when, .. } => when,
             };
             tokio::select! {
                 _ = stop.changed() => {}
-                Some(handed) = next_hand_off(&mut hand_offs) => lines.push_all(handed.rows),
+                Some(handed) = next_hand_off(&mut intake.hand_offs) => lines.push_all(handed.rows),
                 () = self.load.wait_due() => next = NextClaim::Now,
                 // Room given back by another loop's attempt, for what waits in the lines.
                 () = self.load.wait_room(), if !lines.is_empty() => {}
@@ -191,7 +188,7 @@ impl Deliverer {
         }
         // What was handed off before the stop is started too, as room comes back, rather than
         // left to its lease (`serve` stops its HTTP side first, so nothing more comes).
-        if let Some(receiver) = &mut hand_offs {
+        if let Some(receiver) = &mut intake.hand_offs {
             receiver.close();
             while let Ok(handed) = receiver.try_recv() {
                 lines.push_all(handed.rows);
@@ -205,13 +202,7 @@ impl Deliverer {
             );
         }
         loop {
-            self.start_waiting(
-                &mut lines,
-                &mut changes,
-                &mut hand_offs,
-                &outcomes,
-                &mut in_flight,
-            );
+            self.start_waiting(&mut lines, &mut intake, &outcomes, &mut in_flight);
             if in_flight.join_next().await.is_some() {
                 continue;
             }
@@ -300,12 +291,11 @@ impl Deliverer {
     fn start_waiting(
         self: &Arc<Self>,
         lines: &mut Lines,
-        changes: &mut broadcast::Receiver<SubscriptionChange>,
-        hand_offs: &mut Option<HandOffs>,
+        intake: &mut Intake,
         outcomes: &Outcomes,
         in_flight: &mut JoinSet<()>,
     ) {
-        self.follow_changes(lines, changes, hand_offs);
+        intake.bring_up_to_date(lines, &self.load);
         if lines.is_empty() {
             return;
         }
@@ -319,44 +309,6 @@ impl Deliverer {
         }
         for notification in taken.start {
             self.start(notification, outcomes, in_flight);
-        }
-    }
-
-    /// Brings what waits in the lines up to date with the subscription changes told since the
-    /// last look. The changes are taken first, then every row handed off so far: a row handed
-    /// before a change was told is then in its line when the change is applied. Should the
-    /// loop have missed changes, it cannot tell which rows they were about: every waiting row
-    /// is left to its lease, and claimed after it with its subscription as it is then.
-    fn follow_changes(
-        &self,
-        lines: &mut Lines,
-        changes: &mut broadcast::Receiver<SubscriptionChange>,
-        hand_offs: &mut Option<HandOffs>,
-    ) {
-        let (mut told, mut missed) = (Vec::new(), 0);
-        loop {
-            match changes.try_recv() {
-                Ok(change) => told.push(change),
-                Err(TryRecvError::Lagged(n)) => missed += n,
-                Err(TryRecvError::Empty | TryRecvError::Closed) => break,
-            }
-        }
-        if let Some(receiver) = hand_offs {
-            while let Ok(handed) = receiver.try_recv() {
-                lines.push_all(handed.rows);
-            }
-        }
-        if missed > 0 {
-            let left = lines.leave_to_lease(&self.load);
-            tracing::warn!(
-                missed,
-                notifications = left,
-                "the delivery loop missed subscription changes; the handed-off notifications waiting are claimed when their lease ends"
-            );
-            return;
-        }
-        for change in &told {
-            lines.apply(change);
         }
     }
 
@@ -471,6 +423,48 @@ impl Deliverer {
         )]
         let fraction = (hash >> 11) as f64 / (1u64 << 53) as f64;
         fraction
+    }
+}
+
+/// What reaches a delivery loop from the rest of its process: the rows handed off to it, and
+/// the changes to their subscriptions.
+struct Intake {
+    hand_offs: Option<HandOffs>,
+    changes: broadcast::Receiver<SubscriptionChange>,
+}
+
+impl Intake {
+    /// Brings what waits in the lines up to date with the subscription changes told since the
+    /// last look. The changes are taken first, then every row handed off so far: a row handed
+    /// before a change was told is then in its line when the change is applied. Should the
+    /// loop have missed changes, it cannot tell which rows they were about: every waiting row
+    /// is left to its lease, and claimed after it with its subscription as it is then.
+    fn bring_up_to_date(&mut self, lines: &mut Lines, load: &DeliveryLoad) {
+        let (mut told, mut missed) = (Vec::new(), 0);
+        loop {
+            match self.changes.try_recv() {
+                Ok(change) => told.push(change),
+                Err(TryRecvError::Lagged(n)) => missed += n,
+                Err(TryRecvError::Empty | TryRecvError::Closed) => break,
+            }
+        }
+        if let Some(receiver) = &mut self.hand_offs {
+            while let Ok(handed) = receiver.try_recv() {
+                lines.push_all(handed.rows);
+            }
+        }
+        if missed > 0 {
+            let left = lines.leave_to_lease(load);
+            tracing::warn!(
+                missed,
+                notifications = left,
+                "the delivery loop missed subscription changes; the handed-off notifications waiting are claimed when their lease ends"
+            );
+            return;
+        }
+        for change in &told {
+            lines.apply(change);
+        }
     }
 }
 
