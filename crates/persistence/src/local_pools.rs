@@ -17,6 +17,13 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 
 type PgPool = Pool<AsyncPgConnection>;
 
+/// Whether this thread runs a single-threaded runtime of its own (an HTTP worker, a delivery
+/// loop): what it starts on it stays on it.
+pub fn on_pinned_thread() -> bool {
+    Handle::try_current()
+        .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::CurrentThread)
+}
+
 /// The shared pool, each pinned thread's, and how to make one for a thread that has none yet.
 /// Dropping the last clone closes them all.
 #[derive(Clone)]
@@ -38,9 +45,7 @@ impl PgPools {
     /// The pool this thread's connections come from: its own when it runs a single-threaded
     /// runtime (made on first use), the shared one otherwise.
     pub fn for_this_thread(&self) -> PgPool {
-        let pinned = Handle::try_current()
-            .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::CurrentThread);
-        if !pinned {
+        if !on_pinned_thread() {
             return self.shared.clone();
         }
         let thread = std::thread::current().id();

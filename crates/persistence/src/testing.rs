@@ -96,6 +96,21 @@ impl TestDatabase {
         }
     }
 
+    /// How many PostgreSQL transactions last wrote the `transactions` rows of `ids`, read off
+    /// their `xmin` (for tests of what commits together).
+    pub async fn commits_that_wrote_transactions(&self, ids: &[&str]) -> i64 {
+        let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
+        connect(&self.url)
+            .await
+            .query_one(
+                "SELECT count(DISTINCT xmin::text) FROM transactions WHERE id = ANY($1)",
+                &[&ids],
+            )
+            .await
+            .expect("read the rows' xmin")
+            .get(0)
+    }
+
     /// Reverts the newest migration and names it; `reapply_migrations` runs it again.
     pub async fn revert_last_migration(&self) -> String {
         let url = DatabaseUrl::parse(&self.url).expect("test url");

@@ -477,6 +477,46 @@ mod replicas {
     }
 }
 
+/// Cases about what a worker thread (a single-threaded runtime of its own, as each HTTP worker
+/// has) does differently: they run on one.
+mod on_a_worker_thread {
+    use holdfast_persistence::testing::TestDatabase;
+
+    /// Runs `case` on a thread of its own with a single-threaded runtime (the test database
+    /// is made first: migrations need the multi-threaded one).
+    fn on_worker<F: Future<Output = ()>>(db: TestDatabase, case: fn(TestDatabase) -> F) {
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap()
+                    .block_on(case(db));
+            });
+        });
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_completions_arriving_together_are_each_written_whole() {
+        let db = TestDatabase::sqlite().await;
+        on_worker(
+            db,
+            super::cases::completions_arriving_together_are_each_written_whole,
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_completions_arriving_together_are_each_written_whole() {
+        let Some(db) = TestDatabase::postgres().await else {
+            return;
+        };
+        on_worker(
+            db,
+            super::cases::completions_arriving_together_are_each_written_whole,
+        );
+    }
+}
+
 /// A PostgreSQL test database opened with a pool of one connection, so the statement after a
 /// write runs on the connection the write used; `None` where PostgreSQL tests are skipped.
 async fn postgres_on_one_connection()

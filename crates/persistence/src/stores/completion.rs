@@ -32,8 +32,8 @@ enum OriginalChange<'a> {
     Release { id: &'a str, amount: i64 },
 }
 
-impl OriginalChange<'_> {
-    fn id(&self) -> &str {
+impl<'a> OriginalChange<'a> {
+    fn id(&self) -> &'a str {
         match self {
             Self::Close { id, .. } | Self::Release { id, .. } => id,
         }
@@ -133,20 +133,24 @@ pub async fn complete(conn: &mut Conn, x: &Transaction, writes: Writes<'_>) -> Q
     }
 }
 
-async fn complete_pg(
-    conn: &mut AsyncPgConnection,
-    x: &Transaction,
-    c: &CompletedRow<'_>,
+/// The completion of `x` as one statement: how many rows of the payment, its original, its
+/// session and its notifications it wrote.
+pub(super) type Completion<'a> = Statement<'a, (BigInt, BigInt, BigInt, BigInt)>;
+
+/// `COMPLETE_PG` for `x`, its final row `c` and what else it writes.
+pub(super) fn completion_statement<'a>(
+    x: &'a Transaction,
+    c: &CompletedRow<'a>,
     Writes {
         original,
         event,
         data,
         reply,
         session,
-    }: Writes<'_>,
-) -> QueryResult<(bool, i64)> {
+    }: Writes<'a>,
+) -> Completion<'a> {
     let change = original_change(original);
-    let statement = Statement::<(BigInt, BigInt, BigInt, BigInt)>::new(
+    Statement::new(
         COMPLETE_PG,
         vec![
             Bind::Text(c.state),
@@ -188,7 +192,17 @@ async fn complete_pg(
             Bind::OptText(session.map(|s| s.held.id.as_str())),
             Bind::OptTime(session.map(|s| s.held.until)),
         ],
-    );
+    )
+}
+
+async fn complete_pg(
+    conn: &mut AsyncPgConnection,
+    x: &Transaction,
+    c: &CompletedRow<'_>,
+    writes: Writes<'_>,
+) -> QueryResult<(bool, i64)> {
+    let change = original_change(writes.original);
+    let statement = completion_statement(x, c, writes);
     if change.is_none() {
         // One statement is its own transaction: no BEGIN and COMMIT round trips.
         let (done, _, closed, notifications) =

@@ -6,6 +6,7 @@ mod boarding;
 mod claim;
 mod client_sessions;
 mod completion;
+mod completion_batch;
 mod compliance;
 pub(crate) mod credentials;
 mod emails;
@@ -37,6 +38,8 @@ use crate::conn::{Conn, Pools};
 pub struct SqlStore {
     pools: Pools,
     completion_wait: Duration,
+    /// Each worker thread's batcher of completions (`completion_batch`).
+    completions: completion_batch::Batchers,
     /// Where the notifications this process writes are handed for delivery, if anywhere.
     deliveries: Option<Arc<DeliveryLoad>>,
 }
@@ -54,6 +57,7 @@ impl SqlStore {
         Self {
             pools,
             completion_wait,
+            completions: completion_batch::Batchers::default(),
             deliveries: None,
         }
     }
@@ -97,6 +101,10 @@ impl SqlStore {
     async fn conn(&self) -> Result<Conn, StoreError> {
         let conn = self.pools.get(None).await?;
         Ok(conn.delivering(self.deliveries.clone()))
+    }
+
+    fn on_postgres(&self) -> bool {
+        matches!(self.pools, Pools::Pg(_))
     }
 
     /// A connection within `wait` rather than the pool's own timeout.

@@ -7,6 +7,7 @@ use std::time::Duration;
 use diesel::dsl::{Eq, GtEq, Lt};
 use diesel::prelude::*;
 use diesel::query_dsl::methods;
+use diesel::result::Error::NotFound;
 
 use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::{MerchantId, TxnId};
@@ -24,6 +25,7 @@ use time::OffsetDateTime;
 
 use super::SqlStore;
 use super::completion::{Writes, complete};
+use super::completion_batch::Completing;
 use crate::conn::{Conn, Db};
 use crate::error::{is_busy, query_error, unexpected};
 use crate::payment_rows::{ConnectionRow, NewTxnRow, PlanRow, RouteRow, TxnRow};
@@ -250,6 +252,19 @@ impl TransactionStore for SqlStore {
         const BUSY_PAUSE: Duration = Duration::from_millis(25);
         let data = serde_json::to_string(&event.data).map_err(unexpected)?;
         let deadline = tokio::time::Instant::now() + self.completion_wait;
+        if original.is_none() && session.is_none() {
+            let completing = Completing {
+                txn: x.clone(),
+                event: event.clone(),
+                data: data.clone(),
+                reply: reply.clone(),
+            };
+            match self.completions.complete(self, completing).await {
+                Some(true) => return Ok(false),
+                Some(false) => return Err(query_error("transactions")(NotFound)),
+                None => {}
+            }
+        }
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             let mut conn = self.conn_within(left).await?;

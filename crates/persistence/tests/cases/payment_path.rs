@@ -414,3 +414,131 @@ pub async fn a_resources_deliveries_are_found_by_its_id(db: Database) {
         .unwrap();
     assert!(elsewhere.is_empty(), "another mode finds nothing");
 }
+
+/// Completions that arrive together on a worker thread (a single-threaded runtime of its own, as
+/// each HTTP worker has) are written together: each payment its row, its event, its
+/// notification and its stored answer, exactly as alone, and on PostgreSQL in one commit. One
+/// row no longer pending (its reconciliation came first) is refused alone, the others kept.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one story: payments completed together, and what each left"
+)]
+pub async fn completions_arriving_together_are_each_written_whole(
+    test_db: holdfast_persistence::testing::TestDatabase,
+) {
+    const PAYMENTS: usize = 12;
+    let db = test_db.open();
+    let stores = db.stores();
+    let Shop { p, m, plan } = shop(&stores).await;
+    let hook = subscription(&p, "txn", &["transaction.created"], true);
+    stores
+        .webhooks
+        .insert_webhook(&hook, u32::MAX, None)
+        .await
+        .unwrap();
+    let print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{}");
+    let mut completions = Vec::new();
+    for n in 0..PAYMENTS {
+        let pending = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
+        write(&stores, &pending).await;
+        let key = IdempotencyKey::parse(&format!("pay-{n}")).unwrap();
+        let begun = stores.idempotency.begin(&p.scope, &key, &print, T0).await;
+        assert_eq!(begun.unwrap(), Begun::Started);
+        let done = Transaction {
+            state: TxnState::Authorized,
+            ..pending
+        };
+        let reply = KeyedAnswer {
+            key,
+            answer: Answer {
+                status: 201,
+                body: format!(r#"{{"id":"{}"}}"#, done.id),
+            },
+        };
+        completions.push((done, reply));
+    }
+    // The fourth was completed first by its reconciliation.
+    let (late, _) = &completions[3];
+    let reconciled = Transaction {
+        state: TxnState::Declined,
+        ..late.clone()
+    };
+    let reconciliation = event_for(&reconciled);
+    stores
+        .transactions
+        .complete_transaction_with_event(&reconciled, None, &reconciliation, None, None)
+        .await
+        .unwrap();
+
+    let events: Vec<Event> = completions.iter().map(|(t, _)| event_for(t)).collect();
+    let results = futures_util::future::join_all(completions.iter().zip(&events).map(
+        |((done, reply), event)| {
+            stores.transactions.complete_transaction_with_event(
+                done,
+                None,
+                event,
+                Some(reply.clone()),
+                None,
+            )
+        },
+    ))
+    .await;
+
+    let mut kept = Vec::new();
+    for (n, ((done, reply), result)) in completions.iter().zip(results).enumerate() {
+        let row = stores
+            .transactions
+            .get_transaction(&p.scope, &done.id)
+            .await
+            .unwrap()
+            .unwrap();
+        let replayed = stores
+            .idempotency
+            .begin(&p.scope, &reply.key, &print, T0)
+            .await
+            .unwrap();
+        if n == 3 {
+            assert!(matches!(result, Err(StoreError::NotFound)), "{result:?}");
+            assert_eq!(row.state, TxnState::Declined, "the reconciliation's stands");
+            assert_eq!(replayed, Begun::Seen(Seen::InProgress), "no answer stored");
+        } else {
+            assert!(!result.unwrap(), "no session to close");
+            assert_eq!(row, *done, "payment {n}");
+            assert_eq!(replayed, Begun::Seen(Seen::Replay(reply.answer.clone())));
+            kept.push(done.id.as_str());
+        }
+    }
+    let written = stores.events.list_events(&p.scope).await.unwrap();
+    let mut written: Vec<String> = written
+        .iter()
+        .filter(|e| e.event_type == "transaction.created")
+        .map(|e| e.id.to_string())
+        .collect();
+    written.sort();
+    let mut expected: Vec<String> = events
+        .iter()
+        .enumerate()
+        .filter(|(n, _)| *n != 3)
+        .map(|(_, e)| e.id.to_string())
+        .collect();
+    expected.push(reconciliation.id.to_string());
+    expected.sort();
+    assert_eq!(
+        written, expected,
+        "one event each, the late one's not written"
+    );
+    let later = T0 + time::Duration::minutes(5);
+    let queued = stores
+        .notifications
+        .claim_notifications(later, later, UNCAPPED, &[], &[])
+        .await
+        .unwrap();
+    assert_eq!(queued.len(), PAYMENTS, "one notification per event");
+    if test_db.url().starts_with("postgres") {
+        assert_eq!(
+            test_db.commits_that_wrote_transactions(&kept).await,
+            1,
+            "completions queued together commit together"
+        );
+    }
+}
