@@ -497,22 +497,22 @@ mod on_a_worker_thread {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite_completions_arriving_together_are_each_written_whole() {
+    async fn sqlite_payment_writes_arriving_together_are_each_written_whole() {
         let db = TestDatabase::sqlite().await;
         on_worker(
             db,
-            super::cases::completions_arriving_together_are_each_written_whole,
+            super::cases::payment_writes_arriving_together_are_each_written_whole,
         );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres_completions_arriving_together_are_each_written_whole() {
+    async fn postgres_payment_writes_arriving_together_are_each_written_whole() {
         let Some(db) = TestDatabase::postgres().await else {
             return;
         };
         on_worker(
             db,
-            super::cases::completions_arriving_together_are_each_written_whole,
+            super::cases::payment_writes_arriving_together_are_each_written_whole,
         );
     }
 }

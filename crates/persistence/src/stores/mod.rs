@@ -6,10 +6,10 @@ mod boarding;
 mod claim;
 mod client_sessions;
 mod completion;
-mod completion_batch;
 mod compliance;
 pub(crate) mod credentials;
 mod emails;
+mod group_commit;
 mod idempotency;
 mod keys;
 mod merchants;
@@ -38,8 +38,8 @@ use crate::conn::{Conn, Pools};
 pub struct SqlStore {
     pools: Pools,
     completion_wait: Duration,
-    /// Each worker thread's batcher of completions (`completion_batch`).
-    completions: completion_batch::Batchers,
+    /// Each worker thread's batcher of payment writes (`group_commit`).
+    batchers: group_commit::Batchers,
     /// Where the notifications this process writes are handed for delivery, if anywhere.
     deliveries: Option<Arc<DeliveryLoad>>,
 }
@@ -57,7 +57,7 @@ impl SqlStore {
         Self {
             pools,
             completion_wait,
-            completions: completion_batch::Batchers::default(),
+            batchers: group_commit::Batchers::default(),
             deliveries: None,
         }
     }

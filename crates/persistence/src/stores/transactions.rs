@@ -25,7 +25,7 @@ use time::OffsetDateTime;
 
 use super::SqlStore;
 use super::completion::{Writes, complete};
-use super::completion_batch::Completing;
+use super::group_commit::{Completing, Write};
 use crate::conn::{Conn, Db};
 use crate::error::{is_busy, query_error, unexpected};
 use crate::payment_rows::{ConnectionRow, NewTxnRow, PlanRow, RouteRow, TxnRow};
@@ -36,7 +36,7 @@ use crate::schema::{
 };
 use crate::timestamp::Instant;
 
-async fn insert_pending(conn: &mut Conn, x: &Transaction) -> QueryResult<()> {
+pub(super) async fn insert_pending(conn: &mut Conn, x: &Transaction) -> QueryResult<()> {
     conn.execute(diesel::insert_into(t::table).values(NewTxnRow::from(x)))
         .await
         .map(drop)
@@ -230,6 +230,13 @@ impl TransactionStore for SqlStore {
     }
 
     async fn insert_pending_transaction(&self, x: &Transaction) -> Result<(), StoreError> {
+        if let Some(true) = self
+            .batchers
+            .write(self, Write::Pending(Box::new(x.clone())))
+            .await
+        {
+            return Ok(());
+        }
         let mut conn = self.conn().await?;
         insert_pending(&mut conn, x)
             .await
@@ -259,7 +266,11 @@ impl TransactionStore for SqlStore {
                 data: data.clone(),
                 reply: reply.clone(),
             };
-            match self.completions.complete(self, completing).await {
+            match self
+                .batchers
+                .write(self, Write::Complete(Box::new(completing)))
+                .await
+            {
                 Some(true) => return Ok(false),
                 Some(false) => return Err(query_error("transactions")(NotFound)),
                 None => {}

@@ -415,15 +415,15 @@ pub async fn a_resources_deliveries_are_found_by_its_id(db: Database) {
     assert!(elsewhere.is_empty(), "another mode finds nothing");
 }
 
-/// Completions that arrive together on a worker thread (a single-threaded runtime of its own, as
-/// each HTTP worker has) are written together: each payment its row, its event, its
-/// notification and its stored answer, exactly as alone, and on PostgreSQL in one commit. One
-/// row no longer pending (its reconciliation came first) is refused alone, the others kept.
+/// Payment writes that arrive together on a worker thread (a single-threaded runtime of its own,
+/// as each HTTP worker has) are written together, on PostgreSQL in one commit: pending rows, and
+/// completions with each payment's row, event, notification and stored answer exactly as alone.
+/// One row no longer pending (its reconciliation came first) is refused alone, the others kept.
 #[expect(
     clippy::too_many_lines,
     reason = "one story: payments completed together, and what each left"
 )]
-pub async fn completions_arriving_together_are_each_written_whole(
+pub async fn payment_writes_arriving_together_are_each_written_whole(
     test_db: holdfast_persistence::testing::TestDatabase,
 ) {
     const PAYMENTS: usize = 12;
@@ -437,10 +437,26 @@ pub async fn completions_arriving_together_are_each_written_whole(
         .await
         .unwrap();
     let print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{}");
+    let pending: Vec<Transaction> = (0..PAYMENTS)
+        .map(|_| txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000))
+        .collect();
+    let inserted = futures_util::future::join_all(
+        pending
+            .iter()
+            .map(|x| stores.transactions.insert_pending_transaction(x)),
+    )
+    .await;
+    assert!(inserted.iter().all(Result::is_ok), "{inserted:?}");
+    let ids: Vec<&str> = pending.iter().map(|x| x.id.as_str()).collect();
+    if test_db.url().starts_with("postgres") {
+        assert_eq!(
+            test_db.commits_that_wrote_transactions(&ids).await,
+            1,
+            "pending rows queued together commit together"
+        );
+    }
     let mut completions = Vec::new();
-    for n in 0..PAYMENTS {
-        let pending = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
-        write(&stores, &pending).await;
+    for (n, pending) in pending.into_iter().enumerate() {
         let key = IdempotencyKey::parse(&format!("pay-{n}")).unwrap();
         let begun = stores.idempotency.begin(&p.scope, &key, &print, T0).await;
         assert_eq!(begun.unwrap(), Begun::Started);

@@ -1,0 +1,252 @@
+//! The writes of concurrent payments committed together, on PostgreSQL: group commit.
+//!
+//! A payment writes twice, each write its own commit that waits for the WAL to reach the disk:
+//! its pending row before the processor is called, its completion after. Under load an HTTP
+//! worker has several payments in flight at once, and their writes arrive a fraction of a
+//! millisecond apart. Each worker thread has one batcher: a write is queued to it and goes at
+//! once while fewer than two batches are being written; whatever queues while both are is the
+//! next batch, written in one SQL transaction (each write its own prepared statement, all sent
+//! at once). A lone write runs as it would alone; under load, one commit carries many. Each payment
+//! goes on only once the commit holding its write is done: its pending row is durable before
+//! its processor is called, and a 201 still means committed.
+//!
+//! Only plain writes are batched: pending rows of auths and sales, and their completions with
+//! no original to move and no client session to close. A batch that fails as a whole sends
+//! each of its writes back to run alone, where an error is its own and is reported as such.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::thread::ThreadId;
+
+use diesel::QueryResult;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use holdfast_domain::idempotency::KeyedAnswer;
+use holdfast_domain::payment::transaction::Transaction;
+use holdfast_domain::ports::Event;
+use tokio::sync::{Semaphore, mpsc, oneshot};
+
+use super::SqlStore;
+use super::completion::{Writes, complete, completion_statement};
+use super::transactions::insert_pending;
+use crate::conn::{Conn, Db};
+use crate::local_pools::on_pinned_thread;
+use crate::payment_rows::{CompletedRow, NewTxnRow};
+use crate::schema::transactions as t;
+use futures_util::{FutureExt, TryFutureExt};
+
+/// The most writes one SQL transaction carries (more wait for the next): a bound on how long a
+/// batch holds its rows' locks.
+const MOST_PER_BATCH: usize = 64;
+
+/// How many batches of one thread are written at once, each on a connection of its own: a
+/// write that finds fewer waits for nothing. With one, a write arriving during a batch waited
+/// for it even at light load (−12–20 % auths at 8 connections); with two, even at 8 and +37–43 %
+/// at 32 (docs/performance.md).
+const IN_FLIGHT: usize = 2;
+
+/// One payment's completion, owned, on its way to the batcher of its thread.
+pub struct Completing {
+    pub txn: Transaction,
+    pub event: Event,
+    /// `event.data` as stored.
+    pub data: String,
+    pub reply: Option<KeyedAnswer>,
+}
+
+/// A write a batch can carry.
+pub enum Write {
+    /// A payment's pending row, before its processor is called.
+    Pending(Box<Transaction>),
+    /// A payment's completion with nothing else to move.
+    Complete(Box<Completing>),
+}
+
+/// What a batched write came to: done; not done because its row was no longer pending (a
+/// completion only); or not decided here, to be run alone (`None`).
+type Verdict = Option<bool>;
+
+struct Queued {
+    write: Write,
+    verdict: oneshot::Sender<Verdict>,
+}
+
+/// The batchers of a store, one per thread with a single-threaded runtime of its own (each HTTP
+/// worker), started on first use.
+#[derive(Clone, Default)]
+pub struct Batchers(Arc<RwLock<HashMap<ThreadId, mpsc::UnboundedSender<Queued>>>>);
+
+impl Batchers {
+    /// Writes `write` in the next batch of this thread: `Some(true)` once committed,
+    /// `Some(false)` if a completion's row was no longer pending, `None` when it must run alone
+    /// (not on PostgreSQL, not on a worker thread, or its batch failed as a whole).
+    pub async fn write(&self, store: &SqlStore, write: Write) -> Verdict {
+        if !store.on_postgres() || !on_pinned_thread() {
+            return None;
+        }
+        let (verdict, told) = oneshot::channel();
+        let mut queued = Queued { write, verdict };
+        // A thread keeps its batcher until its runtime ends; a later runtime on the same
+        // thread finds the old batcher's queue closed and starts its own.
+        for _ in 0..2 {
+            let queue = self.for_this_thread(store);
+            match queue.send(queued) {
+                Ok(()) => return told.await.ok().flatten(),
+                Err(mpsc::error::SendError(back)) => {
+                    queued = back;
+                    self.map_mut().remove(&std::thread::current().id());
+                }
+            }
+        }
+        None
+    }
+
+    fn for_this_thread(&self, store: &SqlStore) -> mpsc::UnboundedSender<Queued> {
+        let thread = std::thread::current().id();
+        if let Some(queue) = self.map().get(&thread) {
+            return queue.clone();
+        }
+        self.map_mut()
+            .entry(thread)
+            .or_insert_with(|| {
+                let (queue, queued) = mpsc::unbounded_channel();
+                tokio::spawn(write_in_batches(store.clone(), queued));
+                queue
+            })
+            .clone()
+    }
+
+    fn map(
+        &self,
+    ) -> std::sync::RwLockReadGuard<'_, HashMap<ThreadId, mpsc::UnboundedSender<Queued>>> {
+        // Entries are only added or removed whole: a panic cannot leave the map half-changed.
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn map_mut(
+        &self,
+    ) -> std::sync::RwLockWriteGuard<'_, HashMap<ThreadId, mpsc::UnboundedSender<Queued>>> {
+        self.0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The batcher: writes go at once while fewer than `IN_FLIGHT` batches are being written;
+/// whatever queues while they all are is the next batch.
+async fn write_in_batches(store: SqlStore, mut queue: mpsc::UnboundedReceiver<Queued>) {
+    let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
+    loop {
+        let Ok(turn) = in_flight.clone().acquire_owned().await else {
+            return;
+        };
+        let mut batch = Vec::with_capacity(MOST_PER_BATCH);
+        if queue.recv_many(&mut batch, MOST_PER_BATCH).await == 0 {
+            return;
+        }
+        let store = store.clone();
+        tokio::spawn(async move {
+            let writes: Vec<&Write> = batch.iter().map(|q| &q.write).collect();
+            let written = write_batch(&store, &writes).await;
+            drop(turn);
+            for (n, queued) in batch.into_iter().enumerate() {
+                let verdict = written.as_ref().map(|done| done[n]);
+                // A payment whose request was dropped meanwhile is not waiting: nothing to tell.
+                let _ = queued.verdict.send(verdict);
+            }
+        });
+    }
+}
+
+/// Writes `batch`: for each write, whether it was done; `None` when the batch failed as a
+/// whole.
+async fn write_batch(store: &SqlStore, batch: &[&Write]) -> Option<Vec<bool>> {
+    let mut conn = store.conn_within(store.completion_wait).await.ok()?;
+    let written = match batch {
+        // Alone, as it would run alone: one statement, its own commit, no BEGIN and COMMIT.
+        [one] => write_one(&mut conn, one).await.map(|done| vec![done]),
+        _ => write_many(&mut conn, batch).await,
+    };
+    written
+        .inspect_err(|e| tracing::warn!(error = %e, writes = batch.len(), "a batch of payment writes failed; each runs alone"))
+        .ok()
+}
+
+/// `write` alone: whether it was done.
+async fn write_one(conn: &mut Conn, write: &Write) -> QueryResult<bool> {
+    match write {
+        Write::Pending(x) => insert_pending(conn, x).await.map(|()| true),
+        Write::Complete(c) => {
+            let writes = Writes {
+                original: None,
+                event: &c.event,
+                data: &c.data,
+                reply: c.reply.as_ref(),
+                session: None,
+            };
+            match complete(conn, &c.txn, writes).await {
+                Ok(_) => Ok(true),
+                Err(diesel::result::Error::NotFound) => Ok(false),
+                Err(e) => Err(e),
+            }
+        }
+    }
+}
+
+/// Writes every write of `batch` in one SQL transaction: each its own prepared statement, all
+/// sent at once (pipelined) between one BEGIN and one COMMIT. Three round trips and one commit
+/// for the batch, where alone each takes one round trip and one commit, and nothing to plan.
+/// For each write, whether it was done.
+async fn write_many(conn: &mut Conn, batch: &[&Write]) -> QueryResult<Vec<bool>> {
+    let rows: Vec<Option<CompletedRow<'_>>> = batch
+        .iter()
+        .map(|w| match w {
+            Write::Complete(c) => Some(CompletedRow::from(&c.txn)),
+            Write::Pending(_) => None,
+        })
+        .collect();
+    let outcomes = conn
+        .transaction(async |conn| {
+            let Db::Pg(ref pg) = conn.db else {
+                unreachable!("batches are written on PostgreSQL only");
+            };
+            // Through a shared reference, diesel-async sends every statement before the first
+            // answer comes back.
+            let pg: &AsyncPgConnection = pg;
+            let statements = batch
+                .iter()
+                .zip(&rows)
+                .map(|(write, row)| match (write, row) {
+                    (Write::Complete(c), Some(row)) => {
+                        let writes = Writes {
+                            original: None,
+                            event: &c.event,
+                            data: &c.data,
+                            reply: c.reply.as_ref(),
+                            session: None,
+                        };
+                        completion_statement(&c.txn, row, writes)
+                            .get_result::<(i64, i64, i64, i64)>(&mut { pg })
+                            .map_ok(|(done, _, _, notifications)| (done == 1, notifications))
+                            .boxed()
+                    }
+                    (write, _) => {
+                        let Write::Pending(x) = write else {
+                            unreachable!("every completion has its row");
+                        };
+                        diesel::insert_into(t::table)
+                            .values(NewTxnRow::from(&**x))
+                            .execute(&mut { pg })
+                            .map_ok(|_| (true, 0))
+                            .boxed()
+                    }
+                });
+            futures_util::future::try_join_all(statements).await
+        })
+        .await?;
+    if outcomes.iter().any(|&(_, notifications)| notifications > 0) {
+        conn.poke_deliverers();
+    }
+    Ok(outcomes.into_iter().map(|(done, _)| done).collect())
+}
