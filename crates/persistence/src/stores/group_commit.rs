@@ -15,7 +15,7 @@
 //! each of its writes back to run alone, where an error is its own and is reported as such.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::thread::ThreadId;
 
 use diesel::QueryResult;
@@ -73,7 +73,10 @@ struct Queued {
 /// The batchers of a store, one per thread with a single-threaded runtime of its own (each HTTP
 /// worker), started on first use.
 #[derive(Clone, Default)]
-pub struct Batchers(Arc<RwLock<HashMap<ThreadId, mpsc::UnboundedSender<Queued>>>>);
+pub struct Batchers(Arc<RwLock<Queues>>);
+
+/// Each thread's queue to its batcher.
+type Queues = HashMap<ThreadId, mpsc::UnboundedSender<Queued>>;
 
 impl Batchers {
     /// Writes `write` in the next batch of this thread: `Some(true)` once committed,
@@ -115,21 +118,13 @@ impl Batchers {
             .clone()
     }
 
-    fn map(
-        &self,
-    ) -> std::sync::RwLockReadGuard<'_, HashMap<ThreadId, mpsc::UnboundedSender<Queued>>> {
-        // Entries are only added or removed whole: a panic cannot leave the map half-changed.
-        self.0
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    // Entries are only added or removed whole: a panic cannot leave the map half-changed.
+    fn map(&self) -> RwLockReadGuard<'_, Queues> {
+        self.0.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn map_mut(
-        &self,
-    ) -> std::sync::RwLockWriteGuard<'_, HashMap<ThreadId, mpsc::UnboundedSender<Queued>>> {
-        self.0
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn map_mut(&self) -> RwLockWriteGuard<'_, Queues> {
+        self.0.write().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
