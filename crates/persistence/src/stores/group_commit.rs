@@ -40,8 +40,8 @@ const MOST_PER_BATCH: usize = 64;
 
 /// How many batches of one thread are written at once, each on a connection of its own: a
 /// write that finds fewer waits for nothing. With one, a write arriving during a batch waited
-/// for it even at light load (−12–20 % auths at 8 connections); with two, even at 8 and +37–43 %
-/// at 32 (docs/performance.md).
+/// for it even at light load (−12–20 % auths at 8 connections); with two, about 5 % less at 8
+/// and +41 % at 32; with four, even at 8 but half the gain at 32 (docs/performance.md).
 const IN_FLIGHT: usize = 2;
 
 /// One payment's completion, owned, on its way to the batcher of its thread.
