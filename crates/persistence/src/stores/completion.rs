@@ -117,16 +117,16 @@ pub struct Writes<'a> {
 /// or claimed as `outbox::write_event` says (on PostgreSQL, always claimed: the statement cannot
 /// know beforehand how many it writes, so it wakes this process's deliverers instead).
 pub async fn complete(conn: &mut Conn, x: &Transaction, writes: Writes<'_>) -> QueryResult<bool> {
-    let completed = CompletedRow::from(x);
     match conn.db {
         Db::Pg(ref mut pg) => {
-            let (closed, notifications) = complete_pg(pg, x, &completed, writes).await?;
+            let (closed, notifications) = complete_pg(pg, x, writes).await?;
             if notifications > 0 {
                 conn.poke_deliverers();
             }
             Ok(closed)
         }
         Db::Sqlite(_) => {
+            let completed = CompletedRow::from(x);
             conn.transaction(async |conn| complete_in_steps(conn, x, completed, writes).await)
                 .await
         }
@@ -137,10 +137,9 @@ pub async fn complete(conn: &mut Conn, x: &Transaction, writes: Writes<'_>) -> Q
 /// session and its notifications it wrote.
 pub(super) type Completion<'a> = Statement<'a, (BigInt, BigInt, BigInt, BigInt)>;
 
-/// `COMPLETE_PG` for `x`, its final row `c` and what else it writes.
+/// `COMPLETE_PG` for `x`, its final row and what else it writes.
 pub(super) fn completion_statement<'a>(
     x: &'a Transaction,
-    c: &CompletedRow<'a>,
     Writes {
         original,
         event,
@@ -150,6 +149,7 @@ pub(super) fn completion_statement<'a>(
     }: Writes<'a>,
 ) -> Completion<'a> {
     let change = original_change(original);
+    let c = CompletedRow::from(x);
     Statement::new(
         COMPLETE_PG,
         vec![
@@ -198,11 +198,10 @@ pub(super) fn completion_statement<'a>(
 async fn complete_pg(
     conn: &mut AsyncPgConnection,
     x: &Transaction,
-    c: &CompletedRow<'_>,
     writes: Writes<'_>,
 ) -> QueryResult<(bool, i64)> {
     let change = original_change(writes.original);
-    let statement = completion_statement(x, c, writes);
+    let statement = completion_statement(x, writes);
     if change.is_none() {
         // One statement is its own transaction: no BEGIN and COMMIT round trips.
         let (done, _, closed, notifications) =

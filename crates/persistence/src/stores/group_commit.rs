@@ -30,7 +30,7 @@ use super::completion::{Writes, complete, completion_statement};
 use super::transactions::insert_pending;
 use crate::conn::{Conn, Db};
 use crate::local_pools::on_pinned_thread;
-use crate::payment_rows::{CompletedRow, NewTxnRow};
+use crate::payment_rows::NewTxnRow;
 use crate::schema::transactions as t;
 use futures_util::{FutureExt, TryFutureExt};
 
@@ -51,6 +51,19 @@ pub struct Completing {
     /// `event.data` as stored.
     pub data: String,
     pub reply: Option<KeyedAnswer>,
+}
+
+impl Completing {
+    /// What the completion writes besides the payment's row: no original, no session.
+    fn writes(&self) -> Writes<'_> {
+        Writes {
+            original: None,
+            event: &self.event,
+            data: &self.data,
+            reply: self.reply.as_ref(),
+            session: None,
+        }
+    }
 }
 
 /// A write a batch can carry.
@@ -79,15 +92,19 @@ pub struct Batchers(Arc<RwLock<Queues>>);
 type Queues = HashMap<ThreadId, mpsc::UnboundedSender<Queued>>;
 
 impl Batchers {
-    /// Writes `write` in the next batch of this thread: `Some(true)` once committed,
-    /// `Some(false)` if a completion's row was no longer pending, `None` when it must run alone
-    /// (not on PostgreSQL, not on a worker thread, or its batch failed as a whole).
-    pub async fn write(&self, store: &SqlStore, write: Write) -> Verdict {
+    /// Writes the write `make` gives in the next batch of this thread: `Some(true)` once
+    /// committed, `Some(false)` if a completion's row was no longer pending, `None` when it must
+    /// run alone (not on PostgreSQL, not on a worker thread, or its batch failed as a whole).
+    /// `make` runs only where the write is batched: it copies what the batch needs.
+    pub async fn write(&self, store: &SqlStore, make: impl FnOnce() -> Write) -> Verdict {
         if !store.on_postgres() || !on_pinned_thread() {
             return None;
         }
         let (verdict, told) = oneshot::channel();
-        let mut queued = Queued { write, verdict };
+        let mut queued = Queued {
+            write: make(),
+            verdict,
+        };
         // A thread keeps its batcher until its runtime ends; a later runtime on the same
         // thread finds the old batcher's queue closed and starts its own.
         for _ in 0..2 {
@@ -172,20 +189,11 @@ async fn write_batch(store: &SqlStore, batch: &[&Write]) -> Option<Vec<bool>> {
 async fn write_one(conn: &mut Conn, write: &Write) -> QueryResult<bool> {
     match write {
         Write::Pending(x) => insert_pending(conn, x).await.map(|()| true),
-        Write::Complete(c) => {
-            let writes = Writes {
-                original: None,
-                event: &c.event,
-                data: &c.data,
-                reply: c.reply.as_ref(),
-                session: None,
-            };
-            match complete(conn, &c.txn, writes).await {
-                Ok(_) => Ok(true),
-                Err(diesel::result::Error::NotFound) => Ok(false),
-                Err(e) => Err(e),
-            }
-        }
+        Write::Complete(c) => match complete(conn, &c.txn, c.writes()).await {
+            Ok(_) => Ok(true),
+            Err(diesel::result::Error::NotFound) => Ok(false),
+            Err(e) => Err(e),
+        },
     }
 }
 
@@ -194,13 +202,6 @@ async fn write_one(conn: &mut Conn, write: &Write) -> QueryResult<bool> {
 /// for the batch, where alone each takes one round trip and one commit, and nothing to plan.
 /// For each write, whether it was done.
 async fn write_many(conn: &mut Conn, batch: &[&Write]) -> QueryResult<Vec<bool>> {
-    let rows: Vec<Option<CompletedRow<'_>>> = batch
-        .iter()
-        .map(|w| match w {
-            Write::Complete(c) => Some(CompletedRow::from(&c.txn)),
-            Write::Pending(_) => None,
-        })
-        .collect();
     let outcomes = conn
         .transaction(async |conn| {
             let Db::Pg(ref pg) = conn.db else {
@@ -209,34 +210,17 @@ async fn write_many(conn: &mut Conn, batch: &[&Write]) -> QueryResult<Vec<bool>>
             // Through a shared reference, diesel-async sends every statement before the first
             // answer comes back.
             let pg: &AsyncPgConnection = pg;
-            let statements = batch
-                .iter()
-                .zip(&rows)
-                .map(|(write, row)| match (write, row) {
-                    (Write::Complete(c), Some(row)) => {
-                        let writes = Writes {
-                            original: None,
-                            event: &c.event,
-                            data: &c.data,
-                            reply: c.reply.as_ref(),
-                            session: None,
-                        };
-                        completion_statement(&c.txn, row, writes)
-                            .get_result::<(i64, i64, i64, i64)>(&mut { pg })
-                            .map_ok(|(done, _, _, notifications)| (done == 1, notifications))
-                            .boxed()
-                    }
-                    (write, _) => {
-                        let Write::Pending(x) = write else {
-                            unreachable!("every completion has its row");
-                        };
-                        diesel::insert_into(t::table)
-                            .values(NewTxnRow::from(&**x))
-                            .execute(&mut { pg })
-                            .map_ok(|_| (true, 0))
-                            .boxed()
-                    }
-                });
+            let statements = batch.iter().map(|write| match write {
+                Write::Complete(c) => completion_statement(&c.txn, c.writes())
+                    .get_result::<(i64, i64, i64, i64)>(&mut { pg })
+                    .map_ok(|(done, _, _, notifications)| (done == 1, notifications))
+                    .boxed(),
+                Write::Pending(x) => diesel::insert_into(t::table)
+                    .values(NewTxnRow::from(&**x))
+                    .execute(&mut { pg })
+                    .map_ok(|_| (true, 0))
+                    .boxed(),
+            });
             futures_util::future::try_join_all(statements).await
         })
         .await?;

@@ -230,11 +230,8 @@ impl TransactionStore for SqlStore {
     }
 
     async fn insert_pending_transaction(&self, x: &Transaction) -> Result<(), StoreError> {
-        if let Some(true) = self
-            .batchers
-            .write(self, Write::Pending(Box::new(x.clone())))
-            .await
-        {
+        let pending = || Write::Pending(Box::new(x.clone()));
+        if let Some(true) = self.batchers.write(self, pending).await {
             return Ok(());
         }
         let mut conn = self.conn().await?;
@@ -260,17 +257,15 @@ impl TransactionStore for SqlStore {
         let data = serde_json::to_string(&event.data).map_err(unexpected)?;
         let deadline = tokio::time::Instant::now() + self.completion_wait;
         if original.is_none() && session.is_none() {
-            let completing = Completing {
-                txn: x.clone(),
-                event: event.clone(),
-                data: data.clone(),
-                reply: reply.clone(),
+            let completing = || {
+                Write::Complete(Box::new(Completing {
+                    txn: x.clone(),
+                    event: event.clone(),
+                    data: data.clone(),
+                    reply: reply.clone(),
+                }))
             };
-            match self
-                .batchers
-                .write(self, Write::Complete(Box::new(completing)))
-                .await
-            {
+            match self.batchers.write(self, completing).await {
                 Some(true) => return Ok(false),
                 Some(false) => return Err(query_error("transactions")(NotFound)),
                 None => {}
