@@ -53,6 +53,18 @@ impl Clock for FixedClock {
     }
 }
 
+/// Every notification due at `at`, claimed with no cap (leased until `at` itself).
+async fn claim_all_due(
+    stores: &Stores,
+    at: OffsetDateTime,
+) -> Vec<holdfast_domain::ports::Claimed> {
+    stores
+        .notifications
+        .claim_notifications(at, at, UNCAPPED, &[], &[])
+        .await
+        .unwrap()
+}
+
 /// Increasing, zero-padded ids, so creation order is id order as with real time-ordered ids.
 struct CountingIds;
 impl Ids for CountingIds {
@@ -477,45 +489,55 @@ mod replicas {
     }
 }
 
-/// Cases about what a worker thread (a single-threaded runtime of its own, as each HTTP worker
-/// has) does differently: they run on one.
-mod on_a_worker_thread {
-    use holdfast_persistence::testing::TestDatabase;
-
-    /// Runs `case` on a thread of its own with a single-threaded runtime (the test database
-    /// is made first: migrations need the multi-threaded one).
-    fn on_worker<F: Future<Output = ()>>(db: TestDatabase, case: fn(TestDatabase) -> F) {
-        std::thread::scope(|scope| {
-            scope.spawn(move || {
-                tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap()
-                    .block_on(case(db));
-            });
+/// Runs `case` on a thread of its own with a single-threaded runtime, as each HTTP worker has
+/// (the test database is made first: migrations need the multi-threaded one).
+fn on_a_worker_thread<F: Future<Output = ()>>(
+    db: holdfast_persistence::testing::TestDatabase,
+    case: fn(holdfast_persistence::testing::TestDatabase) -> F,
+) {
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(case(db));
         });
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite_payment_writes_arriving_together_are_each_written_whole() {
-        let db = TestDatabase::sqlite().await;
-        on_worker(
-            db,
-            super::cases::payment_writes_arriving_together_are_each_written_whole,
-        );
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres_payment_writes_arriving_together_are_each_written_whole() {
-        let Some(db) = TestDatabase::postgres().await else {
-            return;
-        };
-        on_worker(
-            db,
-            super::cases::payment_writes_arriving_together_are_each_written_whole,
-        );
-    }
+    });
 }
+
+/// Cases about what a worker thread does differently, run on one on both backends.
+macro_rules! on_a_worker_thread {
+    ($($case:ident),* $(,)?) => {
+        mod on_a_worker_thread {
+            mod sqlite {
+                use holdfast_persistence::testing::TestDatabase;
+                $(
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn $case() {
+                        let db = TestDatabase::sqlite().await;
+                        super::super::on_a_worker_thread(db, super::super::cases::$case);
+                    }
+                )*
+            }
+            mod postgres {
+                use holdfast_persistence::testing::TestDatabase;
+                $(
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn $case() {
+                        let Some(db) = TestDatabase::postgres().await else { return };
+                        super::super::on_a_worker_thread(db, super::super::cases::$case);
+                    }
+                )*
+            }
+        }
+    };
+}
+
+on_a_worker_thread!(
+    payment_writes_arriving_together_are_each_written_whole,
+    one_bad_write_in_a_batch_costs_the_others_nothing,
+);
 
 /// A PostgreSQL test database opened with a pool of one connection, so the statement after a
 /// write runs on the connection the write used; `None` where PostgreSQL tests are skipped.

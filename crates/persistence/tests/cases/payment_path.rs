@@ -287,11 +287,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
         "only the auth's"
     );
     let later = T0 + time::Duration::minutes(5);
-    let queued = stores
-        .notifications
-        .claim_notifications(later, later, UNCAPPED, &[], &[])
-        .await
-        .unwrap();
+    let queued = claim_all_due(&stores, later).await;
     assert_eq!(queued.len(), 2, "only the auth's notifications");
 }
 
@@ -544,11 +540,7 @@ pub async fn payment_writes_arriving_together_are_each_written_whole(
         "one event each, the late one's not written"
     );
     let later = T0 + time::Duration::minutes(5);
-    let queued = stores
-        .notifications
-        .claim_notifications(later, later, UNCAPPED, &[], &[])
-        .await
-        .unwrap();
+    let queued = claim_all_due(&stores, later).await;
     assert_eq!(queued.len(), PAYMENTS, "one notification per event");
     if test_db.url().starts_with("postgres") {
         assert_eq!(
@@ -556,5 +548,40 @@ pub async fn payment_writes_arriving_together_are_each_written_whole(
             1,
             "completions queued together commit together"
         );
+    }
+}
+
+/// A batch of writes that fails as a whole (here a pending row whose id is taken) sends each
+/// write back to run alone: the bad one fails on its own, the others are written.
+pub async fn one_bad_write_in_a_batch_costs_the_others_nothing(
+    test_db: holdfast_persistence::testing::TestDatabase,
+) {
+    let db = test_db.open();
+    let stores = db.stores();
+    let Shop { m, plan, .. } = shop(&stores).await;
+    let taken = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
+    write(&stores, &taken).await;
+    let mut pending: Vec<Transaction> = (0..6)
+        .map(|_| txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000))
+        .collect();
+    pending[2].id = taken.id.clone();
+    let inserted = futures_util::future::join_all(
+        pending
+            .iter()
+            .map(|x| stores.transactions.insert_pending_transaction(x)),
+    )
+    .await;
+    for (n, (x, result)) in pending.iter().zip(&inserted).enumerate() {
+        if n == 2 {
+            assert!(result.is_err(), "the taken id is refused");
+            continue;
+        }
+        assert!(result.is_ok(), "payment {n}: {result:?}");
+        let row = stores
+            .transactions
+            .get_transaction(&Scope::new(x.platform_id.clone(), x.mode), &x.id)
+            .await
+            .unwrap();
+        assert_eq!(row.as_ref(), Some(x), "payment {n}");
     }
 }

@@ -112,24 +112,9 @@ pub async fn merchant_events_fan_out_to_matching_active_subscriptions(db: Databa
         "the inactive and the live subscription get nothing"
     );
     // Leased: not claimed again until the lease ends.
-    assert!(
-        stores
-            .notifications
-            .claim_notifications(later, later, UNCAPPED, &[], &[])
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert!(claim_all_due(&stores, later).await.is_empty());
     let after_lease = later + time::Duration::minutes(2);
-    assert_eq!(
-        stores
-            .notifications
-            .claim_notifications(after_lease, after_lease, UNCAPPED, &[], &[])
-            .await
-            .unwrap()
-            .len(),
-        4
-    );
+    assert_eq!(claim_all_due(&stores, after_lease).await.len(), 4);
 
     // Only transaction notifications can be resent.
     let refused = stores
@@ -426,11 +411,7 @@ pub async fn a_secret_rotation_keeps_the_previous_one_and_happens_once(db: Datab
         .await
         .unwrap();
     let later = T0 + time::Duration::seconds(1);
-    let claimed = stores
-        .notifications
-        .claim_notifications(later, later, UNCAPPED, &[], &[])
-        .await
-        .unwrap();
+    let claimed = claim_all_due(&stores, later).await;
     let signing = claimed[0]
         .subscription
         .as_ref()
@@ -533,10 +514,6 @@ pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
         history(Mode::Live).await,
         Err(StoreError::NotFound)
     ));
-    let left = stores
-        .notifications
-        .claim_notifications(T0, T0, UNCAPPED, &[], &[])
-        .await
-        .unwrap();
+    let left = claim_all_due(&stores, T0).await;
     assert!(left.is_empty(), "the history went with the subscription");
 }
