@@ -174,7 +174,15 @@ async fn write_in_batches(store: SqlStore, mut queue: mpsc::UnboundedReceiver<Qu
 /// Writes `batch`: for each write, whether it was done; `None` when the batch failed as a
 /// whole.
 async fn write_batch(store: &SqlStore, batch: &[&Write]) -> Option<Vec<bool>> {
-    let mut conn = store.conn_within(store.completion_wait).await.ok()?;
+    // New work fails after the pool's own wait under overload, before any processor is called;
+    // a payment the processor has answered waits for its completion (`PoolOptions`).
+    let completes = batch.iter().any(|w| matches!(w, Write::Complete(_)));
+    let conn = if completes {
+        store.conn_within(store.completion_wait).await
+    } else {
+        store.conn().await
+    };
+    let mut conn = conn.ok()?;
     let written = match batch {
         // Alone, as it would run alone: one statement, its own commit, no BEGIN and COMMIT.
         [one] => write_one(&mut conn, one).await.map(|done| vec![done]),
