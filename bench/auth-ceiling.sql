@@ -6,10 +6,7 @@
 -- 1. The API key.
 SELECT id, platform_id, name, key_type, mode, value_hash, last4, active, created_by, created_on, last_used_on
   FROM api_keys WHERE value_hash = decode(:hash, 'hex') LIMIT 1;
--- 2. The idempotency claim (its own commit: a duplicate must see it).
-INSERT INTO idempotency_keys (platform_id, mode, key, fingerprint, created_on)
-  VALUES (:pfm, 'test', 'pgb-' || :n, decode(:hash, 'hex'), now()) ON CONFLICT DO NOTHING;
--- 3. The merchant, its plan, the plan's routes and the connections it names, in one read.
+-- 2. The merchant, its plan, the plan's routes and the connections it names, in one read.
 SELECT m.*, p.*, r.*, c.*
   FROM merchants m
   LEFT JOIN plans p ON p.platform_id = m.platform_id AND p.mode = m.mode
@@ -18,14 +15,20 @@ SELECT m.*, p.*, r.*, c.*
   LEFT JOIN processor_connections c ON c.platform_id = m.platform_id AND c.mode = m.mode
                    AND (c.id = p.default_connection_id OR c.id = r.connection_id)
  WHERE m.platform_id = :pfm AND m.mode = 'test' AND m.id = :mid AND m.deleted_on IS NULL;
--- 4. The pending row, before the processor call (its own commit).
+-- 3. The idempotency claim and the pending row, one statement, before the processor call (its
+-- own commit: a duplicate must see the claim, a crash must leave the row).
+WITH claim AS (
+    INSERT INTO idempotency_keys (platform_id, mode, key, fingerprint, created_on)
+    VALUES (:pfm, 'test', 'pgb-' || :n, decode(:hash, 'hex'), now()) ON CONFLICT DO NOTHING RETURNING 1
+)
 INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amount, currency, fee, created_on,
     bin, brand, last4, funding, plan_id, plan_name, connection_id, connection_name, approved_amount, avs, cvv,
     partial, processor_code, processor_message, processor_transaction_id, status, parent_id, refunded_amount)
-  VALUES ('txn_pgb' || :n, :pfm, 'test', :mid, 'auth', 'pending', 1000, 'USD', 0, now(),
+  SELECT 'txn_pgb' || :n, :pfm, 'test', :mid, 'auth', 'pending', 1000, 'USD', 0, now(),
     '411111', 'visa', '1111', 'credit', 'plan_x', 'Default plan', 'midCon_x', 'Sandbox', 0, 'U', 'P',
-    false, '', 'pending', '', 'E', NULL, 0);
--- 5. The completion: final row, event, fan-out and idempotent response in one statement.
+    false, '', 'pending', '', 'E', NULL, 0
+    FROM claim;
+-- 4. The completion: final row, event, fan-out and idempotent response in one statement.
 WITH done AS (
     UPDATE transactions
        SET state = 'authorized', fee = 30, connection_id = 'midCon_x', connection_name = 'Sandbox',

@@ -9,6 +9,7 @@ use holdfast_domain::payment::transaction::{Authorization, Named, PaymentSummary
 use holdfast_domain::ports::StoreError;
 use time::OffsetDateTime;
 
+use crate::pg_statement::Bind;
 use crate::rows::{corrupt, parse};
 use crate::schema::{plan_routes, plans, processor_connections, transactions};
 use crate::timestamp::Instant;
@@ -264,6 +265,26 @@ pub struct CompletedRow<'a> {
     pub processor_message: &'a str,
     pub processor_transaction_id: &'a str,
     pub status: &'static str,
+}
+
+impl<'a> CompletedRow<'a> {
+    /// Its columns' values in its order, for a hand-written statement's `?` marks.
+    pub fn binds(&self) -> [Bind<'a>; 12] {
+        [
+            Bind::Text(self.state),
+            Bind::BigInt(self.fee),
+            Bind::Text(self.connection_id),
+            Bind::Text(self.connection_name),
+            Bind::BigInt(self.approved_amount),
+            Bind::Text(self.avs),
+            Bind::Text(self.cvv),
+            Bind::Bool(self.partial),
+            Bind::Text(self.processor_code),
+            Bind::Text(self.processor_message),
+            Bind::Text(self.processor_transaction_id),
+            Bind::Text(self.status),
+        ]
+    }
 }
 
 impl<'a> From<&'a Transaction> for CompletedRow<'a> {

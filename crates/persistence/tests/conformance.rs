@@ -173,7 +173,7 @@ async fn stored_merchant(stores: &Stores, p: &Principal, name: &str) -> Merchant
 async fn write(stores: &Stores, t: &Transaction) {
     stores
         .transactions
-        .insert_pending_transaction(t)
+        .insert_pending_transaction(t, None)
         .await
         .unwrap();
 }
@@ -436,6 +436,7 @@ conformance!(
     boarding_forms_are_written_whole_with_their_events,
     compliance_forms_go_overdue_once_and_only_the_latest_renews,
     a_raw_card_is_noted_on_its_merchant_once,
+    a_pending_row_claims_its_key_or_is_not_written,
     ping_answers,
 );
 

@@ -305,7 +305,161 @@ async fn a_client_that_hangs_up_cancels_nothing(env: Env) {
     assert_eq!(retry.body["transaction"]["id"], txn["id"]);
 }
 
+/// A card payment claims its key with its pending row (docs/decisions.md, "A card payment's
+/// key is claimed by its pending row"); everything else about keys holds as when the key was
+/// claimed first: another request's key is a conflict, whatever the body; concurrent repeats
+/// make one payment; a token payment and a capture, which cannot claim that way, still replay
+/// and never redeem or capture twice.
+async fn a_payment_claims_its_key_with_its_first_write(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PROCESSOR_TIMEOUT_MS", "600"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let m = api
+        .post_once("/v1/merchants", key, "shop-1", r#"{"name": "Shop"}"#)
+        .await;
+    let merchant = m.body["id"].as_str().unwrap();
+    let card = auth(merchant, "4111111111111111");
+
+    let slow = usize::from(env.backend == holdfast_e2e::Backend::Postgres);
+    if slow == 1 {
+        // While the processor is called, the key's row and the pending row are there, written
+        // by one commit (the same `xmin`).
+        let slow = auth(merchant, "4000000000000168");
+        let (api, key) = (api.clone(), key.clone());
+        let paying = tokio::spawn(async move {
+            api.post_once("/v1/transactions", &key, "slow-1", &slow)
+                .await
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let rows = env
+            .query_text(
+                "SELECT k.xmin::text = t.xmin::text FROM idempotency_keys k, transactions t \
+                 WHERE k.key = 'slow-1' AND t.state = 'pending'",
+            )
+            .await;
+        assert_eq!(rows, [[Some("t".to_owned())]], "one commit for both");
+        let paid = paying.await.unwrap();
+        assert_eq!(paid.status, StatusCode::GATEWAY_TIMEOUT, "{}", paid.text);
+    }
+    let conflict = |reply: &holdfast_e2e::Reply| {
+        (reply.status, reply.error_param()) == (StatusCode::CONFLICT, Some("Idempotency-Key"))
+    };
+
+    // A key another request holds: 409, whether the body would pay or be refused.
+    let held = api
+        .post_once("/v1/transactions", key, "shop-1", &card)
+        .await;
+    assert!(conflict(&held), "{}", held.text);
+    let invalid = api
+        .post_once("/v1/transactions", key, "shop-1", r#"{"type": "auth"}"#)
+        .await;
+    assert!(conflict(&invalid), "{}", invalid.text);
+    let unreadable = api.post_once("/v1/transactions", key, "shop-1", "{").await;
+    assert!(conflict(&unreadable), "{}", unreadable.text);
+
+    // Ten repeats at once: one payment; each answer is the payment, its replay, or "running".
+    let mut repeats = tokio::task::JoinSet::new();
+    for _ in 0..10 {
+        let (api, key, card) = (api.clone(), key.clone(), card.clone());
+        repeats.spawn(async move {
+            api.post_once("/v1/transactions", &key, "pay-once", &card)
+                .await
+        });
+    }
+    let repeats = repeats.join_all().await;
+    let made: Vec<_> = repeats
+        .iter()
+        .filter(|r| r.status == StatusCode::CREATED)
+        .map(|r| r.body["id"].clone())
+        .collect();
+    assert!(!made.is_empty(), "one of them paid");
+    assert!(made.iter().all(|id| *id == made[0]), "{made:?}");
+    assert!(
+        repeats
+            .iter()
+            .all(|r| r.status == StatusCode::CREATED || conflict(r)),
+        "{:?}",
+        repeats.iter().map(|r| &r.text).collect::<Vec<_>>()
+    );
+    let listed = api.get("/v1/transactions?limit=100", key).await;
+    let payments = listed.body["data"].as_array().unwrap().len();
+    assert_eq!(payments, 1 + slow, "one payment of the ten");
+
+    // A refusal before the pending row is stored and replayed; the key is then taken.
+    let no_amount = format!(r#"{{"merchantId": "{merchant}", "type": "auth"}}"#);
+    let refused = api
+        .post_once("/v1/transactions", key, "pay-bad", &no_amount)
+        .await;
+    let refused_again = api
+        .post_once("/v1/transactions", key, "pay-bad", &no_amount)
+        .await;
+    assert_eq!(
+        (refused.status, refused.error_param()),
+        (StatusCode::BAD_REQUEST, Some("amount"))
+    );
+    assert!(replayed(&refused_again) && refused_again.body == refused.body);
+    let other_body = api
+        .post_once("/v1/transactions", key, "pay-bad", &card)
+        .await;
+    assert!(conflict(&other_body), "{}", other_body.text);
+
+    // A token payment: replayed, the token redeemed once.
+    let token = api
+        .post("/v1/tokens", &platform.public_key, TOKEN_BODY)
+        .await;
+    let by_token = format!(
+        r#"{{"merchantId": "{merchant}", "type": "auth", "amount": 500,
+            "payment": {{"token": "{}"}}}}"#,
+        token.body["id"].as_str().unwrap()
+    );
+    let paid = api
+        .post_once("/v1/transactions", key, "pay-token", &by_token)
+        .await;
+    let paid_again = api
+        .post_once("/v1/transactions", key, "pay-token", &by_token)
+        .await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    assert!(replayed(&paid_again) && paid_again.body == paid.body);
+    let token_again = api
+        .post_once("/v1/transactions", key, "pay-token-2", &by_token)
+        .await;
+    assert_eq!(
+        (token_again.status, token_again.error_param()),
+        (StatusCode::BAD_REQUEST, Some("payment.token")),
+        "{}",
+        token_again.text
+    );
+
+    // A capture: replayed, captured once.
+    let capture = format!(
+        r#"{{"type": "capture", "transactionId": "{}"}}"#,
+        made[0].as_str().unwrap()
+    );
+    let captured = api
+        .post_once("/v1/transactions", key, "capture-1", &capture)
+        .await;
+    let captured_again = api
+        .post_once("/v1/transactions", key, "capture-1", &capture)
+        .await;
+    assert_eq!(captured.status, StatusCode::CREATED, "{}", captured.text);
+    assert!(replayed(&captured_again) && captured_again.body == captured.body);
+    let listed = api.get("/v1/transactions?limit=100", key).await;
+    let kinds: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["type"].as_str().unwrap())
+        .collect();
+    let expected = [&["capture", "auth", "auth"][..], &vec!["auth"; slow]].concat();
+    assert_eq!(kinds, expected, "each made once");
+}
+
 on_both_backends!(
+    a_payment_claims_its_key_with_its_first_write,
     repeats_replay_and_never_write_twice,
     a_duplicate_in_flight_is_refused_and_a_recorded_timeout_is_replayed,
     a_public_key_can_neither_block_nor_detect_a_private_keys_key,

@@ -361,6 +361,8 @@ impl From<PaymentError> for ApiError {
                 message: refused.to_string(),
             },
             PaymentError::Store(e) => Self::Internal(e.to_string()),
+            // The door that defers a claim handles this itself (`transactions::run`).
+            err @ PaymentError::KeyNotClaimed => Self::Internal(err.to_string()),
         }
     }
 }

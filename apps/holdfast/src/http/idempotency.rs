@@ -9,6 +9,12 @@
 //!    response [`KeySettled`].
 //! 3. Any other answer is settled by `guard` after the handler ([`settle`]): kept unless 5xx, a
 //!    5xx releasing the key so a retry runs.
+//!
+//! `POST /v1/transactions` claims its key itself ([`Deferred`]): a card payment's pending row
+//! makes the claim in its own statement, one round trip and one commit fewer. A request that
+//! cannot claim that way claims the ordinary way and runs again (`transactions::run`); one
+//! refused before its first write has its key claimed by `guard` after the handler, and the
+//! earlier request under the key, if any, decides its answer, as in step 1.
 
 use actix_web::body::{BoxBody, MessageBody, to_bytes};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -17,8 +23,11 @@ use actix_web::http::header::{ContentType, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::Principal;
-use holdfast_domain::idempotency::{Answer, IdempotencyKey, Recorder, Seen};
+use std::sync::Arc;
+
+use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, Seen, Unclaimed};
 use holdfast_domain::ports::Begun;
+use holdfast_domain::services::IdempotencyService;
 
 use super::error::ApiError;
 use crate::state::AppState;
@@ -30,6 +39,11 @@ pub const REPLAYED: &str = "idempotent-replayed";
 /// its answer itself, in the same SQL transaction as its change, takes the key from here…
 #[derive(Debug, Clone)]
 pub struct Claimed(pub IdempotencyKey);
+
+/// …or this, on a route whose handler claims the key itself, with its first write
+/// (`RouteSpec::claims_own_key`): the claim to make, and whether it was made.
+#[derive(Debug, Clone)]
+pub struct Deferred(pub Arc<Unclaimed>);
 
 /// …and marks its response with this once it has settled the key itself, so `guard` leaves the
 /// key alone.
@@ -63,6 +77,7 @@ impl<T> AnswerWithChange<T> {
         self.key.as_ref().map(|key| Recorder {
             key,
             render: &self.render,
+            unclaimed: None,
         })
     }
 
@@ -137,10 +152,14 @@ fn json_answer(status: StatusCode, view: &impl serde::Serialize) -> Answer {
     }
 }
 
-/// Runs `next` under the request's idempotency key, if it has one.
+/// Runs `next` under the request's idempotency key, if it has one. The key is claimed before
+/// the handler runs, unless the route's handler claims it itself with its first write
+/// (`claims_own_key`): then a request refused before that write has its key claimed here, after
+/// the handler, and its answer settled as any other's.
 pub async fn guard(
     state: &AppState,
     who: &Principal,
+    claims_own_key: bool,
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
@@ -164,30 +183,19 @@ pub async fn guard(
             return Ok(req.into_response(refusal.error_response()));
         }
     };
-    let (begun, key) = state
-        .idempotency
-        .begin(who, key, req.method().as_str(), req.path(), &body)
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let keys = &state.idempotency;
+    let claim = keys.claim_for(who, key, req.method().as_str(), req.path(), &body);
     req.set_payload(Payload::from(body));
-    match begun {
-        Begun::Started => {
-            req.extensions_mut().insert(Claimed(key.clone()));
-        }
-        Begun::Seen(Seen::Replay(stored)) => return Ok(req.into_response(replay(stored))),
-        Begun::Seen(Seen::Mismatch) => {
-            let refusal = ApiError::Conflict {
-                param: "Idempotency-Key".into(),
-                message: "this key was used with a different request; use a new key".into(),
-            };
-            return Ok(req.into_response(refusal.error_response()));
-        }
-        Begun::Seen(Seen::InProgress | Seen::Restart) => {
-            let refusal = ApiError::Conflict {
-                param: "Idempotency-Key".into(),
-                message: "a request with this key is still running; retry later".into(),
-            };
-            return Ok(req.into_response(refusal.error_response()));
+    let claimed_late = claims_own_key;
+    if claims_own_key {
+        let unclaimed = Arc::new(Unclaimed::new(claim.clone()));
+        req.extensions_mut().insert(Deferred(unclaimed));
+    } else {
+        match begin(keys, who, &claim).await? {
+            Begun::Started => {
+                req.extensions_mut().insert(Claimed(claim.key.clone()));
+            }
+            Begun::Seen(seen) => return Ok(req.into_response(seen_response(seen))),
         }
     }
     let response = next.call(req).await?;
@@ -195,6 +203,19 @@ pub async fn guard(
         return Ok(response.map_into_boxed_body());
     }
     let status = response.status();
+    if claimed_late {
+        if !storable(status) {
+            // Refused before anything was written, and not for good: nothing to claim.
+            return Ok(response.map_into_boxed_body());
+        }
+        if let Begun::Seen(seen) = begin(keys, who, &claim).await? {
+            // An earlier request under the key decides the answer, as if it had been claimed
+            // first.
+            let (request, _) = response.into_parts();
+            return Ok(ServiceResponse::new(request, seen_response(seen)));
+        }
+    }
+    let key = claim.key;
     if !storable(status) {
         settle(
             state,
@@ -222,6 +243,34 @@ pub async fn guard(
         request,
         head.set_body(BoxBody::new(bytes)),
     ))
+}
+
+/// Makes `claim` now, or says what an earlier request under its key left.
+pub async fn begin(
+    keys: &IdempotencyService,
+    who: &Principal,
+    claim: &KeyClaim,
+) -> Result<Begun, ApiError> {
+    keys.begin(who, claim)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+/// The answer to a request whose key an earlier request holds: that request's answer
+/// replayed, or 409.
+pub fn seen_response(seen: Seen) -> HttpResponse {
+    let refusal = match seen {
+        Seen::Replay(stored) => return replay(stored),
+        Seen::Mismatch => ApiError::Conflict {
+            param: "Idempotency-Key".into(),
+            message: "this key was used with a different request; use a new key".into(),
+        },
+        Seen::InProgress | Seen::Restart => ApiError::Conflict {
+            param: "Idempotency-Key".into(),
+            message: "a request with this key is still running; retry later".into(),
+        },
+    };
+    refusal.error_response()
 }
 
 fn replay(stored: Answer) -> HttpResponse {

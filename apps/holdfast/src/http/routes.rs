@@ -28,6 +28,9 @@ pub struct RouteSpec {
     pub method: Method,
     pub path: &'static str,
     pub access: Access,
+    /// A POST whose handler claims its idempotency key itself, with its first write (see
+    /// `idempotency::guard`); every other POST's key is claimed before its handler runs.
+    pub claims_own_key: bool,
 }
 
 impl RouteSpec {
@@ -66,6 +69,22 @@ impl std::fmt::Debug for Routes {
 
 impl Routes {
     pub fn add(&mut self, method: Method, path: &'static str, access: Access, route: Route) {
+        self.declare(method, path, access, false, route);
+    }
+
+    /// A POST whose handler claims its idempotency key with its first write.
+    pub fn add_claiming_own_key(&mut self, path: &'static str, access: Access, route: Route) {
+        self.declare(Method::POST, path, access, true, route);
+    }
+
+    fn declare(
+        &mut self,
+        method: Method,
+        path: &'static str,
+        access: Access,
+        claims_own_key: bool,
+        route: Route,
+    ) {
         assert!(
             path.starts_with(API_PREFIX),
             "{path} is outside {API_PREFIX}"
@@ -75,6 +94,7 @@ impl Routes {
                 method: method.clone(),
                 path,
                 access,
+                claims_own_key,
             },
             route.method(method),
         ));
@@ -137,15 +157,20 @@ pub async fn gate(
             .map(ServiceResponse::map_into_boxed_body);
     }
     let mut known_path = false;
-    let mut required = None;
+    let mut matched = None;
     for spec in catalogue.iter().filter(|spec| spec.matches_path(path)) {
         known_path = true;
         if spec.method == req.method() {
-            required = Some(spec.access);
+            matched = Some(spec);
             break;
         }
     }
-    let Some(required) = required else {
+    let Some(&RouteSpec {
+        access: required,
+        claims_own_key,
+        ..
+    }) = matched
+    else {
         let refusal = if known_path {
             ApiError::MethodNotAllowed
         } else {
@@ -183,7 +208,7 @@ pub async fn gate(
             }
             req.extensions_mut().insert(principal.clone());
             if req.method() == Method::POST {
-                super::idempotency::guard(&state, &principal, req, next).await
+                super::idempotency::guard(&state, &principal, claims_own_key, req, next).await
             } else {
                 next.call(req)
                     .await
@@ -217,6 +242,7 @@ mod tests {
             method: Method::GET,
             path,
             access: Access::Private,
+            claims_own_key: false,
         }
     }
 

@@ -7,19 +7,22 @@
 //! follow-up now (already captured, voided, in progress).
 
 use std::fmt;
+use std::sync::Arc;
 
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
+use holdfast_domain::Invalid;
 use holdfast_domain::auth::{Access, Principal};
-use holdfast_domain::idempotency::Answer;
+use holdfast_domain::idempotency::{Answer, IdempotencyKey, Seen, Unclaimed};
 use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::CardInput;
 use holdfast_domain::payment::lifecycle::{FollowUp, TxnType};
 use holdfast_domain::payment::response_code::ResponseCode;
 use holdfast_domain::payment::transaction::{AuthStatus, Transaction};
+use holdfast_domain::ports::Begun;
 use holdfast_domain::ports::TxnFilter;
-use holdfast_domain::services::{NewPayment, PaymentSource};
+use holdfast_domain::services::{NewPayment, PaymentError, PaymentSource};
 use serde::Deserialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -27,19 +30,16 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller, PageQuery, query};
-use super::idempotency::{AnswerWithChange, Claimed, KeySettled, respond, settle};
+use super::idempotency::{
+    AnswerWithChange, Claimed, Deferred, KeySettled, begin, respond, seen_response, settle,
+};
 use super::request_context;
 use super::routes::Routes;
 use super::views::ListView;
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
-    r.add(
-        Method::POST,
-        "/v1/transactions",
-        Access::Private,
-        web::route().to(create),
-    );
+    r.add_claiming_own_key("/v1/transactions", Access::Private, web::route().to(create));
     r.add(
         Method::GET,
         "/v1/transactions",
@@ -56,7 +56,7 @@ pub fn routes(r: &mut Routes) {
 
 /// An auth or sale (`merchantId`, `amount`, `payment`), or a capture, void or refund of an
 /// earlier transaction (`transactionId`, and `amount` for a partial capture or refund).
-#[derive(Deserialize, ToSchema)]
+#[derive(Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"type": "auth", "merchantId": "mid_01JDQ8Y6M2Z4R7V9T3B5N8K1XW", "amount": 1000, "payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}))]
 struct CreateTransaction {
@@ -74,7 +74,7 @@ struct CreateTransaction {
 
 /// Card fields (`number`, `cvv`, `expiration` as MMYY, optionally `name`), or a `token`
 /// (`tkn_…`), never both.
-#[derive(Deserialize, ToSchema)]
+#[derive(Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Payment)]
 pub(super) struct PaymentBody {
@@ -159,57 +159,201 @@ async fn create(
     req: HttpRequest,
     ApiJson(body): ApiJson<CreateTransaction>,
 ) -> Result<HttpResponse, ApiError> {
-    let claimed = req.extensions().get::<Claimed>().cloned();
-    let settles_key = claimed.is_some();
+    let key = {
+        let extensions = req.extensions();
+        match (extensions.get::<Claimed>(), extensions.get::<Deferred>()) {
+            (Some(Claimed(key)), _) => Key::Claimed(key.clone()),
+            (None, Some(Deferred(unclaimed))) => Key::Unclaimed(unclaimed.clone()),
+            (None, None) => Key::None,
+        }
+    };
     // A payment runs on a task of its own, to its end (the processor's answer or its timeout and
     // reversal, the completion, the stored response, the key settled): a client that hangs up
     // drops this handler and the idempotency middleware with it, and dropping the payment too
     // would leave it pending, its key "still running".
-    let task = tokio::spawn(request_context::with_current_id(run(
-        state, who, claimed, body,
-    )));
-    let outcome = task
+    let task = tokio::spawn(request_context::with_current_id(run(state, who, key, body)));
+    let ran = task
         .await
         .map_err(|e| ApiError::Internal(format!("payment task: {e}")))?;
-    let mut response = match outcome {
-        Ok(answer) => respond(answer),
-        Err(refusal) => refusal.error_response(),
+    let mut response = match ran.outcome {
+        Outcome::Answered(Ok(answer)) => respond(answer),
+        Outcome::Answered(Err(refusal)) => refusal.error_response(),
+        Outcome::Seen(seen) => seen_response(seen),
     };
-    if settles_key {
+    if ran.key_settled {
         response.extensions_mut().insert(KeySettled);
     }
     Ok(response)
 }
 
+/// The request's idempotency key, if it has one.
+enum Key {
+    None,
+    /// Claimed before the handler ran.
+    Claimed(IdempotencyKey),
+    /// To be claimed by the payment's pending row.
+    Unclaimed(Arc<Unclaimed>),
+}
+
+/// What a payment request came to, and whether its key is settled (its answer stored, or the
+/// key released); an unsettled key is left to `idempotency::guard`.
+struct Ran {
+    outcome: Outcome,
+    key_settled: bool,
+}
+
+enum Outcome {
+    /// The payment's answer, or its refusal.
+    Answered(Result<Answer, ApiError>),
+    /// An earlier request holds the key: its answer, or 409.
+    Seen(Seen),
+}
+
 /// The payment itself: the transaction and its answer, rendered once; under a key, the key
 /// settled here, whatever the client does meanwhile.
-async fn run(
-    state: web::Data<AppState>,
-    who: Principal,
-    claimed: Option<Claimed>,
+async fn run(state: web::Data<AppState>, who: Principal, key: Key, body: CreateTransaction) -> Ran {
+    let unclaimed = match key {
+        Key::None => {
+            let outcome = pay(&state, &who, None, body)
+                .await
+                .map_err(PayError::into_api);
+            return Ran {
+                outcome: Outcome::Answered(outcome),
+                key_settled: false,
+            };
+        }
+        Key::Claimed(key) => return run_claimed(&state, &who, &key, body).await,
+        Key::Unclaimed(unclaimed) => unclaimed,
+    };
+    let again = body.clone();
+    let paid = pay(&state, &who, Some(KeyUse::Unclaimed(&unclaimed)), body).await;
+    let claim = unclaimed.claim();
+    match paid {
+        Err(PayError::KeyNotClaimed) => match begin(&state.idempotency, &who, claim).await {
+            // The key was free after all (a stale claim replaced), or the payment writes before
+            // its pending row (a token's redemption, a reservation): it runs as claimed.
+            Ok(Begun::Started) => run_claimed(&state, &who, &claim.key, again).await,
+            Ok(Begun::Seen(seen)) => Ran {
+                outcome: Outcome::Seen(seen),
+                key_settled: true,
+            },
+            Err(refusal) => Ran {
+                outcome: Outcome::Answered(Err(refusal)),
+                key_settled: true,
+            },
+        },
+        paid if unclaimed.is_claimed() => {
+            let outcome = paid.map_err(PayError::into_api);
+            settle_refusal(&state, &who, &claim.key, &outcome).await;
+            Ran {
+                outcome: Outcome::Answered(outcome),
+                key_settled: true,
+            }
+        }
+        // Refused before the pending row: nothing written, the key not claimed.
+        paid => Ran {
+            outcome: Outcome::Answered(paid.map_err(PayError::into_api)),
+            key_settled: false,
+        },
+    }
+}
+
+/// The payment under `key`, claimed before it ran.
+async fn run_claimed(
+    state: &AppState,
+    who: &Principal,
+    key: &IdempotencyKey,
     body: CreateTransaction,
-) -> Result<Answer, ApiError> {
-    let outcome = pay(&state, &who, claimed.as_ref(), body).await;
-    if let (Some(Claimed(key)), Err(refusal)) = (&claimed, &outcome) {
-        // Refused before anything was recorded; a recorded payment's answer was stored with it.
+) -> Ran {
+    let outcome = pay(state, who, Some(KeyUse::Claimed(key)), body)
+        .await
+        .map_err(PayError::into_api);
+    settle_refusal(state, who, key, &outcome).await;
+    Ran {
+        outcome: Outcome::Answered(outcome),
+        key_settled: true,
+    }
+}
+
+/// Settles `key` with a refusal, which no write stored: a recorded payment's answer was
+/// stored with it.
+async fn settle_refusal(
+    state: &AppState,
+    who: &Principal,
+    key: &IdempotencyKey,
+    outcome: &Result<Answer, ApiError>,
+) {
+    if let Err(refusal) = outcome {
         let answer = Answer {
             status: refusal.status_code().as_u16(),
             body: refusal.body().to_string(),
         };
-        settle(&state, &who, key, answer).await;
+        settle(state, who, key, answer).await;
     }
-    outcome
+}
+
+/// How a payment uses its request's key.
+#[derive(Clone, Copy)]
+enum KeyUse<'a> {
+    Claimed(&'a IdempotencyKey),
+    Unclaimed(&'a Arc<Unclaimed>),
+}
+
+/// Why the door's payment ended without an answer of its own.
+enum PayError {
+    Api(ApiError),
+    /// The key must be claimed the ordinary way and the payment run again.
+    KeyNotClaimed,
+}
+
+impl PayError {
+    fn into_api(self) -> ApiError {
+        match self {
+            Self::Api(refusal) => refusal,
+            Self::KeyNotClaimed => PaymentError::KeyNotClaimed.into(),
+        }
+    }
+}
+
+impl From<ApiError> for PayError {
+    fn from(refusal: ApiError) -> Self {
+        Self::Api(refusal)
+    }
+}
+
+impl From<Invalid> for PayError {
+    fn from(invalid: Invalid) -> Self {
+        Self::Api(invalid.into())
+    }
+}
+
+impl From<PaymentError> for PayError {
+    fn from(err: PaymentError) -> Self {
+        match err {
+            PaymentError::KeyNotClaimed => Self::KeyNotClaimed,
+            err => Self::Api(err.into()),
+        }
+    }
 }
 
 async fn pay(
     state: &AppState,
     who: &Principal,
-    claimed: Option<&Claimed>,
+    key: Option<KeyUse<'_>>,
     body: CreateTransaction,
-) -> Result<Answer, ApiError> {
-    // Under a claimed key, the response is stored with the transaction (see `Recorder`).
-    let answer = AnswerWithChange::for_key(claimed.map(|c| c.0.clone()), render);
-    let recorder = answer.recorder();
+) -> Result<Answer, PayError> {
+    // Under a key, the response is stored with the transaction (see `Recorder`).
+    let answer = AnswerWithChange::for_key(
+        key.map(|key| match key {
+            KeyUse::Claimed(key) => key.clone(),
+            KeyUse::Unclaimed(unclaimed) => unclaimed.claim().key.clone(),
+        }),
+        render,
+    );
+    let mut recorder = answer.recorder();
+    if let (Some(recorder), Some(KeyUse::Unclaimed(unclaimed))) = (&mut recorder, key) {
+        recorder.unclaimed = Some(unclaimed);
+    }
     let kind: TxnType = required(body.kind.as_deref(), "type")?
         .parse()
         .map_err(|_| {

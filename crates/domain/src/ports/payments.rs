@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use super::StoreError;
-use crate::idempotency::KeyedAnswer;
+use crate::idempotency::{KeyClaim, KeyedAnswer};
 use crate::ids::{ConnectionId, EventId, MerchantId, PlanId, PlatformId, TxnId};
 use crate::merchant::Currency;
 use crate::mode::Mode;
@@ -316,8 +316,14 @@ pub trait TransactionStore: Send + Sync {
     ) -> Result<Option<PaymentSetup>, StoreError>;
 
     /// Records a transaction whose processor call is about to start (state and status as
-    /// given, usually a placeholder), so a crash mid-call leaves a trace to reconcile.
-    async fn insert_pending_transaction(&self, txn: &Transaction) -> Result<(), StoreError>;
+    /// given, usually a placeholder), so a crash mid-call leaves a trace to reconcile. With a
+    /// `claim`, claims its idempotency key in the same atomic write: `false` when the key is
+    /// already taken, and then nothing is written.
+    async fn insert_pending_transaction(
+        &self,
+        txn: &Transaction,
+        claim: Option<KeyClaim>,
+    ) -> Result<bool, StoreError>;
 
     /// Atomically: writes the final form of a pending transaction, releases or completes the
     /// original's reservation (`original` with its new state, if any), adds the event with its

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::auth::Principal;
-use crate::idempotency::{Answer, IdempotencyKey, RETENTION, fingerprint};
+use crate::idempotency::{Answer, IdempotencyKey, KeyClaim, RETENTION, fingerprint};
 use crate::ports::{Begun, Clock, IdempotencyStore, StoreError};
 
 /// Runs the idempotency-key protocol for the doors: claim, store the answer, release, purge.
@@ -26,25 +26,31 @@ impl IdempotencyService {
         }
     }
 
-    /// Claims the client's `key` for the request `method path body`, or says what an earlier
-    /// request under it left. Also returns the key as stored (in the caller's key space, see
-    /// `IdempotencyKey::scoped_to`), which `complete`, `release` and a stored answer take.
-    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
-    pub async fn begin(
+    /// The claim the request `method path body` makes on the client's `key`, not yet made
+    /// (`begin` makes it, or a card payment's pending row: `Unclaimed`). Its key is the key as
+    /// stored, in the caller's key space (`IdempotencyKey::scoped_to`), which `complete`,
+    /// `release` and a stored answer take.
+    pub fn claim_for(
         &self,
         who: &Principal,
         key: IdempotencyKey,
         method: &str,
         path: &str,
         body: &[u8],
-    ) -> Result<(Begun, IdempotencyKey), StoreError> {
-        let key = key.scoped_to(who);
-        let print = fingerprint(&self.secret, method, path, body);
-        let begun = self
-            .store
-            .begin(&who.scope, &key, &print, self.clock.now())
-            .await?;
-        Ok((begun, key))
+    ) -> KeyClaim {
+        KeyClaim {
+            key: key.scoped_to(who),
+            fingerprint: fingerprint(&self.secret, method, path, body),
+            at: self.clock.now(),
+        }
+    }
+
+    /// Makes `claim` now, or says what an earlier request under its key left.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
+    pub async fn begin(&self, who: &Principal, claim: &KeyClaim) -> Result<Begun, StoreError> {
+        self.store
+            .begin(&who.scope, &claim.key, &claim.fingerprint, self.clock.now())
+            .await
     }
 
     /// Stores the answer of the request that holds `key`.
@@ -114,11 +120,10 @@ mod tests {
                 .times(1)
                 .returning(|_, _, _, _| Ok(Begun::Started));
             let key = IdempotencyKey::parse("order-1").unwrap();
-            let (begun, key) = service(store, 7)
-                .begin(&who(key_type), key, "POST", "/v1/x", b"{}")
-                .await
-                .unwrap();
-            assert_eq!((begun, key.as_str()), (Begun::Started, stored));
+            let service = service(store, 7);
+            let claim = service.claim_for(&who(key_type), key, "POST", "/v1/x", b"{}");
+            let begun = service.begin(&who(key_type), &claim).await.unwrap();
+            assert_eq!((begun, claim.key.as_str()), (Begun::Started, stored));
         }
     }
 

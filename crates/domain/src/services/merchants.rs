@@ -178,6 +178,7 @@ mod tests {
         let recorder = Recorder {
             key: &key,
             render: &render,
+            unclaimed: None,
         };
         let merchant = service
             .create(&principal(Mode::Live), details, Some(&recorder))

@@ -149,50 +149,36 @@ pub(super) fn completion_statement<'a>(
     }: Writes<'a>,
 ) -> Completion<'a> {
     let change = original_change(original);
-    let c = CompletedRow::from(x);
-    Statement::new(
-        COMPLETE_PG,
-        vec![
-            Bind::Text(c.state),
-            Bind::BigInt(c.fee),
-            Bind::Text(c.connection_id),
-            Bind::Text(c.connection_name),
-            Bind::BigInt(c.approved_amount),
-            Bind::Text(c.avs),
-            Bind::Text(c.cvv),
-            Bind::Bool(c.partial),
-            Bind::Text(c.processor_code),
-            Bind::Text(c.processor_message),
-            Bind::Text(c.processor_transaction_id),
-            Bind::Text(c.status),
-            Bind::Text(x.id.as_str()),
-            // The original's new state, what it gives back, its id, and the state it must be in.
-            Bind::OptText(match &change {
-                Some(OriginalChange::Close { to, .. }) => Some(to.as_str()),
-                _ => None,
-            }),
-            Bind::BigInt(match &change {
-                Some(OriginalChange::Release { amount, .. }) => *amount,
-                _ => 0,
-            }),
-            Bind::OptText(change.as_ref().map(OriginalChange::id)),
-            Bind::OptText(match &change {
-                Some(OriginalChange::Close { .. }) => Some(TxnState::Closing.as_str()),
-                _ => None,
-            }),
-            Bind::Text(event.id.as_str()),
-            Bind::Text(event.data.event_type().as_str()),
-            Bind::Text(data),
-            Bind::Time(event.created_on),
-            Bind::OptInt(reply.map(|r| i32::from(r.answer.status))),
-            Bind::OptText(reply.map(|r| r.answer.body.as_str())),
-            Bind::OptText(reply.map(|r| r.key.as_str())),
-            // The session's close: when, which, and the hold that must still be this payment's.
-            Bind::OptTime(session.map(|s| s.on)),
-            Bind::OptText(session.map(|s| s.held.id.as_str())),
-            Bind::OptTime(session.map(|s| s.held.until)),
-        ],
-    )
+    let mut binds = CompletedRow::from(x).binds().to_vec();
+    binds.extend([
+        Bind::Text(x.id.as_str()),
+        // The original's new state, what it gives back, its id, and the state it must be in.
+        Bind::OptText(match &change {
+            Some(OriginalChange::Close { to, .. }) => Some(to.as_str()),
+            _ => None,
+        }),
+        Bind::BigInt(match &change {
+            Some(OriginalChange::Release { amount, .. }) => *amount,
+            _ => 0,
+        }),
+        Bind::OptText(change.as_ref().map(OriginalChange::id)),
+        Bind::OptText(match &change {
+            Some(OriginalChange::Close { .. }) => Some(TxnState::Closing.as_str()),
+            _ => None,
+        }),
+        Bind::Text(event.id.as_str()),
+        Bind::Text(event.data.event_type().as_str()),
+        Bind::Text(data),
+        Bind::Time(event.created_on),
+        Bind::OptInt(reply.map(|r| i32::from(r.answer.status))),
+        Bind::OptText(reply.map(|r| r.answer.body.as_str())),
+        Bind::OptText(reply.map(|r| r.key.as_str())),
+        // The session's close: when, which, and the hold that must still be this payment's.
+        Bind::OptTime(session.map(|s| s.on)),
+        Bind::OptText(session.map(|s| s.held.id.as_str())),
+        Bind::OptTime(session.map(|s| s.held.until)),
+    ]);
+    Statement::new(COMPLETE_PG, binds)
 }
 
 async fn complete_pg(

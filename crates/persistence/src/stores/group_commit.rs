@@ -20,14 +20,14 @@ use std::thread::ThreadId;
 
 use diesel::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use holdfast_domain::idempotency::KeyedAnswer;
+use holdfast_domain::idempotency::{KeyClaim, KeyedAnswer};
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::Event;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::SqlStore;
 use super::completion::{Writes, complete, completion_statement};
-use super::transactions::insert_pending;
+use super::pending::{claimed_pending_statement, insert_pending};
 use crate::conn::{Conn, Db};
 use crate::local_pools::on_pinned_thread;
 use crate::payment_rows::NewTxnRow;
@@ -68,14 +68,15 @@ impl Completing {
 
 /// A write a batch can carry.
 pub enum Write {
-    /// A payment's pending row, before its processor is called.
-    Pending(Box<Transaction>),
+    /// A payment's pending row, before its processor is called, and the claim on its
+    /// idempotency key that goes with it, if any.
+    Pending(Box<(Transaction, Option<KeyClaim>)>),
     /// A payment's completion with nothing else to move.
     Complete(Box<Completing>),
 }
 
-/// What a batched write came to: done; not done because its row was no longer pending (a
-/// completion only); or not decided here, to be run alone (`None`).
+/// What a batched write came to: done; not done because a completion's row was no longer
+/// pending or a pending row's key was taken; or not decided here, to be run alone (`None`).
 type Verdict = Option<bool>;
 
 struct Queued {
@@ -93,7 +94,8 @@ type Queues = HashMap<ThreadId, mpsc::UnboundedSender<Queued>>;
 
 impl Batchers {
     /// Writes the write `make` gives in the next batch of this thread: `Some(true)` once
-    /// committed, `Some(false)` if a completion's row was no longer pending, `None` when it must
+    /// committed, `Some(false)` if a completion's row was no longer pending or a pending row's
+    /// key was taken (nothing written), `None` when it must
     /// run alone (not on PostgreSQL, not on a worker thread, or its batch failed as a whole).
     /// `make` runs only where the write is batched: it copies what the batch needs.
     pub async fn write(&self, store: &SqlStore, make: impl FnOnce() -> Write) -> Verdict {
@@ -196,7 +198,7 @@ async fn write_batch(store: &SqlStore, batch: &[&Write]) -> Option<Vec<bool>> {
 /// `write` alone: whether it was done.
 async fn write_one(conn: &mut Conn, write: &Write) -> QueryResult<bool> {
     match write {
-        Write::Pending(x) => insert_pending(conn, x).await.map(|()| true),
+        Write::Pending(pending) => insert_pending(conn, &pending.0, pending.1.as_ref()).await,
         Write::Complete(c) => match complete(conn, &c.txn, c.writes()).await {
             Ok(_) => Ok(true),
             Err(diesel::result::Error::NotFound) => Ok(false),
@@ -223,11 +225,17 @@ async fn write_many(conn: &mut Conn, batch: &[&Write]) -> QueryResult<Vec<bool>>
                     .get_result::<(i64, i64, i64, i64)>(&mut { pg })
                     .map_ok(|(done, _, _, notifications)| (done == 1, notifications))
                     .boxed(),
-                Write::Pending(x) => diesel::insert_into(t::table)
-                    .values(NewTxnRow::from(&**x))
-                    .execute(&mut { pg })
-                    .map_ok(|_| (true, 0))
-                    .boxed(),
+                Write::Pending(pending) => match pending.as_ref() {
+                    (x, None) => diesel::insert_into(t::table)
+                        .values(NewTxnRow::from(x))
+                        .execute(&mut { pg })
+                        .map_ok(|_| (true, 0))
+                        .boxed(),
+                    (x, Some(claim)) => claimed_pending_statement(x, claim)
+                        .execute(&mut { pg })
+                        .map_ok(|rows| (rows == 1, 0))
+                        .boxed(),
+                },
             });
             futures_util::future::try_join_all(statements).await
         })

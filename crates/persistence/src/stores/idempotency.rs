@@ -3,7 +3,9 @@
 
 use diesel::prelude::*;
 use diesel_async::AsyncPgConnection;
-use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyRecord, KeyedAnswer, Seen, on_seen};
+use holdfast_domain::idempotency::{
+    Answer, IdempotencyKey, KeyClaim, KeyRecord, KeyedAnswer, Seen, on_seen,
+};
 use holdfast_domain::ids::PlatformId;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::ports::{Begun, IdempotencyStore, StoreError};
@@ -59,6 +61,29 @@ pub async fn with_reply(
             .await
         }
     }
+}
+
+/// Claims `claim`'s key in the platform and mode given, inside the caller's transaction (where
+/// a write follows that the claim guards): 1 when it was free, 0 when taken.
+pub(super) async fn claim_key(
+    conn: &mut Conn,
+    platform: &str,
+    mode: &'static str,
+    claim: &KeyClaim,
+) -> QueryResult<usize> {
+    let row = NewIdempotencyRow {
+        platform_id: platform,
+        mode,
+        key: claim.key.as_str(),
+        fingerprint: claim.fingerprint.as_slice(),
+        created_on: claim.at,
+    };
+    conn.execute(
+        diesel::insert_into(k::table)
+            .values(row)
+            .on_conflict_do_nothing(),
+    )
+    .await
 }
 
 #[derive(Debug, Insertable)]

@@ -15,6 +15,7 @@ mod keys;
 mod merchants;
 mod notifications;
 mod outbox;
+mod pending;
 mod platforms;
 mod routing;
 mod tokens;

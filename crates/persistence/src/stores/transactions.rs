@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use diesel::query_dsl::methods;
 use diesel::result::Error::NotFound;
 
-use holdfast_domain::idempotency::KeyedAnswer;
+use holdfast_domain::idempotency::{KeyClaim, KeyedAnswer};
 use holdfast_domain::ids::{MerchantId, TxnId};
 use holdfast_domain::merchant::Merchant;
 use holdfast_domain::page::{Page, PageRequest};
@@ -26,21 +26,16 @@ use time::OffsetDateTime;
 use super::SqlStore;
 use super::completion::{Writes, complete};
 use super::group_commit::{Completing, Write};
+use super::pending::insert_pending;
 use crate::conn::{Conn, Db};
 use crate::error::{is_busy, query_error, unexpected};
-use crate::payment_rows::{ConnectionRow, NewTxnRow, PlanRow, RouteRow, TxnRow};
+use crate::payment_rows::{ConnectionRow, PlanRow, RouteRow, TxnRow};
 use crate::query::scoped;
 use crate::rows::{MerchantRow, convert_all};
 use crate::schema::{
     merchants as m, plan_routes as r, plans as p, processor_connections as c, transactions as t,
 };
 use crate::timestamp::Instant;
-
-pub(super) async fn insert_pending(conn: &mut Conn, x: &Transaction) -> QueryResult<()> {
-    conn.execute(diesel::insert_into(t::table).values(NewTxnRow::from(x)))
-        .await
-        .map(drop)
-}
 
 /// Takes `reservation` on `original` with one conditional UPDATE: the database
 /// decides which of concurrent claims wins. How many rows it took: 1 or 0.
@@ -229,13 +224,17 @@ impl TransactionStore for SqlStore {
         setup_of(rows)
     }
 
-    async fn insert_pending_transaction(&self, x: &Transaction) -> Result<(), StoreError> {
-        let pending = || Write::Pending(Box::new(x.clone()));
-        if let Some(true) = self.batchers.write(self, pending).await {
-            return Ok(());
+    async fn insert_pending_transaction(
+        &self,
+        x: &Transaction,
+        claim: Option<KeyClaim>,
+    ) -> Result<bool, StoreError> {
+        let pending = || Write::Pending(Box::new((x.clone(), claim.clone())));
+        if let Some(written) = self.batchers.write(self, pending).await {
+            return Ok(written);
         }
         let mut conn = self.conn().await?;
-        insert_pending(&mut conn, x)
+        insert_pending(&mut conn, x, claim.as_ref())
             .await
             .map_err(query_error("transactions"))
     }
@@ -305,8 +304,7 @@ impl TransactionStore for SqlStore {
             if reserve(conn, scope, original, reservation).await? != 1 {
                 return Ok(false);
             }
-            insert_pending(conn, pending).await?;
-            Ok(true)
+            insert_pending(conn, pending, None).await
         })
         .await
         .map_err(query_error("transactions"))
@@ -371,7 +369,8 @@ impl TransactionStore for SqlStore {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
+    use crate::payment_rows::NewTxnRow;
     use diesel::pg::Pg;
     use diesel::query_builder::QueryFragment;
     use holdfast_domain::ids::{ConnectionId, PlanId, PlatformId};
@@ -384,7 +383,7 @@ mod tests {
 
     use super::*;
 
-    fn pending(parent: Option<TxnId>) -> Transaction {
+    pub(crate) fn pending(parent: Option<TxnId>) -> Transaction {
         Transaction {
             id: TxnId::from_suffix("1"),
             kind: TxnType::Auth,

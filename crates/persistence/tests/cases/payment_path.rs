@@ -2,7 +2,9 @@
 //! (`payment_setup`, and the completion: one statement on PostgreSQL, steps on SQLite): the
 //! same contract on both.
 
-use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyedAnswer, Seen, fingerprint};
+use holdfast_domain::idempotency::{
+    Answer, IdempotencyKey, KeyClaim, KeyedAnswer, Seen, fingerprint,
+};
 use holdfast_domain::ports::Begun;
 
 use super::*;
@@ -433,16 +435,46 @@ pub async fn payment_writes_arriving_together_are_each_written_whole(
         .await
         .unwrap();
     let print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{}");
-    let pending: Vec<Transaction> = (0..PAYMENTS)
+    let claim = |n: usize| KeyClaim {
+        key: IdempotencyKey::parse(&format!("pay-{n}")).unwrap(),
+        fingerprint: print,
+        at: T0,
+    };
+    // Each pending row claims its payment's key; a thirteenth claims the first one's again.
+    let pending: Vec<Transaction> = (0..=PAYMENTS)
         .map(|_| txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000))
         .collect();
-    let inserted = futures_util::future::join_all(
-        pending
-            .iter()
-            .map(|x| stores.transactions.insert_pending_transaction(x)),
-    )
+    let inserted = futures_util::future::join_all(pending.iter().enumerate().map(|(n, x)| {
+        let claim = claim(n % PAYMENTS);
+        stores
+            .transactions
+            .insert_pending_transaction(x, Some(claim))
+    }))
     .await;
-    assert!(inserted.iter().all(Result::is_ok), "{inserted:?}");
+    let inserted: Vec<bool> = inserted.into_iter().map(Result::unwrap).collect();
+    assert_eq!(inserted, [vec![true; PAYMENTS], vec![false]].concat());
+    let mut pending = pending;
+    let second_claim = pending.pop().unwrap();
+    let not_written = stores
+        .transactions
+        .get_transaction(&p.scope, &second_claim.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        not_written, None,
+        "a row whose key was taken is not written"
+    );
+    let other_print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{\"a\":1}");
+    let first_key = claim(0).key;
+    let claimed = stores
+        .idempotency
+        .begin(&p.scope, &first_key, &other_print, T0)
+        .await;
+    assert_eq!(
+        claimed.unwrap(),
+        Begun::Seen(Seen::Mismatch),
+        "the claim stored its request's fingerprint"
+    );
     let ids: Vec<&str> = pending.iter().map(|x| x.id.as_str()).collect();
     if test_db.url().starts_with("postgres") {
         assert_eq!(
@@ -453,9 +485,7 @@ pub async fn payment_writes_arriving_together_are_each_written_whole(
     }
     let mut completions = Vec::new();
     for (n, pending) in pending.into_iter().enumerate() {
-        let key = IdempotencyKey::parse(&format!("pay-{n}")).unwrap();
-        let begun = stores.idempotency.begin(&p.scope, &key, &print, T0).await;
-        assert_eq!(begun.unwrap(), Begun::Started);
+        let key = claim(n).key;
         let done = Transaction {
             state: TxnState::Authorized,
             ..pending
@@ -568,7 +598,7 @@ pub async fn one_bad_write_in_a_batch_costs_the_others_nothing(
     let inserted = futures_util::future::join_all(
         pending
             .iter()
-            .map(|x| stores.transactions.insert_pending_transaction(x)),
+            .map(|x| stores.transactions.insert_pending_transaction(x, None)),
     )
     .await;
     for (n, (x, result)) in pending.iter().zip(&inserted).enumerate() {
@@ -576,7 +606,7 @@ pub async fn one_bad_write_in_a_batch_costs_the_others_nothing(
             assert!(result.is_err(), "the taken id is refused");
             continue;
         }
-        assert!(result.is_ok(), "payment {n}: {result:?}");
+        assert!(matches!(result, Ok(true)), "payment {n}: {result:?}");
         let row = stores
             .transactions
             .get_transaction(&Scope::new(x.platform_id.clone(), x.mode), &x.id)
@@ -584,4 +614,66 @@ pub async fn one_bad_write_in_a_batch_costs_the_others_nothing(
             .unwrap();
         assert_eq!(row.as_ref(), Some(x), "payment {n}");
     }
+}
+
+/// A pending row written with a claim on its idempotency key is written only if the key was
+/// free, and the key is then claimed with the request's fingerprint and time, exactly as a claim
+/// of its own would be: a repeat sees it running, another request under it a mismatch. A second
+/// payment under the same key writes nothing. Keys are per platform and mode.
+pub async fn a_pending_row_claims_its_key_or_is_not_written(db: Database) {
+    let stores = db.stores();
+    let Shop { p, m, plan } = shop(&stores).await;
+    let print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{}");
+    let claim = KeyClaim {
+        key: IdempotencyKey::parse("order-1001").unwrap(),
+        fingerprint: print,
+        at: T0,
+    };
+    let txns = &stores.transactions;
+    let first = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
+    let written = txns
+        .insert_pending_transaction(&first, Some(claim.clone()))
+        .await;
+    assert!(
+        written.unwrap(),
+        "a free key is claimed and the row written"
+    );
+    let row = txns.get_transaction(&p.scope, &first.id).await.unwrap();
+    assert_eq!(row, Some(first.clone()));
+    let idem = &stores.idempotency;
+    let seen = idem.begin(&p.scope, &claim.key, &print, T0).await.unwrap();
+    assert_eq!(seen, Begun::Seen(Seen::InProgress));
+    let other = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{\"a\":1}");
+    let seen = idem.begin(&p.scope, &claim.key, &other, T0).await.unwrap();
+    assert_eq!(seen, Begun::Seen(Seen::Mismatch));
+    // Abandoned after five minutes, as any claim: its time is the one given.
+    let later = T0 + holdfast_domain::idempotency::ABANDONED_AFTER;
+    let second = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
+    let written = txns
+        .insert_pending_transaction(&second, Some(claim.clone()))
+        .await;
+    assert!(!written.unwrap(), "a taken key writes nothing");
+    let row = txns.get_transaction(&p.scope, &second.id).await.unwrap();
+    assert_eq!(row, None);
+    let restarted = idem
+        .begin(&p.scope, &claim.key, &print, later)
+        .await
+        .unwrap();
+    assert_eq!(
+        restarted,
+        Begun::Started,
+        "an abandoned claim is taken over"
+    );
+    // The same key in the other mode is another key.
+    let live = Scope::new(p.scope.platform.clone(), Mode::Live);
+    let elsewhere = Transaction {
+        mode: Mode::Live,
+        ..txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000)
+    };
+    let written = txns
+        .insert_pending_transaction(&elsewhere, Some(claim))
+        .await;
+    assert!(written.unwrap(), "live has keys of its own");
+    let row = txns.get_transaction(&live, &elsewhere.id).await.unwrap();
+    assert_eq!(row.map(|x| x.mode), Some(Mode::Live));
 }

@@ -21,6 +21,10 @@ impl PaymentService {
         follow_up: FollowUp,
         recorder: Option<&Recorder<'_>>,
     ) -> Result<Transaction, PaymentError> {
+        if recorder.is_some_and(|r| r.unclaimed.is_some()) {
+            // Only a new payment's pending row claims a key; a reservation does not.
+            return Err(PaymentError::KeyNotClaimed);
+        }
         let original = self.original(who, original_id).await?;
         let amount = original.as_original().allows(follow_up)?;
         // Everything the follow-up needs is read before the reservation is taken.

@@ -68,6 +68,11 @@ pub enum PaymentError {
     /// Reading or writing the store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The request's idempotency key could not be claimed with the payment's pending row (it
+    /// is taken, or the payment redeems a token first): nothing was written or sent; claim the
+    /// key the ordinary way and run the payment again.
+    #[error("the idempotency key must be claimed before this payment runs")]
+    KeyNotClaimed,
 }
 
 /// A token that cannot pay is the payment's unusable `payment.token`.

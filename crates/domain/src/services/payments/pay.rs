@@ -45,6 +45,12 @@ impl PaymentService {
         new: NewPayment,
         recorder: Option<&Recorder<'_>>,
     ) -> Result<Transaction, PaymentError> {
+        if recorder.is_some_and(|r| r.unclaimed.is_some())
+            && matches!(new.source, PaymentSource::Token(_))
+        {
+            // Redeeming the token is a write of its own: the key must be the request's first.
+            return Err(PaymentError::KeyNotClaimed);
+        }
         // Card fields are checked before anything is read.
         let source = match new.source {
             PaymentSource::Card(input) => {
@@ -149,7 +155,18 @@ impl PaymentService {
             parent_id: None,
             refunded_amount: 0,
         };
-        self.store.insert_pending_transaction(&pending).await?;
+        let unclaimed = recorder.and_then(|r| r.unclaimed);
+        let claim = unclaimed.map(|u| u.claim().clone());
+        if !self
+            .store
+            .insert_pending_transaction(&pending, claim)
+            .await?
+        {
+            return Err(PaymentError::KeyNotClaimed);
+        }
+        if let Some(unclaimed) = unclaimed {
+            unclaimed.mark_claimed();
+        }
 
         let op = match kind {
             TxnType::Sale => ProcessorOp::Sale(card),

@@ -5,7 +5,7 @@ use crate::ids::{ConnectionId, KeyId, PlanId, PlatformId, UserId};
 use crate::mode::{KeyType, Mode};
 use crate::services::fixtures::{clock_at_noon, fixed_ids, shop, visa_bins};
 
-use crate::idempotency::Recorder;
+use crate::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, Unclaimed};
 use crate::payment::fee::FeeRule;
 use crate::payment::lifecycle::{FollowUp, TxnState};
 use crate::payment::routing::ProcessorKind;
@@ -67,6 +67,16 @@ fn store() -> (MockTransactionStore, Completed) {
 
 /// `store()`, answering only reads in `scope` (a read in any other fails the test).
 fn store_in(scope: Scope) -> (MockTransactionStore, Completed) {
+    let (store, completed, _) = store_claiming(scope, true);
+    (store, completed)
+}
+
+/// The claims pending rows were written with, in order.
+type Claims = Arc<Mutex<Vec<Option<KeyClaim>>>>;
+
+/// `store_in(scope)`, whose pending rows make the claims they carry when `claims` is true (and
+/// find their keys taken otherwise), and that keeps what each pending write was asked to claim.
+fn store_claiming(scope: Scope, claims: bool) -> (MockTransactionStore, Completed, Claims) {
     let mut store = MockTransactionStore::new();
     // Raw card payments note it on their merchant, in the caller's scope only.
     let noted_in = scope.clone();
@@ -89,9 +99,15 @@ fn store_in(scope: Scope) -> (MockTransactionStore, Completed) {
                 ],
             }))
         });
+    let asked: Claims = Arc::default();
+    let asked_sink = asked.clone();
     store
         .expect_insert_pending_transaction()
-        .returning(|_| Ok(()));
+        .returning(move |_, claim| {
+            let free = claim.is_none() || claims;
+            asked_sink.lock().unwrap().push(claim);
+            Ok(free)
+        });
     let completed = Arc::new(Mutex::new(Vec::new()));
     let sink = completed.clone();
     store.expect_complete_transaction_with_event().returning(
@@ -105,7 +121,7 @@ fn store_in(scope: Scope) -> (MockTransactionStore, Completed) {
             Ok(closes)
         },
     );
-    (store, completed)
+    (store, completed, asked)
 }
 
 fn service(store: MockTransactionStore, processor: MockProcessor) -> PaymentService {
@@ -260,7 +276,6 @@ async fn a_fee_never_exceeds_the_amount_charged() {
 /// processor failure is a recorded, final transaction too, and a retry must replay it.
 #[tokio::test]
 async fn the_rendered_response_is_stored_with_the_transaction_whatever_its_status() {
-    use crate::idempotency::{Answer, IdempotencyKey};
     let key = IdempotencyKey::parse("pay-1").unwrap();
     for (reply, stored) in [
         (Ok(approved()), Some(201)),
@@ -288,6 +303,7 @@ async fn the_rendered_response_is_stored_with_the_transaction_whatever_its_statu
         let recorder = Recorder {
             key: &key,
             render: &render,
+            unclaimed: None,
         };
         let txn = service(store, processor)
             .pay(&who(), auth(), Some(&recorder))
@@ -709,4 +725,101 @@ async fn a_session_token_payment_completes_or_releases_its_session() {
             "{name}: the session closed with the payment"
         );
     }
+}
+
+/// Key `pay-1`, not yet claimed.
+fn unclaimed_key() -> (IdempotencyKey, Unclaimed) {
+    let key = IdempotencyKey::parse("pay-1").unwrap();
+    let unclaimed = Unclaimed::new(KeyClaim {
+        key: key.clone(),
+        fingerprint: [9; 32],
+        at: datetime!(2026-11-27 12:00 UTC),
+    });
+    (key, unclaimed)
+}
+
+/// A 201 whose body is the transaction's id.
+fn id_as_answer(txn: &Transaction) -> Answer {
+    Answer {
+        status: 201,
+        body: txn.id.to_string(),
+    }
+}
+
+/// A card payment under a key not yet claimed claims it with its pending row: the claim is
+/// marked made once that write is, and the answer is stored with the completion. When the key
+/// turns out taken, nothing more happens: no processor call, no completion.
+#[tokio::test]
+async fn a_card_payment_claims_its_key_with_its_pending_row() {
+    for key_free in [true, false] {
+        let (store, completed, asked) = store_claiming(who().scope, key_free);
+        let mut processor = MockProcessor::new();
+        processor
+            .expect_call()
+            .times(usize::from(key_free))
+            .returning(|_, _| Ok(approved()));
+        let (key, unclaimed) = unclaimed_key();
+        let claim = unclaimed.claim().clone();
+        let recorder = Recorder {
+            key: &key,
+            render: &id_as_answer,
+            unclaimed: Some(&unclaimed),
+        };
+        let paid = service(store, processor)
+            .pay(&who(), auth(), Some(&recorder))
+            .await;
+        assert_eq!(*asked.lock().unwrap(), vec![Some(claim)]);
+        assert_eq!(unclaimed.is_claimed(), key_free);
+        let completed = completed.lock().unwrap();
+        if key_free {
+            let txn = paid.unwrap();
+            let reply = completed[0].1.as_ref().unwrap();
+            assert_eq!(
+                (reply.key.as_str(), &reply.answer.body),
+                ("pay-1", &txn.id.to_string())
+            );
+        } else {
+            assert!(matches!(paid, Err(PaymentError::KeyNotClaimed)), "{paid:?}");
+            assert!(completed.is_empty());
+        }
+    }
+}
+
+/// A token payment and a follow-up cannot claim a key with their first write (a token's
+/// redemption, a reservation): under a key not yet claimed they stop before anything is read
+/// or written (the mocks panic on any call).
+#[tokio::test]
+async fn only_a_card_payment_claims_its_key_as_it_writes() {
+    let (key, unclaimed) = unclaimed_key();
+    let recorder = Recorder {
+        key: &key,
+        render: &id_as_answer,
+        unclaimed: Some(&unclaimed),
+    };
+    let nothing = || {
+        service_over(
+            MockTransactionStore::new(),
+            MockRoutingStore::new(),
+            MockProcessor::new(),
+        )
+    };
+    let token = NewPayment {
+        source: PaymentSource::Token(crate::ids::TokenId::from_suffix("1")),
+        ..auth()
+    };
+    let paid = nothing().pay(&who(), token, Some(&recorder)).await;
+    assert!(matches!(paid, Err(PaymentError::KeyNotClaimed)), "{paid:?}");
+    let captured = nothing()
+        .follow_up(
+            &who(),
+            &TxnId::from_suffix("1"),
+            FollowUp::Capture(None),
+            Some(&recorder),
+        )
+        .await;
+    assert!(
+        matches!(captured, Err(PaymentError::KeyNotClaimed)),
+        "{captured:?}"
+    );
+    assert!(!unclaimed.is_claimed());
 }
