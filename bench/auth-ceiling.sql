@@ -28,23 +28,18 @@ INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amoun
     '411111', 'visa', '1111', 'credit', 'plan_x', 'Default plan', 'midCon_x', 'Sandbox', 0, 'U', 'P',
     false, '', 'pending', '', 'E', NULL, 0
     FROM claim;
--- 4. The completion: final row, event, fan-out and idempotent response in one statement.
+-- 4. The completion: final row, event, fan-out and idempotent response in one statement (its
+-- plain form: an auth has no original to move and no client session to close).
 WITH done AS (
     UPDATE transactions
        SET state = 'authorized', fee = 30, connection_id = 'midCon_x', connection_name = 'Sandbox',
            approved_amount = 1000, avs = 'Y', cvv = 'M', partial = false, processor_code = '00',
            processor_message = 'Approved', processor_transaction_id = 'sbx_pgb' || :n, status = 'A'
      WHERE id = 'txn_pgb' || :n AND state = 'pending'
- RETURNING platform_id, mode
-), original AS (
-    UPDATE transactions o
-       SET state = coalesce(NULL, o.state), refunded_amount = o.refunded_amount - 0
-      FROM done
-     WHERE o.id = NULL AND o.state = coalesce(NULL, o.state)
- RETURNING o.id
+ RETURNING id, platform_id, mode
 ), event AS (
-    INSERT INTO events (id, platform_id, mode, event_type, data, created_on)
-    SELECT 'evt_pgb' || :n, platform_id, mode, 'transaction.created', repeat('x', 700), now() FROM done
+    INSERT INTO events (id, platform_id, mode, event_type, data, created_on, subject_id)
+    SELECT 'evt_pgb' || :n, platform_id, mode, 'transaction.created', repeat('x', 700), now(), id FROM done
  RETURNING id, platform_id, mode, event_type, created_on
 ), fan_out AS (
     INSERT INTO notifications
@@ -54,10 +49,11 @@ WITH done AS (
       FROM event e
       JOIN webhooks w ON w.platform_id = e.platform_id AND w.mode = e.mode AND w.active
                      AND e.event_type = ANY (string_to_array(w.events, ','))
+ RETURNING id
 ), reply AS (
     UPDATE idempotency_keys k
        SET status = 201, body = repeat('x', 700)
       FROM done
      WHERE k.platform_id = done.platform_id AND k.mode = done.mode AND k.key = 'pgb-' || :n
 )
-SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM original);
+SELECT (SELECT count(*) FROM done), 0::bigint, 0::bigint, (SELECT count(*) FROM fan_out);
