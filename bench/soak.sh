@@ -38,7 +38,13 @@ end=$((SECONDS + DURATION))
 while [ $SECONDS -lt $((end - 10)) ]; do
   sleep $((10 + RANDOM % 11))
   [ $SECONDS -ge $end ] && break
-  if (( RANDOM % 2 )); then kill -9 "$serve"; start_serve; else kill -9 "$worker"; start_worker; fi
+  # Reaped before its successor starts: a listening socket not yet closed by a dying `serve`
+  # made the next one fail to bind, and the loop then killed a process that had already exited.
+  if (( RANDOM % 2 )); then
+    kill -9 "$serve"; wait "$serve" 2>/dev/null || true; start_serve
+  else
+    kill -9 "$worker"; wait "$worker" 2>/dev/null || true; start_worker
+  fi
   kills=$((kills + 1))
 done
 wait "$load" || true
