@@ -16,6 +16,8 @@
 //! refused before its first write has its key claimed by `guard` after the handler, and the
 //! earlier request under the key, if any, decides its answer, as in step 1.
 
+use std::sync::Arc;
+
 use actix_web::body::{BoxBody, MessageBody, to_bytes};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
@@ -23,8 +25,6 @@ use actix_web::http::header::{ContentType, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::Principal;
-use std::sync::Arc;
-
 use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, Seen, Unclaimed};
 use holdfast_domain::ports::Begun;
 use holdfast_domain::services::IdempotencyService;
@@ -186,7 +186,6 @@ pub async fn guard(
     let keys = &state.idempotency;
     let claim = keys.claim_for(who, key, req.method().as_str(), req.path(), &body);
     req.set_payload(Payload::from(body));
-    let claimed_late = claims_own_key;
     if claims_own_key {
         let unclaimed = Arc::new(Unclaimed::new(claim.clone()));
         req.extensions_mut().insert(Deferred(unclaimed));
@@ -203,7 +202,8 @@ pub async fn guard(
         return Ok(response.map_into_boxed_body());
     }
     let status = response.status();
-    if claimed_late {
+    if claims_own_key {
+        // The handler was refused before its first write: the key is claimed only now.
         if !storable(status) {
             // Refused before anything was written, and not for good: nothing to claim.
             return Ok(response.map_into_boxed_body());
