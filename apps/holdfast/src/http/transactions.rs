@@ -31,7 +31,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller, PageQuery, query};
 use super::idempotency::{
-    AnswerWithChange, Claimed, Deferred, KeySettled, begin, respond, seen_response, settle,
+    AnswerWithChange, Deferred, KeySettled, begin, respond, seen_response, settle,
 };
 use super::request_context;
 use super::routes::Routes;
@@ -159,19 +159,15 @@ async fn create(
     req: HttpRequest,
     ApiJson(body): ApiJson<CreateTransaction>,
 ) -> Result<HttpResponse, ApiError> {
-    let key = {
-        let extensions = req.extensions();
-        match (extensions.get::<Claimed>(), extensions.get::<Deferred>()) {
-            (Some(Claimed(key)), _) => Key::Claimed(key.clone()),
-            (None, Some(Deferred(unclaimed))) => Key::Unclaimed(unclaimed.clone()),
-            (None, None) => Key::None,
-        }
-    };
+    // The route claims its own key (`routes`): a key comes as a claim not yet made.
+    let unclaimed = req.extensions().get::<Deferred>().map(|d| d.0.clone());
     // A payment runs on a task of its own, to its end (the processor's answer or its timeout and
     // reversal, the completion, the stored response, the key settled): a client that hangs up
     // drops this handler and the idempotency middleware with it, and dropping the payment too
     // would leave it pending, its key "still running".
-    let task = tokio::spawn(request_context::with_current_id(run(state, who, key, body)));
+    let task = tokio::spawn(request_context::with_current_id(run(
+        state, who, unclaimed, body,
+    )));
     let ran = task
         .await
         .map_err(|e| ApiError::Internal(format!("payment task: {e}")))?;
@@ -184,15 +180,6 @@ async fn create(
         response.extensions_mut().insert(KeySettled);
     }
     Ok(response)
-}
-
-/// The request's idempotency key, if it has one.
-enum Key {
-    None,
-    /// Claimed before the handler ran.
-    Claimed(IdempotencyKey),
-    /// To be claimed by the payment's pending row.
-    Unclaimed(Arc<Unclaimed>),
 }
 
 /// What a payment request came to, and whether its key is settled (its answer stored, or the
@@ -211,19 +198,20 @@ enum Outcome {
 
 /// The payment itself: the transaction and its answer, rendered once; under a key, the key
 /// settled here, whatever the client does meanwhile.
-async fn run(state: web::Data<AppState>, who: Principal, key: Key, body: CreateTransaction) -> Ran {
-    let unclaimed = match key {
-        Key::None => {
-            let outcome = pay(&state, &who, None, body)
-                .await
-                .map_err(PayError::into_api);
-            return Ran {
-                outcome: Outcome::Answered(outcome),
-                key_settled: false,
-            };
-        }
-        Key::Claimed(key) => return run_claimed(&state, &who, &key, body).await,
-        Key::Unclaimed(unclaimed) => unclaimed,
+async fn run(
+    state: web::Data<AppState>,
+    who: Principal,
+    unclaimed: Option<Arc<Unclaimed>>,
+    body: CreateTransaction,
+) -> Ran {
+    let Some(unclaimed) = unclaimed else {
+        let outcome = pay(&state, &who, None, body)
+            .await
+            .map_err(PayError::into_api);
+        return Ran {
+            outcome: Outcome::Answered(outcome),
+            key_settled: false,
+        };
     };
     let again = body.clone();
     let paid = pay(&state, &who, Some(KeyUse::Unclaimed(&unclaimed)), body).await;

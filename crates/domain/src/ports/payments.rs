@@ -327,7 +327,7 @@ pub trait TransactionStore: Send + Sync {
 
     /// Atomically: writes the final form of a pending transaction, releases or completes the
     /// original's reservation (`original` with its new state, if any), adds the event with its
-    /// webhook fan-out, stores `reply` under its idempotency key (claimed earlier by
+    /// webhook fan-out, stores `reply` under its idempotency key (claimed earlier, by the pending row or by
     /// `IdempotencyStore::begin`), and completes client session `session` with the transaction
     /// if the session is still open and held by this payment. `NotFound` when the transaction
     /// is no longer pending (reconciliation finished it first); then nothing is written.

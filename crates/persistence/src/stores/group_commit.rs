@@ -27,11 +27,9 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::SqlStore;
 use super::completion::{Writes, complete, completion_statement};
-use super::pending::{claimed_pending_statement, insert_pending};
+use super::pending::{insert_pending, insert_pending_pg};
 use crate::conn::{Conn, Db};
 use crate::local_pools::on_pinned_thread;
-use crate::payment_rows::NewTxnRow;
-use crate::schema::transactions as t;
 use futures_util::{FutureExt, TryFutureExt};
 
 /// The most writes one SQL transaction carries (more wait for the next): a bound on how long a
@@ -225,17 +223,9 @@ async fn write_many(conn: &mut Conn, batch: &[&Write]) -> QueryResult<Vec<bool>>
                     .get_result::<(i64, i64, i64, i64)>(&mut { pg })
                     .map_ok(|(done, _, _, notifications)| (done == 1, notifications))
                     .boxed(),
-                Write::Pending(pending) => match pending.as_ref() {
-                    (x, None) => diesel::insert_into(t::table)
-                        .values(NewTxnRow::from(x))
-                        .execute(&mut { pg })
-                        .map_ok(|_| (true, 0))
-                        .boxed(),
-                    (x, Some(claim)) => claimed_pending_statement(x, claim)
-                        .execute(&mut { pg })
-                        .map_ok(|rows| (rows == 1, 0))
-                        .boxed(),
-                },
+                Write::Pending(pending) => insert_pending_pg(pg, &pending.0, pending.1.as_ref())
+                    .map_ok(|written| (written, 0))
+                    .boxed(),
             });
             futures_util::future::try_join_all(statements).await
         })

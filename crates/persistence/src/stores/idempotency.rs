@@ -3,9 +3,7 @@
 
 use diesel::prelude::*;
 use diesel_async::AsyncPgConnection;
-use holdfast_domain::idempotency::{
-    Answer, IdempotencyKey, KeyClaim, KeyRecord, KeyedAnswer, Seen, on_seen,
-};
+use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyRecord, KeyedAnswer, Seen, on_seen};
 use holdfast_domain::ids::PlatformId;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::ports::{Begun, IdempotencyStore, StoreError};
@@ -63,20 +61,22 @@ pub async fn with_reply(
     }
 }
 
-/// Claims `claim`'s key in the platform and mode given, inside the caller's transaction (where
-/// a write follows that the claim guards): 1 when it was free, 0 when taken.
+/// Claims `key` in `scope` for a request with `fingerprint` arriving `at`, inside the caller's
+/// transaction if any: 1 when it was free, 0 when taken.
 pub(super) async fn claim_key(
     conn: &mut Conn,
-    platform: &str,
-    mode: &'static str,
-    claim: &KeyClaim,
+    scope: (&str, &'static str),
+    key: &IdempotencyKey,
+    fingerprint: &[u8; 32],
+    at: OffsetDateTime,
 ) -> QueryResult<usize> {
+    let (platform_id, mode) = scope;
     let row = NewIdempotencyRow {
-        platform_id: platform,
+        platform_id,
         mode,
-        key: claim.key.as_str(),
-        fingerprint: claim.fingerprint.as_slice(),
-        created_on: claim.at,
+        key: key.as_str(),
+        fingerprint: fingerprint.as_slice(),
+        created_on: at,
     };
     conn.execute(
         diesel::insert_into(k::table)
@@ -139,19 +139,8 @@ impl IdempotencyStore for SqlStore {
         now: OffsetDateTime,
     ) -> Result<Begun, StoreError> {
         let claim = async |conn: &mut Conn| {
-            let row = NewIdempotencyRow {
-                platform_id: scope.platform.as_str(),
-                mode: scope.mode.as_str(),
-                key: key.as_str(),
-                fingerprint: fingerprint.as_slice(),
-                created_on: now,
-            };
-            conn.execute(
-                diesel::insert_into(k::table)
-                    .values(row)
-                    .on_conflict_do_nothing(),
-            )
-            .await
+            let scope = (scope.platform.as_str(), scope.mode.as_str());
+            claim_key(conn, scope, key, fingerprint, now).await
         };
         let mut conn = self.conn().await?;
         // The unique key decides: of two concurrent first requests, one inserts. The common

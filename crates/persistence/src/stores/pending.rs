@@ -2,8 +2,8 @@
 //! request has one, the claim on its idempotency key: one atomic write, so a key is taken only
 //! by a payment that is recorded, and a payment runs only under a key it took.
 
-use diesel::prelude::*;
-use diesel_async::AsyncPgConnection;
+use diesel::QueryResult;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::idempotency::KeyClaim;
 use holdfast_domain::payment::transaction::Transaction;
 
@@ -69,32 +69,47 @@ pub(super) async fn insert_pending(
     x: &Transaction,
     claim: Option<&KeyClaim>,
 ) -> QueryResult<bool> {
-    let Some(claim) = claim else {
-        return conn
-            .execute(diesel::insert_into(t::table).values(NewTxnRow::from(x)))
-            .await
-            .map(|_| true);
-    };
-    match conn.db {
-        Db::Pg(ref mut pg) => {
-            let pg: &mut AsyncPgConnection = pg;
-            diesel_async::RunQueryDsl::execute(claimed_pending_statement(x, claim), pg)
-                .await
-                .map(|rows| rows == 1)
-        }
+    match (&conn.db, claim) {
+        (Db::Pg(pg), _) => insert_pending_pg(pg, x, claim).await,
+        (Db::Sqlite(_), None) => plain_insert(conn, x).await,
         // In process, where round trips cost nothing: the two inserts in one transaction.
-        Db::Sqlite(_) => {
+        (Db::Sqlite(_), Some(claim)) => {
             conn.transaction(async |conn| {
-                if claim_key(conn, x.platform_id.as_str(), x.mode.as_str(), claim).await? == 0 {
+                let scope = (x.platform_id.as_str(), x.mode.as_str());
+                if claim_key(conn, scope, &claim.key, &claim.fingerprint, claim.at).await? == 0 {
                     return Ok(false);
                 }
-                conn.execute(diesel::insert_into(t::table).values(NewTxnRow::from(x)))
-                    .await
-                    .map(|_| true)
+                plain_insert(conn, x).await
             })
             .await
         }
     }
+}
+
+/// `insert_pending` on PostgreSQL, through a shared reference: a batch sends several at once on
+/// one connection (`group_commit`).
+pub(super) async fn insert_pending_pg(
+    pg: &AsyncPgConnection,
+    x: &Transaction,
+    claim: Option<&KeyClaim>,
+) -> QueryResult<bool> {
+    match claim {
+        None => diesel::insert_into(t::table)
+            .values(NewTxnRow::from(x))
+            .execute(&mut { pg })
+            .await
+            .map(|_| true),
+        Some(claim) => claimed_pending_statement(x, claim)
+            .execute(&mut { pg })
+            .await
+            .map(|rows| rows == 1),
+    }
+}
+
+async fn plain_insert(conn: &mut Conn, x: &Transaction) -> QueryResult<bool> {
+    conn.execute(diesel::insert_into(t::table).values(NewTxnRow::from(x)))
+        .await
+        .map(|_| true)
 }
 
 #[cfg(test)]

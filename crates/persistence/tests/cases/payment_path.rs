@@ -595,11 +595,17 @@ pub async fn one_bad_write_in_a_batch_costs_the_others_nothing(
         .map(|_| txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000))
         .collect();
     pending[2].id = taken.id.clone();
-    let inserted = futures_util::future::join_all(
-        pending
-            .iter()
-            .map(|x| stores.transactions.insert_pending_transaction(x, None)),
-    )
+    // Odd payments claim their keys with their rows: run alone, each claim goes with its row.
+    let print = fingerprint(&[7; 32], "POST", "/v1/transactions", b"{}");
+    let claim = |n: usize| KeyClaim {
+        key: IdempotencyKey::parse(&format!("alone-{n}")).unwrap(),
+        fingerprint: print,
+        at: T0,
+    };
+    let inserted = futures_util::future::join_all(pending.iter().enumerate().map(|(n, x)| {
+        let claim = (n % 2 == 1).then(|| claim(n));
+        stores.transactions.insert_pending_transaction(x, claim)
+    }))
     .await;
     for (n, (x, result)) in pending.iter().zip(&inserted).enumerate() {
         if n == 2 {
@@ -607,6 +613,22 @@ pub async fn one_bad_write_in_a_batch_costs_the_others_nothing(
             continue;
         }
         assert!(matches!(result, Ok(true)), "payment {n}: {result:?}");
+        if n % 2 == 1 {
+            let seen = stores
+                .idempotency
+                .begin(
+                    &Scope::new(x.platform_id.clone(), x.mode),
+                    &claim(n).key,
+                    &print,
+                    T0,
+                )
+                .await;
+            assert_eq!(
+                seen.unwrap(),
+                Begun::Seen(Seen::InProgress),
+                "payment {n}'s key"
+            );
+        }
         let row = stores
             .transactions
             .get_transaction(&Scope::new(x.platform_id.clone(), x.mode), &x.id)
