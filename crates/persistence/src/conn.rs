@@ -183,9 +183,13 @@ impl Lock {
             // Bitmap scans off for the claim that follows (docs/decisions.md, "The claim
             // reads its indexes one entry at a time"): only a plain index scan marks the dead
             // entries that finished rows leave in the partial indexes, so later claims skip them.
+            // And a plan of its own, for the claim and the lease and read that follow: their
+            // caps and lists shape it, where a delivery connection's other statements keep
+            // their generic plans (`database::DELIVERY_PLANNING`).
             (Db::Pg(_), Self::NotificationClaim) => Some(
                 "SELECT pg_advisory_xact_lock(4857326011373040246), \
-                        set_config('enable_bitmapscan', 'off', true)",
+                        set_config('enable_bitmapscan', 'off', true), \
+                        set_config('plan_cache_mode', 'force_custom_plan', true)",
             ),
             (Db::Pg(_), Self::ComplianceIssue) => {
                 Some("SELECT pg_advisory_xact_lock(4857326011373040247)")

@@ -21,7 +21,7 @@ use holdfast_domain::ports::{
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::conn::{Pools, SqliteConn};
-use crate::local_pools::PgPools;
+use crate::local_pools::{PgPools, PinnedWork};
 use crate::stores::SqlStore;
 
 pub(crate) const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -178,9 +178,13 @@ impl Database {
                 // checkout, nearly doubling the round trips of a payment. A connection that died
                 // while idle fails one query, is marked broken and is replaced.
                 let url = secret.expose_secret().to_owned();
-                let pool = move |max_size: usize| {
+                let pool = move |max_size: usize, work: PinnedWork| {
                     let mut config = ManagerConfig::default();
                     config.recycling_method = RecyclingMethod::Fast;
+                    if work == PinnedWork::Deliveries {
+                        config.custom_setup =
+                            Box::new(|url| Box::pin(establish_for_deliveries(url.to_owned())));
+                    }
                     let manager =
                         AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
                             url.clone(),
@@ -193,11 +197,11 @@ impl Database {
                         .runtime(deadpool_runtime())
                         .build()
                 };
-                let shared =
-                    pool(options.max_size).map_err(|e| DatabaseError::Pool(e.to_string()))?;
+                let shared = pool(options.max_size, PinnedWork::Requests)
+                    .map_err(|e| DatabaseError::Pool(e.to_string()))?;
                 let pinned_size = options.pinned_size();
-                let pools = PgPools::new(shared, move || {
-                    pool(pinned_size).expect("the same settings built the shared pool")
+                let pools = PgPools::new(shared, move |work| {
+                    pool(pinned_size, work).expect("the same settings built the shared pool")
                 });
                 Ok(Self::over(Pools::Pg(pools), options))
             }
@@ -301,6 +305,16 @@ impl Database {
         self.store.setting(name).await
     }
 
+    /// How a pooled connection runs the statement it prepared whose text starts with `start`
+    /// (`testing::PreparedPlan`); `None` on SQLite or when it has prepared none such.
+    #[cfg(feature = "test-support")]
+    pub async fn prepared_plan(
+        &self,
+        start: &str,
+    ) -> Result<Option<crate::testing::PreparedPlan>, StoreError> {
+        self.store.prepared_plan(start).await
+    }
+
     pub async fn ping(&self) -> Result<(), StoreError> {
         self.store.ping().await
     }
@@ -343,6 +357,22 @@ fn prepare_sqlite_file(path: &Path) -> Result<(), DatabaseError> {
         }
         _ => Ok(()),
     }
+}
+
+/// How a delivery loop's connections plan: each prepared statement once, with its generic
+/// plan, kept for the connection. The statement that records a batch of outcomes was planned
+/// for every batch, which cost PostgreSQL as much as running it; PostgreSQL would keep planning
+/// it for batches under ten rows, the usual size (docs/decisions.md, "A delivery connection
+/// keeps its generic plans"). The claim, whose caps and lists shape its plan, asks for a plan
+/// of its own in its transaction (`conn::Lock::NotificationClaim`).
+pub(crate) const DELIVERY_PLANNING: &str = "SET plan_cache_mode = force_generic_plan";
+
+async fn establish_for_deliveries(url: String) -> diesel::ConnectionResult<AsyncPgConnection> {
+    let mut conn = AsyncPgConnection::establish(&url).await?;
+    conn.batch_execute(DELIVERY_PLANNING)
+        .await
+        .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+    Ok(conn)
 }
 
 /// WAL lets readers (other processes, such as the operator CLI) run beside the writer;

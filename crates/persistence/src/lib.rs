@@ -19,3 +19,4 @@ mod token_rows;
 mod webhook_rows;
 
 pub use database::{Database, DatabaseError, DatabaseUrl, PoolOptions, Stores};
+pub use local_pools::deliver_on_this_thread;

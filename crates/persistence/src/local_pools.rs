@@ -6,7 +6,11 @@
 //! connection opened on another worker, every message woke that other thread and was woken
 //! back by it: about eleven context switches per auth, measured. With a pool of its own, a
 //! worker drives its connections itself: about three (docs/performance.md).
+//!
+//! A delivery loop's pool is made for the work it does (`PinnedWork`): its connections keep
+//! the generic plans of the few statements it runs over and over (`database::DELIVERY_PLANNING`).
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::thread::ThreadId;
@@ -16,6 +20,25 @@ use diesel_async::pooled_connection::deadpool::Pool;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 type PgPool = Pool<AsyncPgConnection>;
+
+/// What a pinned thread's connections run, which decides how they are set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinnedWork {
+    /// API requests: any statement the application has.
+    Requests,
+    /// A delivery loop: claims, outcomes and failure counts.
+    Deliveries,
+}
+
+thread_local! {
+    static WORK: Cell<PinnedWork> = const { Cell::new(PinnedWork::Requests) };
+}
+
+/// Marks this thread as a delivery loop's, before its first connection: the pool it is given
+/// is made for `PinnedWork::Deliveries`.
+pub fn deliver_on_this_thread() {
+    WORK.with(|work| work.set(PinnedWork::Deliveries));
+}
 
 /// Whether this thread runs a single-threaded runtime of its own (an HTTP worker, a delivery
 /// loop): what it starts on it stays on it.
@@ -30,11 +53,14 @@ pub fn on_pinned_thread() -> bool {
 pub struct PgPools {
     shared: PgPool,
     pinned: Arc<RwLock<HashMap<ThreadId, PgPool>>>,
-    make_pinned: Arc<dyn Fn() -> PgPool + Send + Sync>,
+    make_pinned: Arc<dyn Fn(PinnedWork) -> PgPool + Send + Sync>,
 }
 
 impl PgPools {
-    pub fn new(shared: PgPool, make_pinned: impl Fn() -> PgPool + Send + Sync + 'static) -> Self {
+    pub fn new(
+        shared: PgPool,
+        make_pinned: impl Fn(PinnedWork) -> PgPool + Send + Sync + 'static,
+    ) -> Self {
         Self {
             shared,
             pinned: Arc::default(),
@@ -43,7 +69,8 @@ impl PgPools {
     }
 
     /// The pool this thread's connections come from: its own when it runs a single-threaded
-    /// runtime (made on first use), the shared one otherwise.
+    /// runtime (made on first use, for the work the thread is marked for), the shared one
+    /// otherwise.
     pub fn for_this_thread(&self) -> PgPool {
         if !on_pinned_thread() {
             return self.shared.clone();
@@ -58,7 +85,7 @@ impl PgPools {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         pools
             .entry(thread)
-            .or_insert_with(|| (self.make_pinned)())
+            .or_insert_with(|| (self.make_pinned)(WORK.with(Cell::get)))
             .clone()
     }
 
@@ -98,7 +125,7 @@ mod tests {
 
     #[test]
     fn a_single_threaded_runtime_gets_a_pool_of_its_own_and_keeps_it() {
-        let pools = PgPools::new(pool(), pool);
+        let pools = PgPools::new(pool(), |_| pool());
         let on_own_runtime = || {
             let pools = pools.clone();
             std::thread::spawn(move || {
@@ -118,8 +145,40 @@ mod tests {
     }
 
     #[test]
+    fn a_delivery_loops_thread_gets_a_pool_made_for_deliveries() {
+        let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let pools = PgPools::new(pool(), {
+            let asked = Arc::clone(&asked);
+            move |work| {
+                asked.lock().unwrap().push(work);
+                pool()
+            }
+        });
+        let on_own_runtime = |deliveries: bool| {
+            let pools = pools.clone();
+            std::thread::spawn(move || {
+                if deliveries {
+                    deliver_on_this_thread();
+                }
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .unwrap();
+                runtime.block_on(async { pools.for_this_thread() })
+            })
+            .join()
+            .unwrap()
+        };
+        on_own_runtime(false);
+        on_own_runtime(true);
+        assert_eq!(
+            *asked.lock().unwrap(),
+            [PinnedWork::Requests, PinnedWork::Deliveries]
+        );
+    }
+
+    #[test]
     fn the_multi_threaded_runtime_and_plain_threads_share_one_pool() {
-        let pools = PgPools::new(pool(), pool);
+        let pools = PgPools::new(pool(), |_| pool());
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()

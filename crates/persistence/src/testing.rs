@@ -20,6 +20,17 @@ use crate::{Database, DatabaseUrl, PoolOptions};
 pub const TEST_DATABASE_URL_VAR: &str = "HOLDFAST_TEST_DATABASE_URL";
 const TEMPLATE_LOCK_ID: i64 = 0x486f_6c64_7465_6d70;
 
+/// How a connection runs one of its prepared statements (`Database::prepared_plan`).
+#[derive(Debug, Clone)]
+pub struct PreparedPlan {
+    /// What `EXPLAIN EXECUTE` prints, a line per node.
+    pub plan: String,
+    /// Runs with the generic plan, made once and kept.
+    pub generic_plans: i64,
+    /// Runs planned for their values, each planned again.
+    pub custom_plans: i64,
+}
+
 /// A database that exists for one test and is dropped with it.
 #[derive(Debug)]
 pub struct TestDatabase {
@@ -109,6 +120,18 @@ impl TestDatabase {
             .await
             .expect("read the rows' xmin")
             .get(0)
+    }
+
+    /// Runs `sql` on the database, outside any pool (for tests that set up what the stores do
+    /// not write, or run maintenance such as `ANALYZE`). Does nothing to SQLite.
+    pub async fn execute(&self, sql: &str) {
+        if let Cleanup::Postgres { .. } = self.cleanup {
+            connect(&self.url)
+                .await
+                .batch_execute(sql)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        }
     }
 
     /// Reverts the newest migration and names it; `reapply_migrations` runs it again.

@@ -33,6 +33,7 @@ use holdfast_domain::scope::Scope;
 use holdfast_domain::services::{CreatedPlatform, PlatformService};
 use holdfast_domain::user::{Email, User};
 use holdfast_domain::webhook::{Description, EndpointUrl, EventList, Outcome, Subscription};
+use holdfast_persistence::testing::PreparedPlan;
 use holdfast_persistence::{Database, Stores};
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -596,7 +597,9 @@ async fn the_claims_plain_index_scans_stay_in_its_transaction() {
         return;
     };
     let bitmap_scans = async || db.setting("enable_bitmapscan").await.unwrap();
+    let plans = async || db.setting("plan_cache_mode").await.unwrap();
     assert_eq!(bitmap_scans().await.as_deref(), Some("on"));
+    assert_eq!(plans().await.as_deref(), Some("auto"));
     let limits = ClaimLimits {
         batch: 10,
         per_subscription: 16,
@@ -614,4 +617,133 @@ async fn the_claims_plain_index_scans_stay_in_its_transaction() {
         Some("on"),
         "the claim's setting outlived its transaction"
     );
+    assert_eq!(
+        plans().await.as_deref(),
+        Some("auto"),
+        "so did its planning"
+    );
+}
+
+/// A delivery loop's connections keep their generic plans (docs/decisions.md, "A delivery
+/// connection keeps its generic plans"): the statement that records a batch of outcomes is
+/// planned once, not for every batch as on a request's connection. Made on a new database,
+/// whose tables have no statistics, that plan reads the pending rows and never the table; an
+/// `ANALYZE` that finds a backlog of pending rows replaces it with one that finds each row by
+/// its key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivery_connection_plans_its_outcome_statement_once() {
+    use holdfast_persistence::testing::TestDatabase;
+    let (Some(for_delivery), Some(for_requests)) = (
+        TestDatabase::postgres().await,
+        TestDatabase::postgres().await,
+    ) else {
+        return;
+    };
+    let (young, analyzed) = outcome_plans_on_own_thread(&for_delivery, true);
+    assert_eq!(
+        (young.custom_plans, young.generic_plans),
+        (0, 3),
+        "{}",
+        young.plan
+    );
+    assert!(
+        young
+            .plan
+            .contains("Index Scan using notifications_pending_idx"),
+        "only the pending rows: {}",
+        young.plan
+    );
+    assert!(
+        !young.plan.contains("Seq Scan on notifications"),
+        "{}",
+        young.plan
+    );
+    let analyzed = analyzed.expect("planned again after ANALYZE");
+    assert_eq!(analyzed.custom_plans, 0, "{}", analyzed.plan);
+    assert!(
+        analyzed
+            .plan
+            .contains("Index Scan using notifications_pkey"),
+        "each row by its key: {}",
+        analyzed.plan
+    );
+
+    let (request, _) = outcome_plans_on_own_thread(&for_requests, false);
+    assert_eq!(
+        (request.custom_plans, request.generic_plans),
+        (3, 0),
+        "{}",
+        request.plan
+    );
+}
+
+/// On this thread, with a runtime and a one-connection pool of its own (a delivery loop's when
+/// `deliveries`): three notifications recorded one batch each, and how the connection runs the
+/// outcome statement then; for a delivery loop, also once a backlog of 5,000 pending rows is
+/// written and analyzed.
+fn outcome_plans_on_own_thread(
+    test_db: &holdfast_persistence::testing::TestDatabase,
+    deliveries: bool,
+) -> (PreparedPlan, Option<PreparedPlan>) {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| outcome_plans(test_db, deliveries))
+            .join()
+            .unwrap()
+    })
+}
+
+fn outcome_plans(
+    test_db: &holdfast_persistence::testing::TestDatabase,
+    deliveries: bool,
+) -> (PreparedPlan, Option<PreparedPlan>) {
+    if deliveries {
+        holdfast_persistence::deliver_on_this_thread();
+    }
+    let url = holdfast_persistence::DatabaseUrl::parse(test_db.url()).unwrap();
+    let one_connection = holdfast_persistence::PoolOptions {
+        max_size: 1,
+        ..holdfast_persistence::PoolOptions::default()
+    };
+    let db = Database::open(&url, one_connection).unwrap();
+    let succeeded = Finished {
+        outcome: Outcome::Succeeded,
+        ..failed(T0)
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let stores = db.stores();
+        let record = async |id: NotificationId| {
+            let outcome = [(id, succeeded.clone())];
+            let recorded = stores
+                .notifications
+                .complete_notifications(&outcome, "Holdfast");
+            recorded.await.unwrap()[0].recorded
+        };
+        let (_, _, hook, claimed) = cases::claimed_merchant_notifications(&stores, 3).await;
+        for notification in claimed {
+            assert!(record(notification.id).await);
+        }
+        let plan = async || db.prepared_plan("WITH v AS").await.unwrap().unwrap();
+        let first = plan().await;
+        if !deliveries {
+            return (first, None);
+        }
+        test_db
+            .execute(&format!(
+                "INSERT INTO notifications (id, webhook_id, platform_id, mode, event_id,
+                                            event_type, state, due_on, created_on)
+                 SELECT 'ntf_' || g, '{hook}', 'plt_x', 'test', 'evt_' || g, 'merchant.created',
+                        'pending', now(), now()
+                   FROM generate_series(1, 5000) g;
+                 ANALYZE notifications",
+                hook = hook.id
+            ))
+            .await;
+        assert!(!record(NotificationId::from_trusted("ntf_gone".into())).await);
+        (first, Some(plan().await))
+    })
 }

@@ -126,6 +126,7 @@ where
     let spawned = std::thread::Builder::new()
         .name(name.clone())
         .spawn(move || {
+            holdfast_persistence::deliver_on_this_thread();
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()

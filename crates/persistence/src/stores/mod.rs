@@ -99,6 +99,71 @@ impl SqlStore {
         Ok(Some(setting.value))
     }
 
+    /// How a pooled connection runs the statement it has prepared whose text starts with
+    /// `start`, on PostgreSQL: the plan `EXPLAIN` shows for it, and how many times it was run
+    /// with a generic plan and with a custom one. `None` on SQLite or when it has none such.
+    #[cfg(feature = "test-support")]
+    pub(crate) async fn prepared_plan(
+        &self,
+        start: &str,
+    ) -> Result<Option<crate::testing::PreparedPlan>, StoreError> {
+        use diesel::OptionalExtension;
+        use diesel::sql_types::{BigInt, Integer, Text};
+        #[derive(QueryableByName)]
+        struct Prepared {
+            #[diesel(sql_type = Text)]
+            name: String,
+            #[diesel(sql_type = Integer)]
+            parameters: i32,
+            #[diesel(sql_type = BigInt)]
+            generic_plans: i64,
+            #[diesel(sql_type = BigInt)]
+            custom_plans: i64,
+        }
+        #[derive(QueryableByName)]
+        struct Line {
+            #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+            line: String,
+        }
+        let mut conn = self.conn().await?;
+        if matches!(conn.db, crate::conn::Db::Sqlite(_)) {
+            return Ok(None);
+        }
+        let prepared: Option<Prepared> = conn
+            .get_result(
+                diesel::sql_query(
+                    "SELECT name, cardinality(parameter_types) AS parameters, generic_plans, \
+                            custom_plans \
+                       FROM pg_prepared_statements WHERE starts_with(statement, $1)",
+                )
+                .bind::<Text, _>(start),
+            )
+            .await
+            .optional()
+            .map_err(crate::error::unexpected)?;
+        let Some(prepared) = prepared else {
+            return Ok(None);
+        };
+        // A generic plan is the same whatever the values: NULLs stand for them.
+        let nulls = vec!["NULL"; usize::try_from(prepared.parameters).unwrap_or(0)].join(", ");
+        let lines: Vec<Line> = conn
+            .load(diesel::sql_query(format!(
+                "EXPLAIN EXECUTE {}({nulls})",
+                prepared.name
+            )))
+            .await
+            .map_err(crate::error::unexpected)?;
+        Ok(Some(crate::testing::PreparedPlan {
+            plan: lines
+                .into_iter()
+                .map(|l| l.line)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            generic_plans: prepared.generic_plans,
+            custom_plans: prepared.custom_plans,
+        }))
+    }
+
     async fn conn(&self) -> Result<Conn, StoreError> {
         let conn = self.pools.get(None).await?;
         Ok(conn.delivering(self.deliveries.clone()))

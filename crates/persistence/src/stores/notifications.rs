@@ -241,8 +241,11 @@ async fn record_quietly(
                     Bind::Times(&times),
                 ],
             );
-            let done: Vec<String> =
-                diesel_async::RunQueryDsl::load(Unprepared(statement), &mut **pg).await?;
+            // Prepared, and planned once on a delivery connection (`DELIVERY_PLANNING`): it
+            // finds its rows by key once the table has statistics, and before that reads only
+            // the pending ones (docs/decisions.md, "A delivery connection keeps its generic
+            // plans").
+            let done: Vec<String> = diesel_async::RunQueryDsl::load(statement, &mut **pg).await?;
             done.into_iter().collect()
         }
         Db::Sqlite(_) => {

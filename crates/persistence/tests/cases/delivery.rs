@@ -21,8 +21,6 @@ pub async fn complete_one(
     Ok(recorded[0])
 }
 
-/// A batch is recorded as its outcomes in order: the counter counts the failures after the
-/// last success, and an outcome already recorded is left as it was.
 /// One subscription `h` to `merchant.created`, `count` merchants written, and their
 /// notifications claimed: what a case about recording outcomes starts from.
 pub async fn claimed_merchant_notifications(
