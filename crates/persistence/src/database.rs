@@ -363,9 +363,12 @@ fn prepare_sqlite_file(path: &Path) -> Result<(), DatabaseError> {
 /// plan, kept for the connection. The statement that records a batch of outcomes was planned
 /// for every batch, which cost PostgreSQL as much as running it; PostgreSQL would keep planning
 /// it for batches under ten rows, the usual size (docs/decisions.md, "A delivery connection
-/// keeps its generic plans"). The claim, whose caps and lists shape its plan, asks for a plan
-/// of its own in its transaction (`conn::Lock::NotificationClaim`).
-pub(crate) const DELIVERY_PLANNING: &str = "SET plan_cache_mode = force_generic_plan";
+/// keeps its generic plans"). No sequential scans: every statement these connections run finds
+/// rows through an index, and on a new database, before the first `ANALYZE`, a plan that reads
+/// the whole table looks cheapest and would be kept. The claim, whose caps and lists shape its
+/// plan, asks for a plan of its own in its transaction (`conn::Lock::NotificationClaim`).
+pub(crate) const DELIVERY_PLANNING: &str =
+    "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off";
 
 async fn establish_for_deliveries(url: String) -> diesel::ConnectionResult<AsyncPgConnection> {
     let mut conn = AsyncPgConnection::establish(&url).await?;

@@ -157,6 +157,13 @@ async fn count_failure(
 /// PostgreSQL: a batch of successes and skips recorded in one statement, with the counters of
 /// the subscriptions that succeeded reset. The reset writes only a counter that is not already
 /// 0, so deliveries to a healthy subscription never lock its row (they all queued on it).
+///
+/// `(SELECT 'pending')` keeps the planner from reading `notifications_pending_idx` whole: with
+/// `state = 'pending'` written out, that partial index qualifies, and where the statistics count
+/// few pending rows (as they do whenever deliveries keep up) the planner scanned all of it, with
+/// every finished row's dead entry since the last vacuum, for each batch (docs/decisions.md, "A
+/// delivery connection keeps its generic plans"). With the value hidden, each row is found by
+/// its key.
 const RECORD_QUIETLY_PG: &str = "\
 WITH v AS (
     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int4[],
@@ -168,7 +175,7 @@ WITH v AS (
            response = v.response, requests = v.requests, attempted_on = v.attempted_on,
            lease_until = NULL
       FROM v
-     WHERE n.id = v.id AND n.state = 'pending'
+     WHERE n.id = v.id AND n.state = (SELECT 'pending')
  RETURNING n.id, n.webhook_id, v.state
 ), reset AS (
     UPDATE webhooks w
@@ -241,10 +248,7 @@ async fn record_quietly(
                     Bind::Times(&times),
                 ],
             );
-            // Prepared, and planned once on a delivery connection (`DELIVERY_PLANNING`): it
-            // finds its rows by key once the table has statistics, and before that reads only
-            // the pending ones (docs/decisions.md, "A delivery connection keeps its generic
-            // plans").
+            // Prepared, and planned once on a delivery connection (`DELIVERY_PLANNING`).
             let done: Vec<String> = diesel_async::RunQueryDsl::load(statement, &mut **pg).await?;
             done.into_iter().collect()
         }
