@@ -371,8 +371,16 @@ pub(crate) const DELIVERY_PLANNING: &str =
     "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off";
 
 async fn establish_for_deliveries(url: String) -> diesel::ConnectionResult<AsyncPgConnection> {
-    let mut conn = AsyncPgConnection::establish(&url).await?;
-    conn.batch_execute(DELIVERY_PLANNING)
+    establish_then(&url, DELIVERY_PLANNING).await
+}
+
+/// A connection to `url` that has run `setup` before it is handed out.
+async fn establish_then<C: AsyncConnection + SimpleAsyncConnection>(
+    url: &str,
+    setup: &str,
+) -> diesel::ConnectionResult<C> {
+    let mut conn = C::establish(url).await?;
+    conn.batch_execute(setup)
         .await
         .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
     Ok(conn)
@@ -384,14 +392,12 @@ async fn establish_for_deliveries(url: String) -> diesel::ConnectionResult<Async
 /// process but not a power loss, and a payment answered 201 must survive both (the cost is in
 /// docs/performance.md).
 async fn establish_sqlite(url: String) -> diesel::ConnectionResult<SqliteConn> {
-    let mut conn = SqliteConn::establish(&url).await?;
-    conn.batch_execute(
+    establish_then(
+        &url,
         "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; \
          PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;",
     )
     .await
-    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-    Ok(conn)
 }
 
 #[cfg(test)]

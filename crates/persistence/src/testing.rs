@@ -31,6 +31,13 @@ pub struct PreparedPlan {
     pub custom_plans: i64,
 }
 
+impl PreparedPlan {
+    /// `(custom_plans, generic_plans)`: how its runs were planned.
+    pub fn runs(&self) -> (i64, i64) {
+        (self.custom_plans, self.generic_plans)
+    }
+}
+
 /// A database that exists for one test and is dropped with it.
 #[derive(Debug)]
 pub struct TestDatabase {

@@ -639,12 +639,7 @@ async fn a_delivery_connection_plans_its_outcome_statement_once() {
         return;
     };
     let (young, analyzed) = outcome_plans_on_own_thread(&for_delivery, true);
-    assert_eq!(
-        (young.custom_plans, young.generic_plans),
-        (0, 3),
-        "{}",
-        young.plan
-    );
+    assert_eq!(young.runs(), (0, 3), "{}", young.plan);
     let analyzed = analyzed.expect("planned again after ANALYZE");
     assert_eq!(analyzed.custom_plans, 0, "{}", analyzed.plan);
     for plan in [&young.plan, &analyzed.plan] {
@@ -659,9 +654,9 @@ async fn a_delivery_connection_plans_its_outcome_statement_once() {
 
     let (request, _) = outcome_plans_on_own_thread(&for_requests, false);
     assert_eq!(
-        (request.custom_plans, request.generic_plans),
+        request.runs(),
         (3, 0),
-        "{}",
+        "a request's connection: {}",
         request.plan
     );
 }
