@@ -35,7 +35,7 @@ WITH done AS (
        SET state = 'authorized', fee = 30, connection_id = 'midCon_x', connection_name = 'Sandbox',
            approved_amount = 1000, avs = 'Y', cvv = 'M', partial = false, processor_code = '00',
            processor_message = 'Approved', processor_transaction_id = 'sbx_pgb' || :n, status = 'A'
-     WHERE id = 'txn_pgb' || :n AND state = 'pending'
+     WHERE id = 'txn_pgb' || :n AND state = (SELECT 'pending')
  RETURNING id, platform_id, mode
 ), event AS (
     INSERT INTO events (id, platform_id, mode, event_type, data, created_on, subject_id)

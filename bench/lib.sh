@@ -27,3 +27,7 @@ merchant=$(curl -sf "127.0.0.1:$PORT/v1/merchants" -H "x-api-key: $key" -d '{"na
 # PREPARE_SQL='…' runs on the bench database once the server is up: an A/B of a schema change
 # (an index dropped, a storage parameter) without a build.
 if [ -n "${PREPARE_SQL:-}" ]; then psql "$url" -qc "$PREPARE_SQL" >/dev/null; fi
+# HISTORY=rows: the merchant's past auths, answers, events and notifications (bench/history.sql).
+if [ "${HISTORY:-0}" -gt 0 ]; then
+  psql "$url" -q -v ON_ERROR_STOP=1 -v rows="$HISTORY" -f bench/history.sql >/dev/null
+fi

@@ -8,6 +8,7 @@
 #
 #   bench/webhooks.sh
 #   BACKLOG_SECONDS=20 SUBSCRIPTIONS=8 bench/webhooks.sh
+#   HISTORY=250000 bench/webhooks.sh   # on 14 days of history (bench/history.sql)
 #
 # Needs wrk (apt-get install wrk) and PostgreSQL at HOLDFAST_BENCH_PG. Traffic stays on 127.0.0.1.
 set -euo pipefail
@@ -29,6 +30,10 @@ merchant=$(api /v1/merchants '{"name": "Bench shop"}' | python3 -c 'import json,
 for _ in $(seq 1 "$SUBSCRIPTIONS"); do
   api /v1/webhooks "{\"endpointUrl\": \"http://$RECEIVER_ADDR/hooks\", \"events\": [\"transaction.created\"]}" >/dev/null
 done
+if [ "${HISTORY:-0}" -gt 0 ]; then
+  psql "$url" -q -v ON_ERROR_STOP=1 -v rows="$HISTORY" -f bench/history.sql >/dev/null
+  echo "history: $(psql "$url" -Atc "SELECT count(*) FROM notifications") delivered notifications, analyzed"
+fi
 load() { # seconds connections run-tag
   HOLDFAST_KEY="$key" HOLDFAST_MERCHANT="$merchant" HOLDFAST_RUN="$3" \
     wrk -t1 -c"$2" -d"$1s" -s bench/post-auth.lua "http://127.0.0.1:$PORT/v1/transactions" >/dev/null

@@ -38,6 +38,14 @@ impl PreparedPlan {
     }
 }
 
+/// Every statement that finds rows by their key and checks that they are still pending, as
+/// PostgreSQL is sent it: what it does, and its SQL with `$n` parameters. Each must find its
+/// rows by their key, never through an index of pending rows (docs/decisions.md, "Rows found
+/// by their key, never by a pending index").
+pub fn statements_finding_pending_rows_by_key() -> Vec<(&'static str, String)> {
+    crate::stores::keyed_pending_statements()
+}
+
 /// A database that exists for one test and is dropped with it.
 #[derive(Debug)]
 pub struct TestDatabase {
@@ -139,6 +147,43 @@ impl TestDatabase {
                 .await
                 .unwrap_or_else(|e| panic!("{sql}: {e}"));
         }
+    }
+
+    /// The generic plan PostgreSQL makes for `sql` (a statement with `$n` parameters), as
+    /// `EXPLAIN` prints it: the plan a prepared statement keeps once it stops planning for each
+    /// run's values. `None` on SQLite.
+    pub async fn generic_plan(&self, sql: &str) -> Option<String> {
+        let Cleanup::Postgres { .. } = self.cleanup else {
+            return None;
+        };
+        let client = connect(&self.url).await;
+        let prepare = format!("SET plan_cache_mode = force_generic_plan; PREPARE probe AS {sql}");
+        client
+            .batch_execute(&prepare)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        let parameters: i64 = client
+            .query_one(
+                "SELECT cardinality(parameter_types)::int8 FROM pg_prepared_statements \
+                  WHERE name = 'probe'",
+                &[],
+            )
+            .await
+            .expect("the statement prepared")
+            .get(0);
+        // A generic plan is the same whatever the values: NULLs stand for them.
+        let nulls = vec!["NULL"; usize::try_from(parameters).unwrap_or(0)].join(", ");
+        let lines = client
+            .query(&format!("EXPLAIN EXECUTE probe({nulls})"), &[])
+            .await
+            .unwrap_or_else(|e| panic!("EXPLAIN {sql}: {e}"));
+        Some(
+            lines
+                .iter()
+                .map(|line| line.get::<_, String>(0))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
     }
 
     /// Reverts the newest migration and names it; `reapply_migrations` runs it again.

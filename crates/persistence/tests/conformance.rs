@@ -661,6 +661,59 @@ async fn a_delivery_connection_plans_its_outcome_statement_once() {
     );
 }
 
+/// Every statement that finds rows by their key and checks they are still pending plans a key
+/// lookup (docs/decisions.md, "Rows found by their key, never by a pending index"), on tables
+/// whose statistics count no pending row: there, `state = 'pending'` written out made the
+/// planner read `transactions_pending_idx` or `notifications_pending_idx` whole, with a dead
+/// entry for every row finished since the last vacuum, for each completion, lease and outcome.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_still_pending_are_found_by_their_key() {
+    use holdfast_persistence::testing::{TestDatabase, statements_finding_pending_rows_by_key};
+    let Some(test_db) = TestDatabase::postgres().await else {
+        return;
+    };
+    test_db
+        .execute(
+            "INSERT INTO platforms (id, name, owner_id, created_on)
+             VALUES ('plt_x', 'History', 'usr_x', now());
+             INSERT INTO webhooks (id, platform_id, mode, endpoint_url, events, active, secret,
+                                   creator_id, created_on, updated_on)
+             VALUES ('wbh_x', 'plt_x', 'test', 'https://example.com/hooks', 'merchant.created',
+                     true, 'secret', 'usr_x', now(), now());
+             INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amount,
+                 currency, fee, created_on, bin, brand, last4, funding, plan_id, plan_name,
+                 connection_id, connection_name, approved_amount, avs, cvv, partial,
+                 processor_code, processor_message, processor_transaction_id, status)
+             SELECT 'txn_' || g, 'plt_x', 'test', 'mer_x', 'auth', 'authorized', 1000, 'USD', 30,
+                    now(), '411111', 'visa', '1111', 'credit', 'pln_x', 'Default', 'con_x',
+                    'Sandbox', 1000, 'Y', 'M', false, '00', 'Approved', 'sbx_' || g, 'A'
+               FROM generate_series(1, 5000) g;
+             INSERT INTO notifications (id, webhook_id, platform_id, mode, event_id, event_type,
+                                        state, due_on, created_on)
+             SELECT 'ntf_' || g, 'wbh_x', 'plt_x', 'test', 'evt_' || g, 'merchant.created',
+                    'succeeded', now(), now()
+               FROM generate_series(1, 5000) g;
+             ANALYZE transactions, notifications",
+        )
+        .await;
+    let statements = statements_finding_pending_rows_by_key();
+    assert_eq!(statements.len(), 6, "every such statement is listed");
+    for (what, sql) in statements {
+        let plan = test_db.generic_plan(&sql).await.expect("PostgreSQL");
+        assert!(
+            plan.contains("transactions_pkey") || plan.contains("notifications_pkey"),
+            "{what} finds its rows by their key: {plan}"
+        );
+        for never in [
+            "_pending_idx",
+            "Seq Scan on transactions",
+            "Seq Scan on notifications",
+        ] {
+            assert!(!plan.contains(never), "{what}: {never} in {plan}");
+        }
+    }
+}
+
 /// On this thread, with a runtime and a one-connection pool of its own (a delivery loop's when
 /// `deliveries`): three notifications recorded one batch each, and how the connection runs the
 /// outcome statement then; for a delivery loop, also once 5,000 finished rows are written and

@@ -22,6 +22,7 @@ use super::outbox::write_event;
 use crate::conn::{Conn, Db};
 use crate::payment_rows::CompletedRow;
 use crate::pg_statement::{Bind, Statement};
+use crate::query::{StillPending, still_pending};
 use crate::schema::transactions as t;
 
 /// How the original moves with the completion (nothing for an auth or sale, or a refund kept).
@@ -57,14 +58,18 @@ fn original_change(original: Option<&(TxnId, OriginalOutcome)>) -> Option<Origin
 // The completion's parts, one common table expression each, put together below.
 macro_rules! done {
     () => {
-        "done AS (
+        concat!(
+            "done AS (
     UPDATE transactions
        SET state = ?, fee = ?, connection_id = ?, connection_name = ?, approved_amount = ?,
            avs = ?, cvv = ?, partial = ?, processor_code = ?, processor_message = ?,
            processor_transaction_id = ?, status = ?
-     WHERE id = ? AND state = 'pending'
+     WHERE id = ? AND state = ",
+            still_pending!(),
+            "
  RETURNING id, platform_id, mode
 )"
+        )
     };
 }
 
@@ -156,6 +161,19 @@ const COMPLETE_PLAIN_PG: &str = concat!(
     "
 SELECT (SELECT count(*) FROM done), 0::bigint, 0::bigint, (SELECT count(*) FROM fan_out)"
 );
+
+/// This module's statements that find a transaction by its key while it is pending, as
+/// PostgreSQL is sent them (`testing::statements_finding_pending_rows_by_key`).
+#[cfg(feature = "test-support")]
+pub(super) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
+    vec![
+        ("a payment's completion", super::marks_numbered(COMPLETE_PG)),
+        (
+            "a plain payment's completion",
+            super::marks_numbered(COMPLETE_PLAIN_PG),
+        ),
+    ]
+}
 
 /// What a completion writes besides the transaction's own row.
 #[derive(Clone, Copy)]
@@ -290,7 +308,7 @@ async fn complete_in_steps(
             diesel::update(
                 t::table
                     .filter(t::id.eq(x.id.as_str()))
-                    .filter(t::state.eq(TxnState::Pending.as_str())),
+                    .filter(t::state.eq(StillPending)),
             )
             .set(completed),
         )

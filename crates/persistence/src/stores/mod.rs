@@ -34,6 +34,33 @@ use holdfast_domain::ports::StoreError;
 
 use crate::conn::{Conn, Pools};
 
+/// Every statement that finds rows by their key and checks that they are still pending
+/// (`query::StillPending`), as PostgreSQL is sent it: what it does, and its SQL.
+#[cfg(feature = "test-support")]
+pub(crate) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
+    let mut all = notifications::keyed_pending_statements();
+    all.extend(completion::keyed_pending_statements());
+    all
+}
+
+/// The SQL diesel sends PostgreSQL for `query`, without its values.
+#[cfg(feature = "test-support")]
+fn pg_sql_of<Q: diesel::query_builder::QueryFragment<diesel::pg::Pg>>(query: &Q) -> String {
+    let shown = diesel::debug_query::<diesel::pg::Pg, _>(query).to_string();
+    let sql = shown.split(" -- binds:").next().unwrap_or_default();
+    sql.to_owned()
+}
+
+/// A `pg_statement::Statement`'s text with its `?` marks numbered, as it is sent.
+#[cfg(feature = "test-support")]
+fn marks_numbered(sql: &str) -> String {
+    let mut parts = sql.split('?');
+    let first = parts.next().unwrap_or_default().to_owned();
+    parts.enumerate().fold(first, |numbered, (n, part)| {
+        format!("{numbered}${}{part}", n + 1)
+    })
+}
+
 /// Every store port, on PostgreSQL or SQLite.
 #[derive(Clone)]
 pub struct SqlStore {

@@ -17,6 +17,7 @@ use super::claim::fair_due_ids;
 use crate::conn::{Conn, Db, Lock};
 use crate::error::query_error;
 use crate::pg_statement::{Bind, Statement, Unprepared};
+use crate::query::{StillPending, still_pending};
 use crate::schema::{events as e, notifications as n, users as u, webhooks as w};
 use crate::timestamp::Instant;
 use crate::webhook_rows::{NewNotificationRow, NotificationRow, WebhookRow};
@@ -30,6 +31,49 @@ type ClaimedRow = (
     OffsetDateTime,
     Option<WebhookRow>,
 );
+
+/// Leases the notifications `ids` (`&[String]`) that are still pending until `until`, and
+/// names them. A macro, for `keyed_pending_statements` to show the same statement.
+macro_rules! lease_of {
+    ($ids:expr, $until:expr) => {
+        diesel::update(
+            n::table
+                .filter(n::id.eq_any($ids))
+                .filter(n::state.eq(StillPending)),
+        )
+        .set(n::lease_until.eq(Some($until)))
+        .returning(n::id)
+    };
+}
+
+/// The read of what the delivery of the pending notifications `ids` needs.
+macro_rules! claimed_rows_of {
+    ($ids:expr) => {
+        n::table
+            .inner_join(e::table)
+            .left_join(w::table)
+            .filter(n::id.eq_any($ids))
+            .filter(n::state.eq(StillPending))
+            .select((
+                n::id,
+                n::platform_id,
+                n::webhook_id,
+                n::event_type,
+                e::data,
+                n::created_on,
+                w::all_columns.nullable(),
+            ))
+    };
+}
+
+/// The record of one outcome, `finished`, of the notification `id` if it is still pending.
+macro_rules! outcome_of {
+    ($id:expr, $finished:expr) => {
+        diesel::update(pending($id))
+            .set(final_columns($finished))
+            .returning(n::webhook_id)
+    };
+}
 
 /// Leases the claimed rows and reads what their delivery needs.
 async fn lease(
@@ -47,17 +91,7 @@ async fn lease(
     }
     // Only what this update leased is handed out: a row another worker finished since the ids
     // were read is no longer pending, and is not sent again.
-    let leased: Vec<String> = conn
-        .load(
-            diesel::update(
-                n::table
-                    .filter(n::id.eq_any(&ids))
-                    .filter(n::state.eq("pending")),
-            )
-            .set(n::lease_until.eq(Some(lease_until)))
-            .returning(n::id),
-        )
-        .await?;
+    let leased: Vec<String> = conn.load(lease_of!(&ids, lease_until)).await?;
     claimed_rows(conn, &leased).await
 }
 
@@ -66,23 +100,7 @@ async fn claimed_rows(conn: &mut Conn, ids: &[String]) -> QueryResult<Vec<Claime
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    conn.load(Unprepared(
-        n::table
-            .inner_join(e::table)
-            .left_join(w::table)
-            .filter(n::id.eq_any(ids))
-            .filter(n::state.eq("pending"))
-            .select((
-                n::id,
-                n::platform_id,
-                n::webhook_id,
-                n::event_type,
-                e::data,
-                n::created_on,
-                w::all_columns.nullable(),
-            )),
-    ))
-    .await
+    conn.load(Unprepared(claimed_rows_of!(ids))).await
 }
 
 fn claimed(rows: Vec<ClaimedRow>) -> Result<Vec<Claimed>, StoreError> {
@@ -157,14 +175,9 @@ async fn count_failure(
 /// PostgreSQL: a batch of successes and skips recorded in one statement, with the counters of
 /// the subscriptions that succeeded reset. The reset writes only a counter that is not already
 /// 0, so deliveries to a healthy subscription never lock its row (they all queued on it).
-///
-/// `(SELECT 'pending')` keeps the planner from reading `notifications_pending_idx` whole: with
-/// `state = 'pending'` written out, that partial index qualifies, and where the statistics count
-/// few pending rows (as they do whenever deliveries keep up) the planner scanned all of it, with
-/// every finished row's dead entry since the last vacuum, for each batch (docs/decisions.md, "A
-/// delivery connection keeps its generic plans"). With the value hidden, each row is found by
-/// its key.
-const RECORD_QUIETLY_PG: &str = "\
+/// Each row is found by its key ([`StillPending`]).
+const RECORD_QUIETLY_PG: &str = concat!(
+    "\
 WITH v AS (
     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int4[],
                          ?::timestamptz[])
@@ -175,7 +188,9 @@ WITH v AS (
            response = v.response, requests = v.requests, attempted_on = v.attempted_on,
            lease_until = NULL
       FROM v
-     WHERE n.id = v.id AND n.state = (SELECT 'pending')
+     WHERE n.id = v.id AND n.state = ",
+    still_pending!(),
+    "
  RETURNING n.id, n.webhook_id, v.state
 ), reset AS (
     UPDATE webhooks w
@@ -183,7 +198,8 @@ WITH v AS (
      WHERE w.id IN (SELECT webhook_id FROM done WHERE state = 'succeeded')
        AND w.consecutive_failures <> 0
 )
-SELECT id FROM done";
+SELECT id FROM done"
+);
 
 /// The final columns of one notification.
 #[derive(AsChangeset)]
@@ -309,12 +325,12 @@ async fn record_in_order(
 fn pending(id: &NotificationId) -> PendingOne<'_> {
     n::table
         .filter(n::id.eq(id.as_str()))
-        .filter(n::state.eq("pending"))
+        .filter(n::state.eq(StillPending))
 }
 
 type PendingOne<'a> = diesel::dsl::Filter<
     diesel::dsl::Filter<n::table, diesel::dsl::Eq<n::id, &'a str>>,
-    diesel::dsl::Eq<n::state, &'static str>,
+    diesel::dsl::Eq<n::state, StillPending>,
 >;
 
 /// Records `id`'s outcome if it is still pending; its subscription's id if it was.
@@ -323,13 +339,41 @@ async fn record_one(
     id: &NotificationId,
     finished: &Finished,
 ) -> QueryResult<Option<String>> {
-    conn.get_result(
-        diesel::update(pending(id))
-            .set(final_columns(finished))
-            .returning(n::webhook_id),
-    )
-    .await
-    .optional()
+    conn.get_result(outcome_of!(id, finished)).await.optional()
+}
+
+/// This module's statements that find notifications by their key while they are pending, as
+/// PostgreSQL is sent them (`testing::statements_finding_pending_rows_by_key`).
+#[cfg(feature = "test-support")]
+pub(super) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
+    let ids = [String::new()];
+    let id = NotificationId::from_trusted(String::new());
+    let finished = Finished {
+        outcome: Outcome::Failed,
+        endpoint_url: None,
+        request_body: None,
+        response: None,
+        requests: 1,
+        attempted_on: OffsetDateTime::UNIX_EPOCH,
+    };
+    vec![
+        (
+            "the claim's lease",
+            super::pg_sql_of(&lease_of!(&ids, OffsetDateTime::UNIX_EPOCH)),
+        ),
+        (
+            "the read of the rows leased",
+            super::pg_sql_of(&claimed_rows_of!(&ids)),
+        ),
+        (
+            "one outcome",
+            super::pg_sql_of(&outcome_of!(&id, &finished)),
+        ),
+        (
+            "a batch of outcomes",
+            super::marks_numbered(RECORD_QUIETLY_PG),
+        ),
+    ]
 }
 
 /// Records a failure and counts it against its subscription.
