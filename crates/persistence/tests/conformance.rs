@@ -587,6 +587,43 @@ async fn the_claims_relaxed_commit_stays_in_its_statement() {
     );
 }
 
+/// A batch of successes commits without waiting for the disk on PostgreSQL (docs/decisions.md,
+/// "Recorded successes commit asynchronously"): that setting is the batch statement's own, and
+/// never reaches the statements that follow it on the connection, nor a batch with a failure,
+/// whose counter, disable and email commit durably.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_successes_relaxes_only_its_own_commit() {
+    let Some((_test_db, db)) = postgres_on_one_connection().await else {
+        return;
+    };
+    let stores = db.stores();
+    let (_, _, _, claimed) = cases::claimed_merchant_notifications(&stores, 3).await;
+    let succeeded = Finished {
+        outcome: Outcome::Succeeded,
+        ..failed(T0)
+    };
+    let batches = [
+        vec![(claimed[0].id.clone(), succeeded.clone())],
+        vec![
+            (claimed[1].id.clone(), failed(T0)),
+            (claimed[2].id.clone(), succeeded),
+        ],
+    ];
+    for batch in batches {
+        let recorded = stores
+            .notifications
+            .complete_notifications(&batch, "Holdfast")
+            .await
+            .unwrap();
+        assert!(recorded.iter().all(|r| r.recorded), "{recorded:?}");
+        assert_eq!(
+            db.setting("synchronous_commit").await.unwrap().as_deref(),
+            Some("on"),
+            "the batch's setting outlived it"
+        );
+    }
+}
+
 /// The notification claim reads its indexes with plain index scans (docs/decisions.md, "The
 /// claim reads its indexes one entry at a time"): that setting is the claim's transaction's own
 /// and never reaches the statements that follow it on the connection.

@@ -175,13 +175,17 @@ async fn count_failure(
 /// PostgreSQL: a batch of successes and skips recorded in one statement, with the counters of
 /// the subscriptions that succeeded reset. The reset writes only a counter that is not already
 /// 0, so deliveries to a healthy subscription never lock its row (they all queued on it).
-/// Each row is found by its key ([`StillPending`]).
+/// Each row is found by its key ([`StillPending`]). Its first bind says whether it commits
+/// without waiting for the disk (when it is its own transaction: docs/decisions.md, "Recorded
+/// successes commit asynchronously").
 const RECORD_QUIETLY_PG: &str = concat!(
     "\
 WITH v AS (
-    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int4[],
-                         ?::timestamptz[])
-        AS v (id, state, endpoint_url, request_body, response, requests, attempted_on)
+    SELECT v.*
+      FROM (SELECT CASE WHEN ? THEN set_config('synchronous_commit', 'off', true) END) AS relaxed,
+           unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int4[],
+                  ?::timestamptz[])
+               AS v (id, state, endpoint_url, request_body, response, requests, attempted_on)
 ), done AS (
     UPDATE notifications n
        SET state = v.state, endpoint_url = v.endpoint_url, request_body = v.request_body,
@@ -231,11 +235,13 @@ fn requests(finished: &Finished) -> i32 {
 }
 
 /// Records successes and skips (no failure among `outcomes`), marking in `recorded` those that
-/// were still pending.
+/// were still pending. `alone`: the statement is its own transaction, and on PostgreSQL commits
+/// without waiting for the disk.
 async fn record_quietly(
     conn: &mut Conn,
     outcomes: &[(NotificationId, Finished)],
     recorded: &mut [Recorded],
+    alone: bool,
 ) -> QueryResult<()> {
     if outcomes.is_empty() {
         return Ok(());
@@ -255,6 +261,7 @@ async fn record_quietly(
             let statement = Statement::<Text>::new(
                 RECORD_QUIETLY_PG,
                 vec![
+                    Bind::Bool(alone),
                     Bind::Texts(&ids),
                     Bind::Texts(&states),
                     Bind::OptTexts(&urls),
@@ -301,22 +308,25 @@ async fn record_quietly(
 
 /// Records `outcomes` in their order: successes and skips together, failures one by one between
 /// them, so the counter sees the outcomes in their order. In the caller's transaction when it
-/// writes more than one statement.
+/// writes more than one statement; `alone` when it writes only the one of `record_quietly`.
 async fn record_in_order(
     conn: &mut Conn,
     outcomes: &[(NotificationId, Finished)],
     service_name: &str,
+    alone: bool,
 ) -> QueryResult<Vec<Recorded>> {
     let mut recorded = vec![Recorded::NOT; outcomes.len()];
     let mut quiet_from = 0;
     for (i, (id, finished)) in outcomes.iter().enumerate() {
         if matches!(finished.outcome, Outcome::Failed) {
-            record_quietly(conn, &outcomes[quiet_from..i], &mut recorded[quiet_from..i]).await?;
+            let quiet = quiet_from..i;
+            record_quietly(conn, &outcomes[quiet.clone()], &mut recorded[quiet], false).await?;
             recorded[i] = record_failure(conn, id, finished, service_name).await?;
             quiet_from = i + 1;
         }
     }
-    record_quietly(conn, &outcomes[quiet_from..], &mut recorded[quiet_from..]).await?;
+    let rest = quiet_from..;
+    record_quietly(conn, &outcomes[rest.clone()], &mut recorded[rest], alone).await?;
     Ok(recorded)
 }
 
@@ -434,11 +444,11 @@ impl NotificationQueue for SqlStore {
         if !failures && matches!(conn.db, Db::Pg(_)) {
             // Without a failure the batch is one statement on PostgreSQL, its own transaction:
             // no BEGIN and COMMIT round trips.
-            return record_in_order(&mut conn, outcomes, service_name)
+            return record_in_order(&mut conn, outcomes, service_name, true)
                 .await
                 .map_err(query_error("notifications"));
         }
-        conn.transaction(async |conn| record_in_order(conn, outcomes, service_name).await)
+        conn.transaction(async |conn| record_in_order(conn, outcomes, service_name, false).await)
             .await
             .map_err(query_error("notifications"))
     }
