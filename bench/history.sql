@@ -33,7 +33,7 @@ FROM history;
 INSERT INTO notifications (id, webhook_id, platform_id, mode, event_id, event_type, state,
                            due_on, endpoint_url, request_body, response, requests, attempted_on,
                            created_on)
-SELECT 'ntf_00' || h.n || substr(w.id, 5), w.id, h.platform_id, h.mode, 'evt_00' || h.n,
+SELECT 'ntf_00' || h.n || substr(w.id, 4), w.id, h.platform_id, h.mode, 'evt_00' || h.n,
        'transaction.created', 'succeeded', h.at, w.endpoint_url, '{}', '{"status":204}', 1,
        h.at + interval '5 milliseconds', h.at
 FROM history AS h JOIN webhooks AS w ON w.platform_id = h.platform_id AND w.mode = h.mode;

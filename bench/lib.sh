@@ -28,6 +28,7 @@ merchant=$(curl -sf "127.0.0.1:$PORT/v1/merchants" -H "x-api-key: $key" -d '{"na
 # (an index dropped, a storage parameter) without a build.
 if [ -n "${PREPARE_SQL:-}" ]; then psql "$url" -qc "$PREPARE_SQL" >/dev/null; fi
 # HISTORY=rows: the merchant's past auths, answers, events and notifications (bench/history.sql).
-if [ "${HISTORY:-0}" -gt 0 ]; then
+if [ -n "${HISTORY:-}" ]; then
+  [[ $HISTORY =~ ^[0-9]+$ ]] || { echo "HISTORY must be a number of rows" >&2; exit 2; }
   psql "$url" -q -v ON_ERROR_STOP=1 -v rows="$HISTORY" -f bench/history.sql >/dev/null
 fi

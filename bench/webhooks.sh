@@ -30,7 +30,8 @@ merchant=$(api /v1/merchants '{"name": "Bench shop"}' | python3 -c 'import json,
 for _ in $(seq 1 "$SUBSCRIPTIONS"); do
   api /v1/webhooks "{\"endpointUrl\": \"http://$RECEIVER_ADDR/hooks\", \"events\": [\"transaction.created\"]}" >/dev/null
 done
-if [ "${HISTORY:-0}" -gt 0 ]; then
+if [ -n "${HISTORY:-}" ]; then
+  [[ $HISTORY =~ ^[0-9]+$ ]] || { echo "HISTORY must be a number of rows" >&2; exit 2; }
   psql "$url" -q -v ON_ERROR_STOP=1 -v rows="$HISTORY" -f bench/history.sql >/dev/null
   echo "history: $(psql "$url" -Atc "SELECT count(*) FROM notifications") delivered notifications, analyzed"
 fi

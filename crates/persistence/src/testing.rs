@@ -150,8 +150,8 @@ impl TestDatabase {
     }
 
     /// The generic plan PostgreSQL makes for `sql` (a statement with `$n` parameters), as
-    /// `EXPLAIN` prints it: the plan a prepared statement keeps once it stops planning for each
-    /// run's values. `None` on SQLite.
+    /// `EXPLAIN (VERBOSE)` prints it, expressions included: the plan a prepared statement keeps
+    /// once it stops planning for each run's values. `None` on SQLite.
     pub async fn generic_plan(&self, sql: &str) -> Option<String> {
         let Cleanup::Postgres { .. } = self.cleanup else {
             return None;
@@ -174,7 +174,7 @@ impl TestDatabase {
         // A generic plan is the same whatever the values: NULLs stand for them.
         let nulls = vec!["NULL"; usize::try_from(parameters).unwrap_or(0)].join(", ");
         let lines = client
-            .query(&format!("EXPLAIN EXECUTE probe({nulls})"), &[])
+            .query(&format!("EXPLAIN (VERBOSE) EXECUTE probe({nulls})"), &[])
             .await
             .unwrap_or_else(|e| panic!("EXPLAIN {sql}: {e}"));
         Some(

@@ -175,17 +175,20 @@ async fn count_failure(
 /// PostgreSQL: a batch of successes and skips recorded in one statement, with the counters of
 /// the subscriptions that succeeded reset. The reset writes only a counter that is not already
 /// 0, so deliveries to a healthy subscription never lock its row (they all queued on it).
-/// Each row is found by its key ([`StillPending`]). Its first bind says whether it commits
-/// without waiting for the disk (when it is its own transaction: docs/decisions.md, "Recorded
-/// successes commit asynchronously").
+/// Each row is found by its key ([`StillPending`]).
+///
+/// Its last bind, true when the statement is its own transaction, lets it commit without
+/// waiting for the disk unless it reset a counter (docs/decisions.md, "Recorded successes commit
+/// asynchronously"): a crash of PostgreSQL may then forget a success, which is sent again, but
+/// never a reset, whose loss would let failures that were not consecutive disable a
+/// subscription. `relaxed` relies on PostgreSQL evaluating a subquery's volatile output even
+/// when nothing reads it.
 const RECORD_QUIETLY_PG: &str = concat!(
     "\
 WITH v AS (
-    SELECT v.*
-      FROM (SELECT CASE WHEN ? THEN set_config('synchronous_commit', 'off', true) END) AS relaxed,
-           unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int4[],
-                  ?::timestamptz[])
-               AS v (id, state, endpoint_url, request_body, response, requests, attempted_on)
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int4[],
+                         ?::timestamptz[])
+        AS v (id, state, endpoint_url, request_body, response, requests, attempted_on)
 ), done AS (
     UPDATE notifications n
        SET state = v.state, endpoint_url = v.endpoint_url, request_body = v.request_body,
@@ -201,8 +204,12 @@ WITH v AS (
        SET consecutive_failures = 0
      WHERE w.id IN (SELECT webhook_id FROM done WHERE state = 'succeeded')
        AND w.consecutive_failures <> 0
+ RETURNING w.id
 )
-SELECT id FROM done"
+SELECT done.id
+  FROM done,
+       (SELECT CASE WHEN ? AND NOT EXISTS (SELECT FROM reset)
+                    THEN set_config('synchronous_commit', 'off', true) END) AS relaxed"
 );
 
 /// The final columns of one notification.
@@ -234,14 +241,37 @@ fn requests(finished: &Finished) -> i32 {
     i32::try_from(finished.requests).unwrap_or(i32::MAX)
 }
 
+/// How a batch of outcomes commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Commit {
+    /// In a transaction that records a failure: its counter, disable and email wait for the
+    /// disk, and so does everything else in it.
+    Durable,
+    /// One statement, its own transaction, which need not wait for the disk unless it resets a
+    /// counter (`RECORD_QUIETLY_PG`).
+    Relaxed,
+}
+
+impl Commit {
+    fn of(outcomes: &[(NotificationId, Finished)]) -> Self {
+        if outcomes
+            .iter()
+            .any(|(_, finished)| matches!(finished.outcome, Outcome::Failed))
+        {
+            Self::Durable
+        } else {
+            Self::Relaxed
+        }
+    }
+}
+
 /// Records successes and skips (no failure among `outcomes`), marking in `recorded` those that
-/// were still pending. `alone`: the statement is its own transaction, and on PostgreSQL commits
-/// without waiting for the disk.
+/// were still pending.
 async fn record_quietly(
     conn: &mut Conn,
     outcomes: &[(NotificationId, Finished)],
     recorded: &mut [Recorded],
-    alone: bool,
+    commit: Commit,
 ) -> QueryResult<()> {
     if outcomes.is_empty() {
         return Ok(());
@@ -261,7 +291,6 @@ async fn record_quietly(
             let statement = Statement::<Text>::new(
                 RECORD_QUIETLY_PG,
                 vec![
-                    Bind::Bool(alone),
                     Bind::Texts(&ids),
                     Bind::Texts(&states),
                     Bind::OptTexts(&urls),
@@ -269,6 +298,7 @@ async fn record_quietly(
                     Bind::OptTexts(&responses),
                     Bind::Ints(&counts),
                     Bind::Times(&times),
+                    Bind::Bool(commit == Commit::Relaxed),
                 ],
             );
             // Prepared, and planned once on a delivery connection (`DELIVERY_PLANNING`).
@@ -308,25 +338,32 @@ async fn record_quietly(
 
 /// Records `outcomes` in their order: successes and skips together, failures one by one between
 /// them, so the counter sees the outcomes in their order. In the caller's transaction when it
-/// writes more than one statement; `alone` when it writes only the one of `record_quietly`.
+/// writes more than one statement (`Commit::Durable`).
 async fn record_in_order(
     conn: &mut Conn,
     outcomes: &[(NotificationId, Finished)],
     service_name: &str,
-    alone: bool,
+    commit: Commit,
 ) -> QueryResult<Vec<Recorded>> {
     let mut recorded = vec![Recorded::NOT; outcomes.len()];
     let mut quiet_from = 0;
     for (i, (id, finished)) in outcomes.iter().enumerate() {
         if matches!(finished.outcome, Outcome::Failed) {
             let quiet = quiet_from..i;
-            record_quietly(conn, &outcomes[quiet.clone()], &mut recorded[quiet], false).await?;
+            let durable = Commit::Durable;
+            record_quietly(
+                conn,
+                &outcomes[quiet.clone()],
+                &mut recorded[quiet],
+                durable,
+            )
+            .await?;
             recorded[i] = record_failure(conn, id, finished, service_name).await?;
             quiet_from = i + 1;
         }
     }
     let rest = quiet_from..;
-    record_quietly(conn, &outcomes[rest.clone()], &mut recorded[rest], alone).await?;
+    record_quietly(conn, &outcomes[rest.clone()], &mut recorded[rest], commit).await?;
     Ok(recorded)
 }
 
@@ -438,17 +475,17 @@ impl NotificationQueue for SqlStore {
         service_name: &str,
     ) -> Result<Vec<Recorded>, StoreError> {
         let mut conn = self.conn().await?;
-        let failures = outcomes
-            .iter()
-            .any(|(_, finished)| matches!(finished.outcome, Outcome::Failed));
-        if !failures && matches!(conn.db, Db::Pg(_)) {
+        let commit = Commit::of(outcomes);
+        if commit == Commit::Relaxed && matches!(conn.db, Db::Pg(_)) {
             // Without a failure the batch is one statement on PostgreSQL, its own transaction:
-            // no BEGIN and COMMIT round trips.
-            return record_in_order(&mut conn, outcomes, service_name, true)
+            // no BEGIN and COMMIT round trips, and no wait for the disk unless it resets a
+            // counter.
+            return record_in_order(&mut conn, outcomes, service_name, commit)
                 .await
                 .map_err(query_error("notifications"));
         }
-        conn.transaction(async |conn| record_in_order(conn, outcomes, service_name, false).await)
+        let durable = Commit::Durable;
+        conn.transaction(async |conn| record_in_order(conn, outcomes, service_name, durable).await)
             .await
             .map_err(query_error("notifications"))
     }
@@ -520,5 +557,40 @@ impl NotificationQueue for SqlStore {
             .await
             .map_err(query_error("notifications"))?;
         Ok(Delivery::try_from(row)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_batch_without_a_failure_may_commit_relaxed() {
+        use Outcome::{Failed, Skipped, Succeeded};
+        let cases = [
+            (vec![Succeeded], Commit::Relaxed),
+            (vec![Skipped], Commit::Relaxed),
+            (vec![Succeeded, Skipped, Succeeded], Commit::Relaxed),
+            (vec![Failed], Commit::Durable),
+            (vec![Succeeded, Failed, Skipped], Commit::Durable),
+        ];
+        for (outcomes, expected) in cases {
+            let batch: Vec<(NotificationId, Finished)> = outcomes
+                .iter()
+                .enumerate()
+                .map(|(n, &outcome)| {
+                    let finished = Finished {
+                        outcome,
+                        endpoint_url: None,
+                        request_body: None,
+                        response: None,
+                        requests: 1,
+                        attempted_on: OffsetDateTime::UNIX_EPOCH,
+                    };
+                    (NotificationId::from_suffix(&n.to_string()), finished)
+                })
+                .collect();
+            assert_eq!(Commit::of(&batch), expected, "{outcomes:?}");
+        }
     }
 }
