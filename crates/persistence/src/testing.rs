@@ -46,6 +46,13 @@ pub fn statements_finding_pending_rows_by_key() -> Vec<(&'static str, String)> {
     crate::stores::keyed_pending_statements()
 }
 
+/// `EXECUTE name(NULL, …)` with one NULL for each of its `parameters`, for an `EXPLAIN` of a
+/// prepared statement's generic plan, which is the same whatever the values.
+pub(crate) fn execute_with_nulls(name: &str, parameters: i32) -> String {
+    let nulls = vec!["NULL"; usize::try_from(parameters).unwrap_or(0)].join(", ");
+    format!("EXECUTE {name}({nulls})")
+}
+
 /// A database that exists for one test and is dropped with it.
 #[derive(Debug)]
 pub struct TestDatabase {
@@ -162,19 +169,18 @@ impl TestDatabase {
             .batch_execute(&prepare)
             .await
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
-        let parameters: i64 = client
+        let parameters: i32 = client
             .query_one(
-                "SELECT cardinality(parameter_types)::int8 FROM pg_prepared_statements \
+                "SELECT cardinality(parameter_types) FROM pg_prepared_statements \
                   WHERE name = 'probe'",
                 &[],
             )
             .await
             .expect("the statement prepared")
             .get(0);
-        // A generic plan is the same whatever the values: NULLs stand for them.
-        let nulls = vec!["NULL"; usize::try_from(parameters).unwrap_or(0)].join(", ");
+        let execute = execute_with_nulls("probe", parameters);
         let lines = client
-            .query(&format!("EXPLAIN (VERBOSE) EXECUTE probe({nulls})"), &[])
+            .query(&format!("EXPLAIN (VERBOSE) {execute}"), &[])
             .await
             .unwrap_or_else(|e| panic!("EXPLAIN {sql}: {e}"));
         Some(

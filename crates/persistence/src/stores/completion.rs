@@ -167,10 +167,10 @@ SELECT (SELECT count(*) FROM done), 0::bigint, 0::bigint, (SELECT count(*) FROM 
 #[cfg(feature = "test-support")]
 pub(super) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
     vec![
-        ("a payment's completion", super::marks_numbered(COMPLETE_PG)),
+        ("a payment's completion", super::statement_sql(COMPLETE_PG)),
         (
             "a plain payment's completion",
-            super::marks_numbered(COMPLETE_PLAIN_PG),
+            super::statement_sql(COMPLETE_PLAIN_PG),
         ),
     ]
 }

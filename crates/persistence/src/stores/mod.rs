@@ -51,14 +51,12 @@ fn pg_sql_of<Q: diesel::query_builder::QueryFragment<diesel::pg::Pg>>(query: &Q)
     sql.to_owned()
 }
 
-/// A `pg_statement::Statement`'s text with its `?` marks numbered, as it is sent.
+/// The SQL a `pg_statement::Statement` of `sql` sends PostgreSQL, its `?` marks numbered.
 #[cfg(feature = "test-support")]
-fn marks_numbered(sql: &str) -> String {
-    let mut parts = sql.split('?');
-    let first = parts.next().unwrap_or_default().to_owned();
-    parts.enumerate().fold(first, |numbered, (n, part)| {
-        format!("{numbered}${}{part}", n + 1)
-    })
+fn statement_sql(sql: &'static str) -> String {
+    use crate::pg_statement::{Bind, Statement};
+    let binds = vec![Bind::Bool(false); sql.matches('?').count()];
+    pg_sql_of(&Statement::<()>::new(sql, binds))
 }
 
 /// Every store port, on PostgreSQL or SQLite.
@@ -171,13 +169,9 @@ impl SqlStore {
         let Some(prepared) = prepared else {
             return Ok(None);
         };
-        // A generic plan is the same whatever the values: NULLs stand for them.
-        let nulls = vec!["NULL"; usize::try_from(prepared.parameters).unwrap_or(0)].join(", ");
+        let execute = crate::testing::execute_with_nulls(&prepared.name, prepared.parameters);
         let lines: Vec<Line> = conn
-            .load(diesel::sql_query(format!(
-                "EXPLAIN EXECUTE {}({nulls})",
-                prepared.name
-            )))
+            .load(diesel::sql_query(format!("EXPLAIN {execute}")))
             .await
             .map_err(crate::error::unexpected)?;
         Ok(Some(crate::testing::PreparedPlan {

@@ -350,14 +350,8 @@ async fn record_in_order(
     for (i, (id, finished)) in outcomes.iter().enumerate() {
         if matches!(finished.outcome, Outcome::Failed) {
             let quiet = quiet_from..i;
-            let durable = Commit::Durable;
-            record_quietly(
-                conn,
-                &outcomes[quiet.clone()],
-                &mut recorded[quiet],
-                durable,
-            )
-            .await?;
+            let (before, marks) = (&outcomes[quiet.clone()], &mut recorded[quiet]);
+            record_quietly(conn, before, marks, Commit::Durable).await?;
             recorded[i] = record_failure(conn, id, finished, service_name).await?;
             quiet_from = i + 1;
         }
@@ -418,7 +412,7 @@ pub(super) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
         ),
         (
             "a batch of outcomes",
-            super::marks_numbered(RECORD_QUIETLY_PG),
+            super::statement_sql(RECORD_QUIETLY_PG),
         ),
     ]
 }
