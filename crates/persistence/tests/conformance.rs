@@ -610,7 +610,7 @@ async fn a_batch_of_successes_relaxes_only_its_own_commit() {
     );
 
     let stores = db.stores();
-    let (_, _, _, claimed) = cases::claimed_merchant_notifications(&stores, 5).await;
+    let (_, p, hook, claimed) = cases::claimed_merchant_notifications(&stores, 5).await;
     let succeeded = Finished {
         outcome: Outcome::Succeeded,
         ..failed(T0)
@@ -637,6 +637,16 @@ async fn a_batch_of_successes_relaxes_only_its_own_commit() {
             "the batch's setting outlived it"
         );
     }
+    let now = stores
+        .webhooks
+        .get_webhook(&p.scope, &hook.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        now.unwrap().consecutive_failures,
+        0,
+        "the last batch, a success alone, reset the counter (spec 6.3)"
+    );
 }
 
 /// The notification claim reads its indexes with plain index scans (docs/decisions.md, "The
