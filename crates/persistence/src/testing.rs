@@ -144,6 +144,22 @@ impl TestDatabase {
             .get(0)
     }
 
+    /// The `xmax` of the row of `table` whose id is `id`: the last transaction that locked,
+    /// updated or deleted it, kept after that transaction ends ("0" for none). A write that
+    /// locks the row changes it. (For tests of what a write locks; `table` is the test's own
+    /// literal.)
+    pub async fn row_xmax(&self, table: &str, id: &str) -> String {
+        connect(&self.url)
+            .await
+            .query_one(
+                &format!("SELECT xmax::text FROM {table} WHERE id = $1"),
+                &[&id],
+            )
+            .await
+            .unwrap_or_else(|e| panic!("read the xmax of {table} {id}: {e}"))
+            .get(0)
+    }
+
     /// Runs `sql` on the database, outside any pool (for tests that set up what the stores do
     /// not write, or run maintenance such as `ANALYZE`). Does nothing to SQLite.
     pub async fn execute(&self, sql: &str) {

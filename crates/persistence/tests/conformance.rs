@@ -649,6 +649,89 @@ async fn a_batch_of_successes_relaxes_only_its_own_commit() {
     );
 }
 
+/// A merchant's write and its fan-out lock no parent row (docs/decisions.md, "Fan-out locks no
+/// parent row"): a foreign key check takes a KEY SHARE lock on its parent, so every concurrent
+/// write of a platform queued on its one `platforms` row, and every notification to a
+/// subscription on its `webhooks` row. A lock sets the row's `xmax` to the locker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fan_out_locks_neither_its_platform_nor_its_subscription() {
+    let Some(test_db) = holdfast_persistence::testing::TestDatabase::postgres().await else {
+        return;
+    };
+    let stores = test_db.open().stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let hook = stored_subscription(&stores, &p, "h").await;
+    let parents = [
+        ("platforms", a.platform.id.as_str()),
+        ("webhooks", hook.id.as_str()),
+    ];
+    let mut before = Vec::new();
+    for (table, id) in parents {
+        before.push(test_db.row_xmax(table, id).await);
+    }
+    stored_merchant(&stores, &p, "Shop").await;
+    let page = PageRequest::new(None, None).unwrap();
+    let history = stores
+        .webhooks
+        .list_deliveries(&p.scope.platform, Some(Mode::Test), &hook.id, &page)
+        .await
+        .unwrap();
+    assert_eq!(history.data.len(), 1, "the merchant's event fanned out");
+    for ((table, id), before) in parents.into_iter().zip(before) {
+        assert_eq!(
+            test_db.row_xmax(table, id).await,
+            before,
+            "the merchant's write locked its parent in {table}"
+        );
+    }
+}
+
+/// Spec 3.2, a deleted subscription's history goes with it, also when a fan-out that read the
+/// subscription before its deletion commits its record after it: nothing in the database stops
+/// that record (no foreign key, above), and the retention pass deletes it. The late record is
+/// written here as such a fan-out would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_written_after_its_subscription_was_deleted_is_deleted() {
+    let Some(test_db) = holdfast_persistence::testing::TestDatabase::postgres().await else {
+        return;
+    };
+    let stores = test_db.open().stores();
+    let a = new_platform(&stores, "A").await;
+    let p = principal(&a, Mode::Test);
+    let (kept, gone) = (
+        stored_subscription(&stores, &p, "kept").await,
+        stored_subscription(&stores, &p, "gone").await,
+    );
+    stored_merchant(&stores, &p, "Shop").await;
+    stores
+        .webhooks
+        .delete_webhook(&p.scope, &gone.id)
+        .await
+        .unwrap();
+    let queue = &stores.notifications;
+    assert_eq!(queue.delete_orphaned_deliveries().await.unwrap(), 0);
+    test_db
+        .execute(&format!(
+            "INSERT INTO notifications (id, webhook_id, platform_id, mode, event_id, event_type,
+                                        state, due_on, created_on)
+             SELECT id || '_late', '{}', platform_id, mode, event_id, event_type, state, due_on,
+                    created_on
+               FROM notifications WHERE webhook_id = '{}'",
+            gone.id, kept.id
+        ))
+        .await;
+    assert_eq!(queue.delete_orphaned_deliveries().await.unwrap(), 1);
+    assert_eq!(queue.delete_orphaned_deliveries().await.unwrap(), 0);
+    let page = PageRequest::new(None, None).unwrap();
+    let history = stores
+        .webhooks
+        .list_deliveries(&p.scope.platform, Some(Mode::Test), &kept.id, &page)
+        .await
+        .unwrap();
+    assert_eq!(history.data.len(), 1, "a live subscription's history stays");
+}
+
 /// The notification claim reads its indexes with plain index scans (docs/decisions.md, "The
 /// claim reads its indexes one entry at a time"): that setting is the claim's transaction's own
 /// and never reaches the statements that follow it on the connection.

@@ -1,7 +1,8 @@
 //! Retention, hourly. Delivery history is kept 15 days (spec 2.4): older records are archived,
-//! keeping the row and its outcome and dropping the bodies. Idempotency keys past their 24
-//! hours are deleted. Every minute, the sealed card of each single-use token that expired unused
-//! is erased (a used one is erased as it is used): a card kept sealed is still a card kept.
+//! keeping the row and its outcome and dropping the bodies; the records a fan-out wrote for a
+//! subscription as it was being deleted go. Idempotency keys past their 24 hours are deleted.
+//! Every minute, the sealed card of each single-use token that expired unused is erased (a used
+//! one is erased as it is used): a card kept sealed is still a card kept.
 
 use std::time::Duration;
 
@@ -33,6 +34,16 @@ pub async fn run(
             Ok(0) => {}
             Ok(n) => tracing::info!(archived = n, "archived old delivery records"),
             Err(err) => tracing::error!(error = %err, "archiving delivery records failed"),
+        }
+        match webhooks.delete_orphaned_deliveries().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(
+                deleted = n,
+                "deleted the delivery records of deleted subscriptions"
+            ),
+            Err(err) => {
+                tracing::error!(error = %err, "deleting the records of deleted subscriptions failed");
+            }
         }
         match keys.purge_expired().await {
             Ok(0) => {}

@@ -270,6 +270,11 @@ pub trait NotificationQueue: Send + Sync {
     /// Removes the bodies of records attempted before `before`; returns how many.
     async fn archive_deliveries(&self, before: OffsetDateTime) -> Result<u64, StoreError>;
 
+    /// Deletes the records of subscriptions that no longer exist; returns how many. A fan-out
+    /// (or a resend) that read a subscription just before its deletion can commit its record
+    /// after the delete took the history: the database keeps no reference that would stop it.
+    async fn delete_orphaned_deliveries(&self) -> Result<u64, StoreError>;
+
     /// Queues a new notification repeating `id` (spec 6.4) under `new_id`.
     async fn resend(
         &self,

@@ -355,6 +355,16 @@ impl WebhookService {
             .map_err(ServiceError::Store)
     }
 
+    /// Deletes the delivery records left behind by subscriptions deleted while an event fanned
+    /// out to them (spec 3.2: a subscription's history goes with it); returns how many.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn delete_orphaned_deliveries(&self) -> Result<u64, ServiceError> {
+        self.queue
+            .delete_orphaned_deliveries()
+            .await
+            .map_err(ServiceError::Store)
+    }
+
     /// Resend (spec 6.4): queued, not delivered, when this returns.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %platform, id = %id))]
     pub async fn resend(

@@ -172,6 +172,24 @@ async fn count_failure(
     Ok((true, true))
 }
 
+/// Both backends: deletes the records of every subscription that no longer exists. The
+/// subscriptions named by records are walked one index probe each (`notifications_history_idx`
+/// starts with `webhook_id`), so the statement costs a probe per subscription, not a read of
+/// every record. Only PostgreSQL can hold such records (it keeps no foreign key from
+/// notifications to subscriptions; docs/decisions.md, "Fan-out locks no parent row").
+const DELETE_ORPHANED: &str = "WITH RECURSIVE subs (webhook_id) AS (
+    SELECT (SELECT webhook_id FROM notifications ORDER BY webhook_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT n.webhook_id FROM notifications n
+             WHERE n.webhook_id > s.webhook_id ORDER BY n.webhook_id LIMIT 1)
+      FROM subs s
+     WHERE s.webhook_id IS NOT NULL
+)
+DELETE FROM notifications
+ WHERE webhook_id IN (SELECT s.webhook_id FROM subs s
+                       WHERE s.webhook_id IS NOT NULL
+                         AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = s.webhook_id))";
+
 /// PostgreSQL: a batch of successes and skips recorded in one statement, with the counters of
 /// the subscriptions that succeeded reset. The reset writes only a counter that is not already
 /// 0, so deliveries to a healthy subscription never lock its row (they all queued on it).
@@ -502,6 +520,15 @@ impl NotificationQueue for SqlStore {
             .await
             .map_err(query_error("notifications"))?;
         Ok(u64::try_from(archived).unwrap_or(0))
+    }
+
+    async fn delete_orphaned_deliveries(&self) -> Result<u64, StoreError> {
+        let mut conn = self.conn().await?;
+        let deleted = conn
+            .execute(diesel::sql_query(DELETE_ORPHANED))
+            .await
+            .map_err(query_error("notifications"))?;
+        Ok(u64::try_from(deleted).unwrap_or(0))
     }
 
     async fn resend(

@@ -516,4 +516,6 @@ pub async fn webhook_delete_is_scoped_and_takes_the_history(db: Database) {
     ));
     let left = claim_all_due(&stores, T0).await;
     assert!(left.is_empty(), "the history went with the subscription");
+    let orphans = stores.notifications.delete_orphaned_deliveries().await;
+    assert_eq!(orphans.unwrap(), 0, "the delete left no record behind");
 }
