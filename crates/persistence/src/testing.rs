@@ -46,6 +46,12 @@ pub fn statements_finding_pending_rows_by_key() -> Vec<(&'static str, String)> {
     crate::stores::keyed_pending_statements()
 }
 
+/// The hourly archive's statement (records attempted before a time lose their bodies) as
+/// PostgreSQL is sent it, with `$n` parameters.
+pub fn archive_statement() -> String {
+    crate::stores::archive_statement()
+}
+
 /// `EXECUTE name(NULL, …)` with one NULL for each of its `parameters`, for an `EXPLAIN` of a
 /// prepared statement's generic plan, which is the same whatever the values.
 pub(crate) fn execute_with_nulls(name: &str, parameters: i32) -> String {

@@ -732,6 +732,27 @@ async fn a_record_written_after_its_subscription_was_deleted_is_deleted() {
     assert_eq!(history.data.len(), 1, "a live subscription's history stays");
 }
 
+/// The hourly archive finds the records attempted before a time through
+/// `notifications_archive_idx`, which holds attempted records only (a new notification adds no
+/// entry to it): the index's condition must still be implied by the archive's, or the archive
+/// would read every record of the platform's history each hour.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_archive_reads_only_attempted_records_by_its_index() {
+    let Some(test_db) = holdfast_persistence::testing::TestDatabase::postgres().await else {
+        return;
+    };
+    // Whatever a table's size, a sequential scan is then the plan only where no index serves.
+    test_db
+        .execute(
+            "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET enable_seqscan = off', \
+             current_database()); END $$",
+        )
+        .await;
+    let sql = holdfast_persistence::testing::archive_statement();
+    let plan = test_db.generic_plan(&sql).await.unwrap();
+    assert!(plan.contains("notifications_archive_idx"), "{plan}");
+}
+
 /// The notification claim reads its indexes with plain index scans (docs/decisions.md, "The
 /// claim reads its indexes one entry at a time"): that setting is the claim's transaction's own
 /// and never reaches the statements that follow it on the connection.

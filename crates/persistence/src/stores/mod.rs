@@ -43,6 +43,9 @@ pub(crate) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
     all
 }
 
+#[cfg(feature = "test-support")]
+pub(crate) use notifications::archive_statement;
+
 /// The SQL diesel sends PostgreSQL for `query`, without its values.
 #[cfg(feature = "test-support")]
 fn pg_sql_of<Q: diesel::query_builder::QueryFragment<diesel::pg::Pg>>(query: &Q) -> String {

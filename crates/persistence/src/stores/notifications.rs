@@ -66,6 +66,25 @@ macro_rules! claimed_rows_of {
     };
 }
 
+/// The archive of the records attempted before `before` (an `Instant`): bodies dropped, row
+/// kept. Found through `notifications_archive_idx`, which holds only attempted records; its
+/// `NOT archived` is written out, not bound, so that even a generic plan sees the index's
+/// condition implied.
+macro_rules! archive_of {
+    ($before:expr) => {
+        diesel::update(
+            n::table
+                .filter(diesel::dsl::not(n::archived))
+                .filter(n::attempted_on.lt($before)),
+        )
+        .set((
+            n::archived.eq(true),
+            n::request_body.eq(None::<String>),
+            n::response.eq(None::<String>),
+        ))
+    };
+}
+
 /// The record of one outcome, `finished`, of the notification `id` if it is still pending.
 macro_rules! outcome_of {
     ($id:expr, $finished:expr) => {
@@ -401,6 +420,12 @@ async fn record_one(
     conn.get_result(outcome_of!(id, finished)).await.optional()
 }
 
+/// The archive's statement as PostgreSQL is sent it (`testing::archive_statement`).
+#[cfg(feature = "test-support")]
+pub(crate) fn archive_statement() -> String {
+    super::pg_sql_of(&archive_of!(Instant(OffsetDateTime::UNIX_EPOCH)))
+}
+
 /// This module's statements that find notifications by their key while they are pending, as
 /// PostgreSQL is sent them (`testing::statements_finding_pending_rows_by_key`).
 #[cfg(feature = "test-support")]
@@ -505,18 +530,7 @@ impl NotificationQueue for SqlStore {
     async fn archive_deliveries(&self, before: OffsetDateTime) -> Result<u64, StoreError> {
         let mut conn = self.conn().await?;
         let archived = conn
-            .execute(
-                diesel::update(
-                    n::table
-                        .filter(n::archived.eq(false))
-                        .filter(n::attempted_on.lt(Instant(before))),
-                )
-                .set((
-                    n::archived.eq(true),
-                    n::request_body.eq(None::<String>),
-                    n::response.eq(None::<String>),
-                )),
-            )
+            .execute(archive_of!(Instant(before)))
             .await
             .map_err(query_error("notifications"))?;
         Ok(u64::try_from(archived).unwrap_or(0))
