@@ -1,6 +1,11 @@
 use clap::Parser;
 use holdfast::cli::Cli;
 
+/// glibc's malloc and free were a fifth of the HTTP workers' CPU per auth under load
+/// (docs/performance.md, eleventh session).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     holdfast::telemetry::init(&cli.log);
