@@ -52,9 +52,18 @@ pub fn archive_statement() -> String {
     crate::stores::archive_statement()
 }
 
+/// The hourly sweep of the records deleted subscriptions left behind, as PostgreSQL is sent it.
+pub fn orphan_sweep_statement() -> &'static str {
+    crate::stores::orphan_sweep_statement()
+}
+
 /// `EXECUTE name(NULL, …)` with one NULL for each of its `parameters`, for an `EXPLAIN` of a
 /// prepared statement's generic plan, which is the same whatever the values.
 pub(crate) fn execute_with_nulls(name: &str, parameters: i32) -> String {
+    if parameters <= 0 {
+        // PostgreSQL refuses an empty list: `EXECUTE name()` is a syntax error.
+        return format!("EXECUTE {name}");
+    }
     let nulls = vec!["NULL"; usize::try_from(parameters).unwrap_or(0)].join(", ");
     format!("EXECUTE {name}({nulls})")
 }

@@ -68,3 +68,119 @@ pub async fn erase_expired_tokens(tokens: TokenService, mut stop: Stop) {
         pause(&mut stop, TOKEN_SWEEP).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use holdfast_domain::ports::{
+        MockAuditLog, MockClock, MockComplianceStore, MockIdempotencyStore, MockIds,
+        MockMerchantStore, MockNotificationQueue, MockWebhookStore, StoreError,
+    };
+    use holdfast_domain::services::Auditor;
+    use time::OffsetDateTime;
+    use tokio::sync::watch;
+
+    use super::*;
+
+    fn clock() -> Arc<MockClock> {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .returning(|| OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000));
+        Arc::new(clock)
+    }
+
+    /// Counts a task's runs.
+    #[derive(Clone, Default)]
+    struct Runs(Arc<AtomicU32>);
+
+    impl Runs {
+        fn count(&self) -> u32 {
+            self.0.fetch_add(1, Ordering::SeqCst) + 1
+        }
+        fn seen(&self) -> u32 {
+            self.0.load(Ordering::SeqCst)
+        }
+    }
+
+    /// Every hour each task runs, and one that fails (the archive, on the first pass) keeps
+    /// neither the others nor the next pass from running: a failing archive must not leave
+    /// the records of deleted subscriptions or expired keys behind.
+    #[tokio::test(start_paused = true)]
+    async fn each_pass_runs_every_task_hourly_whatever_one_of_them_answers() {
+        let (archived, orphans, purged, compliance) = (
+            Runs::default(),
+            Runs::default(),
+            Runs::default(),
+            Runs::default(),
+        );
+        let mut queue = MockNotificationQueue::new();
+        let runs = archived.clone();
+        queue.expect_archive_deliveries().returning(move |_| {
+            if runs.count() == 1 {
+                Err(StoreError::Unexpected("the database went away".into()))
+            } else {
+                Ok(3)
+            }
+        });
+        let runs = orphans.clone();
+        queue
+            .expect_delete_orphaned_deliveries()
+            .returning(move || Ok(u64::from(runs.count())));
+        let mut keys = MockIdempotencyStore::new();
+        let runs = purged.clone();
+        keys.expect_purge().returning(move |_| {
+            runs.count();
+            Ok(0)
+        });
+        let mut forms = MockComplianceStore::new();
+        let runs = compliance.clone();
+        forms.expect_pending_due().returning(move |_, _| {
+            runs.count();
+            Ok(Vec::new())
+        });
+        forms.expect_renewable().returning(|_, _| Ok(Vec::new()));
+        forms.expect_unissued().returning(|_| Ok(Vec::new()));
+
+        let ids: Arc<MockIds> = Arc::new(MockIds::new());
+        let webhooks = WebhookService::new(
+            Arc::new(MockWebhookStore::new()),
+            Arc::new(queue),
+            clock(),
+            ids.clone(),
+            Auditor::new(Arc::new(MockAuditLog::new()), clock(), ids.clone()),
+        );
+        let keys = IdempotencyService::new(Arc::new(keys), clock(), [7; 32]);
+        let compliance_service = ComplianceService::new(
+            Arc::new(forms),
+            Arc::new(MockMerchantStore::new()),
+            clock(),
+            ids,
+        );
+        let (stop_tx, stop) = watch::channel(false);
+        let retention = tokio::spawn(run(webhooks, keys, compliance_service, stop));
+
+        let seen = || {
+            [
+                archived.seen(),
+                orphans.seen(),
+                purged.seen(),
+                compliance.seen(),
+            ]
+        };
+        tokio::time::sleep(Duration::from_mins(30)).await;
+        assert_eq!(seen(), [1; 4], "the first pass runs at once, every task");
+        tokio::time::sleep(Duration::from_hours(1)).await;
+        assert_eq!(seen(), [2; 4], "the second an hour later");
+
+        stop_tx.send(true).unwrap();
+        retention.await.unwrap();
+        assert_eq!(
+            seen(),
+            [2; 4],
+            "asked to stop, it ends without another pass"
+        );
+    }
+}

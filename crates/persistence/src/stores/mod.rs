@@ -44,7 +44,7 @@ pub(crate) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
 }
 
 #[cfg(feature = "test-support")]
-pub(crate) use notifications::archive_statement;
+pub(crate) use notifications::{archive_statement, orphan_sweep_statement};
 
 /// The SQL diesel sends PostgreSQL for `query`, without its values.
 #[cfg(feature = "test-support")]

@@ -426,6 +426,12 @@ pub(crate) fn archive_statement() -> String {
     super::pg_sql_of(&archive_of!(Instant(OffsetDateTime::UNIX_EPOCH)))
 }
 
+/// The hourly sweep of deleted subscriptions' records (`testing::orphan_sweep_statement`).
+#[cfg(feature = "test-support")]
+pub(crate) fn orphan_sweep_statement() -> &'static str {
+    DELETE_ORPHANED
+}
+
 /// This module's statements that find notifications by their key while they are pending, as
 /// PostgreSQL is sent them (`testing::statements_finding_pending_rows_by_key`).
 #[cfg(feature = "test-support")]
