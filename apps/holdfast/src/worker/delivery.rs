@@ -259,6 +259,14 @@ impl Deliverer {
             .await;
         match claimed {
             Ok(batch) if !batch.is_empty() => {
+                // Under load a serve delivers what it writes itself (hand-offs): what a claim
+                // finds there is a retry, a row another process left, or one a hand-off missed.
+                let oldest = batch.iter().map(|n| n.created_on).min().unwrap_or(now);
+                tracing::debug!(
+                    claimed = batch.len(),
+                    oldest_ms = (now - oldest).whole_milliseconds(),
+                    "claimed notifications"
+                );
                 for notification in batch {
                     self.load.claimed(&Owner::of(&notification));
                     self.start(notification, outcomes, in_flight);
