@@ -60,12 +60,11 @@ pub fn orphan_sweep_statement() -> &'static str {
 /// `EXECUTE name(NULL, …)` with one NULL for each of its `parameters`, for an `EXPLAIN` of a
 /// prepared statement's generic plan, which is the same whatever the values.
 pub(crate) fn execute_with_nulls(name: &str, parameters: i32) -> String {
-    if parameters <= 0 {
+    match usize::try_from(parameters).unwrap_or(0) {
         // PostgreSQL refuses an empty list: `EXECUTE name()` is a syntax error.
-        return format!("EXECUTE {name}");
+        0 => format!("EXECUTE {name}"),
+        n => format!("EXECUTE {name}({})", vec!["NULL"; n].join(", ")),
     }
-    let nulls = vec!["NULL"; usize::try_from(parameters).unwrap_or(0)].join(", ");
-    format!("EXECUTE {name}({nulls})")
 }
 
 /// A database that exists for one test and is dropped with it.

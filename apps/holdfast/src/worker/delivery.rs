@@ -261,10 +261,13 @@ impl Deliverer {
             Ok(batch) if !batch.is_empty() => {
                 // Under load a serve delivers what it writes itself (hand-offs): what a claim
                 // finds there is a retry, a row another process left, or one a hand-off missed.
-                let oldest = batch.iter().map(|n| n.created_on).min().unwrap_or(now);
+                // (The fields are computed only when debug logging is on.)
                 tracing::debug!(
                     claimed = batch.len(),
-                    oldest_ms = (now - oldest).whole_milliseconds(),
+                    oldest_ms = batch
+                        .iter()
+                        .map(|n| (now - n.created_on).whole_milliseconds())
+                        .max(),
                     "claimed notifications"
                 );
                 for notification in batch {
