@@ -154,35 +154,20 @@ mod tests {
 
     use super::*;
 
-    fn succeeded() -> Finished {
-        Finished {
-            outcome: Outcome::Succeeded,
-            endpoint_url: None,
-            request_body: None,
-            response: None,
-            requests: 1,
-            attempted_on: OffsetDateTime::UNIX_EPOCH,
-        }
-    }
+    /// The batches a recorder wrote: how many outcomes each, and when (from the test's start).
+    type Writes = Arc<Mutex<Vec<(usize, Duration)>>>;
 
-    /// Under a steady load outcomes arrive a moment apart: those that arrive while the first
-    /// of a batch gathers are written with it, one statement for several.
-    #[tokio::test(start_paused = true)]
-    async fn outcomes_arriving_while_a_batch_gathers_are_written_with_it() {
-        let sizes = Arc::new(Mutex::new(Vec::new()));
+    /// A recorder over a queue that notes each batch it is asked to write.
+    fn recorder() -> (Outcomes, Recorder, Writes) {
+        let start = tokio::time::Instant::now();
+        let writes = Writes::default();
         let mut queue = MockNotificationQueue::new();
-        let seen = sizes.clone();
+        let seen = writes.clone();
         queue
             .expect_complete_notifications()
             .returning(move |outcomes, _| {
-                seen.lock().unwrap().push(outcomes.len());
-                Ok(vec![
-                    Recorded {
-                        recorded: true,
-                        ..Recorded::NOT
-                    };
-                    outcomes.len()
-                ])
+                seen.lock().unwrap().push((outcomes.len(), start.elapsed()));
+                Ok(vec![Recorded::NOT; outcomes.len()])
             });
         let load = DeliveryLoad::claiming(LoadLimits {
             concurrency: 8,
@@ -191,20 +176,55 @@ mod tests {
             lease: Duration::from_mins(1),
         });
         let (outcomes, recorder) = Recorder::start(Arc::new(queue), "Holdfast".into(), load);
-        let record = |n: u32| {
-            outcomes.record(
-                NotificationId::from_trusted(format!("ntf_{n}")),
-                WebhookId::from_trusted("wh_a".to_owned()),
-                succeeded(),
-            );
-        };
-        record(1);
+        (outcomes, recorder, writes)
+    }
+
+    /// A success of notification `n`.
+    fn succeed(outcomes: &Outcomes, n: usize) {
+        outcomes.record(
+            NotificationId::from_trusted(format!("ntf_{n}")),
+            WebhookId::from_trusted("wh_a".to_owned()),
+            Finished {
+                outcome: Outcome::Succeeded,
+                endpoint_url: None,
+                request_body: None,
+                response: None,
+                requests: 1,
+                attempted_on: OffsetDateTime::UNIX_EPOCH,
+            },
+        );
+    }
+
+    /// Under a steady load outcomes arrive a moment apart: those that arrive while the first
+    /// of a batch gathers are written with it, one statement for several.
+    #[tokio::test(start_paused = true)]
+    async fn outcomes_arriving_while_a_batch_gathers_are_written_with_it() {
+        let (outcomes, recorder, writes) = recorder();
+        succeed(&outcomes, 1);
         tokio::time::sleep(GATHER / 2).await;
-        record(2);
+        succeed(&outcomes, 2);
         tokio::time::sleep(GATHER * 2).await;
-        record(3);
+        succeed(&outcomes, 3);
         drop(outcomes);
         recorder.finish().await;
-        assert_eq!(*sizes.lock().unwrap(), [2, 1]);
+        let sizes: Vec<usize> = writes.lock().unwrap().iter().map(|w| w.0).collect();
+        assert_eq!(sizes, [2, 1]);
+    }
+
+    /// A full batch is written at once: the wait is for outcomes that might join a small one,
+    /// and a backlog never waits behind it.
+    #[tokio::test(start_paused = true)]
+    async fn a_full_batch_is_written_without_waiting() {
+        let (outcomes, recorder, writes) = recorder();
+        for n in 0..BATCH + 3 {
+            succeed(&outcomes, n);
+        }
+        drop(outcomes);
+        recorder.finish().await;
+        assert_eq!(
+            *writes.lock().unwrap(),
+            [(BATCH, Duration::ZERO), (3, GATHER)],
+            "the full batch at once, the rest after gathering"
+        );
     }
 }
