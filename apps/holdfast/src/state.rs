@@ -15,7 +15,7 @@ use holdfast_domain::services::{
     DashboardService, IdempotencyService, KeyService, MerchantService, PaymentService,
     PlatformService, RoutingService, TokenService, UserService, WebhookService,
 };
-use holdfast_persistence::Database;
+use holdfast_persistence::{Database, WakeUps};
 use holdfast_processors::{BinTable, Processors};
 use holdfast_vault::{AesGcmVault, VaultKey};
 
@@ -81,6 +81,8 @@ pub struct Background {
     pub compliance: ComplianceService,
     pub payments: PaymentService,
     pub clock: Arc<dyn Clock>,
+    /// Where delivery loops hear of notifications other processes write (PostgreSQL).
+    pub wake_ups: Option<WakeUps>,
 }
 
 impl std::fmt::Debug for Background {
@@ -103,6 +105,7 @@ impl Background {
             compliance: state.compliance.clone(),
             payments: state.payments.clone(),
             clock: Arc::new(SystemClock),
+            wake_ups: database.wake_ups(),
         }
     }
 }

@@ -11,7 +11,8 @@
 //! | `HOLDFAST_WEBHOOK_PLATFORM_IN_FLIGHT` | `64` | attempts in flight per platform, across all workers; below the concurrency |
 //! | `HOLDFAST_WEBHOOK_MAX_SUBSCRIPTIONS` | `16` | subscriptions per platform and mode |
 //! | `HOLDFAST_WEBHOOK_SECRET_OVERLAP_S` | `86400` | how long a rotated-out signing secret keeps signing beside the new one |
-//! | `HOLDFAST_WORKER_POLL_MS` | `50` | how often an idle worker looks for due notifications |
+//! | `HOLDFAST_WORKER_POLL_MS` | `50` | how often a worker looks for due notifications |
+//! | `HOLDFAST_WORKER_IDLE_POLL_MS` | `1000` | how often a worker looks while nothing is in flight nor pending, on PostgreSQL, where it hears of new notifications as they are written |
 //! | `HOLDFAST_SERVICE_NAME` | `Holdfast` | the name in the disable email's subject |
 //! | `HOLDFAST_SMTP_URL` | none | `smtp://host:port` (or `smtps://`); without it, emails are files |
 //! | `HOLDFAST_MAIL_DIR` | `./data/mail` | where emails are written when no SMTP server is set |
@@ -98,7 +99,7 @@ pub struct WebhookArgs {
     )]
     pub webhook_secret_overlap_s: u32,
 
-    /// How often an idle worker polls for due notifications, in milliseconds.
+    /// How often a worker polls for due notifications, in milliseconds.
     #[arg(
         long,
         env = "HOLDFAST_WORKER_POLL_MS",
@@ -106,6 +107,17 @@ pub struct WebhookArgs {
         global = true
     )]
     pub worker_poll_ms: u64,
+
+    /// How often a worker polls, in milliseconds, while it has nothing in flight, no
+    /// notification is pending in the database, and it hears of new ones as other processes
+    /// write them (PostgreSQL): nothing can then become due but by a write it hears of.
+    #[arg(
+        long,
+        env = "HOLDFAST_WORKER_IDLE_POLL_MS",
+        default_value_t = 1000,
+        global = true
+    )]
+    pub worker_idle_poll_ms: u64,
 
     /// The service's name, as the disable email's subject shows it.
     #[arg(
@@ -155,6 +167,11 @@ impl WebhookArgs {
     pub fn poll(&self) -> Duration {
         Duration::from_millis(self.worker_poll_ms.max(1))
     }
+
+    /// Never shorter than the poll.
+    pub fn idle_poll(&self) -> Duration {
+        Duration::from_millis(self.worker_idle_poll_ms).max(self.poll())
+    }
 }
 
 impl WebhookArgs {
@@ -192,6 +209,7 @@ impl WebhookArgs {
         let mailer =
             holdfast_email::build(&mail).map_err(|e| anyhow::anyhow!("email settings: {e}"))?;
         Ok(crate::worker::Workers {
+            wake_ups: background.wake_ups,
             queue: background.notifications,
             idempotency: background.idempotency,
             compliance: background.compliance,
@@ -215,6 +233,7 @@ impl WebhookArgs {
             per_subscription: self.webhook_subscription_in_flight,
             per_platform: self.webhook_platform_in_flight,
             poll: self.poll(),
+            idle_poll: self.idle_poll(),
             service_name: self.service_name.clone(),
         }
     }

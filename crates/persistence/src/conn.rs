@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::hand_off::{DeliveryLoad, Reservation};
+use crate::wake_ups::Announcer;
 use deadpool::managed::Timeouts;
 use diesel::QueryResult;
 use diesel::query_dsl::methods::LimitDsl;
@@ -74,6 +75,9 @@ pub struct Conn {
     /// This process's delivery load, when it hands the notifications it writes to its own
     /// deliverers (`hand_off`).
     deliveries: Option<Arc<DeliveryLoad>>,
+    /// Where this process announces the notifications it writes for the claim to other
+    /// processes, when it delivers none itself (`wake_ups`).
+    announcer: Option<Announcer>,
     /// Hand-offs written in the open transaction: sent when it commits, given back otherwise.
     hand_offs: Vec<(Reservation, Vec<Claimed>)>,
     /// Notifications were written for the claim in the open transaction.
@@ -97,15 +101,22 @@ impl Conn {
         Self {
             db,
             deliveries: None,
+            announcer: None,
             hand_offs: Vec::new(),
             poke_at_commit: false,
             depth: 0,
         }
     }
 
-    /// This connection's writes of notifications are handed to `deliveries`' deliverers.
-    pub fn delivering(mut self, deliveries: Option<Arc<DeliveryLoad>>) -> Self {
+    /// This connection's writes of notifications are handed to `deliveries`' deliverers, or
+    /// else announced through `announcer`.
+    pub fn delivering(
+        mut self,
+        deliveries: Option<Arc<DeliveryLoad>>,
+        announcer: Option<Announcer>,
+    ) -> Self {
         self.deliveries = deliveries;
+        self.announcer = announcer;
         self
     }
 
@@ -124,13 +135,15 @@ impl Conn {
         self.hand_offs.push((reservation, rows));
     }
 
-    /// Notifications were written for the claim: wake this process's deliverers to claim them
-    /// (once the open transaction commits, so the claim can see them).
+    /// Notifications were written for the claim: wake this process's deliverers to claim them,
+    /// or, where it has none, announce them to the processes that deliver (once the open
+    /// transaction commits, so the claim can see them).
     pub fn poke_deliverers(&mut self) {
-        match &self.deliveries {
-            Some(_) if self.depth > 0 => self.poke_at_commit = true,
-            Some(deliveries) => deliveries.poke(),
-            None => {}
+        match (&self.deliveries, &self.announcer) {
+            (None, None) => {}
+            _ if self.depth > 0 => self.poke_at_commit = true,
+            (Some(deliveries), _) => deliveries.poke(),
+            (None, Some(announcer)) => announcer.announce(),
         }
     }
 }

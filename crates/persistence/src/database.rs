@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::hand_off::DeliveryLoad;
+use crate::wake_ups::WakeUps;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
@@ -138,6 +139,9 @@ impl Default for PoolOptions {
 #[derive(Debug, Clone)]
 pub struct Database {
     store: SqlStore,
+    /// Where processes announce and hear of notifications written for the claim; `None` on
+    /// SQLite, whose delivering processes poll.
+    wake_ups: Option<WakeUps>,
 }
 
 /// The store ports as trait objects, for wiring services without naming the backend.
@@ -203,7 +207,8 @@ impl Database {
                 let pools = PgPools::new(shared, move |work| {
                     pool(pinned_size, work).expect("the same settings built the shared pool")
                 });
-                Ok(Self::over(Pools::Pg(pools), options))
+                let wake_ups = WakeUps::new(secret.expose_secret().to_owned());
+                Ok(Self::over(Pools::Pg(pools), options, Some(wake_ups)))
             }
             DatabaseUrl::Sqlite(path) => {
                 prepare_sqlite_file(path)?;
@@ -219,7 +224,7 @@ impl Database {
                     .runtime(deadpool_runtime())
                     .build()
                     .map_err(|e| DatabaseError::Pool(e.to_string()))?;
-                Ok(Self::over(Pools::Sqlite(pool), options))
+                Ok(Self::over(Pools::Sqlite(pool), options, None))
             }
         }
     }
@@ -283,9 +288,10 @@ impl Database {
             .map_err(|e| DatabaseError::Migrate(e.to_string()))
     }
 
-    fn over(pools: Pools, options: PoolOptions) -> Self {
+    fn over(pools: Pools, options: PoolOptions, wake_ups: Option<WakeUps>) -> Self {
         Self {
             store: SqlStore::new(pools, options.completion_wait),
+            wake_ups,
         }
     }
 
@@ -295,7 +301,30 @@ impl Database {
     pub fn delivering(self, deliveries: Arc<DeliveryLoad>) -> Self {
         Self {
             store: self.store.delivering(deliveries),
+            ..self
         }
+    }
+
+    /// The notifications written through this database for the claim, where this process has
+    /// no deliverers of its own to poke, are announced to the processes that listen
+    /// (`WakeUps::listen`), at most once per `spacing` (their poll), on PostgreSQL. Starts the
+    /// announcer on the current tokio runtime.
+    #[must_use]
+    pub fn announcing(self, spacing: Duration) -> Self {
+        let Some(wake_ups) = &self.wake_ups else {
+            return self;
+        };
+        let announcer = wake_ups.announcer(spacing);
+        Self {
+            store: self.store.announcing(announcer),
+            ..self
+        }
+    }
+
+    /// Where a delivering process listens for the notifications others write for the claim;
+    /// `None` on SQLite.
+    pub fn wake_ups(&self) -> Option<WakeUps> {
+        self.wake_ups.clone()
     }
 
     /// The setting `name` as the next statement on a pooled connection would see it; `None` on

@@ -16,6 +16,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -34,6 +35,9 @@ pub struct DeliveryLoad {
     /// Poked when this process wrote notifications it did not hand off, so they are claimed
     /// now rather than at the next poll.
     due: Notify,
+    /// Whether this process hears, at once, of notifications other processes write for the
+    /// claim (`wake_ups`): its loops then need not poll often for them.
+    listening: AtomicBool,
     /// Poked when an attempt ends while rows wait in the lines: the loop holding the lines
     /// is not the only one whose attempts give room back.
     room: Notify,
@@ -183,6 +187,7 @@ impl DeliveryLoad {
             load: Mutex::default(),
             limits,
             due: Notify::new(),
+            listening: AtomicBool::new(false),
             room: Notify::new(),
             hand_offs: None,
             changes: broadcast::Sender::new(CHANGES_KEPT),
@@ -197,6 +202,7 @@ impl DeliveryLoad {
             load: Mutex::default(),
             limits,
             due: Notify::new(),
+            listening: AtomicBool::new(false),
             room: Notify::new(),
             hand_offs: Some(tx),
             changes: broadcast::Sender::new(CHANGES_KEPT),
@@ -327,6 +333,16 @@ impl DeliveryLoad {
     /// Waits for a poke.
     pub async fn wait_due(&self) {
         self.due.notified().await;
+    }
+
+    /// Whether this process now hears of the notifications other processes write for the
+    /// claim as they commit them (`wake_ups::WakeUps::listen`).
+    pub fn listening(&self) -> bool {
+        self.listening.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_listening(&self, listening: bool) {
+        self.listening.store(listening, Ordering::Relaxed);
     }
 
     /// Tells every delivery loop of `change`, for the rows waiting in its lines.

@@ -16,7 +16,9 @@ mod stores;
 pub mod testing;
 mod timestamp;
 mod token_rows;
+mod wake_ups;
 mod webhook_rows;
 
 pub use database::{Database, DatabaseError, DatabaseUrl, PoolOptions, Stores};
 pub use local_pools::deliver_on_this_thread;
+pub use wake_ups::WakeUps;

@@ -52,6 +52,11 @@ pub fn archive_statement() -> String {
     crate::stores::archive_statement()
 }
 
+/// An idle worker's probe for any pending notification, as PostgreSQL is sent it.
+pub fn any_pending_statement() -> &'static str {
+    crate::stores::any_pending_statement()
+}
+
 /// The hourly sweep of the records deleted subscriptions left behind, as PostgreSQL is sent it.
 pub fn orphan_sweep_statement() -> &'static str {
     crate::stores::orphan_sweep_statement()

@@ -411,6 +411,7 @@ conformance!(
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
     a_batch_of_outcomes_keeps_their_order_on_the_counter,
+    any_pending_is_true_exactly_while_a_notification_is_pending,
     the_25th_failure_inside_one_batch_disables_once,
     an_approved_merchant_stays_approved_whatever_its_other_forms_do,
     written_notifications_are_leased_and_handed_off_at_commit,
@@ -786,6 +787,18 @@ async fn the_orphan_sweep_reads_notifications_only_by_index() {
     assert!(plan.contains("notifications_history_idx"), "{plan}");
 }
 
+/// An idle worker's probe for pending notifications reads the pending rows' partial index, on
+/// a delivery connection's generic plan: bound, the state could not prove the index's
+/// condition, and the probe read the whole history (25–75 ms on a small bench database).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pending_probe_reads_only_the_pending_index() {
+    let sql = holdfast_persistence::testing::any_pending_statement();
+    let Some(plan) = plan_where_an_index_serves(sql).await else {
+        return;
+    };
+    assert!(plan.contains("notifications_pending_idx"), "{plan}");
+}
+
 /// The notification claim reads its indexes with plain index scans (docs/decisions.md, "The
 /// claim reads its indexes one entry at a time"): that setting is the claim's transaction's own
 /// and never reaches the statements that follow it on the connection.
@@ -987,4 +1000,110 @@ fn outcome_plans(
         assert!(!record(NotificationId::from_trusted("ntf_gone".into())).await);
         (first, Some(plan().await))
     })
+}
+
+/// On PostgreSQL, a process without deliverers of its own announces the notifications it
+/// writes for the claim, and a delivering process listening hears of each once it is committed;
+/// a process that does not announce wakes nobody. A listener whose connection is cut says so
+/// (its loops then poll as usual), listens again, and wakes its loops once for what it may have
+/// missed meanwhile.
+mod wake_ups {
+    use std::time::Duration;
+
+    use holdfast_domain::mode::Mode;
+    use holdfast_persistence::hand_off::{DeliveryLoad, LoadLimits};
+    use holdfast_persistence::testing::TestDatabase;
+
+    use super::{T0, claim_all_due, new_platform, principal, stored_merchant, stored_subscription};
+
+    const HEARD_WITHIN: Duration = Duration::from_secs(5);
+
+    async fn until(what: &str, condition: impl Fn() -> bool) {
+        for _ in 0..500 {
+            if condition() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("not {what} within 5 s");
+    }
+
+    async fn woken(load: &DeliveryLoad, wait: Duration) -> bool {
+        tokio::time::timeout(wait, load.wait_due()).await.is_ok()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_a_write_for_the_claim_wakes_the_processes_listening() {
+        let Some(test_db) = TestDatabase::postgres().await else {
+            return;
+        };
+        let load = DeliveryLoad::claiming(LoadLimits {
+            concurrency: 8,
+            per_platform: 8,
+            per_subscription: 8,
+            lease: Duration::from_secs(30),
+        });
+        assert!(!load.listening());
+        let listener = tokio::spawn(test_db.open().wake_ups().unwrap().listen(load.clone()));
+        until("listening", || load.listening()).await;
+        assert!(
+            woken(&load, HEARD_WITHIN).await,
+            "listening starts with one wake-up, for what was written unheard"
+        );
+
+        let quiet = test_db.open();
+        let stores = quiet.stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        stored_subscription(&stores, &p, "h").await;
+        stored_merchant(&stores, &p, "Not announced").await;
+        assert!(
+            !woken(&load, Duration::from_millis(500)).await,
+            "a process that does not announce woke the listener"
+        );
+
+        let announcing = test_db.open().announcing(Duration::from_millis(50));
+        stored_merchant(&announcing.stores(), &p, "Announced").await;
+        assert!(
+            woken(&load, HEARD_WITHIN).await,
+            "the announcement was not heard"
+        );
+        assert_eq!(
+            claim_all_due(&stores, T0 + time::Duration::minutes(1))
+                .await
+                .len(),
+            2,
+            "what is heard of is committed: the claim finds it"
+        );
+
+        // The listener's connection cut from the server's side.
+        let mut admin =
+            <diesel_async::AsyncPgConnection as diesel_async::AsyncConnection>::establish(
+                test_db.url(),
+            )
+            .await
+            .unwrap();
+        let cut = diesel_async::RunQueryDsl::execute(
+            diesel::sql_query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+            ),
+            &mut admin,
+        )
+        .await
+        .unwrap();
+        assert_eq!(cut, 1, "one listening connection");
+        until("deaf once cut", || !load.listening()).await;
+        until("listening again", || load.listening()).await;
+        assert!(
+            woken(&load, HEARD_WITHIN).await,
+            "listening again wakes the loops for what was written unheard"
+        );
+        stored_merchant(&announcing.stores(), &p, "Announced again").await;
+        assert!(
+            woken(&load, HEARD_WITHIN).await,
+            "heard after the reconnection"
+        );
+        listener.abort();
+    }
 }

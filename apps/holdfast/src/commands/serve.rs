@@ -47,7 +47,8 @@ pub async fn run(
     let hand_off = webhooks.hand_off();
     let db = match &hand_off {
         Some((load, _)) => db.delivering(load.clone()),
-        None => db,
+        // Other processes deliver: they hear of what this one writes as it commits.
+        None => db.announcing(webhooks.poll()),
     };
     let mut state = AppState::with_payments(db.clone(), bins, vault, wallets, payments)
         .with_rate_limits(RateLimits::new(args.rate_limits()))

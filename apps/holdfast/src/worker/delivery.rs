@@ -33,6 +33,9 @@ pub struct DeliverySettings {
     /// Attempts in flight per platform, across all workers.
     pub per_platform: u32,
     pub poll: Duration,
+    /// The poll of a process with nothing in flight, on a database with nothing pending, that
+    /// hears of new notifications as they are written (`holdfast_persistence::WakeUps`).
+    pub idle_poll: Duration,
     pub service_name: String,
 }
 
@@ -285,7 +288,7 @@ impl Deliverer {
                 ends: Some(in_flight.len().div_ceil(4)),
             },
             Ok(_) => NextClaim::At {
-                when: poll,
+                when: Instant::now() + self.idle_wait().await,
                 ends: None,
             },
             Err(err) => {
@@ -344,6 +347,21 @@ impl Deliverer {
             drop(place);
             outcomes.record(notification.id, notification.webhook_id, finished);
         });
+    }
+
+    /// How long a claim that found nothing waits before the next: the longer idle poll where
+    /// the process hears of new notifications as other processes write them, has nothing of
+    /// its own in flight or waiting, and the database holds no pending notification at all;
+    /// otherwise a poll. A row that is pending but was not claimed may be due and held back by
+    /// a cap that another process's attempts fill (under load, or a killed process's rows
+    /// whose lease ends), and nothing announces the room they give back.
+    async fn idle_wait(&self) -> Duration {
+        let idle = self.load.listening() && self.load.in_flight() == 0 && self.load.waiting() == 0;
+        if idle && matches!(self.queue.any_pending().await, Ok(false)) {
+            self.settings.idle_poll
+        } else {
+            self.settings.poll
+        }
     }
 
     /// The fewest attempts in flight at which a cap can bind.
@@ -513,6 +531,7 @@ mod tests {
             per_subscription: 16,
             per_platform: 64,
             poll: Duration::from_millis(50),
+            idle_poll: Duration::from_secs(1),
             service_name: "Holdfast".into(),
         }
     }

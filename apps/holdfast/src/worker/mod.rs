@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use holdfast_domain::ports::{Clock, EmailOutbox, Mailer, NotificationQueue, WebhookSender};
 use holdfast_domain::services::{IdempotencyService, PaymentService, TokenService, WebhookService};
+use holdfast_persistence::WakeUps;
 use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -38,6 +39,9 @@ pub struct Workers {
     /// Reconciles transactions left pending longer than `reconcile_after`.
     pub payments: PaymentService,
     pub reconcile_after: Duration,
+    /// Where the delivery loops hear of notifications other processes write for the claim, so
+    /// they claim them at once and poll seldom while idle (PostgreSQL).
+    pub wake_ups: Option<WakeUps>,
 }
 
 impl Workers {
@@ -58,6 +62,18 @@ impl Workers {
                 None,
             ),
         };
+        if let Some(wake_ups) = self.wake_ups.clone() {
+            let (load, mut stop) = (load.clone(), stop.clone());
+            set.spawn(named(
+                "listening for notifications written elsewhere",
+                async move {
+                    tokio::select! {
+                        () = wake_ups.listen(load) => {}
+                        _ = stop.changed() => {}
+                    }
+                },
+            ));
+        }
         for n in 0..deliverers {
             let deliverer = Arc::new(Deliverer::new(
                 self.queue.clone(),

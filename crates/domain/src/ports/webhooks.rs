@@ -255,6 +255,11 @@ pub trait NotificationQueue: Send + Sync {
         waiting: &[(WebhookId, u32)],
     ) -> Result<Vec<Claimed>, StoreError>;
 
+    /// Whether any notification is pending at all, due or not, leased or not: when none is,
+    /// nothing can become due except by a new write (which its writer hands off or
+    /// announces), so an idle worker that hears of new writes may poll seldom.
+    async fn any_pending(&self) -> Result<bool, StoreError>;
+
     /// Records final outcomes in one transaction, in order, each atomically with its
     /// subscription's counter: once (a notification already final is left as it is, and its
     /// `Recorded::recorded` is false); a success resets the counter, a failure adds one and, on

@@ -27,6 +27,7 @@ use std::time::Duration;
 
 use crate::hand_off::DeliveryLoad;
 use crate::hand_off::SubscriptionChange;
+use crate::wake_ups::Announcer;
 use diesel::QueryResult;
 #[cfg(feature = "test-support")]
 use diesel::QueryableByName;
@@ -44,7 +45,7 @@ pub(crate) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
 }
 
 #[cfg(feature = "test-support")]
-pub(crate) use notifications::{archive_statement, orphan_sweep_statement};
+pub(crate) use notifications::{any_pending_statement, archive_statement, orphan_sweep_statement};
 
 /// The SQL diesel sends PostgreSQL for `query`, without its values.
 #[cfg(feature = "test-support")]
@@ -71,6 +72,8 @@ pub struct SqlStore {
     batchers: group_commit::Batchers,
     /// Where the notifications this process writes are handed for delivery, if anywhere.
     deliveries: Option<Arc<DeliveryLoad>>,
+    /// Where the notifications this process writes for the claim are announced, if anywhere.
+    announcer: Option<Announcer>,
 }
 
 impl std::fmt::Debug for SqlStore {
@@ -88,11 +91,17 @@ impl SqlStore {
             completion_wait,
             batchers: group_commit::Batchers::default(),
             deliveries: None,
+            announcer: None,
         }
     }
 
     pub(crate) fn delivering(mut self, deliveries: Arc<DeliveryLoad>) -> Self {
         self.deliveries = Some(deliveries);
+        self
+    }
+
+    pub(crate) fn announcing(mut self, announcer: Announcer) -> Self {
+        self.announcer = Some(announcer);
         self
     }
 
@@ -190,7 +199,7 @@ impl SqlStore {
 
     async fn conn(&self) -> Result<Conn, StoreError> {
         let conn = self.pools.get(None).await?;
-        Ok(conn.delivering(self.deliveries.clone()))
+        Ok(conn.delivering(self.deliveries.clone(), self.announcer.clone()))
     }
 
     fn on_postgres(&self) -> bool {
@@ -200,7 +209,7 @@ impl SqlStore {
     /// A connection within `wait` rather than the pool's own timeout.
     async fn conn_within(&self, wait: Duration) -> Result<Conn, StoreError> {
         let conn = self.pools.get(Some(wait)).await?;
-        Ok(conn.delivering(self.deliveries.clone()))
+        Ok(conn.delivering(self.deliveries.clone(), self.announcer.clone()))
     }
 
     /// Whether the database answers a trivial query.

@@ -42,6 +42,22 @@ pub async fn claimed_merchant_notifications(
     (a, p, hook, claimed)
 }
 
+/// `any_pending` tells whether any notification is pending at all: none on a new database,
+/// one once written and leased, none once its outcome is recorded.
+pub async fn any_pending_is_true_exactly_while_a_notification_is_pending(db: Database) {
+    let stores = db.stores();
+    let q = &stores.notifications;
+    assert!(!q.any_pending().await.unwrap(), "a new database");
+    let (_, _, _, claimed) = claimed_merchant_notifications(&stores, 1).await;
+    assert!(q.any_pending().await.unwrap(), "a leased row is pending");
+    let success = Finished {
+        outcome: Outcome::Succeeded,
+        ..failed(T0)
+    };
+    complete_one(q, &claimed[0].id, &success).await.unwrap();
+    assert!(!q.any_pending().await.unwrap(), "a recorded row is not");
+}
+
 /// A batch is recorded as its outcomes in order: the counter counts the failures after the
 /// last success, and an outcome already recorded is left as it was.
 pub async fn a_batch_of_outcomes_keeps_their_order_on_the_counter(db: Database) {

@@ -65,6 +65,7 @@ fn settings() -> DeliverySettings {
         per_subscription: PER_SUBSCRIPTION,
         per_platform: 6,
         poll: Duration::from_millis(20),
+        idle_poll: Duration::from_millis(20),
         service_name: "Holdfast".into(),
     }
 }
@@ -118,9 +119,10 @@ async fn next(arrived: &mut mpsc::UnboundedReceiver<Held>, wait: Duration) -> Op
         .flatten()
 }
 
-/// One delivery loop over `db`, its requests held for the test: its stop, its task, and the
-/// requests as they arrive.
+/// One delivery loop of `settings` over `db`, its requests held for the test: its stop, its task,
+/// and the requests as they arrive.
 fn start_loop(
+    settings: DeliverySettings,
     db: &holdfast_persistence::Database,
     state: &AppState,
     load: Arc<DeliveryLoad>,
@@ -135,7 +137,7 @@ fn start_loop(
         Background::new(db, state).notifications,
         Arc::new(HeldSender { arrived: to_test }),
         Arc::new(SystemClock),
-        settings(),
+        settings,
         load,
     ));
     let (stop, stopped) = watch::channel(false);
@@ -171,7 +173,7 @@ async fn claimed_rows_are_attempted_within_the_cap_recorded_and_finished_before_
     let state = AppState::new(db.clone());
     let (who, subscription) = pending_notifications(&state, 5).await;
     let load = DeliveryLoad::claiming(settings().load_limits(1));
-    let (stop, running, mut arrived) = start_loop(&db, &state, load, None);
+    let (stop, running, mut arrived) = start_loop(settings(), &db, &state, load, None);
 
     // The subscription's cap: two attempts at once, and no third while both are held.
     let mut held = Vec::new();
@@ -240,7 +242,7 @@ async fn handed_off_rows_start_oldest_first_within_the_cap_and_are_sent_once() {
     let state = AppState::new(db.clone());
     // Written before the loop runs: every row waits in its line, handed off, none claimable.
     let (who, subscription) = pending_notifications(&state, 5).await;
-    let (stop, running, mut arrived) = start_loop(&db, &state, load, Some(hand_offs));
+    let (stop, running, mut arrived) = start_loop(settings(), &db, &state, load, Some(hand_offs));
 
     let mut order = Vec::new();
     let mut held = Vec::new();
@@ -311,7 +313,8 @@ impl Handing {
         let db = test_db.open().delivering(load.clone());
         let state = AppState::new(db.clone());
         let (who, subscription) = pending_notifications(&state, written).await;
-        let (stop, running, mut arrived) = start_loop(&db, &state, load.clone(), Some(hand_offs));
+        let (stop, running, mut arrived) =
+            start_loop(settings(), &db, &state, load.clone(), Some(hand_offs));
         let mut held = VecDeque::new();
         for _ in 0..PER_SUBSCRIPTION {
             held.push_back(next(&mut arrived, Duration::from_secs(5)).await.unwrap());
@@ -498,4 +501,116 @@ async fn a_loop_that_missed_changes_leaves_its_lines_to_their_lease() {
         .count();
     assert_eq!(pending, 3, "left to their lease: {states:?}");
     l.stop().await;
+}
+
+/// A claiming load whose process listens for announcements (PostgreSQL), once it does, and
+/// the listening task.
+async fn listening(
+    db: &holdfast_persistence::Database,
+) -> (Arc<DeliveryLoad>, tokio::task::JoinHandle<()>) {
+    let load = DeliveryLoad::claiming(settings().load_limits(1));
+    let listener = tokio::spawn(db.wake_ups().unwrap().listen(load.clone()));
+    for _ in 0..500 {
+        if load.listening() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(load.listening(), "listening within 5 s");
+    (load, listener)
+}
+
+/// Settings whose idle poll is a minute away.
+fn idle_a_minute() -> DeliverySettings {
+    DeliverySettings {
+        idle_poll: Duration::from_mins(1),
+        ..settings()
+    }
+}
+
+/// On PostgreSQL, an idle loop whose process listens (`holdfast_persistence::WakeUps`) claims
+/// what another process announces as soon as it is committed, though its idle poll is a minute
+/// away; what another process writes without announcing waits for that poll.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_listening_loop_claims_an_announced_write_at_once() {
+    let Some(test_db) = TestDatabase::postgres().await else {
+        return;
+    };
+    let db = test_db.open();
+    let state = AppState::new(db.clone());
+    let (load, listener) = listening(&db).await;
+    let (stop, running, mut arrived) = start_loop(idle_a_minute(), &db, &state, load, None);
+    // Its first claims find nothing: it is idle, its next claim a minute away.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let quiet = AppState::new(test_db.open());
+    pending_notifications(&quiet, 1).await;
+    assert!(
+        next(&mut arrived, Duration::from_secs(1)).await.is_none(),
+        "a write nobody announced was claimed before the idle poll"
+    );
+    let announcing = AppState::new(test_db.open().announcing(Duration::from_millis(50)));
+    pending_notifications(&announcing, 1).await;
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        held.push(
+            next(&mut arrived, Duration::from_secs(5))
+                .await
+                .expect("the announced write (and the one before it) claimed at once"),
+        );
+    }
+    for (_, _, answer) in held {
+        answer.send(ok()).unwrap();
+    }
+    stop.send(true).unwrap();
+    running.await.unwrap();
+    listener.abort();
+}
+
+/// On PostgreSQL, an idle listening loop keeps the poll while a notification is pending
+/// anywhere: here one leased by another process that died, which the loop claims as soon as
+/// its lease ends rather than at its idle poll (nothing announces a lease's end, nor the room
+/// another process's attempts give back under a cap).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_listening_loop_keeps_the_poll_while_rows_are_pending() {
+    let Some(test_db) = TestDatabase::postgres().await else {
+        return;
+    };
+    let db = test_db.open();
+    let state = AppState::new(db.clone());
+    pending_notifications(&state, 1).await;
+    let now = time::OffsetDateTime::now_utc();
+    let lease = time::Duration::milliseconds(1500);
+    let taken = db
+        .stores()
+        .notifications
+        .claim_notifications(
+            now,
+            now + lease,
+            holdfast_domain::ports::ClaimLimits {
+                batch: 10,
+                per_subscription: 10,
+                per_platform: 10,
+            },
+            &[],
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(taken.len(), 1, "another process holds the row, then dies");
+    let (load, listener) = listening(&db).await;
+    let (stop, running, mut arrived) = start_loop(idle_a_minute(), &db, &state, load, None);
+    assert!(
+        next(&mut arrived, Duration::from_millis(500))
+            .await
+            .is_none(),
+        "claimed before its lease ended"
+    );
+    let (_, _, answer) = next(&mut arrived, Duration::from_secs(5))
+        .await
+        .expect("claimed within a poll of its lease's end, not at the idle poll");
+    answer.send(ok()).unwrap();
+    stop.send(true).unwrap();
+    running.await.unwrap();
+    listener.abort();
 }

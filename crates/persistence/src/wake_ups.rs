@@ -1,0 +1,153 @@
+//! Wake-ups across processes, on PostgreSQL: a process that writes notifications for the claim
+//! (rather than handing them to its own deliverers) announces it on a channel, and every
+//! delivering process listens there and claims at once instead of at its next poll.
+//!
+//! An announcement carries nothing and is only a hint: a lost one (a listener reconnecting, an
+//! announcer that cannot reach the database) costs latency, never a notification, since the
+//! loops still poll. So the announcement is sent after the commit, on a connection of its own,
+//! never inside the writing transaction: a `NOTIFY` there would take PostgreSQL's notification
+//! lock at every commit and serialise the writers' commits behind each other.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use futures_util::StreamExt;
+use secrecy::{ExposeSecret, SecretString};
+use tokio::sync::mpsc;
+
+use crate::hand_off::DeliveryLoad;
+
+/// The channel notifications written for the claim are announced on.
+const CHANNEL: &str = "holdfast_notifications_due";
+
+/// How long a listener or an announcer that failed to reach the database waits before the next
+/// try (the loops poll meanwhile).
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// The database's address, for the connections that announce and listen (PostgreSQL only).
+#[derive(Clone)]
+pub struct WakeUps {
+    url: Arc<SecretString>,
+}
+
+impl std::fmt::Debug for WakeUps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WakeUps")
+    }
+}
+
+/// Announces, from this process, that notifications were written for the claim: the first
+/// write after a quiet spell at once, and then at most one announcement per `spacing`, for
+/// everything written meanwhile. Under load a listener's loops are busy and claim every poll
+/// anyway; an announcement per commit only multiplied their claims (measured: fewer
+/// notifications delivered per second, later, docs/performance.md).
+#[derive(Debug, Clone)]
+pub struct Announcer {
+    wanted: mpsc::Sender<()>,
+}
+
+impl Announcer {
+    /// Announces, soon, that notifications wait for the claim (after their commit: the claim
+    /// that follows must see them).
+    pub fn announce(&self) {
+        // Full: an announcement is already due, and this one goes with it.
+        let _ = self.wanted.try_send(());
+    }
+}
+
+impl WakeUps {
+    pub(crate) fn new(url: String) -> Self {
+        Self {
+            url: Arc::new(SecretString::from(url)),
+        }
+    }
+
+    /// Starts this process's announcer, on the current tokio runtime, announcing at most once
+    /// per `spacing`. It runs until every clone of it is dropped, with one connection, opened at
+    /// the first announcement.
+    pub(crate) fn announcer(&self, spacing: Duration) -> Announcer {
+        let (wanted, mut asked) = mpsc::channel(1);
+        let url = self.url.clone();
+        tokio::spawn(async move {
+            let mut conn: Option<AsyncPgConnection> = None;
+            while asked.recv().await.is_some() {
+                let pause = match announce_on(&mut conn, url.expose_secret()).await {
+                    Ok(()) => spacing,
+                    Err(error) => {
+                        conn = None;
+                        tracing::warn!(%error, "announcing notifications for the claim failed; listeners find them at their next poll");
+                        RETRY_AFTER
+                    }
+                };
+                tokio::time::sleep(pause).await;
+            }
+        });
+        Announcer { wanted }
+    }
+
+    /// Listens for announcements until dropped, poking `load`'s delivery loops at each one.
+    /// While listening, `load` says so (`DeliveryLoad::listening`), and its loops' claims that
+    /// find nothing wait longer before the next; while not (the connection lost, the database
+    /// unreachable), they poll as usual, and each (re)connection pokes them once for what was
+    /// announced unheard.
+    pub async fn listen(self, load: Arc<DeliveryLoad>) {
+        loop {
+            match AsyncPgConnection::establish(self.url.expose_secret()).await {
+                Ok(mut conn) => match conn.batch_execute(&format!("LISTEN {CHANNEL}")).await {
+                    Ok(()) => {
+                        let _listening = Listening::on(&load);
+                        load.poke();
+                        let mut heard = std::pin::pin!(conn.notifications_stream());
+                        let ended = loop {
+                            match heard.next().await {
+                                Some(Ok(_)) => load.poke(),
+                                Some(Err(error)) => break error.to_string(),
+                                None => break "the connection closed".to_owned(),
+                            }
+                        };
+                        tracing::warn!(error = %ended, "stopped listening for notifications announced for the claim; reconnecting");
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "listening for notifications announced for the claim failed");
+                    }
+                },
+                Err(error) => {
+                    tracing::warn!(%error, "connecting to listen for notifications announced for the claim failed");
+                }
+            }
+            tokio::time::sleep(RETRY_AFTER).await;
+        }
+    }
+}
+
+/// `load` listening, until dropped (the connection lost, or the listener stopped).
+struct Listening<'a>(&'a DeliveryLoad);
+
+impl<'a> Listening<'a> {
+    fn on(load: &'a DeliveryLoad) -> Self {
+        load.set_listening(true);
+        Self(load)
+    }
+}
+
+impl Drop for Listening<'_> {
+    fn drop(&mut self) {
+        self.0.set_listening(false);
+    }
+}
+
+async fn announce_on(conn: &mut Option<AsyncPgConnection>, url: &str) -> diesel::QueryResult<()> {
+    let conn = match conn {
+        Some(conn) => conn,
+        None => conn.insert(
+            AsyncPgConnection::establish(url)
+                .await
+                .map_err(|e| diesel::result::Error::QueryBuilderError(Box::new(e)))?,
+        ),
+    };
+    diesel::sql_query(format!("NOTIFY {CHANNEL}"))
+        .execute(conn)
+        .await
+        .map(drop)
+}
