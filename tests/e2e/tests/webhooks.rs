@@ -8,7 +8,9 @@
 
 use std::time::Duration;
 
-use holdfast_e2e::{Answer, Api, Env, Receiver, Server, SmtpServer, free_port, on_both_backends};
+use holdfast_e2e::{
+    Answer, Api, Backend, Env, Receiver, Server, SmtpServer, free_port, on_both_backends,
+};
 use reqwest::StatusCode;
 use serde_json::Value;
 
@@ -1082,3 +1084,38 @@ on_both_backends!(
     a_graceful_stop_finishes_the_attempt_in_flight,
     a_notification_of_a_since_disabled_subscription_is_skipped,
 );
+
+/// On PostgreSQL, a `serve` that delivers nothing itself (`HOLDFAST_WORKERS=0`) announces what
+/// it writes, and a delivering process hears of it at once: here the deliverer's polls are a
+/// minute apart, so only the announcement brings the notification to the receiver within
+/// seconds (docs/webhooks.md, "Wake-ups across processes"). SQLite has no wake-up: its
+/// deliverers poll.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_write_elsewhere_is_delivered_at_once_not_at_the_next_poll() {
+    let Some(env) = Env::new(Backend::Postgres).await else {
+        return;
+    };
+    let platform = env.create_platform("Acme");
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let mut writes_only = fast_env("smtp://127.0.0.1:1");
+    writes_only.push(("HOLDFAST_WORKERS", "0".into()));
+    let writer = start(&env, &writes_only);
+    let mut polls_every_minute = fast_env("smtp://127.0.0.1:1");
+    polls_every_minute.retain(|(k, _)| *k != "HOLDFAST_WORKER_POLL_MS");
+    polls_every_minute.push(("HOLDFAST_WORKER_POLL_MS", "60000".into()));
+    polls_every_minute.push(("HOLDFAST_WORKER_IDLE_POLL_MS", "60000".into()));
+    let _deliverer = start(&env, &polls_every_minute);
+    let api = Api::new(&writer);
+    let key = &platform.private_key;
+    let m = merchant(&api, key).await;
+    subscribe(&api, key, &receiver.url).await;
+    // The deliverer's first claims, made as it started, are over: its next is a minute away.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    pay(&api, key, &m).await;
+    let arrived = receiver.wait_for(1, Duration::from_secs(10)).await;
+    assert_eq!(
+        arrived.len(),
+        1,
+        "not delivered within 10 s of its write, with the deliverer a minute from its poll"
+    );
+}
