@@ -25,10 +25,17 @@ const CHANNEL: &str = "holdfast_notifications_due";
 /// try (the loops poll meanwhile).
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
+/// How long a listener hears nothing before it checks that its connection still answers, and
+/// how long that check may take: a connection dropped in silence (a firewall's idle timeout, a
+/// host gone without a reset) would otherwise be believed for as long as the operating
+/// system's keepalive takes, hours by default, while nothing is heard.
+const HEARTBEAT: Duration = Duration::from_secs(10);
+
 /// The database's address, for the connections that announce and listen (PostgreSQL only).
 #[derive(Clone)]
 pub struct WakeUps {
     url: Arc<SecretString>,
+    heartbeat: Duration,
 }
 
 impl std::fmt::Debug for WakeUps {
@@ -60,6 +67,17 @@ impl WakeUps {
     pub(crate) fn new(url: String) -> Self {
         Self {
             url: Arc::new(SecretString::from(url)),
+            heartbeat: HEARTBEAT,
+        }
+    }
+
+    /// A listener that checks its connection after `every` heard in silence, and gives it up
+    /// when the check takes longer than `every` (10 s by default).
+    #[must_use]
+    pub fn heartbeat(self, every: Duration) -> Self {
+        Self {
+            heartbeat: every,
+            ..self
         }
     }
 
@@ -98,14 +116,7 @@ impl WakeUps {
                     Ok(()) => {
                         let _listening = Listening::on(&load);
                         load.poke();
-                        let mut heard = std::pin::pin!(conn.notifications_stream());
-                        let ended = loop {
-                            match heard.next().await {
-                                Some(Ok(_)) => load.poke(),
-                                Some(Err(error)) => break error.to_string(),
-                                None => break "the connection closed".to_owned(),
-                            }
-                        };
+                        let ended = self.heard_until_lost(&mut conn, &load).await;
                         tracing::warn!(error = %ended, "stopped listening for notifications announced for the claim; reconnecting");
                     }
                     Err(error) => {
@@ -117,6 +128,34 @@ impl WakeUps {
                 }
             }
             tokio::time::sleep(RETRY_AFTER).await;
+        }
+    }
+}
+
+impl WakeUps {
+    /// Pokes `load` at each announcement heard on `conn`, checking the connection after each
+    /// heartbeat heard in silence; why it was given up.
+    async fn heard_until_lost(&self, conn: &mut AsyncPgConnection, load: &DeliveryLoad) -> String {
+        loop {
+            // The stream is made again each turn: what the connection received meanwhile
+            // waits in its channel, so nothing heard is lost between turns.
+            let next = {
+                let mut heard = std::pin::pin!(conn.notifications_stream());
+                tokio::time::timeout(self.heartbeat, heard.next()).await
+            };
+            match next {
+                Ok(Some(Ok(_))) => load.poke(),
+                Ok(Some(Err(error))) => return error.to_string(),
+                Ok(None) => return "the connection closed".to_owned(),
+                Err(_silence) => {
+                    match tokio::time::timeout(self.heartbeat, conn.batch_execute("SELECT 1")).await
+                    {
+                        Ok(Ok(())) => {}
+                        Ok(Err(error)) => return error.to_string(),
+                        Err(_) => return "the connection stopped answering".to_owned(),
+                    }
+                }
+            }
         }
     }
 }

@@ -1106,4 +1106,127 @@ mod wake_ups {
         );
         listener.abort();
     }
+
+    /// A listener whose connection goes silent, neither closed nor answering (a firewall's
+    /// idle timeout), finds out at its next heartbeat, says so, and listens again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_a_listener_whose_connection_goes_silent_listens_again() {
+        let Some(test_db) = TestDatabase::postgres().await else {
+            return;
+        };
+        let proxy = silenceable::Proxy::start(test_db.url()).await;
+        let via_proxy = holdfast_persistence::Database::open(
+            &holdfast_persistence::DatabaseUrl::parse(&proxy.url).unwrap(),
+            holdfast_persistence::PoolOptions::default(),
+        )
+        .unwrap();
+        let load = DeliveryLoad::claiming(LoadLimits {
+            concurrency: 8,
+            per_platform: 8,
+            per_subscription: 8,
+            lease: Duration::from_secs(30),
+        });
+        let wake_ups = via_proxy
+            .wake_ups()
+            .unwrap()
+            .heartbeat(Duration::from_millis(300));
+        let listener = tokio::spawn(wake_ups.listen(load.clone()));
+        until("listening", || load.listening()).await;
+        assert!(woken(&load, HEARD_WITHIN).await);
+
+        proxy.silence_all();
+        until("deaf once silenced", || !load.listening()).await;
+        until("listening again", || load.listening()).await;
+        assert!(
+            woken(&load, HEARD_WITHIN).await,
+            "listening again wakes the loops"
+        );
+        let stores = test_db
+            .open()
+            .announcing(Duration::from_millis(50))
+            .stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        stored_subscription(&stores, &p, "h").await;
+        stored_merchant(&stores, &p, "Announced").await;
+        assert!(
+            woken(&load, HEARD_WITHIN).await,
+            "heard on the new connection"
+        );
+        listener.abort();
+    }
+
+    /// A TCP proxy to PostgreSQL whose open connections can be silenced: kept open, but
+    /// nothing more passes either way. Connections made afterwards pass.
+    mod silenceable {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::{Arc, Mutex};
+
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        use tokio::net::{TcpListener, TcpStream};
+
+        pub struct Proxy {
+            /// The database's URL, through the proxy.
+            pub url: String,
+            silenced: Arc<Mutex<Vec<Arc<AtomicBool>>>>,
+        }
+
+        impl Proxy {
+            pub async fn start(database_url: &str) -> Self {
+                let (scheme, rest) = database_url.split_once("://").unwrap();
+                let (user, rest) = rest.split_once('@').unwrap_or(("", rest));
+                let (server, path) = rest.split_once('/').unwrap();
+                let server = server.to_owned();
+                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let at = listener.local_addr().unwrap();
+                let user = if user.is_empty() {
+                    String::new()
+                } else {
+                    format!("{user}@")
+                };
+                let url = format!("{scheme}://{user}{at}/{path}");
+                let silenced: Arc<Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
+                let all = silenced.clone();
+                tokio::spawn(async move {
+                    while let Ok((client, _)) = listener.accept().await {
+                        let upstream = TcpStream::connect(&server).await.unwrap();
+                        let flag = Arc::new(AtomicBool::new(false));
+                        all.lock().unwrap().push(flag.clone());
+                        let (client_in, client_out) = client.into_split();
+                        let (server_in, server_out) = upstream.into_split();
+                        tokio::spawn(pump(client_in, server_out, flag.clone()));
+                        tokio::spawn(pump(server_in, client_out, flag));
+                    }
+                });
+                Self { url, silenced }
+            }
+
+            pub fn silence_all(&self) {
+                for flag in self.silenced.lock().unwrap().iter() {
+                    flag.store(true, Ordering::SeqCst);
+                }
+            }
+        }
+
+        async fn pump(
+            mut from: tokio::net::tcp::OwnedReadHalf,
+            mut to: tokio::net::tcp::OwnedWriteHalf,
+            silenced: Arc<AtomicBool>,
+        ) {
+            let mut buffer = vec![0; 16 * 1024];
+            loop {
+                let read = match from.read(&mut buffer).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(read) => read,
+                };
+                if silenced.load(Ordering::SeqCst) {
+                    // Holds both ends open, passing nothing, for good.
+                    std::future::pending::<()>().await;
+                }
+                if to.write_all(&buffer[..read]).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
 }
