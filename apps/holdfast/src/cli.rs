@@ -348,6 +348,7 @@ mod tests {
             ),
             (128, 16, 64, 16, 86_400)
         );
+        assert_eq!((w.worker_poll_ms, w.worker_idle_poll_ms), (50, 1_000));
         assert_eq!(cli.database.completion_wait_ms, 20_000);
         // The reconcile age leaves room for the processor timeout and the completion wait.
         cli.database.check_against(&cli.payments).unwrap();
