@@ -21,4 +21,4 @@ mod webhook_rows;
 
 pub use database::{Database, DatabaseError, DatabaseUrl, PoolOptions, Stores};
 pub use local_pools::deliver_on_this_thread;
-pub use wake_ups::WakeUps;
+pub use wake_ups::{Announcer, WakeUps};

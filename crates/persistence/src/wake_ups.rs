@@ -11,24 +11,26 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use futures_util::StreamExt;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::mpsc;
 
 use crate::hand_off::DeliveryLoad;
 
-/// The channel notifications written for the claim are announced on.
-const CHANNEL: &str = "holdfast_notifications_due";
+/// The statements of the channel notifications written for the claim are announced on,
+/// `holdfast_notifications_due`.
+const LISTEN: &str = "LISTEN holdfast_notifications_due";
+const NOTIFY: &str = "NOTIFY holdfast_notifications_due";
 
 /// How long a listener or an announcer that failed to reach the database waits before the next
 /// try (the loops poll meanwhile).
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
 /// How long a listener hears nothing before it checks that its connection still answers, and
-/// how long that check may take: a connection dropped in silence (a firewall's idle timeout, a
-/// host gone without a reset) would otherwise be believed for as long as the operating
-/// system's keepalive takes, hours by default, while nothing is heard.
+/// how long that check, or an announcement, may take: a connection dropped in silence (a
+/// firewall's idle timeout, a host gone without a reset) would otherwise be believed, or
+/// waited on, for as long as the operating system's keepalive takes, hours by default.
 const HEARTBEAT: Duration = Duration::from_secs(10);
 
 /// The database's address, for the connections that announce and listen (PostgreSQL only).
@@ -72,7 +74,8 @@ impl WakeUps {
     }
 
     /// A listener that checks its connection after `every` heard in silence, and gives it up
-    /// when the check takes longer than `every` (10 s by default).
+    /// when the check takes longer than `every`; an announcer that gives its connection up
+    /// when an announcement takes longer than `every` (10 s by default).
     #[must_use]
     pub fn heartbeat(self, every: Duration) -> Self {
         Self {
@@ -83,16 +86,22 @@ impl WakeUps {
 
     /// Starts this process's announcer, on the current tokio runtime, announcing at most once
     /// per `spacing`. It runs until every clone of it is dropped, with one connection, opened at
-    /// the first announcement.
-    pub(crate) fn announcer(&self, spacing: Duration) -> Announcer {
+    /// the first announcement and opened again after one that failed or went unanswered.
+    pub fn announcer(&self, spacing: Duration) -> Announcer {
         let (wanted, mut asked) = mpsc::channel(1);
-        let url = self.url.clone();
+        let (url, limit) = (self.url.clone(), self.heartbeat);
         tokio::spawn(async move {
             let mut conn: Option<AsyncPgConnection> = None;
             while asked.recv().await.is_some() {
-                let pause = match announce_on(&mut conn, url.expose_secret()).await {
-                    Ok(()) => spacing,
-                    Err(error) => {
+                let failure = match tokio::time::timeout(limit, announce_on(&mut conn, &url)).await
+                {
+                    Ok(Ok(())) => None,
+                    Ok(Err(error)) => Some(error),
+                    Err(_) => Some("the connection stopped answering".to_owned()),
+                };
+                let pause = match failure {
+                    None => spacing,
+                    Some(error) => {
                         conn = None;
                         tracing::warn!(%error, "announcing notifications for the claim failed; listeners find them at their next poll");
                         RETRY_AFTER
@@ -112,7 +121,7 @@ impl WakeUps {
     pub async fn listen(self, load: Arc<DeliveryLoad>) {
         loop {
             match AsyncPgConnection::establish(self.url.expose_secret()).await {
-                Ok(mut conn) => match conn.batch_execute(&format!("LISTEN {CHANNEL}")).await {
+                Ok(mut conn) => match conn.batch_execute(LISTEN).await {
                     Ok(()) => {
                         let _listening = Listening::on(&load);
                         load.poke();
@@ -130,9 +139,7 @@ impl WakeUps {
             tokio::time::sleep(RETRY_AFTER).await;
         }
     }
-}
 
-impl WakeUps {
     /// Pokes `load` at each announcement heard on `conn`, checking the connection after each
     /// heartbeat heard in silence; why it was given up.
     async fn heard_until_lost(&self, conn: &mut AsyncPgConnection, load: &DeliveryLoad) -> String {
@@ -176,17 +183,18 @@ impl Drop for Listening<'_> {
     }
 }
 
-async fn announce_on(conn: &mut Option<AsyncPgConnection>, url: &str) -> diesel::QueryResult<()> {
+/// Sends one announcement on `conn`, connecting first where there is none; why it failed.
+async fn announce_on(
+    conn: &mut Option<AsyncPgConnection>,
+    url: &SecretString,
+) -> Result<(), String> {
     let conn = match conn {
         Some(conn) => conn,
         None => conn.insert(
-            AsyncPgConnection::establish(url)
+            AsyncPgConnection::establish(url.expose_secret())
                 .await
-                .map_err(|e| diesel::result::Error::QueryBuilderError(Box::new(e)))?,
+                .map_err(|e| e.to_string())?,
         ),
     };
-    diesel::sql_query(format!("NOTIFY {CHANNEL}"))
-        .execute(conn)
-        .await
-        .map(drop)
+    conn.batch_execute(NOTIFY).await.map_err(|e| e.to_string())
 }

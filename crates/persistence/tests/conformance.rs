@@ -1028,6 +1028,16 @@ mod wake_ups {
         panic!("not {what} within 5 s");
     }
 
+    /// A claiming process's load, for a listener to poke.
+    fn a_load() -> std::sync::Arc<DeliveryLoad> {
+        DeliveryLoad::claiming(LoadLimits {
+            concurrency: 8,
+            per_platform: 8,
+            per_subscription: 8,
+            lease: Duration::from_secs(30),
+        })
+    }
+
     async fn woken(load: &DeliveryLoad, wait: Duration) -> bool {
         tokio::time::timeout(wait, load.wait_due()).await.is_ok()
     }
@@ -1037,12 +1047,7 @@ mod wake_ups {
         let Some(test_db) = TestDatabase::postgres().await else {
             return;
         };
-        let load = DeliveryLoad::claiming(LoadLimits {
-            concurrency: 8,
-            per_platform: 8,
-            per_subscription: 8,
-            lease: Duration::from_secs(30),
-        });
+        let load = a_load();
         assert!(!load.listening());
         let listener = tokio::spawn(test_db.open().wake_ups().unwrap().listen(load.clone()));
         until("listening", || load.listening()).await;
@@ -1115,17 +1120,8 @@ mod wake_ups {
             return;
         };
         let proxy = silenceable::Proxy::start(test_db.url()).await;
-        let via_proxy = holdfast_persistence::Database::open(
-            &holdfast_persistence::DatabaseUrl::parse(&proxy.url).unwrap(),
-            holdfast_persistence::PoolOptions::default(),
-        )
-        .unwrap();
-        let load = DeliveryLoad::claiming(LoadLimits {
-            concurrency: 8,
-            per_platform: 8,
-            per_subscription: 8,
-            lease: Duration::from_secs(30),
-        });
+        let via_proxy = proxy.database();
+        let load = a_load();
         let wake_ups = via_proxy
             .wake_ups()
             .unwrap()
@@ -1152,6 +1148,52 @@ mod wake_ups {
         assert!(
             woken(&load, HEARD_WITHIN).await,
             "heard on the new connection"
+        );
+        listener.abort();
+    }
+
+    /// An announcer whose connection goes silent gives it up after the heartbeat, and the
+    /// announcements after it go out on a new connection: one silent connection never stops
+    /// a process's announcements for good.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_an_announcer_whose_connection_goes_silent_announces_again() {
+        let Some(test_db) = TestDatabase::postgres().await else {
+            return;
+        };
+        let load = a_load();
+        let listener = tokio::spawn(test_db.open().wake_ups().unwrap().listen(load.clone()));
+        until("listening", || load.listening()).await;
+        assert!(woken(&load, HEARD_WITHIN).await);
+
+        let proxy = silenceable::Proxy::start(test_db.url()).await;
+        let via_proxy = proxy.database();
+        let announcer = via_proxy
+            .wake_ups()
+            .unwrap()
+            .heartbeat(Duration::from_millis(300))
+            .announcer(Duration::from_millis(10));
+        announcer.announce();
+        assert!(woken(&load, HEARD_WITHIN).await, "the first announcement");
+
+        proxy.silence_all();
+        announcer.announce();
+        assert!(
+            !woken(&load, Duration::from_millis(200)).await,
+            "an announcement passed a silent connection"
+        );
+        // Given up after the heartbeat; the next goes out on a new connection.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let heard = async {
+            loop {
+                announcer.announce();
+                if woken(&load, Duration::from_millis(200)).await {
+                    return;
+                }
+            }
+        };
+        assert!(
+            tokio::time::timeout(HEARD_WITHIN, heard).await.is_ok(),
+            "no announcement heard after the connection went silent"
         );
         listener.abort();
     }
@@ -1199,6 +1241,15 @@ mod wake_ups {
                     }
                 });
                 Self { url, silenced }
+            }
+
+            /// The database, opened through the proxy.
+            pub fn database(&self) -> holdfast_persistence::Database {
+                holdfast_persistence::Database::open(
+                    &holdfast_persistence::DatabaseUrl::parse(&self.url).unwrap(),
+                    holdfast_persistence::PoolOptions::default(),
+                )
+                .unwrap()
             }
 
             pub fn silence_all(&self) {
