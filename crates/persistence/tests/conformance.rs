@@ -1010,11 +1010,15 @@ fn outcome_plans(
 mod wake_ups {
     use std::time::Duration;
 
+    use holdfast_domain::ids::NotificationId;
     use holdfast_domain::mode::Mode;
     use holdfast_persistence::hand_off::{DeliveryLoad, LoadLimits};
     use holdfast_persistence::testing::TestDatabase;
 
-    use super::{T0, claim_all_due, new_platform, principal, stored_merchant, stored_subscription};
+    use super::{
+        Principal, Stores, Subscription, T0, claim_all_due, new_platform, principal,
+        stored_merchant, stored_subscription,
+    };
 
     const HEARD_WITHIN: Duration = Duration::from_secs(5);
 
@@ -1036,6 +1040,30 @@ mod wake_ups {
             per_subscription: 8,
             lease: Duration::from_secs(30),
         })
+    }
+
+    /// A load with a listener on `test_db`, listening and past its first wake-up.
+    async fn a_listening_load(
+        test_db: &TestDatabase,
+    ) -> (std::sync::Arc<DeliveryLoad>, tokio::task::JoinHandle<()>) {
+        let load = a_load();
+        let listener = tokio::spawn(test_db.open().wake_ups().unwrap().listen(load.clone()));
+        until("listening", || load.listening()).await;
+        assert!(woken(&load, HEARD_WITHIN).await);
+        (load, listener)
+    }
+
+    /// Stores that announce what they write for the claim, with a platform and one
+    /// subscription in test mode.
+    async fn an_announcing_subscriber(test_db: &TestDatabase) -> (Stores, Principal, Subscription) {
+        let stores = test_db
+            .open()
+            .announcing(Duration::from_millis(50))
+            .stores();
+        let a = new_platform(&stores, "A").await;
+        let p = principal(&a, Mode::Test);
+        let hook = stored_subscription(&stores, &p, "h").await;
+        (stores, p, hook)
     }
 
     async fn woken(load: &DeliveryLoad, wait: Duration) -> bool {
@@ -1112,6 +1140,49 @@ mod wake_ups {
         listener.abort();
     }
 
+    /// A resend (spec 4.6) is a write for the claim like any other: a process without
+    /// deliverers announces it, and it goes out at once rather than at the next poll.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_a_resend_wakes_the_processes_listening() {
+        let Some(test_db) = TestDatabase::postgres().await else {
+            return;
+        };
+        let (load, listener) = a_listening_load(&test_db).await;
+
+        let (stores, p, hook) = an_announcing_subscriber(&test_db).await;
+        // A transaction's notification, delivered: written here, where nothing announces it.
+        test_db
+            .execute(&format!(
+                "INSERT INTO notifications (id, webhook_id, platform_id, mode, event_id,
+                                            event_type, state, due_on, requests, attempted_on,
+                                            created_on)
+                 VALUES ('ntf_delivered', '{hook}', '{platform}', 'test', 'evt_x',
+                         'transaction.created', 'succeeded', now(), 1, now(), now())",
+                hook = hook.id,
+                platform = p.scope.platform,
+            ))
+            .await;
+        assert!(
+            !woken(&load, Duration::from_millis(300)).await,
+            "woken before the resend"
+        );
+        stores
+            .notifications
+            .resend(
+                &p.scope.platform,
+                &NotificationId::from_trusted("ntf_delivered".into()),
+                &NotificationId::from_suffix("again"),
+                T0,
+            )
+            .await
+            .unwrap();
+        assert!(
+            woken(&load, HEARD_WITHIN).await,
+            "the resend was not announced"
+        );
+        listener.abort();
+    }
+
     /// A listener whose connection goes silent, neither closed nor answering (a firewall's
     /// idle timeout), finds out at its next heartbeat, says so, and listens again.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1137,13 +1208,7 @@ mod wake_ups {
             woken(&load, HEARD_WITHIN).await,
             "listening again wakes the loops"
         );
-        let stores = test_db
-            .open()
-            .announcing(Duration::from_millis(50))
-            .stores();
-        let a = new_platform(&stores, "A").await;
-        let p = principal(&a, Mode::Test);
-        stored_subscription(&stores, &p, "h").await;
+        let (stores, p, _) = an_announcing_subscriber(&test_db).await;
         stored_merchant(&stores, &p, "Announced").await;
         assert!(
             woken(&load, HEARD_WITHIN).await,
@@ -1160,10 +1225,7 @@ mod wake_ups {
         let Some(test_db) = TestDatabase::postgres().await else {
             return;
         };
-        let load = a_load();
-        let listener = tokio::spawn(test_db.open().wake_ups().unwrap().listen(load.clone()));
-        until("listening", || load.listening()).await;
-        assert!(woken(&load, HEARD_WITHIN).await);
+        let (load, listener) = a_listening_load(&test_db).await;
 
         let proxy = silenceable::Proxy::start(test_db.url()).await;
         let via_proxy = proxy.database();
