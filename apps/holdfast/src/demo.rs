@@ -3,7 +3,7 @@
 //! only as hashes, so the demo's are made afresh at every start (the previous ones deleted),
 //! and their values live in this process's memory only.
 
-use holdfast_domain::api_key::{KeyEvent, KeyName};
+use holdfast_domain::api_key::{KeyEvent, KeyName, KeyValue};
 use holdfast_domain::auth::{Access, Principal};
 use holdfast_domain::ids::MerchantId;
 use holdfast_domain::merchant::{Currency, MerchantDetails, MerchantName};
@@ -20,12 +20,13 @@ const PRIVATE_KEY_NAME: &str = "Demo page (private)";
 /// What the demo checkout charges, in cents.
 pub const AMOUNT: i64 = 2500;
 
-/// What the demo door holds: the page's public key and its backend's identity.
+/// What the demo door holds: the page's public key and its backend's private key.
 pub struct Demo {
     /// For the script tag, as a merchant page would have it.
     pub public_key: String,
-    /// The demo's private key, authenticated once, as the merchant's server.
-    pub backend: Principal,
+    /// The demo's private key, as the merchant's server holds it: authenticated on every
+    /// visit, so that deactivating or deleting it stops the demo at once (spec 3.1).
+    pub private_key: KeyValue,
     /// The merchant the checkout pays.
     pub merchant: MerchantId,
 }
@@ -81,7 +82,7 @@ pub async fn prepare(state: &AppState) -> anyhow::Result<Option<Demo>> {
     let merchant = demo_merchant(state, &backend).await?;
     Ok(Some(Demo {
         public_key: public.value.expose().to_owned(),
-        backend,
+        private_key: private.value,
         merchant,
     }))
 }

@@ -635,8 +635,47 @@ async fn a_merchant_event_is_never_offered_for_resend(env: Env) {
     );
 }
 
+/// A custom header's value may be a credential for the receiver's gateway: the details every
+/// member sees name the header, and only an admin's edit form carries its value
+/// (docs/decisions.md, "Who sees a custom header's value").
+async fn a_custom_headers_value_is_shown_to_admins_only(env: Env) {
+    let platform = owner_and_viewer(&env);
+    let server = env.serve();
+    let api = Api::new(&server);
+    let body = r#"{"endpointUrl": "https://example.com/hooks", "events": ["transaction.created"], "customHeader": {"name": "X-Gateway-Token", "value": "open-sesame-4242"}}"#;
+    let made = api.post("/v1/webhooks", &platform.private_key, body).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let page = format!(
+        "/dashboard/settings/webhooks/{}",
+        made.body["id"].as_str().unwrap()
+    );
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    for (email, password, sees) in [
+        ("viewer@example.com", VIEWER_PASSWORD, false),
+        ("owner@example.com", ADMIN_PASSWORD, true),
+    ] {
+        let cookie = sign_in(&server, email, password).await;
+        let shown = pages.send("GET", &page, Some(&cookie), &[]).await;
+        assert_eq!(shown.status(), StatusCode::OK, "{email}");
+        let html = shown.text().await.unwrap();
+        assert!(
+            html.contains("X-Gateway-Token"),
+            "{email}: the header is named"
+        );
+        assert_eq!(
+            html.contains("open-sesame-4242"),
+            sees,
+            "{email}: its value"
+        );
+    }
+}
+
 on_both_backends!(
     an_archived_delivery_is_not_resent,
+    a_custom_headers_value_is_shown_to_admins_only,
     a_merchant_event_is_never_offered_for_resend,
     signed_out_every_route_sends_the_browser_to_sign_in,
     every_change_needs_the_token_our_origin_and_an_admin,

@@ -270,16 +270,7 @@ async fn the_demo_checkout_pays_end_to_end(env: Env) {
         .trim()
         .to_owned();
     // Another site's form cannot make the demo's server pay (cross-site request forgery).
-    let forged = reqwest::Client::new()
-        .post(server.url("/demo/pay"))
-        .header("origin", "https://evil.example")
-        .form(&[
-            ("token", "tkn_01JDXXXXXXXXXXXXXXXXXXXXXX"),
-            ("session", "cs_01"),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let forged = post_demo_pay(&server, "https://evil.example").await;
     assert_eq!(forged.status(), StatusCode::FORBIDDEN);
     let api = Api::new(&server);
     let sales = api.get("/v1/transactions?type=sale", &private).await;
@@ -318,6 +309,45 @@ async fn the_demo_checkout_pays_end_to_end(env: Env) {
     );
     let merchants = Api::new(&again).get("/v1/merchants", &private).await;
     assert_eq!(merchants.body["data"].as_array().unwrap().len(), 1);
+
+    // Spec 3.1: the demo's private key deactivated, the demo's server stops at once, as a
+    // shop's would; activated again, it works again.
+    let platform = platform_of(&printed);
+    let demo_private = keys["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == "Demo page (private)")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let switch = |action: &str| {
+        env.cli_json(&["keys", action, "--platform", &platform, &demo_private]);
+    };
+    let checkout = async || reqwest::get(again.url("/demo")).await.unwrap();
+    switch("deactivate");
+    let closed = checkout().await;
+    assert_eq!(closed.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(closed.text().await.unwrap().contains("closed"));
+    let paid = post_demo_pay(&again, again.url("").trim_end_matches('/')).await;
+    assert_eq!(paid.status(), StatusCode::SERVICE_UNAVAILABLE);
+    switch("activate");
+    assert_eq!(checkout().await.status(), StatusCode::OK);
+}
+
+/// The demo's payment form posted from `origin`, with a token never made.
+async fn post_demo_pay(server: &Server, origin: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(server.url("/demo/pay"))
+        .header("origin", origin)
+        .form(&[
+            ("token", "tkn_01JDXXXXXXXXXXXXXXXXXXXXXX"),
+            ("session", "cs_01"),
+        ])
+        .send()
+        .await
+        .unwrap()
 }
 
 fn platform_of(printed: &str) -> String {

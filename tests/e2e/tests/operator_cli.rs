@@ -183,6 +183,21 @@ async fn key_states_of_spec_3_1_as_seen_by_the_api(env: Env) {
         );
     }
     // Default keys can be renamed, deactivated and deleted too.
+    let renamed = env.cli_json(&[
+        "keys",
+        "rename",
+        "--platform",
+        &platform.id,
+        &platform.public_key_id,
+        "--name",
+        "Storefront",
+    ]);
+    assert_eq!(renamed["name"], "Storefront");
+    assert_eq!(
+        api.get("/v1/merchants", &platform.public_key).await.status,
+        StatusCode::FORBIDDEN,
+        "renamed, the default public key still authenticates (and is still public)"
+    );
     env.cli_json(&[
         "keys",
         "delete",

@@ -235,7 +235,7 @@ async fn subscriptions_are_validated_and_replaced_whole(env: Env) {
 
 async fn deliveries_are_signed_and_verifiable(env: Env) {
     let platform = env.create_platform("Acme");
-    let receiver = Receiver::start(Answer::status(204)).await;
+    let receiver = Receiver::start(Answer::status(200)).await;
     let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
     let api = Api::new(&server);
     let key = &platform.private_key;
@@ -245,6 +245,7 @@ async fn deliveries_are_signed_and_verifiable(env: Env) {
         receiver.url
     );
     let hook = api.post("/v1/webhooks", key, &body).await.body;
+    let before = time::OffsetDateTime::now_utc();
     let txn = pay(&api, key, &m).await;
     let got = receiver.wait_for(1, WAIT).await;
     assert_eq!(got.len(), 1);
@@ -267,6 +268,20 @@ async fn deliveries_are_signed_and_verifiable(env: Env) {
     assert_eq!(records[0]["outcome"], "succeeded");
     assert_eq!(records[0]["requests"], 1);
     assert_eq!(records[0]["requestBody"].as_str().unwrap(), request.body);
+    assert_eq!(
+        records[0]["response"], "answered 200",
+        "a success records the receiver's body"
+    );
+    let attempted = time::OffsetDateTime::parse(
+        records[0]["attemptedOn"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let slack = time::Duration::seconds(1);
+    assert!(
+        before - slack <= attempted && attempted <= time::OffsetDateTime::now_utc() + slack,
+        "attemptedOn is the attempt's time: {attempted}"
+    );
     assert_eq!(webhook(&api, key, id).await["consecutiveFailures"], 0);
 }
 
@@ -603,16 +618,16 @@ async fn retention_and_resend(env: Env) {
     let original = &receiver.received()[0];
     assert_eq!(receiver.received().len(), 1, "nothing more to the old URL");
     assert_ne!(original.header("webhook-id"), got[0].header("webhook-id"));
-    assert_eq!(
+    // The event resent as it happened: its type, its data and its time (docs/webhooks.md:
+    // `createdOn` is when the event happened).
+    let event = |body: Value| {
         (
-            original.json()["eventType"].clone(),
-            original.json()["data"].clone()
-        ),
-        (
-            got[0].json()["eventType"].clone(),
-            got[0].json()["data"].clone()
+            body["eventType"].clone(),
+            body["data"].clone(),
+            body["createdOn"].clone(),
         )
-    );
+    };
+    assert_eq!(event(original.json()), event(got[0].json()));
     let records = history(&api, key, id, 2).await;
     assert_eq!(records.len(), 2);
     assert_eq!(records[0]["endpointUrl"], moved.url.as_str());

@@ -165,7 +165,10 @@ fn generate_form(signed: &Signed, error: Option<&FormError<'_>>) -> Markup {
             form.stack method="post" action=(PATH) {
                 input type="hidden" name="csrf" value=(signed.csrf);
                 label for="key-name" { "Name" }
-                input #key-name type="text" name="name" minlength="3" maxlength="25" required
+                // No maxlength: a browser counts UTF-16 units, the rule (3 to 25) what a
+                // reader sees as characters, and 13 emoji are 26 units. The answer names the
+                // field when a name is too long.
+                input #key-name type="text" name="name" minlength="3" required
                     aria-describedby=[FormError::describes(error, "name")];
                 label for="key-type" { "Type" }
                 select #key-type name="type" {
@@ -277,7 +280,7 @@ fn rename_page(signed: &Signed, key: &ApiKey, error: Option<&FormError<'_>>) -> 
         form.stack method="post" action={ "/dashboard/keys/" (key.id.as_str()) "/rename" } {
             input type="hidden" name="csrf" value=(signed.csrf);
             label for="new-name" { "New name" }
-            input #new-name type="text" name="name" minlength="3" maxlength="25" required
+            input #new-name type="text" name="name" minlength="3" required
                 aria-describedby=[FormError::describes(error, "name")];
             button type="submit" { "Rename" }
         }

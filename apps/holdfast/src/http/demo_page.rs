@@ -6,14 +6,16 @@
 //! Unlike a merchant's own site, this page shares Holdfast's origin with the fields' frames;
 //! the page says so, and docs/hosted-fields.md explains what a real integration gets.
 
+use actix_web::http::StatusCode;
 use actix_web::http::header::{CONTENT_SECURITY_POLICY, ContentType};
 use actix_web::{HttpResponse, web};
+use holdfast_domain::auth::{Access, Principal};
 use holdfast_domain::ids::{ClientSessionId, TokenId};
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::client_session::ClientSession;
 use holdfast_domain::payment::lifecycle::TxnType;
 use holdfast_domain::payment::transaction::Transaction;
-use holdfast_domain::services::{NewClientSession, NewPayment, PaymentSource};
+use holdfast_domain::services::{AuthenticateError, NewClientSession, NewPayment, PaymentSource};
 use serde::Deserialize;
 
 use super::ApiError;
@@ -34,15 +36,38 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         .route("/demo/demo.css", web::get().to(stylesheet));
 }
 
-/// The demo, if served. Its pages take no key, so every visit and payment counts against the
-/// demo's own private key's rate, as its calls would from a real shop's server.
-fn demo(state: &AppState) -> Result<&Demo, ApiError> {
+/// The demo, if served, and its backend's identity, read afresh from the demo's private key as
+/// a shop's server would send it: a key deactivated or deleted closes the demo at once. Its
+/// pages take no key, so every visit and payment counts against that key's rate, as its calls
+/// would from a real shop's server.
+/// `None` once that key no longer authenticates.
+async fn demo(state: &AppState) -> Result<Option<(&Demo, Principal)>, ApiError> {
     let demo = state.demo.as_deref().ok_or(ApiError::RouteNotFound)?;
+    let backend = match state
+        .auth
+        .authenticate(Some(demo.private_key.expose()), Access::Private)
+        .await
+    {
+        Ok(backend) => backend,
+        Err(AuthenticateError::Denied(_)) => return Ok(None),
+        Err(AuthenticateError::Store(e)) => return Err(ApiError::Internal(e.to_string())),
+    };
     state
         .rate_limits
-        .admit(&demo.backend, holdfast_domain::auth::Access::Private)
+        .admit(&backend, Access::Private)
         .map_err(|wait| ApiError::RateLimited { retry_after: wait })?;
-    Ok(demo)
+    Ok(Some((demo, backend)))
+}
+
+/// What the demo answers once its private key was deactivated or deleted.
+fn closed() -> HttpResponse {
+    let mut closed = page(
+        "Demo closed",
+        "<main><h1>The demo checkout is closed</h1><p>Its private key was deactivated or \
+         deleted. Restart <code>holdfast serve</code> to give it new keys.</p></main>",
+    );
+    *closed.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    closed
 }
 
 fn page(title: &str, body: &str) -> HttpResponse {
@@ -69,7 +94,9 @@ fn page(title: &str, body: &str) -> HttpResponse {
 
 /// The checkout, with a client session opened for this visit.
 async fn checkout(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let demo = demo(&state)?;
+    let Some((demo, backend)) = demo(&state).await? else {
+        return Ok(closed());
+    };
     let new = NewClientSession {
         merchant_id: demo.merchant.clone(),
         amount: Amount::new("amount", AMOUNT)?,
@@ -77,10 +104,7 @@ async fn checkout(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> 
         payment_methods: None,
         expires_in: None,
     };
-    let session = state
-        .client_sessions
-        .create(&demo.backend, new, None)
-        .await?;
+    let session = state.client_sessions.create(&backend, new, None).await?;
     let body = format!(
         r#"<main id="checkout" data-client-secret="{secret}">
 <h1>Checkout</h1>
@@ -138,10 +162,12 @@ async fn pay(
             None,
             "This form pays only from the demo checkout page.",
         );
-        *refused.status_mut() = actix_web::http::StatusCode::FORBIDDEN;
+        *refused.status_mut() = StatusCode::FORBIDDEN;
         return Ok(refused);
     }
-    let demo = demo(&state)?;
+    let Some((demo, backend)) = demo(&state).await? else {
+        return Ok(closed());
+    };
     let Ok(token) = TokenId::parse("token", &form.token) else {
         return Ok(outcome_page(
             None,
@@ -155,10 +181,10 @@ async fn pay(
         amount: Amount::new("amount", AMOUNT)?,
         source: PaymentSource::Token(token),
     };
-    let paid = state.payments.pay(&demo.backend, new, None).await;
+    let paid = state.payments.pay(&backend, new, None).await;
     // The session the token was made under: completed by an approved payment.
     let session = match ClientSessionId::parse("session", &form.session) {
-        Ok(id) => state.client_sessions.get(&demo.backend, &id).await.ok(),
+        Ok(id) => state.client_sessions.get(&backend, &id).await.ok(),
         Err(_) => None,
     };
     Ok(match paid {

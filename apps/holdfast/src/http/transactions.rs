@@ -421,6 +421,13 @@ fn outcome(txn: &Transaction) -> Result<(), ApiError> {
         ),
         AuthStatus::Error => (StatusCode::BAD_GATEWAY, "processor_error", None),
         AuthStatus::TimedOut => (StatusCode::GATEWAY_TIMEOUT, "processor_timeout", None),
+        // A payment is answered once its processor has: never while pending.
+        AuthStatus::Pending => {
+            return Err(ApiError::Internal(format!(
+                "transaction {} answered while pending",
+                txn.id
+            )));
+        }
     };
     Err(ApiError::PaymentNotApproved {
         status,

@@ -136,6 +136,10 @@ crate::words! {
         /// T: the processor did not answer in time; any hold was reversed.
         #[strum(serialize = "T")]
         TimedOut,
+        /// P: no answer yet: the transaction is `pending`, its processor call in flight (or cut
+        /// short by a crash, until reconciliation records it).
+        #[strum(serialize = "P")]
+        Pending,
     }
 }
 
@@ -208,7 +212,7 @@ mod tests {
                 .copied()
                 .map(AuthStatus::as_str)
                 .collect::<Vec<_>>(),
-            ["A", "D", "E", "T"]
+            ["A", "D", "E", "T", "P"]
         );
         assert_eq!(
             AvsCode::ALL

@@ -60,7 +60,7 @@ macro_rules! claimed_rows_of {
                 n::webhook_id,
                 n::event_type,
                 e::data,
-                n::created_on,
+                e::created_on,
                 w::all_columns.nullable(),
             ))
     };

@@ -415,7 +415,7 @@ pub(super) mod tests {
                 processor_code: String::new(),
                 processor_message: "pending".into(),
                 processor_transaction_id: String::new(),
-                status: AuthStatus::Error,
+                status: AuthStatus::Pending,
             },
             mode: Mode::Test,
             state: TxnState::Pending,

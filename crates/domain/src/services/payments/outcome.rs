@@ -73,7 +73,7 @@ pub(super) fn placeholder() -> Authorization {
         processor_code: String::new(),
         processor_message: "pending".into(),
         processor_transaction_id: String::new(),
-        status: AuthStatus::Error,
+        status: AuthStatus::Pending,
     }
 }
 

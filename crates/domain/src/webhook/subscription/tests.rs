@@ -137,3 +137,51 @@ fn the_twenty_fifth_failure_disables() {
         "re-enabled by PATCH at 25: the next failure disables again"
     );
 }
+
+/// What a field's parse came to, its value dropped.
+type Parsed = Result<(), Invalid>;
+
+/// The field limits of docs/decisions.md, each at its edge: the longest accepted, one more
+/// refused, under the field's own name.
+#[test]
+fn field_limits_hold_at_their_edges() {
+    let url = |len: usize| {
+        let base = "https://example.com/";
+        format!("{base}{}", "a".repeat(len - base.len()))
+    };
+    let cases: [(&str, usize, Parsed, Parsed); 4] = [
+        (
+            "endpointUrl",
+            EndpointUrl::MAX_LEN,
+            EndpointUrl::parse(&url(2048)).map(drop),
+            EndpointUrl::parse(&url(2049)).map(drop),
+        ),
+        (
+            "description",
+            500,
+            Description::parse(&"d".repeat(500)).map(drop),
+            Description::parse(&"d".repeat(501)).map(drop),
+        ),
+        (
+            "customHeader.name",
+            64,
+            CustomHeader::parse(&"n".repeat(64), "v").map(drop),
+            CustomHeader::parse(&"n".repeat(65), "v").map(drop),
+        ),
+        (
+            "customHeader.value",
+            1024,
+            CustomHeader::parse("X-A", &"v".repeat(1024)).map(drop),
+            CustomHeader::parse("X-A", &"v".repeat(1025)).map(drop),
+        ),
+    ];
+    for (field, longest, at_edge, past_edge) in cases {
+        assert!(at_edge.is_ok(), "{field}: {longest} characters refused");
+        assert_eq!(
+            past_edge.map_err(|e| e.field),
+            Err(field),
+            "{field}: {} characters accepted",
+            longest + 1
+        );
+    }
+}

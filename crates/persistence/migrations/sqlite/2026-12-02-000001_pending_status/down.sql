@@ -1,0 +1,1 @@
+UPDATE transactions SET status = 'E' WHERE state = 'pending' AND status = 'P';
