@@ -26,7 +26,7 @@ INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amoun
     partial, processor_code, processor_message, processor_transaction_id, status, parent_id, refunded_amount)
   SELECT 'txn_pgb' || :n, :pfm, 'test', :mid, 'auth', 'pending', 1000, 'USD', 0, now(),
     '411111', 'visa', '1111', 'credit', 'plan_x', 'Default plan', 'midCon_x', 'Sandbox', 0, 'U', 'P',
-    false, '', 'pending', '', 'E', NULL, 0
+    false, '', 'pending', '', 'P', NULL, 0
     FROM claim;
 -- 4. The completion: final row, event, fan-out and idempotent response in one statement (its
 -- plain form: an auth has no original to move and no client session to close).
