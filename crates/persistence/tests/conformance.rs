@@ -408,6 +408,7 @@ conformance!(
     a_created_resource_and_its_stored_answer_commit_together,
     single_use_tokens_are_taken_once_and_expire,
     single_use_cards_are_erased_once_used_or_expired,
+    a_token_is_deleted_once_in_its_own_scope,
     merchant_events_fan_out_to_matching_active_subscriptions,
     the_counter_disables_at_twenty_five_and_queues_one_email,
     a_batch_of_outcomes_keeps_their_order_on_the_counter,

@@ -66,6 +66,7 @@ pub const ROUTES: &[Route] = &[
     // Public keys may tokenize (spec 5.3); a token is made in the key's own mode.
     ("POST", "/v1/tokens", Access::PublicOrPrivate, Some(TOKEN_BODY), Resource::None, 201),
     ("GET", "/v1/tokens/{id}", Access::Private, None, Resource::Token, 0),
+    ("DELETE", "/v1/tokens/{id}", Access::Private, None, Resource::Token, 0),
     ("POST", "/v1/webhooks", Access::Private, Some(WEBHOOK_BODY), Resource::None, 201),
     ("GET", "/v1/webhooks", Access::Private, None, Resource::None, 200),
     // The catalogue has no mode: both modes read the same list.

@@ -755,6 +755,30 @@ async fn tokens_single_use_and_vault(env: Env) {
         (reply.status, reply.error_param()),
         (StatusCode::BAD_REQUEST, Some("payment"))
     );
+    // Deleted (a customer's saved card removed on request), a vault token is gone with its card:
+    // not found, and a payment with it is refused like one with a token never made. Another
+    // mode cannot delete it.
+    let path = format!("/v1/tokens/{vault_id}");
+    assert_eq!(
+        api.delete(&path, &live_private).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let deleted = api.delete(&path, key).await;
+    assert_eq!(
+        (deleted.status, deleted.body["deleted"].as_bool()),
+        (StatusCode::OK, Some(true)),
+        "{}",
+        deleted.text
+    );
+    assert_eq!(api.get(&path, key).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(api.delete(&path, key).await.status, StatusCode::NOT_FOUND);
+    let reply = api.post("/v1/transactions", key, &pay(&vault_id)).await;
+    assert_eq!(
+        (reply.status, reply.error_param()),
+        (StatusCode::BAD_REQUEST, Some("payment.token")),
+        "{}",
+        reply.text
+    );
     let reply = api
         .post("/v1/tokens", key, r#"{"type": "forever", "payment": {}}"#)
         .await;

@@ -21,7 +21,7 @@ use super::extract::{ApiJson, Caller};
 use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::transactions::PaymentBody;
-use super::views::{rfc3339, timestamp_or_null};
+use super::views::{DeletedView, rfc3339, timestamp_or_null};
 use crate::state::AppState;
 
 pub fn routes(r: &mut Routes) {
@@ -36,6 +36,12 @@ pub fn routes(r: &mut Routes) {
         "/v1/tokens/{id}",
         Access::Private,
         web::route().to(get),
+    );
+    r.add(
+        Method::DELETE,
+        "/v1/tokens/{id}",
+        Access::Private,
+        web::route().to(delete),
     );
 }
 
@@ -188,6 +194,15 @@ pub(super) fn token_error(err: TokenError) -> ApiError {
     }
 }
 
+fn not_found() -> ApiError {
+    ApiError::NotFound { resource: "token" }
+}
+
+/// The token a path names; a malformed id is as not found as an unknown one.
+fn token_id(raw: &str) -> Result<TokenId, ApiError> {
+    TokenId::parse("id", raw).map_err(|_| not_found())
+}
+
 /// Reads a token (never its card number).
 #[utoipa::path(get, path = "/v1/tokens/{id}", tag = "cards", operation_id = "getToken", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The token.", body = TokenView)))]
 async fn get(
@@ -195,8 +210,7 @@ async fn get(
     Caller(who): Caller,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let not_found = || ApiError::NotFound { resource: "token" };
-    let id = TokenId::parse("id", &id).map_err(|_| not_found())?;
+    let id = token_id(&id)?;
     let token = state
         .tokens
         .get(&who, &id)
@@ -204,4 +218,21 @@ async fn get(
         .map_err(token_error)?
         .ok_or_else(not_found)?;
     Ok(HttpResponse::Ok().json(view(&token)))
+}
+
+/// Deletes a token and the card sealed in it: a customer's saved card removed on request.
+#[utoipa::path(delete, path = "/v1/tokens/{id}", tag = "cards", operation_id = "deleteToken", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The token and its card are deleted.", body = DeletedView)))]
+async fn delete(
+    state: web::Data<AppState>,
+    Caller(who): Caller,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = token_id(&id)?;
+    if !state.tokens.delete(&who, &id).await.map_err(token_error)? {
+        return Err(not_found());
+    }
+    Ok(HttpResponse::Ok().json(DeletedView {
+        id: id.to_string(),
+        deleted: true,
+    }))
 }

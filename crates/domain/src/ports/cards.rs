@@ -83,6 +83,10 @@ pub trait TokenStore: Send + Sync {
         id: &crate::ids::TokenId,
     ) -> Result<Option<crate::payment::token::Token>, StoreError>;
 
+    /// Deletes token `id` of this platform and mode, its sealed card with it, in one
+    /// statement; `NotFound` when there is no such token.
+    async fn delete(&self, scope: &Scope, id: &crate::ids::TokenId) -> Result<(), StoreError>;
+
     /// Erases the sealed card of every single-use token that expired unused by `now` (the rows
     /// stay); returns how many were erased.
     async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError>;

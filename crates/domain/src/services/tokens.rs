@@ -296,6 +296,19 @@ impl TokenService {
         Ok(self.tokens.find(&who.scope, id).await?)
     }
 
+    /// Deletes one token of the caller's platform and mode, and the card sealed in it: a
+    /// customer's saved card removed on request, or a token that should no longer pay. Later
+    /// payments with it are refused as with a token that never existed. `false` when there is
+    /// no such token.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
+    pub async fn delete(&self, who: &Principal, id: &TokenId) -> Result<bool, TokenError> {
+        match self.tokens.delete(&who.scope, id).await {
+            Ok(()) => Ok(true),
+            Err(StoreError::NotFound) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Erases the sealed card of every single-use token that expired unused; returns how many
     /// (retention: a card kept sealed is still a card kept).
     #[tracing::instrument(level = "debug", skip_all)]
@@ -545,6 +558,39 @@ mod tests {
             Arc::new(fixed_ids("01")),
         );
         assert_eq!(service.erase_expired().await.unwrap(), 2);
+    }
+
+    /// What a mocked store answers, made afresh for each call (a `StoreError` is not `Clone`).
+    type StoreAnswer = fn() -> Result<(), StoreError>;
+
+    /// A delete is asked of the caller's own scope; a token not there is `false` (a 404 to
+    /// come), and any other store failure stays a failure.
+    #[tokio::test]
+    async fn a_token_is_deleted_in_the_callers_scope() {
+        let cases: [(StoreAnswer, Option<bool>); 3] = [
+            (|| Ok(()), Some(true)),
+            (|| Err(StoreError::NotFound), Some(false)),
+            (|| Err(StoreError::Unexpected("down".into())), None),
+        ];
+        for (stored, expected) in cases {
+            let mut tokens = MockTokenStore::new();
+            tokens
+                .expect_delete()
+                .withf(|scope, id| {
+                    scope.platform == PlatformId::from_suffix("1")
+                        && scope.mode == Mode::Test
+                        && id.as_str() == "tkn_gone"
+                })
+                .times(1)
+                .returning(move |_, _| stored());
+            let deleted = service(tokens)
+                .delete(
+                    &who(KeyType::Private),
+                    &TokenId::from_trusted("tkn_gone".into()),
+                )
+                .await;
+            assert_eq!(deleted.ok(), expected, "{:?}", stored());
+        }
     }
 
     fn who(key_type: KeyType) -> Principal {

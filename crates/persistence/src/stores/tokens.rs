@@ -79,6 +79,17 @@ impl TokenStore for SqlStore {
             .transpose()
     }
 
+    async fn delete(&self, scope: &Scope, id: &TokenId) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let deleted = conn
+            .execute(diesel::delete(
+                scoped(t::table, scope).filter(t::id.eq(id.as_str())),
+            ))
+            .await
+            .map_err(query_error("tokens"))?;
+        super::one_row(deleted).map_err(query_error("tokens"))
+    }
+
     async fn erase_expired(&self, now: OffsetDateTime) -> Result<usize, StoreError> {
         let mut conn = self.conn().await?;
         conn.execute(

@@ -77,6 +77,53 @@ pub async fn single_use_cards_are_erased_once_used_or_expired(db: Database) {
     );
 }
 
+/// A token is deleted, its sealed card with it, only in its own platform and mode, and once:
+/// afterwards it is neither found nor taken.
+pub async fn a_token_is_deleted_once_in_its_own_scope(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let b = new_platform(&stores, "B").await;
+    let p = principal(&a, Mode::Test);
+    let tokens = &stores.tokens;
+    let (vault, kept) = (
+        token(&p, "vault", TokenKind::Vault),
+        token(&p, "kept", TokenKind::Vault),
+    );
+    for t in [&vault, &kept] {
+        tokens.save(t, None).await.unwrap();
+    }
+    for elsewhere in [principal(&a, Mode::Live), principal(&b, Mode::Test)] {
+        assert!(matches!(
+            tokens.delete(&elsewhere.scope, &vault.id).await,
+            Err(StoreError::NotFound)
+        ));
+    }
+    tokens.delete(&p.scope, &vault.id).await.unwrap();
+    assert!(matches!(
+        tokens.delete(&p.scope, &vault.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert_eq!(tokens.find(&p.scope, &vault.id).await.unwrap(), None);
+    assert!(
+        tokens
+            .take(&p.scope, &vault.id, &at(T0))
+            .await
+            .unwrap()
+            .into_token()
+            .is_none(),
+        "a deleted token pays no more"
+    );
+    assert_eq!(
+        tokens
+            .find(&p.scope, &kept.id)
+            .await
+            .unwrap()
+            .map(|t| t.sealed),
+        Some(kept.sealed),
+        "only that token, its card kept"
+    );
+}
+
 pub async fn single_use_tokens_are_taken_once_and_expire(db: Database) {
     let stores = db.stores();
     let a = new_platform(&stores, "A").await;

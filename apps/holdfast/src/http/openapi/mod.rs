@@ -48,6 +48,7 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         super::bins::lookup,
         super::tokens::create,
         super::tokens::get,
+        super::tokens::delete,
         super::webhooks::create,
         super::webhooks::list,
         super::webhooks::event_types,
