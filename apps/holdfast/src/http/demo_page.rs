@@ -64,7 +64,8 @@ fn closed() -> HttpResponse {
     let mut closed = page(
         "Demo closed",
         "<main><h1>The demo checkout is closed</h1><p>Its private key was deactivated or \
-         deleted. Restart <code>holdfast serve</code> to give it new keys.</p></main>",
+         deleted. Activate it again, or restart <code>holdfast serve</code> to give the demo \
+         new keys.</p></main>",
     );
     *closed.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
     closed

@@ -264,10 +264,11 @@ impl Deliverer {
             Ok(batch) if !batch.is_empty() => {
                 // Under load a serve delivers what it writes itself (hand-offs): what a claim
                 // finds there is a retry, a row another process left, or one a hand-off missed.
-                // (The fields are computed only when debug logging is on.)
+                // (The fields are computed only when debug logging is on; a resend's event may be
+                // days old.)
                 tracing::debug!(
                     claimed = batch.len(),
-                    oldest_ms = batch
+                    oldest_event_ms = batch
                         .iter()
                         .map(|n| (now - n.created_on).whole_milliseconds())
                         .max(),

@@ -83,7 +83,7 @@ pub struct Claimed {
     pub event_type: String,
     /// The event's data as JSON text, sent as `data`.
     pub event_data: String,
-    /// When the notification was queued.
+    /// When its event happened, sent as `createdOn` (a resend's too: it resends the event).
     pub created_on: OffsetDateTime,
     /// The subscription as it is now: `None` when deleted.
     pub subscription: Option<Subscription>,
