@@ -437,8 +437,49 @@ async fn guessed_links_lock_the_address_out(env: Env) {
     assert!(after.headers().contains_key(reqwest::header::RETRY_AFTER));
 }
 
+/// Five wrong passwords lock an account however they are sent: twenty sent at once are
+/// counted before their passwords are checked, so at most five are checked (401) and the rest
+/// are refused (429) — and then even the right password is.
+async fn wrong_passwords_sent_at_once_lock_the_account_at_five(env: Env) {
+    let platform = env.create_platform("Acme");
+    holdfast_e2e::dashboard::set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let server = env.serve();
+    let mut guesses = tokio::task::JoinSet::new();
+    for n in 0..20 {
+        let url = server.url("/dashboard/sign-in");
+        guesses.spawn(async move {
+            let password = format!("wrong guess number {n}");
+            client()
+                .post(url)
+                .form(&[("email", "owner@example.com"), ("password", &password)])
+                .send()
+                .await
+                .unwrap()
+                .status()
+        });
+    }
+    let statuses = guesses.join_all().await;
+    let checked = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::UNAUTHORIZED)
+        .count();
+    let refused = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert_eq!((checked, refused), (5, 15), "{statuses:?}");
+    let right = client()
+        .post(server.url("/dashboard/sign-in"))
+        .form(&[("email", "owner@example.com"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status(), StatusCode::TOO_MANY_REQUESTS);
+}
+
 on_both_backends!(
     every_change_lands_in_the_audit_log,
+    wrong_passwords_sent_at_once_lock_the_account_at_five,
     a_forgotten_password_is_reset_by_an_emailed_link,
     one_email_switches_between_its_platforms,
     the_platform_switch_shares_the_sign_in_lockout,

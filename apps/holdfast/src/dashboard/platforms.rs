@@ -114,13 +114,13 @@ async fn switch(
     let platform = PlatformId::parse("platform", &form.fields.platform)
         .map_err(|_| DashboardError::BadForm)?;
     // The same budget as the sign-in page: a switch is a sign-in to another account.
-    let throttle = &state.sign_in_throttle;
-    if let Some(wait) = throttle
-        .locked(email)
-        .or_else(|| state.rate_limits.locked_out(signed.address))
-    {
+    if let Some(wait) = state.rate_limits.locked_out(signed.address) {
         return locked_out(&state, signed, wait).await;
     }
+    let attempt = match state.sign_in_throttle.attempt(email) {
+        Ok(attempt) => attempt,
+        Err(wait) => return locked_out(&state, signed, wait).await,
+    };
     match state
         .dashboard
         .sign_in(
@@ -132,14 +132,14 @@ async fn switch(
         .await
     {
         Ok((secret, _)) => {
-            throttle.succeeded(email);
+            attempt.succeeded();
             // The old session ends: one browser, one session, and a new secret for the new
             // account.
             state.dashboard.sign_out(&signed.secret).await?;
             Ok(signed_in_now(&req, &secret))
         }
         Err(SignInError::Refused) => {
-            throttle.failed(email);
+            attempt.failed();
             // The attempt that spends the budget is refused like the ones after it.
             if let Some(wait) = state.rate_limits.failed(signed.address) {
                 return locked_out(&state, signed, wait).await;

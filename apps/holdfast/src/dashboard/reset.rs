@@ -81,8 +81,9 @@ async fn request(
     // At most five links an account within 15 minutes; past that the answer stays the same
     // and nothing is sent, so the count tells nobody the account exists.
     let throttle = &state.reset_throttle;
-    if throttle.locked(&form.email).is_none() {
-        throttle.failed(&form.email);
+    if let Ok(link) = throttle.attempt(&form.email) {
+        // Every link counts, whatever becomes of it.
+        link.failed();
         // The link and its email are made after the answer: waiting for them would take
         // longer for an address with an account than for one without, and so tell which
         // addresses have one.

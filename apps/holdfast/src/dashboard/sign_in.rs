@@ -75,25 +75,25 @@ async fn sign_in(
         return Err(DashboardError::Forgery);
     }
     let address = req.peer_addr().map(|a| a.ip());
-    let throttle = &state.sign_in_throttle;
-    if let Some(wait) = throttle
-        .locked(&form.email)
-        .or_else(|| state.rate_limits.locked_out(address))
-    {
+    if let Some(wait) = state.rate_limits.locked_out(address) {
         return Ok(too_many(wait));
     }
+    let attempt = match state.sign_in_throttle.attempt(&form.email) {
+        Ok(attempt) => attempt,
+        Err(wait) => return Ok(too_many(wait)),
+    };
     match state
         .dashboard
         .sign_in(&form.email, &form.password, None, address)
         .await
     {
         Ok((secret, signed_in)) => {
-            throttle.succeeded(&form.email);
+            attempt.succeeded();
             tracing::info!(user = %signed_in.user.id, platform = %signed_in.user.platform_id, "signed in to the dashboard");
             Ok(signed_in_now(&req, &secret))
         }
         Err(SignInError::Refused) => {
-            throttle.failed(&form.email);
+            attempt.failed();
             if let Some(wait) = state.rate_limits.failed(address) {
                 return Ok(too_many(wait));
             }

@@ -23,44 +23,73 @@ pub struct SignInThrottle {
 }
 
 impl SignInThrottle {
-    /// How long `email` must still wait before trying again, if it is locked.
-    pub fn locked(&self, email: &str) -> Option<Duration> {
-        self.locked_at(email, Instant::now())
+    /// Counts an attempt for `email` before its password is checked, or says how long the
+    /// account must still wait. Counted first, attempts sent at once cannot together pass the
+    /// limit while their passwords are being checked.
+    pub fn attempt(&self, email: &str) -> Result<Attempt<'_>, Duration> {
+        self.attempt_at(email, Instant::now())
     }
 
-    /// Counts a wrong password for `email`.
-    pub fn failed(&self, email: &str) {
-        self.failed_at(email, Instant::now());
-    }
-
-    /// A right password: the account's count starts again.
-    pub fn succeeded(&self, email: &str) {
-        self.lock().remove(&key(email));
-    }
-
-    fn locked_at(&self, email: &str, now: Instant) -> Option<Duration> {
-        let accounts = self.lock();
-        let &(count, since) = accounts.get(&key(email))?;
-        let ends = since + WINDOW;
-        (count >= FAILURES && now < ends).then(|| ends - now)
-    }
-
-    fn failed_at(&self, email: &str, now: Instant) {
+    fn attempt_at(&self, email: &str, now: Instant) -> Result<Attempt<'_>, Duration> {
+        let key = key(email);
         let mut accounts = self.lock();
         if accounts.len() >= SWEEP_AT {
             accounts.retain(|_, (_, since)| now < *since + WINDOW);
         }
-        let entry = accounts.entry(key(email)).or_insert((0, now));
+        let entry = accounts.entry(key.clone()).or_insert((0, now));
         if now >= entry.1 + WINDOW {
             *entry = (0, now);
         }
+        let ends = entry.1 + WINDOW;
+        if entry.0 >= FAILURES {
+            return Err(ends - now);
+        }
         entry.0 += 1;
+        Ok(Attempt {
+            throttle: self,
+            key,
+            settled: false,
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (u32, Instant)>> {
         self.accounts
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// One sign-in attempt, counted as a failure until it is known: a wrong password leaves it
+/// counted, a right one starts the account's count again, and one whose password could not be
+/// checked (the store failed) is given back when dropped.
+#[derive(Debug)]
+#[must_use = "an attempt not settled is given back"]
+pub struct Attempt<'t> {
+    throttle: &'t SignInThrottle,
+    key: String,
+    settled: bool,
+}
+
+impl Attempt<'_> {
+    /// A wrong password: the attempt stays counted.
+    pub fn failed(mut self) {
+        self.settled = true;
+    }
+
+    /// A right password: the account's count starts again.
+    pub fn succeeded(mut self) {
+        self.settled = true;
+        self.throttle.lock().remove(&self.key);
+    }
+}
+
+impl Drop for Attempt<'_> {
+    fn drop(&mut self) {
+        if !self.settled
+            && let Some(entry) = self.throttle.lock().get_mut(&self.key)
+        {
+            entry.0 = entry.0.saturating_sub(1);
+        }
     }
 }
 
@@ -78,43 +107,63 @@ mod tests {
         let throttle = SignInThrottle::default();
         let start = Instant::now();
         for n in 0..FAILURES {
-            assert_eq!(
-                throttle.locked_at("ops@example.com", start),
-                None,
-                "after {n}"
-            );
-            throttle.failed_at("ops@example.com", start);
+            throttle
+                .attempt_at("ops@example.com", start)
+                .unwrap_or_else(|_| panic!("refused after {n}"))
+                .failed();
         }
         let wait = throttle
-            .locked_at(" OPS@example.com", start)
-            .expect("locked");
+            .attempt_at(" OPS@example.com", start)
+            .expect_err("locked");
         assert_eq!(wait, WINDOW);
-        assert_eq!(
-            throttle.locked_at("dev@example.com", start),
-            None,
+        assert!(
+            throttle.attempt_at("dev@example.com", start).is_ok(),
             "another account"
         );
-        assert_eq!(
-            throttle.locked_at("ops@example.com", start + WINDOW),
-            None,
-            "the window ends"
-        );
-        throttle.failed_at("ops@example.com", start + WINDOW);
-        assert_eq!(
-            throttle.locked_at("ops@example.com", start + WINDOW),
-            None,
+        throttle
+            .attempt_at("ops@example.com", start + WINDOW)
+            .expect("the window ends")
+            .failed();
+        assert!(
+            throttle
+                .attempt_at("ops@example.com", start + WINDOW)
+                .is_ok(),
             "a new window"
         );
-        throttle.succeeded("ops@example.com");
+        let other = "dev@example.com";
         for _ in 0..FAILURES - 1 {
-            throttle.failed_at("ops@example.com", start);
+            throttle.attempt_at(other, start).unwrap().failed();
         }
-        throttle.succeeded("ops@example.com");
-        throttle.failed_at("ops@example.com", start);
-        assert_eq!(
-            throttle.locked_at("ops@example.com", start),
-            None,
+        throttle.attempt_at(other, start).unwrap().succeeded();
+        for _ in 0..FAILURES - 1 {
+            throttle.attempt_at(other, start).unwrap().failed();
+        }
+        assert!(
+            throttle.attempt_at(other, start).is_ok(),
             "a success starts over"
         );
+    }
+
+    /// Attempts whose passwords are still being checked count: five at once, and the sixth is
+    /// refused before any of them is known. One that could not be checked is given back.
+    #[test]
+    fn attempts_count_before_their_passwords_are_checked() {
+        let throttle = SignInThrottle::default();
+        let start = Instant::now();
+        let mut pending: Vec<Attempt<'_>> = (0..FAILURES)
+            .map(|_| throttle.attempt_at("ops@example.com", start).unwrap())
+            .collect();
+        assert!(
+            throttle.attempt_at("ops@example.com", start).is_err(),
+            "five in flight lock the account"
+        );
+        drop(pending.pop());
+        let sixth = throttle.attempt_at("ops@example.com", start);
+        assert!(sixth.is_ok(), "an attempt given back frees its place");
+        sixth.unwrap().failed();
+        for attempt in pending {
+            attempt.failed();
+        }
+        assert!(throttle.attempt_at("ops@example.com", start).is_err());
     }
 }
