@@ -17,7 +17,7 @@
 //! | `HOLDFAST_VAULT_PREVIOUS_KEYS` | none | `id:base64,…`: retired keys that still open old data |
 //! | `HOLDFAST_VAULT_KEY_FILE` | `./data/vault.key` | used (and created once) when no key is given |
 //! | `HOLDFAST_RATE_LIMIT_PRIVATE_PER_S` | `100` | requests per second per private key; `0` is off |
-//! | `HOLDFAST_RATE_LIMIT_PUBLIC_PER_S` | `20` | requests per second per public key (its page loads: ten times that, apart); `0` is off |
+//! | `HOLDFAST_RATE_LIMIT_PUBLIC_PER_S` | `20` | requests per second per public key and client address (its page loads: ten times that, apart); `0` is off |
 //! | `HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN` | `60` | failed authentications per minute per address |
 //! | `HOLDFAST_PUBLIC_URL` | `http://127.0.0.1:8080` | the start of the dashboard links the CLI prints (in `cli.rs`) |
 //! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
@@ -133,7 +133,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HOLDFAST_RATE_LIMIT_PRIVATE_PER_S", default_value_t = 100)]
     pub rate_limit_private_per_s: u32,
 
-    /// Requests per second per public key (token bucket, per replica); 0 turns it off.
+    /// Requests per second per public key and client address (token bucket, per replica); 0
+    /// turns it off.
     #[arg(long, env = "HOLDFAST_RATE_LIMIT_PUBLIC_PER_S", default_value_t = 20)]
     pub rate_limit_public_per_s: u32,
 

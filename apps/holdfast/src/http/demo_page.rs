@@ -54,7 +54,7 @@ async fn demo(state: &AppState) -> Result<Option<(&Demo, Principal)>, ApiError> 
     };
     state
         .rate_limits
-        .admit(&backend, Access::Private)
+        .admit(&backend, Access::Private, None)
         .map_err(|wait| ApiError::RateLimited { retry_after: wait })?;
     Ok(Some((demo, backend)))
 }

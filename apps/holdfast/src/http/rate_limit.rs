@@ -1,6 +1,7 @@
-//! Rate limits, per replica: a token bucket per API key (private and public keys have their
-//! own rates), and one per client address on requests that fail authentication, so guessing
-//! keys is slow. An address over its failure budget is refused before its key is even looked
+//! Rate limits, per replica: a token bucket per private key, one per public key and client
+//! address (a public key is on the merchant's page, so anyone can spend its budget: per address,
+//! one client cannot spend the shoppers'), and one per client address on requests that fail
+//! authentication, so guessing keys is slow. An address over its failure budget is refused before its key is even looked
 //! up: otherwise a right guess inside the lockout would still be served.
 //!
 //! Buckets live in this process's memory: with N replicas behind a balancer a client gets up to
@@ -40,13 +41,16 @@ const KEY_SWEEP_EVERY: u32 = 65_536;
 /// or not any address was locked out.
 const FAILURE_SWEEP_EVERY: u32 = 4_096;
 
+/// A public key's bucket: the key and the client address spending it.
+type PublicBucket = (KeyId, Option<IpAddr>);
+
 pub struct RateLimits {
     private: Option<DefaultKeyedRateLimiter<KeyId>>,
-    public: Option<DefaultKeyedRateLimiter<KeyId>>,
+    public: Option<DefaultKeyedRateLimiter<PublicBucket>>,
     /// A public key's page loads (the client script and its frames, `Access::Public`): one
     /// checkout loads several, so they have a bucket of their own, `PAGE_LOADS_PER_CALL` times
     /// the public rate, and never spend the key's tokenization budget.
-    pages: Option<DefaultKeyedRateLimiter<KeyId>>,
+    pages: Option<DefaultKeyedRateLimiter<PublicBucket>>,
     failures: Option<DefaultKeyedRateLimiter<IpAddr>>,
     /// Addresses that ran out of failures, and until when they are refused.
     blocked: Mutex<HashMap<IpAddr, Instant>>,
@@ -69,9 +73,13 @@ impl std::fmt::Debug for RateLimits {
     }
 }
 
+/// A bucket per key of `rate` requests a second.
+fn per_second<K: Clone + Eq + std::hash::Hash>(rate: NonZeroU32) -> DefaultKeyedRateLimiter<K> {
+    RateLimiter::keyed(Quota::per_second(rate))
+}
+
 impl RateLimits {
     pub fn new(settings: RateSettings) -> Self {
-        let per_second = |rate: NonZeroU32| RateLimiter::keyed(Quota::per_second(rate));
         Self {
             private: settings.private_per_s.map(per_second),
             public: settings.public_per_s.map(per_second),
@@ -95,21 +103,41 @@ impl RateLimits {
         Self::new(RateSettings::default())
     }
 
-    /// Whether `who` may make one more request of a route that requires `access` now; else how
-    /// long to wait.
-    pub fn admit(&self, who: &Principal, access: Access) -> Result<(), Duration> {
-        let limiter = match (access, who.key_type) {
-            (Access::Public, _) => &self.pages,
-            (_, KeyType::Private) => &self.private,
-            (_, KeyType::Public) => &self.public,
+    /// Whether `who`, calling from `address`, may make one more request of a route that
+    /// requires `access` now; else how long to wait.
+    pub fn admit(
+        &self,
+        who: &Principal,
+        access: Access,
+        address: Option<IpAddr>,
+    ) -> Result<(), Duration> {
+        let Some(key) = &who.key_id else {
+            return Ok(());
         };
-        let (Some(limiter), Some(key)) = (limiter, &who.key_id) else {
+        let public = match (access, who.key_type) {
+            (Access::Public, _) => &self.pages,
+            (_, KeyType::Public) => &self.public,
+            (_, KeyType::Private) => return self.spend(self.private.as_ref(), key),
+        };
+        self.spend(public.as_ref(), &(key.clone(), address))
+    }
+
+    /// One request from `bucket` of `limiter`, if that limit is on.
+    fn spend<K>(
+        &self,
+        limiter: Option<&DefaultKeyedRateLimiter<K>>,
+        bucket: &K,
+    ) -> Result<(), Duration>
+    where
+        K: Clone + Eq + std::hash::Hash,
+    {
+        let Some(limiter) = limiter else {
             return Ok(());
         };
         limiter
-            .check_key(key)
+            .check_key(bucket)
             .map_err(|not_until| not_until.wait_time_from(limiter.clock().now()))?;
-        // Buckets of keys gone quiet are full again: dropping them forgets nothing.
+        // Buckets gone quiet are full again: dropping them forgets nothing.
         if self.admitted.fetch_add(1, Ordering::Relaxed) % KEY_SWEEP_EVERY == KEY_SWEEP_EVERY - 1 {
             limiter.retain_recent();
         }
@@ -179,12 +207,39 @@ mod tests {
         })
     }
 
+    /// The address the tests' requests come from.
+    const HERE: Option<IpAddr> = Some(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
+
+    /// A public key is on the merchant's page: a client that spends its budget from one
+    /// address leaves every other address theirs. A private key's budget is the key's.
+    #[test]
+    fn a_public_keys_budget_is_per_address_a_private_keys_per_key() {
+        let limits = limits(2, 2, 0);
+        let elsewhere = Some(IpAddr::from([10, 0, 0, 9]));
+        for (key, access) in [
+            (who(KeyType::Public, "p"), Access::PublicOrPrivate),
+            (who(KeyType::Public, "p"), Access::Public),
+        ] {
+            while limits.admit(&key, access, HERE).is_ok() {}
+            assert!(
+                limits.admit(&key, access, elsewhere).is_ok(),
+                "{access:?}: another address keeps its budget"
+            );
+        }
+        let private = who(KeyType::Private, "s");
+        while limits.admit(&private, Access::Private, HERE).is_ok() {}
+        assert!(
+            limits.admit(&private, Access::Private, elsewhere).is_err(),
+            "a private key's budget is the key's, wherever it calls from"
+        );
+    }
+
     #[test]
     fn each_key_has_a_bucket_of_its_types_rate() {
         let limits = limits(5, 2, 0);
         let admitted = |key: &Principal| {
             (0..10)
-                .filter(|_| limits.admit(key, Access::PublicOrPrivate).is_ok())
+                .filter(|_| limits.admit(key, Access::PublicOrPrivate, HERE).is_ok())
                 .count()
         };
         assert_eq!(admitted(&who(KeyType::Private, "a")), 5);
@@ -195,7 +250,7 @@ mod tests {
         );
         assert_eq!(admitted(&who(KeyType::Public, "c")), 2);
         let wait = limits
-            .admit(&who(KeyType::Public, "c"), Access::PublicOrPrivate)
+            .admit(&who(KeyType::Public, "c"), Access::PublicOrPrivate, HERE)
             .unwrap_err();
         assert!(
             wait > Duration::ZERO && wait <= Duration::from_secs(1),
@@ -210,11 +265,11 @@ mod tests {
         let limits = limits(0, 2, 0);
         let key = who(KeyType::Public, "p");
         let pages = (0..100)
-            .filter(|_| limits.admit(&key, Access::Public).is_ok())
+            .filter(|_| limits.admit(&key, Access::Public, HERE).is_ok())
             .count();
         assert_eq!(pages, 2 * PAGE_LOADS_PER_CALL as usize);
         let calls = (0..10)
-            .filter(|_| limits.admit(&key, Access::PublicOrPrivate).is_ok())
+            .filter(|_| limits.admit(&key, Access::PublicOrPrivate, HERE).is_ok())
             .count();
         assert_eq!(calls, 2, "the tokenization budget is untouched");
     }
@@ -223,9 +278,9 @@ mod tests {
     fn zero_turns_a_limit_off() {
         let limits = limits(0, 0, 0);
         let key = who(KeyType::Private, "a");
-        assert!((0..10_000).all(|_| limits.admit(&key, Access::Private).is_ok()));
+        assert!((0..10_000).all(|_| limits.admit(&key, Access::Private, HERE).is_ok()));
         let public = who(KeyType::Public, "b");
-        assert!((0..10_000).all(|_| limits.admit(&public, Access::Public).is_ok()));
+        assert!((0..10_000).all(|_| limits.admit(&public, Access::Public, HERE).is_ok()));
         let address = Some(IpAddr::from([10, 0, 0, 1]));
         assert!((0..1_000).all(|_| limits.failed(address).is_none()));
         assert_eq!(limits.locked_out(address), None);

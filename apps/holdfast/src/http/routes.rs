@@ -202,7 +202,7 @@ pub async fn gate(
     }
     match state.auth.authenticate(presented, required).await {
         Ok(principal) => {
-            if let Err(wait) = state.rate_limits.admit(&principal, required) {
+            if let Err(wait) = state.rate_limits.admit(&principal, required, address) {
                 let refusal = ApiError::RateLimited { retry_after: wait };
                 return Ok(req.into_response(refusal.error_response()));
             }
