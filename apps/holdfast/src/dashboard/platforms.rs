@@ -139,7 +139,7 @@ async fn switch(
             Ok(signed_in_now(&req, &secret))
         }
         Err(SignInError::Refused) => {
-            attempt.failed();
+            attempt.stays_counted();
             // The attempt that spends the budget is refused like the ones after it.
             if let Some(wait) = state.rate_limits.failed(signed.address) {
                 return locked_out(&state, signed, wait).await;

@@ -82,8 +82,7 @@ async fn request(
     // and nothing is sent, so the count tells nobody the account exists.
     let throttle = &state.reset_throttle;
     if let Ok(link) = throttle.attempt(&form.email) {
-        // Every link counts, whatever becomes of it.
-        link.failed();
+        link.stays_counted();
         // The link and its email are made after the answer: waiting for them would take
         // longer for an address with an account than for one without, and so tell which
         // addresses have one.

@@ -93,7 +93,7 @@ async fn sign_in(
             Ok(signed_in_now(&req, &secret))
         }
         Err(SignInError::Refused) => {
-            attempt.failed();
+            attempt.stays_counted();
             if let Some(wait) = state.rate_limits.failed(address) {
                 return Ok(too_many(wait));
             }

@@ -59,9 +59,9 @@ impl SignInThrottle {
     }
 }
 
-/// One sign-in attempt, counted as a failure until it is known: a wrong password leaves it
-/// counted, a right one starts the account's count again, and one whose password could not be
-/// checked (the store failed) is given back when dropped.
+/// One sign-in attempt (or reset link), counted as a failure until it is known: a wrong
+/// password leaves it counted, a right one starts the account's count again, and one whose
+/// password could not be checked (the store failed) is given back when dropped.
 #[derive(Debug)]
 #[must_use = "an attempt not settled is given back"]
 pub struct Attempt<'t> {
@@ -71,8 +71,8 @@ pub struct Attempt<'t> {
 }
 
 impl Attempt<'_> {
-    /// A wrong password: the attempt stays counted.
-    pub fn failed(mut self) {
+    /// A wrong password, or a reset link sent: the attempt stays counted.
+    pub fn stays_counted(mut self) {
         self.settled = true;
     }
 
@@ -110,7 +110,7 @@ mod tests {
             throttle
                 .attempt_at("ops@example.com", start)
                 .unwrap_or_else(|_| panic!("refused after {n}"))
-                .failed();
+                .stays_counted();
         }
         let wait = throttle
             .attempt_at(" OPS@example.com", start)
@@ -123,7 +123,7 @@ mod tests {
         throttle
             .attempt_at("ops@example.com", start + WINDOW)
             .expect("the window ends")
-            .failed();
+            .stays_counted();
         assert!(
             throttle
                 .attempt_at("ops@example.com", start + WINDOW)
@@ -132,11 +132,11 @@ mod tests {
         );
         let other = "dev@example.com";
         for _ in 0..FAILURES - 1 {
-            throttle.attempt_at(other, start).unwrap().failed();
+            throttle.attempt_at(other, start).unwrap().stays_counted();
         }
         throttle.attempt_at(other, start).unwrap().succeeded();
         for _ in 0..FAILURES - 1 {
-            throttle.attempt_at(other, start).unwrap().failed();
+            throttle.attempt_at(other, start).unwrap().stays_counted();
         }
         assert!(
             throttle.attempt_at(other, start).is_ok(),
@@ -160,9 +160,9 @@ mod tests {
         drop(pending.pop());
         let sixth = throttle.attempt_at("ops@example.com", start);
         assert!(sixth.is_ok(), "an attempt given back frees its place");
-        sixth.unwrap().failed();
+        sixth.unwrap().stays_counted();
         for attempt in pending {
-            attempt.failed();
+            attempt.stays_counted();
         }
         assert!(throttle.attempt_at("ops@example.com", start).is_err());
     }
