@@ -337,6 +337,11 @@ mod tests {
             ),
             (100, 20, 60)
         );
+        assert_eq!(
+            serve.trusted_proxies,
+            crate::http::client_address::TrustedProxies::NONE,
+            "no X-Forwarded-For believed unless proxies are named"
+        );
         let w = &cli.webhooks;
         assert_eq!(
             (

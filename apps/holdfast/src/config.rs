@@ -19,7 +19,8 @@
 //! | `HOLDFAST_RATE_LIMIT_PRIVATE_PER_S` | `100` | requests per second per private key; `0` is off |
 //! | `HOLDFAST_RATE_LIMIT_PUBLIC_PER_S` | `20` | requests per second per public key and client address (its page loads: ten times that, apart); `0` is off |
 //! | `HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN` | `60` | failed authentications per minute per address |
-//! | `HOLDFAST_PUBLIC_URL` | `http://127.0.0.1:8080` | the start of the dashboard links the CLI prints (in `cli.rs`) |
+//! | `HOLDFAST_TRUSTED_PROXIES` | none | reverse proxies (`127.0.0.1, 10.0.0.0/8`) whose `X-Forwarded-For` names the client |
+//! | `HOLDFAST_PUBLIC_URL` | `http://127.0.0.1:8080` | the start of the dashboard links the CLI prints (in `cli.rs`); `https://…` makes the dashboard's cookie always `Secure` |
 //! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
 //! | `HOLDFAST_LOG_FORMAT` | `json` | `json` or `pretty` |
 
@@ -29,6 +30,8 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use holdfast_domain::payment::token::SESSION_HOLD;
 use holdfast_persistence::{DatabaseUrl, PoolOptions};
+
+use crate::http::client_address::TrustedProxies;
 
 #[derive(Debug, Clone, Args)]
 pub struct DatabaseArgs {
@@ -146,6 +149,20 @@ pub struct ServeArgs {
         default_value_t = 60
     )]
     pub rate_limit_failed_auth_per_min: u32,
+
+    /// Reverse proxies in front of `serve` (addresses and networks, comma-separated): from
+    /// them, the client's address is read from `X-Forwarded-For`. Empty: the TCP peer's.
+    #[arg(
+        long,
+        env = "HOLDFAST_TRUSTED_PROXIES",
+        default_value = "",
+        value_parser = parse_trusted_proxies
+    )]
+    pub trusted_proxies: TrustedProxies,
+}
+
+fn parse_trusted_proxies(raw: &str) -> Result<TrustedProxies, String> {
+    raw.parse()
 }
 
 impl ServeArgs {

@@ -6,6 +6,7 @@
 //! server's on every save). Secrets typed here (tax id, account number, IBAN) are never shown
 //! again, only their last four characters.
 
+use crate::http::client_address::client_address;
 use std::collections::BTreeMap;
 
 use actix_web::http::StatusCode;
@@ -89,9 +90,7 @@ fn refusal(error: &PageError) -> HttpResponse {
 /// An address past its failed-authentication budget is refused before any link is looked
 /// at: a right guess inside the lockout is no use.
 fn locked_out(req: &HttpRequest, state: &AppState) -> Option<HttpResponse> {
-    let wait = state
-        .rate_limits
-        .locked_out(req.peer_addr().map(|a| a.ip()))?;
+    let wait = state.rate_limits.locked_out(client_address(req))?;
     Some(too_many_attempts(wait))
 }
 
@@ -125,7 +124,7 @@ async fn show(
 /// and the guess that spends the budget is answered 429 like the ones after it.
 fn refused_guess(req: &HttpRequest, state: &AppState, error: &PageError) -> HttpResponse {
     if matches!(error, PageError::UnknownLink)
-        && let Some(wait) = state.rate_limits.failed(req.peer_addr().map(|a| a.ip()))
+        && let Some(wait) = state.rate_limits.failed(client_address(req))
     {
         return too_many_attempts(wait);
     }
@@ -151,7 +150,7 @@ async fn act(
         "submit" => {
             let confirmed = typed.get("confirm").is_some_and(|v| v == "yes");
             let signer = typed.get("signerName").map_or("", String::as_str);
-            let address = req.peer_addr().map(|a| a.ip());
+            let address = client_address(&req);
             state
                 .boarding
                 .submit(&link, signer, confirmed, address)

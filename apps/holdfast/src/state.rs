@@ -59,6 +59,11 @@ pub struct AppState {
     pub demo: Option<Arc<crate::demo::Demo>>,
     /// Apple Pay's domain association file, when configured.
     pub apple_pay_domain_association: Option<Arc<[u8]>>,
+    /// The proxies whose `X-Forwarded-For` names the client (none unless `serve` sets them).
+    pub trusted_proxies: Arc<crate::http::client_address::TrustedProxies>,
+    /// Whether the dashboard's cookie is `Secure` whatever the request's scheme: people reach
+    /// Holdfast at an `https` public URL.
+    pub secure_cookies: bool,
     database: Database,
 }
 
@@ -247,6 +252,8 @@ impl AppState {
             reset_throttle: Arc::default(),
             demo: None,
             apple_pay_domain_association: None,
+            trusted_proxies: Arc::default(),
+            secure_cookies: false,
             database,
         }
     }
@@ -268,6 +275,9 @@ impl AppState {
     pub fn with_public_url(mut self, url: &str) -> Self {
         self.dashboard = self.dashboard.with_public_url(url);
         self.boarding = self.boarding.with_public_url(url);
+        self.secure_cookies = url
+            .get(..8)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
         self
     }
 
@@ -306,6 +316,16 @@ impl AppState {
     #[must_use]
     pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
         self.rate_limits = Arc::new(limits);
+        self
+    }
+
+    /// Believe these proxies about the address they forward for.
+    #[must_use]
+    pub fn with_trusted_proxies(
+        mut self,
+        proxies: crate::http::client_address::TrustedProxies,
+    ) -> Self {
+        self.trusted_proxies = Arc::new(proxies);
         self
     }
 }

@@ -477,7 +477,48 @@ async fn wrong_passwords_sent_at_once_lock_the_account_at_five(env: Env) {
     assert_eq!(right.status(), StatusCode::TOO_MANY_REQUESTS);
 }
 
+/// The session cookie travels only over TLS when people reach Holdfast at an `https` public
+/// URL, or when the request came over TLS by the proxy's word; otherwise (a plain-http
+/// development server) the browser could not send it back, and it goes without `Secure`.
+async fn the_session_cookie_is_secure_behind_tls(env: Env) {
+    let platform = env.create_platform("Acme");
+    holdfast_e2e::dashboard::set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let cookie_from = async |server: &holdfast_e2e::Server, proto: Option<&str>| {
+        let mut request = client()
+            .post(server.url("/dashboard/sign-in"))
+            .form(&[("email", "owner@example.com"), ("password", ADMIN_PASSWORD)]);
+        if let Some(proto) = proto {
+            request = request.header("x-forwarded-proto", proto);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::SEE_OTHER);
+        response.headers()[reqwest::header::SET_COOKIE]
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    let plain = env.serve();
+    let behind_tls = env.serve_with(&[("HOLDFAST_PUBLIC_URL", PUBLIC_URL)]);
+    // (server, X-Forwarded-Proto, Secure)
+    let cases = [
+        (&plain, None, false),
+        (&plain, Some("http"), false),
+        (&plain, Some("https"), true),
+        (&behind_tls, None, true),
+        (&behind_tls, Some("http"), true),
+    ];
+    for (server, proto, secure) in cases {
+        let cookie = cookie_from(server, proto).await;
+        assert_eq!(
+            cookie.split(';').any(|flag| flag.trim() == "Secure"),
+            secure,
+            "{proto:?}: {cookie}"
+        );
+    }
+}
+
 on_both_backends!(
+    the_session_cookie_is_secure_behind_tls,
     every_change_lands_in_the_audit_log,
     wrong_passwords_sent_at_once_lock_the_account_at_five,
     a_forgotten_password_is_reset_by_an_emailed_link,

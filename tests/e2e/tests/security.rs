@@ -358,11 +358,111 @@ async fn failed_authentication_locks_out_an_address(env: Env) {
         .unwrap();
     assert!((1..=60).contains(&retry), "{retry}");
     assert_eq!(right.headers["cache-control"], "no-store");
+    // With no proxy trusted, a client that names another address in `X-Forwarded-For` is
+    // still the address it connects from.
+    let disguised = forwarded_for(&server, "/v1/merchants", &second_private, "198.51.100.77").await;
+    assert_eq!(disguised, StatusCode::TOO_MANY_REQUESTS);
+}
+
+/// A GET of `path` with `key`, as a proxy forwarding for `client` would send it; the status.
+async fn forwarded_for(
+    server: &holdfast_e2e::Server,
+    path: &str,
+    key: &str,
+    client: &str,
+) -> StatusCode {
+    reqwest::Client::new()
+        .get(server.url(path))
+        .header("x-api-key", key)
+        .header("x-forwarded-for", client)
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+/// Behind a proxy named in `HOLDFAST_TRUSTED_PROXIES`, a public key's budget and the lockout
+/// after failed authentications are per shopper it forwards for (the rightmost address it
+/// appended), not shared by everyone behind it; what a shopper writes to the left of its own
+/// address changes nothing.
+async fn a_trusted_proxy_names_the_client_it_forwards_for(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_RATE_LIMIT_PUBLIC_PER_S", "1"),
+        ("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3"),
+        // The tests connect from loopback: they play the proxy.
+        ("HOLDFAST_TRUSTED_PROXIES", "10.9.9.9, 127.0.0.0/8, ::1"),
+    ]);
+    let tokenize = |forwarded: &'static str, n: usize| {
+        let (url, key) = (server.url("/v1/tokens"), platform.public_key.clone());
+        async move {
+            let sent: Vec<_> = (0..n)
+                .map(|_| {
+                    let (url, key) = (url.clone(), key.clone());
+                    tokio::spawn(async move {
+                        reqwest::Client::new()
+                            .post(url)
+                            .header("x-api-key", key)
+                            .header("x-forwarded-for", forwarded)
+                            .header("content-type", "application/json")
+                            .body(TOKEN_BODY)
+                            .send()
+                            .await
+                            .unwrap()
+                            .status()
+                            .as_u16()
+                    })
+                })
+                .collect();
+            let mut statuses = Vec::new();
+            for reply in sent {
+                statuses.push(reply.await.unwrap());
+            }
+            statuses
+        }
+    };
+    let first = tokenize("203.0.113.1", 6).await;
+    assert!(
+        first.contains(&429),
+        "one shopper spends its budget: {first:?}"
+    );
+    assert_eq!(
+        tokenize("203.0.113.2", 1).await,
+        [201],
+        "another shopper behind the same proxy has a budget of its own"
+    );
+    // Key guessing locks out the guesser, not the proxy.
+    let unknown = "priv_test_ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut guesses = Vec::new();
+    for _ in 0..4 {
+        guesses.push(
+            forwarded_for(&server, "/v1/merchants", unknown, "198.51.100.1")
+                .await
+                .as_u16(),
+        );
+    }
+    assert_eq!(guesses, [401, 401, 401, 429]);
+    // A right key, as forwarded for: (X-Forwarded-For, status).
+    let cases = [
+        ("198.51.100.1", StatusCode::TOO_MANY_REQUESTS),
+        ("198.51.100.2", StatusCode::OK),
+        // Through two proxies.
+        ("198.51.100.2, 10.9.9.9", StatusCode::OK),
+        ("198.51.100.1, 10.9.9.9", StatusCode::TOO_MANY_REQUESTS),
+        // The guesser writes a fresh address before its own: it is the client's own writing.
+        ("198.51.100.9, 198.51.100.1", StatusCode::TOO_MANY_REQUESTS),
+    ];
+    for (client, status) in cases {
+        let got = forwarded_for(&server, "/v1/merchants", &platform.private_key, client).await;
+        assert_eq!(got, status, "{client}");
+    }
 }
 
 on_both_backends!(
     refusals_on_every_route,
     rate_limits_per_key,
     failed_authentication_locks_out_an_address,
+    a_trusted_proxy_names_the_client_it_forwards_for,
     wrong_type_on_an_inactive_key_is_401_not_403
 );

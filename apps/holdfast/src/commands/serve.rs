@@ -52,6 +52,7 @@ pub async fn run(
     };
     let mut state = AppState::with_payments(db.clone(), bins, vault, wallets, payments)
         .with_rate_limits(RateLimits::new(args.rate_limits()))
+        .with_trusted_proxies(args.trusted_proxies.clone())
         .with_max_subscriptions(webhooks.webhook_max_subscriptions)
         .with_secret_overlap(webhooks.secret_overlap())
         .with_apple_pay_domain_association(domain_association)

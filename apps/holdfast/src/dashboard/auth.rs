@@ -1,6 +1,7 @@
 //! Who a dashboard request is: the session cookie, the signed-in user it names, and the checks a
 //! form that changes anything must pass (this session's token, our own origin, an admin).
 
+use crate::http::client_address::client_address;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
@@ -37,9 +38,14 @@ pub fn presented_secret(req: &HttpRequest) -> Option<Secret> {
 
 /// The `Set-Cookie` value that hands `secret` to the browser: script cannot read it, no other
 /// site's request carries it, and over TLS it travels only encrypted. No `Max-Age`: the server
-/// ends the session (idle or absolute), and the browser forgets it when it closes.
+/// ends the session (idle or absolute), and the browser forgets it when it closes. `Secure`
+/// when people reach Holdfast at an `https` public URL, or when this request came over TLS
+/// (a proxy's `X-Forwarded-Proto` says so: believed from anyone, as it can only add the flag).
 pub fn session_cookie(req: &HttpRequest, secret: &Secret) -> String {
-    let secure = if req.connection_info().scheme() == "https" {
+    let configured = req
+        .app_data::<actix_web::web::Data<crate::state::AppState>>()
+        .is_some_and(|state| state.secure_cookies);
+    let secure = if configured || req.connection_info().scheme() == "https" {
         "; Secure"
     } else {
         ""
@@ -70,7 +76,7 @@ pub struct Signed {
     pub who: SignedIn,
     pub secret: Secret,
     pub csrf: String,
-    /// Where the request came from (the TCP peer), for the audit log.
+    /// Where the request came from (through trusted proxies), for the audit log.
     pub address: Option<IpAddr>,
 }
 
@@ -103,7 +109,7 @@ impl FromRequest for Signed {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let secret = presented_secret(req);
         let state = req.app_data::<web::Data<AppState>>().cloned();
-        let address = req.peer_addr().map(|a| a.ip());
+        let address = client_address(req);
         Box::pin(async move {
             let (Some(secret), Some(state)) = (secret, state) else {
                 return Err(DashboardError::SignIn);

@@ -1,6 +1,7 @@
 //! "Forgot your password?": a reset link emailed to the account's address. The page answers the
 //! same whether or not an account uses the address, so it tells nobody which emails exist.
 
+use crate::http::client_address::client_address;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::user::Email;
@@ -57,7 +58,7 @@ async fn request(
     if !is_same_origin(&req) {
         return Err(DashboardError::Forgery);
     }
-    let address = req.peer_addr().map(|a| a.ip());
+    let address = client_address(&req);
     // Each request counts against the address like a failed sign-in, so one address cannot
     // make us email many accounts; an address already over its budget is told to wait.
     if let Some(wait) = state

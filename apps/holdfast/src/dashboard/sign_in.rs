@@ -1,5 +1,6 @@
 //! Signing in and out, setting a password through a one-time link, and the Test/Live switch.
 
+use crate::http::client_address::client_address;
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -74,7 +75,7 @@ async fn sign_in(
     if !is_same_origin(&req) {
         return Err(DashboardError::Forgery);
     }
-    let address = req.peer_addr().map(|a| a.ip());
+    let address = client_address(&req);
     if let Some(wait) = state.rate_limits.locked_out(address) {
         return Ok(too_many(wait));
     }
@@ -228,7 +229,7 @@ async fn set_password(
         );
         Ok(super::too_many(wait, password_page(token, Some(&error))))
     };
-    let address = req.peer_addr().map(|a| a.ip());
+    let address = client_address(&req);
     if let Some(wait) = state.rate_limits.locked_out(address) {
         return locked(wait);
     }

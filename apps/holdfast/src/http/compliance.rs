@@ -2,6 +2,7 @@
 //! its questionnaire, its attestation, and the attestation as a printable page
 //! (docs/compliance.md).
 
+use super::client_address::client_address;
 use actix_web::http::Method;
 use actix_web::http::header::ContentType;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -139,7 +140,7 @@ async fn attest(
         name: body.name.unwrap_or_default(),
         title: body.title.unwrap_or_default(),
         agreed: body.agreed.unwrap_or(false),
-        address: req.peer_addr().map(|a| a.ip()),
+        address: client_address(&req),
     };
     let current = state
         .compliance

@@ -1,5 +1,6 @@
 //! Request extraction that answers bad input with a 400 naming the field.
 
+use super::client_address::client_address;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -254,7 +255,7 @@ impl FromRequest for Acting {
             .get::<Principal>()
             .and_then(|who| who.key_id.clone());
         std::future::ready(
-            key.map(|key| Acting(Actor::api(key, req.peer_addr().map(|a| a.ip()))))
+            key.map(|key| Acting(Actor::api(key, client_address(req))))
                 .ok_or_else(|| ApiError::Internal("route served without authentication".into())),
         )
     }

@@ -3,6 +3,7 @@
 mod apple_pay;
 mod bins;
 mod boarding_forms;
+pub mod client_address;
 mod client_sessions;
 pub mod clients;
 mod compliance;

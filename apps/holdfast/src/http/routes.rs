@@ -6,6 +6,7 @@
 //! else runs. A route registered any other way is therefore never reachable: forgetting to
 //! declare a route fails closed, never open.
 
+use super::client_address::client_address;
 use std::sync::Arc;
 
 use actix_web::body::MessageBody;
@@ -195,7 +196,7 @@ pub async fn gate(
             .get("x-api-key")
             .map(|v| v.to_str().unwrap_or_default()),
     };
-    let address = req.peer_addr().map(|a| a.ip());
+    let address = client_address(req.request());
     if let Some(wait) = state.rate_limits.locked_out(address) {
         let refusal = ApiError::RateLimited { retry_after: wait };
         return Ok(req.into_response(refusal.error_response()));
