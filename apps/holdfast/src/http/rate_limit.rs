@@ -6,6 +6,10 @@
 //!
 //! Buckets live in this process's memory: with N replicas behind a balancer a client gets up to
 //! N times the rate. docs/security.md says so.
+//!
+//! An "address" here is an IPv4 address or an IPv6 /64: one IPv6 subscriber is given a /64 (or
+//! more) and can send each request from a new address in it, so per address it would have
+//! budgets without end.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -43,6 +47,14 @@ const FAILURE_SWEEP_EVERY: u32 = 4_096;
 
 /// A public key's bucket: the key and the client address spending it.
 type PublicBucket = (KeyId, Option<IpAddr>);
+
+/// The holder of `address`'s budgets: an IPv4 address itself, an IPv6 address its /64.
+fn holder(address: IpAddr) -> IpAddr {
+    match address.to_canonical() {
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
+        v4 @ IpAddr::V4(_) => v4,
+    }
+}
 
 pub struct RateLimits {
     private: Option<DefaultKeyedRateLimiter<KeyId>>,
@@ -119,7 +131,7 @@ impl RateLimits {
             (_, KeyType::Public) => &self.public,
             (_, KeyType::Private) => return self.spend(self.private.as_ref(), key),
         };
-        self.spend(public.as_ref(), &(key.clone(), address))
+        self.spend(public.as_ref(), &(key.clone(), address.map(holder)))
     }
 
     /// One request from `bucket` of `limiter`, if that limit is on.
@@ -146,7 +158,7 @@ impl RateLimits {
 
     /// Whether `address` is still refused for its failed authentications, and for how long.
     pub fn locked_out(&self, address: Option<IpAddr>) -> Option<Duration> {
-        let address = address?;
+        let address = holder(address?);
         if !self.any_blocked.load(Ordering::Acquire) {
             return None;
         }
@@ -156,7 +168,7 @@ impl RateLimits {
 
     /// Counts a failed authentication from `address`; `Some(wait)` when that was one too many.
     pub fn failed(&self, address: Option<IpAddr>) -> Option<Duration> {
-        let (failures, address) = (self.failures.as_ref()?, address?);
+        let (failures, address) = (self.failures.as_ref()?, holder(address?));
         if self.failed.fetch_add(1, Ordering::Relaxed) % FAILURE_SWEEP_EVERY
             == FAILURE_SWEEP_EVERY - 1
         {
@@ -300,5 +312,35 @@ mod tests {
         assert!(limits.locked_out(guesser).is_some());
         assert_eq!(limits.locked_out(other), None);
         assert!(limits.failed(other).is_none());
+    }
+
+    /// An IPv6 client that takes a new address of its /64 for every guess is still one guesser,
+    /// and one shopper; the next /64 is someone else.
+    #[test]
+    fn an_ipv6_clients_budgets_are_its_64s() {
+        let at = |address: &str| -> Option<IpAddr> { Some(address.parse().unwrap()) };
+        let limits = limits(0, 2, 3);
+        let rotating = ["2001:db8:0:7::1", "2001:db8:0:7::2", "2001:db8:0:7:ffff::3"];
+        assert!(rotating.iter().all(|a| limits.failed(at(a)).is_none()));
+        assert!(limits.failed(at("2001:db8:0:7:1:2:3:4")).is_some());
+        assert!(limits.locked_out(at("2001:db8:0:7::9")).is_some());
+        assert_eq!(limits.locked_out(at("2001:db8:0:8::1")), None);
+        let key = who(KeyType::Public, "p");
+        let spent = (1..=10)
+            .filter(|n| {
+                let address = at(&format!("2001:db8:0:7::{n:x}"));
+                limits.admit(&key, Access::PublicOrPrivate, address).is_ok()
+            })
+            .count();
+        assert_eq!(spent, 2, "one /64, one budget");
+        assert!(
+            limits
+                .admit(&key, Access::PublicOrPrivate, at("2001:db8:0:8::1"))
+                .is_ok()
+        );
+        // IPv4 addresses stay apart, also written as IPv6.
+        assert!((0..3).all(|_| limits.failed(at("192.0.2.1")).is_none()));
+        assert!(limits.failed(at("::ffff:192.0.2.1")).is_some());
+        assert_eq!(limits.locked_out(at("192.0.2.2")), None);
     }
 }
