@@ -50,10 +50,16 @@ fn argon2() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
-fn hash_now(password: &str) -> String {
-    let salt = SaltString::generate(&mut OsRng);
+/// `password` hashed with today's parameters, with the salt of `like` when it has one.
+fn hash_now(password: &str, like: Option<&str>) -> String {
+    let fresh = SaltString::generate(&mut OsRng);
+    let like = like.and_then(|like| PasswordHash::new(like).ok());
+    let salt = like
+        .as_ref()
+        .and_then(|like| like.salt)
+        .unwrap_or_else(|| fresh.as_salt());
     argon2()
-        .hash_password(password.as_bytes(), &salt)
+        .hash_password(password.as_bytes(), salt)
         .expect("argon2id takes any password up to 4 GiB")
         .to_string()
 }
@@ -67,24 +73,80 @@ fn verify_now(password: &str, stored: &str) -> bool {
     })
 }
 
+/// What one argon2 computation is shared by: hashes of the same algorithm, version,
+/// parameters and salt differ only in the password they were made from.
+type Computation = (String, Option<u32>, String, String);
+
+/// The position of the first of `stored` that `password` opens, and how many argon2
+/// computations that took: one per distinct salt (and parameters) among them, whichever
+/// opens. A stored hash argon2 cannot compute costs nothing and opens nothing.
+fn first_opened(password: &str, stored: &[String]) -> (Option<usize>, usize) {
+    let mut outputs: Vec<(Computation, Option<argon2::password_hash::Output>)> = Vec::new();
+    let mut opened = None;
+    for (at, stored) in stored.iter().enumerate() {
+        // A stored hash that does not parse, or has no salt or output, opens nothing.
+        let Ok(parsed) = PasswordHash::new(stored) else {
+            continue;
+        };
+        let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else {
+            continue;
+        };
+        let shared: Computation = (
+            parsed.algorithm.to_string(),
+            parsed.version,
+            parsed.params.to_string(),
+            salt.as_str().to_owned(),
+        );
+        let made = outputs.iter().find(|(made, _)| *made == shared);
+        let output = if let Some((_, output)) = made {
+            *output
+        } else {
+            let output = Params::try_from(&parsed).ok().and_then(|params| {
+                argon2()
+                    .hash_password_customized(
+                        password.as_bytes(),
+                        Some(parsed.algorithm),
+                        parsed.version,
+                        params,
+                        salt,
+                    )
+                    .ok()
+                    .and_then(|made| made.hash)
+            });
+            outputs.push((shared, output));
+            output
+        };
+        // `Output`'s equality takes the same time wherever the two differ.
+        if opened.is_none() && output == Some(expected) {
+            opened = Some(at);
+        }
+    }
+    let computed = outputs
+        .iter()
+        .filter(|(_, output)| output.is_some())
+        .count();
+    (opened, computed)
+}
+
 #[async_trait::async_trait]
 impl PasswordHasher for Argon2Hasher {
-    async fn hash(&self, password: &Password) -> String {
+    async fn hash(&self, password: &Password, like: Option<String>) -> String {
         let password = password.expose().to_owned();
-        self.in_turn(move || hash_now(&password)).await
+        self.in_turn(move || hash_now(&password, like.as_deref()))
+            .await
     }
 
-    async fn verify(&self, password: &Password, stored: Option<String>) -> bool {
+    async fn verify_any(&self, password: &Password, stored: Vec<String>) -> Option<usize> {
         let password = password.expose().to_owned();
         let decoy = self.decoy.clone();
         self.in_turn(move || {
-            if let Some(stored) = stored {
-                return verify_now(&password, &stored);
+            let (opened, computations) = first_opened(&password, &stored);
+            if computations == 0 {
+                // The answer is no; the work is done all the same.
+                let decoy = decoy.get_or_init(|| hash_now("the decoy no account has", None));
+                std::hint::black_box(verify_now(&password, decoy));
             }
-            // The answer is no; the work is done all the same.
-            let decoy = decoy.get_or_init(|| hash_now("the decoy no account has"));
-            std::hint::black_box(verify_now(&password, decoy));
-            false
+            opened
         })
         .await
     }
@@ -99,17 +161,73 @@ mod tests {
         let hasher = Argon2Hasher::default();
         let right = Password::parse("correct horse battery").unwrap();
         let wrong = Password::parse("correct horse battery!").unwrap();
-        let stored = hasher.hash(&right).await;
+        let stored = hasher.hash(&right, None).await;
         assert!(
             stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
             "{stored}"
         );
         assert!(!stored.contains(right.expose()));
-        assert_ne!(stored, hasher.hash(&right).await, "salted");
-        assert!(hasher.verify(&right, Some(stored.clone())).await);
-        assert!(!hasher.verify(&wrong, Some(stored)).await);
-        assert!(!hasher.verify(&right, Some("not a hash".into())).await);
+        assert_ne!(stored, hasher.hash(&right, None).await, "salted");
+        assert_eq!(
+            hasher.verify_any(&right, vec![stored.clone()]).await,
+            Some(0)
+        );
+        assert_eq!(hasher.verify_any(&wrong, vec![stored]).await, None);
+        assert_eq!(
+            hasher.verify_any(&right, vec!["not a hash".into()]).await,
+            None
+        );
         let decoy = Password::parse("the decoy no account has").unwrap();
-        assert!(!hasher.verify(&decoy, None).await, "no account, no entry");
+        assert_eq!(
+            hasher.verify_any(&decoy, Vec::new()).await,
+            None,
+            "no account, no entry"
+        );
+    }
+
+    /// An email's accounts hashed alike share one computation: a wrong password costs one
+    /// argon2 run however many accounts the email has, and a right one opens its own account.
+    #[tokio::test]
+    async fn hashes_made_alike_are_checked_in_one_computation() {
+        let hasher = Argon2Hasher::default();
+        let first = hasher
+            .hash(&Password::parse("first password").unwrap(), None)
+            .await;
+        let like = |password: &str| {
+            let hasher = hasher.clone();
+            let (password, like) = (Password::parse(password).unwrap(), first.clone());
+            async move { hasher.hash(&password, Some(like)).await }
+        };
+        let second = like("second password").await;
+        let third = like("first password").await;
+        let salt = |stored: &str| PasswordHash::new(stored).unwrap().salt.unwrap().to_string();
+        assert_eq!(salt(&second), salt(&first));
+        assert_eq!(third, first, "the same password and salt: the same hash");
+        let accounts = [first.clone(), second.clone(), "not a hash".into()];
+        // (password, the account it opens, argon2 runs)
+        let cases = [
+            ("first password", Some(0), 1),
+            ("second password", Some(1), 1),
+            ("nobody's password", None, 1),
+        ];
+        for (password, opens, runs) in cases {
+            assert_eq!(
+                first_opened(password, &accounts),
+                (opens, runs),
+                "{password}"
+            );
+        }
+        // Made apart, with salts of their own: a computation each.
+        let apart = hasher
+            .hash(&Password::parse("second password").unwrap(), None)
+            .await;
+        assert_eq!(
+            first_opened("second password", &[first, apart]),
+            (Some(1), 2)
+        );
+        assert_eq!(first_opened("first password", &[]), (None, 0));
+        // Another scheme's hash opens nothing, and costs nothing (the decoy's run stands in).
+        let other = "$pbkdf2-sha256$i=1000$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo";
+        assert_eq!(first_opened("first password", &[other.into()]), (None, 0));
     }
 }

@@ -277,6 +277,26 @@ async fn one_email_switches_between_its_platforms(env: Env) {
     let beta = env.create_platform("Beta");
     let beta_password = "beta horse battery staple";
     holdfast_e2e::dashboard::set_password(&env, &beta.id, &beta.owner_id, beta_password);
+    // The email's two accounts share a salt, so one argon2 run checks a password against
+    // both: a wrong one takes the same time for an email with one account or with several.
+    let hashes = env
+        .query_text("SELECT password_hash FROM users WHERE email = 'owner@example.com'")
+        .await;
+    let parts: Vec<Vec<String>> = hashes
+        .iter()
+        .map(|row| {
+            row[0]
+                .clone()
+                .unwrap()
+                .split('$')
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    assert_eq!(parts.len(), 2, "{hashes:?}");
+    assert_eq!(parts[0][1], "argon2id");
+    assert_eq!(parts[0][4], parts[1][4], "one salt");
+    assert_ne!(parts[0][5], parts[1][5], "two passwords");
     let server = env.serve();
     let pages = Pages {
         server: &server,

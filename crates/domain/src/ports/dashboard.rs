@@ -24,11 +24,15 @@ pub struct LinkEmail {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait PasswordHasher: Send + Sync {
-    /// The stored form (a PHC string, salt included) of `password`.
-    async fn hash(&self, password: &Password) -> String;
-    /// Whether `password` is the one `stored` was made from. With no `stored` (no such account)
-    /// it spends the same time and answers `false`, so timing tells nobody which emails exist.
-    async fn verify(&self, password: &Password, stored: Option<String>) -> bool;
+    /// The stored form (a PHC string, salt included) of `password`. With `like`, the stored
+    /// hash of another account of the same email, the new hash takes its salt, so that one
+    /// computation checks a password against every account of the email (`verify_any`).
+    async fn hash(&self, password: &Password, like: Option<String>) -> String;
+    /// The position of the first of `stored` that `password` was made from, if any. It spends
+    /// one computation per salt among them (one for all of an email's accounts hashed alike),
+    /// and one on a decoy when there is none (no such account), so timing tells neither which
+    /// emails exist nor how many accounts one has.
+    async fn verify_any(&self, password: &Password, stored: Vec<String>) -> Option<usize>;
 }
 
 /// Where users' passwords, their one-time links and their sessions are kept.
@@ -55,6 +59,14 @@ pub trait CredentialStore: Send + Sync {
         link: &UserLink,
         email: Option<LinkEmail>,
     ) -> Result<(), StoreError>;
+
+    /// The user of the link whose token hashes to `token`, if it is unused and unexpired at
+    /// `now`; writes nothing (the link is used by `redeem_link`).
+    async fn usable_link_user(
+        &self,
+        token: &KeyHash,
+        now: OffsetDateTime,
+    ) -> Result<Option<User>, StoreError>;
 
     /// Atomically: uses the link whose token hashes to `token` if it is unused and unexpired at
     /// `now`, sets its user's password hash, and ends every session of the user. The user, or

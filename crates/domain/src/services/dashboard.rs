@@ -92,39 +92,37 @@ impl DashboardService {
         let (Ok(email), Ok(password)) = (Email::parse(email), Password::parse(password)) else {
             // Spend what a real check spends: the refusal's timing says nothing either.
             let filler = Password::parse("not anybody's password").expect("long enough");
-            self.hasher.verify(&filler, None).await;
+            self.hasher.verify_any(&filler, Vec::new()).await;
             return Err(SignInError::Refused);
         };
         let mut candidates = self.credentials.sign_in_candidates(&email).await?;
         if let Some(platform) = platform {
             candidates.retain(|(user, _)| &user.platform_id == platform);
         }
-        if candidates.is_empty() {
-            self.hasher.verify(&password, None).await;
+        // One check for all of them (an email's accounts share a salt): the time a wrong
+        // password takes does not tell how many accounts the email has, or whether it has any.
+        let stored = candidates.iter().map(|(_, hash)| hash.clone()).collect();
+        let opened = self.hasher.verify_any(&password, stored).await;
+        let Some((user, _)) = opened.and_then(|at| candidates.into_iter().nth(at)) else {
             return Err(SignInError::Refused);
-        }
-        for (user, stored) in candidates {
-            if self.hasher.verify(&password, Some(stored)).await {
-                let now = self.clock.now();
-                let secret = Secret::new(self.ids.key_secret());
-                let session = Session {
-                    id_hash: secret.hash(),
-                    user_id: user.id.clone(),
-                    platform_id: user.platform_id.clone(),
-                    mode: Mode::Test,
-                    created_on: now,
-                    last_seen_on: now,
-                    expires_on: now + LIFETIME,
-                };
-                self.credentials.insert_session(&session).await?;
-                let actor = Actor::dashboard(user.id.clone(), address);
-                self.audit
-                    .record_user(&actor, Action::UserSignedIn, &user.platform_id, &user.id)
-                    .await;
-                return Ok((secret, SignedIn { user, session }));
-            }
-        }
-        Err(SignInError::Refused)
+        };
+        let now = self.clock.now();
+        let secret = Secret::new(self.ids.key_secret());
+        let session = Session {
+            id_hash: secret.hash(),
+            user_id: user.id.clone(),
+            platform_id: user.platform_id.clone(),
+            mode: Mode::Test,
+            created_on: now,
+            last_seen_on: now,
+            expires_on: now + LIFETIME,
+        };
+        self.credentials.insert_session(&session).await?;
+        let actor = Actor::dashboard(user.id.clone(), address);
+        self.audit
+            .record_user(&actor, Action::UserSignedIn, &user.platform_id, &user.id)
+            .await;
+        Ok((secret, SignedIn { user, session }))
     }
 
     /// Who the cookie's secret signs in, if anyone: a session past its absolute end or idle too
@@ -177,12 +175,7 @@ impl DashboardService {
         purpose: LinkPurpose,
         email: bool,
     ) -> Result<String, ServiceError> {
-        let user = self
-            .users
-            .get_user(platform, id)
-            .await
-            .map_err(ServiceError::Store)?
-            .ok_or(ServiceError::NotFound("user"))?;
+        let user = self.user(platform, id).await?;
         self.issue(actor, &user, purpose, email).await
     }
 
@@ -249,6 +242,33 @@ impl DashboardService {
         Ok(url)
     }
 
+    /// The platform's user `id`, or `NotFound("user")`.
+    async fn user(
+        &self,
+        platform: &PlatformId,
+        id: &UserId,
+    ) -> Result<crate::user::User, ServiceError> {
+        self.users
+            .get_user(platform, id)
+            .await
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("user"))
+    }
+
+    /// The stored hash of another account of `user`'s email, oldest first, whose salt `user`'s
+    /// new password takes: one check then covers every account of the email at sign-in.
+    async fn hashed_alike(&self, user: &crate::user::User) -> Result<Option<String>, ServiceError> {
+        let accounts = self
+            .credentials
+            .sign_in_candidates(&user.email)
+            .await
+            .map_err(ServiceError::Store)?;
+        Ok(accounts
+            .into_iter()
+            .find(|(account, _)| account.id != user.id)
+            .map(|(_, hash)| hash))
+    }
+
     /// Sets the password of the link's user and uses the link up; every session of the user
     /// ends. `NotFound("link")` when the link is unknown, used or expired.
     #[tracing::instrument(level = "debug", skip_all)]
@@ -258,7 +278,17 @@ impl DashboardService {
         password: &Password,
         address: Option<IpAddr>,
     ) -> Result<crate::user::User, ServiceError> {
-        let hash = self.hasher.hash(password).await;
+        let holder = self
+            .credentials
+            .usable_link_user(&token.hash(), self.clock.now())
+            .await
+            .map_err(ServiceError::Store)?;
+        // An unknown link is hashed for all the same: its answer takes a known one's time.
+        let like = match &holder {
+            Some(user) => self.hashed_alike(user).await?,
+            None => None,
+        };
+        let hash = self.hasher.hash(password, like).await;
         let user = self
             .credentials
             .redeem_link(&token.hash(), self.clock.now(), &hash)
@@ -281,7 +311,9 @@ impl DashboardService {
         id: &UserId,
         password: &Password,
     ) -> Result<(), ServiceError> {
-        let hash = self.hasher.hash(password).await;
+        let user = self.user(platform, id).await?;
+        let like = self.hashed_alike(&user).await?;
+        let hash = self.hasher.hash(password, like).await;
         self.credentials
             .set_password(platform, id, &hash)
             .await
@@ -317,22 +349,32 @@ mod tests {
         let mut hasher = MockPasswordHasher::new();
         hasher
             .expect_hash()
-            .returning(|p| format!("h:{}", p.expose()));
-        hasher
-            .expect_verify()
-            .returning(|p, stored| stored.is_some_and(|s| s == format!("h:{}", p.expose())));
+            .returning(|p, _| format!("h:{}", p.expose()));
+        hasher.expect_verify_any().returning(|p, stored| {
+            stored
+                .iter()
+                .position(|s| *s == format!("h:{}", p.expose()))
+        });
         hasher
     }
 
     fn service(credentials: MockCredentialStore) -> DashboardService {
+        service_with(credentials, MockUserStore::new(), hasher())
+    }
+
+    fn service_with(
+        credentials: MockCredentialStore,
+        users: MockUserStore,
+        hasher: MockPasswordHasher,
+    ) -> DashboardService {
         let mut ids = MockIds::new();
         ids.expect_key_secret()
             .returning(|| "ABCDEFGHIJKLMNOPQRSTUVWXYZ".into());
         let (auditor, _) = crate::services::audit::recording::auditor();
         DashboardService::new(
             Arc::new(credentials),
-            Arc::new(MockUserStore::new()),
-            Arc::new(hasher()),
+            Arc::new(users),
+            Arc::new(hasher),
             Arc::new(clock_at_noon()),
             Arc::new(ids),
             auditor,
@@ -451,5 +493,97 @@ mod tests {
             let found = service(credentials).signed_in(&secret).await.unwrap();
             assert_eq!(found.is_some(), live, "{idle}");
         }
+    }
+    /// A password set for one account of an email takes the salt of the email's oldest other
+    /// account, through a link or from the CLI, so that sign-in checks them all at once; an
+    /// email's first account, and an unknown link, get a salt of their own.
+    #[tokio::test]
+    async fn a_new_password_is_hashed_like_the_emails_other_accounts() {
+        let (a, b) = (user("a"), user("b"));
+        let mut credentials = MockCredentialStore::new();
+        let (holder, only) = (b.clone(), a.clone());
+        credentials
+            .expect_usable_link_user()
+            .returning(move |token, _| {
+                Ok(match token.as_bytes()[0] % 3 {
+                    0 => Some(holder.clone()),
+                    1 => Some(only.clone()),
+                    _ => None,
+                })
+            });
+        let accounts = vec![
+            (a.clone(), "h:of a".to_owned()),
+            (b.clone(), "h:of b".to_owned()),
+        ];
+        let (all, alone) = (accounts.clone(), accounts[..1].to_vec());
+        credentials
+            .expect_sign_in_candidates()
+            .returning(move |_| Ok(all.clone()));
+        credentials
+            .expect_redeem_link()
+            .returning(move |_, _, _| Ok(Some(b.clone())));
+        credentials
+            .expect_set_password()
+            .returning(|_, _, _| Ok(()));
+        let mut users = MockUserStore::new();
+        users.expect_get_user().returning(move |_, id| {
+            Ok(alone
+                .iter()
+                .find(|(u, _)| &u.id == id)
+                .map(|(u, _)| u.clone()))
+        });
+        let likes = Arc::new(Mutex::new(Vec::new()));
+        let seen = likes.clone();
+        let mut hasher = MockPasswordHasher::new();
+        hasher.expect_hash().returning(move |p, like| {
+            seen.lock().unwrap().push(like);
+            format!("h:{}", p.expose())
+        });
+        let service = service_with(credentials, users, hasher);
+        let password = Password::parse("a new password").unwrap();
+        // A token whose hash starts with each residue: b's link, a's link, an unknown one.
+        let token_for = |residue: u8| {
+            (0..1000)
+                .map(|n| Secret::new(format!("ABCDEFGHIJKLMNOPQRSTUVW{n:03}")))
+                .find(|t| t.hash().as_bytes()[0] % 3 == residue)
+                .unwrap()
+        };
+        service
+            .redeem(&token_for(0), &password, None)
+            .await
+            .unwrap();
+        service
+            .redeem(&token_for(1), &password, None)
+            .await
+            .unwrap();
+        service
+            .redeem(&token_for(2), &password, None)
+            .await
+            .unwrap();
+        service
+            .set_password(&Actor::operator(), &a.platform_id, &a.id, &password)
+            .await
+            .unwrap();
+        let missing = service
+            .set_password(
+                &Actor::operator(),
+                &a.platform_id,
+                &UserId::from_suffix("z"),
+                &password,
+            )
+            .await;
+        assert!(
+            matches!(missing, Err(ServiceError::NotFound("user"))),
+            "{missing:?}"
+        );
+        assert_eq!(
+            *likes.lock().unwrap(),
+            [
+                Some("h:of a".to_owned()),
+                Some("h:of b".to_owned()),
+                None,
+                Some("h:of b".to_owned()),
+            ]
+        );
     }
 }

@@ -171,6 +171,25 @@ impl CredentialStore for SqlStore {
         .map_err(query_error("user_links"))
     }
 
+    async fn usable_link_user(
+        &self,
+        token: &KeyHash,
+        now: OffsetDateTime,
+    ) -> Result<Option<User>, StoreError> {
+        let mut conn = self.conn().await?;
+        let link = l::table
+            .select(l::user_id)
+            .filter(l::token_hash.eq(token.as_bytes().as_slice()))
+            .filter(l::used_on.is_null())
+            .filter(l::expires_on.gt(Instant(now)));
+        let row: Option<UserRow> = conn
+            .first(u::table.select(USER_COLUMNS).filter(u::id.eq_any(link)))
+            .await
+            .optional()
+            .map_err(query_error("user_links"))?;
+        row.map(User::try_from).transpose()
+    }
+
     async fn redeem_link(
         &self,
         token: &KeyHash,

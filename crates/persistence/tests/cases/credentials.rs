@@ -55,6 +55,25 @@ pub async fn passwords_links_and_sessions_are_kept_by_hash_and_used_once(db: Dat
         .insert_link(&link(&owner_b, "L2", T0), None)
         .await
         .unwrap();
+    // Whose a link is, while it can be used: reading it uses nothing.
+    for _ in 0..2 {
+        let holder = credentials
+            .usable_link_user(&KeyHash::of("L1"), T0)
+            .await
+            .unwrap();
+        assert_eq!(holder.map(|u| u.id), Some(owner_a.id.clone()));
+    }
+    for (token, at) in [
+        ("L2", T0),
+        ("L1", T0 + time::Duration::hours(24)),
+        ("L3", T0),
+    ] {
+        let holder = credentials
+            .usable_link_user(&KeyHash::of(token), at)
+            .await
+            .unwrap();
+        assert_eq!(holder, None, "{token} at {at}: expired or unknown");
+    }
     let late = credentials
         .redeem_link(&KeyHash::of("L2"), T0, "h:late")
         .await
@@ -70,6 +89,11 @@ pub async fn passwords_links_and_sessions_are_kept_by_hash_and_used_once(db: Dat
         .await
         .unwrap();
     assert_eq!(again, None, "a link is used once");
+    let used_up = credentials
+        .usable_link_user(&KeyHash::of("L1"), T0)
+        .await
+        .unwrap();
+    assert_eq!(used_up, None, "a used link has no holder");
     credentials
         .set_password(&b.platform.id, &owner_b.id, "h:second")
         .await
