@@ -63,7 +63,7 @@ pub struct Actor {
     pub who: Who,
     /// Through which door.
     pub door: Door,
-    /// The address the request came from (the TCP peer); `None` at the command line.
+    /// The address the request came from (the TCP peer, or the client a trusted proxy forwards for); `None` at the command line.
     pub address: Option<IpAddr>,
 }
 

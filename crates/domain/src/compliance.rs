@@ -152,7 +152,7 @@ pub struct Attestation {
     pub title: String,
     /// When.
     pub on: OffsetDateTime,
-    /// The address the attestation came from (the TCP peer).
+    /// The address the attestation came from (the TCP peer, or the client a trusted proxy forwards for).
     pub address: Option<IpAddr>,
     /// The questionnaire attested.
     pub saq_type: SaqType,

@@ -16,8 +16,8 @@ const AT_ONCE: usize = 4;
 /// Hashes and checks dashboard passwords.
 #[derive(Debug, Clone)]
 pub struct Argon2Hasher {
-    /// What `verify` checks against when there is no account: a real hash, so a wrong email
-    /// costs what a wrong password does. Made at the first need, not by every process.
+    /// What `verify_any` checks against when there is no account: a real hash, so a wrong
+    /// email costs what a wrong password does. Made at the first need, not by every process.
     decoy: Arc<OnceLock<String>>,
     turns: Arc<Semaphore>,
 }
@@ -50,18 +50,24 @@ fn argon2() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
-/// `password` hashed with today's parameters, with the salt of `like` when it has one.
+/// `password` hashed with today's parameters, with the salt of `like` when it has one that
+/// argon2 takes (a salt read from the database may be anything), else a fresh one.
 fn hash_now(password: &str, like: Option<&str>) -> String {
-    let fresh = SaltString::generate(&mut OsRng);
     let like = like.and_then(|like| PasswordHash::new(like).ok());
-    let salt = like
+    let borrowed = like
         .as_ref()
         .and_then(|like| like.salt)
-        .unwrap_or_else(|| fresh.as_salt());
-    argon2()
-        .hash_password(password.as_bytes(), salt)
-        .expect("argon2id takes any password up to 4 GiB")
-        .to_string()
+        .and_then(|salt| argon2().hash_password(password.as_bytes(), salt).ok());
+    borrowed.map_or_else(
+        || {
+            let fresh = SaltString::generate(&mut OsRng);
+            argon2()
+                .hash_password(password.as_bytes(), &fresh)
+                .expect("argon2id takes any password up to 4 GiB")
+                .to_string()
+        },
+        |hash| hash.to_string(),
+    )
 }
 
 fn verify_now(password: &str, stored: &str) -> bool {
@@ -74,8 +80,8 @@ fn verify_now(password: &str, stored: &str) -> bool {
 }
 
 /// What one argon2 computation is shared by: hashes of the same algorithm, version,
-/// parameters and salt differ only in the password they were made from.
-type Computation = (String, Option<u32>, String, String);
+/// parameters, salt and length differ only in the password they were made from.
+type Computation = (String, Option<u32>, String, String, usize);
 
 /// The position of the first of `stored` that `password` opens, and how many argon2
 /// computations that took: one per distinct salt (and parameters) among them, whichever
@@ -96,6 +102,7 @@ fn first_opened(password: &str, stored: &[String]) -> (Option<usize>, usize) {
             parsed.version,
             parsed.params.to_string(),
             salt.as_str().to_owned(),
+            expected.len(),
         );
         let made = outputs.iter().find(|(made, _)| *made == shared);
         let output = if let Some((_, output)) = made {
@@ -217,6 +224,29 @@ mod tests {
                 "{password}"
             );
         }
+        // The same salt under other parameters: a computation of its own, and it opens.
+        let parsed = PasswordHash::new(&first).unwrap();
+        let older = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(8 * 1024, 1, 1, None).unwrap(),
+        )
+        .hash_password(b"older password", parsed.salt.unwrap())
+        .unwrap()
+        .to_string();
+        let mixed = [first.clone(), older];
+        assert_eq!(first_opened("older password", &mixed), (Some(1), 2));
+        assert_eq!(first_opened("first password", &mixed), (Some(0), 2));
+        // A salt argon2 refuses is not borrowed: the new hash gets one of its own.
+        let unfit = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaGhhc2hoYXNoaGFzaA";
+        let made = hasher
+            .hash(
+                &Password::parse("first password").unwrap(),
+                Some(unfit.into()),
+            )
+            .await;
+        assert_ne!(salt(&made), "c2FsdA");
+        assert_eq!(first_opened("first password", &[made]), (Some(0), 1));
         // Made apart, with salts of their own: a computation each.
         let apart = hasher
             .hash(&Password::parse("second password").unwrap(), None)

@@ -13,7 +13,7 @@ use std::str::FromStr;
 use actix_web::HttpRequest;
 use actix_web::http::header::HeaderValue;
 use actix_web::web;
-use ipnet::IpNet;
+use ipnet::{IpNet, Ipv4Net};
 
 use crate::state::AppState;
 
@@ -88,10 +88,22 @@ impl FromStr for TrustedProxies {
                         at + 1
                     )
                 })?;
-            nets.push(net.trunc());
+            nets.push(as_peers_are_seen(net.trunc()));
         }
         Ok(Self(nets))
     }
+}
+
+/// `net` as peers are compared with it: an IPv4-mapped IPv6 network (`::ffff:10.0.0.0/104`)
+/// as the IPv4 network it maps, since peers are seen in their IPv4 form.
+fn as_peers_are_seen(net: IpNet) -> IpNet {
+    if let IpNet::V6(v6) = net
+        && let Some(v4) = v6.network().to_ipv4_mapped()
+        && let Some(prefix) = v6.prefix_len().checked_sub(96)
+    {
+        return IpNet::V4(Ipv4Net::new(v4, prefix).expect("an IPv4 prefix of at most 32"));
+    }
+    net
 }
 
 /// The address `req` came from: through the proxies `serve` was told to trust.
@@ -194,6 +206,17 @@ mod tests {
             !parsed.trusts(addr("192.0.2.2")),
             "an address is itself only"
         );
+        // Written IPv4-mapped, as some configurations do: trusted as the IPv4 peers are seen.
+        let mapped: TrustedProxies = "::ffff:10.0.0.0/104, ::ffff:192.0.2.1".parse().unwrap();
+        for seen in ["10.1.2.3", "::ffff:10.1.2.3", "192.0.2.1"] {
+            let forwarded = [HeaderValue::from_static("203.0.113.9")];
+            assert_eq!(
+                mapped.client(Some(addr(seen)), forwarded.iter()),
+                Some(addr("203.0.113.9")),
+                "{seen}"
+            );
+        }
+        assert!(!mapped.trusts(addr("11.0.0.1")));
         for bad in ["10.0.0.0/33", "proxy.internal", "10.0.0.1, 300.1.1.1"] {
             let error = bad.parse::<TrustedProxies>().unwrap_err();
             assert!(error.starts_with("entry "), "{error}");

@@ -60,7 +60,7 @@ pub struct Submission {
     pub name: String,
     /// When.
     pub on: OffsetDateTime,
-    /// The address the submission came from (the TCP peer).
+    /// The address the submission came from (the TCP peer, or the client a trusted proxy forwards for).
     pub address: Option<IpAddr>,
 }
 

@@ -283,7 +283,7 @@ impl DashboardService {
             .usable_link_user(&token.hash(), self.clock.now())
             .await
             .map_err(ServiceError::Store)?;
-        // An unknown link is hashed for all the same: its answer takes a known one's time.
+        // An unknown link is hashed all the same: its answer takes about a known one's time.
         let like = match &holder {
             Some(user) => self.hashed_alike(user).await?,
             None => None,
