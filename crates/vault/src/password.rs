@@ -50,14 +50,33 @@ fn argon2() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
-/// `password` hashed with today's parameters, with the salt of `like` when it has one that
-/// argon2 takes (a salt read from the database may be anything), else a fresh one.
-fn hash_now(password: &str, like: Option<&str>) -> String {
-    let like = like.and_then(|like| PasswordHash::new(like).ok());
-    let borrowed = like
-        .as_ref()
-        .and_then(|like| like.salt)
-        .and_then(|salt| argon2().hash_password(password.as_bytes(), salt).ok());
+/// Whether `stored` was made as `hash_now` makes hashes today.
+fn made_today(stored: &PasswordHash) -> bool {
+    let today = argon2();
+    let today = today.params();
+    stored.algorithm == Algorithm::Argon2id.ident()
+        && stored.version == Some(Version::V0x13.into())
+        && stored.hash.map(|output| output.len()) == Some(Params::DEFAULT_OUTPUT_LEN)
+        && Params::try_from(stored).is_ok_and(|params| {
+            (params.m_cost(), params.t_cost(), params.p_cost())
+                == (today.m_cost(), today.t_cost(), today.p_cost())
+        })
+}
+
+/// `password` hashed with today's parameters and the salt of one of `alike` (the first made
+/// today, else the first whose salt argon2 takes: a salt read from the database may be
+/// anything), else a fresh salt.
+fn hash_now(password: &str, alike: &[String]) -> String {
+    let alike: Vec<PasswordHash> = alike
+        .iter()
+        .filter_map(|stored| PasswordHash::new(stored).ok())
+        .collect();
+    let borrowed = alike
+        .iter()
+        .filter(|stored| made_today(stored))
+        .chain(&alike)
+        .filter_map(|stored| stored.salt)
+        .find_map(|salt| argon2().hash_password(password.as_bytes(), salt).ok());
     borrowed.map_or_else(
         || {
             let fresh = SaltString::generate(&mut OsRng);
@@ -137,10 +156,9 @@ fn first_opened(password: &str, stored: &[String]) -> (Option<usize>, usize) {
 
 #[async_trait::async_trait]
 impl PasswordHasher for Argon2Hasher {
-    async fn hash(&self, password: &Password, like: Option<String>) -> String {
+    async fn hash(&self, password: &Password, alike: Vec<String>) -> String {
         let password = password.expose().to_owned();
-        self.in_turn(move || hash_now(&password, like.as_deref()))
-            .await
+        self.in_turn(move || hash_now(&password, &alike)).await
     }
 
     async fn verify_any(&self, password: &Password, stored: Vec<String>) -> Option<usize> {
@@ -150,7 +168,7 @@ impl PasswordHasher for Argon2Hasher {
             let (opened, computations) = first_opened(&password, &stored);
             if computations == 0 {
                 // The answer is no; the work is done all the same.
-                let decoy = decoy.get_or_init(|| hash_now("the decoy no account has", None));
+                let decoy = decoy.get_or_init(|| hash_now("the decoy no account has", &[]));
                 std::hint::black_box(verify_now(&password, decoy));
             }
             opened
@@ -168,13 +186,13 @@ mod tests {
         let hasher = Argon2Hasher::default();
         let right = Password::parse("correct horse battery").unwrap();
         let wrong = Password::parse("correct horse battery!").unwrap();
-        let stored = hasher.hash(&right, None).await;
+        let stored = hasher.hash(&right, Vec::new()).await;
         assert!(
             stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
             "{stored}"
         );
         assert!(!stored.contains(right.expose()));
-        assert_ne!(stored, hasher.hash(&right, None).await, "salted");
+        assert_ne!(stored, hasher.hash(&right, Vec::new()).await, "salted");
         assert_eq!(
             hasher.verify_any(&right, vec![stored.clone()]).await,
             Some(0)
@@ -197,14 +215,14 @@ mod tests {
     #[tokio::test]
     async fn hashes_made_alike_are_checked_in_one_computation() {
         let hasher = Argon2Hasher::default();
-        let first = hasher
-            .hash(&Password::parse("first password").unwrap(), None)
-            .await;
-        let like = |password: &str| {
-            let hasher = hasher.clone();
-            let (password, like) = (Password::parse(password).unwrap(), first.clone());
-            async move { hasher.hash(&password, Some(like)).await }
+        let hash = async |password: &str, alike: &[&str]| {
+            let alike = alike.iter().map(|stored| (*stored).to_owned()).collect();
+            hasher
+                .hash(&Password::parse(password).unwrap(), alike)
+                .await
         };
+        let first = hash("first password", &[]).await;
+        let like = async |password: &str| hash(password, &[&first]).await;
         let second = like("second password").await;
         let third = like("first password").await;
         let salt = |stored: &str| PasswordHash::new(stored).unwrap().salt.unwrap().to_string();
@@ -234,23 +252,22 @@ mod tests {
         .hash_password(b"older password", parsed.salt.unwrap())
         .unwrap()
         .to_string();
-        let mixed = [first.clone(), older];
+        let mixed = [first.clone(), older.clone()];
         assert_eq!(first_opened("older password", &mixed), (Some(1), 2));
         assert_eq!(first_opened("first password", &mixed), (Some(0), 2));
-        // A salt argon2 refuses is not borrowed: the new hash gets one of its own.
+        // A salt argon2 refuses is not borrowed, and a hash made today is preferred to an
+        // older one: an email's accounts come together as their passwords are set again.
         let unfit = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaGhhc2hoYXNoaGFzaA";
-        let made = hasher
-            .hash(
-                &Password::parse("first password").unwrap(),
-                Some(unfit.into()),
-            )
-            .await;
+        let made = hash("first password", &[unfit]).await;
         assert_ne!(salt(&made), "c2FsdA");
         assert_eq!(first_opened("first password", &[made]), (Some(0), 1));
+        let apart = hash("second password", &[]).await;
+        for alike in [[older.as_str(), apart.as_str()], [unfit, apart.as_str()]] {
+            let made = hash("third password", &alike).await;
+            assert_eq!(salt(&made), salt(&apart), "{alike:?}");
+        }
+        assert_eq!(salt(&hash("third password", &[&older]).await), salt(&older));
         // Made apart, with salts of their own: a computation each.
-        let apart = hasher
-            .hash(&Password::parse("second password").unwrap(), None)
-            .await;
         assert_eq!(
             first_opened("second password", &[first, apart]),
             (Some(1), 2)

@@ -24,10 +24,11 @@ pub struct LinkEmail {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait PasswordHasher: Send + Sync {
-    /// The stored form (a PHC string, salt included) of `password`. With `like`, the stored
-    /// hash of another account of the same email, the new hash takes its salt, so that one
-    /// computation checks a password against every account of the email (`verify_any`).
-    async fn hash(&self, password: &Password, like: Option<String>) -> String;
+    /// The stored form (a PHC string, salt included) of `password`. `alike` holds the stored
+    /// hashes of the email's other accounts, oldest first: the new hash takes the salt of one
+    /// of them (made with today's parameters if any is), so that one computation checks a
+    /// password against every account of the email (`verify_any`).
+    async fn hash(&self, password: &Password, alike: Vec<String>) -> String;
     /// The position of the first of `stored` that `password` was made from, if any. It spends
     /// one computation per salt among them (one for all of an email's accounts hashed alike),
     /// and one on a decoy when there is none (no such account), so timing tells neither which

@@ -255,9 +255,9 @@ impl DashboardService {
             .ok_or(ServiceError::NotFound("user"))
     }
 
-    /// The stored hash of another account of `user`'s email, oldest first, whose salt `user`'s
-    /// new password takes: one check then covers every account of the email at sign-in.
-    async fn hashed_alike(&self, user: &crate::user::User) -> Result<Option<String>, ServiceError> {
+    /// The stored hashes of the other accounts of `user`'s email, oldest first, one of whose
+    /// salts `user`'s new password takes: one check then covers every account at sign-in.
+    async fn hashed_alike(&self, user: &crate::user::User) -> Result<Vec<String>, ServiceError> {
         let accounts = self
             .credentials
             .sign_in_candidates(&user.email)
@@ -265,8 +265,9 @@ impl DashboardService {
             .map_err(ServiceError::Store)?;
         Ok(accounts
             .into_iter()
-            .find(|(account, _)| account.id != user.id)
-            .map(|(_, hash)| hash))
+            .filter(|(account, _)| account.id != user.id)
+            .map(|(_, hash)| hash)
+            .collect())
     }
 
     /// Sets the password of the link's user and uses the link up; every session of the user
@@ -284,11 +285,11 @@ impl DashboardService {
             .await
             .map_err(ServiceError::Store)?;
         // An unknown link is hashed all the same: its answer takes about a known one's time.
-        let like = match &holder {
+        let alike = match &holder {
             Some(user) => self.hashed_alike(user).await?,
-            None => None,
+            None => Vec::new(),
         };
-        let hash = self.hasher.hash(password, like).await;
+        let hash = self.hasher.hash(password, alike).await;
         let user = self
             .credentials
             .redeem_link(&token.hash(), self.clock.now(), &hash)
@@ -312,8 +313,8 @@ impl DashboardService {
         password: &Password,
     ) -> Result<(), ServiceError> {
         let user = self.user(platform, id).await?;
-        let like = self.hashed_alike(&user).await?;
-        let hash = self.hasher.hash(password, like).await;
+        let alike = self.hashed_alike(&user).await?;
+        let hash = self.hasher.hash(password, alike).await;
         self.credentials
             .set_password(platform, id, &hash)
             .await
@@ -535,8 +536,8 @@ mod tests {
         let likes = Arc::new(Mutex::new(Vec::new()));
         let seen = likes.clone();
         let mut hasher = MockPasswordHasher::new();
-        hasher.expect_hash().returning(move |p, like| {
-            seen.lock().unwrap().push(like);
+        hasher.expect_hash().returning(move |p, alike| {
+            seen.lock().unwrap().push(alike);
             format!("h:{}", p.expose())
         });
         let service = service_with(credentials, users, hasher);
@@ -579,10 +580,10 @@ mod tests {
         assert_eq!(
             *likes.lock().unwrap(),
             [
-                Some("h:of a".to_owned()),
-                Some("h:of b".to_owned()),
-                None,
-                Some("h:of b".to_owned()),
+                vec!["h:of a".to_owned()],
+                vec!["h:of b".to_owned()],
+                Vec::new(),
+                vec!["h:of b".to_owned()],
             ]
         );
     }
