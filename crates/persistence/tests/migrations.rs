@@ -208,7 +208,8 @@ fn payment(m: &Merchant, id: &str, state: TxnState, status: AuthStatus) -> Trans
 }
 
 /// A payment left pending reads `E` before the pending-status migration (as the builds before
-/// it wrote it) and `P` after it; a payment whose processor failed says `E` throughout.
+/// it wrote it) and `P` after it; a payment whose processor failed says `E` throughout, and an
+/// approved one `A`.
 async fn a_pending_payments_status_moves_with_its_migration(db: TestDatabase) {
     let stores = db.open().stores();
     let platform = platform(&stores).await;
@@ -234,7 +235,9 @@ async fn a_pending_payments_status_moves_with_its_migration(db: TestDatabase) {
         .unwrap();
     let pending = payment(&m, "pending", TxnState::Pending, AuthStatus::Pending);
     let failed = payment(&m, "failed", TxnState::Failed, AuthStatus::Error);
-    for t in [&pending, &failed] {
+    let approved = payment(&m, "approved", TxnState::Authorized, AuthStatus::Approved);
+    let payments = [&pending, &failed, &approved];
+    for t in payments {
         stores
             .transactions
             .insert_pending_transaction(t, None)
@@ -246,22 +249,28 @@ async fn a_pending_payments_status_moves_with_its_migration(db: TestDatabase) {
     let statuses = async || {
         let stores = db.open().stores();
         let mut statuses = Vec::new();
-        for t in [&pending, &failed] {
+        for t in payments {
             let read = stores.transactions.get_transaction(&scope, &t.id).await;
             statuses.push(read.unwrap().unwrap().authorization.status);
         }
         statuses
     };
-    assert_eq!(statuses().await, [AuthStatus::Pending, AuthStatus::Error]);
+    assert_eq!(
+        statuses().await,
+        [AuthStatus::Pending, AuthStatus::Error, AuthStatus::Approved]
+    );
     revert_through_and_reapply(&db, PENDING_STATUS, async || {
         assert_eq!(
             statuses().await,
-            [AuthStatus::Error, AuthStatus::Error],
+            [AuthStatus::Error, AuthStatus::Error, AuthStatus::Approved],
             "before the migration, pending rows said E"
         );
     })
     .await;
-    assert_eq!(statuses().await, [AuthStatus::Pending, AuthStatus::Error]);
+    assert_eq!(
+        statuses().await,
+        [AuthStatus::Pending, AuthStatus::Error, AuthStatus::Approved]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,7 +2,9 @@
 //! blocking pool so a sign-in never stalls the threads that serve requests.
 
 use argon2::password_hash::rand_core::OsRng;
-use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
+use argon2::password_hash::{
+    ParamsString, PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString,
+};
 use argon2::{Algorithm, Argon2, Params, Version};
 use holdfast_domain::dashboard::Password;
 use holdfast_domain::ports::PasswordHasher;
@@ -50,17 +52,16 @@ fn argon2() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
-/// Whether `stored` was made as `hash_now` makes hashes today.
+/// Whether `stored` was made as `hash_now` makes hashes today: a new hash with its salt then
+/// shares its computation (`first_opened`'s key: algorithm, version, parameters as written,
+/// length).
 fn made_today(stored: &PasswordHash) -> bool {
     let today = argon2();
-    let today = today.params();
     stored.algorithm == Algorithm::Argon2id.ident()
         && stored.version == Some(Version::V0x13.into())
         && stored.hash.map(|output| output.len()) == Some(Params::DEFAULT_OUTPUT_LEN)
-        && Params::try_from(stored).is_ok_and(|params| {
-            (params.m_cost(), params.t_cost(), params.p_cost())
-                == (today.m_cost(), today.t_cost(), today.p_cost())
-        })
+        && ParamsString::try_from(today.params())
+            .is_ok_and(|params| params.as_str() == stored.params.as_str())
 }
 
 /// `password` hashed with today's parameters and the salt of one of `alike` (the first made
@@ -267,6 +268,24 @@ mod tests {
             assert_eq!(salt(&made), salt(&apart), "{alike:?}");
         }
         assert_eq!(salt(&hash("third password", &[&older]).await), salt(&older));
+        // Made today means each of algorithm, version, parameters and length.
+        let made_with = |algorithm, version, length| {
+            let params = Params::new(19 * 1024, 2, 1, length).unwrap();
+            Argon2::new(algorithm, version, params)
+                .hash_password(b"x", &SaltString::generate(&mut OsRng))
+                .unwrap()
+                .to_string()
+        };
+        let today = made_with(Algorithm::Argon2id, Version::V0x13, None);
+        let others = [
+            made_with(Algorithm::Argon2i, Version::V0x13, None),
+            made_with(Algorithm::Argon2id, Version::V0x10, None),
+            made_with(Algorithm::Argon2id, Version::V0x13, Some(16)),
+        ];
+        for other in &others {
+            let made = hash("third password", &[other, &today]).await;
+            assert_eq!(salt(&made), salt(&today), "{other}");
+        }
         // Made apart, with salts of their own: a computation each.
         assert_eq!(
             first_opened("second password", &[first, apart]),

@@ -495,12 +495,14 @@ mod tests {
             assert_eq!(found.is_some(), live, "{idle}");
         }
     }
-    /// A password set for one account of an email takes the salt of the email's oldest other
-    /// account, through a link or from the CLI, so that sign-in checks them all at once; an
-    /// email's first account, and an unknown link, get a salt of their own.
+
+    /// A password set for one account of an email is hashed alike with the email's other
+    /// accounts (the hasher is handed their hashes, oldest first), through a link or from the
+    /// CLI, so that sign-in checks them all at once; an email's first account, and an unknown
+    /// link, are handed none.
     #[tokio::test]
     async fn a_new_password_is_hashed_like_the_emails_other_accounts() {
-        let (a, b) = (user("a"), user("b"));
+        let (a, b, c) = (user("a"), user("b"), user("c"));
         let mut credentials = MockCredentialStore::new();
         let (holder, only) = (b.clone(), a.clone());
         credentials
@@ -515,6 +517,7 @@ mod tests {
         let accounts = vec![
             (a.clone(), "h:of a".to_owned()),
             (b.clone(), "h:of b".to_owned()),
+            (c.clone(), "h:of c".to_owned()),
         ];
         let (all, alone) = (accounts.clone(), accounts[..1].to_vec());
         credentials
@@ -580,10 +583,10 @@ mod tests {
         assert_eq!(
             *likes.lock().unwrap(),
             [
-                vec!["h:of a".to_owned()],
-                vec!["h:of b".to_owned()],
+                vec!["h:of a".to_owned(), "h:of c".to_owned()],
+                vec!["h:of b".to_owned(), "h:of c".to_owned()],
                 Vec::new(),
-                vec!["h:of b".to_owned()],
+                vec!["h:of b".to_owned(), "h:of c".to_owned()],
             ]
         );
     }
