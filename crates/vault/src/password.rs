@@ -2,9 +2,7 @@
 //! blocking pool so a sign-in never stalls the threads that serve requests.
 
 use argon2::password_hash::rand_core::OsRng;
-use argon2::password_hash::{
-    ParamsString, PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString,
-};
+use argon2::password_hash::{ParamsString, PasswordHash, PasswordHasher as _, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use holdfast_domain::dashboard::Password;
 use holdfast_domain::ports::PasswordHasher;
@@ -52,30 +50,44 @@ fn argon2() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
-/// Whether `stored` was made as `hash_now` makes hashes today: a new hash with its salt then
-/// shares its computation (`first_opened`'s key: algorithm, version, parameters as written,
-/// length).
-fn made_today(stored: &PasswordHash) -> bool {
-    let today = argon2();
-    stored.algorithm == Algorithm::Argon2id.ident()
-        && stored.version == Some(Version::V0x13.into())
-        && stored.hash.map(|output| output.len()) == Some(Params::DEFAULT_OUTPUT_LEN)
-        && ParamsString::try_from(today.params())
-            .is_ok_and(|params| params.as_str() == stored.params.as_str())
+/// What one argon2 computation is shared by, besides the salt: hashes of the same algorithm,
+/// version, parameters (as written) and length, with one salt, differ only in the password.
+type Shape = (String, Option<u32>, String, usize);
+
+fn shape(hash: &PasswordHash, output: argon2::password_hash::Output) -> Shape {
+    (
+        hash.algorithm.to_string(),
+        hash.version,
+        hash.params.to_string(),
+        output.len(),
+    )
 }
 
-/// `password` hashed with today's parameters and the salt of one of `alike` (the first made
-/// today, else the first whose salt argon2 takes: a salt read from the database may be
-/// anything), else a fresh salt.
+/// The shape of the hashes `hash_now` makes today.
+fn todays_shape() -> Shape {
+    let params = ParamsString::try_from(argon2().params()).expect("today's parameters are written");
+    (
+        Algorithm::Argon2id.ident().to_string(),
+        Some(Version::V0x13.into()),
+        params.to_string(),
+        Params::DEFAULT_OUTPUT_LEN,
+    )
+}
+
+/// `password` hashed with today's parameters and the salt of the first of `alike` made
+/// today whose salt argon2 takes (a salt read from the database may be anything), so that
+/// they share a computation at sign-in; else with a fresh salt. A hash of another shape
+/// would not share one whatever its salt.
 fn hash_now(password: &str, alike: &[String]) -> String {
-    let alike: Vec<PasswordHash> = alike
-        .iter()
-        .filter_map(|stored| PasswordHash::new(stored).ok())
-        .collect();
+    let today = todays_shape();
     let borrowed = alike
         .iter()
-        .filter(|stored| made_today(stored))
-        .chain(&alike)
+        .filter_map(|stored| PasswordHash::new(stored).ok())
+        .filter(|stored| {
+            stored
+                .hash
+                .is_some_and(|output| shape(stored, output) == today)
+        })
         .filter_map(|stored| stored.salt)
         .find_map(|salt| argon2().hash_password(password.as_bytes(), salt).ok());
     borrowed.map_or_else(
@@ -90,24 +102,10 @@ fn hash_now(password: &str, alike: &[String]) -> String {
     )
 }
 
-fn verify_now(password: &str, stored: &str) -> bool {
-    // A stored hash that does not parse opens nothing.
-    PasswordHash::new(stored).is_ok_and(|parsed| {
-        argon2()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_ok()
-    })
-}
-
-/// What one argon2 computation is shared by: hashes of the same algorithm, version,
-/// parameters, salt and length differ only in the password they were made from.
-type Computation = (String, Option<u32>, String, String, usize);
-
 /// The position of the first of `stored` that `password` opens, and how many argon2
-/// computations that took: one per distinct salt (and parameters) among them, whichever
-/// opens. A stored hash argon2 cannot compute costs nothing and opens nothing.
+/// computations that took: one per salt and shape among them, whichever opens.
 fn first_opened(password: &str, stored: &[String]) -> (Option<usize>, usize) {
-    let mut outputs: Vec<(Computation, Option<argon2::password_hash::Output>)> = Vec::new();
+    let mut outputs: Vec<((Shape, String), Option<argon2::password_hash::Output>)> = Vec::new();
     let mut opened = None;
     for (at, stored) in stored.iter().enumerate() {
         // A stored hash that does not parse, or has no salt or output, opens nothing.
@@ -117,13 +115,7 @@ fn first_opened(password: &str, stored: &[String]) -> (Option<usize>, usize) {
         let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else {
             continue;
         };
-        let shared: Computation = (
-            parsed.algorithm.to_string(),
-            parsed.version,
-            parsed.params.to_string(),
-            salt.as_str().to_owned(),
-            expected.len(),
-        );
+        let shared = (shape(&parsed, expected), salt.as_str().to_owned());
         let made = outputs.iter().find(|(made, _)| *made == shared);
         let output = if let Some((_, output)) = made {
             *output
@@ -143,7 +135,8 @@ fn first_opened(password: &str, stored: &[String]) -> (Option<usize>, usize) {
             outputs.push((shared, output));
             output
         };
-        // `Output`'s equality takes the same time wherever the two differ.
+        // `Output`'s equality takes the same time wherever the two differ; of two accounts
+        // the password opens (one password, one salt), the oldest is signed in to.
         if opened.is_none() && output == Some(expected) {
             opened = Some(at);
         }
@@ -153,6 +146,23 @@ fn first_opened(password: &str, stored: &[String]) -> (Option<usize>, usize) {
         .filter(|(_, output)| output.is_some())
         .count();
     (opened, computed)
+}
+
+/// `first_opened`, plus a run on `decoy` when no computation could be made (no account, or
+/// none argon2 can compute), so that the answer's time tells nothing.
+fn check(
+    password: &str,
+    stored: &[String],
+    decoy: impl FnOnce() -> String,
+) -> (Option<usize>, usize) {
+    match first_opened(password, stored) {
+        (_, 0) => {
+            // The answer is no; the work is done all the same.
+            let (_, runs) = first_opened(password, &[decoy()]);
+            (None, std::hint::black_box(runs))
+        }
+        checked => checked,
+    }
 }
 
 #[async_trait::async_trait]
@@ -166,13 +176,12 @@ impl PasswordHasher for Argon2Hasher {
         let password = password.expose().to_owned();
         let decoy = self.decoy.clone();
         self.in_turn(move || {
-            let (opened, computations) = first_opened(&password, &stored);
-            if computations == 0 {
-                // The answer is no; the work is done all the same.
-                let decoy = decoy.get_or_init(|| hash_now("the decoy no account has", &[]));
-                std::hint::black_box(verify_now(&password, decoy));
-            }
-            opened
+            let decoy = || {
+                decoy
+                    .get_or_init(|| hash_now("the decoy no account has", &[]))
+                    .clone()
+            };
+            check(&password, &stored, decoy).0
         })
         .await
     }
@@ -229,6 +238,9 @@ mod tests {
         let salt = |stored: &str| PasswordHash::new(stored).unwrap().salt.unwrap().to_string();
         assert_eq!(salt(&second), salt(&first));
         assert_eq!(third, first, "the same password and salt: the same hash");
+        let decoy = hash("the decoy password", &[]).await;
+        let first_opened =
+            |password: &str, stored: &[String]| check(password, stored, || decoy.clone());
         let accounts = [first.clone(), second.clone(), "not a hash".into()];
         // (password, the account it opens, argon2 runs)
         let cases = [
@@ -256,8 +268,13 @@ mod tests {
         let mixed = [first.clone(), older.clone()];
         assert_eq!(first_opened("older password", &mixed), (Some(1), 2));
         assert_eq!(first_opened("first password", &mixed), (Some(0), 2));
-        // A salt argon2 refuses is not borrowed, and a hash made today is preferred to an
-        // older one: an email's accounts come together as their passwords are set again.
+        // One password on two accounts: one hash, and the oldest account opens.
+        assert_eq!(
+            first_opened("first password", &[first.clone(), third]),
+            (Some(0), 1)
+        );
+        // A salt argon2 refuses is not borrowed, nor one of a hash of another shape (it would
+        // not share a computation): such a password gets a salt of its own.
         let unfit = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaGhhc2hoYXNoaGFzaA";
         let made = hash("first password", &[unfit]).await;
         assert_ne!(salt(&made), "c2FsdA");
@@ -267,7 +284,7 @@ mod tests {
             let made = hash("third password", &alike).await;
             assert_eq!(salt(&made), salt(&apart), "{alike:?}");
         }
-        assert_eq!(salt(&hash("third password", &[&older]).await), salt(&older));
+        assert_ne!(salt(&hash("third password", &[&older]).await), salt(&older));
         // Made today means each of algorithm, version, parameters and length.
         let made_with = |algorithm, version, length| {
             let params = Params::new(19 * 1024, 2, 1, length).unwrap();
@@ -291,9 +308,18 @@ mod tests {
             first_opened("second password", &[first, apart]),
             (Some(1), 2)
         );
-        assert_eq!(first_opened("first password", &[]), (None, 0));
-        // Another scheme's hash opens nothing, and costs nothing (the decoy's run stands in).
+        // No account, or none argon2 can compute: the decoy's run, and no entry.
         let other = "$pbkdf2-sha256$i=1000$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo";
-        assert_eq!(first_opened("first password", &[other.into()]), (None, 0));
+        for stored in [
+            vec![],
+            vec![other.to_owned()],
+            vec!["not a hash".to_owned()],
+        ] {
+            assert_eq!(
+                first_opened("the decoy password", &stored),
+                (None, 1),
+                "{stored:?}"
+            );
+        }
     }
 }

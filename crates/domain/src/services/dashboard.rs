@@ -279,16 +279,15 @@ impl DashboardService {
         password: &Password,
         address: Option<IpAddr>,
     ) -> Result<crate::user::User, ServiceError> {
+        // An unknown, used or expired link costs no hash (the answer says it is unusable
+        // anyway); one used meanwhile is still refused by `redeem_link` below.
         let holder = self
             .credentials
             .usable_link_user(&token.hash(), self.clock.now())
             .await
-            .map_err(ServiceError::Store)?;
-        // An unknown link is hashed all the same: its answer takes about a known one's time.
-        let alike = match &holder {
-            Some(user) => self.hashed_alike(user).await?,
-            None => Vec::new(),
-        };
+            .map_err(ServiceError::Store)?
+            .ok_or(ServiceError::NotFound("link"))?;
+        let alike = self.hashed_alike(&holder).await?;
         let hash = self.hasher.hash(password, alike).await;
         let user = self
             .credentials
@@ -498,31 +497,44 @@ mod tests {
 
     /// A password set for one account of an email is hashed alike with the email's other
     /// accounts (the hasher is handed their hashes, oldest first), through a link or from the
-    /// CLI, so that sign-in checks them all at once; an email's first account, and an unknown
-    /// link, are handed none.
+    /// CLI, so that sign-in checks them all at once; an email's only account is handed none,
+    /// and an unusable link is refused before anything is hashed.
     #[tokio::test]
     async fn a_new_password_is_hashed_like_the_emails_other_accounts() {
         let (a, b, c) = (user("a"), user("b"), user("c"));
+        let mut solo = user("d");
+        solo.email = Email::parse("solo@example.com").unwrap();
+        let link = |n: u8| Secret::new(format!("ABCDEFGHIJKLMNOPQRSTUVWXY{n}"));
+        let holders = [
+            (link(1), b.clone()),
+            (link(2), a.clone()),
+            (link(3), solo.clone()),
+        ];
         let mut credentials = MockCredentialStore::new();
-        let (holder, only) = (b.clone(), a.clone());
         credentials
             .expect_usable_link_user()
             .returning(move |token, _| {
-                Ok(match token.as_bytes()[0] % 3 {
-                    0 => Some(holder.clone()),
-                    1 => Some(only.clone()),
-                    _ => None,
-                })
+                Ok(holders
+                    .iter()
+                    .find(|(link, _)| link.hash() == *token)
+                    .map(|(_, user)| user.clone()))
             });
         let accounts = vec![
             (a.clone(), "h:of a".to_owned()),
             (b.clone(), "h:of b".to_owned()),
-            (c.clone(), "h:of c".to_owned()),
+            (c, "h:of c".to_owned()),
         ];
         let (all, alone) = (accounts.clone(), accounts[..1].to_vec());
+        let only = vec![(solo, "h:of d".to_owned())];
         credentials
             .expect_sign_in_candidates()
-            .returning(move |_| Ok(all.clone()));
+            .returning(move |email| {
+                Ok(if email.as_str() == "solo@example.com" {
+                    only.clone()
+                } else {
+                    all.clone()
+                })
+            });
         credentials
             .expect_redeem_link()
             .returning(move |_, _, _| Ok(Some(b.clone())));
@@ -536,8 +548,8 @@ mod tests {
                 .find(|(u, _)| &u.id == id)
                 .map(|(u, _)| u.clone()))
         });
-        let likes = Arc::new(Mutex::new(Vec::new()));
-        let seen = likes.clone();
+        let handed = Arc::new(Mutex::new(Vec::new()));
+        let seen = handed.clone();
         let mut hasher = MockPasswordHasher::new();
         hasher.expect_hash().returning(move |p, alike| {
             seen.lock().unwrap().push(alike);
@@ -545,25 +557,14 @@ mod tests {
         });
         let service = service_with(credentials, users, hasher);
         let password = Password::parse("a new password").unwrap();
-        // A token whose hash starts with each residue: b's link, a's link, an unknown one.
-        let token_for = |residue: u8| {
-            (0..1000)
-                .map(|n| Secret::new(format!("ABCDEFGHIJKLMNOPQRSTUVW{n:03}")))
-                .find(|t| t.hash().as_bytes()[0] % 3 == residue)
-                .unwrap()
-        };
-        service
-            .redeem(&token_for(0), &password, None)
-            .await
-            .unwrap();
-        service
-            .redeem(&token_for(1), &password, None)
-            .await
-            .unwrap();
-        service
-            .redeem(&token_for(2), &password, None)
-            .await
-            .unwrap();
+        for n in 1..=3 {
+            service.redeem(&link(n), &password, None).await.unwrap();
+        }
+        let unknown = service.redeem(&link(4), &password, None).await;
+        assert!(
+            matches!(unknown, Err(ServiceError::NotFound("link"))),
+            "{unknown:?}"
+        );
         service
             .set_password(&Actor::operator(), &a.platform_id, &a.id, &password)
             .await
@@ -580,14 +581,17 @@ mod tests {
             matches!(missing, Err(ServiceError::NotFound("user"))),
             "{missing:?}"
         );
+        let of = |hashes: &[&str]| hashes.iter().map(|h| (*h).to_owned()).collect::<Vec<_>>();
         assert_eq!(
-            *likes.lock().unwrap(),
+            *handed.lock().unwrap(),
             [
-                vec!["h:of a".to_owned(), "h:of c".to_owned()],
-                vec!["h:of b".to_owned(), "h:of c".to_owned()],
-                Vec::new(),
-                vec!["h:of b".to_owned(), "h:of c".to_owned()],
-            ]
+                of(&["h:of a", "h:of c"]),
+                of(&["h:of b", "h:of c"]),
+                of(&[]),
+                of(&["h:of b", "h:of c"]),
+            ],
+            "b's link, a's link, the solo account's link, then a from the CLI; nothing hashed \
+             for the unknown link or the missing user"
         );
     }
 }
