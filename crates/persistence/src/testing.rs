@@ -241,6 +241,24 @@ impl TestDatabase {
         Database::migrate(&url).await.expect("migrate again")
     }
 
+    /// Reverts the newest migrations down to `version` (`20261125000001`), that one
+    /// included, runs `between`, and applies them all again, checking that the same ones came
+    /// back.
+    pub async fn revert_through_and_reapply(&self, version: &str, between: impl AsyncFnOnce()) {
+        let mut reverted = Vec::new();
+        while reverted
+            .last()
+            .is_none_or(|v: &String| v.replace('-', "") != version)
+        {
+            assert!(reverted.len() < 64, "never reached {version}: {reverted:?}");
+            reverted.push(self.revert_last_migration().await);
+        }
+        between().await;
+        let mut applied = self.reapply_migrations().await;
+        applied.reverse();
+        assert_eq!(applied, reverted, "the same migrations, once each");
+    }
+
     pub fn open(&self) -> Database {
         let url = DatabaseUrl::parse(&self.url).expect("test url");
         Database::open(&url, PoolOptions::default()).expect("open test database")

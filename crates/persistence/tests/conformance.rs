@@ -493,6 +493,66 @@ mod replicas {
     }
 }
 
+/// The pending-status migration moves stored data both ways: a payment left pending reads
+/// `E` reverted (as the builds before it wrote it) and `P` applied again; a payment whose
+/// processor failed reads `E` throughout, and an approved one `A`.
+async fn a_pending_payments_status_moves_with_its_migration(
+    test_db: holdfast_persistence::testing::TestDatabase,
+) {
+    const PENDING_STATUS: &str = "20261202000001";
+    let Shop { p, m, plan } = shop(&test_db.open().stores()).await;
+    let mut pending = txn(&m, &plan, TxnType::Auth, TxnState::Pending, 1000);
+    pending.authorization.status = AuthStatus::Pending;
+    let mut failed = txn(&m, &plan, TxnType::Auth, TxnState::Failed, 1000);
+    failed.authorization.status = AuthStatus::Error;
+    let approved = txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000);
+    let payments = [&pending, &failed, &approved];
+    let stores = test_db.open().stores();
+    for t in payments {
+        write(&stores, t).await;
+    }
+    drop(stores);
+    let statuses = async || {
+        let stores = test_db.open().stores();
+        let mut statuses = Vec::new();
+        for t in payments {
+            let read = stores.transactions.get_transaction(&p.scope, &t.id).await;
+            statuses.push(read.unwrap().unwrap().authorization.status);
+        }
+        statuses
+    };
+    let applied = [AuthStatus::Pending, AuthStatus::Error, AuthStatus::Approved];
+    assert_eq!(statuses().await, applied);
+    test_db
+        .revert_through_and_reapply(PENDING_STATUS, async || {
+            assert_eq!(
+                statuses().await,
+                [AuthStatus::Error, AuthStatus::Error, AuthStatus::Approved],
+                "before the migration, pending rows said E"
+            );
+        })
+        .await;
+    assert_eq!(statuses().await, applied);
+}
+
+mod migrations {
+    use holdfast_persistence::testing::TestDatabase;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_a_pending_payments_status_moves_with_its_migration() {
+        let db = TestDatabase::sqlite().await;
+        super::a_pending_payments_status_moves_with_its_migration(db).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_a_pending_payments_status_moves_with_its_migration() {
+        let Some(db) = TestDatabase::postgres().await else {
+            return;
+        };
+        super::a_pending_payments_status_moves_with_its_migration(db).await;
+    }
+}
+
 /// Runs `case` on a thread of its own with a single-threaded runtime, as each HTTP worker has
 /// (the test database is made first: migrations need the multi-threaded one).
 fn on_a_worker_thread<F: Future<Output = ()>>(
