@@ -152,17 +152,8 @@ pub struct ServeArgs {
 
     /// Reverse proxies in front of `serve` (addresses and networks, comma-separated): from
     /// them, the client's address is read from `X-Forwarded-For`. Empty: the TCP peer's.
-    #[arg(
-        long,
-        env = "HOLDFAST_TRUSTED_PROXIES",
-        default_value = "",
-        value_parser = parse_trusted_proxies
-    )]
+    #[arg(long, env = "HOLDFAST_TRUSTED_PROXIES", default_value = "")]
     pub trusted_proxies: TrustedProxies,
-}
-
-fn parse_trusted_proxies(raw: &str) -> Result<TrustedProxies, String> {
-    raw.parse()
 }
 
 impl ServeArgs {

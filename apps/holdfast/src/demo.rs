@@ -27,6 +27,9 @@ pub struct Demo {
     /// The demo's private key, as the merchant's server holds it: authenticated on every
     /// visit, so that deactivating or deleting it stops the demo at once (spec 3.1).
     pub private_key: KeyValue,
+    /// Who that key was at start-up: its rate is spent before the key is read again, so a
+    /// request refused 429 costs no database read.
+    pub backend: Principal,
     /// The merchant the checkout pays.
     pub merchant: MerchantId,
 }
@@ -83,6 +86,7 @@ pub async fn prepare(state: &AppState) -> anyhow::Result<Option<Demo>> {
     Ok(Some(Demo {
         public_key: public.value.expose().to_owned(),
         private_key: private.value,
+        backend,
         merchant,
     }))
 }

@@ -503,12 +503,12 @@ async fn wrong_passwords_sent_at_once_lock_the_account_at_five(env: Env) {
 async fn the_session_cookie_is_secure_behind_tls(env: Env) {
     let platform = env.create_platform("Acme");
     holdfast_e2e::dashboard::set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
-    let cookie_from = async |server: &holdfast_e2e::Server, proto: Option<&str>| {
+    let cookie_from = async |server: &holdfast_e2e::Server, proto: Option<(&str, &str)>| {
         let mut request = client()
             .post(server.url("/dashboard/sign-in"))
             .form(&[("email", "owner@example.com"), ("password", ADMIN_PASSWORD)]);
-        if let Some(proto) = proto {
-            request = request.header("x-forwarded-proto", proto);
+        if let Some(header) = proto {
+            request = request.header(header.0, header.1);
         }
         let response = request.send().await.unwrap();
         assert_eq!(response.status(), StatusCode::SEE_OTHER);
@@ -519,13 +519,19 @@ async fn the_session_cookie_is_secure_behind_tls(env: Env) {
     };
     let plain = env.serve();
     let behind_tls = env.serve_with(&[("HOLDFAST_PUBLIC_URL", PUBLIC_URL)]);
-    // (server, X-Forwarded-Proto, Secure)
+    // (server, the proxy's word on the scheme, Secure)
     let cases = [
         (&plain, None, false),
-        (&plain, Some("http"), false),
-        (&plain, Some("https"), true),
+        (&plain, Some(("x-forwarded-proto", "http")), false),
+        (&plain, Some(("x-forwarded-proto", "https")), true),
+        (
+            &plain,
+            Some(("forwarded", "for=203.0.113.9;proto=https")),
+            true,
+        ),
+        (&plain, Some(("forwarded", "proto=http")), false),
         (&behind_tls, None, true),
-        (&behind_tls, Some("http"), true),
+        (&behind_tls, Some(("x-forwarded-proto", "http")), true),
     ];
     for (server, proto, secure) in cases {
         let cookie = cookie_from(server, proto).await;

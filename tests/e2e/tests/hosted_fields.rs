@@ -334,6 +334,17 @@ async fn the_demo_checkout_pays_end_to_end(env: Env) {
     assert_eq!(paid.status(), StatusCode::SERVICE_UNAVAILABLE);
     switch("activate");
     assert_eq!(checkout().await.status(), StatusCode::OK);
+    let paid = post_demo_pay(&again, again.url("").trim_end_matches('/')).await;
+    assert_ne!(
+        paid.status(),
+        StatusCode::SERVICE_UNAVAILABLE,
+        "open again: the payment form is served (its made-up token is refused further on)"
+    );
+    // Deleted, the key closes the demo for good (until a restart makes new keys).
+    switch("delete");
+    assert_eq!(checkout().await.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let paid = post_demo_pay(&again, again.url("").trim_end_matches('/')).await;
+    assert_eq!(paid.status(), StatusCode::SERVICE_UNAVAILABLE);
 }
 
 /// The demo's payment form posted from `origin`, with a token never made.

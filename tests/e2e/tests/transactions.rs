@@ -717,13 +717,11 @@ async fn tokens_single_use_and_vault(env: Env) {
         (StatusCode::CREATED, true)
     );
     let vault_id = vault.body["id"].as_str().unwrap().to_owned();
+    let mut paid_by_vault = Vec::new();
     for _ in 0..2 {
-        assert_eq!(
-            api.post("/v1/transactions", key, &pay(&vault_id))
-                .await
-                .status,
-            StatusCode::CREATED
-        );
+        let paid = api.post("/v1/transactions", key, &pay(&vault_id)).await;
+        assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+        paid_by_vault.push(paid.body["id"].as_str().unwrap().to_owned());
     }
     // Another mode does not know the token: a live vault token cannot pay in test mode (where
     // the merchant and its plan are good, so the payment gets as far as the token).
@@ -765,11 +763,25 @@ async fn tokens_single_use_and_vault(env: Env) {
     );
     let deleted = api.delete(&path, key).await;
     assert_eq!(
-        (deleted.status, deleted.body["deleted"].as_bool()),
-        (StatusCode::OK, Some(true)),
+        (
+            deleted.status,
+            deleted.body["id"].as_str(),
+            deleted.body["deleted"].as_bool()
+        ),
+        (StatusCode::OK, Some(vault_id.as_str()), Some(true)),
         "{}",
         deleted.text
     );
+    // The payments it made keep their masked card.
+    for id in &paid_by_vault {
+        let paid = api.get(&format!("/v1/transactions/{id}"), key).await;
+        assert_eq!(
+            (paid.status, paid.body["payment"]["last4"].as_str()),
+            (StatusCode::OK, Some("1111")),
+            "{}",
+            paid.text
+        );
+    }
     assert_eq!(api.get(&path, key).await.status, StatusCode::NOT_FOUND);
     assert_eq!(api.delete(&path, key).await.status, StatusCode::NOT_FOUND);
     let reply = api.post("/v1/transactions", key, &pay(&vault_id)).await;

@@ -10,9 +10,9 @@
 use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
 
-use actix_web::HttpRequest;
 use actix_web::http::header::HeaderValue;
 use actix_web::web;
+use actix_web::{HttpMessage as _, HttpRequest};
 use ipnet::{IpNet, Ipv4Net};
 
 use crate::state::AppState;
@@ -106,15 +106,25 @@ fn as_peers_are_seen(net: IpNet) -> IpNet {
     net
 }
 
+/// A request's address once worked out, kept with it: the gate, the rate limits and the audit
+/// log all ask, and the headers are walked once.
+#[derive(Debug, Clone, Copy)]
+struct Resolved(Option<IpAddr>);
+
 /// The address `req` came from: through the proxies `serve` was told to trust.
 pub fn client_address(req: &HttpRequest) -> Option<IpAddr> {
+    if let Some(Resolved(address)) = req.extensions().get::<Resolved>() {
+        return *address;
+    }
     let peer = req.peer_addr().map(|a| a.ip());
-    match req.app_data::<web::Data<AppState>>() {
+    let address = match req.app_data::<web::Data<AppState>>() {
         Some(state) => state
             .trusted_proxies
             .client(peer, req.headers().get_all("x-forwarded-for")),
         None => peer,
-    }
+    };
+    req.extensions_mut().insert(Resolved(address));
+    address
 }
 
 #[cfg(test)]

@@ -43,20 +43,19 @@ pub fn config(cfg: &mut web::ServiceConfig) {
 /// `None` once that key no longer authenticates.
 async fn demo(state: &AppState) -> Result<Option<(&Demo, Principal)>, ApiError> {
     let demo = state.demo.as_deref().ok_or(ApiError::RouteNotFound)?;
-    let backend = match state
+    state
+        .rate_limits
+        .admit(&demo.backend, Access::Private, None)
+        .map_err(|wait| ApiError::RateLimited { retry_after: wait })?;
+    match state
         .auth
         .authenticate(Some(demo.private_key.expose()), Access::Private)
         .await
     {
-        Ok(backend) => backend,
-        Err(AuthenticateError::Denied(_)) => return Ok(None),
-        Err(AuthenticateError::Store(e)) => return Err(ApiError::Internal(e.to_string())),
-    };
-    state
-        .rate_limits
-        .admit(&backend, Access::Private, None)
-        .map_err(|wait| ApiError::RateLimited { retry_after: wait })?;
-    Ok(Some((demo, backend)))
+        Ok(backend) => Ok(Some((demo, backend))),
+        Err(AuthenticateError::Denied(_)) => Ok(None),
+        Err(store) => Err(ApiError::from_auth(store, Access::Private)),
+    }
 }
 
 /// What the demo answers once its private key was deactivated or deleted.

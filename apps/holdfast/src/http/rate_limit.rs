@@ -1,8 +1,9 @@
 //! Rate limits, per replica: a token bucket per private key, one per public key and client
 //! address (a public key is on the merchant's page, so anyone can spend its budget: per address,
 //! one client cannot spend the shoppers'), and one per client address on requests that fail
-//! authentication, so guessing keys is slow. An address over its failure budget is refused before its key is even looked
-//! up: otherwise a right guess inside the lockout would still be served.
+//! authentication, so guessing keys is slow. An address over its failure budget is refused
+//! before its key is even looked up: otherwise a right guess inside the lockout would still be
+//! served.
 //!
 //! Buckets live in this process's memory: with N replicas behind a balancer a client gets up to
 //! N times the rate. docs/security.md says so.
