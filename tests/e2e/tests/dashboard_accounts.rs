@@ -543,8 +543,54 @@ async fn the_session_cookie_is_secure_behind_tls(env: Env) {
     }
 }
 
+/// Spec 2.1: a key's name is 3 to 25 characters, counted as a reader counts them. The form
+/// sets no `maxlength` (a browser counts UTF-16 units there, and would refuse 13 emoji); the
+/// server counts, and refuses the 26th character.
+async fn key_names_are_counted_as_people_read_them(env: Env) {
+    let platform = env.create_platform("Acme");
+    holdfast_e2e::dashboard::set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let server = env.serve();
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    let admin = sign_in(&server, "owner@example.com", ADMIN_PASSWORD).await;
+    let page = pages
+        .send("GET", "/dashboard/keys", Some(&admin), &[])
+        .await;
+    assert!(!page.text().await.unwrap().contains("maxlength"));
+    let token = pages.token(&admin).await;
+    let emoji = "\u{1f511}".repeat(13);
+    for (name, status) in [
+        (emoji.as_str(), StatusCode::CREATED),
+        (&"k".repeat(25), StatusCode::CREATED),
+        (&"k".repeat(26), StatusCode::BAD_REQUEST),
+        ("ab", StatusCode::BAD_REQUEST),
+    ] {
+        let form = [
+            ("csrf", token.as_str()),
+            ("name", name),
+            ("type", "private"),
+        ];
+        let sent = pages
+            .send("POST", "/dashboard/keys", Some(&admin), &form)
+            .await;
+        assert_eq!(sent.status(), status, "{} characters", name.chars().count());
+    }
+    let keys = env.cli_json(&["keys", "list", "--platform", &platform.id]);
+    let names: Vec<&str> = keys["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|k| k["name"].as_str())
+        .collect();
+    assert!(names.contains(&emoji.as_str()), "{names:?}");
+    assert!(!names.iter().any(|n| n.chars().count() > 25), "{names:?}");
+}
+
 on_both_backends!(
     the_session_cookie_is_secure_behind_tls,
+    key_names_are_counted_as_people_read_them,
     every_change_lands_in_the_audit_log,
     wrong_passwords_sent_at_once_lock_the_account_at_five,
     a_forgotten_password_is_reset_by_an_emailed_link,
