@@ -24,14 +24,11 @@ pub struct Cli {
     #[command(flatten)]
     pub webhooks: WebhookArgs,
 
-    /// Where people reach this Holdfast: the start of the dashboard links the CLI prints.
-    #[arg(
-        long,
-        env = "HOLDFAST_PUBLIC_URL",
-        default_value = holdfast_domain::services::DEFAULT_PUBLIC_URL,
-        global = true
-    )]
-    pub public_url: String,
+    /// Where people reach this Holdfast: the start of every link it gives (dashboard, resets,
+    /// invitations, boarding forms). `serve` defaults it to the address it listens on; the
+    /// other commands to `HOLDFAST_BIND`'s, then `http://127.0.0.1:8080`.
+    #[arg(long, env = "HOLDFAST_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
 
     /// Print machine-readable JSON instead of text (operator commands).
     #[arg(long, global = true)]
@@ -39,6 +36,24 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The start of the links an operator command prints: `HOLDFAST_PUBLIC_URL`, else the
+    /// address `HOLDFAST_BIND` names (where `serve` is then listening), else the default.
+    pub fn public_url(&self) -> String {
+        if let Some(url) = &self.public_url {
+            return url.clone();
+        }
+        std::env::var("HOLDFAST_BIND")
+            .ok()
+            .and_then(|raw| raw.parse::<std::net::SocketAddr>().ok())
+            .filter(|bound| bound.port() != 0 && !bound.ip().is_unspecified())
+            .map_or_else(
+                || holdfast_domain::services::DEFAULT_PUBLIC_URL.to_owned(),
+                |bound| format!("http://{bound}"),
+            )
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -20,7 +20,7 @@
 //! | `HOLDFAST_RATE_LIMIT_PUBLIC_PER_S` | `20` | requests per second per public key and client address (its page loads: ten times that, apart); `0` is off |
 //! | `HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN` | `60` | failed authentications per minute per address |
 //! | `HOLDFAST_TRUSTED_PROXIES` | none | reverse proxies (`127.0.0.1, 10.0.0.0/8`) whose `X-Forwarded-For` names the client |
-//! | `HOLDFAST_PUBLIC_URL` | `http://127.0.0.1:8080` | the start of the dashboard links the CLI prints (in `cli.rs`); `https://…` makes the dashboard's cookie always `Secure` |
+//! | `HOLDFAST_PUBLIC_URL` | `serve`: the address it listens on; other commands: `HOLDFAST_BIND`'s, else `http://127.0.0.1:8080` | the start of every link Holdfast gives (dashboard, invitations, resets, boarding forms; in `cli.rs`); `https://…` makes the dashboard's cookie always `Secure` |
 //! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
 //! | `HOLDFAST_LOG_FORMAT` | `json` | `json` or `pretty` |
 

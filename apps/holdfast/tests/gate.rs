@@ -22,29 +22,34 @@ async fn undeclared_api_routes_are_never_served() {
         .await
         .unwrap();
     let private = created.keys[0].value.expose().to_owned();
-    let app = test::init_service(app_with(web::Data::new(state), |cfg| {
-        cfg.route("/v1/rogue", web::get().to(|| async { "served" }));
-        cfg.route(
-            "/v1/merchants/{id}/rogue",
-            web::get().to(|| async { "served" }),
-        );
-        cfg.route("/rogue", web::get().to(|| async { "served" }));
-    }))
-    .await;
+    // actix-web runs a request on its worker's LocalSet (`run_to_end`).
+    tokio::task::LocalSet::new()
+        .run_until(async move {
+            let app = test::init_service(app_with(web::Data::new(state), |cfg| {
+                cfg.route("/v1/rogue", web::get().to(|| async { "served" }));
+                cfg.route(
+                    "/v1/merchants/{id}/rogue",
+                    web::get().to(|| async { "served" }),
+                );
+                cfg.route("/rogue", web::get().to(|| async { "served" }));
+            }))
+            .await;
 
-    for path in ["/v1/rogue", "/v1/merchants/mid_1/rogue"] {
-        for key in [None, Some(private.as_str())] {
-            let mut req = test::TestRequest::get().uri(path);
-            if let Some(key) = key {
-                req = req.insert_header(("x-api-key", key));
+            for path in ["/v1/rogue", "/v1/merchants/mid_1/rogue"] {
+                for key in [None, Some(private.as_str())] {
+                    let mut req = test::TestRequest::get().uri(path);
+                    if let Some(key) = key {
+                        req = req.insert_header(("x-api-key", key));
+                    }
+                    let res = test::call_service(&app, req.to_request()).await;
+                    assert_eq!(res.status(), 404, "{path} with key {key:?}");
+                    let body = test::read_body(res).await;
+                    assert_ne!(&body[..], b"served", "{path}");
+                }
             }
-            let res = test::call_service(&app, req.to_request()).await;
-            assert_eq!(res.status(), 404, "{path} with key {key:?}");
-            let body = test::read_body(res).await;
-            assert_ne!(&body[..], b"served", "{path}");
-        }
-    }
-    let control =
-        test::call_service(&app, test::TestRequest::get().uri("/rogue").to_request()).await;
-    assert_eq!(test::read_body(control).await, "served");
+            let control =
+                test::call_service(&app, test::TestRequest::get().uri("/rogue").to_request()).await;
+            assert_eq!(test::read_body(control).await, "served");
+        })
+        .await;
 }

@@ -54,6 +54,7 @@ pub mod compliance;
 pub mod dashboard;
 pub mod idempotency;
 pub mod ids;
+pub mod instant;
 pub mod merchant;
 pub mod mode;
 pub mod page;

@@ -21,7 +21,7 @@ pub struct Ts;
 
 impl ToSql<Ts, Pg> for OffsetDateTime {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
-        ToSql::<Timestamptz, Pg>::to_sql(self, out)
+        ToSql::<Timestamptz, Pg>::to_sql(&storable(*self)?, &mut out.reborrow())
     }
 }
 
@@ -33,8 +33,21 @@ impl FromSql<Ts, Pg> for OffsetDateTime {
 
 impl ToSql<Ts, Sqlite> for OffsetDateTime {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Sqlite>) -> serialize::Result {
+        storable(*self)?;
+        // In range, so diesel's own conversion to UTC cannot panic.
         ToSql::<TimestamptzSqlite, Sqlite>::to_sql(self, out)
     }
+}
+
+/// `at` in UTC, or an error instead of diesel's panic when it cannot be stored: diesel converts
+/// to UTC with `to_offset`, which panics past year 9999, and on SQLite that panic poisons the
+/// connection's lock. The doors refuse such instants first (`holdfast_domain::instant`); this is
+/// the floor under every other path.
+fn storable(
+    at: OffsetDateTime,
+) -> Result<OffsetDateTime, Box<dyn std::error::Error + Send + Sync>> {
+    holdfast_domain::instant::within_range(at)
+        .ok_or_else(|| "an instant outside 0001-01-01..=9999-12-31 UTC cannot be stored".into())
 }
 
 impl FromSql<Ts, Sqlite> for OffsetDateTime {

@@ -404,6 +404,7 @@ conformance!(
     only_one_reservation_closes_an_auth,
     refund_reservations_never_exceed_the_amount,
     transactions_list_by_filter_newest_first,
+    an_instant_past_what_is_stored_is_an_error_not_a_panic,
     idempotency_keys_claim_replay_and_release,
     a_created_resource_and_its_stored_answer_commit_together,
     single_use_tokens_are_taken_once_and_expire,

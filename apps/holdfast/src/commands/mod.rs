@@ -19,6 +19,7 @@ use crate::state::AppState;
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let json = cli.json;
+    let public_url = cli.public_url();
     match cli.command {
         Command::Serve(args) => {
             serve::run(
@@ -27,7 +28,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 &cli.vault,
                 &cli.webhooks,
                 &args,
-                &cli.public_url,
+                cli.public_url.as_deref(),
             )
             .await
         }
@@ -41,24 +42,22 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Platforms(cmd) => {
-            let state = open(&cli.database, &cli.public_url).await?;
+            let state = open(&cli.database, &public_url).await?;
             let email = cli.webhooks.smtp_url.is_some();
             platforms::run(&state, cmd, email, json).await
         }
-        Command::Keys(cmd) => {
-            keys::run(&open(&cli.database, &cli.public_url).await?, cmd, json).await
-        }
+        Command::Keys(cmd) => keys::run(&open(&cli.database, &public_url).await?, cmd, json).await,
         Command::Users(cmd) => {
-            let state = open(&cli.database, &cli.public_url).await?;
+            let state = open(&cli.database, &public_url).await?;
             let email = cli.webhooks.smtp_url.is_some();
             users::run(&state, cmd, email, json).await
         }
         Command::Webhooks(cmd) => {
-            let state = open(&cli.database, &cli.public_url).await?;
+            let state = open(&cli.database, &public_url).await?;
             webhooks::run_webhooks(&state, cmd, json).await
         }
         Command::Compliance(crate::cli::ComplianceCommand::Maintain { as_of }) => {
-            let state = open(&cli.database, &cli.public_url).await?;
+            let state = open(&cli.database, &public_url).await?;
             let as_of = as_of
                 .map(|raw| {
                     time::OffsetDateTime::parse(
@@ -81,11 +80,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Boarding(cmd) => {
-            let state = open(&cli.database, &cli.public_url).await?;
+            let state = open(&cli.database, &public_url).await?;
             boarding::run(&state, cmd, json).await
         }
         Command::Deliveries(cmd) => {
-            let state = open(&cli.database, &cli.public_url).await?;
+            let state = open(&cli.database, &public_url).await?;
             webhooks::run_deliveries(&state, cmd, json).await
         }
     }

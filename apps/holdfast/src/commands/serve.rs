@@ -19,9 +19,12 @@ pub async fn run(
     vault: &VaultArgs,
     webhooks: &WebhookArgs,
     args: &ServeArgs,
-    public_url: &str,
+    public_url: Option<&str>,
 ) -> anyhow::Result<()> {
     database.check_against(payments)?;
+    // Bound first: a second `serve` on a taken address stops before it touches any data.
+    let listener = crate::http::bind(args)?;
+    let public_url = public_url.map_or_else(|| link_base(&listener), ToOwned::to_owned);
     let vault = vault.vault()?;
     // A bad BIN table stops start-up with its line number, before anything else is touched.
     let bins = payments.bins()?;
@@ -57,7 +60,7 @@ pub async fn run(
         .with_secret_overlap(webhooks.secret_overlap())
         .with_apple_pay_domain_association(domain_association)
         .with_apple_pay_gateway(apple_pay_gateway.map(|g| Arc::new(g) as _))
-        .with_public_url(public_url);
+        .with_public_url(&public_url);
     if args.bootstrap_demo {
         let demo = state
             .platforms
@@ -88,11 +91,28 @@ pub async fn run(
             None => std::future::pending().await,
         }
     };
-    let served = crate::http::serve(state, args, fault).await;
+    let served = crate::http::serve(state, listener, args, fault).await;
     if let Some(running) = running {
         running.shutdown().await;
     }
     served
+}
+
+/// Where links point when `HOLDFAST_PUBLIC_URL` is not set: the address this process listens
+/// on, so links work on any port; an address that listens everywhere is reached on loopback.
+fn link_base(listener: &std::net::TcpListener) -> String {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+    let Ok(mut address) = listener.local_addr() else {
+        return holdfast_domain::services::DEFAULT_PUBLIC_URL.to_owned();
+    };
+    if address.ip().is_unspecified() {
+        let loopback = match address.ip() {
+            IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        };
+        address = SocketAddr::new(loopback, address.port());
+    }
+    format!("http://{address}")
 }
 
 /// The demo keys go to standard output once, never to the log.

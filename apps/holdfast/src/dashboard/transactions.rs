@@ -7,6 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Principal;
 use holdfast_domain::ids::{MerchantId, NotificationId, TxnId};
+use holdfast_domain::instant;
 use holdfast_domain::page::PageRequest;
 use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
 use holdfast_domain::payment::transaction::Transaction;
@@ -57,13 +58,6 @@ struct Filters {
 }
 
 /// A `YYYY-MM-DD` date's first instant in UTC.
-fn day(raw: &str) -> Option<time::OffsetDateTime> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    time::Date::parse(raw, &format)
-        .ok()
-        .map(|d| d.midnight().assume_utc())
-}
-
 /// A filter's value: none when left empty; none, and `ignored` set, when it does not parse.
 fn optional<T>(raw: &str, parse: impl Fn(&str) -> Option<T>, ignored: &mut bool) -> Option<T> {
     if raw.is_empty() {
@@ -87,10 +81,11 @@ impl Filters {
                 |r| MerchantId::parse("merchant", r).ok(),
                 &mut ignored,
             ),
-            created_from: optional(&self.from, day, &mut ignored),
+            created_from: optional(&self.from, instant::parse_day, &mut ignored)
+                .map(instant::start_of),
             // The "to" day is included whole.
-            created_until: optional(&self.to, day, &mut ignored)
-                .map(|t| t + time::Duration::days(1)),
+            created_until: optional(&self.to, instant::parse_day, &mut ignored)
+                .map(instant::end_of),
         };
         (filter, ignored)
     }
@@ -131,12 +126,12 @@ async fn list(
                 filter.merchant_id.as_ref().map(ToString::to_string),
             ),
             ("from", filter.created_from.map(day_of)),
-            // The "to" day was kept as the start of the day after it.
+            // The "to" day was kept as the end of that day (the start of the next).
             (
                 "to",
                 filter
                     .created_until
-                    .map(|t| day_of(t - time::Duration::days(1))),
+                    .map(|t| instant::day_ending_at(t).to_string()),
             ),
         ] {
             if let Some(value) = value {

@@ -22,6 +22,7 @@ mod plans;
 pub mod rate_limit;
 pub(crate) mod request_context;
 pub mod routes;
+mod run_to_end;
 pub(crate) mod same_origin;
 mod tokens;
 mod transactions;
@@ -35,6 +36,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
 use actix_web::{App, Error, HttpServer, web};
+use anyhow::Context;
 
 pub use error::ApiError;
 
@@ -89,18 +91,30 @@ pub fn app_with(
             routes::gate(catalogue.clone(), req, next)
         }))
         .wrap(from_fn(hygiene::middleware))
+        .wrap(from_fn(run_to_end::middleware))
         .wrap(from_fn(request_context::middleware))
 }
 
-/// Serves until SIGINT or SIGTERM, then drains in-flight requests (up to 30 s). Should `fault`
-/// resolve first (a background loop of this process failed), stops the same way and returns
-/// its error, so the process exits non-zero and is started again.
+/// Takes the address `serve` listens on, before anything else is touched: a second `serve`
+/// on a taken port stops here, naming the address and its setting, with its data unchanged.
+pub fn bind(args: &ServeArgs) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(args.bind).with_context(|| {
+        format!(
+            "cannot listen on {} (HOLDFAST_BIND or --bind): is another holdfast serving there?",
+            args.bind
+        )
+    })
+}
+
+/// Serves on `listener` until SIGINT or SIGTERM, then drains in-flight requests (up to 30 s).
+/// Should `fault` resolve first (a background loop of this process failed), stops the same way
+/// and returns its error, so the process exits non-zero and is started again.
 pub async fn serve(
     state: AppState,
+    listener: TcpListener,
     args: &ServeArgs,
     fault: impl Future<Output = anyhow::Error>,
 ) -> anyhow::Result<()> {
-    let listener = TcpListener::bind(args.bind)?;
     let address = listener.local_addr()?;
     let data = web::Data::new(state);
     let server = HttpServer::new(move || app(data.clone()))
@@ -163,10 +177,13 @@ mod fault_tests {
             tokio::time::sleep(Duration::from_millis(200)).await;
             anyhow::anyhow!("a loop failed")
         };
-        let served =
-            tokio::time::timeout(Duration::from_secs(20), serve(state, &args.serve, fault))
-                .await
-                .expect("the server stops once a loop fails");
+        let listener = bind(&args.serve).unwrap();
+        let served = tokio::time::timeout(
+            Duration::from_secs(20),
+            serve(state, listener, &args.serve, fault),
+        )
+        .await
+        .expect("the server stops once a loop fails");
         assert_eq!(served.unwrap_err().to_string(), "a loop failed");
     }
 }

@@ -15,6 +15,7 @@ use holdfast_domain::Invalid;
 use holdfast_domain::auth::{Access, Principal};
 use holdfast_domain::idempotency::{Answer, IdempotencyKey, Seen, Unclaimed};
 use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
+use holdfast_domain::instant;
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::CardInput;
 use holdfast_domain::payment::lifecycle::{FollowUp, TxnType};
@@ -24,8 +25,6 @@ use holdfast_domain::ports::Begun;
 use holdfast_domain::ports::TxnFilter;
 use holdfast_domain::services::{NewPayment, PaymentError, PaymentSource};
 use serde::Deserialize;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 use utoipa::{IntoParams, ToSchema};
 
 use super::error::{ApiError, ErrorEnvelope};
@@ -468,10 +467,12 @@ struct ListQuery {
     #[serde(rename = "type")]
     #[param(value_type = Option<TxnType>)]
     kind: Option<String>,
-    /// Only transactions created at or after this instant (RFC 3339).
+    /// Only transactions created at or after this instant (RFC 3339; its UTC instant between
+    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z).
     #[param(value_type = Option<String>, format = DateTime)]
     created_from: Option<String>,
-    /// Only transactions created before this instant (RFC 3339).
+    /// Only transactions created before this instant (RFC 3339; its UTC instant between
+    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z).
     #[param(value_type = Option<String>, format = DateTime)]
     created_until: Option<String>,
 }
@@ -490,11 +491,8 @@ async fn list(
     }
     .page(TxnId::PREFIX)?;
     let time = |name: &'static str, raw: Option<String>| {
-        raw.map(|raw| {
-            OffsetDateTime::parse(&raw, &Rfc3339)
-                .map_err(|_| ApiError::invalid(name, "must be an RFC 3339 timestamp"))
-        })
-        .transpose()
+        raw.map(|raw| instant::parse_rfc3339(name, &raw))
+            .transpose()
     };
     let filter = TxnFilter {
         merchant_id: q

@@ -276,6 +276,45 @@ pub async fn transactions_list_by_filter_newest_first(db: Database) {
     );
 }
 
+/// An instant no backend can store (year 10000 once in UTC) is a store error, never a panic, and
+/// the connection that refused it goes on serving (on SQLite a panic poisoned its lock).
+pub async fn an_instant_past_what_is_stored_is_an_error_not_a_panic(db: Database) {
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let scope = principal(&a, Mode::Test).scope;
+    let page = PageRequest::new(None, None).unwrap();
+    for past_the_end in [
+        datetime!(9999-12-31 23:59:59 -23:59),
+        datetime!(9999-12-31 23:59:59.999_999_999 -00:01),
+    ] {
+        for filter in [
+            TxnFilter {
+                created_from: Some(past_the_end),
+                ..TxnFilter::default()
+            },
+            TxnFilter {
+                created_until: Some(past_the_end),
+                ..TxnFilter::default()
+            },
+        ] {
+            let refused = stores
+                .transactions
+                .list_transactions(&scope, &filter, &page)
+                .await;
+            assert!(
+                matches!(refused, Err(StoreError::Unexpected(_))),
+                "{refused:?}"
+            );
+        }
+    }
+    let listed = stores
+        .transactions
+        .list_transactions(&scope, &TxnFilter::default(), &page)
+        .await
+        .unwrap();
+    assert!(listed.data.is_empty());
+}
+
 /// Pending rows past their age are found for reconciliation; a row is completed once.
 pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
     let stores = db.stores();

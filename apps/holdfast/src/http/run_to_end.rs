@@ -1,0 +1,57 @@
+//! Every request runs to its end on a task of its own, whatever its client does, and a panic in
+//! it is one request's 500, never the worker's.
+//!
+//! actix-web drops a request's future when its connection goes (a reset, garbage pipelined after
+//! it). Dropped halfway, a request leaves work half done: an idempotency key claimed and never
+//! settled (a retry then got 409 "still running" for five minutes), and on SQLite a query whose
+//! connection wrapper panics as it is dropped on a single-threaded runtime (diesel-async's
+//! `SyncConnectionWrapper` blocks in place to finish the query, which only a multi-threaded
+//! runtime allows). Run on its own task, the request finishes (its answer, unsent, settles its
+//! key), and a panic anywhere below comes back as the task's error, answered with the envelope
+//! and the request id while the worker serves on.
+
+use std::any::Any;
+
+use actix_web::Error;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+
+use super::error::ApiError;
+use super::request_context;
+
+pub async fn middleware(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let run = request_context::with_current_id(async move {
+        next.call(req)
+            .await
+            .map(ServiceResponse::map_into_boxed_body)
+    });
+    // A local task: the request (`!Send`) stays on its worker's thread, and a dropped
+    // `JoinHandle` leaves the task running.
+    match actix_web::rt::spawn(run).await {
+        Ok(outcome) => outcome,
+        Err(failed) => {
+            let cause = if failed.is_panic() {
+                panic_message(failed.into_panic())
+            } else {
+                "the request's task was cancelled".to_owned()
+            };
+            // An error rather than a response: the request went with its task (routing needs it
+            // unshared, so no copy is kept), and the layer above renders this with the id.
+            Err(ApiError::Internal(format!("the request panicked: {cause}")).into())
+        }
+    }
+}
+
+/// What a panic said, when it said it with text (as `panic!` and `expect` do).
+fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    match payload.downcast::<String>() {
+        Ok(text) => *text,
+        Err(payload) => payload
+            .downcast_ref::<&str>()
+            .map_or_else(|| "(no message)".to_owned(), |text| (*text).to_owned()),
+    }
+}

@@ -1,0 +1,205 @@
+//! Inputs that used to stop the server, hang a request or wedge a key (issue 37), each sent to the
+//! real binary on both backends: every request is answered, the log holds no panic, and the
+//! server serves on.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::time::Duration;
+
+use holdfast_e2e::dashboard::{ADMIN_PASSWORD, VIEWER_PASSWORD, owner_and_viewer, sign_in};
+use holdfast_e2e::raw::RawRequest;
+use holdfast_e2e::{Api, Env, Server, on_both_backends};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Instants whose UTC value lies past year 9999 or before year 1, percent-encoded for a query.
+const FAR_INSTANTS: [&str; 4] = [
+    "9999-12-31T23:59:59-23:59",
+    "9999-12-31T23:59:59.999999999-00:01",
+    "0001-01-01T00:00:00%2B00:01",
+    "0000-01-01T00:00:00Z",
+];
+
+async fn assert_serving(server: &Server) {
+    let health = reqwest::get(server.url("/healthz")).await.unwrap();
+    assert_eq!(health.status(), 200, "the server stopped serving");
+    assert!(
+        !server.log().contains("panicked"),
+        "a panic in the log:\n{}",
+        server.log()
+    );
+}
+
+async fn instants_past_what_is_stored_are_a_400_naming_the_parameter(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let api = Api::new(&server);
+    for param in ["createdFrom", "createdUntil"] {
+        for instant in FAR_INSTANTS {
+            let reply = api
+                .get(
+                    &format!("/v1/transactions?{param}={instant}"),
+                    &platform.private_key,
+                )
+                .await;
+            assert_eq!(reply.status, 400, "{param}={instant}: {}", reply.text);
+            assert_eq!(reply.error_param(), Some(param));
+            let sent = instant.replace("%2B", "+");
+            assert!(!reply.text.contains(&sent), "{}", reply.text);
+        }
+        let last = api
+            .get(
+                &format!("/v1/transactions?{param}=9999-12-31T23:59:59.999999Z"),
+                &platform.private_key,
+            )
+            .await;
+        assert_eq!(last.status, 200, "the last instant stored: {}", last.text);
+    }
+    assert_serving(&server).await;
+}
+
+async fn dashboard_days_at_either_end_are_served(env: Env) {
+    owner_and_viewer(&env);
+    let server = env.serve();
+    for (email, password) in [
+        ("owner@example.com", ADMIN_PASSWORD),
+        ("viewer@example.com", VIEWER_PASSWORD),
+    ] {
+        let cookie = sign_in(&server, email, password).await;
+        for query in [
+            "to=9999-12-31",
+            "from=9999-12-31&to=9999-12-31",
+            "from=0001-01-01",
+            "from=0000-01-01&to=0000-01-01",
+            "to=99999-01-01",
+        ] {
+            let page = reqwest::Client::new()
+                .get(server.url(&format!("/dashboard/transactions?{query}")))
+                .header("cookie", &cookie)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(page.status(), 200, "{email}: {query}");
+        }
+    }
+    assert_serving(&server).await;
+}
+
+/// Bytes straight onto a connection, then whatever comes back until the server closes it.
+async fn send_raw(server: &Server, wire: &[u8]) -> Vec<u8> {
+    let address = server.base_url.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    let _ = stream.write_all(wire).await;
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+    answer
+}
+
+async fn a_dropped_or_garbled_connection_neither_panics_nor_floods_the_log(env: Env) {
+    let _platform = env.create_platform("Acme");
+    let server = env.serve();
+    let garbage = b"GET /v1/merchants HTTP/1.1\r\nhost: x\r\nx-api-key: priv_test_AAAAAAAAAAAAAAAAAAAAAAAAAA\r\n\r\n\
+                    POST /v1/merchants HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nffffffffffffffffff\r\n";
+    let unknown_session = b"GET /dashboard/transactions HTTP/1.1\r\nhost: x\r\n\
+                            cookie: holdfast_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\r\n\r\n\
+                            garbage\r\n\r\n";
+    for _ in 0..20 {
+        send_raw(&server, garbage).await;
+        send_raw(&server, unknown_session).await;
+        RawRequest::new("GET", "/v1/merchants")
+            .header("x-api-key", "priv_test_AAAAAAAAAAAAAAAAAAAAAAAAAA")
+            .reset_after(&server.base_url, Duration::ZERO)
+            .await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_serving(&server).await;
+    // Sixty connections: a line each at most, never a flood.
+    let lines = server.log().lines().count();
+    assert!(lines < 400, "{lines} log lines for 60 connections");
+}
+
+async fn a_key_claimed_by_a_request_cut_off_is_never_stuck(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let api = Api::new(&server);
+    for n in 0..20 {
+        let key = format!("cut-off-{n}");
+        let body = format!(r#"{{"name": "Shop {n}", "currency": "EUR"}}"#);
+        let request = RawRequest::new("POST", "/v1/merchants")
+            .header("x-api-key", platform.private_key.as_str())
+            .header("idempotency-key", key.as_str())
+            .json(body.as_bytes().to_vec());
+        if n % 2 == 0 {
+            request.reset_after(&server.base_url, Duration::ZERO).await;
+        } else {
+            // The request, then garbage pipelined after it on the same connection.
+            let mut wire = format!(
+                "POST /v1/merchants HTTP/1.1\r\nhost: x\r\nx-api-key: {}\r\nidempotency-key: {key}\r\n\
+                 content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                platform.private_key,
+                body.len()
+            )
+            .into_bytes();
+            wire.extend_from_slice(b"POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n");
+            send_raw(&server, &wire).await;
+        }
+        // The retry: the request's own answer (it ran, or runs now), never "still running".
+        let mut retried = None;
+        for _ in 0..50 {
+            let reply = api
+                .post_once("/v1/merchants", &platform.private_key, &key, &body)
+                .await;
+            if reply.status != 409 {
+                retried = Some(reply);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let reply = retried.unwrap_or_else(|| panic!("key {key} stuck"));
+        assert_eq!(reply.status, 201, "{key}: {}", reply.text);
+    }
+    // Each key made one merchant, whichever request ran it.
+    let listed = api
+        .get("/v1/merchants?limit=100", &platform.private_key)
+        .await;
+    assert_eq!(listed.body["data"].as_array().unwrap().len(), 20);
+    assert_serving(&server).await;
+}
+
+async fn a_second_serve_on_a_taken_address_changes_nothing(env: Env) {
+    let first = env.serve_with(&[]);
+    let demo = reqwest::get(first.url("/demo")).await.unwrap();
+    assert_eq!(demo.status(), 200);
+    let address = first.base_url.trim_start_matches("http://").to_owned();
+    let second = std::process::Command::new(holdfast_e2e::holdfast_bin())
+        .arg("serve")
+        .env("HOLDFAST_DATABASE_URL", env.database_url())
+        .env("HOLDFAST_BIND", &address)
+        .env("HOLDFAST_LOG", "warn")
+        .env(
+            "HOLDFAST_VAULT_KEY",
+            "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=",
+        )
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains(&address), "{said}");
+    assert!(said.contains("HOLDFAST_BIND"), "{said}");
+    assert!(
+        !String::from_utf8_lossy(&second.stdout).contains("priv_test_"),
+        "the second serve made keys"
+    );
+    let demo = reqwest::get(first.url("/demo")).await.unwrap();
+    assert_eq!(demo.status(), 200, "the running server's demo broke");
+}
+
+on_both_backends!(
+    instants_past_what_is_stored_are_a_400_naming_the_parameter,
+    dashboard_days_at_either_end_are_served,
+    a_dropped_or_garbled_connection_neither_panics_nor_floods_the_log,
+    a_key_claimed_by_a_request_cut_off_is_never_stuck,
+    a_second_serve_on_a_taken_address_changes_nothing,
+);
