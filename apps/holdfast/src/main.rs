@@ -1,3 +1,5 @@
+use std::io::Write as _;
+
 use clap::Parser;
 use holdfast::cli::Cli;
 
@@ -8,7 +10,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    holdfast::telemetry::init(&cli.log);
+    let _log = holdfast::telemetry::init(&cli.log);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -17,7 +19,8 @@ fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {
             tracing::error!(error = format!("{err:#}"), "holdfast failed");
-            eprintln!("error: {err:#}");
+            // Straight to standard error, whatever the log filter; a closed one is no panic.
+            let _ = writeln!(std::io::stderr(), "error: {err:#}");
             std::process::ExitCode::FAILURE
         }
     }

@@ -196,7 +196,70 @@ async fn a_second_serve_on_a_taken_address_changes_nothing(env: Env) {
     assert_eq!(demo.status(), 200, "the running server's demo broke");
 }
 
+/// `holdfast serve 2>&1 | head -c 100`: the log's reader reads a little and goes. The server
+/// goes on answering, counts what it could not log, and still stops on SIGTERM.
+async fn a_closed_log_pipe_neither_stops_nor_wedges_the_server(env: Env) {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(holdfast_e2e::holdfast_bin())
+        .arg("serve")
+        .env("HOLDFAST_DATABASE_URL", env.database_url())
+        .env("HOLDFAST_BIND", "127.0.0.1:0")
+        .env("HOLDFAST_LOG", "info")
+        .env("HOLDFAST_LOG_FORMAT", "json")
+        .env("HOLDFAST_BOOTSTRAP_DEMO", "false")
+        .env("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(child.stderr.take().unwrap());
+    let address = loop {
+        let mut line = String::new();
+        assert!(log.read_line(&mut line).unwrap() > 0, "serve ended");
+        if let Ok(entry) = serde_json::from_str::<serde_json::Value>(&line)
+            && entry["message"] == "listening"
+        {
+            break entry["address"].as_str().unwrap().to_owned();
+        }
+    };
+    drop(log);
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let mut dropped = 0;
+    for _ in 0..300 {
+        let health = client
+            .get(format!("http://{address}/healthz"))
+            .send()
+            .await
+            .expect("answered though its log is gone");
+        assert_eq!(health.status(), 200);
+        let body: serde_json::Value = health.json().await.unwrap();
+        dropped = body["logLinesDropped"].as_u64().unwrap();
+    }
+    assert!(dropped > 0, "the lines it could not write are counted");
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(40);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("SIGTERM did not end the server");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 on_both_backends!(
+    a_closed_log_pipe_neither_stops_nor_wedges_the_server,
     instants_past_what_is_stored_are_a_400_naming_the_parameter,
     dashboard_days_at_either_end_are_served,
     a_dropped_or_garbled_connection_neither_panics_nor_floods_the_log,

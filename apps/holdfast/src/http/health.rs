@@ -10,8 +10,12 @@ pub fn config(cfg: &mut web::ServiceConfig) {
         .route("/readyz", web::get().to(readyz));
 }
 
+/// Up, and how many log lines standard error could not take (its reader gone or too slow).
 async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "status": "ok" }))
+    HttpResponse::Ok().json(json!({
+        "status": "ok",
+        "logLinesDropped": crate::telemetry::log_pipe::dropped_lines(),
+    }))
 }
 
 /// Ready when the database answers; a load balancer stops sending traffic otherwise.
