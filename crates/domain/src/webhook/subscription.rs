@@ -53,6 +53,14 @@ impl EndpointUrl {
         if raw.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return bad("must not contain spaces or control characters");
         }
+        // What an HTTP client can send: RFC 3986's characters, any other byte percent-encoded
+        // (a host in punycode). Anything else was accepted once and then failed every delivery.
+        if !raw.bytes().all(is_uri_byte) || !percent_escapes_are_whole(raw) {
+            return bad(
+                "must use only the characters of RFC 3986 (percent-encode any other, a \
+                 non-ASCII host in punycode)",
+            );
+        }
         let lower = raw.to_ascii_lowercase();
         let Some(rest) = lower
             .strip_prefix("https://")
@@ -97,6 +105,10 @@ impl EndpointUrl {
         if raw.contains('#') {
             return bad("must not have a #fragment");
         }
+        let path_and_query = &rest[authority.len()..];
+        if path_and_query.contains(['[', ']']) {
+            return bad("must not have [ or ] outside an IPv6 host (percent-encode them)");
+        }
         Ok(Self(raw.to_owned()))
     }
 
@@ -109,6 +121,22 @@ impl EndpointUrl {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// RFC 3986's unreserved and reserved characters, and `%`.
+fn is_uri_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=%".contains(&b)
+}
+
+/// Every `%` starts an escape of two hexadecimal digits.
+fn percent_escapes_are_whole(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    bytes.iter().enumerate().all(|(at, b)| {
+        *b != b'%'
+            || bytes
+                .get(at + 1..at + 3)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    })
 }
 
 /// Optional text, included in the disable email.
@@ -174,15 +202,16 @@ impl CustomHeader {
                 "names a header Holdfast sets itself; choose another name",
             ));
         }
-        if value.is_empty()
-            || value.len() > 1024
-            || !value
-                .bytes()
-                .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+        // Spaces inside only: HTTP strips them at either end, so " " would arrive empty.
+        let visible = |b: &u8| (b'!'..=b'~').contains(b);
+        if value.len() > 1024
+            || !value.bytes().all(|b| b == b' ' || visible(&b))
+            || !value.bytes().next().is_some_and(|b| visible(&b))
+            || !value.bytes().last().is_some_and(|b| visible(&b))
         {
             return Err(Invalid::new(
                 "customHeader.value",
-                "must be 1 to 1024 visible ASCII characters",
+                "must be 1 to 1024 visible ASCII characters (spaces inside only)",
             ));
         }
         Ok(Self {

@@ -95,7 +95,7 @@ impl Field {
     operation_id = "getClientField",
     params(
         ("field" = String, Path, description = "`number`, `expiry`, `cvv`, `name`, or `relay` (no field: it tokenizes a wallet's token for the page)."),
-        ("origin" = String, Query, description = "The origin of the page that frames the field, as `https://host[:port]`."),
+        ("origin" = String, Query, description = "The origin of the page that frames the field, as a browser serializes it: `https://host[:port]`, lower case, without the default port 443."),
         ("channel" = String, Query, description = "16 to 64 letters, digits, `-` or `_`, the same for every field of one form."),
     ),
     responses((status = 200, description = "The field's page.", content_type = "text/html", body = String)),
@@ -109,7 +109,8 @@ pub async fn serve(req: HttpRequest, field: web::Path<String>) -> Result<HttpRes
     if !is_web_origin(&origin) {
         return Err(ApiError::invalid(
             "origin",
-            "must be the framing page's origin, as scheme://host[:port] in lower case",
+            "must be the framing page's origin as a browser writes it: scheme://host[:port] in \
+             lower case, without the scheme's default port",
         ));
     }
     let channel = params
@@ -227,7 +228,11 @@ fn is_web_origin(origin: &str) -> bool {
         let Some((address, after)) = v6.split_once(']') else {
             return false;
         };
-        if address.is_empty() || !address.bytes().all(|b| b.is_ascii_hexdigit() || b == b':') {
+        // As a browser writes it: the address's one canonical spelling.
+        if address
+            .parse::<std::net::Ipv6Addr>()
+            .map_or(true, |parsed| parsed.to_string() != address)
+        {
             return false;
         }
         if after.is_empty() {
@@ -254,11 +259,18 @@ fn is_web_origin(origin: &str) -> bool {
                         .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             })
     });
+    // A browser leaves the scheme's default port out of the origin it serializes.
+    let default_port = if origin.starts_with("https://") {
+        "443"
+    } else {
+        "80"
+    };
     let port_ok = port.is_none_or(|port| {
         (1..=5).contains(&port.len())
             && !port.starts_with('0')
             && port.bytes().all(|b| b.is_ascii_digit())
             && port.parse::<u16>().is_ok()
+            && port != default_port
     });
     host_ok && port_ok
 }
@@ -318,6 +330,15 @@ mod tests {
             ("https://[::1", false),
             ("https://[::1]x", false),
             ("https://[g::1]", false),
+            ("https://shop.example:443", false),
+            ("https://shop.example:8443", true),
+            ("https://shop.example:80", true),
+            ("http://localhost:80", false),
+            ("http://[::1]:80", false),
+            ("https://[0:0:0:0:0:0:0:1]", false),
+            ("https://[::0001]", false),
+            ("https://[::FFFF:1.2.3.4]", false),
+            ("https://[::ffff:1.2.3.4]", true),
             ("'self'", false),
             ("*", false),
         ];

@@ -72,6 +72,18 @@ fn endpoint_urls() {
         ("https://example..com", false),
         ("https://example.com/#frag", false),
         ("https://[zz]/", false),
+        ("https://example.com/a%20b?q=%E2%82%AC", true),
+        ("https://example.com/a\"b", false),
+        ("https://example.com/<x>", false),
+        ("https://example.com/\u{85}", false),
+        ("https://example.com/\u{feff}", false),
+        ("https://exämple.com/", false),
+        ("https://example.com/{x}", false),
+        ("https://example.com/a|b", false),
+        ("https://example.com/a\\b", false),
+        ("https://example.com/100%", false),
+        ("https://example.com/%zz", false),
+        ("https://example.com/a[1]", false),
     ];
     for (raw, ok) in cases {
         assert_eq!(EndpointUrl::parse(raw).is_ok(), ok, "{raw}");
@@ -106,10 +118,14 @@ fn custom_headers() {
         CustomHeader::parse("X-A", "line\nbreak").unwrap_err().field,
         "customHeader.value"
     );
-    assert_eq!(
-        CustomHeader::parse("X-A", "").unwrap_err().field,
-        "customHeader.value"
-    );
+    for refused in ["", "\t", " ", " x", "x ", "a\tb", "é"] {
+        assert_eq!(
+            CustomHeader::parse("X-A", refused).unwrap_err().field,
+            "customHeader.value",
+            "{refused:?}"
+        );
+    }
+    assert!(CustomHeader::parse("X-A", "Bearer a b").is_ok());
 }
 
 #[test]
