@@ -258,7 +258,50 @@ async fn a_closed_log_pipe_neither_stops_nor_wedges_the_server(env: Env) {
     }
 }
 
+/// A link shown once is in no stored answer: creating a boarding form and renewing its link,
+/// both under an `Idempotency-Key`, are replayed without the link, and no byte of the database
+/// holds either link.
+async fn links_shown_once_are_in_no_stored_answer(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let body = r#"{"merchant": {"name": "Corner Shop", "currency": "EUR"}}"#;
+    let made = api
+        .post_once("/v1/boarding-forms", key, "form-1", body)
+        .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let form = made.body["id"].as_str().unwrap().to_owned();
+    let renew = format!("/v1/boarding-forms/{form}/link");
+    let renewed = api.post_once(&renew, key, "renew-1", "").await;
+    assert_eq!(renewed.status, 200, "{}", renewed.text);
+    let mut links = Vec::new();
+    for (reply, path, idempotency_key, body) in [
+        (&made, "/v1/boarding-forms", "form-1", body),
+        (&renewed, renew.as_str(), "renew-1", ""),
+    ] {
+        let url = reply.body["url"].as_str().unwrap().to_owned();
+        let replay = api.post_once(path, key, idempotency_key, body).await;
+        assert_eq!(replay.status, reply.status, "{}", replay.text);
+        assert_eq!(replay.headers["idempotent-replayed"], "true");
+        assert!(replay.body["url"].is_null(), "{path}: {}", replay.text);
+        assert_eq!(replay.body["id"], form.as_str());
+        // The link's secret: what follows the last `=` or `/`.
+        let secret = url.rsplit(['=', '/']).next().unwrap().to_owned();
+        assert!(secret.len() >= 20, "{url}");
+        links.push(secret);
+    }
+    let dump = env.dump().await;
+    for secret in links {
+        assert!(
+            !holdfast_e2e::contains(&dump, secret.as_bytes()),
+            "a link's secret is at rest"
+        );
+    }
+}
+
 on_both_backends!(
+    links_shown_once_are_in_no_stored_answer,
     a_closed_log_pipe_neither_stops_nor_wedges_the_server,
     instants_past_what_is_stored_are_a_400_naming_the_parameter,
     dashboard_days_at_either_end_are_served,

@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller, PageQuery, page_request};
-use super::idempotency::{AnswerWithChange, created};
+use super::idempotency::{AnswerWithChange, changed, created};
 use super::routes::Routes;
 use super::views::{ListView, rfc3339, timestamp_or_null};
 use crate::state::AppState;
@@ -202,8 +202,16 @@ async fn get(
 async fn renew_link(
     state: web::Data<AppState>,
     Caller(who): Caller,
+    req: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let issued = state.boarding.renew_link(&who, &form_id(&id)?).await?;
-    Ok(HttpResponse::Ok().json(view(&issued.form, Some(&issued.url))))
+    // As at creation: the link goes to the client once and into no stored answer.
+    let answer = AnswerWithChange::new(&req, |issued: &IssuedForm| {
+        changed(&view(&issued.form, None))
+    });
+    let issued = state
+        .boarding
+        .renew_link(&who, &form_id(&id)?, answer.recorder().as_ref())
+        .await?;
+    Ok(answer.send_answer(changed(&view(&issued.form, Some(&issued.url)))))
 }

@@ -227,6 +227,7 @@ impl BoardingService {
         &self,
         who: &Principal,
         id: &BoardingFormId,
+        reply: Option<&Recorder<'_, IssuedForm>>,
     ) -> Result<IssuedForm, ServiceError> {
         let current = self.get(who, id).await?;
         let now = self.clock.now();
@@ -237,17 +238,20 @@ impl BoardingService {
             updated_on: now,
             ..current.clone()
         };
+        let issued = IssuedForm { form, url };
         let write = FormWrite {
             guard: Guard::Unchanged(current.status, current.updated_on),
+            // The answer a replay gets, stored with the new link's hash: without the link.
+            reply: reply_for(reply, &issued),
             ..FormWrite::default()
         };
-        if !self.write(&form, write).await? {
+        if !self.write(&issued.form, write).await? {
             return Err(ServiceError::Conflict {
                 field: "id",
                 message: "the form changed at the same time; ask for a new link again".into(),
             });
         }
-        Ok(IssuedForm { form, url })
+        Ok(issued)
     }
 
     /// The form a link opens, if it still works.
