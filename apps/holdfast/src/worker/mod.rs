@@ -8,6 +8,7 @@ mod mail;
 mod reconcile;
 mod recorder;
 mod retention;
+mod supervise;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -87,32 +88,44 @@ impl Workers {
                 deliverer.run(stop, hand_offs)
             }));
         }
-        set.spawn(named(
-            "the email outbox",
-            mail::run(
-                self.outbox.clone(),
-                self.mailer.clone(),
-                self.clock.clone(),
-                Duration::from_secs(1),
-                stop.clone(),
-            ),
-        ));
-        set.spawn(named(
+        let (outbox, mailer, clock) = (self.outbox, self.mailer, self.clock);
+        set.spawn(supervise::supervised("the email outbox", stop.clone(), {
+            let clock = clock.clone();
+            move |stop| {
+                mail::run(
+                    outbox.clone(),
+                    mailer.clone(),
+                    clock.clone(),
+                    Duration::from_secs(1),
+                    stop,
+                )
+            }
+        }));
+        let (payments, reconcile_after) = (self.payments, self.reconcile_after);
+        set.spawn(supervise::supervised(
             "the reconciliation of pending transactions",
-            reconcile::run(
-                self.payments,
-                self.clock.clone(),
-                self.reconcile_after,
-                stop.clone(),
-            ),
+            stop.clone(),
+            move |stop| reconcile::run(payments.clone(), clock.clone(), reconcile_after, stop),
         ));
-        set.spawn(named(
+        let tokens = self.tokens;
+        set.spawn(supervise::supervised(
             "the erasure of expired tokens",
-            retention::erase_expired_tokens(self.tokens, stop.clone()),
+            stop.clone(),
+            move |stop| retention::erase_expired_tokens(tokens.clone(), stop),
         ));
-        set.spawn(named(
+        let (webhooks, idempotency, compliance) =
+            (self.webhooks, self.idempotency, self.compliance);
+        set.spawn(supervise::supervised(
             "retention",
-            retention::run(self.webhooks, self.idempotency, self.compliance, stop),
+            stop.clone(),
+            move |stop| {
+                retention::run(
+                    webhooks.clone(),
+                    idempotency.clone(),
+                    compliance.clone(),
+                    stop,
+                )
+            },
         ));
         tracing::info!(deliverers, "workers started");
         Running { stop: stop_tx, set }
@@ -179,10 +192,11 @@ pub struct Running {
 }
 
 impl Running {
-    /// Waits until a loop ends before being asked to stop, and says which and how. The
+    /// Waits until a delivery loop or the wake-up listener ends before being asked to stop, and
+    /// says which and how (the other loops are started again in place: `supervise`). The
     /// process should then stop (non-zero) so that its supervisor starts it again: serving on
-    /// without it would leave notifications or emails waiting for another process, unseen.
-    /// Nothing it held is lost: its leases run out and are claimed again.
+    /// without it would leave notifications waiting for another process, unseen. Nothing it
+    /// held is lost: its leases run out and are claimed again.
     pub async fn fault(&mut self) -> anyhow::Error {
         let ended = match self.set.join_next().await {
             Some(Ok(Ok(name))) => format!("{name} ended before it was asked to stop"),
