@@ -543,6 +543,11 @@ impl std::fmt::Debug for VaultArgs {
 
 impl VaultArgs {
     /// Builds the vault. Errors name the variable at fault; keys never appear in them.
+    /// The vault as the port that seals email bodies at rest.
+    pub fn sealer(&self) -> anyhow::Result<std::sync::Arc<dyn holdfast_domain::ports::CardVault>> {
+        Ok(std::sync::Arc::new(self.vault()?))
+    }
+
     pub fn vault(&self) -> anyhow::Result<holdfast_vault::AesGcmVault> {
         use holdfast_vault::{AesGcmVault, VaultKey};
         let key = match &self.key {

@@ -21,7 +21,7 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
 use futures_util::future::Either;
-use holdfast_domain::ports::{Claimed, StoreError};
+use holdfast_domain::ports::{CardVault, Claimed, StoreError};
 
 use crate::error::unexpected;
 
@@ -78,6 +78,8 @@ pub struct Conn {
     /// Where this process announces the notifications it writes for the claim to other
     /// processes, when it delivers none itself (`wake_ups`).
     announcer: Option<Announcer>,
+    /// What seals the email bodies written on this connection (`email_bodies`), if anything.
+    email_sealer: Option<Arc<dyn CardVault>>,
     /// Hand-offs written in the open transaction: sent when it commits, given back otherwise.
     hand_offs: Vec<(Reservation, Vec<Claimed>)>,
     /// Notifications were written for the claim in the open transaction.
@@ -102,6 +104,7 @@ impl Conn {
             db,
             deliveries: None,
             announcer: None,
+            email_sealer: None,
             hand_offs: Vec::new(),
             poke_at_commit: false,
             depth: 0,
@@ -118,6 +121,25 @@ impl Conn {
         self.deliveries = deliveries;
         self.announcer = announcer;
         self
+    }
+
+    /// Email bodies written on this connection are sealed by `sealer`.
+    pub fn sealing_emails(mut self, sealer: Option<Arc<dyn CardVault>>) -> Self {
+        self.email_sealer = sealer;
+        self
+    }
+
+    /// `body` as the outbox keeps it for email `id`: sealed when this connection has a sealer.
+    pub fn email_body_at_rest(&self, id: &str, body: &str) -> String {
+        match &self.email_sealer {
+            Some(sealer) => crate::email_bodies::seal(sealer.as_ref(), id, body),
+            None => body.to_owned(),
+        }
+    }
+
+    /// The sealer of this connection's email bodies, to open them.
+    pub fn email_sealer(&self) -> Option<&dyn CardVault> {
+        self.email_sealer.as_deref()
     }
 
     /// Room to hand off the notifications to `webhooks` written in the open transaction;

@@ -305,6 +305,17 @@ impl Database {
         }
     }
 
+    /// Email bodies written through this database are sealed by `sealer`, and opened by it when
+    /// leased for sending (`email_bodies`): every process that queues or sends emails on one
+    /// database needs the same vault keys.
+    #[must_use]
+    pub fn sealing_emails(self, sealer: Arc<dyn holdfast_domain::ports::CardVault>) -> Self {
+        Self {
+            store: self.store.sealing_emails(sealer),
+            ..self
+        }
+    }
+
     /// The notifications written through this database for the claim, where this process has
     /// no deliverers of its own to poke, are announced to the processes that listen
     /// (`WakeUps::listen`), at most once per `spacing` (their poll), on PostgreSQL. Starts the

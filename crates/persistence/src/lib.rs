@@ -3,6 +3,7 @@
 mod client_session_rows;
 mod conn;
 mod database;
+mod email_bodies;
 mod error;
 pub mod hand_off;
 mod local_pools;

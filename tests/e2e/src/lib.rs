@@ -17,7 +17,7 @@ mod smtp;
 pub use browser::browser;
 pub use dump::contains;
 pub use http::{Api, Reply};
-pub use process::{CliOutput, Server, holdfast_bin};
+pub use process::{CliOutput, Server, TEST_VAULT_KEY, holdfast_bin};
 pub use receiver::{Answer, Received, Receiver, verify_signature};
 pub use smtp::{Mail, SmtpServer, free_port};
 

@@ -7,6 +7,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+/// The vault key every test process shares (32 bytes of 0x2a), so no key file is written
+/// beside the tests and what one process seals another opens.
+pub const TEST_VAULT_KEY: &str = "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=";
+
 /// The `holdfast` binary: `HOLDFAST_BIN`, or built once per test process.
 pub fn holdfast_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
@@ -41,6 +45,8 @@ pub fn run_cli(database_url: &str, args: &[&str]) -> CliOutput {
         .args(args)
         .env("HOLDFAST_DATABASE_URL", database_url)
         .env("HOLDFAST_LOG", "warn")
+        // The servers' key: what a command seals (an invitation's email), they open.
+        .env("HOLDFAST_VAULT_KEY", TEST_VAULT_KEY)
         .output()
         .expect("run holdfast");
     CliOutput {
@@ -55,6 +61,8 @@ pub fn run_cli_with_input(database_url: &str, args: &[&str], input: &str) -> Cli
         .args(args)
         .env("HOLDFAST_DATABASE_URL", database_url)
         .env("HOLDFAST_LOG", "warn")
+        // The servers' key: what a command seals (an invitation's email), they open.
+        .env("HOLDFAST_VAULT_KEY", TEST_VAULT_KEY)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -91,10 +99,7 @@ impl Server {
             // The start-up line the harness waits for is logged at info.
             .env("HOLDFAST_LOG", "info")
             // A fixed test key (32 bytes of 0x2a), so no key file is written beside the tests.
-            .env(
-                "HOLDFAST_VAULT_KEY",
-                "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=",
-            )
+            .env("HOLDFAST_VAULT_KEY", TEST_VAULT_KEY)
             .env("HOLDFAST_HTTP_WORKERS", "2")
             // Tests send bursts a client would not; the rate-limit tests turn limits back on.
             .env("HOLDFAST_RATE_LIMIT_PRIVATE_PER_S", "0")

@@ -178,10 +178,7 @@ async fn a_second_serve_on_a_taken_address_changes_nothing(env: Env) {
         .env("HOLDFAST_DATABASE_URL", env.database_url())
         .env("HOLDFAST_BIND", &address)
         .env("HOLDFAST_LOG", "warn")
-        .env(
-            "HOLDFAST_VAULT_KEY",
-            "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=",
-        )
+        .env("HOLDFAST_VAULT_KEY", holdfast_e2e::TEST_VAULT_KEY)
         .output()
         .unwrap();
     assert!(!second.status.success());
@@ -208,6 +205,7 @@ async fn a_closed_log_pipe_neither_stops_nor_wedges_the_server(env: Env) {
         .env("HOLDFAST_LOG", "info")
         .env("HOLDFAST_LOG_FORMAT", "json")
         .env("HOLDFAST_BOOTSTRAP_DEMO", "false")
+        .env("HOLDFAST_VAULT_KEY", holdfast_e2e::TEST_VAULT_KEY)
         .env("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "0")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -300,7 +298,40 @@ async fn links_shown_once_are_in_no_stored_answer(env: Env) {
     }
 }
 
+/// A reset link's email is sealed in the outbox: once it has reached a real SMTP server, the
+/// link's token is in no byte of the database, the SQLite write-ahead log included.
+async fn an_emailed_link_is_in_no_byte_at_rest(env: Env) {
+    owner_and_viewer(&env);
+    let smtp = holdfast_e2e::SmtpServer::start();
+    let smtp_url = smtp.url();
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_WORKER_POLL_MS", "20"),
+        ("HOLDFAST_SMTP_URL", &smtp_url),
+    ]);
+    let asked = reqwest::Client::new()
+        .post(server.url("/dashboard/reset"))
+        .header("origin", &server.base_url)
+        .form(&[("email", "owner@example.com")])
+        .send()
+        .await
+        .unwrap();
+    assert!(asked.status().is_success() || asked.status().is_redirection());
+    let mails = smtp.wait_for(1, Duration::from_secs(20)).await;
+    assert_eq!(mails.len(), 1);
+    let link = holdfast_e2e::dashboard::link_in(&mails[0]);
+    let token = link.split("token=").nth(1).unwrap().to_owned();
+    assert!(token.len() >= 20, "{link}");
+    let dump = env.dump().await;
+    assert!(
+        !holdfast_e2e::contains(&dump, token.as_bytes()),
+        "the reset link's token is at rest"
+    );
+    assert_serving(&server).await;
+}
+
 on_both_backends!(
+    an_emailed_link_is_in_no_byte_at_rest,
     links_shown_once_are_in_no_stored_answer,
     a_closed_log_pipe_neither_stops_nor_wedges_the_server,
     instants_past_what_is_stored_are_a_400_naming_the_parameter,

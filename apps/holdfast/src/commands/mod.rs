@@ -14,7 +14,7 @@ use holdfast_domain::services::ServiceError;
 use holdfast_persistence::Database;
 
 use crate::cli::{Cli, Command};
-use crate::config::DatabaseArgs;
+use crate::config::{DatabaseArgs, VaultArgs};
 use crate::state::AppState;
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
@@ -32,7 +32,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             )
             .await
         }
-        Command::Worker => worker::run(&cli.database, &cli.payments, &cli.webhooks).await,
+        Command::Worker => {
+            worker::run(&cli.database, &cli.payments, &cli.vault, &cli.webhooks).await
+        }
         Command::Migrate => {
             let applied = Database::migrate(&cli.database.url).await?;
             tracing::info!(database = cli.database.url.redacted(), applied = ?applied, "migrated");
@@ -42,22 +44,29 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Platforms(cmd) => {
-            let state = open(&cli.database, &public_url).await?;
+            let state = open(&cli.database, &cli.vault, &public_url).await?;
             let email = cli.webhooks.smtp_url.is_some();
             platforms::run(&state, cmd, email, json).await
         }
-        Command::Keys(cmd) => keys::run(&open(&cli.database, &public_url).await?, cmd, json).await,
+        Command::Keys(cmd) => {
+            keys::run(
+                &open(&cli.database, &cli.vault, &public_url).await?,
+                cmd,
+                json,
+            )
+            .await
+        }
         Command::Users(cmd) => {
-            let state = open(&cli.database, &public_url).await?;
+            let state = open(&cli.database, &cli.vault, &public_url).await?;
             let email = cli.webhooks.smtp_url.is_some();
             users::run(&state, cmd, email, json).await
         }
         Command::Webhooks(cmd) => {
-            let state = open(&cli.database, &public_url).await?;
+            let state = open(&cli.database, &cli.vault, &public_url).await?;
             webhooks::run_webhooks(&state, cmd, json).await
         }
         Command::Compliance(crate::cli::ComplianceCommand::Maintain { as_of }) => {
-            let state = open(&cli.database, &public_url).await?;
+            let state = open(&cli.database, &cli.vault, &public_url).await?;
             let as_of = as_of
                 .map(|raw| {
                     time::OffsetDateTime::parse(
@@ -80,11 +89,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Boarding(cmd) => {
-            let state = open(&cli.database, &public_url).await?;
+            let state = open(&cli.database, &cli.vault, &public_url).await?;
             boarding::run(&state, cmd, json).await
         }
         Command::Deliveries(cmd) => {
-            let state = open(&cli.database, &public_url).await?;
+            let state = open(&cli.database, &cli.vault, &public_url).await?;
             webhooks::run_deliveries(&state, cmd, json).await
         }
     }
@@ -92,11 +101,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// Opens the database for an operator command, applying pending migrations first so the
 /// commands work on a fresh database, and safely beside a running `serve`.
-async fn open(database: &DatabaseArgs, public_url: &str) -> anyhow::Result<AppState> {
+/// The emails a command queues (invitations, reset links) are sealed with the vault's key, as
+/// `serve` and `worker` seal and open them.
+async fn open(
+    database: &DatabaseArgs,
+    vault: &VaultArgs,
+    public_url: &str,
+) -> anyhow::Result<AppState> {
     Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
-    let db = Database::open(&database.url, database.pool())?;
+    let db = Database::open(&database.url, database.pool())?.sealing_emails(vault.sealer()?);
     Ok(AppState::new(db).with_public_url(public_url))
 }
 

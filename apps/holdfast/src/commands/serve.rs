@@ -25,6 +25,7 @@ pub async fn run(
     // Bound first: a second `serve` on a taken address stops before it touches any data.
     let listener = crate::http::bind(args)?;
     let public_url = public_url.map_or_else(|| link_base(&listener), ToOwned::to_owned);
+    let email_sealer = vault.sealer()?;
     let vault = vault.vault()?;
     // A bad BIN table stops start-up with its line number, before anything else is touched.
     let bins = payments.bins()?;
@@ -44,7 +45,7 @@ pub async fn run(
     let pool = database
         .pool()
         .shared_among(args.http_workers() + webhooks.workers as usize);
-    let db = Database::open(&database.url, pool)?;
+    let db = Database::open(&database.url, pool)?.sealing_emails(email_sealer);
     db.ping().await.context("database unreachable")?;
     // The notifications this process writes go straight to its own deliverers.
     let hand_off = webhooks.hand_off();

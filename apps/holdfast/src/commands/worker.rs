@@ -3,13 +3,14 @@
 use anyhow::Context;
 use holdfast_persistence::Database;
 
-use crate::config::{DatabaseArgs, PaymentArgs};
+use crate::config::{DatabaseArgs, PaymentArgs, VaultArgs};
 use crate::state::{AppState, Background};
 use crate::webhook_config::WebhookArgs;
 
 pub async fn run(
     database: &DatabaseArgs,
     payments: &PaymentArgs,
+    vault: &VaultArgs,
     webhooks: &WebhookArgs,
 ) -> anyhow::Result<()> {
     database.check_against(payments)?;
@@ -19,7 +20,9 @@ pub async fn run(
     // Each delivery loop drives connections of its own, a share of the pool's size
     // (`holdfast_persistence::local_pools`).
     let loops = webhooks.workers.max(1);
-    let db = Database::open(&database.url, database.pool().shared_among(loops as usize))?;
+    // The mail loop opens the bodies other processes sealed: the same vault keys.
+    let db = Database::open(&database.url, database.pool().shared_among(loops as usize))?
+        .sealing_emails(vault.sealer()?);
     db.ping().await.context("database unreachable")?;
     let state = AppState::without_vault(db.clone(), payments);
     let mut workers = webhooks

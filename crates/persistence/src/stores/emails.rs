@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 
 use super::{SqlStore, one_row};
 use crate::conn::{Conn, Db, Lock};
+use crate::email_bodies;
 use crate::error::query_error;
 use crate::schema::emails as m;
 use crate::timestamp::Instant;
@@ -32,11 +33,12 @@ pub(crate) async fn queue_email(
     email: &OutgoingEmail,
     at: OffsetDateTime,
 ) -> QueryResult<()> {
+    let body = conn.email_body_at_rest(id, &email.body);
     conn.execute(diesel::insert_into(m::table).values(NewEmailRow {
         id,
         recipient: &email.to,
         subject: &email.subject,
-        body: &email.body,
+        body: &body,
         created_on: at,
         due_on: at,
     }))
@@ -128,14 +130,25 @@ impl EmailOutbox for SqlStore {
             .transaction(async |conn| lease(conn, now, lease_until, limit).await)
             .await
             .map_err(query_error("emails"))?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, to, subject, body, attempts)| QueuedEmail {
-                id,
-                email: OutgoingEmail { to, subject, body },
-                attempts: u32::try_from(attempts).unwrap_or(0),
-            })
-            .collect())
+        let mut queued = Vec::with_capacity(rows.len());
+        let mut unopenable = Vec::new();
+        for (id, to, subject, stored, attempts) in rows {
+            match email_bodies::open(conn.email_sealer(), &id, stored) {
+                Ok(body) => queued.push(QueuedEmail {
+                    id,
+                    email: OutgoingEmail { to, subject, body },
+                    attempts: u32::try_from(attempts).unwrap_or(0),
+                }),
+                Err(why) => unopenable.push((id, why)),
+            }
+        }
+        drop(conn);
+        // Never sent as ciphertext, never retried in vain: a failure, with its reason.
+        for (id, why) in unopenable {
+            tracing::error!(email = %id, error = %why, "an email cannot be sent");
+            self.email_failed(&id, &why.to_string(), now).await?;
+        }
+        Ok(queued)
     }
 
     async fn email_sent(&self, id: &str, at: OffsetDateTime) -> Result<(), StoreError> {

@@ -31,7 +31,7 @@ use crate::wake_ups::Announcer;
 use diesel::QueryResult;
 #[cfg(feature = "test-support")]
 use diesel::QueryableByName;
-use holdfast_domain::ports::StoreError;
+use holdfast_domain::ports::{CardVault, StoreError};
 
 use crate::conn::{Conn, Pools};
 
@@ -74,6 +74,8 @@ pub struct SqlStore {
     deliveries: Option<Arc<DeliveryLoad>>,
     /// Where the notifications this process writes for the claim are announced, if anywhere.
     announcer: Option<Announcer>,
+    /// What seals email bodies at rest (`email_bodies`); in clear without one.
+    email_sealer: Option<Arc<dyn CardVault>>,
 }
 
 impl std::fmt::Debug for SqlStore {
@@ -92,7 +94,13 @@ impl SqlStore {
             batchers: group_commit::Batchers::default(),
             deliveries: None,
             announcer: None,
+            email_sealer: None,
         }
+    }
+
+    pub(crate) fn sealing_emails(mut self, sealer: Arc<dyn CardVault>) -> Self {
+        self.email_sealer = Some(sealer);
+        self
     }
 
     pub(crate) fn delivering(mut self, deliveries: Arc<DeliveryLoad>) -> Self {
@@ -199,7 +207,9 @@ impl SqlStore {
 
     async fn conn(&self) -> Result<Conn, StoreError> {
         let conn = self.pools.get(None).await?;
-        Ok(conn.delivering(self.deliveries.clone(), self.announcer.clone()))
+        Ok(conn
+            .delivering(self.deliveries.clone(), self.announcer.clone())
+            .sealing_emails(self.email_sealer.clone()))
     }
 
     fn on_postgres(&self) -> bool {
@@ -209,7 +219,9 @@ impl SqlStore {
     /// A connection within `wait` rather than the pool's own timeout.
     async fn conn_within(&self, wait: Duration) -> Result<Conn, StoreError> {
         let conn = self.pools.get(Some(wait)).await?;
-        Ok(conn.delivering(self.deliveries.clone(), self.announcer.clone()))
+        Ok(conn
+            .delivering(self.deliveries.clone(), self.announcer.clone())
+            .sealing_emails(self.email_sealer.clone()))
     }
 
     /// Whether the database answers a trivial query.
