@@ -1,7 +1,7 @@
 // What the dashboard's browser tests share: a fresh profile per test, signing in, an axe and
 // CSP check with a screenshot, a table row by its first cell, and a form the page did not render.
 import assert from 'node:assert/strict';
-import { artifacts, axe, launch, required } from './lib.mjs';
+import { artifacts, axe, fitsItsWidth, launch, required } from './lib.mjs';
 
 export const HOLDFAST = required('HOLDFAST_URL');
 const shot = artifacts('dashboard');
@@ -36,6 +36,14 @@ export async function clean(page, console, name) {
   assert.deepEqual((await axe(page)).violations, [], `${name} is axe-clean`);
   const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
   assert.deepEqual(refused, [], `${name}: no CSP violation`);
+  await fitsItsWidth(page, name);
+}
+
+/** The icon a browser asks for on a first visit is there (a 404 was a console error). */
+export async function hasFavicon(page) {
+  const icon = await page.request.get(`${HOLDFAST}/favicon.ico`);
+  assert.equal(icon.status(), 200, 'favicon.ico');
+  assert.match(icon.headers()['content-type'], /^image\//);
 }
 
 /**

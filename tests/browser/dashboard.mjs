@@ -7,7 +7,7 @@
 //   HOLDFAST_VIEWER_PASSWORD=… HOLDFAST_INVITE_LINK=… HOLDFAST_INVITED_EMAIL=… node dashboard.mjs
 import assert from 'node:assert/strict';
 import { main, required } from './lib.mjs';
-import { HOLDFAST, browser, callWith, clean, fresh, post, row, shot, signIn } from './dashboard-lib.mjs';
+import { HOLDFAST, browser, callWith, clean, fresh, hasFavicon, post, row, shot, signIn } from './dashboard-lib.mjs';
 
 const ADMIN = { email: required('HOLDFAST_ADMIN_EMAIL'), password: required('HOLDFAST_ADMIN_PASSWORD') };
 const VIEWER = { email: required('HOLDFAST_VIEWER_EMAIL'), password: required('HOLDFAST_VIEWER_PASSWORD') };
@@ -17,6 +17,7 @@ const tests = {
     const { context, page, console } = await fresh();
     await page.goto(`${HOLDFAST}/dashboard`);
     await clean(page, console, '00-sign-in');
+    await hasFavicon(page);
     await signIn(page, { email: ADMIN.email, password: 'not the password at all' });
     const alert = page.getByRole('alert');
     await alert.waitFor();
@@ -47,6 +48,16 @@ const tests = {
     await clean(page, console, '03-key-generated-shown-once');
     assert.equal(await callWith(value), 200, 'the new key works at once');
 
+    // Post/redirect/get: a reload neither shows the value again nor makes a second key.
+    assert.ok(!page.url().includes('?'), `the value's page has a plain address: ${page.url()}`);
+    const keysBefore = await page.getByRole('row').count();
+    await page.reload();
+    await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    assert.equal(await page.getByLabel('Key value').count(), 0, 'not shown on a reload');
+    assert.equal(await page.getByRole('row').count(), keysBefore, 'a reload makes no key');
+    assert.equal(await row(page, 'Checkout server').count(), 1);
+    await clean(page, console, '03a-reloaded-no-value');
+
     await page.goto(`${HOLDFAST}/dashboard/keys`);
     assert.equal(await page.getByLabel('Key value').count(), 0, 'never shown again');
     assert.ok(!(await page.content()).includes(value), 'the value is on no later page');
@@ -55,6 +66,9 @@ const tests = {
 
     await key.getByRole('button', { name: 'Deactivate Checkout server' }).click();
     await page.getByText('The key is inactive').waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    assert.equal(await page.getByText('The key is inactive').count(), 0, 'said once, not on a reload');
     assert.equal(await callWith(value), 401, 'deactivated, it is refused');
     await shot(page, '04-key-deactivated');
     await row(page, 'Checkout server').getByRole('button', { name: 'Activate Checkout server' }).click();

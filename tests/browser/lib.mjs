@@ -1,5 +1,6 @@
 // What every browser test shares: Debian's Chromium, launched so it never reaches the network
 // on its own, a merchant's page served on another origin than Holdfast's, and screenshots.
+import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
@@ -123,4 +124,40 @@ export async function run(tests) {
     }
   }
   return failed;
+}
+
+/**
+ * The page never scrolls sideways, at a laptop's 1280 px and a phone's 390 px, and at 1280 px no
+ * table is wider than its box (a cut-off "Delete" was found there). The page is put back as it
+ * was.
+ */
+export async function fitsItsWidth(page, name) {
+  const viewport = page.viewportSize();
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: viewport.height });
+    const overflow = await page.evaluate(() => {
+      const edge = document.documentElement.clientWidth;
+      // The outermost elements that reach past the edge, to say what to mend.
+      const past = [...document.body.querySelectorAll('*')]
+        .filter((e) => e.getBoundingClientRect().right > edge + 1)
+        .filter((e) => !e.closest('div.table') || e.matches('div.table'))
+        .filter((e) => !(e.parentElement && e.parentElement.getBoundingClientRect().right > edge + 1))
+        .map((e) => `${e.tagName.toLowerCase()}${e.className ? `.${e.className}` : ''}`);
+      return {
+        page: document.documentElement.scrollWidth - edge,
+        past,
+        tables: [...document.querySelectorAll('div.table')]
+          .filter((box) => box.scrollWidth > box.clientWidth + 1)
+          .map((box) => box.getAttribute('aria-label')),
+      };
+    });
+    assert.ok(
+      overflow.page <= 0,
+      `${name}: the page scrolls sideways at ${width} px (past the edge: ${overflow.past.join(', ')})`,
+    );
+    if (width >= 1280) {
+      assert.deepEqual(overflow.tables, [], `${name}: a table is wider than its box at ${width} px`);
+    }
+  }
+  await page.setViewportSize(viewport);
 }

@@ -5,7 +5,7 @@
 //
 //   HOLDFAST_URL=… HOLDFAST_FORM_PATH=/onboarding/… node onboarding.mjs
 import assert from 'node:assert/strict';
-import { artifacts, axe, launch, main, required } from './lib.mjs';
+import { artifacts, axe, fitsItsWidth, launch, main, required } from './lib.mjs';
 
 const HOLDFAST = required('HOLDFAST_URL');
 const FORM = `${HOLDFAST}${required('HOLDFAST_FORM_PATH')}`;
@@ -25,6 +25,7 @@ async function clean(page, console, name) {
   assert.deepEqual((await axe(page)).violations, [], `${name} is axe-clean`);
   const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
   assert.deepEqual(refused, [], `${name}: no CSP violation`);
+  await fitsItsWidth(page, name);
 }
 
 const tests = {

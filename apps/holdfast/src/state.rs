@@ -12,7 +12,7 @@ use holdfast_domain::ports::{
 };
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
-    DashboardService, IdempotencyService, KeyService, MerchantService, PaymentService,
+    DashboardService, Flashes, IdempotencyService, KeyService, MerchantService, PaymentService,
     PlatformService, RoutingService, TokenService, UserService, WebhookService,
 };
 use holdfast_persistence::{Database, WakeUps};
@@ -32,6 +32,8 @@ pub struct AppState {
     pub users: UserService,
     /// Dashboard sign-in: passwords, one-time links, sessions.
     pub dashboard: DashboardService,
+    /// What a dashboard page shows once after a change (a new key's value, a notice).
+    pub flashes: Flashes,
     pub keys: KeyService,
     pub merchants: MerchantService,
     /// Processor connections and plans.
@@ -171,6 +173,7 @@ impl AppState {
         let ids: Arc<dyn Ids> = Arc::new(RandomIds::default());
         let stores = database.stores();
         let (boarding, compliance) = onboarding(&stores, &vault, &clock, &ids);
+        let flashes = Flashes::new(stores.credentials.clone(), vault.clone());
         let bins: Arc<dyn BinLookup> = Arc::new(bins);
         let processor: Arc<dyn Processor> = Arc::new(Processors::new(payments.processor_timeout()));
         let tokens = TokenService::new(
@@ -198,6 +201,7 @@ impl AppState {
                 ids.clone(),
                 audit.clone(),
             ),
+            flashes,
             dashboard: DashboardService::new(
                 stores.credentials,
                 stores.users.clone(),

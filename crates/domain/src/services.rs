@@ -9,6 +9,7 @@ mod compliance;
 mod dashboard;
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod flashes;
 mod idempotency;
 mod keys;
 mod merchants;
@@ -25,6 +26,7 @@ pub use boarding::{BoardingService, FormFor, IssuedForm, PageError};
 pub use client_sessions::{ClientSessionService, CreatedSession, NewClientSession};
 pub use compliance::{ComplianceService, CurrentCompliance, Signer};
 pub use dashboard::{DEFAULT_PUBLIC_URL, DashboardService, SignInError};
+pub use flashes::{Flash, Flashes};
 pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::{MerchantService, NO_SUCH_PLAN};

@@ -7,23 +7,14 @@
 //! the bytes in free space. Sealed, every copy is ciphertext. The seal is bound to the row's id,
 //! so a sealed body cannot be moved to another row.
 //!
-//! Stored as `sealed:v1:{key id}:{nonce, hex}:{ciphertext and tag, hex}`; a body without that
-//! prefix was written before sealing (or by a database opened without a vault) and is read as
-//! it is.
+//! Stored as `Sealed::to_text` writes it; a body written otherwise was written before sealing
+//! (or by a database opened without a vault) and is read as it is.
 
 use holdfast_domain::ports::{CardVault, Sealed};
 
-const PREFIX: &str = "sealed:v1:";
-
 /// `body` as the outbox keeps it for email `id`.
 pub fn seal(vault: &dyn CardVault, id: &str, body: &str) -> String {
-    let sealed = vault.seal(&context(id), body);
-    format!(
-        "{PREFIX}{}:{}:{}",
-        sealed.key_id,
-        hex(&sealed.nonce),
-        hex(&sealed.ciphertext)
-    )
+    vault.seal(&context(id), body).to_text()
 }
 
 /// Why a stored body cannot be sent.
@@ -37,20 +28,11 @@ pub enum Unopenable {
 
 /// The body of email `id` as stored, opened when sealed.
 pub fn open(vault: Option<&dyn CardVault>, id: &str, stored: String) -> Result<String, Unopenable> {
-    let Some(sealed) = stored.strip_prefix(PREFIX) else {
+    if !Sealed::is_text(&stored) {
         return Ok(stored);
-    };
+    }
     let vault = vault.ok_or(Unopenable::NoVault)?;
-    let mut parts = sealed.splitn(3, ':');
-    let (Some(key_id), Some(nonce), Some(ciphertext)) = (parts.next(), parts.next(), parts.next())
-    else {
-        return Err(Unopenable::WrongKey);
-    };
-    let sealed = Sealed {
-        key_id: key_id.to_owned(),
-        nonce: unhex(nonce).ok_or(Unopenable::WrongKey)?,
-        ciphertext: unhex(ciphertext).ok_or(Unopenable::WrongKey)?,
-    };
+    let sealed = Sealed::from_text(&stored).ok_or(Unopenable::WrongKey)?;
     vault
         .open(&context(id), &sealed)
         .map_err(|_| Unopenable::WrongKey)
@@ -58,27 +40,6 @@ pub fn open(vault: Option<&dyn CardVault>, id: &str, stored: String) -> Result<S
 
 fn context(id: &str) -> String {
     format!("email:{id}")
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::new(), |mut text, b| {
-        let _ = write!(text, "{b:02x}");
-        text
-    })
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    text.as_bytes()
-        .chunks(2)
-        .map(|pair| {
-            let pair = std::str::from_utf8(pair).ok()?;
-            u8::from_str_radix(pair, 16).ok()
-        })
-        .collect()
 }
 
 #[cfg(test)]

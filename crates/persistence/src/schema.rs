@@ -43,7 +43,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::{Binary, Text};
+    use diesel::sql_types::{Binary, Nullable, Text};
     use crate::timestamp::Ts;
 
     dashboard_sessions (id_hash) {
@@ -54,6 +54,7 @@ diesel::table! {
         created_on -> Ts,
         last_seen_on -> Ts,
         expires_on -> Ts,
+        flash -> Nullable<Text>,
     }
 }
 

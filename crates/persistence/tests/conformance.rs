@@ -435,6 +435,7 @@ conformance!(
     a_wallet_payment_is_claimed_once,
     passwords_links_and_sessions_are_kept_by_hash_and_used_once,
     sessions_are_found_with_their_user_and_ended_with_it,
+    a_sessions_flash_is_taken_once,
     the_audit_log_lists_a_platforms_mode_newest_first,
     a_links_email_is_queued_with_it_or_not_at_all,
     boarding_forms_are_written_whole_with_their_events,

@@ -3,7 +3,7 @@
 //! service as `holdfast boarding`.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use holdfast_domain::Invalid;
 use holdfast_domain::boarding::answers::FIELDS;
 use holdfast_domain::boarding::form::FormStatus;
@@ -15,8 +15,8 @@ use maud::html;
 use serde::Deserialize;
 
 use super::auth::{AdminForm, Signed};
-use super::layout::{FormError, notice, when};
-use super::{DashboardError, layout, respond, see_other};
+use super::layout::{FormError, when};
+use super::{DashboardError, done, layout, respond, taken_notice};
 use crate::state::AppState;
 
 pub const PATH: &str = "/dashboard/boarding";
@@ -38,12 +38,8 @@ const NOTICES: &[(&str, &str)] = &[
     ),
 ];
 
-async fn list(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    signed: Signed,
-) -> Result<HttpResponse, DashboardError> {
-    let notice = notice(req.query_string(), NOTICES);
+async fn list(state: web::Data<AppState>, signed: Signed) -> Result<HttpResponse, DashboardError> {
+    let notice = taken_notice(&state, &signed, NOTICES).await?;
     let body = list_page(&state, &signed, notice, None).await?;
     Ok(respond(StatusCode::OK, body))
 }
@@ -160,7 +156,7 @@ async fn decide(
     {
         Ok(decided) => {
             tracing::info!(form = %decided.id, user = %signed.who.user.id, status = %decided.status, "boarding form decided in the dashboard");
-            return Ok(see_other(&format!("{PATH}?{}", decided.status)));
+            return done(&state, signed, PATH, decided.status.as_str()).await;
         }
         Err(ServiceError::Invalid(error)) => (StatusCode::BAD_REQUEST, error),
         Err(ServiceError::Conflict { field, message }) => {

@@ -4,17 +4,17 @@
 use std::collections::HashMap;
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use holdfast_domain::api_key::{ApiKey, KeyEvent, KeyName, KeyStatus};
 use holdfast_domain::ids::{KeyId, UserId};
 use holdfast_domain::mode::KeyType;
-use holdfast_domain::services::CreatedKey;
+use holdfast_domain::services::Flash;
 use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::auth::{Admin, AdminForm, NoFields, Signed};
-use super::layout::{Confirmation, FormError, confirmation, notice, when};
-use super::{DashboardError, layout, respond, see_other};
+use super::layout::{Confirmation, FormError, confirmation, when};
+use super::{DashboardError, done, layout, respond, see_other};
 use crate::state::AppState;
 
 const PATH: &str = "/dashboard/keys";
@@ -42,13 +42,24 @@ const NOTICES: &[(&str, &str)] = &[
     ("deleted", "The key is deleted for good."),
 ];
 
-async fn list(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    signed: Signed,
-) -> Result<HttpResponse, DashboardError> {
+/// The page; after a change, once, what it did (and after a generation, the key's value).
+async fn list(state: web::Data<AppState>, signed: Signed) -> Result<HttpResponse, DashboardError> {
     let view = View::load(&state, &signed).await?;
-    let body = view.render(&signed, notice(req.query_string(), NOTICES), None, None);
+    let (notice, created) = match state.flashes.take(&signed.secret).await? {
+        Some(Flash::Notice(word)) => (layout::notice(&word, NOTICES), None),
+        Some(Flash::KeyCreated { id, value }) => (None, Some((id, value))),
+        None => (None, None),
+    };
+    let created = created.and_then(|(id, value)| {
+        let key = view.keys.iter().find(|k| k.id == id)?;
+        Some((key, value))
+    });
+    let body = view.render(
+        &signed,
+        notice,
+        created.as_ref().map(|(key, value)| (*key, value.as_str())),
+        None,
+    );
     Ok(respond(StatusCode::OK, body))
 }
 
@@ -81,7 +92,7 @@ impl View {
         &self,
         signed: &Signed,
         notice: Option<&str>,
-        created: Option<&CreatedKey>,
+        created: Option<(&ApiKey, &str)>,
         error: Option<&FormError<'_>>,
     ) -> Markup {
         let admin = signed.is_admin();
@@ -182,14 +193,14 @@ fn generate_form(signed: &Signed, error: Option<&FormError<'_>>) -> Markup {
 }
 
 /// The one time the value is shown.
-fn created_panel(created: &CreatedKey) -> Markup {
+fn created_panel((key, value): (&ApiKey, &str)) -> Markup {
     html! {
         section.created aria-labelledby="created" {
-            h2 #created { "Your new key: " (created.key.name.as_str()) }
+            h2 #created { "Your new key: " (key.name.as_str()) }
             p.warning role="alert" { "Copy it now. It will not be shown again." }
             label for="key-value" { "Key value" }
             div.copy {
-                input #key-value type="text" readonly value=(created.value.expose()) spellcheck="false";
+                input #key-value type="text" readonly value=(value) spellcheck="false";
                 button type="button" data-copy="key-value" hidden { "Copy" }
             }
         }
@@ -238,9 +249,14 @@ async fn generate(
         )
         .await?;
     tracing::info!(key = %created.key.id, user = %user.id, "key generated in the dashboard");
-    let view = View::load(&state, signed).await?;
-    let body = view.render(signed, None, Some(&created), None);
-    Ok(respond(StatusCode::CREATED, body))
+    // Post/redirect/get: the value waits, sealed, on the session for the one page that shows
+    // it, so a reload neither makes a second key nor shows the value again.
+    let shown_once = Flash::KeyCreated {
+        id: created.key.id.clone(),
+        value: created.value.expose().to_owned(),
+    };
+    state.flashes.leave(&signed.secret, &shown_once).await?;
+    Ok(see_other(PATH))
 }
 
 /// Key `id` of the session's platform and mode; a key of the other mode is not found.
@@ -315,7 +331,7 @@ async fn rename(
             &name,
         )
         .await?;
-    Ok(see_other("/dashboard/keys?renamed"))
+    done(&state, &form.signed, PATH, "renamed").await
 }
 
 /// Activate, deactivate or delete (after its confirmation page): `action` names the event.
@@ -325,7 +341,7 @@ async fn change(
     form: AdminForm<NoFields>,
 ) -> Result<HttpResponse, DashboardError> {
     let (id, action) = path.into_inner();
-    let (event, done) = match action.as_str() {
+    let (event, word) = match action.as_str() {
         "activate" => (KeyEvent::Activate, "activated"),
         "deactivate" => (KeyEvent::Deactivate, "deactivated"),
         "delete" => (KeyEvent::Delete, "deleted"),
@@ -338,7 +354,7 @@ async fn change(
         .apply(&form.signed.actor(), &user.platform_id, &key.id, event)
         .await?;
     tracing::info!(key = %key.id, user = %user.id, event = ?event, "key changed in the dashboard");
-    Ok(see_other(&format!("{PATH}?{done}")))
+    done(&state, &form.signed, PATH, word).await
 }
 
 /// Deleting is permanent: the page names the key and asks once more.

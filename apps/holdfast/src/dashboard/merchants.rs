@@ -2,7 +2,7 @@
 //! service (and so the same rules and events) as `/v1/merchants`.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use holdfast_domain::Invalid;
 use holdfast_domain::ids::MerchantId;
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
@@ -12,8 +12,8 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::auth::{Admin, AdminForm, NoFields, Signed};
-use super::layout::{Confirmation, FormError, confirmation, notice, when};
-use super::{DashboardError, layout, respond, see_other};
+use super::layout::{Confirmation, FormError, confirmation, when};
+use super::{DashboardError, done, layout, respond, taken_notice};
 use crate::state::AppState;
 
 pub const PATH: &str = "/dashboard/merchants";
@@ -101,12 +101,9 @@ fn merchant_form(
     }
 }
 
-async fn list(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    signed: Signed,
-) -> Result<HttpResponse, DashboardError> {
-    let body = list_page(&state, &signed, notice(req.query_string(), NOTICES), None).await?;
+async fn list(state: web::Data<AppState>, signed: Signed) -> Result<HttpResponse, DashboardError> {
+    let notice = taken_notice(&state, &signed, NOTICES).await?;
+    let body = list_page(&state, &signed, notice, None).await?;
     Ok(respond(StatusCode::OK, body))
 }
 
@@ -179,7 +176,7 @@ async fn create(
         .merchants
         .create(&signed.principal(), details, None)
         .await?;
-    Ok(see_other(&format!("{PATH}?created")))
+    done(&state, signed, PATH, "created").await
 }
 
 fn merchant_id(raw: &str) -> Result<MerchantId, DashboardError> {
@@ -238,7 +235,7 @@ async fn edit(
         .merchants
         .update(&signed.principal(), &m.id, patch)
         .await?;
-    Ok(see_other(&format!("{PATH}?saved")))
+    done(&state, signed, PATH, "saved").await
 }
 
 async fn confirm_delete(
@@ -272,5 +269,5 @@ async fn delete(
         .merchants
         .delete(&form.signed.principal(), &m.id)
         .await?;
-    Ok(see_other(&format!("{PATH}?deleted")))
+    done(&state, &form.signed, PATH, "deleted").await
 }

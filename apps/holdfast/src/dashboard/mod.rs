@@ -21,7 +21,7 @@ mod webhooks;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpResponse, ResponseError, web};
-use holdfast_domain::services::ServiceError;
+use holdfast_domain::services::{Flash, ServiceError};
 use maud::{Markup, html};
 
 pub use auth::SESSION_COOKIE;
@@ -107,6 +107,33 @@ fn see_other(to: &str) -> HttpResponse {
         .insert_header((header::LOCATION, to))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .finish()
+}
+
+/// Redirects to `to` after a change whose page then says `word`'s sentence once: the word is
+/// kept on the session (`Flashes`), not in the address, so a reload says nothing again.
+async fn done(
+    state: &crate::state::AppState,
+    signed: &auth::Signed,
+    to: &str,
+    word: &str,
+) -> Result<HttpResponse, DashboardError> {
+    state
+        .flashes
+        .leave(&signed.secret, &Flash::Notice(word.to_owned()))
+        .await?;
+    Ok(see_other(to))
+}
+
+/// The sentence of the change that led to this page, once; `None` on any later view.
+async fn taken_notice(
+    state: &crate::state::AppState,
+    signed: &auth::Signed,
+    notices: &[(&str, &'static str)],
+) -> Result<Option<&'static str>, DashboardError> {
+    Ok(match state.flashes.take(&signed.secret).await? {
+        Some(Flash::Notice(word)) => layout::notice(&word, notices),
+        _ => None,
+    })
 }
 
 /// Why a dashboard request is not served, each as a page in words.

@@ -12,13 +12,14 @@ use holdfast_domain::page::PageRequest;
 use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::{Delivery, ResendError, TxnFilter};
+use holdfast_domain::services::Flash;
 use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::auth::{AdminForm, NoFields, Signed};
 use super::layout::when;
 use super::webhooks::history_table;
-use super::{DashboardError, layout, respond, see_other};
+use super::{DashboardError, done, layout, respond};
 use crate::state::AppState;
 
 pub const PATH: &str = "/dashboard/transactions";
@@ -272,17 +273,21 @@ fn notice(query: &str) -> Option<String> {
 }
 
 async fn deliveries(
-    req: HttpRequest,
     state: web::Data<AppState>,
     id: web::Path<String>,
     signed: Signed,
 ) -> Result<HttpResponse, DashboardError> {
+    // The resend that led here, said once: a reload does not say it again.
+    let resent = match state.flashes.take(&signed.secret).await? {
+        Some(Flash::Notice(word)) => notice(&word),
+        _ => None,
+    };
     let who = signed.principal();
     let t = transaction(&state, &who, &id).await?;
     let found = state.webhooks.deliveries_about(&who, t.id.as_str()).await?;
     let body = html! {
         (tabs(&t, "Webhook Deliveries"))
-        @if let Some(notice) = notice(req.query_string()) { p.notice role="status" { (notice) } }
+        @if let Some(notice) = resent { p.notice role="status" { (notice) } }
         @if found.is_empty() {
             p { "No webhook subscription was notified of this transaction." }
         } @else {
@@ -371,10 +376,13 @@ async fn resend(
     {
         Ok(queued) => {
             tracing::info!(delivery = %d.id, resent_as = %queued.id, user = %signed.who.user.id, "resent from the dashboard");
-            return Ok(see_other(&format!(
-                "{PATH}/{}/deliveries?resent={}",
-                t.id, queued.id
-            )));
+            return done(
+                &state,
+                signed,
+                &format!("{PATH}/{}/deliveries", t.id),
+                &format!("resent={}", queued.id),
+            )
+            .await;
         }
         Err(ResendError::Inactive) => {
             "Not resent: the subscription is inactive. Re-enable the subscription first, then resend."

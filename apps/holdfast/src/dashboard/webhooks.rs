@@ -4,7 +4,7 @@
 //! secret. Each subscription's page lists its delivery history with the bodies sent and got.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use holdfast_domain::Invalid;
 use holdfast_domain::ids::WebhookId;
 use holdfast_domain::page::PageRequest;
@@ -16,8 +16,8 @@ use holdfast_domain::webhook::{
 use maud::{Markup, html};
 
 use super::auth::{Admin, AdminForm, Signed};
-use super::layout::{Confirmation, FormError, confirmation, notice, when};
-use super::{DashboardError, layout, respond, see_other};
+use super::layout::{Confirmation, FormError, confirmation, when};
+use super::{DashboardError, done, layout, respond, taken_notice};
 use crate::state::AppState;
 
 pub const PATH: &str = "/dashboard/settings/webhooks";
@@ -85,12 +85,9 @@ fn outcome(state: DeliveryState) -> &'static str {
     }
 }
 
-async fn list(
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    signed: Signed,
-) -> Result<HttpResponse, DashboardError> {
-    let body = list_page(&state, &signed, notice(req.query_string(), NOTICES), None).await?;
+async fn list(state: web::Data<AppState>, signed: Signed) -> Result<HttpResponse, DashboardError> {
+    let notice = taken_notice(&state, &signed, NOTICES).await?;
+    let body = list_page(&state, &signed, notice, None).await?;
     Ok(respond(StatusCode::OK, body))
 }
 
@@ -283,7 +280,7 @@ async fn create(
         .create(&signed.principal(), &signed.actor(), new, None)
         .await
     {
-        Ok(made) => Ok(see_other(&format!("{PATH}/{}?created", made.id))),
+        Ok(made) => done(&state, signed, &format!("{PATH}/{}", made.id), "created").await,
         Err(ServiceError::LimitReached(message)) => {
             let error = Invalid::new("subscription", message);
             refused_form(&state, signed, None, &error).await
@@ -297,21 +294,13 @@ fn webhook_id(raw: &str) -> Result<WebhookId, DashboardError> {
 }
 
 async fn detail(
-    req: HttpRequest,
     state: web::Data<AppState>,
     id: web::Path<String>,
     signed: Signed,
 ) -> Result<HttpResponse, DashboardError> {
     let id = webhook_id(&id)?;
-    let body = detail_page(
-        &state,
-        &signed,
-        &id,
-        notice(req.query_string(), NOTICES),
-        None,
-        false,
-    )
-    .await?;
+    let notice = taken_notice(&state, &signed, NOTICES).await?;
+    let body = detail_page(&state, &signed, &id, notice, None, false).await?;
     Ok(respond(StatusCode::OK, body))
 }
 
@@ -447,7 +436,7 @@ async fn edit(
         .webhooks
         .replace(&signed.principal(), &signed.actor(), &id, replacement)
         .await?;
-    Ok(see_other(&format!("{PATH}/{id}?saved")))
+    done(&state, signed, &format!("{PATH}/{id}"), "saved").await
 }
 
 /// Set active (the counter back to 0), set inactive, delete, or reveal the secret.
@@ -460,7 +449,7 @@ async fn change(
     let id = webhook_id(&id)?;
     let signed = &form.signed;
     let who = signed.principal();
-    let done = match action.as_str() {
+    let word = match action.as_str() {
         "enable" => {
             state
                 .webhooks
@@ -477,7 +466,7 @@ async fn change(
         }
         "delete" => {
             state.webhooks.delete(&who, &signed.actor(), &id).await?;
-            return Ok(see_other(&format!("{PATH}?deleted")));
+            return done(&state, signed, PATH, "deleted").await;
         }
         "secret" => {
             let body = detail_page(&state, signed, &id, None, None, true).await?;
@@ -485,8 +474,8 @@ async fn change(
         }
         _ => return Err(DashboardError::NotFound("page")),
     };
-    tracing::info!(webhook = %id, user = %signed.who.user.id, action = done, "subscription changed in the dashboard");
-    Ok(see_other(&format!("{PATH}/{id}?{done}")))
+    tracing::info!(webhook = %id, user = %signed.who.user.id, action = word, "subscription changed in the dashboard");
+    done(&state, signed, &format!("{PATH}/{id}"), word).await
 }
 
 async fn confirm_delete(

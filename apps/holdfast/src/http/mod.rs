@@ -11,6 +11,7 @@ mod demo_page;
 mod docs_page;
 pub(crate) mod error;
 mod extract;
+mod favicon;
 mod health;
 mod html;
 mod hygiene;
@@ -77,6 +78,7 @@ pub fn app_with(
         .app_data(state)
         .app_data(web::PayloadConfig::new(extract::MAX_BODY_BYTES))
         .configure(health::config)
+        .configure(favicon::config)
         .configure(docs_page::config)
         .configure(clients::config)
         .configure(demo_page::config)

@@ -18,6 +18,55 @@ pub struct Sealed {
     pub ciphertext: Vec<u8>,
 }
 
+impl Sealed {
+    const TEXT_PREFIX: &'static str = "sealed:v1:";
+
+    /// As text, for a text column: `sealed:v1:{key id}:{nonce, hex}:{ciphertext, hex}`.
+    pub fn to_text(&self) -> String {
+        format!(
+            "{}{}:{}:{}",
+            Self::TEXT_PREFIX,
+            self.key_id,
+            hex(&self.nonce),
+            hex(&self.ciphertext)
+        )
+    }
+
+    /// Whether `text` is written as `to_text` writes (whatever it holds).
+    pub fn is_text(text: &str) -> bool {
+        text.starts_with(Self::TEXT_PREFIX)
+    }
+
+    /// What `to_text` wrote; `None` for anything else.
+    pub fn from_text(text: &str) -> Option<Self> {
+        let mut parts = text.strip_prefix(Self::TEXT_PREFIX)?.splitn(3, ':');
+        let (key_id, nonce, ciphertext) = (parts.next()?, parts.next()?, parts.next()?);
+        Some(Self {
+            key_id: key_id.to_owned(),
+            nonce: unhex(nonce)?,
+            ciphertext: unhex(ciphertext)?,
+        })
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut text, b| {
+        let _ = write!(text, "{b:02x}");
+        text
+    })
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) || !text.is_ascii() {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok())
+        .collect()
+}
+
 impl std::fmt::Debug for Sealed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -54,6 +54,25 @@ async fn write_password(
     Ok(changed)
 }
 
+/// A session's columns but its flash, which only `take_session_flash` reads.
+const SESSION_COLUMNS: (
+    s::id_hash,
+    s::user_id,
+    s::platform_id,
+    s::mode,
+    s::created_on,
+    s::last_seen_on,
+    s::expires_on,
+) = (
+    s::id_hash,
+    s::user_id,
+    s::platform_id,
+    s::mode,
+    s::created_on,
+    s::last_seen_on,
+    s::expires_on,
+);
+
 #[derive(Debug, Insertable, Queryable)]
 #[diesel(table_name = s)]
 struct SessionRow {
@@ -258,7 +277,7 @@ impl CredentialStore for SqlStore {
                         u::table.on(u::id.eq(s::user_id).and(u::platform_id.eq(s::platform_id))),
                     )
                     .filter(s::id_hash.eq(id.as_bytes().as_slice()))
-                    .select((s::all_columns, USER_COLUMNS)),
+                    .select((SESSION_COLUMNS, USER_COLUMNS)),
             )
             .await
             .optional()
@@ -292,6 +311,39 @@ impl CredentialStore for SqlStore {
         )
         .await
         .map(drop)
+        .map_err(query_error("dashboard_sessions"))
+    }
+
+    async fn set_session_flash(&self, id: &KeyHash, flash: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        conn.execute(
+            diesel::update(s::table.filter(s::id_hash.eq(id.as_bytes().as_slice())))
+                .set(s::flash.eq(Some(flash))),
+        )
+        .await
+        .map(drop)
+        .map_err(query_error("dashboard_sessions"))
+    }
+
+    async fn take_session_flash(&self, id: &KeyHash) -> Result<Option<String>, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            let session = s::table.filter(s::id_hash.eq(id.as_bytes().as_slice()));
+            let flash: Option<Option<String>> =
+                conn.first(session.select(s::flash)).await.optional()?;
+            let Some(flash) = flash.flatten() else {
+                return Ok(None);
+            };
+            // Cleared only if still the one read: of two pages taking it at once, one shows it.
+            let taken = conn
+                .execute(
+                    diesel::update(session.filter(s::flash.eq(&flash)))
+                        .set(s::flash.eq(None::<String>)),
+                )
+                .await?;
+            Ok((taken == 1).then_some(flash))
+        })
+        .await
         .map_err(query_error("dashboard_sessions"))
     }
 

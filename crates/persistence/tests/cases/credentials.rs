@@ -199,3 +199,37 @@ pub async fn sessions_are_found_with_their_user_and_ended_with_it(db: Database) 
         .await
         .unwrap();
 }
+
+/// A session's flash is kept for its next page, replaced by a later one, and taken once: of
+/// several pages asking at once, one gets it; another session never sees it.
+pub async fn a_sessions_flash_is_taken_once(db: Database) {
+    let stores = db.stores();
+    let credentials = &stores.credentials;
+    let a = new_platform(&stores, "A").await;
+    for secret in ["S1", "S2"] {
+        credentials
+            .insert_session(&session(&a.owner, secret))
+            .await
+            .unwrap();
+    }
+    let (s1, s2) = (KeyHash::of("S1"), KeyHash::of("S2"));
+    assert_eq!(credentials.take_session_flash(&s1).await.unwrap(), None);
+    credentials.set_session_flash(&s1, "first").await.unwrap();
+    credentials.set_session_flash(&s1, "second").await.unwrap();
+    assert_eq!(credentials.take_session_flash(&s2).await.unwrap(), None);
+    let takers = (0..4).map(|_| {
+        let credentials = credentials.clone();
+        let s1 = s1.clone();
+        tokio::spawn(async move { credentials.take_session_flash(&s1).await })
+    });
+    let mut taken = Vec::new();
+    for taker in takers {
+        if let Some(flash) = taker.await.unwrap().unwrap() {
+            taken.push(flash);
+        }
+    }
+    assert_eq!(taken, ["second"]);
+    assert_eq!(credentials.take_session_flash(&s1).await.unwrap(), None);
+    // The session itself is untouched by its flash.
+    assert!(credentials.find_session(&s1).await.unwrap().is_some());
+}

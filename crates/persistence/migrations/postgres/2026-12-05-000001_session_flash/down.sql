@@ -1,0 +1,1 @@
+ALTER TABLE dashboard_sessions DROP COLUMN flash;
