@@ -191,11 +191,13 @@ const tests = {
     await page.getByText('Your password is set.').waitFor();
     await signIn(page, { email: required('HOLDFAST_INVITED_EMAIL'), password: 'a brand new password' });
     await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    // Used, the link says so at once: no form to fill in vain, and the way to a new one.
     await page.goto(link);
-    await page.getByLabel('Password', { exact: true }).fill('another password here');
-    await page.getByLabel('Password again').fill('another password here');
-    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByRole('heading', { name: 'This link cannot be used' }).waitFor();
     assert.match(await page.getByRole('alert').innerText(), /unknown, used or expired/);
+    assert.equal(await page.getByLabel('Password', { exact: true }).count(), 0, 'no password form');
+    await page.getByRole('link', { name: 'Ask for a new link' }).waitFor();
+    await clean(page, console, '08a-used-link');
     await context.close();
   },
 

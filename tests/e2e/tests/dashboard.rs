@@ -155,9 +155,10 @@ async fn signed_out_every_route_sends_the_browser_to_sign_in(env: Env) {
     }
     for (path, status) in [
         ("/dashboard", StatusCode::OK),
+        // A well-formed token that is no link's: said at once, as for any unusable link.
         (
             "/dashboard/welcome?token=ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-            StatusCode::OK,
+            StatusCode::NOT_FOUND,
         ),
         (
             "/dashboard/welcome?token=4111111111111111",

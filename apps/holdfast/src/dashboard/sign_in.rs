@@ -154,20 +154,51 @@ struct LinkQuery {
     token: String,
 }
 
-/// The page a one-time link opens: choose a password.
-async fn welcome(query: web::Query<LinkQuery>) -> HttpResponse {
+/// The page a one-time link opens: choose a password, or, for a link that can no longer be
+/// used, say so at once. A link is a credential: one that does not work counts against the
+/// address's budget, like a wrong key.
+async fn welcome(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    query: web::Query<LinkQuery>,
+) -> Result<HttpResponse, DashboardError> {
+    let address = client_address(&req);
+    if let Some(wait) = state.rate_limits.locked_out(address) {
+        let error = format!(
+            "Too many attempts from your address. {}",
+            try_again_in(wait)
+        );
+        return Ok(super::too_many(wait, unusable_page(&error)));
+    }
     // Only a token of our own form goes back into the page: nothing else a link carries is
     // repeated.
-    match Secret::presented(&query.token) {
-        Some(token) => respond(StatusCode::OK, password_page(token.expose(), None)),
-        None => respond(
-            StatusCode::NOT_FOUND,
-            password_page(
-                "",
-                Some("This link is unknown, used or expired. Ask for a new one."),
-            ),
-        ),
+    let usable = match Secret::presented(&query.token) {
+        Some(token) if state.dashboard.link_is_usable(&token).await? => Some(token),
+        _ => None,
+    };
+    if let Some(token) = usable {
+        return Ok(respond(StatusCode::OK, password_page(token.expose(), None)));
     }
+    if let Some(wait) = state.rate_limits.failed(address) {
+        let error = format!(
+            "Too many attempts from your address. {}",
+            try_again_in(wait)
+        );
+        return Ok(super::too_many(wait, unusable_page(&error)));
+    }
+    Ok(respond(StatusCode::NOT_FOUND, unusable_page(UNUSABLE_LINK)))
+}
+
+const UNUSABLE_LINK: &str = "This link is unknown, used or expired. Ask for a new one.";
+
+/// A link that cannot set a password: no form to fill in vain, and the way to a new link.
+fn unusable_page(error: &str) -> Markup {
+    let body = html! {
+        h1 { "This link cannot be used" }
+        p.error role="alert" { (error) }
+        p { "A link works once, for a limited time. " a href="/dashboard/reset" { "Ask for a new link" } " or " a href="/dashboard" { "sign in" } "." }
+    };
+    layout::bare("This link cannot be used", &body)
 }
 
 fn password_page(token: &str, error: Option<&str>) -> Markup {
@@ -233,7 +264,6 @@ async fn set_password(
     if let Some(wait) = state.rate_limits.locked_out(address) {
         return locked(wait);
     }
-    let unusable = "This link is unknown, used or expired. Ask for a new one.";
     let redeemed = match &presented {
         Some(token) => state.dashboard.redeem(token, &password, address).await,
         None => Err(ServiceError::NotFound("link")),
@@ -245,7 +275,7 @@ async fn set_password(
         }
         Err(ServiceError::NotFound(_)) => match state.rate_limits.failed(address) {
             Some(wait) => locked(wait),
-            None => again(unusable),
+            None => again(UNUSABLE_LINK),
         },
         Err(other) => Err(other.into()),
     }

@@ -270,6 +270,16 @@ impl DashboardService {
             .collect())
     }
 
+    /// Whether the link `token` can still set a password (unused and unexpired): its page says
+    /// at once when it cannot, rather than after a password was typed. Writes nothing.
+    pub async fn link_is_usable(&self, token: &Secret) -> Result<bool, StoreError> {
+        Ok(self
+            .credentials
+            .usable_link_user(&token.hash(), self.clock.now())
+            .await?
+            .is_some())
+    }
+
     /// Sets the password of the link's user and uses the link up; every session of the user
     /// ends. `NotFound("link")` when the link is unknown, used or expired.
     #[tracing::instrument(level = "debug", skip_all)]
