@@ -38,6 +38,7 @@ const tests = {
     await page.getByLabel('Business type').selectOption('llc');
     await page.getByLabel('Country').selectOption('US');
     await page.getByLabel('Tax id').fill('98-765');
+    await page.getByLabel('Website').fill('http://corner.example.com');
     await page.getByRole('button', { name: 'Save progress' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
@@ -45,7 +46,16 @@ const tests = {
     assert.ok(!(await page.content()).includes('98-765'), 'the wrong tax id is not repeated');
     assert.equal(await page.getByLabel('Tax id').inputValue(), '', 'a secret is never put back in the form');
     assert.equal(await page.getByLabel('Legal name').inputValue(), 'Corner Shop LLC', 'what is not secret is kept');
+    // Each refusal beside its field, the field described by it; a refused answer that is not
+    // secret is kept to be mended.
+    const website = page.getByLabel('Website');
+    assert.equal(await website.inputValue(), 'http://corner.example.com', 'a refused answer is kept');
+    assert.equal(await website.getAttribute('aria-invalid'), 'true');
+    assert.match(await website.getAttribute('aria-describedby'), /website-error/);
+    assert.match(await page.locator('#website-error').innerText(), /https/);
+    assert.match(await page.locator('#taxId-error').innerText(), /EIN/);
     await clean(page, console, '02-refused');
+    await website.fill('https://corner.example.com');
     await page.getByLabel('Tax id').fill('45-8302716');
     await page.getByRole('button', { name: 'Save progress' }).click();
     await page.getByText('Your answers are saved.').waitFor();

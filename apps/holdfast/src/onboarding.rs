@@ -15,6 +15,7 @@ use holdfast_domain::Invalid;
 use holdfast_domain::boarding::answers::{Answers, BusinessType, MAX_OWNERS, field_label};
 use holdfast_domain::boarding::checks::Country;
 use holdfast_domain::boarding::form::{BoardingForm, FormStatus};
+use holdfast_domain::payment::card::could_hold_card_number;
 use holdfast_domain::services::PageError;
 use maud::{Markup, html};
 
@@ -201,17 +202,26 @@ fn alert(errors: &[Invalid]) -> Markup {
     }
 }
 
-/// One text field with its label, saved value and error link.
+/// One text field with its label, saved value and, when refused, its error beside it (as the
+/// hosted payment fields show theirs), tied to the input for screen readers.
 fn field(name: &str, value: Option<&str>, errors: &[Invalid], attrs: &FieldAttrs<'_>) -> Markup {
-    let invalid = errors.iter().any(|e| e.field == name);
+    let error = errors.iter().find(|e| e.field == name);
+    let described: Vec<String> = [
+        attrs.hint.map(|_| format!("{name}-hint")),
+        error.map(|_| format!("{name}-error")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     html! {
         label for=(name) { (label(name)) @if !attrs.required { " (optional)" } }
         @if let Some(hint) = attrs.hint { span.hint #{ (name) "-hint" } { (hint) } }
+        @if let Some(error) = error { span.field-error #{ (name) "-error" } { (error.message) } }
         input #(name) name=(name) type=(attrs.kind) value=[value]
             autocomplete=[attrs.autocomplete] inputmode=[attrs.inputmode] pattern=[attrs.pattern]
             maxlength=(attrs.maxlength)
-            aria-invalid=[invalid.then_some("true")]
-            aria-describedby=[attrs.hint.map(|_| format!("{name}-hint"))];
+            aria-invalid=[error.map(|_| "true")]
+            aria-describedby=[(!described.is_empty()).then(|| described.join(" "))];
     }
 }
 
@@ -291,11 +301,13 @@ struct Shown<'a> {
 
 impl Shown<'_> {
     fn value(&self, name: &str, saved: Option<&str>) -> Option<String> {
+        let refused = self.refused.iter().any(|e| e.field == name);
         self.typed
             .get(name)
             .filter(|v| !v.trim().is_empty())
-            // A refused answer is not put back: the page names it instead.
-            .filter(|_| !self.refused.iter().any(|e| e.field == name))
+            // A refused answer is put back to be mended, beside its error, unless it may hold a
+            // card number pasted in the wrong place: that is never echoed.
+            .filter(|v| !(refused && could_hold_card_number(v)))
             .cloned()
             .or_else(|| saved.map(str::to_owned))
     }

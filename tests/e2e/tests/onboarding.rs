@@ -707,12 +707,22 @@ async fn a_form_keeps_to_its_merchant_and_its_country(env: Env) {
     let (status, html) = page.post("submit", &unconfirmed).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(html.contains("Confirmation</a>: must be ticked"), "{html}");
+    // A refused answer is put back beside its error, to be mended; one that may hold a card
+    // number is not (a card pasted into the wrong field is never echoed).
     let refused_site = "http://corner.example.com";
     let (status, html) = page.post("save", &[("website", refused_site.into())]).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(
-        !html.contains(refused_site),
-        "a refused answer is not put back"
+        html.contains(&format!(r#"value="{refused_site}""#))
+            && html.contains(r#"id="website-error""#),
+        "a refused answer is kept beside its error: {html}"
+    );
+    let pasted_card = "4111 1111 1111 1111";
+    let (status, html) = page.post("save", &[("website", pasted_card.into())]).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        !html.contains("4111 1111") && !html.contains("4111111111111111"),
+        "a card number is never put back"
     );
 }
 

@@ -49,6 +49,17 @@ impl fmt::Debug for CardNumber {
     }
 }
 
+/// Whether `text` may hold a card number: 12 to 19 digits in a row (spaces and dashes between
+/// them ignored) that pass the Luhn checksum, or a longer run of digits. A page that puts back what was typed leaves such
+/// text out, so a card number pasted into the wrong field is never echoed.
+pub fn could_hold_card_number(text: &str) -> bool {
+    let digits: String = text.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
+    digits
+        .split(|c: char| !c.is_ascii_digit())
+        // A run longer than any card number may hide one anywhere in it: never echoed either.
+        .any(|run| run.len() > 19 || (run.len() >= 12 && luhn_valid(run)))
+}
+
 /// Whether `digits` passes the Luhn checksum; every byte must already be an ASCII digit.
 pub fn luhn_valid(digits: &str) -> bool {
     let sum: u32 = digits
@@ -250,6 +261,29 @@ mod tests {
     use time::macros::datetime;
 
     const NOW: OffsetDateTime = datetime!(2026-11-22 12:00 UTC);
+
+    #[test]
+    fn text_that_could_hold_a_card_number_is_told() {
+        for holds in [
+            "4111111111111111",
+            "4111 1111 1111 1111",
+            "my card 4111-1111-1111-1111 thanks",
+            "5555555555554444",
+            "1234567890123456789012",
+        ] {
+            assert!(could_hold_card_number(holds), "{holds}");
+        }
+        for clean in [
+            "Corner Shop LLC",
+            "4111111111111112",
+            "12345678901",
+            "+1 415 555 0100",
+            "98-7654321",
+            "",
+        ] {
+            assert!(!could_hold_card_number(clean), "{clean}");
+        }
+    }
 
     #[test]
     fn luhn_and_length() {
