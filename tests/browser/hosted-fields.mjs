@@ -5,7 +5,7 @@
 //   HOLDFAST_URL=http://127.0.0.1:8080 HOLDFAST_PUBLIC_KEY=pub_test_… \
 //   HOLDFAST_PRIVATE_KEY=priv_test_… HOLDFAST_RESULT=/tmp/result.json node hosted-fields.mjs
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { artifacts, axe, launch, main, merchantServer, nonce, required } from './lib.mjs';
 
 const HOLDFAST = required('HOLDFAST_URL');
@@ -224,7 +224,41 @@ function wallet() {
   `Holdfast.googlePay({ container: '#button', merchantId: ${JSON.stringify(MERCHANT)}, amount: 2500, currency: 'USD', merchantName: 'Test Shop' })`);
 }
 
-const server = await merchantServer({ '/checkout': checkout, '/wallet': wallet, '/apple': apple, '/evil': evilFrame });
+/**
+ * docs/hosted-fields.md's snippet and its example policy, exactly as written there, with only
+ * its placeholders filled in: what an integrator copies must work under what it recommends.
+ */
+function documented() {
+  const doc = readFileSync(new URL('../../docs/hosted-fields.md', import.meta.url), 'utf8');
+  const block = (after, fence) => {
+    const from = doc.indexOf(after);
+    assert.ok(from >= 0, `docs/hosted-fields.md has "${after}"`);
+    const open = doc.indexOf(fence, from) + fence.length;
+    return doc.slice(open, doc.indexOf('\n```', open)).trim();
+  };
+  const snippet = block('## The snippet', '```html');
+  const policy = block('For example, a strict nonce policy', '```')
+    .replace(/^Content-Security-Policy:\s*/, '')
+    .replace(/\s*\n\s*/g, ' ');
+  return { snippet, policy };
+}
+
+function documentedPage() {
+  const n = nonce();
+  const { snippet, policy } = documented();
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>The documented snippet</title></head>
+<body><main><h1>Checkout</h1>
+${snippet
+    .replaceAll('https://HOLDFAST', HOLDFAST)
+    .replaceAll('pub_test_...', encodeURIComponent(PUBLIC_KEY))
+    .replaceAll('RANDOM', n)}
+</main></body></html>`;
+  const csp = policy.replaceAll('https://api.holdfast.example', HOLDFAST).replaceAll('RANDOM', n);
+  return { html, csp };
+}
+
+const server = await merchantServer({ '/checkout': checkout, '/wallet': wallet, '/apple': apple, '/evil': evilFrame, '/documented': documentedPage });
 const browser = await launch();
 
 /** A fresh page on the checkout, with the frames loaded; console lines kept. */
@@ -326,6 +360,25 @@ const tests = {
     assert.equal(posted.length, 1, 'the refusal came from Holdfast');
     assert.equal(await input(page, 'number').inputValue(), '4111 1111 1111 1111');
     await shot(page, '12-refused-by-holdfast');
+    await context.close();
+  },
+
+  async 'the snippet in the docs runs under the policy the docs recommend, verbatim'() {
+    const context = await browser.newContext({ viewport: { width: 640, height: 720 } });
+    const page = await context.newPage();
+    const console = [];
+    page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
+    await page.goto(`${server.origin}/documented`);
+    for (const field of ['number', 'expiry', 'cvv']) await input(page, field).waitFor();
+    await fill(page, PAN, FUTURE, '123');
+    const tokenized = page.waitForResponse((r) => r.url().includes('/v1/tokens') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    const answer = await tokenized;
+    assert.equal(answer.status(), 201, 'the documented submit handler tokenizes');
+    assert.match((await answer.json()).id, /^tkn_/);
+    await shot(page, '00-documented-snippet');
+    const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
+    assert.deepEqual(refused, [], 'no part of the documented snippet is blocked by the documented policy');
     await context.close();
   },
 
