@@ -289,6 +289,36 @@ async fn links_shown_once_are_in_no_stored_answer(env: Env) {
         assert!(secret.len() >= 20, "{url}");
         links.push(secret);
     }
+    // A signing secret is shown by the create and by GET, but is in no stored answer: a
+    // replayed create has none.
+    let hook_body =
+        r#"{"endpointUrl": "https://example.com/h", "events": ["transaction.created"]}"#;
+    let hook = api
+        .post_once("/v1/webhooks", key, "hook-1", hook_body)
+        .await;
+    assert_eq!(hook.status, 201, "{}", hook.text);
+    assert!(hook.body["secret"].as_str().unwrap().starts_with("whsec_"));
+    let replayed = api
+        .post_once("/v1/webhooks", key, "hook-1", hook_body)
+        .await;
+    assert_eq!(replayed.headers["idempotent-replayed"], "true");
+    assert!(replayed.body["secret"].is_null(), "{}", replayed.text);
+    assert_eq!(replayed.body["id"], hook.body["id"]);
+    // And a client session's secret, the same way.
+    let merchant = api.shop(key).await;
+    let session_body =
+        format!(r#"{{"merchantId": "{merchant}", "amount": 2500, "paymentMethods": ["card"]}}"#);
+    let session = api
+        .post_once("/v1/client-sessions", key, "cs-1", &session_body)
+        .await;
+    assert_eq!(session.status, 201, "{}", session.text);
+    let client_secret = session.body["clientSecret"].as_str().unwrap().to_owned();
+    let replayed = api
+        .post_once("/v1/client-sessions", key, "cs-1", &session_body)
+        .await;
+    assert_eq!(replayed.headers["idempotent-replayed"], "true");
+    assert!(replayed.body["clientSecret"].is_null(), "{}", replayed.text);
+    links.push(client_secret.split("_secret_").nth(1).unwrap().to_owned());
     let dump = env.dump().await;
     for secret in links {
         assert!(

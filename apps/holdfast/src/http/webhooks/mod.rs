@@ -22,7 +22,7 @@ use crate::state::AppState;
 
 mod views;
 
-pub use views::{DeliveryView, EventTypeView, WebhookView, delivery_view, view};
+pub use views::{DeliveryView, EventTypeView, WebhookView, delivery_view, stored_view, view};
 
 pub fn routes(r: &mut Routes) {
     r.add(
@@ -145,7 +145,8 @@ async fn create(
     ApiJson(body): ApiJson<WebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
     let f = fields(&body)?;
-    let answer = AnswerWithChange::new(&req, |s: &Subscription| created(&view(s)));
+    // The stored answer a replay gets has no secret; this answer shows it.
+    let answer = AnswerWithChange::new(&req, |s: &Subscription| created(&stored_view(s)));
     let made = state
         .webhooks
         .create(
@@ -161,7 +162,7 @@ async fn create(
             answer.recorder().as_ref(),
         )
         .await?;
-    Ok(answer.send(&made))
+    Ok(answer.send_answer(created(&view(&made))))
 }
 
 /// Lists webhook subscriptions, newest first.
@@ -210,12 +211,12 @@ async fn rotate_secret(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = webhook_id(&id)?;
-    let answer = AnswerWithChange::new(&req, |s: &Subscription| changed(&view(s)));
+    let answer = AnswerWithChange::new(&req, |s: &Subscription| changed(&stored_view(s)));
     let rotated = state
         .webhooks
         .rotate_secret(&who, &actor, &id, answer.recorder().as_ref())
         .await?;
-    Ok(answer.send(&rotated))
+    Ok(answer.send_answer(changed(&view(&rotated))))
 }
 
 /// Replaces a webhook subscription (spec 4.2).

@@ -27,7 +27,10 @@ pub struct WebhookView<'a> {
     /// Failed deliveries in a row; the subscription is disabled at 25.
     consecutive_failures: u32,
     /// The signing secret (`whsec_…`): notifications are signed with it (Standard Webhooks).
-    secret: &'a str,
+    /// Absent from the idempotent replay of a create or a rotation, which is stored without
+    /// it: read it with `GET /v1/webhooks/{id}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret: Option<&'a str>,
     /// Until when the secret it replaced keeps signing beside it, after a rotation.
     #[schema(schema_with = timestamp_or_null)]
     previous_secret_expires_on: Option<String>,
@@ -48,6 +51,15 @@ pub struct HeaderView<'a> {
     value: &'a str,
 }
 
+/// The subscription as a create's or rotation's stored answer keeps it: without its secret (no
+/// secret is part of an answer kept for replay).
+pub fn stored_view(s: &Subscription) -> WebhookView<'_> {
+    WebhookView {
+        secret: None,
+        ..view(s)
+    }
+}
+
 pub fn view(s: &Subscription) -> WebhookView<'_> {
     WebhookView {
         id: &s.id,
@@ -60,7 +72,7 @@ pub fn view(s: &Subscription) -> WebhookView<'_> {
         }),
         active: s.active,
         consecutive_failures: s.consecutive_failures,
-        secret: &s.secret,
+        secret: Some(&s.secret),
         previous_secret_expires_on: s.previous_secret.as_ref().map(|p| rfc3339(p.until)),
         creator_id: &s.creator,
         mode: s.mode,
