@@ -111,7 +111,10 @@ impl DatabaseArgs {
 /// How often the reconciler looks for rows older than `after`: often enough that a stale row
 /// waits at most half its age again.
 pub fn reconcile_every(after: Duration) -> Duration {
-    (after / 2).clamp(Duration::from_millis(100), Duration::from_secs(30))
+    after
+        .checked_div(2)
+        .unwrap_or(after)
+        .clamp(Duration::from_millis(100), Duration::from_secs(30))
 }
 
 fn parse_database_url(raw: &str) -> Result<DatabaseUrl, String> {

@@ -62,6 +62,7 @@ pub async fn prepare(state: &AppState) -> anyhow::Result<Option<Demo>> {
                 .await?;
         }
     }
+    #[expect(clippy::expect_used, reason = "constant names within their rules")]
     let generate = async |name: &str, key_type: KeyType| {
         state
             .keys

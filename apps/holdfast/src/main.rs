@@ -1,3 +1,16 @@
+// No input may stop the server (issue 37): what could panic is refused outside tests, and each
+// proven-safe case says why in its `#[expect]`.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
+    )
+)]
+
 use std::io::Write as _;
 
 use clap::Parser;
@@ -11,10 +24,16 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let _log = holdfast::telemetry::init(&cli.log);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .expect("tokio runtime");
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            let _ = writeln!(std::io::stderr(), "error: cannot start the runtime: {err}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     match runtime.block_on(holdfast::commands::run(cli)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {

@@ -418,7 +418,7 @@ fn owners_section(a: &Shown<'_>, errors: &[Invalid]) -> Markup {
             legend { "Owners of 25 % or more" }
             p.hint { "List everyone who owns 25 % or more; shares add up to at most 100 %." }
             @for n in 1..=MAX_OWNERS {
-                @let owner = a.saved.owners.get(n - 1);
+                @let owner = n.checked_sub(1).and_then(|at| a.saved.owners.get(at));
                 @let (name, dob, share) = (format!("owner{n}Name"), format!("owner{n}DateOfBirth"), format!("owner{n}Ownership"));
                 @let share_value = a.value(&share, owner.map(|o| o.ownership.to_string()).as_deref());
                 @let name_value = a.value(&name, owner.map(|o| o.name.as_str()));

@@ -17,7 +17,9 @@ pub fn print(text: &str) {
 
 pub fn emit(json_mode: bool, value: &impl serde::Serialize, human: impl FnOnce() -> String) {
     if json_mode {
-        print(&serde_json::to_string_pretty(value).expect("our views serialize"));
+        // Our views are plain data; one that would not serialize prints nothing rather than
+        // stopping the command halfway.
+        print(&serde_json::to_string_pretty(value).unwrap_or_default());
     } else {
         print(&human());
     }
@@ -40,7 +42,9 @@ pub fn key_json(key: &ApiKey) -> Value {
 /// The one place a full key value is ever written: the creation output.
 pub fn created_key_json(created: &CreatedKey) -> Value {
     let mut value = key_json(&created.key);
-    value["value"] = json!(created.value.expose());
+    if let Some(fields) = value.as_object_mut() {
+        fields.insert("value".into(), json!(created.value.expose()));
+    }
     value
 }
 

@@ -149,6 +149,10 @@ impl AppState {
 
     /// Wiring for work that never opens a token (operator commands, the workers), with the
     /// payments settings given.
+    #[expect(
+        clippy::expect_used,
+        reason = "a key just generated is 32 bytes of base64"
+    )]
     pub fn without_vault(database: Database, payments: &PaymentArgs) -> Self {
         let key = VaultKey::from_base64("ephemeral", &VaultKey::generate_base64()).expect("valid");
         Self::with_payments(

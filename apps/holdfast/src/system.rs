@@ -1,6 +1,7 @@
 //! The real clock and id source.
 
 use std::sync::Mutex;
+use std::time::Duration;
 
 use holdfast_domain::api_key::{SECRET_ALPHABET, SECRET_LEN};
 use holdfast_domain::ports::{Clock, Ids};
@@ -14,8 +15,7 @@ pub struct SystemClock;
 impl Clock for SystemClock {
     fn now(&self) -> OffsetDateTime {
         let now = OffsetDateTime::now_utc();
-        now.replace_nanosecond(now.nanosecond() / 1_000 * 1_000)
-            .expect("truncating nanoseconds stays in range")
+        now.replace_microsecond(now.microsecond()).unwrap_or(now)
     }
 }
 
@@ -50,16 +50,49 @@ impl Ids for RandomIds {
     }
 }
 
+/// The longest wait or lease the workers take from their settings: a setting beyond it (a
+/// misconfiguration) waits this long rather than overflow a clock.
+const LONGEST_WAIT: Duration = Duration::from_hours(24);
+
+/// `by` after `at` (at most a day), never past what a clock holds.
+pub fn after(at: std::time::Instant, by: Duration) -> std::time::Instant {
+    at.checked_add(by.min(LONGEST_WAIT)).unwrap_or(at)
+}
+
+/// `by` after `at` (at most a day), never past the instants every backend stores.
+pub fn later(at: OffsetDateTime, by: Duration) -> OffsetDateTime {
+    time::Duration::try_from(by.min(LONGEST_WAIT))
+        .ok()
+        .and_then(|by| at.checked_add(by))
+        .and_then(holdfast_domain::instant::within_range)
+        .unwrap_or(at)
+}
+
+/// `by` before `at`, never before the instants every backend stores.
+pub fn earlier(at: OffsetDateTime, by: Duration) -> OffsetDateTime {
+    time::Duration::try_from(by)
+        .ok()
+        .and_then(|by| at.checked_sub(by))
+        .and_then(holdfast_domain::instant::within_range)
+        .unwrap_or(holdfast_domain::instant::EARLIEST)
+}
+
 /// Resolves on SIGINT or SIGTERM: the one place both `serve` and `worker` learn to stop.
 pub async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler");
-        tokio::select! {
-            _ = ctrl_c => {},
-            _ = term.recv() => {},
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {},
+                    _ = term.recv() => {},
+                }
+            }
+            Err(err) => {
+                tracing::error!(error = %err, "SIGTERM cannot be heard; stop with SIGINT");
+                let _ = ctrl_c.await;
+            }
         }
     }
     #[cfg(not(unix))]

@@ -15,9 +15,9 @@ where
         let Ok(data) = frame?.into_data() else {
             continue;
         };
-        let room = cap - kept.len();
-        if data.len() > room {
-            kept.extend_from_slice(&data[..room]);
+        let room = cap.saturating_sub(kept.len());
+        if let Some(fits) = data.get(..room).filter(|_| data.len() > room) {
+            kept.extend_from_slice(fits);
             break;
         }
         kept.extend_from_slice(&data);

@@ -335,9 +335,9 @@ impl Conn {
         E: From<diesel::result::Error> + Send,
     {
         self.begin().await?;
-        self.depth += 1;
+        self.depth = self.depth.saturating_add(1);
         let result = body(&mut *self).await;
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
         // What was written for hand-off goes once the outermost transaction commits, and is
         // dropped otherwise, giving back its room. (Ids of a savepoint rolled back are handed
         // too: they are not found, and their room comes back then.)

@@ -204,6 +204,10 @@ impl Database {
                 let shared = pool(options.max_size, PinnedWork::Requests)
                     .map_err(|e| DatabaseError::Pool(e.to_string()))?;
                 let pinned_size = options.pinned_size();
+                #[expect(
+                    clippy::expect_used,
+                    reason = "the same settings just built the shared pool"
+                )]
                 let pools = PgPools::new(shared, move |work| {
                     pool(pinned_size, work).expect("the same settings built the shared pool")
                 });

@@ -130,7 +130,8 @@ struct Load {
 }
 
 fn add_to<K: Hash + Eq + Clone>(counts: &mut HashMap<K, usize>, key: &K, count: usize) {
-    *counts.entry(key.clone()).or_default() += count;
+    let n = counts.entry(key.clone()).or_default();
+    *n = n.saturating_add(count);
 }
 
 fn remove_from<K: Hash + Eq>(counts: &mut HashMap<K, usize>, key: &K, count: usize) {
@@ -144,7 +145,7 @@ fn remove_from<K: Hash + Eq>(counts: &mut HashMap<K, usize>, key: &K, count: usi
 
 impl Load {
     fn add(&mut self, owner: &Owner, count: usize) {
-        self.total += count;
+        self.total = self.total.saturating_add(count);
         add_to(&mut self.platforms, &owner.platform, count);
         add_to(&mut self.webhooks, &owner.webhook, count);
     }
@@ -373,7 +374,7 @@ impl DeliveryLoad {
                 .take(room.saturating_sub(load.waiting))
                 .map(|webhook| WebhookId::from_trusted((*webhook).to_owned()))
                 .collect();
-            load.waiting += admitted.len();
+            load.waiting = load.waiting.saturating_add(admitted.len());
             admitted
         });
         (!admitted.is_empty()).then(|| Reservation {

@@ -91,7 +91,11 @@ impl PgPools {
 
     /// How many connections are open, in all the pools.
     pub fn open(&self) -> usize {
-        self.shared.status().size + self.read().values().map(|p| p.status().size).sum::<usize>()
+        self.read()
+            .values()
+            .fold(self.shared.status().size, |open, p| {
+                open.saturating_add(p.status().size)
+            })
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<ThreadId, PgPool>> {

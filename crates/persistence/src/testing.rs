@@ -6,6 +6,13 @@
 //!   `HOLDFAST_TEST_DATABASE_URL`. When it is unset the PostgreSQL tests are skipped with a
 //!   message, except under `CI=true`, where that is a failure. When it is set, an unreachable
 //!   server is always a failure.
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "test support (the `test-support` feature): a panic is the failure report"
+)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -21,6 +21,10 @@ pub struct BinTableError {
 }
 
 impl BinTable {
+    #[expect(
+        clippy::expect_used,
+        reason = "the table is embedded in the binary, and a test parses it"
+    )]
     pub fn shipped() -> Self {
         Self::from_csv(DEFAULT_TABLE).expect("the shipped BIN table is valid")
     }
@@ -30,7 +34,7 @@ impl BinTable {
     pub fn from_csv(text: &str) -> Result<Self, BinTableError> {
         let mut entries = HashMap::new();
         for (index, line) in text.lines().enumerate().skip(1) {
-            let line_no = index + 1;
+            let line_no = index.saturating_add(1);
             let bad = |message: String| BinTableError {
                 line: line_no,
                 message,

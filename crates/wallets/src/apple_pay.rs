@@ -276,7 +276,9 @@ fn verify_signature(
         .and_then(|der| x509_cert::time::Time::from_der(&der).ok())
         .ok_or(bad("no signing time"))?;
     let signed_at = instant(signing_time);
-    if (now - signed_at).abs() > SIGNING_WINDOW {
+    let earliest = now.checked_sub(SIGNING_WINDOW).unwrap_or(now);
+    let latest = now.checked_add(SIGNING_WINDOW).unwrap_or(now);
+    if signed_at < earliest || signed_at > latest {
         return Err(WalletError::Expired(
             "the signing time is not within minutes of now",
         ));
@@ -291,9 +293,13 @@ fn verify_signature(
     .map_err(|()| bad("the signature is not the leaf's"))
 }
 
+/// An ASN.1 time as an instant; one past what `time` holds is the latest it holds, which no
+/// `now` passes (a certificate not yet valid, a signing time out of its window).
 fn instant(time: x509_cert::time::Time) -> OffsetDateTime {
-    let since_epoch = time.to_unix_duration();
-    OffsetDateTime::UNIX_EPOCH + since_epoch
+    time::Duration::try_from(time.to_unix_duration())
+        .ok()
+        .and_then(|since_epoch| OffsetDateTime::UNIX_EPOCH.checked_add(since_epoch))
+        .unwrap_or(time::PrimitiveDateTime::MAX.assume_utc())
 }
 
 fn within_validity(certificate: &Certificate, now: OffsetDateTime) -> Result<(), WalletError> {

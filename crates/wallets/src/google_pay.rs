@@ -223,7 +223,8 @@ fn public_key(raw: &str) -> Result<VerifyingKey, WalletError> {
 fn millis(raw: &str) -> Result<OffsetDateTime, WalletError> {
     raw.parse::<i128>()
         .ok()
-        .and_then(|ms| OffsetDateTime::from_unix_timestamp_nanos(ms * 1_000_000).ok())
+        .and_then(|ms| ms.checked_mul(1_000_000))
+        .and_then(|nanos| OffsetDateTime::from_unix_timestamp_nanos(nanos).ok())
         .ok_or(WalletError::Malformed("an expiration is not milliseconds"))
 }
 
@@ -256,8 +257,12 @@ fn decrypt(message: &SignedMessage, private_key: &SecretKey) -> Result<Vec<u8>, 
 
 /// HKDF-SHA256 over `ephemeral || shared` (salt zeros, info `Google`) to 512 bits: the AES
 /// key, then the HMAC key.
+#[expect(
+    clippy::expect_used,
+    reason = "64 bytes is within HKDF-SHA256's output limit (8,160)"
+)]
 fn derive_keys(ephemeral: &[u8], shared: &[u8]) -> ([u8; 32], [u8; 32]) {
-    let mut ikm = Vec::with_capacity(ephemeral.len() + shared.len());
+    let mut ikm = Vec::with_capacity(ephemeral.len().saturating_add(shared.len()));
     ikm.extend_from_slice(ephemeral);
     ikm.extend_from_slice(shared);
     let mut okm = [0u8; 64];

@@ -42,9 +42,10 @@ pub async fn run(
     );
     // Each HTTP worker and each delivery loop drives connections of its own
     // (`holdfast_persistence::local_pools`), a share of the pool's size.
-    let pool = database
-        .pool()
-        .shared_among(args.http_workers() + webhooks.workers as usize);
+    let pool = database.pool().shared_among(
+        args.http_workers()
+            .saturating_add(webhooks.workers as usize),
+    );
     let db = Database::open(&database.url, pool)?.sealing_emails(email_sealer);
     db.ping().await.context("database unreachable")?;
     // The notifications this process writes go straight to its own deliverers.
@@ -63,6 +64,7 @@ pub async fn run(
         .with_apple_pay_gateway(apple_pay_gateway.map(|g| Arc::new(g) as _))
         .with_public_url(&public_url);
     if args.bootstrap_demo {
+        #[expect(clippy::expect_used, reason = "constant names within their rules")]
         let demo = state
             .platforms
             .bootstrap_demo(

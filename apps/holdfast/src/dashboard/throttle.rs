@@ -30,6 +30,10 @@ impl SignInThrottle {
         self.attempt_at(email, Instant::now())
     }
 
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "instants of this process's life plus 15 minutes; counts capped at FAILURES"
+    )]
     fn attempt_at(&self, email: &str, now: Instant) -> Result<Attempt<'_>, Duration> {
         let key = key(email);
         let mut accounts = self.lock();

@@ -85,7 +85,7 @@ impl FromStr for TrustedProxies {
                 .map_err(|_| {
                     format!(
                         "entry {} is neither an IP address nor a network such as 10.0.0.0/8",
-                        at + 1
+                        at.saturating_add(1)
                     )
                 })?;
             nets.push(as_peers_are_seen(net.trunc()));
@@ -101,6 +101,10 @@ fn as_peers_are_seen(net: IpNet) -> IpNet {
         && let Some(v4) = v6.network().to_ipv4_mapped()
         && let Some(prefix) = v6.prefix_len().checked_sub(96)
     {
+        #[expect(
+            clippy::expect_used,
+            reason = "an IPv6 prefix is at most 128, so less 96 at most 32"
+        )]
         return IpNet::V4(Ipv4Net::new(v4, prefix).expect("an IPv4 prefix of at most 32"));
     }
     net

@@ -231,7 +231,9 @@ impl ResponseError for ApiError {
 /// `Retry-After` for a wait: whole seconds rounded up, at least 1, so a client that obeys it
 /// never comes back early.
 pub(crate) fn retry_after_seconds(wait: std::time::Duration) -> u64 {
-    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
+    wait.as_secs()
+        .saturating_add(u64::from(wait.subsec_nanos() > 0))
+        .max(1)
 }
 
 impl ApiError {

@@ -65,18 +65,13 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 /// Whether a JSON text holds `\u0000`. A backslash only occurs inside strings, where it always
 /// starts an escape, so stepping over each escape finds exactly the escaped NULs.
 fn has_escaped_nul(bytes: &[u8]) -> bool {
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\' {
-            if bytes.get(i + 1) == Some(&b'u')
-                && bytes.get(i + 2..i + 6).is_some_and(|hex| hex == b"0000")
-            {
-                return true;
-            }
-            i += 2;
-        } else {
-            i += 1;
+    let mut rest = bytes;
+    while let Some(at) = rest.iter().position(|b| *b == b'\\') {
+        let escape = rest.get(at..).unwrap_or_default();
+        if escape.starts_with(br"\u0000") {
+            return true;
         }
+        rest = escape.get(2..).unwrap_or_default();
     }
     false
 }

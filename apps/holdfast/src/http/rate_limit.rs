@@ -97,9 +97,9 @@ impl RateLimits {
             private: settings.private_per_s.map(per_second),
             public: settings.public_per_s.map(per_second),
             pages: settings.public_per_s.map(|rate| {
-                per_second(
-                    rate.saturating_mul(NonZeroU32::new(PAGE_LOADS_PER_CALL).expect("not zero")),
-                )
+                per_second(rate.saturating_mul(
+                    NonZeroU32::new(PAGE_LOADS_PER_CALL).unwrap_or(NonZeroU32::MIN),
+                ))
             }),
             failures: settings
                 .failed_auth_per_min
@@ -185,7 +185,8 @@ impl RateLimits {
             .err()?
             .wait_time_from(failures.clock().now());
         let mut blocked = self.lock_blocked();
-        blocked.insert(address, Instant::now() + wait);
+        let now = Instant::now();
+        blocked.insert(address, now.checked_add(wait).unwrap_or(now));
         self.any_blocked.store(true, Ordering::Release);
         Some(wait)
     }

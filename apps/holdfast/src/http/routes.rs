@@ -179,6 +179,10 @@ pub async fn gate(
         };
         return Ok(req.into_response(refusal.error_response()));
     };
+    #[expect(
+        clippy::expect_used,
+        reason = "`app` registers the state before the gate, and the gate's tests serve through it"
+    )]
     let state = req
         .app_data::<web::Data<AppState>>()
         .expect("AppState is registered")

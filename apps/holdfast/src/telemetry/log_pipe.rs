@@ -58,7 +58,8 @@ impl LogPipe {
 
     /// Waits until every queued line is written, or `limit` has passed.
     pub fn flush(&self, limit: Duration) {
-        let deadline = Instant::now() + limit;
+        let now = Instant::now();
+        let deadline = now.checked_add(limit).unwrap_or(now);
         while self.waiting.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(2));
         }

@@ -45,7 +45,9 @@ impl DeliverySettings {
     /// is claimed again. 32 s with the defaults: a dead worker's notification is picked up
     /// within a minute.
     pub fn lease(&self) -> Duration {
-        self.timeout * 5 + self.backoff_base * 7
+        self.timeout
+            .saturating_mul(5)
+            .saturating_add(self.backoff_base.saturating_mul(7))
     }
 
     /// The caps of a process running `deliverers` loops of these settings. A hand-off is
@@ -56,7 +58,7 @@ impl DeliverySettings {
             concurrency: self.concurrency.max(1).saturating_mul(deliverers.max(1)),
             per_platform: self.per_platform,
             per_subscription: self.per_subscription,
-            lease: self.lease() + self.line_wait(),
+            lease: self.lease().saturating_add(self.line_wait()),
         }
     }
 
@@ -107,7 +109,7 @@ impl NextClaim {
                 ends: Some(ends),
             } => Self::At {
                 when,
-                ends: Some(ends - ended),
+                ends: Some(ends.saturating_sub(ended)),
             },
             other => other,
         }
@@ -162,9 +164,9 @@ impl Deliverer {
         };
         let mut next = NextClaim::Now;
         while !*stop.borrow() {
-            let mut reaped = 0;
+            let mut reaped = 0_usize;
             while in_flight.try_join_next().is_some() {
-                reaped += 1;
+                reaped = reaped.saturating_add(1);
             }
             next = next.after_ends(reaped);
             self.start_waiting(&mut lines, &mut intake, &outcomes, &mut in_flight);
@@ -197,7 +199,7 @@ impl Deliverer {
                 lines.push_all(handed.rows);
             }
         }
-        let left = in_flight.len() + lines.len();
+        let left = in_flight.len().saturating_add(lines.len());
         if left > 0 {
             tracing::info!(
                 in_flight = left,
@@ -238,7 +240,9 @@ impl Deliverer {
         in_flight: &mut JoinSet<()>,
         stop: &mut Stop,
     ) -> NextClaim {
-        let poll = Instant::now() + self.settings.poll;
+        let poll = Instant::now()
+            .checked_add(self.settings.poll)
+            .unwrap_or_else(Instant::now);
         if self.load.free() == 0 {
             return NextClaim::At {
                 when: poll,
@@ -250,7 +254,7 @@ impl Deliverer {
             .queue
             .claim_notifications(
                 now,
-                now + self.settings.lease(),
+                crate::system::later(now, self.settings.lease()),
                 ClaimLimits {
                     batch: u32::try_from(self.load.free()).unwrap_or(u32::MAX),
                     per_subscription: self.settings.per_subscription,
@@ -268,10 +272,7 @@ impl Deliverer {
                 // days old.)
                 tracing::debug!(
                     claimed = batch.len(),
-                    oldest_event_ms = batch
-                        .iter()
-                        .map(|n| (now - n.created_on).whole_milliseconds())
-                        .max(),
+                    oldest_event_ms = batch.iter().map(|n| age_ms(now, n.created_on)).max(),
                     "claimed notifications"
                 );
                 for notification in batch {
@@ -289,12 +290,17 @@ impl Deliverer {
                 ends: Some(in_flight.len().div_ceil(4)),
             },
             Ok(_) => NextClaim::At {
-                when: Instant::now() + self.idle_wait().await,
+                when: {
+                    let wait = self.idle_wait().await;
+                    Instant::now()
+                        .checked_add(wait)
+                        .unwrap_or_else(Instant::now)
+                },
                 ends: None,
             },
             Err(err) => {
                 tracing::error!(error = %err, "claiming notifications failed");
-                pause(stop, self.settings.poll * 20).await;
+                pause(stop, self.settings.poll.saturating_mul(20)).await;
                 NextClaim::Now
             }
         }
@@ -314,7 +320,7 @@ impl Deliverer {
         if lines.is_empty() {
             return;
         }
-        let oldest = self.clock.now() - self.settings.line_wait();
+        let oldest = crate::system::earlier(self.clock.now(), self.settings.line_wait());
         let taken = lines.take(&self.load, oldest);
         if !taken.expired.is_empty() {
             tracing::warn!(
@@ -424,9 +430,9 @@ impl Deliverer {
 
     /// Up to four requests; returns the outcome, how many were made, and the last result.
     async fn attempt(&self, post: &mut WebhookPost) -> (Outcome, u32, PostResult) {
-        let mut requests = 0;
+        let mut requests = 0_u32;
         loop {
-            requests += 1;
+            requests = requests.saturating_add(1);
             post.timestamp = self.clock.now().unix_timestamp();
             let result = self.sender.post(post).await;
             match decide(&result, requests) {
@@ -470,11 +476,11 @@ impl Intake {
     /// loop have missed changes, it cannot tell which rows they were about: every waiting row
     /// is left to its lease, and claimed after it with its subscription as it is then.
     fn bring_up_to_date(&mut self, lines: &mut Lines, load: &DeliveryLoad) {
-        let (mut told, mut missed) = (Vec::new(), 0);
+        let (mut told, mut missed) = (Vec::new(), 0_u64);
         loop {
             match self.changes.try_recv() {
                 Ok(change) => told.push(change),
-                Err(TryRecvError::Lagged(n)) => missed += n,
+                Err(TryRecvError::Lagged(n)) => missed = missed.saturating_add(n),
                 Err(TryRecvError::Empty | TryRecvError::Closed) => break,
             }
         }
@@ -504,6 +510,15 @@ async fn next_hand_off(hand_offs: &mut Option<HandOffs>) -> Option<HandedOff> {
         Some(receiver) => receiver.recv().await,
         None => std::future::pending().await,
     }
+}
+
+/// How long before `now` an event was made, in milliseconds, for the log.
+#[expect(
+    clippy::arithmetic_side_effects,
+    reason = "two instants in the stored range, whose difference a `Duration` always holds"
+)]
+fn age_ms(now: time::OffsetDateTime, made: time::OffsetDateTime) -> i128 {
+    (now - made).whole_milliseconds()
 }
 
 /// The history's "response": the body on success, or the error on failure.

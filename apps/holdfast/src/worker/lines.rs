@@ -95,7 +95,7 @@ impl Lines {
                 }
             } else {
                 self.turns.push_back(webhook);
-                idle = if started { 0 } else { idle + 1 };
+                idle = if started { 0 } else { idle.saturating_add(1) };
             }
         }
         load.left_lines(

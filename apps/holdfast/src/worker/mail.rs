@@ -22,7 +22,8 @@ pub async fn run(
 ) {
     while !*stop.borrow() {
         let now = clock.now();
-        let batch = match outbox.claim_emails(now, now + LEASE, 1).await {
+        let lease_until = crate::system::later(now, LEASE);
+        let batch = match outbox.claim_emails(now, lease_until, 1).await {
             Ok(batch) => batch,
             Err(err) => {
                 tracing::error!(error = %err, "claiming emails failed");
@@ -42,7 +43,8 @@ pub async fn run(
                     let pause = Duration::from_secs(1u64 << queued.attempts.min(8))
                         .min(Duration::from_mins(5));
                     tracing::warn!(email = %queued.id, error = %why, retry_in = ?pause, "email not sent yet");
-                    outbox.email_retry(&queued.id, why, now + pause).await
+                    let next_try = crate::system::later(now, pause);
+                    outbox.email_retry(&queued.id, why, next_try).await
                 }
                 Err(MailError::Permanent(why)) => {
                     tracing::error!(email = %queued.id, error = %why, "email refused for good");

@@ -156,10 +156,14 @@ where
         .name(name.clone())
         .spawn(move || {
             holdfast_persistence::deliver_on_this_thread();
-            let runtime = tokio::runtime::Builder::new_current_thread()
+            // Without its runtime the loop cannot run: `done` goes unsent, which is the fault
+            // this thread's supervisor hears.
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
-                .expect("a single-threaded runtime");
+            else {
+                return;
+            };
             runtime.block_on(work());
             let _ = done.send(());
         });

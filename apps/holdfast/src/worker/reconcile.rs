@@ -17,7 +17,10 @@ pub async fn run(
 ) {
     let every = crate::config::reconcile_every(after);
     while !*stop.borrow() {
-        match payments.reconcile(clock.now() - after, 100).await {
+        match payments
+            .reconcile(crate::system::earlier(clock.now(), after), 100)
+            .await
+        {
             Ok(report) => {
                 for id in &report.reversed {
                     tracing::warn!(transaction = %id, "reversed a transaction left pending");

@@ -52,7 +52,7 @@ where
         if *stop.borrow() {
             return Ok(name);
         }
-        wait = (wait * 2).min(LONGEST_WAIT);
+        wait = wait.saturating_mul(2).min(LONGEST_WAIT);
     }
 }
 

@@ -322,7 +322,12 @@ async fn complete_in_steps(
                 conn.execute(diesel::update(closing).set(t::state.eq(to.as_str())))
                     .await?
             }
-            OriginalChange::Release { amount, .. } => {
+            OriginalChange::Release { amount, .. } =>
+            {
+                #[expect(
+                    clippy::arithmetic_side_effects,
+                    reason = "SQL arithmetic, done by the database in its own types, not by Rust"
+                )]
                 conn.execute(
                     diesel::update(row).set(t::refunded_amount.eq(t::refunded_amount - amount)),
                 )

@@ -110,7 +110,13 @@ pub(crate) async fn insert_issued(
                 .filter(c::merchant_id.eq(form.merchant_id.as_str()))
                 .filter(c::platform_id.eq(form.platform_id.as_str()))
                 .filter(c::mode.eq(form.mode.as_str()))
-                .filter(c::issued_on.gt(Instant(form.issued_on - RENEWED_AFTER)))
+                .filter(
+                    c::issued_on.gt(Instant(
+                        form.issued_on
+                            .checked_sub(RENEWED_AFTER)
+                            .unwrap_or(holdfast_domain::instant::EARLIEST),
+                    )),
+                )
                 .count(),
         )
         .await?;

@@ -106,6 +106,10 @@ impl SqlStore {
     /// Ends the attempt at email `id` as `end` says: its lease ends and the attempt is counted.
     async fn end_attempt(&self, id: &str, end: AttemptEnd) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
+        #[expect(
+            clippy::arithmetic_side_effects,
+            reason = "SQL arithmetic, done by the database in its own types, not by Rust"
+        )]
         conn.execute(diesel::update(m::table.filter(m::id.eq(id))).set((
             end,
             m::lease_until.eq(None::<OffsetDateTime>),

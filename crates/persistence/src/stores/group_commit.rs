@@ -163,6 +163,10 @@ async fn write_in_batches(store: SqlStore, mut queue: mpsc::UnboundedReceiver<Qu
             let written = write_batch(&store, &writes).await;
             drop(turn);
             for (n, queued) in batch.into_iter().enumerate() {
+                #[expect(
+                    clippy::indexing_slicing,
+                    reason = "write_batch answers one verdict per write, in their order"
+                )]
                 let verdict = written.as_ref().map(|done| done[n]);
                 // A payment whose request was dropped meanwhile is not waiting: nothing to tell.
                 let _ = queued.verdict.send(verdict);

@@ -150,6 +150,10 @@ async fn count_failure(
     service_name: &str,
 ) -> QueryResult<(bool, bool)> {
     let this = w::table.filter(w::id.eq(webhook));
+    #[expect(
+        clippy::arithmetic_side_effects,
+        reason = "SQL arithmetic, done by the database in its own types, not by Rust"
+    )]
     let (failures, active): (i32, bool) = conn
         .get_result(
             diesel::update(this)
@@ -376,6 +380,12 @@ async fn record_quietly(
 /// Records `outcomes` in their order: successes and skips together, failures one by one between
 /// them, so the counter sees the outcomes in their order. In the caller's transaction when it
 /// writes more than one statement (`Commit::Durable`).
+#[expect(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "`recorded` is as long as `outcomes`, and every index and range comes from \
+              enumerating `outcomes`"
+)]
 async fn record_in_order(
     conn: &mut Conn,
     outcomes: &[(NotificationId, Finished)],

@@ -40,7 +40,14 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
         let lease_until = reservation
             .as_ref()
             .filter(|r| r.admits(&webhook.id))
-            .map(|r| (event.created_on + r.lease()).to_offset(time::UtcOffset::UTC));
+            .map(|r| {
+                // A lease past what is stored is no lease: the claim takes the row.
+                time::Duration::try_from(r.lease())
+                    .ok()
+                    .and_then(|lease| event.created_on.checked_add(lease))
+                    .and_then(holdfast_domain::instant::within_range)
+                    .unwrap_or(event.created_on)
+            });
         conn.execute(
             diesel::insert_into(n::table).values(NewNotificationRow { lease_until, ..row }),
         )

@@ -57,7 +57,12 @@ async fn reserve(
             )
             .await
         }
-        Reservation::Refund { amount } => {
+        Reservation::Refund { amount } =>
+        {
+            #[expect(
+                clippy::arithmetic_side_effects,
+                reason = "SQL arithmetic, done by the database in its own types, not by Rust"
+            )]
             conn.execute(
                 diesel::update(
                     row.filter(t::state.eq(TxnState::Settled.as_str()))
@@ -254,7 +259,8 @@ impl TransactionStore for SqlStore {
         // pending is ever completed.
         const BUSY_PAUSE: Duration = Duration::from_millis(25);
         let data = serde_json::to_string(&event.data).map_err(unexpected)?;
-        let deadline = tokio::time::Instant::now() + self.completion_wait;
+        let now = tokio::time::Instant::now();
+        let deadline = now.checked_add(self.completion_wait).unwrap_or(now);
         if original.is_none() && session.is_none() {
             let completing = || {
                 Write::Complete(Box::new(Completing {
@@ -282,7 +288,12 @@ impl TransactionStore for SqlStore {
             };
             let done = complete(&mut conn, x, writes).await;
             match done {
-                Err(e) if is_busy(&e) && tokio::time::Instant::now() + BUSY_PAUSE < deadline => {
+                Err(e)
+                    if is_busy(&e)
+                        && tokio::time::Instant::now()
+                            .checked_add(BUSY_PAUSE)
+                            .is_some_and(|next| next < deadline) =>
+                {
                     drop(conn);
                     tracing::warn!("database busy; the completion waits its turn");
                     tokio::time::sleep(BUSY_PAUSE).await;

@@ -31,7 +31,7 @@ fn element<'a>(input: &'a [u8], out: &mut Vec<u8>, depth: usize) -> Option<&'a [
             if byte & 0x80 == 0 {
                 break;
             }
-            if out.len() - tag_start > 5 {
+            if out.len().saturating_sub(tag_start) > 5 {
                 return None;
             }
         }
@@ -51,7 +51,7 @@ fn element<'a>(input: &'a [u8], out: &mut Vec<u8>, depth: usize) -> Option<&'a [
                 rest = after;
                 break;
             }
-            rest = element(rest, &mut content, depth + 1)?;
+            rest = element(rest, &mut content, depth.saturating_add(1))?;
         }
     } else {
         let size = if length & 0x80 == 0 {
@@ -63,14 +63,17 @@ fn element<'a>(input: &'a [u8], out: &mut Vec<u8>, depth: usize) -> Option<&'a [
             }
             let (bytes, after) = rest.split_at_checked(count)?;
             rest = after;
-            bytes.iter().fold(0, |size, &b| size << 8 | usize::from(b))
+            bytes.iter().try_fold(0usize, |size, &b| {
+                size.checked_mul(256)
+                    .map(|shifted| shifted | usize::from(b))
+            })?
         };
         let (body, after) = rest.split_at_checked(size)?;
         rest = after;
         if constructed {
             let mut inner = body;
             while !inner.is_empty() {
-                inner = element(inner, &mut content, depth + 1)?;
+                inner = element(inner, &mut content, depth.saturating_add(1))?;
             }
         } else {
             content.extend_from_slice(body);
@@ -89,8 +92,8 @@ fn push_length(out: &mut Vec<u8>, length: usize) {
     }
     let bytes = length.to_be_bytes();
     let skip = bytes.iter().take_while(|&&b| b == 0).count();
-    out.push(0x80 | u8::try_from(bytes.len() - skip).unwrap_or_default());
-    out.extend_from_slice(&bytes[skip..]);
+    out.push(0x80 | u8::try_from(bytes.len().saturating_sub(skip)).unwrap_or_default());
+    out.extend_from_slice(bytes.get(skip..).unwrap_or_default());
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 //! (`test-support` feature).
 #![allow(
     clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
     reason = "test support: keys and certificates it made itself always encode; a panic is the failure report"
 )]
 

@@ -2,6 +2,8 @@
 //! tests and for end-to-end tests that stand in for Google (`test-support` feature).
 #![allow(
     clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
     reason = "test support: keys it made itself always encode; a panic is the failure report"
 )]
 

@@ -30,7 +30,7 @@ pub struct Asset {
 impl Asset {
     fn new(stem: &str, extension: &str, body: String, content_type: &'static str) -> Self {
         let digest = Sha256::digest(body.as_bytes());
-        let hash = base16ct::lower::encode_string(&digest[..6]);
+        let hash = base16ct::lower::encode_string(digest.as_slice().get(..6).unwrap_or_default());
         Self {
             versioned_name: format!("{stem}-{hash}.{extension}"),
             body,

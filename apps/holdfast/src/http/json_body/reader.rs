@@ -172,7 +172,9 @@ impl<'de> Deserializer<'de> for Reader {
 fn repeated_key(entries: &[(String, Tree)]) -> Option<&str> {
     if entries.len() <= 8 {
         return entries.iter().enumerate().find_map(|(i, (key, _))| {
-            entries[..i]
+            entries
+                .get(..i)
+                .unwrap_or_default()
                 .iter()
                 .any(|(earlier, _)| earlier == key)
                 .then_some(key.as_str())
