@@ -150,16 +150,24 @@ impl Deliverer {
     /// Delivers until `stop` turns true, then lets the attempts in flight finish and their
     /// outcomes be recorded (each attempt is bounded by its lease), so a deploy neither cuts an
     /// attempt short nor sends a notification more than four times.
-    pub async fn run(self: Arc<Self>, mut stop: Stop, hand_offs: Option<HandOffs>) {
+    ///
+    /// The hand-offs are taken from `slot` and given back to it however the run ends, and rows
+    /// waiting in its lines are left to their lease, so a run started again after a panic still
+    /// hears the hand-offs and the process's room is whole.
+    pub async fn run(self: Arc<Self>, mut stop: Stop, slot: HandOffSlot) {
         let (outcomes, recorder) = Recorder::start(
             self.queue.clone(),
             self.settings.service_name.clone(),
             self.load.clone(),
         );
         let mut in_flight = JoinSet::new();
-        let mut lines = Lines::default();
+        let mut lines = HeldLines {
+            lines: Lines::default(),
+            load: self.load.clone(),
+        };
         let mut intake = Intake {
-            hand_offs,
+            hand_offs: slot.take(),
+            slot,
             changes: self.load.changes(),
         };
         let mut next = NextClaim::Now;
@@ -462,10 +470,68 @@ impl Deliverer {
     }
 }
 
+/// Where a delivery loop keeps its hand-offs between runs (`Deliverer::run`).
+#[derive(Debug, Clone, Default)]
+pub struct HandOffSlot(Arc<std::sync::Mutex<Option<HandOffs>>>);
+
+impl HandOffSlot {
+    pub fn new(hand_offs: Option<HandOffs>) -> Self {
+        Self(Arc::new(std::sync::Mutex::new(hand_offs)))
+    }
+
+    fn take(&self) -> Option<HandOffs> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
+    fn put(&self, hand_offs: Option<HandOffs>) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = hand_offs;
+    }
+}
+
+/// A run's lines, left to their lease if the run ends without starting them (a panic): their
+/// room in the process's load comes back.
+struct HeldLines {
+    lines: Lines,
+    load: Arc<DeliveryLoad>,
+}
+
+impl std::ops::Deref for HeldLines {
+    type Target = Lines;
+    fn deref(&self) -> &Lines {
+        &self.lines
+    }
+}
+
+impl std::ops::DerefMut for HeldLines {
+    fn deref_mut(&mut self) -> &mut Lines {
+        &mut self.lines
+    }
+}
+
+impl Drop for HeldLines {
+    fn drop(&mut self) {
+        if !self.lines.is_empty() {
+            let left = self.lines.leave_to_lease(&self.load);
+            tracing::warn!(
+                notifications = left,
+                "a delivery run ended with rows in its lines; they are claimed when their lease ends"
+            );
+        }
+    }
+}
+
 /// What reaches a delivery loop from the rest of its process: the rows handed off to it, and
 /// the changes to their subscriptions.
 struct Intake {
     hand_offs: Option<HandOffs>,
+    /// Where the hand-offs go back when the run ends, however it ends.
+    slot: HandOffSlot,
     changes: broadcast::Receiver<SubscriptionChange>,
 }
 
@@ -504,6 +570,12 @@ impl Intake {
     }
 }
 
+impl Drop for Intake {
+    fn drop(&mut self) {
+        self.slot.put(self.hand_offs.take());
+    }
+}
+
 /// The next hand-off, or never where this loop takes none.
 async fn next_hand_off(hand_offs: &mut Option<HandOffs>) -> Option<HandedOff> {
     match hand_offs {
@@ -536,6 +608,28 @@ mod loop_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run that ends however it ends, a panic included, gives its hand-offs back, so the run
+    /// started after it still hears them.
+    #[test]
+    fn a_run_gives_its_hand_offs_back_even_when_it_panics() {
+        let (load, hand_offs) = DeliveryLoad::handing_off(settings(100, 10).load_limits(1));
+        let slot = HandOffSlot::new(Some(hand_offs));
+        let run = |panics: bool| {
+            let intake = Intake {
+                hand_offs: slot.take(),
+                slot: slot.clone(),
+                changes: load.changes(),
+            };
+            assert!(intake.hand_offs.is_some(), "the run holds the hand-offs");
+            assert!(slot.take().is_none(), "while it runs, nobody else does");
+            assert!(!panics, "a delivery loop's bug");
+        };
+        run(false);
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(true)));
+        assert!(panicked.is_err());
+        assert!(slot.take().is_some(), "given back after the panic");
+    }
 
     fn settings(timeout_ms: u64, backoff_ms: u64) -> DeliverySettings {
         let timeout = Duration::from_millis(timeout_ms);

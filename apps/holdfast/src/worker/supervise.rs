@@ -2,10 +2,8 @@
 //! with a backoff, rather than taking its process down: one bad row or one bug in the mail loop
 //! must not stop the API or the webhook deliveries beside it.
 //!
-//! The delivery loops are not restarted here: an attempt in flight holds room in its process's
-//! `DeliveryLoad`, and a loop that died with it would hold that room for good. They stay on
-//! their own threads, and a failure of one stops the process for its supervisor to start again
-//! (`Running::fault`); nothing they held is lost, their leases run out.
+//! The delivery loops run on threads of their own and are started again there, on their own
+//! runtime, with the same backoff (`on_own_thread`).
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +16,31 @@ const LONGEST_WAIT: Duration = Duration::from_secs(30);
 /// A run at least this long was healthy: the next failure waits from the start again.
 const HEALTHY_RUN: Duration = Duration::from_mins(1);
 
+/// The wait before a restart: doubling from `FIRST_WAIT` to `LONGEST_WAIT` while runs fail
+/// quickly, back to the first after a healthy run.
+#[derive(Debug)]
+pub struct Backoff {
+    next: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self { next: FIRST_WAIT }
+    }
+}
+
+impl Backoff {
+    /// How long to wait before starting again a run that lasted `ran`.
+    pub fn after_run_of(&mut self, ran: Duration) -> Duration {
+        if ran >= HEALTHY_RUN {
+            self.next = FIRST_WAIT;
+        }
+        let wait = self.next;
+        self.next = self.next.saturating_mul(2).min(LONGEST_WAIT);
+        wait
+    }
+}
+
 /// Runs `start(stop)` on a task of its own until `stop` turns true, starting it again after
 /// each panic or early end.
 pub async fn supervised<F, Fut>(name: &'static str, mut stop: Stop, start: F) -> Ended
@@ -25,16 +48,14 @@ where
     F: Fn(Stop) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let mut wait = FIRST_WAIT;
+    let mut backoff = Backoff::default();
     loop {
         let began = Instant::now();
         let outcome = tokio::spawn(start(stop.clone())).await;
         if *stop.borrow() {
             return Ok(name);
         }
-        if began.elapsed() >= HEALTHY_RUN {
-            wait = FIRST_WAIT;
-        }
+        let wait = backoff.after_run_of(began.elapsed());
         match outcome {
             Ok(()) => tracing::error!(
                 task = name,
@@ -52,7 +73,6 @@ where
         if *stop.borrow() {
             return Ok(name);
         }
-        wait = wait.saturating_mul(2).min(LONGEST_WAIT);
     }
 }
 

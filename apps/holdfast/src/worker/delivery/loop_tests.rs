@@ -143,7 +143,7 @@ fn start_loop(
     let (stop, stopped) = watch::channel(false);
     (
         stop,
-        tokio::spawn(deliverer.run(stopped, hand_offs)),
+        tokio::spawn(deliverer.run(stopped, super::HandOffSlot::new(hand_offs))),
         arrived,
     )
 }
