@@ -39,7 +39,7 @@ const NOTICES: &[(&str, &str)] = &[
 ];
 
 async fn list(state: web::Data<AppState>, signed: Signed) -> Result<HttpResponse, DashboardError> {
-    let notice = taken_notice(&state, &signed, NOTICES).await?;
+    let notice = taken_notice(&state, &signed, PATH, NOTICES).await?;
     let body = list_page(&state, &signed, notice, None).await?;
     Ok(respond(StatusCode::OK, body))
 }

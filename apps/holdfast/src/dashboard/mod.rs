@@ -119,18 +119,19 @@ async fn done(
 ) -> Result<HttpResponse, DashboardError> {
     state
         .flashes
-        .leave(&signed.secret, &Flash::Notice(word.to_owned()))
+        .leave(&signed.secret, to, &Flash::Notice(word.to_owned()))
         .await?;
     Ok(see_other(to))
 }
 
-/// The sentence of the change that led to this page, once; `None` on any later view.
+/// The sentence of the change that led to `page`, once; `None` on any later view.
 async fn taken_notice(
     state: &crate::state::AppState,
     signed: &auth::Signed,
+    page: &str,
     notices: &[(&str, &'static str)],
 ) -> Result<Option<&'static str>, DashboardError> {
-    Ok(match state.flashes.take(&signed.secret).await? {
+    Ok(match state.flashes.take(&signed.secret, page).await? {
         Some(Flash::Notice(word)) => layout::notice(&word, notices),
         _ => None,
     })

@@ -277,13 +277,14 @@ async fn deliveries(
     id: web::Path<String>,
     signed: Signed,
 ) -> Result<HttpResponse, DashboardError> {
+    let who = signed.principal();
+    let t = transaction(&state, &who, &id).await?;
     // The resend that led here, said once: a reload does not say it again.
-    let resent = match state.flashes.take(&signed.secret).await? {
+    let page = format!("{PATH}/{}/deliveries", t.id);
+    let resent = match state.flashes.take(&signed.secret, &page).await? {
         Some(Flash::Notice(word)) => notice(&word),
         _ => None,
     };
-    let who = signed.principal();
-    let t = transaction(&state, &who, &id).await?;
     let found = state.webhooks.deliveries_about(&who, t.id.as_str()).await?;
     let body = html! {
         (tabs(&t, "Webhook Deliveries"))

@@ -86,7 +86,7 @@ fn outcome(state: DeliveryState) -> &'static str {
 }
 
 async fn list(state: web::Data<AppState>, signed: Signed) -> Result<HttpResponse, DashboardError> {
-    let notice = taken_notice(&state, &signed, NOTICES).await?;
+    let notice = taken_notice(&state, &signed, PATH, NOTICES).await?;
     let body = list_page(&state, &signed, notice, None).await?;
     Ok(respond(StatusCode::OK, body))
 }
@@ -299,7 +299,8 @@ async fn detail(
     signed: Signed,
 ) -> Result<HttpResponse, DashboardError> {
     let id = webhook_id(&id)?;
-    let notice = taken_notice(&state, &signed, NOTICES).await?;
+    // Only this subscription's page takes what was left for it.
+    let notice = taken_notice(&state, &signed, &format!("{PATH}/{id}"), NOTICES).await?;
     let body = detail_page(&state, &signed, &id, notice, None, false).await?;
     Ok(respond(StatusCode::OK, body))
 }

@@ -24,5 +24,16 @@ pub fn init(args: &LogArgs) -> log_pipe::FlushAtExit {
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
         LogFormat::Pretty => builder.try_init(),
     };
+    // A panic is reported through the log like any line, so it never blocks on a stuck standard
+    // error (the default hook writes there directly) and carries the request's span. A panic
+    // is recovered (`http::run_to_end`, `worker::supervise`), so this is its only trace.
+    std::panic::set_hook(Box::new(|panic| {
+        let thread = std::thread::current();
+        tracing::error!(
+            thread = thread.name().unwrap_or("unnamed"),
+            panic = %panic,
+            "panicked"
+        );
+    }));
     log_pipe::FlushAtExit(pipe)
 }

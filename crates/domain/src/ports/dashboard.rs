@@ -92,11 +92,21 @@ pub trait CredentialStore: Send + Sync {
     /// Sets the mode a session shows and creates in.
     async fn set_session_mode(&self, id: &KeyHash, mode: Mode) -> Result<(), StoreError>;
 
-    /// Keeps `flash` (sealed by the caller) for the session's next page, replacing any other.
-    async fn set_session_flash(&self, id: &KeyHash, flash: &str) -> Result<(), StoreError>;
+    /// Keeps `flash` (sealed by the caller) for the session's page `page`, replacing any other.
+    async fn set_session_flash(
+        &self,
+        id: &KeyHash,
+        page: &str,
+        flash: &str,
+    ) -> Result<(), StoreError>;
 
-    /// The session's flash, cleared as it is read: of two pages that ask at once, one gets it.
-    async fn take_session_flash(&self, id: &KeyHash) -> Result<Option<String>, StoreError>;
+    /// The session's flash when it was left for `page`, cleared as it is read: of two views of
+    /// the page at once, one gets it; any other page leaves it where it is.
+    async fn take_session_flash(
+        &self,
+        id: &KeyHash,
+        page: &str,
+    ) -> Result<Option<String>, StoreError>;
 
     /// Ends a session (sign-out, or found expired); no error when it was already gone.
     async fn delete_session(&self, id: &KeyHash) -> Result<(), StoreError>;

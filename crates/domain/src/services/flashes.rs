@@ -73,20 +73,26 @@ impl Flashes {
         Self { credentials, vault }
     }
 
-    /// Keeps `flash` for the next page of the session `secret` names, replacing any other.
-    pub async fn leave(&self, secret: &Secret, flash: &Flash) -> Result<(), StoreError> {
+    /// Keeps `flash` for `page` of the session `secret` names, replacing any other.
+    pub async fn leave(
+        &self,
+        secret: &Secret,
+        page: &str,
+        flash: &Flash,
+    ) -> Result<(), StoreError> {
         let hash = secret.hash();
         let sealed = self.vault.seal(&context(&hash), &flash.to_text());
         self.credentials
-            .set_session_flash(&hash, &sealed.to_text())
+            .set_session_flash(&hash, page, &sealed.to_text())
             .await
     }
 
-    /// The session's flash, if it has one; taking it clears it. One that no longer opens (the
-    /// vault's key changed) is dropped.
-    pub async fn take(&self, secret: &Secret) -> Result<Option<Flash>, StoreError> {
+    /// The session's flash left for `page`, if any; taking it clears it, and another page's
+    /// flash stays for that page (a second tab cannot eat a new key's value). One that no
+    /// longer opens (the vault's key changed) is dropped.
+    pub async fn take(&self, secret: &Secret, page: &str) -> Result<Option<Flash>, StoreError> {
         let hash = secret.hash();
-        let Some(stored) = self.credentials.take_session_flash(&hash).await? else {
+        let Some(stored) = self.credentials.take_session_flash(&hash, page).await? else {
             return Ok(None);
         };
         Ok(Sealed::from_text(&stored)

@@ -314,24 +314,40 @@ impl CredentialStore for SqlStore {
         .map_err(query_error("dashboard_sessions"))
     }
 
-    async fn set_session_flash(&self, id: &KeyHash, flash: &str) -> Result<(), StoreError> {
+    async fn set_session_flash(
+        &self,
+        id: &KeyHash,
+        page: &str,
+        flash: &str,
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
+        // Kept as `page` + newline + the flash: the page is no secret, and the take compares it.
+        let kept = format!("{page}\n{flash}");
         conn.execute(
             diesel::update(s::table.filter(s::id_hash.eq(id.as_bytes().as_slice())))
-                .set(s::flash.eq(Some(flash))),
+                .set(s::flash.eq(Some(kept))),
         )
         .await
         .map(drop)
         .map_err(query_error("dashboard_sessions"))
     }
 
-    async fn take_session_flash(&self, id: &KeyHash) -> Result<Option<String>, StoreError> {
+    async fn take_session_flash(
+        &self,
+        id: &KeyHash,
+        page: &str,
+    ) -> Result<Option<String>, StoreError> {
         let mut conn = self.conn().await?;
+        let prefix = format!("{page}\n");
         conn.transaction(async |conn| {
             let session = s::table.filter(s::id_hash.eq(id.as_bytes().as_slice()));
             let flash: Option<Option<String>> =
                 conn.first(session.select(s::flash)).await.optional()?;
             let Some(flash) = flash.flatten() else {
+                return Ok(None);
+            };
+            // Left for another page: that page takes it.
+            let Some(for_this_page) = flash.strip_prefix(&prefix).map(str::to_owned) else {
                 return Ok(None);
             };
             // Cleared only if still the one read: of two pages taking it at once, one shows it.
@@ -341,7 +357,7 @@ impl CredentialStore for SqlStore {
                         .set(s::flash.eq(None::<String>)),
                 )
                 .await?;
-            Ok((taken == 1).then_some(flash))
+            Ok((taken == 1).then_some(for_this_page))
         })
         .await
         .map_err(query_error("dashboard_sessions"))

@@ -213,14 +213,35 @@ pub async fn a_sessions_flash_is_taken_once(db: Database) {
             .unwrap();
     }
     let (s1, s2) = (KeyHash::of("S1"), KeyHash::of("S2"));
-    assert_eq!(credentials.take_session_flash(&s1).await.unwrap(), None);
-    credentials.set_session_flash(&s1, "first").await.unwrap();
-    credentials.set_session_flash(&s1, "second").await.unwrap();
-    assert_eq!(credentials.take_session_flash(&s2).await.unwrap(), None);
+    assert_eq!(
+        credentials.take_session_flash(&s1, "/k").await.unwrap(),
+        None
+    );
+    credentials
+        .set_session_flash(&s1, "/k", "first")
+        .await
+        .unwrap();
+    credentials
+        .set_session_flash(&s1, "/k", "second")
+        .await
+        .unwrap();
+    assert_eq!(
+        credentials.take_session_flash(&s2, "/k").await.unwrap(),
+        None
+    );
+    // Another page of the same session leaves it for its own page.
+    assert_eq!(
+        credentials.take_session_flash(&s1, "/other").await.unwrap(),
+        None
+    );
+    assert_eq!(
+        credentials.take_session_flash(&s1, "/k/x").await.unwrap(),
+        None
+    );
     let takers = (0..4).map(|_| {
         let credentials = credentials.clone();
         let s1 = s1.clone();
-        tokio::spawn(async move { credentials.take_session_flash(&s1).await })
+        tokio::spawn(async move { credentials.take_session_flash(&s1, "/k").await })
     });
     let mut taken = Vec::new();
     for taker in takers {
@@ -229,7 +250,10 @@ pub async fn a_sessions_flash_is_taken_once(db: Database) {
         }
     }
     assert_eq!(taken, ["second"]);
-    assert_eq!(credentials.take_session_flash(&s1).await.unwrap(), None);
+    assert_eq!(
+        credentials.take_session_flash(&s1, "/k").await.unwrap(),
+        None
+    );
     // The session itself is untouched by its flash.
     assert!(credentials.find_session(&s1).await.unwrap().is_some());
 }
