@@ -229,6 +229,9 @@ pub struct SignedIn {
     pub user: User,
     /// The session, with its mode.
     pub session: Session,
+    /// The page a flash waits for on this session, if any (`services::Flashes`), read with the
+    /// session so that every other page asks nothing more.
+    pub flash_for: Option<String>,
 }
 
 #[cfg(test)]

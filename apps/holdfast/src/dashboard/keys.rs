@@ -45,7 +45,11 @@ const NOTICES: &[(&str, &str)] = &[
 /// The page; after a change, once, what it did (and after a generation, the key's value).
 async fn list(state: web::Data<AppState>, signed: Signed) -> Result<HttpResponse, DashboardError> {
     let view = View::load(&state, &signed).await?;
-    let (notice, created) = match state.flashes.take(&signed.secret, PATH).await? {
+    let (notice, created) = match state
+        .flashes
+        .take(&signed.who, &signed.secret, PATH)
+        .await?
+    {
         Some(Flash::Notice(word)) => (layout::notice(&word, NOTICES), None),
         Some(Flash::KeyCreated { id, value }) => (None, Some((id, value))),
         None => (None, None),

@@ -131,10 +131,16 @@ async fn taken_notice(
     page: &str,
     notices: &[(&str, &'static str)],
 ) -> Result<Option<&'static str>, DashboardError> {
-    Ok(match state.flashes.take(&signed.secret, page).await? {
-        Some(Flash::Notice(word)) => layout::notice(&word, notices),
-        _ => None,
-    })
+    Ok(
+        match state
+            .flashes
+            .take(&signed.who, &signed.secret, page)
+            .await?
+        {
+            Some(Flash::Notice(word)) => layout::notice(&word, notices),
+            _ => None,
+        },
+    )
 }
 
 /// Why a dashboard request is not served, each as a page in words.

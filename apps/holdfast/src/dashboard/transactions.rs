@@ -281,7 +281,11 @@ async fn deliveries(
     let t = transaction(&state, &who, &id).await?;
     // The resend that led here, said once: a reload does not say it again.
     let page = format!("{PATH}/{}/deliveries", t.id);
-    let resent = match state.flashes.take(&signed.secret, &page).await? {
+    let resent = match state
+        .flashes
+        .take(&signed.who, &signed.secret, &page)
+        .await?
+    {
         Some(Flash::Notice(word)) => notice(&word),
         _ => None,
     };

@@ -122,7 +122,14 @@ impl DashboardService {
         self.audit
             .record_user(&actor, Action::UserSignedIn, &user.platform_id, &user.id)
             .await;
-        Ok((secret, SignedIn { user, session }))
+        Ok((
+            secret,
+            SignedIn {
+                user,
+                session,
+                flash_for: None,
+            },
+        ))
     }
 
     /// Who the cookie's secret signs in, if anyone: a session past its absolute end or idle too
@@ -489,6 +496,7 @@ mod tests {
                         last_seen_on: NOON - idle,
                         expires_on: NOON - idle + LIFETIME,
                     },
+                    flash_for: None,
                 }))
             });
             credentials

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::dashboard::Secret;
+use crate::dashboard::{Secret, SignedIn};
 use crate::ids::KeyId;
 use crate::ports::{CardVault, CredentialStore, Sealed, StoreError};
 
@@ -87,10 +87,19 @@ impl Flashes {
             .await
     }
 
-    /// The session's flash left for `page`, if any; taking it clears it, and another page's
-    /// flash stays for that page (a second tab cannot eat a new key's value). One that no
+    /// The flash left for `page` on the session `secret` names (`who` as it was read), if any;
+    /// taking it clears it, and another page's flash stays for that page (a second tab cannot
+    /// eat a new key's value). A page no flash waits for asks the store nothing. One that no
     /// longer opens (the vault's key changed) is dropped.
-    pub async fn take(&self, secret: &Secret, page: &str) -> Result<Option<Flash>, StoreError> {
+    pub async fn take(
+        &self,
+        who: &SignedIn,
+        secret: &Secret,
+        page: &str,
+    ) -> Result<Option<Flash>, StoreError> {
+        if who.flash_for.as_deref() != Some(page) {
+            return Ok(None);
+        }
         let hash = secret.hash();
         let Some(stored) = self.credentials.take_session_flash(&hash, page).await? else {
             return Ok(None);

@@ -54,7 +54,23 @@ async fn write_password(
     Ok(changed)
 }
 
-/// A session's columns but its flash, which only `take_session_flash` reads.
+/// The session whose secret hashes to `id`.
+fn session(id: &KeyHash) -> diesel::dsl::Filter<s::table, diesel::dsl::Eq<s::id_hash, &[u8]>> {
+    s::table.filter(s::id_hash.eq(id.as_bytes().as_slice()))
+}
+
+/// A flash as its column keeps it: the page it waits for (no secret), a newline, the sealed
+/// flash. The page is read with the session (`flash_page`), so only that page asks for it.
+fn kept_flash(page: &str, sealed: &str) -> String {
+    format!("{page}\n{sealed}")
+}
+
+/// The page a kept flash waits for.
+fn flash_page(kept: &str) -> Option<&str> {
+    kept.split_once('\n').map(|(page, _)| page)
+}
+
+/// A session's columns but its flash, which is read beside them.
 const SESSION_COLUMNS: (
     s::id_hash,
     s::user_id,
@@ -270,23 +286,24 @@ impl CredentialStore for SqlStore {
 
     async fn find_session(&self, id: &KeyHash) -> Result<Option<SignedIn>, StoreError> {
         let mut conn = self.conn().await?;
-        let found: Option<(SessionRow, UserRow)> = conn
+        let found: Option<(SessionRow, Option<String>, UserRow)> = conn
             .first(
                 s::table
                     .inner_join(
                         u::table.on(u::id.eq(s::user_id).and(u::platform_id.eq(s::platform_id))),
                     )
                     .filter(s::id_hash.eq(id.as_bytes().as_slice()))
-                    .select((SESSION_COLUMNS, USER_COLUMNS)),
+                    .select((SESSION_COLUMNS, s::flash, USER_COLUMNS)),
             )
             .await
             .optional()
             .map_err(query_error("dashboard_sessions"))?;
         found
-            .map(|(session, user)| {
+            .map(|(session, flash, user)| {
                 Ok(SignedIn {
                     session: Session::try_from(session)?,
                     user: User::try_from(user)?,
+                    flash_for: flash.and_then(|kept| flash_page(&kept).map(str::to_owned)),
                 })
             })
             .transpose()
@@ -294,24 +311,18 @@ impl CredentialStore for SqlStore {
 
     async fn touch_session(&self, id: &KeyHash, now: OffsetDateTime) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        conn.execute(
-            diesel::update(s::table.filter(s::id_hash.eq(id.as_bytes().as_slice())))
-                .set(s::last_seen_on.eq(Instant(now))),
-        )
-        .await
-        .map(drop)
-        .map_err(query_error("dashboard_sessions"))
+        conn.execute(diesel::update(session(id)).set(s::last_seen_on.eq(Instant(now))))
+            .await
+            .map(drop)
+            .map_err(query_error("dashboard_sessions"))
     }
 
     async fn set_session_mode(&self, id: &KeyHash, mode: Mode) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        conn.execute(
-            diesel::update(s::table.filter(s::id_hash.eq(id.as_bytes().as_slice())))
-                .set(s::mode.eq(mode.as_str())),
-        )
-        .await
-        .map(drop)
-        .map_err(query_error("dashboard_sessions"))
+        conn.execute(diesel::update(session(id)).set(s::mode.eq(mode.as_str())))
+            .await
+            .map(drop)
+            .map_err(query_error("dashboard_sessions"))
     }
 
     async fn set_session_flash(
@@ -321,15 +332,10 @@ impl CredentialStore for SqlStore {
         flash: &str,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        // Kept as `page` + newline + the flash: the page is no secret, and the take compares it.
-        let kept = format!("{page}\n{flash}");
-        conn.execute(
-            diesel::update(s::table.filter(s::id_hash.eq(id.as_bytes().as_slice())))
-                .set(s::flash.eq(Some(kept))),
-        )
-        .await
-        .map(drop)
-        .map_err(query_error("dashboard_sessions"))
+        conn.execute(diesel::update(session(id)).set(s::flash.eq(Some(kept_flash(page, flash)))))
+            .await
+            .map(drop)
+            .map_err(query_error("dashboard_sessions"))
     }
 
     async fn take_session_flash(
@@ -338,22 +344,24 @@ impl CredentialStore for SqlStore {
         page: &str,
     ) -> Result<Option<String>, StoreError> {
         let mut conn = self.conn().await?;
-        let prefix = format!("{page}\n");
         conn.transaction(async |conn| {
-            let session = s::table.filter(s::id_hash.eq(id.as_bytes().as_slice()));
             let flash: Option<Option<String>> =
-                conn.first(session.select(s::flash)).await.optional()?;
+                conn.first(session(id).select(s::flash)).await.optional()?;
             let Some(flash) = flash.flatten() else {
                 return Ok(None);
             };
             // Left for another page: that page takes it.
-            let Some(for_this_page) = flash.strip_prefix(&prefix).map(str::to_owned) else {
+            let Some(for_this_page) = flash
+                .split_once('\n')
+                .filter(|(kept_for, _)| *kept_for == page)
+                .map(|(_, sealed)| sealed.to_owned())
+            else {
                 return Ok(None);
             };
             // Cleared only if still the one read: of two pages taking it at once, one shows it.
             let taken = conn
                 .execute(
-                    diesel::update(session.filter(s::flash.eq(&flash)))
+                    diesel::update(session(id).filter(s::flash.eq(&flash)))
                         .set(s::flash.eq(None::<String>)),
                 )
                 .await?;
@@ -365,11 +373,9 @@ impl CredentialStore for SqlStore {
 
     async fn delete_session(&self, id: &KeyHash) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        conn.execute(diesel::delete(
-            s::table.filter(s::id_hash.eq(id.as_bytes().as_slice())),
-        ))
-        .await
-        .map(drop)
-        .map_err(query_error("dashboard_sessions"))
+        conn.execute(diesel::delete(session(id)))
+            .await
+            .map(drop)
+            .map_err(query_error("dashboard_sessions"))
     }
 }

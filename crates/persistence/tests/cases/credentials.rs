@@ -225,6 +225,20 @@ pub async fn a_sessions_flash_is_taken_once(db: Database) {
         .set_session_flash(&s1, "/k", "second")
         .await
         .unwrap();
+    // The page it waits for is read with the session, so other pages ask nothing.
+    let waiting = |id: KeyHash| {
+        let credentials = credentials.clone();
+        async move {
+            credentials
+                .find_session(&id)
+                .await
+                .unwrap()
+                .unwrap()
+                .flash_for
+        }
+    };
+    assert_eq!(waiting(s1.clone()).await.as_deref(), Some("/k"));
+    assert_eq!(waiting(s2.clone()).await, None);
     assert_eq!(
         credentials.take_session_flash(&s2, "/k").await.unwrap(),
         None
@@ -254,6 +268,6 @@ pub async fn a_sessions_flash_is_taken_once(db: Database) {
         credentials.take_session_flash(&s1, "/k").await.unwrap(),
         None
     );
-    // The session itself is untouched by its flash.
-    assert!(credentials.find_session(&s1).await.unwrap().is_some());
+    // The session itself is untouched by its flash, and no flash waits any more.
+    assert_eq!(waiting(s1.clone()).await, None);
 }
