@@ -360,7 +360,36 @@ async fn an_emailed_link_is_in_no_byte_at_rest(env: Env) {
     assert_serving(&server).await;
 }
 
+/// What a subscription is accepted with, it can be delivered to: a URL or header value hyper
+/// would refuse is a 400 naming the field, and no subscription is made.
+async fn undeliverable_webhook_fields_are_refused_by_name(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    for (url, header, param) in [
+        // As JSON writes them: a quote, angle brackets, NEL and a byte-order mark; a tab, and a
+        // value that starts with a space (HTTP would strip it).
+        (r#"https://example.com/a\"b"#, "x", "endpointUrl"),
+        ("https://example.com/<x>", "x", "endpointUrl"),
+        (r"https://example.com/\u0085", "x", "endpointUrl"),
+        (r"https://example.com/\ufeff", "x", "endpointUrl"),
+        ("https://example.com/h", r"\t", "customHeader.value"),
+        ("https://example.com/h", " x", "customHeader.value"),
+    ] {
+        let body = format!(
+            r#"{{"endpointUrl": "{url}", "events": ["transaction.created"], "customHeader": {{"name": "X-Gateway", "value": "{header}"}}}}"#
+        );
+        let reply = api.post("/v1/webhooks", key, &body).await;
+        assert_eq!(reply.status, 400, "{body}: {}", reply.text);
+        assert_eq!(reply.error_param(), Some(param), "{body}");
+    }
+    let listed = api.get("/v1/webhooks", key).await;
+    assert_eq!(listed.body["data"].as_array().unwrap().len(), 0);
+}
+
 on_both_backends!(
+    undeliverable_webhook_fields_are_refused_by_name,
     an_emailed_link_is_in_no_byte_at_rest,
     links_shown_once_are_in_no_stored_answer,
     a_closed_log_pipe_neither_stops_nor_wedges_the_server,

@@ -238,6 +238,11 @@ async fn a_frame_is_framed_only_by_the_origin_it_names(env: Env) {
             "origin",
         ),
         ("origin=https://shop.example&channel=short", "channel"),
+        // Not serialized as a browser writes an origin: the default port is left out.
+        (
+            "origin=https://shop.example:443&channel=abcdefghijklmnop",
+            "origin",
+        ),
         (
             "origin=https://shop.example&channel=abcdefghijklmnop&extra=1",
             "extra",
