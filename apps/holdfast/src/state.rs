@@ -158,7 +158,7 @@ impl AppState {
         Self::with_payments(
             database,
             BinTable::shipped(),
-            AesGcmVault::new(key, Vec::new()),
+            Arc::new(AesGcmVault::new(key, Vec::new())),
             holdfast_wallets::Wallets::default(),
             payments,
         )
@@ -167,12 +167,12 @@ impl AppState {
     pub fn with_payments(
         database: Database,
         bins: BinTable,
-        vault: AesGcmVault,
+        vault: Arc<AesGcmVault>,
         wallets: holdfast_wallets::Wallets,
         payments: &PaymentArgs,
     ) -> Self {
         let fingerprint_secret = vault.fingerprint_secret();
-        let vault: Arc<dyn CardVault> = Arc::new(vault);
+        let vault: Arc<dyn CardVault> = vault;
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let ids: Arc<dyn Ids> = Arc::new(RandomIds::default());
         let stores = database.stores();

@@ -25,8 +25,8 @@ pub async fn run(
     // Bound first: a second `serve` on a taken address stops before it touches any data.
     let listener = crate::http::bind(args)?;
     let public_url = public_url.map_or_else(|| link_base(&listener), ToOwned::to_owned);
-    let email_sealer = vault.sealer()?;
-    let vault = vault.vault()?;
+    // One vault, its key read once: it seals card data and the outbox's email bodies alike.
+    let vault = Arc::new(vault.vault()?);
     // A bad BIN table stops start-up with its line number, before anything else is touched.
     let bins = payments.bins()?;
     let wallets = payments.wallets.wallets()?;
@@ -46,7 +46,7 @@ pub async fn run(
         args.http_workers()
             .saturating_add(webhooks.workers as usize),
     );
-    let db = Database::open(&database.url, pool)?.sealing_emails(email_sealer);
+    let db = Database::open(&database.url, pool)?.sealing_emails(vault.clone());
     db.ping().await.context("database unreachable")?;
     // The notifications this process writes go straight to its own deliverers.
     let hand_off = webhooks.hand_off();
