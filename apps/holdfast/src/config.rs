@@ -233,6 +233,16 @@ pub struct PaymentArgs {
     #[arg(long, env = "HOLDFAST_BIN_TABLE", global = true)]
     pub bin_table: Option<std::path::PathBuf>,
 
+    /// Lets an Adyen connection's Checkout URL be a loopback address over plain HTTP: a test's
+    /// stand-in Adyen. Never on a server that takes real payments.
+    #[arg(
+        long,
+        env = "HOLDFAST_ADYEN_ALLOW_LOOPBACK",
+        default_value_t = false,
+        global = true
+    )]
+    pub adyen_allow_loopback: bool,
+
     #[command(flatten)]
     pub wallets: WalletArgs,
 }
@@ -471,6 +481,13 @@ impl PaymentArgs {
         Ok(after)
     }
 
+    /// Which processor URLs connections may name besides the processors' own.
+    pub fn processor_urls(&self) -> holdfast_domain::payment::adyen::UrlPolicy {
+        holdfast_domain::payment::adyen::UrlPolicy {
+            allow_loopback: self.adyen_allow_loopback,
+        }
+    }
+
     /// The BIN table to use: the configured file, or the shipped one.
     pub fn bins(&self) -> anyhow::Result<holdfast_processors::BinTable> {
         match &self.bin_table {
@@ -491,6 +508,7 @@ impl Default for PaymentArgs {
             processor_timeout_ms: 10_000,
             reconcile_after_ms: 60_000,
             bin_table: None,
+            adyen_allow_loopback: false,
             wallets: WalletArgs::default(),
         }
     }

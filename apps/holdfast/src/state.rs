@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use holdfast_adyen::{AdyenConfig, AdyenConnector};
 use holdfast_domain::ports::StoreError;
 use holdfast_domain::ports::{
     BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor,
@@ -117,6 +118,23 @@ impl Background {
     }
 }
 
+/// The processors payments reach: the sandbox, and Adyen through the project's HTTP client.
+fn processors(payments: &PaymentArgs, vault: &Arc<dyn CardVault>, public_url: &str) -> Processors {
+    let processors = Processors::new(payments.processor_timeout());
+    let config = AdyenConfig {
+        return_url: format!("{}/", public_url.trim_end_matches('/')),
+        allow_loopback: payments.adyen_allow_loopback,
+    };
+    match AdyenConnector::new(config, vault.clone()) {
+        Ok(adyen) => processors.with_adyen(adyen),
+        Err(e) => {
+            // Only a broken TLS setup fails here; Adyen connections then answer unavailable.
+            tracing::error!(error = %e, "no Adyen connector: its TLS setup failed");
+            processors
+        }
+    }
+}
+
 /// The services of merchant onboarding: boarding forms and compliance.
 fn onboarding(
     stores: &holdfast_persistence::Stores,
@@ -161,15 +179,19 @@ impl AppState {
             Arc::new(AesGcmVault::new(key, Vec::new())),
             holdfast_wallets::Wallets::default(),
             payments,
+            holdfast_domain::services::DEFAULT_PUBLIC_URL,
         )
     }
 
+    /// Wiring over the real vault and payments settings; `public_url` is where Holdfast is
+    /// reached (a processor is told it as the shopper's return address).
     pub fn with_payments(
         database: Database,
         bins: BinTable,
         vault: Arc<AesGcmVault>,
         wallets: holdfast_wallets::Wallets,
         payments: &PaymentArgs,
+        public_url: &str,
     ) -> Self {
         let fingerprint_secret = vault.fingerprint_secret();
         let vault: Arc<dyn CardVault> = vault;
@@ -179,12 +201,12 @@ impl AppState {
         let (boarding, compliance) = onboarding(&stores, &vault, &clock, &ids);
         let flashes = Flashes::new(stores.credentials.clone(), vault.clone());
         let bins: Arc<dyn BinLookup> = Arc::new(bins);
-        let processor: Arc<dyn Processor> = Arc::new(Processors::new(payments.processor_timeout()));
+        let processor: Arc<dyn Processor> = Arc::new(processors(payments, &vault, public_url));
         let tokens = TokenService::new(
             stores.tokens,
             stores.client_sessions.clone(),
             Arc::new(wallets),
-            vault,
+            vault.clone(),
             bins.clone(),
             clock.clone(),
             ids.clone(),
@@ -233,7 +255,13 @@ impl AppState {
                 clock.clone(),
                 ids.clone(),
             ),
-            routing: RoutingService::new(stores.routing.clone(), clock.clone(), ids.clone()),
+            routing: RoutingService::new(
+                stores.routing.clone(),
+                clock.clone(),
+                ids.clone(),
+                vault.clone(),
+                payments.processor_urls(),
+            ),
             payments: PaymentService::new(
                 stores.transactions,
                 stores.routing,

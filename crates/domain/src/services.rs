@@ -33,7 +33,7 @@ pub use merchants::{MerchantService, NO_SUCH_PLAN};
 pub use payments::{NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled};
 pub use platforms::{CreatedPlatform, PlatformService};
 pub use routing::{
-    FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewPlan, RoutingService, brand_route_field,
+    FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewAccount, NewPlan, RoutingService, brand_route_field,
 };
 pub use tokens::{PaymentTerms, Redeemed, TokenError, TokenService};
 pub use users::UserService;

@@ -13,6 +13,7 @@
 )]
 
 mod address;
+mod api_client;
 mod apple_pay;
 mod body;
 mod connector;
@@ -21,6 +22,7 @@ mod networks;
 mod sender;
 mod signing;
 
+pub use api_client::{ApiAnswer, ApiClient, ApiClientConfig, ApiFailure};
 pub use apple_pay::{AppleGateway, AppleGatewayConfig, IdentityError, MerchantIdentity};
 pub use ipnet::IpNet;
 pub use networks::parse_networks;

@@ -12,6 +12,7 @@
     )
 )]
 
+mod account_rows;
 mod client_session_rows;
 mod conn;
 mod database;

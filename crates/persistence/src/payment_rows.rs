@@ -1,14 +1,22 @@
 //! Rows of the payments tables and their conversion to domain types.
+// `AsChangeset` borrows each field of `CompletedRow`, so its optional text is seen as an
+// `&Option<&str>` in code the derive writes, where no narrower attribute reaches.
+#![expect(
+    clippy::ref_option_ref,
+    reason = "diesel's AsChangeset derive borrows `CompletedRow::decline_code`"
+)]
 
 use diesel::{AsChangeset, Insertable, Queryable};
 use holdfast_domain::ids::{ConnectionId, MerchantId, PlanId, PlatformId, TxnId};
 use holdfast_domain::merchant::Currency;
+use holdfast_domain::payment::decline::DeclineCode;
 use holdfast_domain::payment::fee::FeeRule;
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
 use holdfast_domain::payment::transaction::{Authorization, Named, PaymentSummary, Transaction};
 use holdfast_domain::ports::StoreError;
 use time::OffsetDateTime;
 
+use crate::account_rows::{account_column, account_of};
 use crate::pg_statement::Bind;
 use crate::rows::{corrupt, parse};
 use crate::schema::{plan_routes, plans, processor_connections, transactions};
@@ -22,6 +30,7 @@ pub struct ConnectionRow {
     pub name: String,
     pub kind: String,
     pub created_on: OffsetDateTime,
+    pub account: Option<String>,
 }
 
 impl TryFrom<ConnectionRow> for ProcessorConnection {
@@ -32,7 +41,7 @@ impl TryFrom<ConnectionRow> for ProcessorConnection {
             platform_id: PlatformId::from_trusted(row.platform_id),
             mode: parse("mode", &row.mode)?,
             name: row.name,
-            kind: parse("processor kind", &row.kind)?,
+            account: account_of(parse("processor kind", &row.kind)?, row.account.as_deref())?,
             created_on: row.created_on,
         })
     }
@@ -147,6 +156,7 @@ pub struct TxnRow {
     pub status: String,
     pub parent_id: Option<String>,
     pub refunded_amount: i64,
+    pub decline_code: Option<String>,
 }
 
 impl TryFrom<TxnRow> for Transaction {
@@ -181,6 +191,10 @@ impl TryFrom<TxnRow> for Transaction {
                 cvv: parse("cvv", &row.cvv)?,
                 partial: row.partial,
                 processor_code: row.processor_code,
+                decline_code: row
+                    .decline_code
+                    .map(|code| parse("decline_code", &code))
+                    .transpose()?,
                 processor_message: row.processor_message,
                 processor_transaction_id: row.processor_transaction_id,
                 status: parse("status", &row.status)?,
@@ -203,6 +217,7 @@ pub struct NewConnectionRow<'a> {
     pub kind: &'static str,
     #[diesel(serialize_as = Instant)]
     pub created_on: OffsetDateTime,
+    pub account: Option<String>,
 }
 
 impl<'a> From<&'a ProcessorConnection> for NewConnectionRow<'a> {
@@ -212,8 +227,9 @@ impl<'a> From<&'a ProcessorConnection> for NewConnectionRow<'a> {
             platform_id: c.platform_id.as_str(),
             mode: c.mode.as_str(),
             name: &c.name,
-            kind: c.kind.as_str(),
+            kind: c.kind().as_str(),
             created_on: c.created_on,
+            account: account_column(&c.account),
         }
     }
 }
@@ -265,11 +281,12 @@ pub struct CompletedRow<'a> {
     pub processor_message: &'a str,
     pub processor_transaction_id: &'a str,
     pub status: &'static str,
+    pub decline_code: Option<&'a str>,
 }
 
 impl<'a> CompletedRow<'a> {
     /// Its columns' values in its order, for a hand-written statement's `?` marks.
-    pub fn binds(&self) -> [Bind<'a>; 12] {
+    pub fn binds(&self) -> [Bind<'a>; 13] {
         [
             Bind::Text(self.state),
             Bind::BigInt(self.fee),
@@ -283,6 +300,7 @@ impl<'a> CompletedRow<'a> {
             Bind::Text(self.processor_message),
             Bind::Text(self.processor_transaction_id),
             Bind::Text(self.status),
+            Bind::OptText(self.decline_code),
         ]
     }
 }
@@ -303,6 +321,7 @@ impl<'a> From<&'a Transaction> for CompletedRow<'a> {
             processor_message: &a.processor_message,
             processor_transaction_id: &a.processor_transaction_id,
             status: a.status.as_str(),
+            decline_code: a.decline_code.map(DeclineCode::as_str),
         }
     }
 }

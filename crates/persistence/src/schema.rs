@@ -115,7 +115,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::{Text};
+    use diesel::sql_types::{Nullable, Text};
     use crate::timestamp::Ts;
 
     processor_connections (id) {
@@ -125,6 +125,7 @@ diesel::table! {
         name -> Text,
         kind -> Text,
         created_on -> Ts,
+        account -> Nullable<Text>,
     }
 }
 
@@ -178,6 +179,7 @@ diesel::table! {
         status -> Text,
         parent_id -> Nullable<Text>,
         refunded_amount -> BigInt,
+        decline_code -> Nullable<Text>,
     }
 }
 

@@ -198,6 +198,38 @@ impl TestDatabase {
         }
     }
 
+    /// The column `text` of every row `sql` selects, on either backend: for a test that reads
+    /// what the stores cannot (a schema older than the code, between migrations).
+    pub async fn texts(&self, sql: &str) -> Vec<String> {
+        match self.cleanup {
+            Cleanup::Postgres { .. } => connect(&self.url)
+                .await
+                .query(sql, &[])
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+                .iter()
+                .map(|row| row.get::<_, String>(0))
+                .collect(),
+            Cleanup::Sqlite(_) => {
+                use diesel::{Connection, RunQueryDsl};
+                #[derive(diesel::QueryableByName)]
+                struct Text {
+                    #[diesel(sql_type = diesel::sql_types::Text)]
+                    text: String,
+                }
+                let path = self.url.trim_start_matches("sqlite://");
+                let mut conn = diesel::SqliteConnection::establish(path)
+                    .unwrap_or_else(|e| panic!("open {path}: {e}"));
+                diesel::sql_query(sql)
+                    .load::<Text>(&mut conn)
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"))
+                    .into_iter()
+                    .map(|row| row.text)
+                    .collect()
+            }
+        }
+    }
+
     /// The generic plan PostgreSQL makes for `sql` (a statement with `$n` parameters), as
     /// `EXPLAIN (VERBOSE)` prints it, expressions included: the plan a prepared statement keeps
     /// once it stops planning for each run's values. `None` on SQLite.

@@ -17,9 +17,10 @@ use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantNam
 use holdfast_domain::mode::{KeyType, Mode};
 use holdfast_domain::page::PageRequest;
 use holdfast_domain::payment::brand::{CardBrand, FundingType};
+use holdfast_domain::payment::decline::DeclineCode;
 use holdfast_domain::payment::fee::FeeRule;
 use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
-use holdfast_domain::payment::routing::{Plan, ProcessorConnection, ProcessorKind};
+use holdfast_domain::payment::routing::{Plan, ProcessorAccount, ProcessorConnection};
 use holdfast_domain::payment::token::{SINGLE_USE_LIFETIME, Token, TokenKind};
 use holdfast_domain::payment::transaction::{
     AuthStatus, Authorization, AvsCode, CvvCode, Named, PaymentSummary, Transaction,
@@ -138,7 +139,7 @@ fn sandbox_connection(platform: &PlatformId) -> ProcessorConnection {
         platform_id: platform.clone(),
         mode: Mode::Test,
         name: "Sandbox".into(),
-        kind: ProcessorKind::Sandbox,
+        account: ProcessorAccount::Sandbox,
         created_on: T0,
     }
 }
@@ -238,6 +239,7 @@ fn txn(m: &Merchant, plan: &Plan, kind: TxnType, state: TxnState, amount: i64) -
             cvv: CvvCode::Match,
             partial: false,
             processor_code: "00".into(),
+            decline_code: None,
             processor_message: "Approved".into(),
             processor_transaction_id: "sbx_1".into(),
             status: AuthStatus::Approved,
@@ -401,6 +403,7 @@ conformance!(
     only_one_first_platform_under_concurrency,
     merchant_pages_newest_first,
     new_platforms_get_a_sandbox_and_a_default_test_plan,
+    an_adyen_connection_keeps_its_account_sealed,
     only_one_reservation_closes_an_auth,
     refund_reservations_never_exceed_the_amount,
     transactions_list_by_filter_newest_first,
@@ -527,9 +530,18 @@ async fn a_pending_payments_status_moves_with_its_migration(
     assert_eq!(statuses().await, applied);
     test_db
         .revert_through_and_reapply(PENDING_STATUS, async || {
+            // Read as rows, not through the stores: the code expects every later migration.
+            let mut before = Vec::new();
+            for t in payments {
+                let sql = format!(
+                    "SELECT status AS text FROM transactions WHERE id = '{}'",
+                    t.id
+                );
+                before.extend(test_db.texts(&sql).await);
+            }
             assert_eq!(
-                statuses().await,
-                [AuthStatus::Error, AuthStatus::Error, AuthStatus::Approved],
+                before,
+                ["E", "E", "A"],
                 "before the migration, pending rows said E"
             );
         })
@@ -537,8 +549,62 @@ async fn a_pending_payments_status_moves_with_its_migration(
     assert_eq!(statuses().await, applied);
 }
 
+/// Declines recorded before `declineCode` was stored get the word their ISO code gave them.
+async fn a_declines_word_is_backfilled_by_its_migration(
+    test_db: holdfast_persistence::testing::TestDatabase,
+) {
+    const DECLINE_CODE: &str = "20261205000002";
+    let Shop { p, m, plan } = shop(&test_db.open().stores()).await;
+    let declined = |code: &str| {
+        let mut t = txn(&m, &plan, TxnType::Auth, TxnState::Declined, 1000);
+        t.authorization.status = AuthStatus::Declined;
+        t.authorization.processor_code = code.into();
+        t
+    };
+    let payments = [declined("51"), declined("43"), declined("N7"), {
+        txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000)
+    }];
+    let stores = test_db.open().stores();
+    for t in &payments {
+        write(&stores, t).await;
+    }
+    drop(stores);
+    test_db
+        .revert_through_and_reapply(DECLINE_CODE, async || {})
+        .await;
+    let stores = test_db.open().stores();
+    let mut words = Vec::new();
+    for t in &payments {
+        let read = stores.transactions.get_transaction(&p.scope, &t.id).await;
+        words.push(read.unwrap().unwrap().authorization.decline_code);
+    }
+    assert_eq!(
+        words,
+        [
+            Some(DeclineCode::InsufficientFunds),
+            Some(DeclineCode::StolenCard),
+            Some(DeclineCode::GenericDecline),
+            None
+        ]
+    );
+}
+
 mod migrations {
     use holdfast_persistence::testing::TestDatabase;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_a_declines_word_is_backfilled_by_its_migration() {
+        let db = TestDatabase::sqlite().await;
+        super::a_declines_word_is_backfilled_by_its_migration(db).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_a_declines_word_is_backfilled_by_its_migration() {
+        let Some(db) = TestDatabase::postgres().await else {
+            return;
+        };
+        super::a_declines_word_is_backfilled_by_its_migration(db).await;
+    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn sqlite_a_pending_payments_status_moves_with_its_migration() {

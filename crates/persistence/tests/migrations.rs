@@ -10,7 +10,7 @@ use holdfast_domain::ids::{ConnectionId, PlanId, PlatformId, UserId};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
-use holdfast_domain::payment::routing::{Plan, ProcessorConnection, ProcessorKind};
+use holdfast_domain::payment::routing::{Plan, ProcessorAccount, ProcessorConnection};
 use holdfast_domain::platform::{Platform, PlatformName};
 use holdfast_domain::ports::NewPlatform;
 use holdfast_domain::scope::Scope;
@@ -25,7 +25,7 @@ fn connection(platform: &PlatformId, suffix: &str) -> ProcessorConnection {
         platform_id: platform.clone(),
         mode: Mode::Test,
         name: format!("Sandbox {suffix}"),
-        kind: ProcessorKind::Sandbox,
+        account: ProcessorAccount::Sandbox,
         created_on: datetime!(2026-11-25 10:00 UTC),
     }
 }

@@ -15,10 +15,12 @@
 mod bins;
 mod sandbox;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use holdfast_domain::payment::routing::{ProcessorConnection, ProcessorKind};
+use holdfast_adyen::AdyenConnector;
+use holdfast_domain::payment::routing::{ProcessorAccount, ProcessorConnection};
 use holdfast_domain::ports::{Processor, ProcessorError, ProcessorReply, ProcessorRequest};
 
 pub use bins::{BinTable, BinTableError};
@@ -28,15 +30,27 @@ pub use sandbox::{SANDBOX_CARDS, Sandbox, SandboxCard};
 #[derive(Debug, Clone)]
 pub struct Processors {
     sandbox: Sandbox,
+    adyen: Option<Arc<AdyenConnector>>,
     timeout: Duration,
 }
 
 impl Processors {
-    /// `timeout` bounds every processor call (`HOLDFAST_PROCESSOR_TIMEOUT_MS`).
+    /// The sandbox alone; `timeout` bounds every processor call
+    /// (`HOLDFAST_PROCESSOR_TIMEOUT_MS`).
     pub fn new(timeout: Duration) -> Self {
         Self {
             sandbox: Sandbox,
+            adyen: None,
             timeout,
+        }
+    }
+
+    /// Adyen connections reached through `adyen`; without it they are unavailable.
+    #[must_use]
+    pub fn with_adyen(self, adyen: AdyenConnector) -> Self {
+        Self {
+            adyen: Some(Arc::new(adyen)),
+            ..self
         }
     }
 }
@@ -49,8 +63,16 @@ impl Processor for Processors {
         connection: &ProcessorConnection,
         request: &ProcessorRequest,
     ) -> Result<ProcessorReply, ProcessorError> {
-        let call = match connection.kind {
-            ProcessorKind::Sandbox => self.sandbox.call(request),
+        let call = async {
+            match &connection.account {
+                ProcessorAccount::Sandbox => self.sandbox.call(request).await,
+                ProcessorAccount::Adyen(account) => match &self.adyen {
+                    Some(adyen) => adyen.call(connection.id.as_str(), account, request).await,
+                    None => Err(ProcessorError::Unavailable(
+                        "this process has no Adyen connector".to_owned(),
+                    )),
+                },
+            }
         };
         tokio::time::timeout(self.timeout, call)
             .await

@@ -168,6 +168,7 @@ fn reply(
         avs,
         cvv,
         code: code.as_str().to_owned(),
+        decline: (!approved).then(|| ResponseCode::decline(code.as_str())),
         message: code.message().to_owned(),
         // Derived from our id: the same request always names the same sandbox transaction.
         processor_transaction_id: format!(
@@ -276,14 +277,14 @@ mod tests {
     async fn the_timeout_card_is_cut_by_the_configured_timeout() {
         use holdfast_domain::ids::{ConnectionId, PlatformId};
         use holdfast_domain::mode::Mode;
-        use holdfast_domain::payment::routing::{ProcessorConnection, ProcessorKind};
+        use holdfast_domain::payment::routing::{ProcessorAccount, ProcessorConnection};
         use holdfast_domain::ports::Processor;
         let connection = ProcessorConnection {
             id: ConnectionId::from_suffix("1"),
             platform_id: PlatformId::from_suffix("1"),
             mode: Mode::Test,
             name: "Sandbox".into(),
-            kind: ProcessorKind::Sandbox,
+            account: ProcessorAccount::Sandbox,
             created_on: datetime!(2026-01-01 0:00 UTC),
         };
         let processors = crate::Processors::new(Duration::from_millis(50));

@@ -98,6 +98,7 @@ fn assert_transaction_shape(t: &Value) {
             "cvv",
             "partial",
             "processorCode",
+            "declineCode",
             "processorMessage",
             "processorTransactionId",
             "status",
@@ -186,6 +187,7 @@ async fn every_sandbox_card_as_documented(env: Env) {
             decline,
             "{number}"
         );
+        assert_eq!(a["declineCode"].as_str(), decline, "on the transaction too");
         assert_eq!(
             (
                 t["payment"]["brand"].as_str(),

@@ -55,14 +55,15 @@ pub async fn run(
         // Other processes deliver: they hear of what this one writes as it commits.
         None => db.announcing(webhooks.poll()),
     };
-    let mut state = AppState::with_payments(db.clone(), bins, vault, wallets, payments)
-        .with_rate_limits(RateLimits::new(args.rate_limits()))
-        .with_trusted_proxies(args.trusted_proxies.clone())
-        .with_max_subscriptions(webhooks.webhook_max_subscriptions)
-        .with_secret_overlap(webhooks.secret_overlap())
-        .with_apple_pay_domain_association(domain_association)
-        .with_apple_pay_gateway(apple_pay_gateway.map(|g| Arc::new(g) as _))
-        .with_public_url(&public_url);
+    let mut state =
+        AppState::with_payments(db.clone(), bins, vault, wallets, payments, &public_url)
+            .with_rate_limits(RateLimits::new(args.rate_limits()))
+            .with_trusted_proxies(args.trusted_proxies.clone())
+            .with_max_subscriptions(webhooks.webhook_max_subscriptions)
+            .with_secret_overlap(webhooks.secret_overlap())
+            .with_apple_pay_domain_association(domain_association)
+            .with_apple_pay_gateway(apple_pay_gateway.map(|g| Arc::new(g) as _))
+            .with_public_url(&public_url);
     if args.bootstrap_demo {
         #[expect(clippy::expect_used, reason = "constant names within their rules")]
         let demo = state

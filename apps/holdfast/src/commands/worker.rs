@@ -21,10 +21,19 @@ pub async fn run(
     // (`holdfast_persistence::local_pools`).
     let loops = webhooks.workers.max(1);
     // The mail loop opens the bodies other processes sealed: the same vault keys.
+    let vault = std::sync::Arc::new(vault.vault()?);
     let db = Database::open(&database.url, database.pool().shared_among(loops as usize))?
-        .sealing_emails(vault.sealer()?);
+        .sealing_emails(vault.clone());
     db.ping().await.context("database unreachable")?;
-    let state = AppState::without_vault(db.clone(), payments);
+    // Reconciliation reverses at the processor: Adyen's API keys open with the same vault.
+    let state = AppState::with_payments(
+        db.clone(),
+        payments.bins()?,
+        vault,
+        holdfast_wallets::Wallets::default(),
+        payments,
+        holdfast_domain::services::DEFAULT_PUBLIC_URL,
+    );
     let mut workers = webhooks
         .workers(Background::new(&db, &state), payments)?
         .spawn(loops, None);

@@ -9,13 +9,17 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{ConnectionId, PlanId};
 use holdfast_domain::mode::Mode;
+use holdfast_domain::payment::adyen::{NewAdyenAccount, Secret};
 use holdfast_domain::payment::brand::CardBrand;
 use holdfast_domain::payment::fee::FeeRule;
 use holdfast_domain::payment::routing::{
-    Plan, ProcessorConnection, ProcessorKind, fallbacks_within_bound, resource_name,
+    Plan, ProcessorAccount, ProcessorConnection, ProcessorKind, fallbacks_within_bound,
+    resource_name,
 };
 use holdfast_domain::schema::timestamp;
-use holdfast_domain::services::{FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewPlan, brand_route_field};
+use holdfast_domain::services::{
+    FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewAccount, NewPlan, brand_route_field,
+};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -78,17 +82,47 @@ struct ConnectionView {
     kind: &'static str,
     #[schema(value_type = Mode)]
     mode: &'static str,
+    /// The Adyen account, for a connection of kind `adyen`: its secrets by their last four
+    /// characters only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adyen: Option<AdyenView>,
     #[schema(schema_with = timestamp)]
     created_on: String,
 }
 
+/// An Adyen account as shown: never a secret, only the last four characters of each.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = AdyenAccount)]
+struct AdyenView {
+    merchant_account: String,
+    checkout_url: String,
+    api_key_last4: String,
+    hmac_key_last4: String,
+    notification_username: String,
+    /// Where to point the account's standard notification webhook in Adyen's Customer Area.
+    notification_path: String,
+}
+
 impl From<ProcessorConnection> for ConnectionView {
     fn from(c: ProcessorConnection) -> Self {
+        let adyen = match &c.account {
+            ProcessorAccount::Sandbox => None,
+            ProcessorAccount::Adyen(account) => Some(AdyenView {
+                merchant_account: account.merchant_account.clone(),
+                checkout_url: account.checkout_url.clone(),
+                api_key_last4: account.api_key.last4.clone(),
+                hmac_key_last4: account.hmac_key.last4.clone(),
+                notification_username: account.notification_username.clone(),
+                notification_path: format!("/v1/processor-notifications/{}", c.id),
+            }),
+        };
         Self {
+            kind: c.kind().as_str(),
             id: c.id.to_string(),
             name: c.name,
-            kind: c.kind.as_str(),
             mode: c.mode.as_str(),
+            adyen,
             created_on: rfc3339(c.created_on),
         }
     }
@@ -102,6 +136,55 @@ struct CreateConnection {
     name: String,
     #[schema(value_type = ProcessorKind)]
     kind: String,
+    /// Required for kind `adyen`, refused for any other.
+    adyen: Option<NewAdyenBody>,
+}
+
+/// An Adyen account to connect. The secrets are sealed as they arrive and never shown again.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = NewAdyenAccount)]
+struct NewAdyenBody {
+    /// The merchant account, as Adyen's Customer Area names it.
+    merchant_account: String,
+    /// The Checkout API's base URL: Adyen's test URL by default in test mode; required in live
+    /// mode, `https://{prefix}-checkout-live.adyenpayments.com/checkout/v71`.
+    checkout_url: Option<String>,
+    /// The web service user's API key.
+    #[schema(value_type = String)]
+    api_key: SecretBody,
+    /// The standard notification webhook's HMAC key, in hexadecimal.
+    #[schema(value_type = String)]
+    hmac_key: SecretBody,
+    /// The Basic-auth user name set on the notification webhook.
+    notification_username: String,
+    /// The Basic-auth password set on the notification webhook (8 characters or more).
+    #[schema(value_type = String)]
+    notification_password: SecretBody,
+}
+
+/// A secret in a request body: `Debug` never shows it.
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct SecretBody(String);
+
+impl std::fmt::Debug for SecretBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretBody(redacted)")
+    }
+}
+
+impl From<NewAdyenBody> for NewAdyenAccount {
+    fn from(body: NewAdyenBody) -> Self {
+        Self {
+            merchant_account: body.merchant_account,
+            checkout_url: body.checkout_url,
+            api_key: Secret::new(body.api_key.0),
+            hmac_key: Secret::new(body.hmac_key.0),
+            notification_username: body.notification_username,
+            notification_password: Secret::new(body.notification_password.0),
+        }
+    }
 }
 
 /// Creates a processor connection.
@@ -119,10 +202,20 @@ async fn create_connection(
     let kind = body
         .kind
         .parse::<ProcessorKind>()
-        .map_err(|_| ApiError::invalid("kind", "must be sandbox"))?;
+        .map_err(|_| ApiError::invalid("kind", "must be sandbox or adyen"))?;
+    let account = match (kind, body.adyen) {
+        (ProcessorKind::Sandbox, None) => NewAccount::Sandbox,
+        (ProcessorKind::Adyen, Some(adyen)) => NewAccount::Adyen(Box::new(adyen.into())),
+        (ProcessorKind::Adyen, None) => {
+            return Err(ApiError::invalid("adyen", "is required for kind adyen"));
+        }
+        (ProcessorKind::Sandbox, Some(_)) => {
+            return Err(ApiError::invalid("adyen", "is only for kind adyen"));
+        }
+    };
     let connection = state
         .routing
-        .create_connection(&who, name, kind, answer.recorder().as_ref())
+        .create_connection(&who, name, account, answer.recorder().as_ref())
         .await?;
     Ok(answer.send(&connection))
 }

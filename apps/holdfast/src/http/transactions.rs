@@ -18,8 +18,8 @@ use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
 use holdfast_domain::instant;
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::CardInput;
+use holdfast_domain::payment::decline::DeclineCode;
 use holdfast_domain::payment::lifecycle::{FollowUp, TxnType};
-use holdfast_domain::payment::response_code::ResponseCode;
 use holdfast_domain::payment::transaction::{AuthStatus, Transaction};
 use holdfast_domain::ports::Begun;
 use holdfast_domain::ports::TxnFilter;
@@ -414,9 +414,12 @@ fn outcome(txn: &Transaction) -> Result<(), ApiError> {
         AuthStatus::Declined => (
             StatusCode::PAYMENT_REQUIRED,
             "card_declined",
-            Some(ResponseCode::decline_word(
-                &txn.authorization.processor_code,
-            )),
+            Some(
+                txn.authorization
+                    .decline_code
+                    .unwrap_or(DeclineCode::GenericDecline)
+                    .as_str(),
+            ),
         ),
         AuthStatus::Error => (StatusCode::BAD_GATEWAY, "processor_error", None),
         AuthStatus::TimedOut => (StatusCode::GATEWAY_TIMEOUT, "processor_timeout", None),

@@ -140,6 +140,14 @@ impl Expiration {
         format!("{:02}{:02}", u8::from(self.month), self.year % 100)
     }
 
+    /// The month, `01` to `12`, and the four-digit year, as processors such as Adyen take them.
+    pub fn month_and_year(self) -> (String, String) {
+        (
+            format!("{:02}", u8::from(self.month)),
+            format!("{:04}", self.year),
+        )
+    }
+
     /// Whether the card has expired at `now`: its month is over.
     pub fn is_past(self, now: OffsetDateTime) -> bool {
         (self.year, u8::from(self.month)) < (now.year(), u8::from(now.month()))

@@ -1,9 +1,11 @@
 //! Payments: amounts, card data, brands, fees, and what may follow a transaction.
 
+pub mod adyen;
 pub mod amount;
 pub mod brand;
 pub mod card;
 pub mod client_session;
+pub mod decline;
 pub mod fee;
 pub mod follow_up;
 pub mod lifecycle;

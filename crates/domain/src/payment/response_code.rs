@@ -1,10 +1,12 @@
 //! The processor response codes Holdfast speaks: one vocabulary for the sandbox that answers
 //! with them, the payment service that records its own failures with them, and the API that
-//! turns a decline into a stable word (docs/testing.md).
+//! turns a decline into a stable word (`DeclineCode`, docs/testing.md).
 //!
 //! The values are ISO 8583 field 39 codes, as card processors send them. A real processor may
 //! answer a code that is not listed here: it is recorded as sent and declines as
 //! `generic_decline`.
+
+use super::decline::DeclineCode;
 
 crate::words! {
     /// A response code with a meaning of its own; `as_str` is its two digits on the wire.
@@ -55,16 +57,16 @@ impl ResponseCode {
         }
     }
 
-    /// The stable word the API gives a decline with this processor code: the client may branch
-    /// on it, whatever processor declined.
-    pub fn decline_word(processor_code: &str) -> &'static str {
+    /// Why a decline with this processor code was declined, in the API's vocabulary: the
+    /// client may branch on it, whatever processor declined.
+    pub fn decline(processor_code: &str) -> DeclineCode {
         match processor_code.parse() {
-            Ok(Self::DoNotHonor) => "do_not_honor",
-            Ok(Self::InsufficientFunds) => "insufficient_funds",
-            Ok(Self::LostCard) => "lost_card",
-            Ok(Self::StolenCard) => "stolen_card",
-            Ok(Self::ExpiredCard) => "expired_card",
-            _ => "generic_decline",
+            Ok(Self::DoNotHonor) => DeclineCode::DoNotHonor,
+            Ok(Self::InsufficientFunds) => DeclineCode::InsufficientFunds,
+            Ok(Self::LostCard) => DeclineCode::LostCard,
+            Ok(Self::StolenCard) => DeclineCode::StolenCard,
+            Ok(Self::ExpiredCard) => DeclineCode::ExpiredCard,
+            _ => DeclineCode::GenericDecline,
         }
     }
 }
@@ -81,7 +83,7 @@ mod tests {
         }
         let words: Vec<_> = ["05", "51", "41", "43", "54", "00", "96", "14", ""]
             .into_iter()
-            .map(ResponseCode::decline_word)
+            .map(|code| ResponseCode::decline(code).as_str())
             .collect();
         assert_eq!(
             words,

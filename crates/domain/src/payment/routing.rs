@@ -11,6 +11,7 @@ use crate::ids::{ConnectionId, PlanId, PlatformId};
 use crate::mode::Mode;
 use crate::text::bounded_text;
 
+use super::adyen::AdyenAccount;
 use super::brand::CardBrand;
 use super::fee::FeeRule;
 
@@ -21,6 +22,8 @@ crate::words! {
     pub enum ProcessorKind {
         /// Holdfast's built-in processor: deterministic outcomes by test card (docs/testing.md).
         Sandbox,
+        /// Adyen's Checkout API (docs/processors/adyen.md).
+        Adyen,
     }
 }
 
@@ -31,6 +34,26 @@ impl ProcessorKind {
     pub fn serves(self, mode: Mode) -> bool {
         match self {
             Self::Sandbox => mode == Mode::Test,
+            Self::Adyen => true,
+        }
+    }
+}
+
+/// The account at the processor a connection reaches, with what calling it takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProcessorAccount {
+    /// The built-in sandbox: nothing to configure.
+    Sandbox,
+    /// An Adyen merchant account, its secrets sealed.
+    Adyen(Box<AdyenAccount>),
+}
+
+impl ProcessorAccount {
+    /// The processor software behind the account.
+    pub fn kind(&self) -> ProcessorKind {
+        match self {
+            Self::Sandbox => ProcessorKind::Sandbox,
+            Self::Adyen(_) => ProcessorKind::Adyen,
         }
     }
 }
@@ -46,10 +69,17 @@ pub struct ProcessorConnection {
     pub mode: Mode,
     /// Its display name, shown as a transaction's `processor.name`.
     pub name: String,
-    /// The processor software that handles its payments.
-    pub kind: ProcessorKind,
+    /// The account at the processor that handles its payments.
+    pub account: ProcessorAccount,
     /// When the connection was created.
     pub created_on: OffsetDateTime,
+}
+
+impl ProcessorConnection {
+    /// The processor software that handles its payments.
+    pub fn kind(&self) -> ProcessorKind {
+        self.account.kind()
+    }
 }
 
 /// A merchant's pricing and routing: what each transaction costs and which connections it goes

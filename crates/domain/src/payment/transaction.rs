@@ -113,6 +113,9 @@ pub struct Authorization {
     pub partial: bool,
     /// The processor's own result code (e.g. a decline code).
     pub processor_code: String,
+    /// Why the card was declined, in the one vocabulary of every processor; `None` unless
+    /// `status` is `D`.
+    pub decline_code: Option<super::decline::DeclineCode>,
     /// The processor's human-readable message for its result.
     pub processor_message: String,
     /// The processor's own id for the transaction, used to follow it up there.

@@ -91,6 +91,9 @@ pub struct ProcessorReply {
     pub cvv: CvvCode,
     /// The processor's result code, recorded as sent (see `ResponseCode`).
     pub code: String,
+    /// For a decline, its reason in the API's vocabulary; `None` when approved (a decline
+    /// without one is a `generic_decline`).
+    pub decline: Option<crate::payment::decline::DeclineCode>,
     /// The processor's human-readable message for its result.
     pub message: String,
     /// The processor's own id for the transaction, used to capture, void or refund it later.

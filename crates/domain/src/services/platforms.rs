@@ -8,7 +8,7 @@ use crate::ids::{ConnectionId, PlanId};
 use crate::ids::{PlatformId, UserId};
 use crate::mode::{KeyType, Mode};
 use crate::payment::fee::FeeRule;
-use crate::payment::routing::{Plan, ProcessorConnection, ProcessorKind};
+use crate::payment::routing::{Plan, ProcessorAccount, ProcessorConnection};
 use crate::platform::{Platform, PlatformName};
 use crate::ports::{Clock, Ids, NewPlatform, PlatformStore};
 use crate::user::{Email, User};
@@ -174,7 +174,7 @@ impl PlatformService {
             platform_id: platform.id.clone(),
             mode: Mode::Test,
             name: "Sandbox".into(),
-            kind: ProcessorKind::Sandbox,
+            account: ProcessorAccount::Sandbox,
             created_on: now,
         };
         let plan = Plan {

@@ -9,12 +9,14 @@ use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{ConnectionId, PlanId};
 use crate::page::{Page, PageRequest};
+use crate::payment::adyen::{NewAdyenAccount, UrlPolicy};
 use crate::payment::brand::CardBrand;
 use crate::payment::fee::FeeRule;
 use crate::payment::routing::{
-    MAX_FALLBACKS, Plan, ProcessorConnection, ProcessorKind, fallbacks_within_bound,
+    MAX_FALLBACKS, Plan, ProcessorAccount, ProcessorConnection, ProcessorKind,
+    fallbacks_within_bound,
 };
-use crate::ports::{Clock, Ids, RoutingStore, StoreError};
+use crate::ports::{CardVault, Clock, Ids, RoutingStore, StoreError};
 
 use super::ServiceError;
 
@@ -56,43 +58,86 @@ pub const FALLBACK_FIELDS: [&str; MAX_FALLBACKS] =
 /// What a connection id that names nothing usable is told, in every field.
 pub const NO_SUCH_CONNECTION: &str = "no such processor connection in this mode";
 
+/// The account a new connection reaches, as asked for.
+#[derive(Debug, Clone)]
+pub enum NewAccount {
+    /// The built-in sandbox.
+    Sandbox,
+    /// An Adyen merchant account, checked and sealed as the connection is made.
+    Adyen(Box<NewAdyenAccount>),
+}
+
+impl NewAccount {
+    fn kind(&self) -> ProcessorKind {
+        match self {
+            Self::Sandbox => ProcessorKind::Sandbox,
+            Self::Adyen(_) => ProcessorKind::Adyen,
+        }
+    }
+}
+
 /// Creates and reads processor connections and plans, always in the caller's platform and mode.
 #[derive(Clone)]
 pub struct RoutingService {
     store: Arc<dyn RoutingStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
+    vault: Arc<dyn CardVault>,
+    urls: UrlPolicy,
 }
 
 impl RoutingService {
-    /// A service over `store`, with time from `clock` and ids from `ids`.
-    pub fn new(store: Arc<dyn RoutingStore>, clock: Arc<dyn Clock>, ids: Arc<dyn Ids>) -> Self {
-        Self { store, clock, ids }
+    /// A service over `store`, with time from `clock`, ids from `ids`, the `vault` that seals a
+    /// connection's secrets, and the processor URLs `urls` allows besides the processors' own.
+    pub fn new(
+        store: Arc<dyn RoutingStore>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn Ids>,
+        vault: Arc<dyn CardVault>,
+        urls: UrlPolicy,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            ids,
+            vault,
+            urls,
+        }
     }
 
-    /// A connection in the caller's mode, of a kind that takes that mode's payments. Under an
-    /// idempotency key (`reply`), the answer is stored with it.
+    /// A connection in the caller's mode, of a kind that takes that mode's payments, its
+    /// secrets sealed. Under an idempotency key (`reply`), the answer is stored with it.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn create_connection(
         &self,
         who: &Principal,
         name: String,
-        kind: ProcessorKind,
+        account: NewAccount,
         reply: Option<&Recorder<'_, ProcessorConnection>>,
     ) -> Result<ProcessorConnection, ServiceError> {
-        if !kind.serves(who.scope.mode) {
+        if !account.kind().serves(who.scope.mode) {
             return Err(Invalid::new(
                 "kind",
                 "a sandbox connection takes test payments only: live mode needs a real processor",
             )
             .into());
         }
+        let id = ConnectionId::from_suffix(&self.ids.next_id());
+        let account = match account {
+            NewAccount::Sandbox => ProcessorAccount::Sandbox,
+            NewAccount::Adyen(new) => ProcessorAccount::Adyen(Box::new(new.seal(
+                who.scope.mode,
+                self.urls,
+                id.as_str(),
+                self.vault.as_ref(),
+            )?)),
+        };
         let connection = ProcessorConnection {
-            id: ConnectionId::from_suffix(&self.ids.next_id()),
+            id,
             platform_id: who.scope.platform.clone(),
             mode: who.scope.mode,
             name,
-            kind,
+            account,
             created_on: self.clock.now(),
         };
         self.store
@@ -209,7 +254,7 @@ impl RoutingService {
             .await
             .map_err(ServiceError::Store)?
             .ok_or_else(|| Invalid::new(field, NO_SUCH_CONNECTION))?;
-        if !connection.kind.serves(who.scope.mode) {
+        if !connection.kind().serves(who.scope.mode) {
             return Err(Invalid::new(
                 field,
                 "is a sandbox connection, which takes test payments only",

@@ -63,7 +63,7 @@ macro_rules! done {
     UPDATE transactions
        SET state = ?, fee = ?, connection_id = ?, connection_name = ?, approved_amount = ?,
            avs = ?, cvv = ?, partial = ?, processor_code = ?, processor_message = ?,
-           processor_transaction_id = ?, status = ?
+           processor_transaction_id = ?, status = ?, decline_code = ?
      WHERE id = ? AND state = ",
             still_pending!(),
             "

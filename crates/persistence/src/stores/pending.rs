@@ -24,8 +24,8 @@ WITH claim AS (
 INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, amount, currency,
     created_on, bin, brand, last4, funding, plan_id, plan_name, parent_id, refunded_amount,
     state, fee, connection_id, connection_name, approved_amount, avs, cvv, partial,
-    processor_code, processor_message, processor_transaction_id, status)
-SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+    processor_code, processor_message, processor_transaction_id, status, decline_code)
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
   FROM claim";
 
 /// `CLAIMED_PENDING_PG` for `x` under `claim`; it inserts one row, or none when the key is

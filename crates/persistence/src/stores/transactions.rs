@@ -424,6 +424,7 @@ pub(super) mod tests {
                 cvv: CvvCode::NotProcessed,
                 partial: false,
                 processor_code: String::new(),
+                decline_code: None,
                 processor_message: "pending".into(),
                 processor_transaction_id: String::new(),
                 status: AuthStatus::Pending,

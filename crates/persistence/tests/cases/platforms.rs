@@ -165,7 +165,10 @@ pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(connection.kind, ProcessorKind::Sandbox);
+    assert_eq!(
+        connection.kind(),
+        holdfast_domain::payment::routing::ProcessorKind::Sandbox
+    );
     assert_eq!(
         stores
             .routing
@@ -221,4 +224,60 @@ pub async fn new_platforms_get_a_sandbox_and_a_default_test_plan(db: Database) {
 
 pub async fn ping_answers(db: Database) {
     db.ping().await.unwrap();
+}
+
+/// An Adyen connection reads back as written, its secrets still sealed, in its own mode only.
+pub async fn an_adyen_connection_keeps_its_account_sealed(db: Database) {
+    use holdfast_domain::payment::adyen::{AdyenAccount, SealedSecret};
+    use holdfast_domain::payment::routing::{ProcessorAccount, ProcessorKind};
+    use holdfast_domain::ports::Sealed;
+
+    let stores = db.stores();
+    let a = new_platform(&stores, "A").await;
+    let sealed = |n: u8| SealedSecret {
+        sealed: Sealed {
+            key_id: "k1".into(),
+            nonce: vec![n; 12],
+            ciphertext: vec![n; 40],
+        },
+        last4: format!("{n:04}"),
+    };
+    let connection = ProcessorConnection {
+        id: ConnectionId::from_suffix("adyen1"),
+        platform_id: a.platform.id.clone(),
+        mode: Mode::Live,
+        name: "Adyen".into(),
+        account: ProcessorAccount::Adyen(Box::new(AdyenAccount {
+            merchant_account: "HoldfastECOM".into(),
+            checkout_url: "https://p-checkout-live.adyenpayments.com/checkout/v71".into(),
+            api_key: sealed(1),
+            hmac_key: sealed(2),
+            notification_username: "adyen".into(),
+            notification_password: sealed(3),
+        })),
+        created_on: datetime!(2026-12-05 12:00 UTC),
+    };
+    stores
+        .routing
+        .insert_connection(&connection, None)
+        .await
+        .unwrap();
+    let live = Scope::new(a.platform.id.clone(), Mode::Live);
+    let read = stores
+        .routing
+        .get_connection(&live, &connection.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read, connection);
+    assert_eq!(read.kind(), ProcessorKind::Adyen);
+    let test = Scope::new(a.platform.id.clone(), Mode::Test);
+    assert!(
+        stores
+            .routing
+            .get_connection(&test, &connection.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
 }

@@ -2,6 +2,7 @@
 //! authorization.
 
 use crate::ids::ConnectionId;
+use crate::payment::decline::DeclineCode;
 use crate::payment::lifecycle::TxnState;
 use crate::payment::response_code::ResponseCode;
 use crate::payment::routing::{Plan, ProcessorConnection};
@@ -71,6 +72,7 @@ pub(super) fn placeholder() -> Authorization {
         cvv: CvvCode::NotProcessed,
         partial: false,
         processor_code: String::new(),
+        decline_code: None,
         processor_message: "pending".into(),
         processor_transaction_id: String::new(),
         status: AuthStatus::Pending,
@@ -85,6 +87,8 @@ fn authorization(reply: &ProcessorReply, status: AuthStatus, requested: i64) -> 
         cvv: reply.cvv,
         partial: approved && reply.approved_amount < requested,
         processor_code: reply.code.clone(),
+        decline_code: (status == AuthStatus::Declined)
+            .then(|| reply.decline.unwrap_or(DeclineCode::GenericDecline)),
         processor_message: reply.message.clone(),
         processor_transaction_id: reply.processor_transaction_id.clone(),
         status,

@@ -229,7 +229,7 @@ impl PaymentService {
         // and plan are known to be good.
         let known: Vec<ProcessorConnection> = known
             .into_iter()
-            .filter(|c| c.kind.serves(who.scope.mode))
+            .filter(|c| c.kind().serves(who.scope.mode))
             .collect();
         if known.is_empty() {
             return Err(Invalid::new(

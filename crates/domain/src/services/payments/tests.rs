@@ -8,7 +8,8 @@ use crate::services::fixtures::{clock_at_noon, fixed_ids, shop, visa_bins};
 use crate::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, Unclaimed};
 use crate::payment::fee::FeeRule;
 use crate::payment::lifecycle::{FollowUp, TxnState};
-use crate::payment::routing::ProcessorKind;
+use crate::payment::response_code::ResponseCode;
+use crate::payment::routing::ProcessorAccount;
 use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::transaction::{AuthStatus, AvsCode, CvvCode};
 use crate::ports::{
@@ -35,7 +36,7 @@ fn connection(name: &str) -> ProcessorConnection {
         platform_id: PlatformId::from_suffix("1"),
         mode: Mode::Test,
         name: name.into(),
-        kind: ProcessorKind::Sandbox,
+        account: ProcessorAccount::Sandbox,
         created_on: datetime!(2026-01-01 0:00 UTC),
     }
 }
@@ -195,6 +196,7 @@ fn approved() -> ProcessorReply {
         avs: AvsCode::FullMatch,
         cvv: CvvCode::Match,
         code: "00".into(),
+        decline: None,
         message: "Approved".into(),
         processor_transaction_id: "p1".into(),
     }
@@ -283,6 +285,7 @@ async fn the_rendered_response_is_stored_with_the_transaction_whatever_its_statu
             Ok(ProcessorReply {
                 approved: false,
                 code: "51".into(),
+                decline: Some(ResponseCode::decline("51")),
                 ..approved()
             }),
             Some(402),
@@ -330,6 +333,7 @@ async fn a_decline_is_an_answer_and_never_falls_back() {
             approved: false,
             approved_amount: 0,
             code: "51".into(),
+            decline: Some(ResponseCode::decline("51")),
             ..approved()
         })
     });
@@ -642,6 +646,7 @@ async fn a_session_token_payment_completes_or_releases_its_session() {
                 Ok(ProcessorReply {
                     approved: false,
                     code: "05".into(),
+                    decline: Some(ResponseCode::decline("05")),
                     message: "Do not honor".into(),
                     ..approved()
                 })

@@ -1,0 +1,8 @@
+//! Adyen, the first real processor: the account a connection holds (`account`) and how
+//! Adyen's answers read in Holdfast's terms (`answers`, the mapping table of
+//! docs/processors/adyen.md). The HTTP calls themselves are the `holdfast-adyen` adapter's.
+
+pub mod account;
+pub mod answers;
+
+pub use account::{AdyenAccount, NewAdyenAccount, OpenedSecrets, SealedSecret, Secret, UrlPolicy};

@@ -1,0 +1,1 @@
+ALTER TABLE processor_connections DROP COLUMN account;
