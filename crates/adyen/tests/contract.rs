@@ -7,6 +7,15 @@
 //! unchanged (`tests/processors/adyen`, MIT). Outside CI a missing Prism skips with a message;
 //! with `CI=true` it is a failure.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+#![expect(
+    clippy::too_many_lines,
+    reason = "the contract is one session with Prism, read top to bottom"
+)]
+
 mod support;
 
 use std::path::PathBuf;
@@ -163,7 +172,7 @@ impl Proxy {
     }
 
     fn prefer(&self, value: &str) {
-        *self.prefer.lock().unwrap() = value.to_owned();
+        value.clone_into(&mut self.prefer.lock().unwrap());
     }
 
     /// Prism's answers since the last call; none may be its validation error.

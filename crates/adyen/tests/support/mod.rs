@@ -3,6 +3,10 @@
 //! connector, the account and the requests it is driven with.
 
 #![allow(dead_code, reason = "each test file uses its own part of the support")]
+#![expect(
+    clippy::unwrap_used,
+    reason = "test support: a panic is the failure report"
+)]
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -117,10 +121,11 @@ async fn read(request: Request<Incoming>) -> Received {
     }
 }
 
+type Answering =
+    Pin<Box<dyn Future<Output = Result<Response<Full<Bytes>>, std::io::Error>> + Send>>;
+
 /// `Err` closes the connection without an answer.
-fn answer(
-    reply: Reply,
-) -> Pin<Box<dyn Future<Output = Result<Response<Full<Bytes>>, std::io::Error>> + Send>> {
+fn answer(reply: Reply) -> Answering {
     Box::pin(async move {
         match reply {
             Reply::Json(status, body) => Ok(Response::builder()
