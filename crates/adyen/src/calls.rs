@@ -155,7 +155,7 @@ fn read_modification(
     if answer.status != 201 && answer.status != 200 {
         return Err(refused(answer));
     }
-    let psp = wire::received(&answer.body).ok_or_else(|| {
+    let (payment_psp, own_psp) = wire::received(&answer.body).ok_or_else(|| {
         tracing::warn!("Adyen's answer to a modification is not `received`");
         ProcessorError::Timeout
     })?;
@@ -163,7 +163,7 @@ fn read_modification(
         ProcessorOp::Void { .. } | ProcessorOp::Reverse => 0,
         _ => request.amount,
     };
-    Ok(modification_received(psp, amount))
+    Ok(modification_received(payment_psp, &own_psp, amount))
 }
 
 /// An error status, logged with what Adyen said, read through the mapping table.
@@ -195,6 +195,7 @@ fn needs_shopper(result_code: &str, psp_reference: Option<String>) -> ProcessorR
         decline: Some(DeclineCode::AuthenticationRequired),
         message: "Adyen asked for the shopper's authentication (3-D Secure), which Holdfast does not support yet; the payment was cancelled".to_owned(),
         processor_transaction_id: psp_reference.unwrap_or_default(),
+        submitted: false,
     }
 }
 

@@ -267,15 +267,22 @@ pub fn payment_result(body: &str) -> Option<PaymentResult> {
 #[serde(rename_all = "camelCase")]
 struct ModificationResponse {
     psp_reference: Option<String>,
+    payment_psp_reference: Option<String>,
     status: Option<String>,
 }
 
-/// The modification's PSP reference from a 201 answer whose `status` is `received`.
-pub fn received(body: &str) -> Option<String> {
+/// A modification Adyen took (`status: received`): its own PSP reference, and the payment's
+/// (the same for a cancel by our reference, which names no payment of Adyen's).
+pub fn received(body: &str) -> Option<(String, String)> {
     let answer: ModificationResponse = serde_json::from_str(body).ok()?;
-    (answer.status.as_deref() == Some("received"))
-        .then_some(answer.psp_reference)
-        .flatten()
+    if answer.status.as_deref() != Some("received") {
+        return None;
+    }
+    let own = answer.psp_reference?;
+    Some((
+        answer.payment_psp_reference.unwrap_or_else(|| own.clone()),
+        own,
+    ))
 }
 
 /// Adyen's `ServiceError`, as far as Holdfast reads it.

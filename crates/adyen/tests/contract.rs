@@ -229,6 +229,7 @@ async fn every_request_fits_adyens_document_and_its_examples_read_back() {
                 decline: None,
                 message: "Authorised".into(),
                 processor_transaction_id: "993617895204576J".into(),
+                submitted: false,
             }
         );
         assert_eq!(answers.len(), 1);

@@ -175,6 +175,8 @@ fn reply(
             "sbx_{}",
             request.reference.as_str().trim_start_matches("txn_")
         ),
+        // The sandbox decides at once, follow-ups included.
+        submitted: false,
     }
 }
 

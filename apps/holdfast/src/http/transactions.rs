@@ -410,7 +410,8 @@ fn render(txn: &Transaction) -> Answer {
 
 fn outcome(txn: &Transaction) -> Result<(), ApiError> {
     let (status, code, decline_code) = match txn.authorization.status {
-        AuthStatus::Approved => return Ok(()),
+        // A submitted follow-up was taken: its outcome arrives as `transaction.updated`.
+        AuthStatus::Approved | AuthStatus::Submitted => return Ok(()),
         AuthStatus::Declined => (
             StatusCode::PAYMENT_REQUIRED,
             "card_declined",

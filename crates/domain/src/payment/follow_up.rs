@@ -30,6 +30,9 @@ pub enum OriginalOutcome {
         /// The minor units the failed refund had reserved, now refundable again.
         amount: i64,
     },
+    /// The processor decides later: the reservation holds until it has (the auth stays
+    /// `closing`, the refund's amount stays counted).
+    Held,
 }
 
 impl FollowUp {

@@ -6,6 +6,7 @@
 //! | auth | closing (a capture or void in flight) | no | no | no |
 //! | auth | captured or voided | no | no | no (refund the capture) |
 //! | sale or capture | settled | no | no | repeatedly, never more in total than its amount |
+//! | capture | processing (its processor has not confirmed it) | no | no | not yet |
 //! | any | declined or failed | no | no | no |
 //! | capture, void, refund | — | no | no | refunds of a capture only |
 
@@ -44,6 +45,10 @@ crate::words! {
         Captured,
         /// An auth that was voided; the hold is released.
         Voided,
+        /// A capture, void or refund the processor took but has not decided yet: its outcome
+        /// comes later (Adyen's notifications) and moves it to `settled` or `failed`, with a
+        /// `transaction.updated` event. Its original stays reserved meanwhile.
+        Processing,
         /// Money moved (approved sale or capture) or the record is final (void, refund).
         Settled,
         /// The processor declined; nothing follows.
@@ -94,6 +99,9 @@ pub enum Refused {
     /// Refunds already add up to the whole amount of the original.
     #[error("nothing remains to refund")]
     FullyRefunded,
+    /// The original is a capture its processor has not confirmed yet.
+    #[error("this transaction awaits its processor's outcome; try again once it is settled")]
+    AwaitingProcessor,
 }
 
 /// What the rules need to know of the original.
@@ -127,6 +135,9 @@ impl Original {
                 if !matches!(self.kind, TxnType::Sale | TxnType::Capture) {
                     return Err(Refused::NotRefundable);
                 }
+                if self.state == TxnState::Processing {
+                    return Err(Refused::AwaitingProcessor);
+                }
                 if self.state != TxnState::Settled {
                     return Err(Refused::NotApproved);
                 }
@@ -148,9 +159,11 @@ impl Original {
             TxnState::Closing => Err(Refused::InFlight),
             TxnState::Captured => Err(Refused::AlreadyCaptured),
             TxnState::Voided => Err(Refused::AlreadyVoided),
-            TxnState::Pending | TxnState::Declined | TxnState::Failed | TxnState::Settled => {
-                Err(Refused::NotApproved)
-            }
+            TxnState::Pending
+            | TxnState::Declined
+            | TxnState::Failed
+            | TxnState::Settled
+            | TxnState::Processing => Err(Refused::NotApproved),
         }
     }
 }
@@ -164,6 +177,11 @@ fn within(amount: Option<Amount>, remaining: i64) -> Result<i64, Refused> {
 }
 
 impl TxnType {
+    /// Whether it follows an original: a capture, void or refund.
+    pub fn is_follow_up(self) -> bool {
+        matches!(self, Self::Capture | Self::Void | Self::Refund)
+    }
+
     /// The state an approved transaction of this type takes: an auth holds funds, everything
     /// else is final.
     pub fn state_when_approved(self) -> TxnState {

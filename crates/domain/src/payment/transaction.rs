@@ -143,6 +143,10 @@ crate::words! {
         /// short by a crash, until reconciliation records it).
         #[strum(serialize = "P")]
         Pending,
+        /// S: submitted: the processor took the capture, void or refund and decides later; the
+        /// transaction is `processing` until its outcome arrives.
+        #[strum(serialize = "S")]
+        Submitted,
     }
 }
 
@@ -215,7 +219,7 @@ mod tests {
                 .copied()
                 .map(AuthStatus::as_str)
                 .collect::<Vec<_>>(),
-            ["A", "D", "E", "T", "P"]
+            ["A", "D", "E", "T", "P", "S"]
         );
         assert_eq!(
             AvsCode::ALL

@@ -98,6 +98,9 @@ pub struct ProcessorReply {
     pub message: String,
     /// The processor's own id for the transaction, used to capture, void or refund it later.
     pub processor_transaction_id: String,
+    /// The processor took the request and decides later (Adyen's `received`): the outcome
+    /// arrives as a notification. Only a capture, void or refund is answered so.
+    pub submitted: bool,
 }
 
 /// A processor call that brought no answer; which kind decides whether another connection may

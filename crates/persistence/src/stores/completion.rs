@@ -50,7 +50,7 @@ fn original_change(original: Option<&(TxnId, OriginalOutcome)>) -> Option<Origin
             id,
             to: TxnState::Authorized,
         }),
-        OriginalOutcome::RefundKept => None,
+        OriginalOutcome::RefundKept | OriginalOutcome::Held => None,
         OriginalOutcome::RefundReleased { amount } => Some(OriginalChange::Release { id, amount }),
     }
 }

@@ -392,6 +392,7 @@ pub fn payment_reply(result: &PaymentResult, asked: i64) -> Result<ProcessorRepl
                 decline: None,
                 message: result_code_word(&result.result_code).to_owned(),
                 processor_transaction_id: psp_reference,
+                submitted: false,
             })
         }
         ResultKind::Refused => {
@@ -413,6 +414,7 @@ pub fn payment_reply(result: &PaymentResult, asked: i64) -> Result<ProcessorRepl
                     .filter(|m| !m.is_empty())
                     .unwrap_or_else(|| word.to_owned()),
                 processor_transaction_id: clean_reference(psp_reference),
+                submitted: false,
             })
         }
         ResultKind::Error | ResultKind::NeedsShopper | ResultKind::Unsettled => Err(kind),
@@ -420,8 +422,14 @@ pub fn payment_reply(result: &PaymentResult, asked: i64) -> Result<ProcessorRepl
 }
 
 /// Adyen's answer to a capture, cancel or refund (HTTP 201, `status: received`): it took the
-/// request; the outcome comes later in a notification. `psp_reference` is the modification's.
-pub fn modification_received(psp_reference: String, amount: i64) -> ProcessorReply {
+/// request; the outcome comes later in a notification. The transaction keeps the payment's PSP
+/// reference (`paymentPspReference`), which a later refund names; the modification's own is
+/// in the message.
+pub fn modification_received(
+    payment_psp: String,
+    modification_psp: &str,
+    amount: i64,
+) -> ProcessorReply {
     ProcessorReply {
         approved: true,
         approved_amount: amount,
@@ -429,8 +437,12 @@ pub fn modification_received(psp_reference: String, amount: i64) -> ProcessorRep
         cvv: CvvCode::NotProcessed,
         code: "received".to_owned(),
         decline: None,
-        message: "received by Adyen; the outcome follows in a notification".to_owned(),
-        processor_transaction_id: psp_reference,
+        message: format!(
+            "received by Adyen as {}; the outcome follows in a notification",
+            clean_reference(modification_psp.to_owned())
+        ),
+        processor_transaction_id: clean_reference(payment_psp),
+        submitted: true,
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::*;
 use FollowUp::{Capture, Refund, Void};
-use TxnState::{Authorized, Captured, Declined, Failed, Settled, Voided};
+use TxnState::{Authorized, Captured, Declined, Failed, Processing, Settled, Voided};
 use TxnType::{Auth, Sale};
 
 fn amount(n: i64) -> Amount {
@@ -144,6 +144,16 @@ fn every_refused_transition_of_other_types() {
             Refused::NotAnAuth,
         ),
         (
+            original(TxnType::Capture, Processing, 0),
+            Refund(None),
+            Refused::AwaitingProcessor,
+        ),
+        (
+            original(Auth, Processing, 0),
+            Capture(None),
+            Refused::NotApproved,
+        ),
+        (
             original(TxnType::Capture, Settled, 0),
             Void,
             Refused::NotAnAuth,
@@ -195,6 +205,7 @@ fn the_words_stored_and_shown() {
             "closing",
             "captured",
             "voided",
+            "processing",
             "settled",
             "declined",
             "failed"

@@ -6,7 +6,7 @@ use crate::idempotency::{Recorder, reply_for};
 use crate::ids::TxnId;
 use crate::payment::lifecycle::{FollowUp, Refused, TxnState};
 use crate::payment::transaction::{AuthStatus, Transaction};
-use crate::ports::{ProcessorOp, ProcessorRequest, StoreError};
+use crate::ports::{OriginalOutcome, ProcessorOp, ProcessorRequest, StoreError};
 
 use super::outcome::placeholder;
 use super::{PaymentError, PaymentService};
@@ -77,8 +77,10 @@ impl PaymentService {
         let result = self.processor.call(&connection, &request).await;
         self.settle(&mut txn, &plan, result, &connection, &request)
             .await;
-        let approved = txn.authorization.status == AuthStatus::Approved;
-        let outcome = follow_up.outcome(approved, amount);
+        let outcome = match txn.authorization.status {
+            AuthStatus::Submitted => OriginalOutcome::Held,
+            status => follow_up.outcome(status == AuthStatus::Approved, amount),
+        };
         let reply = reply_for(recorder, &txn);
         self.complete(&txn, Some((original.id, outcome)), reply, None)
             .await?;

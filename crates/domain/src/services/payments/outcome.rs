@@ -25,6 +25,12 @@ impl PaymentService {
         request: &ProcessorRequest,
     ) {
         match result {
+            // A follow-up the processor took and decides later: `processing` until it has.
+            Ok(reply) if reply.approved && reply.submitted && txn.kind.is_follow_up() => {
+                txn.state = TxnState::Processing;
+                txn.fee = plan.fee.charged_on(txn.kind, reply.approved_amount);
+                txn.authorization = authorization(&reply, AuthStatus::Submitted, txn.amount);
+            }
             Ok(reply) if reply.approved => {
                 txn.state = txn.kind.state_when_approved();
                 txn.fee = plan.fee.charged_on(txn.kind, reply.approved_amount);
@@ -80,7 +86,7 @@ pub(super) fn placeholder() -> Authorization {
 }
 
 fn authorization(reply: &ProcessorReply, status: AuthStatus, requested: i64) -> Authorization {
-    let approved = status == AuthStatus::Approved;
+    let approved = matches!(status, AuthStatus::Approved | AuthStatus::Submitted);
     Authorization {
         approved_amount: if approved { reply.approved_amount } else { 0 },
         avs: reply.avs,

@@ -199,6 +199,7 @@ fn approved() -> ProcessorReply {
         decline: None,
         message: "Approved".into(),
         processor_transaction_id: "p1".into(),
+        submitted: false,
     }
 }
 
@@ -447,8 +448,35 @@ async fn a_follow_up_without_its_connection_reserves_nothing() {
 /// An approved capture of an authorized auth: the processor captures the auth by its own id,
 /// the capture settles with the plan's percentage fee (no fixed part), and the auth leaves its
 /// reservation as captured.
+/// A capture approved at once settles and closes its auth; one the processor took to decide later
+/// (Adyen's `received`) is `processing`, status `S`, and its auth stays reserved.
 #[tokio::test]
 async fn an_approved_capture_settles_and_closes_its_auth() {
+    let cases = [
+        (
+            false,
+            TxnState::Settled,
+            AuthStatus::Approved,
+            OriginalOutcome::Closed(TxnState::Captured),
+        ),
+        (
+            true,
+            TxnState::Processing,
+            AuthStatus::Submitted,
+            OriginalOutcome::Held,
+        ),
+    ];
+    for (submitted, state, status, outcome) in cases {
+        capture_answered(submitted, state, status, outcome).await;
+    }
+}
+
+async fn capture_answered(
+    submitted: bool,
+    state: TxnState,
+    status: AuthStatus,
+    outcome: OriginalOutcome,
+) {
     let auth_txn = {
         let (s0, done) = store();
         let mut ok = MockProcessor::new();
@@ -487,7 +515,12 @@ async fn an_approved_capture_settles_and_closes_its_auth() {
                 && matches!(&r.op, ProcessorOp::Capture { processor_transaction_id } if processor_transaction_id == "p1")
         })
         .times(1)
-        .returning(|_, _| Ok(approved()));
+        .returning(move |_, _| {
+            Ok(ProcessorReply {
+                submitted,
+                ..approved()
+            })
+        });
     let capture = service(store, processor)
         .follow_up(&who(), &auth_txn.id, FollowUp::Capture(None), None)
         .await
@@ -499,17 +532,12 @@ async fn an_approved_capture_settles_and_closes_its_auth() {
             capture.fee,
             capture.parent_id.as_ref()
         ),
-        (TxnType::Capture, TxnState::Settled, 29, Some(&auth_txn.id)),
+        (TxnType::Capture, state, 29, Some(&auth_txn.id)),
         "2.9 % of 1000, without the fixed 30 the auth carried"
     );
+    assert_eq!(capture.authorization.status, status);
     let completed = completed.lock().unwrap();
-    assert_eq!(
-        completed[0].1,
-        Some((
-            auth_txn.id.clone(),
-            OriginalOutcome::Closed(TxnState::Captured)
-        ))
-    );
+    assert_eq!(completed[0].1, Some((auth_txn.id.clone(), outcome)));
 }
 
 #[tokio::test]
