@@ -13,8 +13,8 @@ use holdfast_domain::ports::{
 };
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
-    DashboardService, Flashes, IdempotencyService, KeyService, MerchantService, PaymentService,
-    PlatformService, RoutingService, TokenService, UserService, WebhookService,
+    DashboardService, Flashes, IdempotencyService, KeyService, MerchantService, NoticeService,
+    PaymentService, PlatformService, RoutingService, TokenService, UserService, WebhookService,
 };
 use holdfast_persistence::{Database, WakeUps};
 use holdfast_processors::{BinTable, Processors};
@@ -39,6 +39,7 @@ pub struct AppState {
     pub merchants: MerchantService,
     /// Processor connections and plans.
     pub routing: RoutingService,
+    pub notices: NoticeService,
     pub payments: PaymentService,
     /// Card tokens and the BIN table.
     pub tokens: TokenService,
@@ -252,6 +253,13 @@ impl AppState {
             merchants: MerchantService::new(
                 stores.merchants,
                 stores.routing.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
+            notices: NoticeService::new(
+                stores.notices.clone(),
+                stores.transactions.clone(),
+                vault.clone(),
                 clock.clone(),
                 ids.clone(),
             ),

@@ -140,6 +140,11 @@ typed_id!(
     NotificationId,
     "ntf_"
 );
+typed_id!(
+    /// One item a processor sent about a transaction (an Adyen notification), as kept.
+    NoticeId,
+    "pnt_"
+);
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,7 @@ mod flashes;
 mod idempotency;
 mod keys;
 mod merchants;
+mod notices;
 mod payments;
 mod platforms;
 mod routing;
@@ -30,6 +31,7 @@ pub use flashes::{Flash, Flashes};
 pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::{MerchantService, NO_SUCH_PLAN};
+pub use notices::{BasicCredentials, NoticeError, NoticeService, ReceivedItem, Taken};
 pub use payments::{NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled};
 pub use platforms::{CreatedPlatform, PlatformService};
 pub use routing::{

@@ -16,8 +16,8 @@ use diesel_async::{
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use holdfast_domain::ports::{
     AuditLog, BoardingStore, ClientSessionStore, ComplianceStore, CredentialStore, EmailOutbox,
-    EventLog, IdempotencyStore, KeyStore, MerchantStore, NotificationQueue, PlatformStore,
-    RoutingStore, StoreError, TokenStore, TransactionStore, UserStore, WebhookStore,
+    EventLog, IdempotencyStore, KeyStore, MerchantStore, NoticeStore, NotificationQueue,
+    PlatformStore, RoutingStore, StoreError, TokenStore, TransactionStore, UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -152,6 +152,7 @@ pub struct Stores {
     pub keys: Arc<dyn KeyStore>,
     pub merchants: Arc<dyn MerchantStore>,
     pub routing: Arc<dyn RoutingStore>,
+    pub notices: Arc<dyn NoticeStore>,
     pub transactions: Arc<dyn TransactionStore>,
     pub events: Arc<dyn EventLog>,
     pub idempotency: Arc<dyn IdempotencyStore>,
@@ -371,6 +372,7 @@ impl Database {
             keys: Arc::new(store.clone()),
             merchants: Arc::new(store.clone()),
             routing: Arc::new(store.clone()),
+            notices: Arc::new(store.clone()),
             transactions: Arc::new(store.clone()),
             events: Arc::new(store.clone()),
             idempotency: Arc::new(store.clone()),

@@ -404,7 +404,27 @@ diesel::table! {
 
 diesel::joinable!(notifications -> events (event_id));
 
+diesel::table! {
+    use diesel::sql_types::{Bool, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    processor_notices (id) {
+        id -> Text,
+        connection_id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        event_code -> Text,
+        success -> Bool,
+        psp_reference -> Text,
+        merchant_reference -> Nullable<Text>,
+        item -> Text,
+        outcome -> Text,
+        received_on -> Ts,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
+    processor_notices,
     platforms,
     users,
     user_links,

@@ -20,6 +20,7 @@ mod json_body;
 mod merchants;
 pub mod openapi;
 mod plans;
+pub mod processor_notices;
 pub mod rate_limit;
 pub(crate) mod request_context;
 pub mod routes;
@@ -85,6 +86,7 @@ pub fn app_with(
         .configure(crate::dashboard::config)
         .configure(crate::onboarding::config)
         .configure(apple_pay::config)
+        .configure(processor_notices::config)
         .route(openapi::PATH, web::get().to(openapi::serve))
         .configure(routes::register)
         .configure(extra)

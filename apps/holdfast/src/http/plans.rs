@@ -100,7 +100,8 @@ struct AdyenView {
     api_key_last4: String,
     hmac_key_last4: String,
     notification_username: String,
-    /// Where to point the account's standard notification webhook in Adyen's Customer Area.
+    /// Where to point the account's standard notification webhook in Adyen's Customer Area,
+    /// below Holdfast's public URL.
     notification_path: String,
 }
 
@@ -114,7 +115,7 @@ impl From<ProcessorConnection> for ConnectionView {
                 api_key_last4: account.api_key.last4.clone(),
                 hmac_key_last4: account.hmac_key.last4.clone(),
                 notification_username: account.notification_username.clone(),
-                notification_path: format!("/v1/processor-notifications/{}", c.id),
+                notification_path: super::processor_notices::adyen_path(c.id.as_str()),
             }),
         };
         Self {

@@ -35,6 +35,113 @@ pub enum OriginalOutcome {
     Held,
 }
 
+/// How a follow-up the processor decided later ended (its notification, in any processor's
+/// words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaterOutcome {
+    /// The processor carried it out.
+    Confirmed,
+    /// The processor refused it.
+    Refused,
+    /// It failed after the processor had confirmed it (a capture or refund the card scheme
+    /// rejected).
+    FailedAfterwards,
+}
+
+/// What a later outcome writes: the follow-up's final state and status, the state it must
+/// still be in, and what becomes of its original.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settling {
+    /// The follow-up's state before: the write changes nothing if it is no longer so.
+    pub from: TxnState,
+    /// Its final state.
+    pub to: TxnState,
+    /// Whether it went through.
+    pub approved: bool,
+    /// What becomes of the original.
+    pub original: OriginalMove,
+}
+
+/// A change of the original that must find it as expected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OriginalMove {
+    /// Nothing changes.
+    None,
+    /// Its state moves from one to another.
+    State {
+        /// The state it must be in.
+        from: TxnState,
+        /// The state it takes.
+        to: TxnState,
+    },
+    /// A refund that did not happen gives its amount back.
+    Release {
+        /// Minor units refundable again.
+        amount: i64,
+    },
+}
+
+impl LaterOutcome {
+    /// What this outcome does to a follow-up of type `kind` now in `state`, moving `amount`
+    /// and whose own refunds add up to `refunded`; `None` when it no longer applies (already
+    /// decided the same way, or a contradiction kept for inspection).
+    pub fn settle(
+        self,
+        kind: TxnType,
+        state: TxnState,
+        amount: i64,
+        refunded: i64,
+    ) -> Option<Settling> {
+        use TxnState::{Authorized, Captured, Closing, Failed, Processing, Settled, Voided};
+        let undone = match kind {
+            TxnType::Capture | TxnType::Void => OriginalMove::State {
+                from: Closing,
+                to: Authorized,
+            },
+            TxnType::Refund => OriginalMove::Release { amount },
+            TxnType::Auth | TxnType::Sale => return None,
+        };
+        let settling = |from, to, approved, original| Settling {
+            from,
+            to,
+            approved,
+            original,
+        };
+        match (self, state) {
+            (Self::Confirmed, Processing) => {
+                let original = match kind {
+                    TxnType::Capture => OriginalMove::State {
+                        from: Closing,
+                        to: Captured,
+                    },
+                    TxnType::Void => OriginalMove::State {
+                        from: Closing,
+                        to: Voided,
+                    },
+                    _ => OriginalMove::None,
+                };
+                Some(settling(Processing, Settled, true, original))
+            }
+            (Self::Refused | Self::FailedAfterwards, Processing) => {
+                Some(settling(Processing, Failed, false, undone))
+            }
+            // A capture refused by the scheme after Adyen confirmed it: the auth is open again,
+            // unless part of it was refunded meanwhile (kept for inspection).
+            (Self::FailedAfterwards, Settled) if kind == TxnType::Capture && refunded == 0 => {
+                let reopened = OriginalMove::State {
+                    from: Captured,
+                    to: Authorized,
+                };
+                Some(settling(Settled, Failed, false, reopened))
+            }
+            (Self::FailedAfterwards, Settled) if kind == TxnType::Refund => {
+                Some(settling(Settled, Failed, false, undone))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl FollowUp {
     /// The type of the transaction that records it.
     pub fn kind(self) -> TxnType {
@@ -112,6 +219,110 @@ mod tests {
             assert_eq!(follow_up.outcome(true, 7), approved);
             assert_eq!(follow_up.outcome(false, 7), refused);
             assert_eq!(OriginalOutcome::abandoned(kind, 7), refused);
+        }
+    }
+
+    /// Every later outcome of every follow-up type, in every state it may find it in.
+    #[test]
+    fn later_outcomes_settle_each_follow_up_once() {
+        use LaterOutcome::{Confirmed, FailedAfterwards, Refused};
+        use TxnState::{Authorized, Captured, Closing, Failed, Processing, Settled, Voided};
+        let state = |from, to| OriginalMove::State { from, to };
+        let release = OriginalMove::Release { amount: 7 };
+        let some = |from, to, approved, original| {
+            Some(Settling {
+                from,
+                to,
+                approved,
+                original,
+            })
+        };
+        let rows = [
+            (
+                Confirmed,
+                TxnType::Capture,
+                Processing,
+                0,
+                some(Processing, Settled, true, state(Closing, Captured)),
+            ),
+            (
+                Refused,
+                TxnType::Capture,
+                Processing,
+                0,
+                some(Processing, Failed, false, state(Closing, Authorized)),
+            ),
+            (
+                FailedAfterwards,
+                TxnType::Capture,
+                Processing,
+                0,
+                some(Processing, Failed, false, state(Closing, Authorized)),
+            ),
+            (
+                FailedAfterwards,
+                TxnType::Capture,
+                Settled,
+                0,
+                some(Settled, Failed, false, state(Captured, Authorized)),
+            ),
+            (FailedAfterwards, TxnType::Capture, Settled, 3, None),
+            (
+                Confirmed,
+                TxnType::Void,
+                Processing,
+                0,
+                some(Processing, Settled, true, state(Closing, Voided)),
+            ),
+            (
+                Refused,
+                TxnType::Void,
+                Processing,
+                0,
+                some(Processing, Failed, false, state(Closing, Authorized)),
+            ),
+            (
+                Confirmed,
+                TxnType::Refund,
+                Processing,
+                0,
+                some(Processing, Settled, true, OriginalMove::None),
+            ),
+            (
+                Refused,
+                TxnType::Refund,
+                Processing,
+                0,
+                some(Processing, Failed, false, release),
+            ),
+            (
+                FailedAfterwards,
+                TxnType::Refund,
+                Settled,
+                0,
+                some(Settled, Failed, false, release),
+            ),
+            (
+                FailedAfterwards,
+                TxnType::Refund,
+                Processing,
+                0,
+                some(Processing, Failed, false, release),
+            ),
+            // Already decided: a repeat, or the later of two contradicting notifications.
+            (Confirmed, TxnType::Capture, Settled, 0, None),
+            (Confirmed, TxnType::Capture, Failed, 0, None),
+            (Refused, TxnType::Refund, Settled, 0, None),
+            (FailedAfterwards, TxnType::Refund, Failed, 0, None),
+            (Confirmed, TxnType::Auth, Authorized, 0, None),
+            (Confirmed, TxnType::Sale, Settled, 0, None),
+        ];
+        for (outcome, kind, now, refunded, expected) in rows {
+            assert_eq!(
+                outcome.settle(kind, now, 7, refunded),
+                expected,
+                "{outcome:?} of a {kind} now {now}"
+            );
         }
     }
 }

@@ -171,6 +171,8 @@ pub struct Event {
 pub enum EventData {
     /// `transaction.created`: every new transaction, of any type and outcome.
     TransactionCreated(Box<Transaction>),
+    /// `transaction.updated`: a `processing` follow-up its processor decided, in its final form.
+    TransactionUpdated(Box<Transaction>),
     /// `merchant.created`: the merchant object.
     MerchantCreated(Box<crate::merchant::Merchant>),
     /// `merchant.updated`: the merchant object as it now is.
@@ -201,6 +203,7 @@ impl EventData {
     pub fn event_type(&self) -> EventType {
         match self {
             Self::TransactionCreated(_) => EventType::TransactionCreated,
+            Self::TransactionUpdated(_) => EventType::TransactionUpdated,
             Self::MerchantCreated(_) => EventType::MerchantCreated,
             Self::MerchantUpdated(_) => EventType::MerchantUpdated,
             Self::MerchantDeleted(_) => EventType::MerchantDeleted,
@@ -214,7 +217,7 @@ impl EventData {
     /// The id of what the event is about: its transaction or merchant.
     pub fn subject_id(&self) -> &str {
         match self {
-            Self::TransactionCreated(txn) => txn.id.as_str(),
+            Self::TransactionCreated(txn) | Self::TransactionUpdated(txn) => txn.id.as_str(),
             Self::MerchantCreated(m) | Self::MerchantUpdated(m) => m.id.as_str(),
             Self::MerchantDeleted(deleted) => &deleted.id,
             Self::FormCreated(form) | Self::FormCompleted(form) => form.id.as_str(),

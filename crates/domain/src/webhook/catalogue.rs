@@ -10,6 +10,9 @@ crate::words! {
         /// `transaction.created`: a transaction of any type and outcome was recorded.
         #[strum(serialize = "transaction.created")]
         TransactionCreated,
+        /// `transaction.updated`: a processor decided a capture, void or refund it had taken.
+        #[strum(serialize = "transaction.updated")]
+        TransactionUpdated,
         /// `merchant.created`: a merchant was created.
         #[strum(serialize = "merchant.created")]
         MerchantCreated,
@@ -46,6 +49,9 @@ impl EventType {
         match self {
             Self::TransactionCreated => {
                 "A transaction of any type and outcome was recorded. data: the transaction object."
+            }
+            Self::TransactionUpdated => {
+                "A processor decided a capture, void or refund it had taken (state processing): it is now settled or failed. data: the transaction object."
             }
             Self::MerchantCreated => "A merchant was created. data: the merchant object.",
             Self::MerchantUpdated => {
@@ -100,6 +106,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             [
                 "transaction.created",
+                "transaction.updated",
                 "merchant.created",
                 "merchant.updated",
                 "merchant.deleted",

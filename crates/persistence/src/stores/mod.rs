@@ -13,6 +13,7 @@ mod group_commit;
 mod idempotency;
 mod keys;
 mod merchants;
+mod notices;
 mod notifications;
 mod outbox;
 mod pending;

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 fn data_schema(event: EventType) -> Value {
     let reference = |name: &str| json!({ "$ref": format!("#/components/schemas/{name}") });
     match event {
-        EventType::TransactionCreated => reference("Transaction"),
+        EventType::TransactionCreated | EventType::TransactionUpdated => reference("Transaction"),
         EventType::MerchantCreated | EventType::MerchantUpdated => reference("Merchant"),
         EventType::MerchantDeleted => reference("Deleted"),
         EventType::FormCreated | EventType::FormCompleted => json!({

@@ -4,5 +4,6 @@
 
 pub mod account;
 pub mod answers;
+pub mod notifications;
 
 pub use account::{AdyenAccount, NewAdyenAccount, OpenedSecrets, SealedSecret, Secret, UrlPolicy};
