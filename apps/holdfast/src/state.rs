@@ -136,6 +136,32 @@ fn processors(payments: &PaymentArgs, vault: &Arc<dyn CardVault>, public_url: &s
     }
 }
 
+/// The services of processor connections: the connections and plans, and what processors
+/// tell Holdfast later.
+fn processor_services(
+    stores: &holdfast_persistence::Stores,
+    vault: &Arc<dyn CardVault>,
+    clock: &Arc<dyn Clock>,
+    ids: &Arc<dyn Ids>,
+    payments: &PaymentArgs,
+) -> (RoutingService, NoticeService) {
+    let routing = RoutingService::new(
+        stores.routing.clone(),
+        clock.clone(),
+        ids.clone(),
+        vault.clone(),
+        payments.processor_urls(),
+    );
+    let notices = NoticeService::new(
+        stores.notices.clone(),
+        stores.transactions.clone(),
+        vault.clone(),
+        clock.clone(),
+        ids.clone(),
+    );
+    (routing, notices)
+}
+
 /// The services of merchant onboarding: boarding forms and compliance.
 fn onboarding(
     stores: &holdfast_persistence::Stores,
@@ -203,6 +229,7 @@ impl AppState {
         let flashes = Flashes::new(stores.credentials.clone(), vault.clone());
         let bins: Arc<dyn BinLookup> = Arc::new(bins);
         let processor: Arc<dyn Processor> = Arc::new(processors(payments, &vault, public_url));
+        let (routing, notices) = processor_services(&stores, &vault, &clock, &ids, payments);
         let tokens = TokenService::new(
             stores.tokens,
             stores.client_sessions.clone(),
@@ -256,20 +283,8 @@ impl AppState {
                 clock.clone(),
                 ids.clone(),
             ),
-            notices: NoticeService::new(
-                stores.notices.clone(),
-                stores.transactions.clone(),
-                vault.clone(),
-                clock.clone(),
-                ids.clone(),
-            ),
-            routing: RoutingService::new(
-                stores.routing.clone(),
-                clock.clone(),
-                ids.clone(),
-                vault.clone(),
-                payments.processor_urls(),
-            ),
+            notices,
+            routing,
             payments: PaymentService::new(
                 stores.transactions,
                 stores.routing,
