@@ -7,6 +7,7 @@
 mod browser;
 pub mod dashboard;
 mod dump;
+pub mod fake_adyen;
 mod http;
 mod process;
 pub mod raw;
