@@ -184,8 +184,18 @@ pub fn notification_item(
     value
 }
 
-/// A notification body of `items`, from the `live` or test environment.
+/// A notification body of `items`, from the `live` or test environment, checked against
+/// Adyen's `Webhooks-v1.json` (the schema of the first item's event code) before it is sent.
 pub fn notification_body(live: bool, items: &[Value]) -> String {
+    let body = unchecked_body(live, items);
+    if let Some(code) = items.first().and_then(|item| item["eventCode"].as_str()) {
+        conforms(code, &body).unwrap_or_else(|why| panic!("not Adyen's shape for {code}: {why}"));
+    }
+    body
+}
+
+/// `notification_body` without the check, for bodies meant to be wrong.
+pub fn unchecked_body(live: bool, items: &[Value]) -> String {
     json!({
         "live": live.to_string(),
         "notificationItems": items
@@ -194,6 +204,34 @@ pub fn notification_body(live: bool, items: &[Value]) -> String {
             .collect::<Vec<_>>(),
     })
     .to_string()
+}
+
+/// Whether `body` fits the request schema Adyen's `Webhooks-v1.json` gives event `code`, as an
+/// independent validator (Python's `jsonschema`, JSON Schema 2020-12) reads it.
+pub fn conforms(code: &str, body: &str) -> Result<(), String> {
+    let document = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../processors/adyen/Webhooks-v1.json"
+    );
+    let script = "import json, sys\n\
+from jsonschema import Draft202012Validator\n\
+from referencing import Registry, Resource\n\
+from referencing.jsonschema import DRAFT202012\n\
+doc = json.load(open(sys.argv[1]))\n\
+ref = doc['webhooks']['/' + sys.argv[2]]['post']['requestBody']['content']['application/json']['schema']['$ref']\n\
+registry = Registry().with_resource('urn:adyen', Resource.from_contents(doc, default_specification=DRAFT202012))\n\
+errors = [e.message for e in Draft202012Validator({'$ref': 'urn:adyen' + ref}, registry=registry).iter_errors(json.loads(sys.argv[3]))]\n\
+print('\\n'.join(errors) if errors else 'conforms')";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, document, code, body])
+        .output()
+        .expect("python3 with jsonschema (tests/e2e/requirements.txt)");
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    if said == "conforms" {
+        Ok(())
+    } else {
+        Err(format!("{said}{}", String::from_utf8_lossy(&out.stderr)))
+    }
 }
 
 type Answer = Result<Response<Full<Bytes>>, std::io::Error>;

@@ -660,6 +660,9 @@ async fn notifications_refuse_what_is_not_the_connections(env: Env) {
             notification_body(false, std::slice::from_ref(&signed)),
         ),
     ];
+    // The bodies sent are Adyen's shape: the check that says so can say otherwise.
+    assert!(fake_adyen::conforms("CAPTURE", r#"{"live": false}"#).is_err());
+    assert!(fake_adyen::conforms("CAPTURE", r#"{"live": "false", "extra": 1}"#).is_err());
     for (what, target, credentials, body) in refusals {
         let (status, text, headers) = notify(&server, &target, credentials, body).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{what}: {text}");
