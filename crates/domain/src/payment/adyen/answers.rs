@@ -593,6 +593,27 @@ mod tests {
         assert_eq!(cvv(Some("")), CvvCode::NotProcessed);
     }
 
+    /// The connector guide's tables are these tables, row for row.
+    #[test]
+    fn the_guide_states_every_row() {
+        const GUIDE: &str = include_str!("../../../../../docs/processors/adyen.md");
+        for (code, reason, decline) in REFUSAL_REASONS {
+            let row = format!("| {code} | {reason} | `{}` |", decline.as_str());
+            assert!(GUIDE.contains(&row), "docs/processors/adyen.md lacks {row}");
+        }
+        for (n, text, avs) in AVS_RESULTS {
+            let row = format!("| {n} | {text} | `{}` |", avs.as_str());
+            assert!(GUIDE.contains(&row), "docs/processors/adyen.md lacks {row}");
+        }
+        for (n, text, cvv) in CVC_RESULTS {
+            let row = format!("| {n} | {text} | `{}` |", cvv.as_str());
+            assert!(GUIDE.contains(&row), "docs/processors/adyen.md lacks {row}");
+        }
+        for (code, _) in RESULT_CODES {
+            assert!(GUIDE.contains(&format!("| `{code}` |")), "docs lack {code}");
+        }
+    }
+
     #[test]
     fn http_errors_are_unavailable_with_adyens_code_cleaned() {
         let ProcessorError::Unavailable(why) =
