@@ -50,6 +50,10 @@ struct State {
     slow: Duration,
     /// Every payment answered after this long.
     latency: Duration,
+    /// Whether requests are kept for `seen` (a bench turns it off).
+    forgetful: bool,
+    /// Payments answered, kept or not.
+    payments: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -96,6 +100,16 @@ impl FakeAdyen {
     /// How long every payment waits before its answer (a real processor's hundreds of ms).
     pub fn set_latency(&self, wait: Duration) {
         self.state.lock().unwrap().latency = wait;
+    }
+
+    /// Stops keeping requests (a bench's millions would fill memory); `payments` still counts.
+    pub fn forget(&self) {
+        self.state.lock().unwrap().forgetful = true;
+    }
+
+    /// Payments answered so far.
+    pub fn payments(&self) -> u64 {
+        self.state.lock().unwrap().payments
     }
 
     pub fn seen(&self) -> Vec<AdyenRequest> {
@@ -250,12 +264,17 @@ async fn respond(state: Arc<Mutex<State>>, req: Request<hyper::body::Incoming>) 
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     let (psp, slow, latency) = {
         let mut state = state.lock().unwrap();
-        state.seen.push(AdyenRequest {
-            path: path.clone(),
-            api_key: api_key.clone(),
-            idempotency_key,
-            body: body.clone(),
-        });
+        if !state.forgetful {
+            state.seen.push(AdyenRequest {
+                path: path.clone(),
+                api_key: api_key.clone(),
+                idempotency_key,
+                body: body.clone(),
+            });
+        }
+        if path == "/payments" {
+            state.payments += 1;
+        }
         state.next_psp += 1;
         (state.next_psp.to_string(), state.slow, state.latency)
     };
