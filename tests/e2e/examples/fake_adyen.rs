@@ -14,9 +14,7 @@ use tokio::io::AsyncBufReadExt;
 
 #[tokio::main]
 async fn main() {
-    let latency: u64 = std::env::args()
-        .nth(1)
-        .map_or(0, |ms| ms.parse().unwrap());
+    let latency: u64 = std::env::args().nth(1).map_or(0, |ms| ms.parse().unwrap());
     let fake = FakeAdyen::start().await;
     fake.forget();
     fake.set_latency(Duration::from_millis(latency));

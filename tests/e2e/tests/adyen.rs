@@ -16,6 +16,7 @@ use holdfast_e2e::fake_adyen::{
     self, FakeAdyen, HMAC_KEY, NOTIFICATION_PASSWORD, NOTIFICATION_USER, notification_body,
     notification_item,
 };
+use holdfast_e2e::raw::RawRequest;
 use holdfast_e2e::{Answer, Api, Env, Receiver, Server, on_both_backends, verify_signature};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -953,7 +954,124 @@ async fn an_adyen_connections_secrets_stay_sealed(env: Env) {
     }
 }
 
+/// The notification endpoint takes bytes from anyone: every hostile input is answered, never
+/// with a 5xx, always in the envelope, and a card number sent in it is in no answer, no log line
+/// and no byte of the database.
+async fn hostile_inputs_at_the_notification_endpoint(env: Env) {
+    const CANARY: &str = "5555555555554444";
+    let fake = FakeAdyen::start().await;
+    let platform = env.create_platform("Acme");
+    let (_, key) = env.create_key(&platform.id, "private", "test");
+    let mut server = serving(&env);
+    let api = Api::new(&server);
+    let (connection, _) = adyen_plan(&api, &key, &fake, None).await;
+    let path = format!("/notifications/adyen/{connection}");
+    let base = server.url("");
+    let base = base.trim_end_matches('/');
+    let authorization = format!(
+        "Basic {}",
+        base64_of(&format!("{NOTIFICATION_USER}:{NOTIFICATION_PASSWORD}"))
+    );
+    let canary_item = {
+        let mut item = notification_item("CAPTURE", true, CANARY, Some(CANARY), CANARY, 1, None);
+        item["reason"] = json!(CANARY);
+        item["additionalData"] = json!({"hmacSignature": CANARY, "cardNumber": CANARY});
+        item
+    };
+    let deep = "[".repeat(10_000) + &"]".repeat(10_000);
+    let bodies: Vec<(&str, Vec<u8>)> = vec![
+        ("a canary everywhere", fake_adyen::unchecked_body(false, &[canary_item]).into_bytes()),
+        ("10 MB", vec![b'{'; 10 * 1024 * 1024]),
+        ("10,000 deep", deep.into_bytes()),
+        ("NUL", br#"{"live": "false\u0000", "notificationItems": []}"#.to_vec()),
+        ("not UTF-8", b"{\"live\": \"\xff\xfe\", \"notificationItems\": []}".to_vec()),
+        ("a number too big", br#"{"live": "false", "notificationItems": [{"NotificationRequestItem": {"amount": {"value": 5555555555555544445555555555554444}}}]}"#.to_vec()),
+        ("an empty batch", br#"{"live": "false", "notificationItems": []}"#.to_vec()),
+        ("a canary as a key", format!(r#"{{"{CANARY}": 1}}"#).into_bytes()),
+    ];
+    let mut cases = Vec::new();
+    for (label, body) in bodies {
+        for credentials in [None, Some(authorization.as_str())] {
+            let mut request = RawRequest::new("POST", &path).json(body.clone());
+            if let Some(value) = credentials {
+                request = request.header("authorization", value);
+            }
+            cases.push((
+                format!("{label}, credentials {}", credentials.is_some()),
+                request,
+            ));
+        }
+    }
+    for method in ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"] {
+        cases.push((method.to_owned(), RawRequest::new(method, &path)));
+    }
+    for target in [
+        format!("{path}/"),
+        format!("/notifications/adyen/{CANARY}"),
+        "/notifications/adyen/".to_owned(),
+        format!("/notifications//adyen/{connection}"),
+        format!("/notifications/adyen/{connection}%00"),
+        format!("/notifications/adyen/{connection}?x={CANARY}"),
+    ] {
+        cases.push((target.clone(), RawRequest::new("POST", &target).json("{}")));
+    }
+    cases.push((
+        "bytes that are not UTF-8 in the Authorization header".to_owned(),
+        RawRequest::new("POST", &path)
+            .json("{}")
+            .header("authorization", b"Basic \xff\xfe".to_vec()),
+    ));
+    for (label, request) in cases {
+        let Some(reply) = request.send(base).await else {
+            panic!("{label}: no answer");
+        };
+        assert!(reply.status < 500, "{label}: {}", reply.status);
+        assert!(
+            reply.status >= 400 || label == "an empty batch, credentials true",
+            "{label}: {}",
+            reply.status
+        );
+        if reply.status >= 400 && reply.status != 413 {
+            assert!(
+                reply.json()["error"]["requestId"].is_string(),
+                "{label}: {}",
+                reply.text()
+            );
+        }
+        assert!(!reply.text().contains(CANARY), "{label} echoes the canary");
+    }
+    server.terminate();
+    assert!(!server.log().contains(CANARY), "the canary in the log");
+    assert!(
+        !holdfast_e2e::contains(&env.dump().await, CANARY.as_bytes()),
+        "the canary at rest"
+    );
+}
+
+fn base64_of(text: &str) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let bytes = text.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 on_both_backends!(
+    hostile_inputs_at_the_notification_endpoint,
     a_live_payment_end_to_end,
     failures_reported_later_undo_what_they_reserved,
     notifications_refuse_what_is_not_the_connections,
