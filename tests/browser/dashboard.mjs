@@ -145,6 +145,28 @@ const tests = {
     await context.close();
   },
 
+  async 'the Processors page shows each connection, and what Adyen needs, secrets by their last four'() {
+    const { context, page, console } = await fresh();
+    await signIn(page, ADMIN);
+    await page.getByRole('link', { name: 'Processors' }).click();
+    await page.getByRole('heading', { name: 'Processors', level: 1 }).waitFor();
+    assert.match(await row(page, 'Adyen EU').innerText(), /adyen/);
+    assert.match(await row(page, 'Sandbox').innerText(), /sandbox/);
+    const adyen = page.getByRole('region', { name: 'Adyen EU (Adyen)' });
+    const details = await adyen.innerText();
+    assert.match(details, /HoldfastECOM/);
+    assert.match(details, /https:\/\/checkout-test\.adyen\.com\/v71/);
+    assert.match(details, /ending in Mzlp/);
+    assert.match(details, /ending in A056/);
+    assert.match(details, /\/notifications\/adyen\/midCon_[A-Za-z0-9]+/);
+    const html = await page.content();
+    for (const secret of ['AQEyhmfxK4PNbhZGw0m', '44782DEF547AAA06', 'notification-password']) {
+      assert.ok(!html.includes(secret), 'no secret on the page');
+    }
+    await clean(page, console, '45-processors');
+    await context.close();
+  },
+
   async 'a form posted without its token is refused'() {
     const { context, page } = await fresh();
     await signIn(page, ADMIN);

@@ -110,6 +110,7 @@ impl Targets {
             ("GET", format!("{merchants}/{merchant}/delete")),
             ("GET", "/dashboard/audit".into()),
             ("GET", "/dashboard/boarding".into()),
+            ("GET", "/dashboard/processors".into()),
             ("POST", format!("/dashboard/boarding/{form}/decide")),
             ("POST", "/dashboard/keys".into()),
             ("POST", format!("/dashboard/keys/{key}/rename")),
@@ -346,6 +347,18 @@ async fn the_dashboard_in_a_browser(env: Env) {
     ]);
     let invited = invited["id"].as_str().unwrap();
     let server = env.serve();
+    // An Adyen connection for the Processors page (never called: nothing is paid through it).
+    let adyen = Api::new(&server)
+        .post(
+            "/v1/processor-connections",
+            &platform.private_key,
+            r#"{"name": "Adyen EU", "kind": "adyen", "adyen": {"merchantAccount": "HoldfastECOM",
+                "apiKey": "AQEyhmfxK4PNbhZGw0m/n3Q5qf3VYp5eHZJTfEA0SnT87bnhmUuNnMR1xGVMzlp",
+                "hmacKey": "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056",
+                "notificationUsername": "adyen", "notificationPassword": "notification-password"}}"#,
+        )
+        .await;
+    assert_eq!(adyen.status, StatusCode::CREATED, "{}", adyen.text);
     let link = env.cli_json(&[
         "--public-url",
         server.url("").trim_end_matches('/'),

@@ -110,6 +110,7 @@ async fn dashboard_fields(server: &holdfast_e2e::Server) -> usize {
         "/dashboard/transactions".to_owned(),
         "/dashboard/merchants".to_owned(),
         "/dashboard/boarding".to_owned(),
+        "/dashboard/processors".to_owned(),
         "/dashboard/settings/webhooks".to_owned(),
         "/dashboard/audit".to_owned(),
         "/dashboard/reset".to_owned(),

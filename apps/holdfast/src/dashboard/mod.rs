@@ -12,6 +12,7 @@ mod keys;
 pub(crate) mod layout;
 mod merchants;
 mod platforms;
+mod processors;
 mod reset;
 mod sign_in;
 pub mod throttle;
@@ -51,6 +52,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     .configure(webhooks::config)
     .configure(transactions::config)
     .configure(merchants::config)
+    .configure(processors::config)
     .configure(audit::config)
     .configure(platforms::config)
     .configure(boarding::config);

@@ -70,6 +70,12 @@ impl DashboardService {
         }
     }
 
+    /// Where Holdfast is reached, without a trailing `/`: what links and shown addresses start
+    /// with.
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
     /// Links start with `url` (its trailing slashes dropped).
     #[must_use]
     pub fn with_public_url(mut self, url: &str) -> Self {
