@@ -954,6 +954,45 @@ async fn an_adyen_connections_secrets_stay_sealed(env: Env) {
     }
 }
 
+/// Failed notification attempts spend the address's failed-authentication budget, as wrong API
+/// keys do: past it, the address is refused (429) even with the right credentials.
+async fn failed_notifications_lock_out_an_address(env: Env) {
+    let fake = FakeAdyen::start().await;
+    let platform = env.create_platform("Acme");
+    let (_, key) = env.create_key(&platform.id, "private", "test");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3"),
+    ]);
+    let api = Api::new(&server);
+    let (connection, _) = adyen_plan(&api, &key, &fake, None).await;
+    let item = notification_item("CAPTURE", true, "1", None, "txn_x", 1, Some(HMAC_KEY));
+    let body = || notification_body(false, std::slice::from_ref(&item));
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let wrong = Some((NOTIFICATION_USER, "wrong-password"));
+        statuses.push(notify(&server, &connection, wrong, body()).await.0);
+    }
+    let (right, _, headers) = notify(&server, &connection, ADYEN, body()).await;
+    statuses.push(right);
+    assert_eq!(
+        statuses,
+        [
+            StatusCode::UNAUTHORIZED,
+            StatusCode::UNAUTHORIZED,
+            StatusCode::UNAUTHORIZED,
+            StatusCode::TOO_MANY_REQUESTS,
+            StatusCode::TOO_MANY_REQUESTS,
+        ]
+    );
+    assert!(headers.get("retry-after").is_some());
+    assert!(
+        env.query_text("SELECT id FROM processor_notices")
+            .await
+            .is_empty()
+    );
+}
+
 /// The notification endpoint takes bytes from anyone: every hostile input is answered, never
 /// with a 5xx, always in the envelope, and a card number sent in it is in no answer, no log line
 /// and no byte of the database.
@@ -1071,6 +1110,7 @@ fn base64_of(text: &str) -> String {
 }
 
 on_both_backends!(
+    failed_notifications_lock_out_an_address,
     hostile_inputs_at_the_notification_endpoint,
     a_live_payment_end_to_end,
     failures_reported_later_undo_what_they_reserved,

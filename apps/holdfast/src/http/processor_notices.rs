@@ -12,6 +12,7 @@ use holdfast_domain::payment::adyen::notifications::NotificationItem;
 use holdfast_domain::services::{BasicCredentials, NoticeError, ReceivedItem};
 use serde_json::{Value, json};
 
+use super::client_address::client_address;
 use super::error::ApiError;
 use super::request_context;
 use crate::state::AppState;
@@ -34,6 +35,12 @@ async fn adyen(
     connection: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
+    // A failed attempt spends the address's failed-authentication budget, as a wrong API key
+    // does: an address locked out is refused before anything is read.
+    let address = client_address(&req);
+    if let Some(wait) = state.rate_limits.locked_out(address) {
+        return Err(ApiError::RateLimited { retry_after: wait });
+    }
     let (live, items) = batch(&body).ok_or_else(|| {
         ApiError::invalid(
             "body",
@@ -56,13 +63,12 @@ async fn adyen(
                 .content_type("text/plain; charset=utf-8")
                 .body("[accepted]"))
         }
-        Err(NoticeError::Unauthorized) => Ok(HttpResponse::Unauthorized()
-            .insert_header((WWW_AUTHENTICATE, r#"Basic realm="adyen-notifications""#))
-            .json(envelope(
-                "authentication_error",
-                "notification_unauthenticated",
-                "the notification's credentials, environment or signatures are not this connection's",
-            ))),
+        Err(NoticeError::Unauthorized) => {
+            if let Some(wait) = state.rate_limits.failed(address) {
+                return Err(ApiError::RateLimited { retry_after: wait });
+            }
+            Ok(unauthorized())
+        }
         Err(NoticeError::NotYet) => Ok(HttpResponse::ServiceUnavailable()
             .insert_header((RETRY_AFTER, "5"))
             .json(envelope(
@@ -72,6 +78,17 @@ async fn adyen(
             ))),
         Err(NoticeError::Store(e)) => Err(ApiError::Internal(e.to_string())),
     }
+}
+
+/// 401, with the scheme Adyen is to answer with.
+fn unauthorized() -> HttpResponse {
+    HttpResponse::Unauthorized()
+        .insert_header((WWW_AUTHENTICATE, r#"Basic realm="adyen-notifications""#))
+        .json(envelope(
+            "authentication_error",
+            "notification_unauthenticated",
+            "the notification's credentials, environment or signatures are not this connection's",
+        ))
 }
 
 fn envelope(kind: &str, code: &str, message: &str) -> Value {
