@@ -122,7 +122,10 @@ mod tests {
             assert_eq!(t.as_str().parse::<EventType>(), Ok(t));
             assert_eq!(
                 t.is_transaction(),
-                t == EventType::TransactionCreated,
+                matches!(
+                    t,
+                    EventType::TransactionCreated | EventType::TransactionUpdated
+                ),
                 "{t}"
             );
         }
