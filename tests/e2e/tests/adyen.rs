@@ -963,6 +963,7 @@ async fn failed_notifications_lock_out_an_address(env: Env) {
     let server = env.serve_with(&[
         ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
         ("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3"),
+        ("HOLDFAST_ADYEN_ALLOW_LOOPBACK", "true"),
     ]);
     let api = Api::new(&server);
     let (connection, _) = adyen_plan(&api, &key, &fake, None).await;
