@@ -17,7 +17,7 @@ use clap::Parser;
 use holdfast::cli::Cli;
 
 /// glibc's malloc and free were a fifth of the HTTP workers' CPU per auth under load
-/// (docs/performance.md, eleventh session).
+/// (docs/performance.md, "Design choices that earned them").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -89,7 +89,7 @@ pub struct Conn {
 }
 
 /// Either backend's pooled connection.
-#[allow(
+#[expect(
     clippy::large_enum_variant,
     reason = "one lives per store call, on the stack; boxing would allocate on every checkout"
 )]

@@ -1,7 +1,4 @@
-//! Wallet payment tokens, verified and opened on the server: what a browser's Google Pay sheet
-//! or Apple Pay sheet hands the page is encrypted for Holdfast (Google Pay's gateway
-//! `holdfast`, Apple Pay's payment processing key), and only here does it become a card. No
-//! I/O: keys come from configuration, time from the caller.
+#![doc = include_str!("../README.md")]
 // No input may stop the server (issue 37): what could panic is refused outside tests, and each
 // proven-safe case says why in its `#[expect]`.
 #![cfg_attr(

@@ -33,7 +33,7 @@ fn merchant_event(id: &EventId, merchant: &Merchant, data: EventData, at: Offset
 
 /// The columns a patch sends, and only those: a concurrent patch of other fields survives.
 #[derive(Debug, AsChangeset)]
-#[allow(
+#[expect(
     clippy::option_option,
     reason = "diesel's changeset: `None` leaves the column, `Some(None)` sets it NULL"
 )]

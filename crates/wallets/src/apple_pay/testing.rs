@@ -73,7 +73,7 @@ impl std::fmt::Debug for Issuer {
 
 /// What a test changes in an otherwise good token.
 #[derive(Debug, Default, Clone)]
-#[allow(
+#[expect(
     clippy::struct_excessive_bools,
     reason = "each flag is one independent tampering a test asks for"
 )]
