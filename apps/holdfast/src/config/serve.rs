@@ -1,0 +1,64 @@
+//! `serve`'s own settings: the address, the HTTP workers, the rate limits and proxies.
+
+use std::net::SocketAddr;
+
+use clap::Args;
+
+use crate::http::client_address::TrustedProxies;
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 lets the system pick (the chosen address is logged).
+    #[arg(long, env = "HOLDFAST_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+
+    /// On an empty database, create a demo platform and print its two default keys once.
+    #[arg(long, env = "HOLDFAST_BOOTSTRAP_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
+    pub bootstrap_demo: bool,
+
+    /// HTTP worker threads (default: one per core).
+    #[arg(long, env = "HOLDFAST_HTTP_WORKERS")]
+    pub http_workers: Option<usize>,
+
+    /// Requests per second per private key (token bucket, per replica); 0 turns it off.
+    #[arg(long, env = "HOLDFAST_RATE_LIMIT_PRIVATE_PER_S", default_value_t = 100)]
+    pub rate_limit_private_per_s: u32,
+
+    /// Requests per second per public key and client address (token bucket, per replica); 0
+    /// turns it off.
+    #[arg(long, env = "HOLDFAST_RATE_LIMIT_PUBLIC_PER_S", default_value_t = 20)]
+    pub rate_limit_public_per_s: u32,
+
+    /// Failed authentications per minute per client address before it is refused with 429
+    /// (key guessing); 0 turns it off.
+    #[arg(
+        long,
+        env = "HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN",
+        default_value_t = 60
+    )]
+    pub rate_limit_failed_auth_per_min: u32,
+
+    /// Reverse proxies in front of `serve` (addresses and networks, comma-separated): from
+    /// them, the client's address is read from `X-Forwarded-For`. Empty: the TCP peer's.
+    #[arg(long, env = "HOLDFAST_TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: TrustedProxies,
+}
+
+impl ServeArgs {
+    /// The HTTP worker threads `serve` runs: as set, or one per core.
+    pub fn http_workers(&self) -> usize {
+        self.http_workers
+            .unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+            })
+            .max(1)
+    }
+
+    pub fn rate_limits(&self) -> crate::http::rate_limit::RateSettings {
+        crate::http::rate_limit::RateSettings {
+            private_per_s: std::num::NonZeroU32::new(self.rate_limit_private_per_s),
+            public_per_s: std::num::NonZeroU32::new(self.rate_limit_public_per_s),
+            failed_auth_per_min: std::num::NonZeroU32::new(self.rate_limit_failed_auth_per_min),
+        }
+    }
+}
