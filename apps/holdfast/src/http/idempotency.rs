@@ -38,7 +38,7 @@ pub const REPLAYED: &str = "idempotent-replayed";
 /// In the request's extensions while it runs under a key it has claimed: a handler that stores
 /// its answer itself, in the same SQL transaction as its change, takes the key from here…
 #[derive(Debug, Clone)]
-pub struct Claimed(pub IdempotencyKey);
+pub struct ClaimedKey(pub IdempotencyKey);
 
 /// …or this, on a route whose handler claims the key itself, with its first write
 /// (`RouteSpec::claims_own_key`): the claim to make, and whether it was made.
@@ -63,7 +63,7 @@ pub struct AnswerWithChange<T> {
 impl<T> AnswerWithChange<T> {
     pub fn new(req: &HttpRequest, render: fn(&T) -> Answer) -> Self {
         Self::for_key(
-            req.extensions().get::<Claimed>().map(|c| c.0.clone()),
+            req.extensions().get::<ClaimedKey>().map(|c| c.0.clone()),
             render,
         )
     }
@@ -192,7 +192,7 @@ pub async fn guard(
     } else {
         match begin(keys, who, &claim).await? {
             Begun::Started => {
-                req.extensions_mut().insert(Claimed(claim.key.clone()));
+                req.extensions_mut().insert(ClaimedKey(claim.key.clone()));
             }
             Begun::Seen(seen) => return Ok(req.into_response(seen_response(seen))),
         }

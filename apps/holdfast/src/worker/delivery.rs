@@ -20,7 +20,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use super::lines::Lines;
-use super::recorder::{Outcomes, Recorder};
+use super::recorder::{OutcomeRecorder, Outcomes};
 use super::{Stop, pause};
 
 #[derive(Debug, Clone)]
@@ -155,7 +155,7 @@ impl Deliverer {
     /// waiting in its lines are left to their lease, so a run started again after a panic still
     /// hears the hand-offs and the process's room is whole.
     pub async fn run(self: Arc<Self>, mut stop: Stop, slot: HandOffSlot) {
-        let (outcomes, recorder) = Recorder::start(
+        let (outcomes, recorder) = OutcomeRecorder::start(
             self.queue.clone(),
             self.settings.service_name.clone(),
             self.load.clone(),

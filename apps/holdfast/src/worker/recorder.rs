@@ -47,9 +47,9 @@ impl Outcomes {
 
 /// The recording task.
 #[derive(Debug)]
-pub struct Recorder(JoinHandle<()>);
+pub struct OutcomeRecorder(JoinHandle<()>);
 
-impl Recorder {
+impl OutcomeRecorder {
     /// Records the outcomes sent to it, telling `load` which ones are written.
     pub fn start(
         queue: Arc<dyn NotificationQueue>,
@@ -158,7 +158,7 @@ mod tests {
     type Writes = Arc<Mutex<Vec<(usize, Duration)>>>;
 
     /// A recorder over a queue that notes each batch it is asked to write.
-    fn recorder() -> (Outcomes, Recorder, Writes) {
+    fn recorder() -> (Outcomes, OutcomeRecorder, Writes) {
         let start = tokio::time::Instant::now();
         let writes = Writes::default();
         let mut queue = MockNotificationQueue::new();
@@ -175,7 +175,7 @@ mod tests {
             per_subscription: 8,
             lease: Duration::from_mins(1),
         });
-        let (outcomes, recorder) = Recorder::start(Arc::new(queue), "Holdfast".into(), load);
+        let (outcomes, recorder) = OutcomeRecorder::start(Arc::new(queue), "Holdfast".into(), load);
         (outcomes, recorder, writes)
     }
 
