@@ -1,6 +1,13 @@
 use super::*;
 use crate::ids::{KeyId, PlatformId, UserId};
+use crate::mode::KeyType;
 use crate::mode::Mode;
+use crate::payment::card::{CardInput, CvvRule};
+use crate::payment::client_session::{ClientSecret, SessionStatus};
+use crate::payment::token::{TakeTerms, Taken, TokenKind};
+use crate::payment::wallet::{
+    DISPLAY_NAME_MAX_CHARS, MerchantSession, MerchantValidation, WalletKind,
+};
 use crate::services::fixtures::{clock_at_noon, fixed_ids, visa_bins};
 
 use crate::ports::{
