@@ -6,7 +6,7 @@ use std::sync::Arc;
 use holdfast_domain::payment::adyen::answers::{
     self, ResultKind, http_error, modification_received, payment_reply,
 };
-use holdfast_domain::payment::adyen::{AdyenAccount, OpenedSecrets};
+use holdfast_domain::payment::adyen::{AdyenAccount, Secret};
 use holdfast_domain::payment::decline::DeclineCode;
 use holdfast_domain::payment::transaction::{AvsCode, CvvCode};
 use holdfast_domain::ports::{
@@ -61,10 +61,10 @@ impl AdyenConnector {
         account: &AdyenAccount,
         request: &ProcessorRequest,
     ) -> Result<ProcessorReply, ProcessorError> {
-        let secrets = account
-            .open(connection_id, self.vault.as_ref())
+        let api_key = account
+            .api_key(connection_id, self.vault.as_ref())
             .map_err(|e| {
-                tracing::error!(error = %e, "the connection's Adyen secrets do not open");
+                tracing::error!(error = %e, "the connection's Adyen API key does not open");
                 ProcessorError::Unavailable(
                     "the connection's secrets do not open with this server's vault keys".to_owned(),
                 )
@@ -74,9 +74,9 @@ impl AdyenConnector {
                 "the original's Adyen PSP reference is not one Adyen gives".to_owned(),
             )
         })?;
-        let answer = self.send(account, &secrets, &call).await?;
+        let answer = self.send(account, &api_key, &call).await?;
         if call.is_payment {
-            self.read_payment(account, &secrets, request, &answer).await
+            self.read_payment(account, &api_key, request, &answer).await
         } else {
             read_modification(request, &answer)
         }
@@ -85,12 +85,12 @@ impl AdyenConnector {
     async fn send(
         &self,
         account: &AdyenAccount,
-        secrets: &OpenedSecrets,
+        api_key: &Secret,
         call: &Call,
     ) -> Result<ApiAnswer, ProcessorError> {
         let url = format!("{}{}", account.checkout_url, call.path);
         let headers = [
-            ("x-api-key", secrets.api_key.expose()),
+            ("x-api-key", api_key.expose()),
             ("idempotency-key", call.idempotency_key.as_str()),
         ];
         self.client
@@ -112,7 +112,7 @@ impl AdyenConnector {
     async fn read_payment(
         &self,
         account: &AdyenAccount,
-        secrets: &OpenedSecrets,
+        api_key: &Secret,
         request: &ProcessorRequest,
         answer: &ApiAnswer,
     ) -> Result<ProcessorReply, ProcessorError> {
@@ -130,7 +130,7 @@ impl AdyenConnector {
                 // Nothing is authorised while the shopper is asked to act, and nothing must be
                 // left waiting on them either.
                 let cancel = cancel_by_reference(account, request.reference.as_str());
-                if let Err(e) = self.send(account, secrets, &cancel).await {
+                if let Err(e) = self.send(account, api_key, &cancel).await {
                     tracing::warn!(error = %e, "the cancel of a payment awaiting 3-D Secure failed");
                 }
                 Ok(needs_shopper(&result.result_code, result.psp_reference))

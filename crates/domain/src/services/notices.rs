@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::ids::{ConnectionId, EventId, NoticeId, TxnId};
 use crate::mode::Mode;
 use crate::payment::adyen::notifications::{APPLIED_EVENT_CODES, NotificationItem, later_outcome};
-use crate::payment::adyen::{AdyenAccount, OpenedSecrets, Secret};
+use crate::payment::adyen::{AdyenAccount, NotificationSecrets, Secret};
 use crate::payment::decline::DeclineCode;
 use crate::payment::lifecycle::TxnState;
 use crate::payment::routing::{ProcessorAccount, ProcessorConnection};
@@ -123,7 +123,7 @@ impl NoticeService {
             return Err(NoticeError::Unauthorized);
         };
         let secrets = account
-            .open(connection.id.as_str(), self.vault.as_ref())
+            .notification_secrets(connection.id.as_str(), self.vault.as_ref())
             .map_err(|e| {
                 StoreError::Unexpected(format!("the connection's secrets do not open: {e}"))
             })?;
@@ -278,7 +278,7 @@ fn decided(
 fn credentials_match(
     given: &BasicCredentials,
     account: &AdyenAccount,
-    secrets: &OpenedSecrets,
+    secrets: &NotificationSecrets,
 ) -> bool {
     let digest = |text: &str| Sha256::digest(text.as_bytes());
     let same_password = digest(given.password.expose())

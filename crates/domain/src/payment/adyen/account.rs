@@ -92,20 +92,18 @@ pub struct AdyenAccount {
     pub notification_password: SealedSecret,
 }
 
-/// The secrets of an account, opened for the call or the check that needs them.
+/// What checking a notification takes, opened for the check.
 #[derive(Clone)]
-pub struct OpenedSecrets {
-    /// `X-API-Key`.
-    pub api_key: Secret,
+pub struct NotificationSecrets {
     /// The notification HMAC key, as its bytes.
     pub hmac_key: Vec<u8>,
     /// The notification Basic-auth password.
     pub notification_password: Secret,
 }
 
-impl fmt::Debug for OpenedSecrets {
+impl fmt::Debug for NotificationSecrets {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("OpenedSecrets(redacted)")
+        f.write_str("NotificationSecrets(redacted)")
     }
 }
 
@@ -173,18 +171,28 @@ impl NewAdyenAccount {
 }
 
 impl AdyenAccount {
-    /// Opens the account's secrets (sealed for connection `connection_id`).
-    pub fn open(
+    /// The API key (sealed for connection `connection_id`), opened for one call: a call opens
+    /// nothing else.
+    pub fn api_key(
         &self,
         connection_id: &str,
         vault: &dyn CardVault,
-    ) -> Result<OpenedSecrets, VaultError> {
+    ) -> Result<Secret, VaultError> {
+        let context = context(connection_id, fields::API_KEY);
+        Ok(Secret(vault.open(&context, &self.api_key.sealed)?))
+    }
+
+    /// What checking a notification takes (sealed for connection `connection_id`), opened.
+    pub fn notification_secrets(
+        &self,
+        connection_id: &str,
+        vault: &dyn CardVault,
+    ) -> Result<NotificationSecrets, VaultError> {
         let open = |field: &str, secret: &SealedSecret| {
             vault.open(&context(connection_id, field), &secret.sealed)
         };
         let hmac_key = open(fields::HMAC_KEY, &self.hmac_key)?;
-        Ok(OpenedSecrets {
-            api_key: Secret(open(fields::API_KEY, &self.api_key)?),
+        Ok(NotificationSecrets {
             hmac_key: unhex(&hmac_key).ok_or(VaultError::Corrupt)?,
             notification_password: Secret(open(
                 fields::NOTIFICATION_PASSWORD,

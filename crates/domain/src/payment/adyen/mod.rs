@@ -6,4 +6,6 @@ pub mod account;
 pub mod answers;
 pub mod notifications;
 
-pub use account::{AdyenAccount, NewAdyenAccount, OpenedSecrets, SealedSecret, Secret, UrlPolicy};
+pub use account::{
+    AdyenAccount, NewAdyenAccount, NotificationSecrets, SealedSecret, Secret, UrlPolicy,
+};

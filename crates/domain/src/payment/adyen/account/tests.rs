@@ -135,16 +135,27 @@ fn secrets_are_sealed_for_their_connection_and_field() {
         .unwrap();
     assert_eq!(account.api_key.last4, "xGVMzlp"[3..]);
     assert_eq!(account.hmac_key.last4, "A056");
-    let opened = account.open("midCon_1", &Reversing).unwrap();
-    assert!(opened.api_key.expose().starts_with("AQEy"));
+    let api_key = account.api_key("midCon_1", &Reversing).unwrap();
+    assert!(api_key.expose().starts_with("AQEy"));
+    let opened = account
+        .notification_secrets("midCon_1", &Reversing)
+        .unwrap();
     assert_eq!(opened.hmac_key.len(), 32);
     assert_eq!(opened.notification_password.expose(), "correct-horse");
-    assert_eq!(
-        account.open("midCon_2", &Reversing).unwrap_err(),
-        VaultError::Corrupt,
-        "bound to its connection"
-    );
-    assert!(!format!("{:?} {opened:?}", new_account()).contains("AQEy"));
+    for other in [
+        account.api_key("midCon_2", &Reversing).map(drop),
+        account
+            .notification_secrets("midCon_2", &Reversing)
+            .map(drop),
+    ] {
+        assert_eq!(
+            other.unwrap_err(),
+            VaultError::Corrupt,
+            "bound to its connection"
+        );
+    }
+    let shown = format!("{:?} {api_key:?} {opened:?}", new_account());
+    assert!(!shown.contains("AQEy") && !shown.contains("correct-horse"));
 }
 
 type Spoil = fn(&mut NewAdyenAccount);
