@@ -12,6 +12,9 @@
 
 use std::time::Duration;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+
 use holdfast_e2e::fake_adyen::{
     self, FakeAdyen, HMAC_KEY, NOTIFICATION_PASSWORD, NOTIFICATION_USER, notification_body,
     notification_item,
@@ -1010,7 +1013,7 @@ async fn hostile_inputs_at_the_notification_endpoint(env: Env) {
     let base = base.trim_end_matches('/');
     let authorization = format!(
         "Basic {}",
-        base64_of(&format!("{NOTIFICATION_USER}:{NOTIFICATION_PASSWORD}"))
+        STANDARD.encode(format!("{NOTIFICATION_USER}:{NOTIFICATION_PASSWORD}"))
     );
     let canary_item = {
         let mut item = notification_item("CAPTURE", true, CANARY, Some(CANARY), CANARY, 1, None);
@@ -1086,28 +1089,6 @@ async fn hostile_inputs_at_the_notification_endpoint(env: Env) {
         !holdfast_e2e::contains(&env.dump().await, CANARY.as_bytes()),
         "the canary at rest"
     );
-}
-
-fn base64_of(text: &str) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let bytes = text.as_bytes();
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 on_both_backends!(
