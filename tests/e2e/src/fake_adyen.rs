@@ -21,10 +21,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use holdfast_domain::payment::adyen::notifications::{NotificationAmount, NotificationItem};
 use http_body_util::{BodyExt, Full};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -72,23 +69,7 @@ impl FakeAdyen {
             ..State::default()
         }));
         let shared = state.clone();
-        tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    return;
-                };
-                let state = shared.clone();
-                tokio::spawn(async move {
-                    let service = service_fn(move |req: Request<hyper::body::Incoming>| {
-                        let state = state.clone();
-                        async move { respond(state, req).await }
-                    });
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
+        crate::http_server::serve(listener, move |req| respond(shared.clone(), req));
         Self { url, state }
     }
 

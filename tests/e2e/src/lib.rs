@@ -9,6 +9,7 @@ pub mod dashboard;
 mod dump;
 pub mod fake_adyen;
 mod http;
+mod http_server;
 mod process;
 pub mod raw;
 mod receiver;

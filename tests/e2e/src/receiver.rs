@@ -8,10 +8,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
 /// How the receiver answers one request.
@@ -72,22 +69,9 @@ impl Receiver {
             ..State::default()
         }));
         let shared = state.clone();
-        tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    return;
-                };
-                let state = shared.clone();
-                tokio::spawn(async move {
-                    let service = service_fn(move |req: Request<hyper::body::Incoming>| {
-                        let state = state.clone();
-                        async move { Ok::<_, Infallible>(answer(state, req).await) }
-                    });
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
+        crate::http_server::serve(listener, move |req| {
+            let state = shared.clone();
+            async move { Ok::<_, Infallible>(answer(state, req).await) }
         });
         Self { url, state }
     }
