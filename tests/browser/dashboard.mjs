@@ -164,7 +164,20 @@ const tests = {
       assert.ok(!html.includes(secret), 'no secret on the page');
     }
     await clean(page, console, '45-processors');
+    // Live mode starts with none, and says so.
+    await page.getByRole('button', { name: 'Live' }).click();
+    await page.getByText('No live processor connections yet.').waitFor();
+    await clean(page, console, '46-processors-live-empty');
+    await page.getByRole('button', { name: 'Test' }).click();
+    await page.getByRole('region', { name: 'Adyen EU (Adyen)' }).waitFor();
     await context.close();
+    // On a phone, nothing runs off the side (the long ids and URLs wrap or scroll in their box).
+    const phone = await fresh({ width: 375, height: 800 });
+    await signIn(phone.page, ADMIN);
+    await phone.page.goto(`${HOLDFAST}/dashboard/processors`);
+    await phone.page.getByRole('region', { name: 'Adyen EU (Adyen)' }).waitFor();
+    await clean(phone.page, phone.console, '47-processors-phone');
+    await phone.context.close();
   },
 
   async 'a form posted without its token is refused'() {
