@@ -24,4 +24,3 @@ pub mod state;
 pub mod system;
 pub mod telemetry;
 pub mod webhook_config;
-pub mod worker;

@@ -16,7 +16,7 @@ use holdfast_domain::services::{
     DashboardService, Flashes, IdempotencyService, KeyService, MerchantService, NoticeService,
     PaymentService, PlatformService, RoutingService, TokenService, UserService, WebhookService,
 };
-use holdfast_persistence::{Database, WakeUps};
+use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
 use holdfast_vault::{AesGcmVault, VaultKey};
 
@@ -91,7 +91,7 @@ pub struct Background {
     pub payments: PaymentService,
     pub clock: Arc<dyn Clock>,
     /// Where delivery loops hear of notifications other processes write (PostgreSQL).
-    pub wake_ups: Option<WakeUps>,
+    pub wake_ups: Option<Arc<dyn holdfast_domain::ports::WakeUpSource>>,
 }
 
 impl std::fmt::Debug for Background {
@@ -102,11 +102,12 @@ impl std::fmt::Debug for Background {
 
 impl Background {
     /// The workers' ports over `database`, with `state`'s services. A door never holds the
-    /// database, so it cannot build one of these.
+    /// database, so it cannot build one of these. The notification queue is a delivery loop's
+    /// (`Database::for_deliveries`): only those loops use it.
     pub fn new(database: &Database, state: &AppState) -> Self {
         let stores = database.stores();
         Self {
-            notifications: stores.notifications,
+            notifications: database.clone().for_deliveries().stores().notifications,
             emails: stores.emails,
             tokens: state.tokens.clone(),
             webhooks: state.webhooks.clone(),
@@ -114,7 +115,9 @@ impl Background {
             compliance: state.compliance.clone(),
             payments: state.payments.clone(),
             clock: Arc::new(SystemClock),
-            wake_ups: database.wake_ups(),
+            wake_ups: database
+                .wake_ups()
+                .map(|w| Arc::new(w) as Arc<dyn holdfast_domain::ports::WakeUpSource>),
         }
     }
 }

@@ -1,7 +1,6 @@
 //! The real clock and id source.
 
 use std::sync::Mutex;
-use std::time::Duration;
 
 use holdfast_domain::api_key::{SECRET_ALPHABET, SECRET_LEN};
 use holdfast_domain::ports::{Clock, Ids};
@@ -48,33 +47,6 @@ impl Ids for RandomIds {
     fn key_secret(&self) -> String {
         nanoid::nanoid!(SECRET_LEN, &SECRET_ALPHABET)
     }
-}
-
-/// The longest wait or lease the workers take from their settings: a setting beyond it (a
-/// misconfiguration) waits this long rather than overflow a clock.
-const LONGEST_WAIT: Duration = Duration::from_hours(24);
-
-/// `by` after `at` (at most a day), never past what a clock holds.
-pub fn after(at: std::time::Instant, by: Duration) -> std::time::Instant {
-    at.checked_add(by.min(LONGEST_WAIT)).unwrap_or(at)
-}
-
-/// `by` after `at` (at most a day), never past the instants every backend stores.
-pub fn later(at: OffsetDateTime, by: Duration) -> OffsetDateTime {
-    time::Duration::try_from(by.min(LONGEST_WAIT))
-        .ok()
-        .and_then(|by| at.checked_add(by))
-        .and_then(holdfast_domain::instant::within_range)
-        .unwrap_or(at)
-}
-
-/// `by` before `at`, never before the instants every backend stores.
-pub fn earlier(at: OffsetDateTime, by: Duration) -> OffsetDateTime {
-    time::Duration::try_from(by)
-        .ok()
-        .and_then(|by| at.checked_sub(by))
-        .and_then(holdfast_domain::instant::within_range)
-        .unwrap_or(holdfast_domain::instant::EARLIEST)
 }
 
 /// Resolves on SIGINT or SIGTERM: the one place both `serve` and `worker` learn to stop.

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs};
+use holdfast_worker::{DeliveryLoad, HandOffs};
 
 #[derive(Debug, Clone, Args)]
 pub struct WebhookArgs {
@@ -181,7 +181,7 @@ impl WebhookArgs {
         &self,
         background: crate::state::Background,
         payments: &crate::config::PaymentArgs,
-    ) -> anyhow::Result<crate::worker::Workers> {
+    ) -> anyhow::Result<holdfast_worker::Workers> {
         anyhow::ensure!(
             self.webhook_platform_in_flight.max(1) < self.webhook_concurrency.max(1),
             "HOLDFAST_WEBHOOK_PLATFORM_IN_FLIGHT ({}) must be below HOLDFAST_WEBHOOK_CONCURRENCY \
@@ -208,7 +208,7 @@ impl WebhookArgs {
         };
         let mailer =
             holdfast_email::build(&mail).map_err(|e| anyhow::anyhow!("email settings: {e}"))?;
-        Ok(crate::worker::Workers {
+        Ok(holdfast_worker::Workers {
             wake_ups: background.wake_ups,
             queue: background.notifications,
             idempotency: background.idempotency,
@@ -225,8 +225,8 @@ impl WebhookArgs {
         })
     }
 
-    fn delivery(&self) -> crate::worker::DeliverySettings {
-        crate::worker::DeliverySettings {
+    fn delivery(&self) -> holdfast_worker::DeliverySettings {
+        holdfast_worker::DeliverySettings {
             timeout: self.timeout(),
             backoff_base: self.backoff_base(),
             concurrency: self.webhook_concurrency,
@@ -239,7 +239,7 @@ impl WebhookArgs {
     }
 
     /// For a `serve` that delivers: the load its loops share, and the hand-offs its database
-    /// writes to them (`holdfast_persistence::hand_off`). `None` when it runs no loops.
+    /// writes to them (`holdfast_worker::load`). `None` when it runs no loops.
     pub fn hand_off(&self) -> Option<(Arc<DeliveryLoad>, HandOffs)> {
         (self.workers > 0)
             .then(|| DeliveryLoad::handing_off(self.delivery().load_limits(self.workers)))

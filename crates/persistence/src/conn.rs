@@ -10,7 +10,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::hand_off::{DeliveryLoad, Reservation};
 use crate::wake_ups::Announcer;
 use deadpool::managed::Timeouts;
 use diesel::QueryResult;
@@ -21,7 +20,7 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
 use futures_util::future::Either;
-use holdfast_domain::ports::{CardVault, Claimed, StoreError};
+use holdfast_domain::ports::{CardVault, Claimed, DeliveryHints, HandOff, StoreError};
 
 use crate::error::unexpected;
 
@@ -35,8 +34,13 @@ pub enum Pools {
 }
 
 impl Pools {
-    /// A connection, waiting up to `wait` for one (the pool's own timeout when `None`).
-    pub async fn get(&self, wait: Option<Duration>) -> Result<Conn, StoreError> {
+    /// A connection for `work`, waiting up to `wait` for one (the pool's own timeout when
+    /// `None`).
+    pub async fn get(
+        &self,
+        work: crate::local_pools::PinnedWork,
+        wait: Option<Duration>,
+    ) -> Result<Conn, StoreError> {
         fn within(pool_timeouts: Timeouts, wait: Option<Duration>) -> Timeouts {
             Timeouts {
                 wait: wait.or(pool_timeouts.wait),
@@ -45,7 +49,7 @@ impl Pools {
         }
         match self {
             Self::Pg(pools) => {
-                let pool = pools.for_this_thread();
+                let pool = pools.for_this_thread(work);
                 pool.timeout_get(&within(pool.timeouts(), wait))
                     .await
                     .map(|c| Conn::over(Db::Pg(c)))
@@ -72,16 +76,16 @@ impl Pools {
 pub struct Conn {
     /// The backend's connection, for the few places whose SQL differs.
     pub db: Db,
-    /// This process's delivery load, when it hands the notifications it writes to its own
-    /// deliverers (`hand_off`).
-    deliveries: Option<Arc<DeliveryLoad>>,
+    /// This process's delivery engine, when it takes the notifications this process writes
+    /// (`DeliveryHints`).
+    deliveries: Option<Arc<dyn DeliveryHints>>,
     /// Where this process announces the notifications it writes for the claim to other
     /// processes, when it delivers none itself (`wake_ups`).
     announcer: Option<Announcer>,
     /// What seals the email bodies written on this connection (`email_bodies`), if anything.
     email_sealer: Option<Arc<dyn CardVault>>,
     /// Hand-offs written in the open transaction: sent when it commits, given back otherwise.
-    hand_offs: Vec<(Reservation, Vec<Claimed>)>,
+    hand_offs: Vec<(Box<dyn HandOff>, Vec<Claimed>)>,
     /// Notifications were written for the claim in the open transaction.
     poke_at_commit: bool,
     /// Open transactions (an inner one is a savepoint).
@@ -115,7 +119,7 @@ impl Conn {
     /// else announced through `announcer`.
     pub fn delivering(
         mut self,
-        deliveries: Option<Arc<DeliveryLoad>>,
+        deliveries: Option<Arc<dyn DeliveryHints>>,
         announcer: Option<Announcer>,
     ) -> Self {
         self.deliveries = deliveries;
@@ -144,7 +148,7 @@ impl Conn {
 
     /// Room to hand off the notifications to `webhooks` written in the open transaction;
     /// `None` outside a transaction, where nothing could wait for the commit.
-    pub fn reserve_hand_off(&self, webhooks: &[&str]) -> Option<Reservation> {
+    pub fn reserve_hand_off(&self, webhooks: &[&str]) -> Option<Box<dyn HandOff>> {
         if self.depth == 0 {
             return None;
         }
@@ -153,7 +157,7 @@ impl Conn {
 
     /// `rows`, leased at insert under `reservation`, go to the deliverers once the open
     /// transaction commits.
-    pub fn hand_off_at_commit(&mut self, reservation: Reservation, rows: Vec<Claimed>) {
+    pub fn hand_off_at_commit(&mut self, reservation: Box<dyn HandOff>, rows: Vec<Claimed>) {
         self.hand_offs.push((reservation, rows));
     }
 
@@ -164,7 +168,7 @@ impl Conn {
         match (&self.deliveries, &self.announcer) {
             (None, None) => {}
             _ if self.depth > 0 => self.poke_at_commit = true,
-            (Some(deliveries), _) => deliveries.poke(),
+            (Some(deliveries), _) => deliveries.due(),
             (None, Some(announcer)) => announcer.announce(),
         }
     }

@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::hand_off::DeliveryLoad;
 use crate::wake_ups::WakeUps;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
@@ -301,11 +300,21 @@ impl Database {
     }
 
     /// The notifications written through this database are leased at insert and handed to
-    /// `deliveries`' deliverers in this process (`hand_off`).
+    /// this process's delivery engine (`DeliveryHints`).
     #[must_use]
-    pub fn delivering(self, deliveries: Arc<DeliveryLoad>) -> Self {
+    pub fn delivering(self, deliveries: Arc<dyn holdfast_domain::ports::DeliveryHints>) -> Self {
         Self {
             store: self.store.delivering(deliveries),
+            ..self
+        }
+    }
+
+    /// The same database for a delivery loop's own thread: the pool its connections come from
+    /// there is made for the few statements it runs over and over (`local_pools`).
+    #[must_use]
+    pub fn for_deliveries(self) -> Self {
+        Self {
+            store: self.store.for_deliveries(),
             ..self
         }
     }

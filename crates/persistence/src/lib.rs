@@ -18,7 +18,6 @@ mod conn;
 mod database;
 mod email_bodies;
 mod error;
-pub mod hand_off;
 mod local_pools;
 mod payment_rows;
 mod pg_statement;
@@ -34,5 +33,4 @@ mod wake_ups;
 mod webhook_rows;
 
 pub use database::{Database, DatabaseError, DatabaseUrl, PoolOptions, Stores};
-pub use local_pools::deliver_on_this_thread;
 pub use wake_ups::{Announcer, WakeUps};

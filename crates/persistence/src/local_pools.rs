@@ -7,10 +7,10 @@
 //! back by it: about eleven context switches per auth, measured. With a pool of its own, a
 //! worker drives its connections itself: about three (docs/performance.md).
 //!
-//! A delivery loop's pool is made for the work it does (`PinnedWork`): its connections keep
-//! the generic plans of the few statements it runs over and over (`database::DELIVERY_PLANNING`).
+//! A delivery loop's pool is made for the work it does (`PinnedWork`, which the store handle it
+//! was given says: `Database::for_deliveries`): its connections keep the generic plans of the
+//! few statements it runs over and over (`database::DELIVERY_PLANNING`).
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::thread::ThreadId;
@@ -22,22 +22,12 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 type PgPool = Pool<AsyncPgConnection>;
 
 /// What a pinned thread's connections run, which decides how they are set up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PinnedWork {
     /// API requests: any statement the application has.
     Requests,
     /// A delivery loop: claims, outcomes and failure counts.
     Deliveries,
-}
-
-thread_local! {
-    static WORK: Cell<PinnedWork> = const { Cell::new(PinnedWork::Requests) };
-}
-
-/// Marks this thread as a delivery loop's, before its first connection: the pool it is given
-/// is made for `PinnedWork::Deliveries`.
-pub fn deliver_on_this_thread() {
-    WORK.with(|work| work.set(PinnedWork::Deliveries));
 }
 
 /// Whether this thread runs a single-threaded runtime of its own (an HTTP worker, a delivery
@@ -52,7 +42,7 @@ pub fn on_pinned_thread() -> bool {
 #[derive(Clone)]
 pub struct PgPools {
     shared: PgPool,
-    pinned: Arc<RwLock<HashMap<ThreadId, PgPool>>>,
+    pinned: Arc<RwLock<HashMap<(ThreadId, PinnedWork), PgPool>>>,
     make_pinned: Arc<dyn Fn(PinnedWork) -> PgPool + Send + Sync>,
 }
 
@@ -68,15 +58,14 @@ impl PgPools {
         }
     }
 
-    /// The pool this thread's connections come from: its own when it runs a single-threaded
-    /// runtime (made on first use, for the work the thread is marked for), the shared one
-    /// otherwise.
-    pub fn for_this_thread(&self) -> PgPool {
+    /// The pool this thread's connections for `work` come from: its own when it runs a
+    /// single-threaded runtime (made on first use), the shared one otherwise.
+    pub fn for_this_thread(&self, work: PinnedWork) -> PgPool {
         if !on_pinned_thread() {
             return self.shared.clone();
         }
-        let thread = std::thread::current().id();
-        if let Some(pool) = self.read().get(&thread) {
+        let key = (std::thread::current().id(), work);
+        if let Some(pool) = self.read().get(&key) {
             return pool.clone();
         }
         let mut pools = self
@@ -84,8 +73,8 @@ impl PgPools {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         pools
-            .entry(thread)
-            .or_insert_with(|| (self.make_pinned)(WORK.with(Cell::get)))
+            .entry(key)
+            .or_insert_with(|| (self.make_pinned)(work))
             .clone()
     }
 
@@ -98,7 +87,7 @@ impl PgPools {
             })
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<ThreadId, PgPool>> {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<(ThreadId, PinnedWork), PgPool>> {
         // A panic while the map was held cannot leave it half-changed: entries are only added.
         self.pinned
             .read()
@@ -136,7 +125,12 @@ mod tests {
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .build()
                     .unwrap();
-                runtime.block_on(async { (pools.for_this_thread(), pools.for_this_thread()) })
+                runtime.block_on(async {
+                    (
+                        pools.for_this_thread(PinnedWork::Requests),
+                        pools.for_this_thread(PinnedWork::Requests),
+                    )
+                })
             })
             .join()
             .unwrap()
@@ -158,22 +152,19 @@ mod tests {
                 pool()
             }
         });
-        let on_own_runtime = |deliveries: bool| {
+        let on_own_runtime = |work: PinnedWork| {
             let pools = pools.clone();
             std::thread::spawn(move || {
-                if deliveries {
-                    deliver_on_this_thread();
-                }
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .build()
                     .unwrap();
-                runtime.block_on(async { pools.for_this_thread() })
+                runtime.block_on(async { pools.for_this_thread(work) })
             })
             .join()
             .unwrap()
         };
-        on_own_runtime(false);
-        on_own_runtime(true);
+        on_own_runtime(PinnedWork::Requests);
+        on_own_runtime(PinnedWork::Deliveries);
         assert_eq!(
             *asked.lock().unwrap(),
             [PinnedWork::Requests, PinnedWork::Deliveries]
@@ -190,13 +181,16 @@ mod tests {
         let on_runtime = runtime.block_on({
             let pools = pools.clone();
             async move {
-                tokio::spawn(async move { pools.for_this_thread() })
+                tokio::spawn(async move { pools.for_this_thread(PinnedWork::Requests) })
                     .await
                     .unwrap()
             }
         });
         assert!(same(&on_runtime, &pools.shared));
-        assert!(same(&pools.for_this_thread(), &pools.shared));
+        assert!(same(
+            &pools.for_this_thread(PinnedWork::Requests),
+            &pools.shared
+        ));
         assert!(pools.read().is_empty());
     }
 }

@@ -16,7 +16,8 @@ use futures_util::StreamExt;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::mpsc;
 
-use crate::hand_off::DeliveryLoad;
+use async_trait::async_trait;
+use holdfast_domain::ports::{DeliveryHints, WakeUpSource};
 
 /// The statements of the channel notifications written for the claim are announced on,
 /// `holdfast_notifications_due`.
@@ -113,36 +114,13 @@ impl WakeUps {
         Announcer { wanted }
     }
 
-    /// Listens for announcements until dropped, poking `load`'s delivery loops at each one.
-    /// While listening, `load` says so (`DeliveryLoad::listening`), and its loops' claims that
-    /// find nothing wait longer before the next; while not (the connection lost, the database
-    /// unreachable), they poll as usual, and each (re)connection pokes them once for what was
-    /// announced unheard.
-    pub async fn listen(self, load: Arc<DeliveryLoad>) {
-        loop {
-            match AsyncPgConnection::establish(self.url.expose_secret()).await {
-                Ok(mut conn) => match conn.batch_execute(LISTEN).await {
-                    Ok(()) => {
-                        let _listening = Listening::on(&load);
-                        load.poke();
-                        let ended = self.heard_until_lost(&mut conn, &load).await;
-                        tracing::warn!(error = %ended, "stopped listening for notifications announced for the claim; reconnecting");
-                    }
-                    Err(error) => {
-                        tracing::warn!(%error, "listening for notifications announced for the claim failed");
-                    }
-                },
-                Err(error) => {
-                    tracing::warn!(%error, "connecting to listen for notifications announced for the claim failed");
-                }
-            }
-            tokio::time::sleep(RETRY_AFTER).await;
-        }
-    }
-
-    /// Pokes `load` at each announcement heard on `conn`, checking the connection after each
+    /// Pokes `hints` at each announcement heard on `conn`, checking the connection after each
     /// heartbeat heard in silence; why it was given up.
-    async fn heard_until_lost(&self, conn: &mut AsyncPgConnection, load: &DeliveryLoad) -> String {
+    async fn heard_until_lost(
+        &self,
+        conn: &mut AsyncPgConnection,
+        hints: &dyn DeliveryHints,
+    ) -> String {
         loop {
             // The stream is made again each turn: what the connection received meanwhile
             // waits in its channel, so nothing heard is lost between turns.
@@ -151,7 +129,7 @@ impl WakeUps {
                 tokio::time::timeout(self.heartbeat, heard.next()).await
             };
             match next {
-                Ok(Some(Ok(_))) => load.poke(),
+                Ok(Some(Ok(_))) => hints.due(),
                 Ok(Some(Err(error))) => return error.to_string(),
                 Ok(None) => return "the connection closed".to_owned(),
                 Err(_silence) => {
@@ -167,19 +145,49 @@ impl WakeUps {
     }
 }
 
-/// `load` listening, until dropped (the connection lost, or the listener stopped).
-struct Listening<'a>(&'a DeliveryLoad);
+#[async_trait]
+impl WakeUpSource for WakeUps {
+    /// Listens for announcements until dropped, telling `hints` of each one. While listening,
+    /// `hints` hears so (`DeliveryHints::listening`), and the loops' claims that find nothing
+    /// wait longer before the next; while not (the connection lost, the database unreachable),
+    /// they poll as usual, and each (re)connection pokes them once for what was announced
+    /// unheard.
+    async fn listen(&self, hints: Arc<dyn DeliveryHints>) {
+        loop {
+            match AsyncPgConnection::establish(self.url.expose_secret()).await {
+                Ok(mut conn) => match conn.batch_execute(LISTEN).await {
+                    Ok(()) => {
+                        let _listening = Listening::on(hints.as_ref());
+                        hints.due();
+                        let ended = self.heard_until_lost(&mut conn, hints.as_ref()).await;
+                        tracing::warn!(error = %ended, "stopped listening for notifications announced for the claim; reconnecting");
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "listening for notifications announced for the claim failed");
+                    }
+                },
+                Err(error) => {
+                    tracing::warn!(%error, "connecting to listen for notifications announced for the claim failed");
+                }
+            }
+            tokio::time::sleep(RETRY_AFTER).await;
+        }
+    }
+}
+
+/// `hints` listening, until dropped (the connection lost, or the listener stopped).
+struct Listening<'a>(&'a dyn DeliveryHints);
 
 impl<'a> Listening<'a> {
-    fn on(load: &'a DeliveryLoad) -> Self {
-        load.set_listening(true);
-        Self(load)
+    fn on(hints: &'a dyn DeliveryHints) -> Self {
+        hints.listening(true);
+        Self(hints)
     }
 }
 
 impl Drop for Listening<'_> {
     fn drop(&mut self) {
-        self.0.set_listening(false);
+        self.0.listening(false);
     }
 }
 

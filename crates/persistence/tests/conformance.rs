@@ -1080,15 +1080,13 @@ fn outcome_plans(
     test_db: &holdfast_persistence::testing::TestDatabase,
     deliveries: bool,
 ) -> (PreparedPlan, Option<PreparedPlan>) {
-    if deliveries {
-        holdfast_persistence::deliver_on_this_thread();
-    }
     let url = holdfast_persistence::DatabaseUrl::parse(test_db.url()).unwrap();
     let one_connection = holdfast_persistence::PoolOptions {
         max_size: 1,
         ..holdfast_persistence::PoolOptions::default()
     };
     let db = Database::open(&url, one_connection).unwrap();
+    let db = if deliveries { db.for_deliveries() } else { db };
     let succeeded = Finished {
         outcome: Outcome::Succeeded,
         ..failed(T0)
@@ -1141,8 +1139,9 @@ mod wake_ups {
 
     use holdfast_domain::ids::NotificationId;
     use holdfast_domain::mode::Mode;
-    use holdfast_persistence::hand_off::{DeliveryLoad, LoadLimits};
+    use holdfast_domain::ports::WakeUpSource;
     use holdfast_persistence::testing::TestDatabase;
+    use holdfast_worker::load::{DeliveryLoad, LoadLimits};
 
     use super::{
         Principal, Stores, Subscription, T0, claim_all_due, new_platform, principal,
@@ -1176,7 +1175,7 @@ mod wake_ups {
         test_db: &TestDatabase,
     ) -> (std::sync::Arc<DeliveryLoad>, tokio::task::JoinHandle<()>) {
         let load = a_load();
-        let listener = tokio::spawn(test_db.open().wake_ups().unwrap().listen(load.clone()));
+        let listener = listen(test_db.open().wake_ups().unwrap(), &load);
         until("listening", || load.listening()).await;
         assert!(woken(&load, HEARD_WITHIN).await);
         (load, listener)
@@ -1195,6 +1194,15 @@ mod wake_ups {
         (stores, p, hook)
     }
 
+    /// `wake_ups` listening for `load`, until the task is aborted.
+    fn listen(
+        wake_ups: holdfast_persistence::WakeUps,
+        load: &std::sync::Arc<DeliveryLoad>,
+    ) -> tokio::task::JoinHandle<()> {
+        let hints = load.hints();
+        tokio::spawn(async move { wake_ups.listen(hints).await })
+    }
+
     async fn woken(load: &DeliveryLoad, wait: Duration) -> bool {
         tokio::time::timeout(wait, load.wait_due()).await.is_ok()
     }
@@ -1206,7 +1214,7 @@ mod wake_ups {
         };
         let load = a_load();
         assert!(!load.listening());
-        let listener = tokio::spawn(test_db.open().wake_ups().unwrap().listen(load.clone()));
+        let listener = listen(test_db.open().wake_ups().unwrap(), &load);
         until("listening", || load.listening()).await;
         assert!(
             woken(&load, HEARD_WITHIN).await,
@@ -1326,7 +1334,7 @@ mod wake_ups {
             .wake_ups()
             .unwrap()
             .heartbeat(Duration::from_millis(300));
-        let listener = tokio::spawn(wake_ups.listen(load.clone()));
+        let listener = listen(wake_ups, &load);
         until("listening", || load.listening()).await;
         assert!(woken(&load, HEARD_WITHIN).await);
 

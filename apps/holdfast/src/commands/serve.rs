@@ -51,7 +51,7 @@ pub async fn run(
     // The notifications this process writes go straight to its own deliverers.
     let hand_off = webhooks.hand_off();
     let db = match &hand_off {
-        Some((load, _)) => db.delivering(load.clone()),
+        Some((load, _)) => db.delivering(load.hints()),
         // Other processes deliver: they hear of what this one writes as it commits.
         None => db.announcing(webhooks.poll()),
     };

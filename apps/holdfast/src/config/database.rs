@@ -66,7 +66,7 @@ impl DatabaseArgs {
     pub fn check_against(&self, payments: &PaymentArgs) -> anyhow::Result<()> {
         let after = payments.reconcile_after_beyond(self.completion_wait())?;
         let reached = after
-            .saturating_add(reconcile_every(after))
+            .saturating_add(holdfast_worker::reconcile_every(after))
             .saturating_add(payments.processor_timeout())
             .saturating_add(self.completion_wait());
         let hold = Duration::try_from(SESSION_HOLD)?;
@@ -81,15 +81,6 @@ impl DatabaseArgs {
         );
         Ok(())
     }
-}
-
-/// How often the reconciler looks for rows older than `after`: often enough that a stale row
-/// waits at most half its age again.
-pub fn reconcile_every(after: Duration) -> Duration {
-    after
-        .checked_div(2)
-        .unwrap_or(after)
-        .clamp(Duration::from_millis(100), Duration::from_secs(30))
 }
 
 fn parse_database_url(raw: &str) -> Result<DatabaseUrl, String> {

@@ -31,7 +31,7 @@ mod serve;
 mod vault;
 mod wallets;
 
-pub use database::{DatabaseArgs, reconcile_every};
+pub use database::DatabaseArgs;
 pub use log::{LogArgs, LogFormat};
 pub use payments::PaymentArgs;
 pub use serve::ServeArgs;

@@ -26,7 +26,7 @@ pub fn init(args: &LogArgs) -> log_pipe::FlushAtExit {
     };
     // A panic is reported through the log like any line, so it never blocks on a stuck standard
     // error (the default hook writes there directly) and carries the request's span. A panic
-    // is recovered (`http::run_to_end`, `worker::supervise`), so this is its only trace.
+    // is recovered (`http::run_to_end`, `holdfast_worker`'s `supervise`), so this is its only trace.
     std::panic::set_hook(Box::new(|panic| {
         let thread = std::thread::current();
         tracing::error!(

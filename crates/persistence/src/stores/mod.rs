@@ -26,15 +26,14 @@ mod webhooks;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::hand_off::DeliveryLoad;
-use crate::hand_off::SubscriptionChange;
 use crate::wake_ups::Announcer;
 use diesel::QueryResult;
 #[cfg(feature = "test-support")]
 use diesel::QueryableByName;
-use holdfast_domain::ports::{CardVault, StoreError};
+use holdfast_domain::ports::{CardVault, DeliveryHints, StoreError, SubscriptionChange};
 
 use crate::conn::{Conn, Pools};
+use crate::local_pools::PinnedWork;
 
 /// Every statement that finds rows by their key and checks that they are still pending
 /// (`query::StillPending`), as PostgreSQL is sent it: what it does, and its SQL.
@@ -72,11 +71,14 @@ pub struct SqlStore {
     /// Each worker thread's batcher of payment writes (`group_commit`).
     batchers: group_commit::Batchers,
     /// Where the notifications this process writes are handed for delivery, if anywhere.
-    deliveries: Option<Arc<DeliveryLoad>>,
+    deliveries: Option<Arc<dyn DeliveryHints>>,
     /// Where the notifications this process writes for the claim are announced, if anywhere.
     announcer: Option<Announcer>,
     /// What seals email bodies at rest (`email_bodies`); in clear without one.
     email_sealer: Option<Arc<dyn CardVault>>,
+    /// What the connections of this handle do, which picks a pinned thread's pool
+    /// (`local_pools`).
+    work: PinnedWork,
 }
 
 impl std::fmt::Debug for SqlStore {
@@ -96,7 +98,14 @@ impl SqlStore {
             deliveries: None,
             announcer: None,
             email_sealer: None,
+            work: PinnedWork::Requests,
         }
+    }
+
+    /// This handle's connections are a delivery loop's (`Database::for_deliveries`).
+    pub(crate) fn for_deliveries(mut self) -> Self {
+        self.work = PinnedWork::Deliveries;
+        self
     }
 
     pub(crate) fn sealing_emails(mut self, sealer: Arc<dyn CardVault>) -> Self {
@@ -104,7 +113,7 @@ impl SqlStore {
         self
     }
 
-    pub(crate) fn delivering(mut self, deliveries: Arc<DeliveryLoad>) -> Self {
+    pub(crate) fn delivering(mut self, deliveries: Arc<dyn DeliveryHints>) -> Self {
         self.deliveries = Some(deliveries);
         self
     }
@@ -115,7 +124,7 @@ impl SqlStore {
     }
 
     /// Tells this process's delivery loops of a change to a subscription it made, for the rows
-    /// waiting in their lines (`hand_off::SubscriptionChange`).
+    /// waiting in their lines (`SubscriptionChange`).
     fn subscription_changed(&self, change: SubscriptionChange) {
         if let Some(deliveries) = &self.deliveries {
             deliveries.changed(change);
@@ -207,7 +216,7 @@ impl SqlStore {
     }
 
     async fn conn(&self) -> Result<Conn, StoreError> {
-        let conn = self.pools.get(None).await?;
+        let conn = self.pools.get(self.work, None).await?;
         Ok(conn
             .delivering(self.deliveries.clone(), self.announcer.clone())
             .sealing_emails(self.email_sealer.clone()))
@@ -219,7 +228,7 @@ impl SqlStore {
 
     /// A connection within `wait` rather than the pool's own timeout.
     async fn conn_within(&self, wait: Duration) -> Result<Conn, StoreError> {
-        let conn = self.pools.get(Some(wait)).await?;
+        let conn = self.pools.get(self.work, Some(wait)).await?;
         Ok(conn
             .delivering(self.deliveries.clone(), self.announcer.clone())
             .sealing_emails(self.email_sealer.clone()))

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use holdfast_persistence::hand_off::{DeliveryLoad, LoadLimits};
+use holdfast_worker::load::{DeliveryLoad, LoadLimits};
 
 use holdfast_domain::ports::{Claimed, DeliveryState};
 
@@ -189,7 +189,7 @@ fn limits(per_platform: u32, per_subscription: u32) -> LoadLimits {
 /// lease ends.
 pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Database) {
     let (load, mut handed) = DeliveryLoad::handing_off(limits(2, 8));
-    let stores = db.delivering(load.clone()).stores();
+    let stores = db.delivering(load.hints()).stores();
     let a = new_platform(&stores, "A").await;
     let p = principal(&a, Mode::Test);
     for suffix in ["h1", "h2"] {
@@ -251,7 +251,7 @@ pub async fn written_notifications_are_leased_and_handed_off_at_commit(db: Datab
 pub async fn a_claim_does_not_count_rows_waiting_in_its_lines(db: Database) {
     let (load, mut handed) = DeliveryLoad::handing_off(limits(100, 100));
     let plain = db.clone().stores();
-    let handing = db.delivering(load).stores();
+    let handing = db.delivering(load.hints()).stores();
     let a = new_platform(&plain, "A").await;
     let p = principal(&a, Mode::Test);
     let hook = stored_subscription(&plain, &p, "h").await;
@@ -311,7 +311,7 @@ pub async fn a_claim_does_not_count_rows_waiting_in_its_lines(db: Database) {
 }
 
 /// Takes what `handed` was given since the last call: the ids, one per row.
-fn received(handed: &mut holdfast_persistence::hand_off::HandOffs) -> Vec<NotificationId> {
+fn received(handed: &mut holdfast_worker::load::HandOffs) -> Vec<NotificationId> {
     let mut ids = Vec::new();
     while let Ok(batch) = handed.try_recv() {
         ids.extend(batch.rows.into_iter().map(|row| row.id));
@@ -329,8 +329,8 @@ pub async fn hand_offs_wait_in_their_process_until_its_lines_are_full(db: Databa
     };
     let (one, mut to_one) = DeliveryLoad::handing_off(one_slot);
     let (two, mut to_two) = DeliveryLoad::handing_off(one_slot);
-    let first = db.clone().delivering(one.clone()).stores();
-    let second = db.delivering(two.clone()).stores();
+    let first = db.clone().delivering(one.hints()).stores();
+    let second = db.delivering(two.hints()).stores();
     let a = new_platform(&first, "A").await;
     let p = principal(&a, Mode::Test);
     let hook = stored_subscription(&first, &p, "h").await;

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Ended, Stop, pause};
+use crate::{Ended, Stop, pause};
 
 /// The first wait before a restart; it doubles with each failure that follows quickly.
 const FIRST_WAIT: Duration = Duration::from_millis(100);

@@ -2,34 +2,39 @@
 //! own deliverers.
 //!
 //! A `serve` that delivers webhooks itself leases the notifications it writes at insert, and
-//! once they are committed passes them, with the event and the subscription it wrote them from,
-//! to its delivery loop: no claim round trip, no poll delay, nothing read back. Should the
-//! process die first, the lease runs out and any worker claims them as it claims a dead
-//! worker's, so nothing is lost (only late). The loop keeps each handed row in its
-//! subscription's waiting line until the process, the platform and the subscription are all
-//! under their caps (`try_start`, counting the attempts of both paths), so one platform's slow
-//! endpoints still leave another platform its slots, one endpoint never gets more from this
-//! process than its cap, and a burst beyond the cap waits in order instead of being overtaken
-//! (docs/design/webhook-fairness.md). The caps of hand-offs are this process's: with N
-//! replicas writing for one subscription, it may get N times its cap (docs/decisions.md,
-//! "Hand-offs and the caps").
+//! once they are committed its store passes them (`DeliveryHints`, the domain's port), with
+//! the event and the subscription it wrote them from, to its delivery loop: no claim round
+//! trip, no poll delay, nothing read back. Should the process die first, the lease runs out and
+//! any worker claims them as it claims a dead worker's, so nothing is lost (only late). The loop
+//! keeps each handed row in its subscription's waiting line until the process, the platform and
+//! the subscription are all under their caps (`try_start`, counting the attempts of both
+//! paths), so one platform's slow endpoints still leave another platform its slots, one
+//! endpoint never gets more from this process than its cap, and a burst beyond the cap waits in
+//! order instead of being overtaken (docs/design/webhook-fairness.md). The caps of hand-offs are
+//! this process's: with N replicas writing for one subscription, it may get N times its cap
+//! (docs/decisions.md, "Hand-offs and the caps").
 
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use tokio::sync::{Notify, broadcast, mpsc};
 
+pub use reservation::Reservation;
+
+mod reservation;
+
 use holdfast_domain::ids::{NotificationId, PlatformId, WebhookId};
-use holdfast_domain::ports::Claimed;
-use holdfast_domain::webhook::Subscription;
+use holdfast_domain::ports::{Claimed, DeliveryHints, HandOff, SubscriptionChange};
 
 /// Attempts in flight in this process, per platform and per subscription, with the caps they
 /// keep to.
 #[derive(Debug)]
 pub struct DeliveryLoad {
+    /// Itself, for the reservations it hands out (each holds the load it gives its room back to).
+    me: Weak<DeliveryLoad>,
     load: Mutex<Load>,
     limits: LoadLimits,
     /// Poked when this process wrote notifications it did not hand off, so they are claimed
@@ -49,44 +54,6 @@ pub struct DeliveryLoad {
 
 /// Changes a loop may miss between two looks at its lines before it loses track of them.
 const CHANGES_KEPT: usize = 1024;
-
-/// A change to a subscription that this process made or learned of. A handed-off row carries
-/// its subscription as the writing transaction read it, and may wait in its line for up to one
-/// timeout: the change reaches the rows waiting, so none is sent to a subscription disabled,
-/// edited or deleted meanwhile (docs/decisions.md, "What a hand-off carries").
-#[derive(Debug, Clone)]
-pub enum SubscriptionChange {
-    /// Toggled or replaced: the subscription as it is now.
-    Now(Arc<Subscription>),
-    /// Disabled by its 25th consecutive failure (spec 6.3).
-    Disabled(WebhookId),
-    /// Deleted, with its history.
-    Deleted(WebhookId),
-}
-
-impl SubscriptionChange {
-    /// The subscription changed.
-    pub fn webhook(&self) -> &WebhookId {
-        match self {
-            Self::Now(subscription) => &subscription.id,
-            Self::Disabled(webhook) | Self::Deleted(webhook) => webhook,
-        }
-    }
-
-    /// What a row written before the change is to be sent with: its subscription as the
-    /// change left it (`None` once deleted).
-    pub fn apply_to(&self, snapshot: &mut Option<Subscription>) {
-        match self {
-            Self::Now(subscription) => *snapshot = Some(Subscription::clone(subscription)),
-            Self::Disabled(_) => {
-                if let Some(subscription) = snapshot {
-                    subscription.active = false;
-                }
-            }
-            Self::Deleted(_) => *snapshot = None,
-        }
-    }
-}
 
 /// The caps a process's deliveries keep to.
 #[derive(Debug, Clone, Copy)]
@@ -184,31 +151,32 @@ pub type HandOffs = mpsc::UnboundedReceiver<HandedOff>;
 impl DeliveryLoad {
     /// The load of a process that only claims.
     pub fn claiming(limits: LoadLimits) -> Arc<Self> {
-        Arc::new(Self {
-            load: Mutex::default(),
-            limits,
-            due: Notify::new(),
-            listening: AtomicBool::new(false),
-            room: Notify::new(),
-            hand_offs: None,
-            changes: broadcast::Sender::new(CHANGES_KEPT),
-        })
+        Self::new(limits, None)
     }
 
     /// The load of a process that also hands its own writes to its deliverers, with the
     /// receiver those deliverers read.
     pub fn handing_off(limits: LoadLimits) -> (Arc<Self>, HandOffs) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let load = Arc::new(Self {
+        (Self::new(limits, Some(tx)), rx)
+    }
+
+    fn new(limits: LoadLimits, hand_offs: Option<mpsc::UnboundedSender<HandedOff>>) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
+            me: me.clone(),
             load: Mutex::default(),
             limits,
             due: Notify::new(),
             listening: AtomicBool::new(false),
             room: Notify::new(),
-            hand_offs: Some(tx),
+            hand_offs,
             changes: broadcast::Sender::new(CHANGES_KEPT),
-        });
-        (load, rx)
+        })
+    }
+
+    /// What this process's stores tell its delivery loops as they write.
+    pub fn hints(self: &Arc<Self>) -> Arc<dyn DeliveryHints> {
+        self.clone()
     }
 
     fn with<R>(&self, f: impl FnOnce(&mut Load) -> R) -> R {
@@ -342,10 +310,6 @@ impl DeliveryLoad {
         self.listening.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn set_listening(&self, listening: bool) {
-        self.listening.store(listening, Ordering::Relaxed);
-    }
-
     /// Tells every delivery loop of `change`, for the rows waiting in its lines.
     pub fn changed(&self, change: SubscriptionChange) {
         // No loop listening (none runs in this process): no line to tell.
@@ -361,7 +325,7 @@ impl DeliveryLoad {
     /// The caps are kept when a row starts, not here: a row beyond them waits in its
     /// subscription's line, in order. `None` when this process hands nothing off or its lines
     /// are full (the rows are then written unleased, for the claim).
-    pub fn reserve(self: &Arc<Self>, webhooks: &[&str]) -> Option<Reservation> {
+    pub fn reserve(&self, webhooks: &[&str]) -> Option<Reservation> {
         // A delivery loop that is gone takes nothing: its rows are written for the claim rather
         // than leased to no one.
         if self.hand_offs.as_ref()?.is_closed() {
@@ -377,256 +341,28 @@ impl DeliveryLoad {
             load.waiting = load.waiting.saturating_add(admitted.len());
             admitted
         });
-        (!admitted.is_empty()).then(|| Reservation {
-            load: self.clone(),
-            admitted,
-        })
+        let load = self.me.upgrade()?;
+        (!admitted.is_empty()).then(|| Reservation { load, admitted })
     }
 }
 
-/// Places held in the waiting lines for notifications being written: handed off once
-/// committed, or given back when dropped (a rollback, or a row the insert left for the claim).
-#[derive(Debug)]
-pub struct Reservation {
-    load: Arc<DeliveryLoad>,
-    /// One place per subscription admitted, not yet handed.
-    admitted: Vec<WebhookId>,
-}
-
-impl Reservation {
-    pub fn lease(&self) -> Duration {
-        self.load.limits.lease
+impl DeliveryHints for DeliveryLoad {
+    fn reserve(&self, webhooks: &[&str]) -> Option<Box<dyn HandOff>> {
+        DeliveryLoad::reserve(self, webhooks).map(|r| Box::new(r) as Box<dyn HandOff>)
     }
 
-    /// Whether a row to `webhook` may be leased at insert under this reservation.
-    pub fn admits(&self, webhook: &str) -> bool {
-        self.admitted.iter().any(|w| w.as_str() == webhook)
+    fn due(&self) {
+        self.poke();
     }
 
-    /// Hands `rows` (committed, leased at insert, each admitted) to this process's deliverers,
-    /// and gives back every place not handed.
-    pub fn hand(mut self, rows: Vec<Claimed>) {
-        let rows: Vec<Claimed> = rows
-            .into_iter()
-            .filter(
-                |row| match self.admitted.iter().position(|w| *w == row.webhook_id) {
-                    Some(at) => {
-                        self.admitted.swap_remove(at);
-                        true
-                    }
-                    None => false,
-                },
-            )
-            .collect();
-        if rows.is_empty() {
-            return;
-        }
-        let handed = HandedOff { rows };
-        // Counted before they are sent: the loop may start one before `send` returns.
-        self.load.with(|load| {
-            for row in &handed.rows {
-                add_to(&mut load.waiting_for, &row.webhook_id, 1);
-            }
-        });
-        let unsent = match &self.load.hand_offs {
-            Some(tx) => tx.send(handed).err().map(|unsent| unsent.0),
-            None => Some(handed),
-        };
-        // A hand-off that could not be sent went to a stopped loop: its rows wait for a claim
-        // when their lease ends, and their room comes back here.
-        if let Some(unsent) = unsent {
-            self.load.with(|load| {
-                for row in &unsent.rows {
-                    remove_from(&mut load.waiting_for, &row.webhook_id, 1);
-                }
-            });
-            self.admitted
-                .extend(unsent.rows.into_iter().map(|row| row.webhook_id));
-        }
-        // Dropped here: what was not handed is given back.
+    fn changed(&self, change: SubscriptionChange) {
+        DeliveryLoad::changed(self, change);
     }
-}
 
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        self.load.gave_back(self.admitted.len());
+    fn listening(&self, listening: bool) {
+        self.listening.store(listening, Ordering::Relaxed);
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn limits(concurrency: u32) -> LoadLimits {
-        LoadLimits {
-            concurrency,
-            per_platform: 6,
-            per_subscription: 4,
-            lease: Duration::from_secs(30),
-        }
-    }
-
-    fn platform(n: u8) -> PlatformId {
-        PlatformId::from_trusted(format!("pfm_{n}"))
-    }
-
-    fn owner(p: u8, w: &str) -> Owner {
-        Owner {
-            platform: platform(p),
-            webhook: WebhookId::from_trusted(w.to_owned()),
-        }
-    }
-
-    fn rows(webhooks: &[&str]) -> Vec<Claimed> {
-        webhooks
-            .iter()
-            .enumerate()
-            .map(|(i, w)| Claimed {
-                id: NotificationId::from_trusted(format!("ntf_{i}")),
-                platform_id: platform(1),
-                webhook_id: WebhookId::from_trusted((*w).to_owned()),
-                event_type: "merchant.created".into(),
-                event_data: "{}".into(),
-                created_on: time::OffsetDateTime::UNIX_EPOCH,
-                subscription: None,
-            })
-            .collect()
-    }
-
-    fn starts(load: &DeliveryLoad, p: u8, webhooks: &[&str]) -> usize {
-        webhooks
-            .iter()
-            .filter(|w| load.try_start(&owner(p, w)))
-            .count()
-    }
-
-    #[test]
-    fn an_attempt_starts_only_under_the_subscription_platform_and_process_caps() {
-        let load = DeliveryLoad::claiming(limits(10));
-        assert_eq!(starts(&load, 1, &["wh_a"; 5]), 4, "the subscription's cap");
-        assert_eq!(starts(&load, 1, &["wh_b"; 3]), 2, "the platform's cap");
-        assert_eq!(
-            starts(&load, 2, &["wh_c", "wh_c", "wh_d", "wh_d", "wh_d"]),
-            4,
-            "another platform has room until the process is full"
-        );
-        assert_eq!(load.free(), 0);
-        assert!(!load.try_start(&owner(3, "wh_e")), "the process is full");
-        load.ended(&owner(2, "wh_c"), 1);
-        assert!(
-            load.try_start(&owner(3, "wh_e")),
-            "an ended attempt's place"
-        );
-    }
-
-    #[test]
-    fn claims_count_against_started_attempts() {
-        let load = DeliveryLoad::claiming(limits(10));
-        for w in ["wh_a", "wh_a", "wh_b", "wh_b", "wh_c", "wh_c"] {
-            load.claimed(&owner(1, w));
-        }
-        assert!(!load.try_start(&owner(1, "wh_d")), "the platform's cap");
-        assert_eq!(load.free(), 4);
-    }
-
-    #[test]
-    fn a_hand_off_waits_beyond_the_caps_and_holds_its_place_until_it_leaves_the_lines() {
-        let (load, mut rx) = DeliveryLoad::handing_off(limits(10));
-        let reservation = load
-            .reserve(&["wh_a", "wh_b", "wh_c"])
-            .expect("room in the lines");
-        assert!(reservation.admits("wh_a") && reservation.admits("wh_c"));
-        assert_eq!(load.waiting(), 3);
-        assert!(
-            load.waiting_counts().is_empty(),
-            "not committed yet: the claim cannot see their leases"
-        );
-        assert_eq!(load.in_flight(), 0, "nothing started yet");
-        reservation.hand(rows(&["wh_b", "wh_x"]));
-        assert_eq!(
-            load.waiting(),
-            1,
-            "one handed; one not admitted; two given back"
-        );
-        let handed = rx.try_recv().expect("handed off");
-        let ids: Vec<_> = handed
-            .rows
-            .iter()
-            .map(|row| row.webhook_id.as_str())
-            .collect();
-        assert_eq!(ids, ["wh_b"]);
-        assert_eq!(
-            load.waiting_counts(),
-            [(handed.rows[0].webhook_id.clone(), 1)]
-        );
-        load.left_lines([&handed.rows[0].webhook_id]);
-        assert_eq!(load.waiting(), 0);
-        assert!(load.waiting_counts().is_empty());
-    }
-
-    #[tokio::test]
-    async fn an_attempt_that_ends_while_rows_wait_wakes_the_lines() {
-        let (load, _rx) = DeliveryLoad::handing_off(limits(10));
-        assert!(load.try_start(&owner(1, "wh_a")));
-        load.ended(&owner(1, "wh_a"), 1);
-        let idle = tokio::time::timeout(Duration::from_millis(20), load.wait_room()).await;
-        assert!(idle.is_err(), "nothing waits: nobody is woken");
-        let _held = load.reserve(&["wh_a"]).expect("room in the lines");
-        assert!(load.try_start(&owner(1, "wh_b")));
-        load.ended(&owner(1, "wh_b"), 1);
-        tokio::time::timeout(Duration::from_secs(5), load.wait_room())
-            .await
-            .expect("woken for the row that waits");
-    }
-
-    #[test]
-    fn full_lines_leave_the_rows_for_the_claim() {
-        let (load, _rx) = DeliveryLoad::handing_off(limits(1));
-        let held = load.reserve(&["wh_a"; WAITING_PER_SLOT]).expect("room");
-        assert!(load.reserve(&["wh_b"]).is_none(), "the lines are full");
-        drop(held);
-        assert!(
-            load.reserve(&["wh_b"]).is_some(),
-            "a dropped reservation's room"
-        );
-    }
-
-    #[test]
-    fn an_ended_attempt_is_unrecorded_until_its_outcome_is_written() {
-        let load = DeliveryLoad::claiming(limits(10));
-        let ids: Vec<_> = rows(&["wh_a", "wh_a", "wh_b"])
-            .into_iter()
-            .map(|row| row.id)
-            .collect();
-        for id in &ids {
-            load.awaits_recording(id.clone());
-        }
-        load.recorded(&ids[..2]);
-        assert_eq!(load.unrecorded(), [ids[2].clone()]);
-        load.recorded(&ids);
-        assert!(load.unrecorded().is_empty());
-    }
-
-    #[test]
-    fn a_claiming_process_hands_nothing_off() {
-        let load = DeliveryLoad::claiming(limits(10));
-        assert!(load.reserve(&["wh_a"]).is_none());
-    }
-
-    #[test]
-    fn a_hand_off_to_a_loop_stopped_since_its_reservation_gives_its_place_back() {
-        let (load, rx) = DeliveryLoad::handing_off(limits(10));
-        let reservation = load.reserve(&["wh_a", "wh_b"]).expect("room");
-        drop(rx);
-        reservation.hand(rows(&["wh_a", "wh_b"]));
-        assert_eq!(load.waiting(), 0);
-    }
-
-    #[test]
-    fn a_stopped_loop_is_reserved_nothing() {
-        let (load, rx) = DeliveryLoad::handing_off(limits(10));
-        drop(rx);
-        assert!(load.reserve(&["wh_a"]).is_none(), "rows go to the claim");
-        assert_eq!(load.waiting(), 0);
-    }
-}
+mod tests;

@@ -7,8 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use holdfast_domain::ids::{NotificationId, WebhookId};
+use holdfast_domain::ports::SubscriptionChange;
 use holdfast_domain::ports::{Finished, NotificationQueue, Recorded, StoreError};
-use holdfast_persistence::hand_off::{DeliveryLoad, SubscriptionChange};
+
+use crate::load::DeliveryLoad;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -147,9 +149,9 @@ fn log(id: &NotificationId, finished: &Finished, recorded: Recorded) {
 mod tests {
     use std::sync::Mutex;
 
+    use crate::load::LoadLimits;
     use holdfast_domain::ports::MockNotificationQueue;
     use holdfast_domain::webhook::Outcome;
-    use holdfast_persistence::hand_off::LoadLimits;
     use time::OffsetDateTime;
 
     use super::*;

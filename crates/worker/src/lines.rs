@@ -1,5 +1,5 @@
 //! The waiting lines of a delivery loop: notifications this process handed itself when it wrote
-//! them (`holdfast_persistence::hand_off`) wait here, one line per subscription, until their
+//! them (`crate::load`) wait here, one line per subscription, until their
 //! subscription, its platform and the process have room under their caps. Each line starts
 //! oldest first, and the lines take turns, so a burst beyond a subscription's cap waits a few
 //! milliseconds in order instead of going to the claim, where the hand-offs that followed it
@@ -9,8 +9,10 @@ use std::collections::{HashMap, VecDeque};
 
 use holdfast_domain::ids::WebhookId;
 use holdfast_domain::ports::Claimed;
-use holdfast_persistence::hand_off::{DeliveryLoad, Owner, SubscriptionChange};
+use holdfast_domain::ports::SubscriptionChange;
 use time::OffsetDateTime;
+
+use crate::load::{DeliveryLoad, Owner};
 
 /// Handed-off notifications waiting for room, per subscription.
 #[derive(Debug, Default)]
@@ -121,8 +123,8 @@ impl Lines {
 mod tests {
     use std::time::Duration;
 
+    use crate::load::LoadLimits;
     use holdfast_domain::ids::{NotificationId, PlatformId};
-    use holdfast_persistence::hand_off::LoadLimits;
 
     use super::*;
 

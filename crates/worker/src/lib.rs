@@ -1,9 +1,21 @@
-//! Background work: webhook delivery, the email outbox, and delivery-history retention. Run by
-//! `holdfast worker`, and inside `holdfast serve` unless `HOLDFAST_WORKERS=0`. Workers share
-//! nothing but the database: claims are leased, so any number of processes may run them.
+#![doc = include_str!("../README.md")]
+// No input may stop a worker (issue 37): what could panic is refused outside tests, and each
+// proven-safe case says why in its `#[expect]`.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
+    )
+)]
 
 mod delivery;
+mod instants;
 mod lines;
+pub mod load;
 mod mail;
 mod reconcile;
 mod recorder;
@@ -13,15 +25,16 @@ mod supervise;
 use std::sync::Arc;
 use std::time::Duration;
 
-use holdfast_domain::ports::{Clock, EmailOutbox, Mailer, NotificationQueue, WebhookSender};
+use holdfast_domain::ports::{
+    Clock, EmailOutbox, Mailer, NotificationQueue, WakeUpSource, WebhookSender,
+};
 use holdfast_domain::services::{IdempotencyService, PaymentService, TokenService, WebhookService};
-use holdfast_persistence::WakeUps;
-use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-pub use delivery::DeliverySettings;
-use delivery::{Deliverer, HandOffSlot};
+pub use delivery::{Deliverer, DeliverySettings, HandOffSlot};
+pub use load::{DeliveryLoad, HandOffs};
+pub use reconcile::reconcile_every;
 
 /// What the background loops need.
 #[derive(Clone)]
@@ -42,7 +55,7 @@ pub struct Workers {
     pub reconcile_after: Duration,
     /// Where the delivery loops hear of notifications other processes write for the claim, so
     /// they claim them at once and poll seldom while idle (PostgreSQL).
-    pub wake_ups: Option<WakeUps>,
+    pub wake_ups: Option<Arc<dyn WakeUpSource>>,
 }
 
 impl Workers {
@@ -69,7 +82,7 @@ impl Workers {
                 "listening for notifications written elsewhere",
                 async move {
                     tokio::select! {
-                        () = wake_ups.listen(load) => {}
+                        () = wake_ups.listen(load.hints()) => {}
                         _ = stop.changed() => {}
                     }
                 },
@@ -146,7 +159,7 @@ async fn named(name: &'static str, work: impl Future<Output = ()>) -> Ended {
 
 /// Runs `work(stop)` on a thread of its own, in a single-threaded runtime, until `stop` turns
 /// true: what it spawns (a delivery loop's attempts, their connections to receivers, its
-/// recorder, and the database connections of its own pool: `holdfast_persistence::local_pools`)
+/// recorder, and the database connections of its own pool, where the store keeps one per thread)
 /// stays on that thread, woken without crossing to another. A run that panics or ends early is
 /// logged and started again on the same runtime after a backoff (`supervise`): the attempts it
 /// left are aborted (each gives its room back), its recorder finishes what it was given, and
@@ -161,7 +174,6 @@ where
     let spawned = std::thread::Builder::new()
         .name(name.clone())
         .spawn(move || {
-            holdfast_persistence::deliver_on_this_thread();
             // Without its runtime the loop cannot run: `done` goes unsent, which is the fault
             // this thread's supervisor hears.
             let Ok(runtime) = tokio::runtime::Builder::new_current_thread()

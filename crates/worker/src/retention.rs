@@ -10,7 +10,7 @@ use holdfast_domain::services::{
     ComplianceService, IdempotencyService, TokenService, WebhookService,
 };
 
-use super::{Stop, pause};
+use crate::{Stop, pause};
 
 pub async fn run(
     webhooks: WebhookService,

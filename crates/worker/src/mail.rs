@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use holdfast_domain::ports::{Clock, EmailOutbox, MailError, Mailer};
 
-use super::{Stop, pause};
+use crate::{Stop, pause};
 
 /// One email is claimed at a time, so its lease only has to outlast one SMTP exchange (the
 /// mailer's timeout is 10 s): another process never takes over an email still being sent.
@@ -22,7 +22,7 @@ pub async fn run(
 ) {
     while !*stop.borrow() {
         let now = clock.now();
-        let lease_until = crate::system::later(now, LEASE);
+        let lease_until = crate::instants::later(now, LEASE);
         let batch = match outbox.claim_emails(now, lease_until, 1).await {
             Ok(batch) => batch,
             Err(err) => {
@@ -43,7 +43,7 @@ pub async fn run(
                     let pause = Duration::from_secs(1u64 << queued.attempts.min(8))
                         .min(Duration::from_mins(5));
                     tracing::warn!(email = %queued.id, error = %why, retry_in = ?pause, "email not sent yet");
-                    let next_try = crate::system::later(now, pause);
+                    let next_try = crate::instants::later(now, pause);
                     outbox.email_retry(&queued.id, why, next_try).await
                 }
                 Err(MailError::Permanent(why)) => {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use holdfast_domain::ports::Clock;
 use holdfast_domain::services::PaymentService;
 
-use super::{Stop, pause};
+use crate::{Stop, pause};
 
 pub async fn run(
     payments: PaymentService,
@@ -15,10 +15,10 @@ pub async fn run(
     after: Duration,
     mut stop: Stop,
 ) {
-    let every = crate::config::reconcile_every(after);
+    let every = reconcile_every(after);
     while !*stop.borrow() {
         match payments
-            .reconcile(crate::system::earlier(clock.now(), after), 100)
+            .reconcile(crate::instants::earlier(clock.now(), after), 100)
             .await
         {
             Ok(report) => {
@@ -33,4 +33,13 @@ pub async fn run(
         }
         pause(&mut stop, every).await;
     }
+}
+
+/// How often the reconciler looks for rows older than `after`: often enough that a stale row
+/// waits at most half its age again.
+pub fn reconcile_every(after: Duration) -> Duration {
+    after
+        .checked_div(2)
+        .unwrap_or(after)
+        .clamp(Duration::from_millis(100), Duration::from_secs(30))
 }

@@ -1,6 +1,12 @@
-//! The delivery loop as a whole: a real SQLite database written through the services, and a
-//! sender that holds each request until the test answers it, so what is in flight is seen from
-//! outside the loop.
+//! The delivery loop as the binary wires it: a real SQLite database written through the
+//! services, and a sender that holds each request until the test answers it, so what is in
+//! flight is seen from outside the loop. (The loop against mock ports: `holdfast-worker`'s own
+//! tests.)
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "the helpers of a test fail it by panicking"
+)]
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -13,19 +19,19 @@ use holdfast_domain::mode::{KeyType, Mode};
 use holdfast_domain::page::PageRequest;
 use holdfast_domain::platform::PlatformName;
 use holdfast_domain::ports::{
-    Delivery, DeliveryState, PostResult, Replacement, WebhookPost, WebhookSender,
+    Delivery, DeliveryState, PostResult, Replacement, SubscriptionChange, WakeUpSource,
+    WebhookPost, WebhookSender,
 };
 use holdfast_domain::scope::Scope;
 use holdfast_domain::services::NewWebhook;
 use holdfast_domain::user::Email;
 use holdfast_domain::webhook::{EndpointUrl, EventList, Outcome, Subscription};
-use holdfast_persistence::hand_off::{DeliveryLoad, HandOffs, SubscriptionChange};
 use holdfast_persistence::testing::TestDatabase;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::{Deliverer, DeliverySettings};
-use crate::state::{AppState, Background};
-use crate::system::SystemClock;
+use holdfast::state::{AppState, Background};
+use holdfast::system::SystemClock;
+use holdfast_worker::{Deliverer, DeliveryLoad, DeliverySettings, HandOffSlot, HandOffs};
 
 /// A request the sender holds: its notification, where it goes, and where its answer goes.
 type Held = (String, String, oneshot::Sender<PostResult>);
@@ -143,7 +149,7 @@ fn start_loop(
     let (stop, stopped) = watch::channel(false);
     (
         stop,
-        tokio::spawn(deliverer.run(stopped, super::HandOffSlot::new(hand_offs))),
+        tokio::spawn(deliverer.run(stopped, HandOffSlot::new(hand_offs))),
         arrived,
     )
 }
@@ -238,7 +244,7 @@ async fn claimed_rows_are_attempted_within_the_cap_recorded_and_finished_before_
 async fn handed_off_rows_start_oldest_first_within_the_cap_and_are_sent_once() {
     let test_db = TestDatabase::sqlite().await;
     let (load, hand_offs) = DeliveryLoad::handing_off(settings().load_limits(1));
-    let db = test_db.open().delivering(load.clone());
+    let db = test_db.open().delivering(load.hints());
     let state = AppState::new(db.clone());
     // Written before the loop runs: every row waits in its line, handed off, none claimable.
     let (who, subscription) = pending_notifications(&state, 5).await;
@@ -310,7 +316,7 @@ impl Handing {
     async fn start(written: usize) -> (Self, VecDeque<Held>) {
         let test_db = TestDatabase::sqlite().await;
         let (load, hand_offs) = DeliveryLoad::handing_off(settings().load_limits(1));
-        let db = test_db.open().delivering(load.clone());
+        let db = test_db.open().delivering(load.hints());
         let state = AppState::new(db.clone());
         let (who, subscription) = pending_notifications(&state, written).await;
         let (stop, running, mut arrived) =
@@ -509,7 +515,8 @@ async fn listening(
     db: &holdfast_persistence::Database,
 ) -> (Arc<DeliveryLoad>, tokio::task::JoinHandle<()>) {
     let load = DeliveryLoad::claiming(settings().load_limits(1));
-    let listener = tokio::spawn(db.wake_ups().unwrap().listen(load.clone()));
+    let (wake_ups, hints) = (db.wake_ups().unwrap(), load.hints());
+    let listener = tokio::spawn(async move { wake_ups.listen(hints).await });
     for _ in 0..500 {
         if load.listening() {
             break;
