@@ -356,4 +356,6 @@ fn age_ms(now: time::OffsetDateTime, made: time::OffsetDateTime) -> i128 {
 }
 
 #[cfg(test)]
+mod loop_tests;
+#[cfg(test)]
 mod tests;
