@@ -6,7 +6,7 @@
 //! server's on every save). Secrets typed here (tax id, account number, IBAN) are never shown
 //! again, only their last four characters.
 
-use crate::http::client_address::client_address;
+use holdfast_web::client_address::client_address;
 use std::collections::BTreeMap;
 
 use actix_web::http::StatusCode;
@@ -21,8 +21,8 @@ use maud::{Markup, html};
 
 use crate::dashboard::layout::hosted;
 use crate::dashboard::{respond, too_many, try_again_in};
-use crate::http::same_origin::is_same_origin;
 use crate::state::AppState;
+use holdfast_web::same_origin::is_same_origin;
 
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.route("/onboarding/{link}", web::get().to(show))

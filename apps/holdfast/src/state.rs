@@ -21,7 +21,7 @@ use holdfast_processors::{BinTable, Processors};
 use holdfast_vault::{AesGcmVault, VaultKey};
 
 use crate::config::PaymentArgs;
-use crate::http::rate_limit::RateLimits;
+use holdfast_web::rate_limit::RateLimits;
 
 use crate::system::{RandomIds, SystemClock};
 
@@ -56,15 +56,15 @@ pub struct AppState {
     /// Per-key and per-address request budgets of this replica (off unless `serve` sets them).
     pub rate_limits: Arc<RateLimits>,
     /// Wrong dashboard passwords per account, on this replica (always on).
-    pub sign_in_throttle: Arc<crate::dashboard::throttle::SignInThrottle>,
+    pub sign_in_throttle: Arc<holdfast_web::throttle::SignInThrottle>,
     /// Password-reset links asked for per account, on this replica: five per 15 minutes.
-    pub reset_throttle: Arc<crate::dashboard::throttle::SignInThrottle>,
+    pub reset_throttle: Arc<holdfast_web::throttle::SignInThrottle>,
     /// The `/demo` checkout's keys and merchant, when `serve` set them up.
     pub demo: Option<Arc<crate::demo::Demo>>,
     /// Apple Pay's domain association file, when configured.
     pub apple_pay_domain_association: Option<Arc<[u8]>>,
     /// The proxies whose `X-Forwarded-For` names the client (none unless `serve` sets them).
-    pub trusted_proxies: Arc<crate::http::client_address::TrustedProxies>,
+    pub trusted_proxies: Arc<holdfast_web::client_address::TrustedProxies>,
     /// Whether the dashboard's cookie is `Secure` whatever the request's scheme: people reach
     /// Holdfast at an `https` public URL.
     pub secure_cookies: bool,
@@ -385,7 +385,7 @@ impl AppState {
     #[must_use]
     pub fn with_trusted_proxies(
         mut self,
-        proxies: crate::http::client_address::TrustedProxies,
+        proxies: holdfast_web::client_address::TrustedProxies,
     ) -> Self {
         self.trusted_proxies = Arc::new(proxies);
         self

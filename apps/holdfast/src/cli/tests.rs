@@ -26,7 +26,7 @@ fn the_documented_defaults() {
     );
     assert_eq!(
         serve.trusted_proxies,
-        crate::http::client_address::TrustedProxies::NONE,
+        holdfast_web::client_address::TrustedProxies::NONE,
         "no X-Forwarded-For believed unless proxies are named"
     );
     let w = &cli.webhooks;

@@ -4,9 +4,9 @@ use serde_json::json;
 
 use super::{explain, invite_link};
 use crate::cli::PlatformCommand;
-use crate::http::views::rfc3339;
 use crate::output::{created_key_json, created_key_line, emit};
 use crate::state::AppState;
+use holdfast_domain::payment::transaction::format_timestamp as rfc3339;
 
 pub async fn run(
     state: &AppState,

@@ -8,10 +8,10 @@ use holdfast_domain::user::Email;
 use holdfast_persistence::Database;
 
 use crate::config::{DatabaseArgs, PaymentArgs, ServeArgs, VaultArgs};
-use crate::http::rate_limit::RateLimits;
 use crate::output;
 use crate::state::{AppState, Background};
 use crate::webhook_config::WebhookArgs;
+use holdfast_web::rate_limit::RateLimits;
 
 pub async fn run(
     database: &DatabaseArgs,

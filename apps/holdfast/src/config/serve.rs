@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use clap::Args;
 
-use crate::http::client_address::TrustedProxies;
+use holdfast_web::client_address::TrustedProxies;
 
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
@@ -54,8 +54,8 @@ impl ServeArgs {
             .max(1)
     }
 
-    pub fn rate_limits(&self) -> crate::http::rate_limit::RateSettings {
-        crate::http::rate_limit::RateSettings {
+    pub fn rate_limits(&self) -> holdfast_web::rate_limit::RateSettings {
+        holdfast_web::rate_limit::RateSettings {
             private_per_s: std::num::NonZeroU32::new(self.rate_limit_private_per_s),
             public_per_s: std::num::NonZeroU32::new(self.rate_limit_public_per_s),
             failed_auth_per_min: std::num::NonZeroU32::new(self.rate_limit_failed_auth_per_min),

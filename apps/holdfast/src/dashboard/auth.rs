@@ -1,7 +1,7 @@
 //! Who a dashboard request is: the session cookie, the signed-in user it names, and the checks a
 //! form that changes anything must pass (this session's token, our own origin, an admin).
 
-use crate::http::client_address::client_address;
+use holdfast_web::client_address::client_address;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
@@ -19,8 +19,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::DashboardError;
-use crate::http::same_origin::is_same_origin;
 use crate::state::AppState;
+use holdfast_web::same_origin::is_same_origin;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "holdfast_session";

@@ -27,7 +27,7 @@ pub fn when(at: time::OffsetDateTime) -> Markup {
         at.hour(),
         at.minute()
     );
-    html! { time datetime=(crate::http::views::rfc3339(at)) { (shown) } }
+    html! { time datetime=(holdfast_domain::payment::transaction::format_timestamp(at)) { (shown) } }
 }
 
 /// What a page says after a change, looked up by the word its redirect carries (never the

@@ -15,7 +15,7 @@ mod platforms;
 mod processors;
 mod reset;
 mod sign_in;
-pub mod throttle;
+
 mod transactions;
 mod webhooks;
 
@@ -92,14 +92,14 @@ pub(crate) fn too_many(wait: std::time::Duration, page: Markup) -> HttpResponse 
     let mut response = respond(StatusCode::TOO_MANY_REQUESTS, page);
     response.headers_mut().insert(
         header::RETRY_AFTER,
-        header::HeaderValue::from(crate::http::error::retry_after_seconds(wait)),
+        header::HeaderValue::from(holdfast_web::error::retry_after_seconds(wait)),
     );
     response
 }
 
 /// "Try again in N minute(s).", rounded up.
 pub(crate) fn try_again_in(wait: std::time::Duration) -> String {
-    let minutes = crate::http::error::retry_after_seconds(wait).div_ceil(60);
+    let minutes = holdfast_web::error::retry_after_seconds(wait).div_ceil(60);
     format!("Try again in {minutes} minute(s).")
 }
 

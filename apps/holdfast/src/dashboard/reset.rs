@@ -1,16 +1,16 @@
 //! "Forgot your password?": a reset link emailed to the account's address. The page answers the
 //! same whether or not an account uses the address, so it tells nobody which emails exist.
 
-use crate::http::client_address::client_address;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::user::Email;
+use holdfast_web::client_address::client_address;
 use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::{DashboardError, layout, respond, too_many, try_again_in};
-use crate::http::same_origin::is_same_origin;
 use crate::state::AppState;
+use holdfast_web::same_origin::is_same_origin;
 
 pub const PATH: &str = "/dashboard/reset";
 
@@ -89,7 +89,7 @@ async fn request(
         // addresses have one.
         let (dashboard, email) = (state.dashboard.clone(), form.email.clone());
         // The request's id goes with the work, so a failure's log line names the request.
-        tokio::spawn(crate::http::request_context::with_current_id(async move {
+        tokio::spawn(holdfast_web::request_context::with_current_id(async move {
             if let Err(error) = dashboard.request_reset(&email, address).await {
                 tracing::error!(error = %error, "issuing a password reset link failed");
             }

@@ -1,19 +1,19 @@
 //! Signing in and out, setting a password through a one-time link, and the Test/Live switch.
 
-use crate::http::client_address::client_address;
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::dashboard::{Password, Secret};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::services::{ServiceError, SignInError};
+use holdfast_web::client_address::client_address;
 use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::auth::{NoFields, SignedForm, cleared_cookie, presented_secret, signed_in_now};
 use super::{DashboardError, layout, respond, see_other, try_again_in};
-use crate::http::same_origin::is_same_origin;
 use crate::state::AppState;
+use holdfast_web::same_origin::is_same_origin;
 
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.route("/dashboard", web::get().to(start))

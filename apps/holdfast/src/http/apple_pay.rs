@@ -12,10 +12,10 @@ use holdfast_domain::services::TokenError;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::error::ApiError;
 use super::extract::{ApiJson, Caller};
 use super::routes::Routes;
 use crate::state::AppState;
+use holdfast_web::error::ApiError;
 
 /// Where Apple looks for the domain association file.
 pub const DOMAIN_ASSOCIATION_PATH: &str =
@@ -93,7 +93,7 @@ fn sandbox_view(session: &SandboxSession) -> MerchantSessionView<'_> {
 
 /// Validates the merchant for Apple Pay: Apple's gateway is asked over mutual TLS when a merchant
 /// identity certificate is configured; without one, a sandbox session in test mode.
-#[utoipa::path(post, path = "/v1/apple-pay/merchant-sessions", tag = "hosted client", operation_id = "createApplePayMerchantSession", request_body = MerchantValidationBody, responses((status = 200, description = "The merchant session for `completeMerchantValidation`.", body = MerchantSessionView), (status = 502, description = "Apple's gateway gave no merchant session.", body = super::error::ErrorEnvelope)))]
+#[utoipa::path(post, path = "/v1/apple-pay/merchant-sessions", tag = "hosted client", operation_id = "createApplePayMerchantSession", request_body = MerchantValidationBody, responses((status = 200, description = "The merchant session for `completeMerchantValidation`.", body = MerchantSessionView), (status = 502, description = "Apple's gateway gave no merchant session.", body = holdfast_web::error::ErrorEnvelope)))]
 async fn create(
     state: web::Data<AppState>,
     Caller(who): Caller,

@@ -8,10 +8,10 @@ use holdfast_domain::payment::brand::{CardBrand, FundingType};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::error::ApiError;
 use super::extract::Caller;
 use super::routes::Routes;
 use crate::state::AppState;
+use holdfast_web::error::ApiError;
 
 pub fn routes(r: &mut Routes) {
     r.add(

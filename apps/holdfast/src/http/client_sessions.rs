@@ -14,12 +14,12 @@ use holdfast_domain::services::{CreatedSession, NewClientSession};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller};
 use super::idempotency::{AnswerWithChange, changed, created};
 use super::routes::Routes;
 use super::views::{rfc3339, timestamp_or_null};
 use crate::state::AppState;
+use holdfast_web::error::{ApiError, ErrorEnvelope};
 
 pub fn routes(r: &mut Routes) {
     r.add(

@@ -2,7 +2,6 @@
 //! its questionnaire, its attestation, and the attestation as a printable page
 //! (docs/compliance.md).
 
-use super::client_address::client_address;
 use actix_web::http::Method;
 use actix_web::http::header::ContentType;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -11,15 +10,16 @@ use holdfast_domain::compliance::{ComplianceStatus, Question, SaqType};
 use holdfast_domain::ids::{ComplianceFormId, MerchantId};
 use holdfast_domain::schema::timestamp;
 use holdfast_domain::services::{CurrentCompliance, Signer};
+use holdfast_web::client_address::client_address;
 use maud::{DOCTYPE, html};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller};
 use super::routes::Routes;
 use super::views::{rfc3339, timestamp_or_null};
 use crate::state::AppState;
+use holdfast_web::error::{ApiError, ErrorEnvelope};
 
 pub fn routes(r: &mut Routes) {
     r.add(

@@ -19,9 +19,9 @@ use holdfast_domain::services::{AuthenticateError, NewClientSession, NewPayment,
 use serde::Deserialize;
 
 use super::ApiError;
-use super::html::escape;
 use crate::demo::{AMOUNT, Demo};
 use crate::state::AppState;
+use holdfast_web::html::escape;
 
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
                       frame-src 'self'; connect-src 'self'; base-uri 'none'; \
@@ -156,7 +156,7 @@ async fn pay(
     form: web::Form<PayForm>,
 ) -> Result<HttpResponse, ApiError> {
     // Checked before the demo's rate is spent: a forged post costs the demo nothing.
-    if state.demo.is_some() && !super::same_origin::is_same_origin(&req) {
+    if state.demo.is_some() && !holdfast_web::same_origin::is_same_origin(&req) {
         let mut refused = outcome_page(
             None,
             None,

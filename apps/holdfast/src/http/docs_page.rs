@@ -9,8 +9,8 @@ use actix_web::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, ContentTyp
 use actix_web::{HttpResponse, web};
 use serde_json::Value;
 
-use super::html::escape;
 use super::openapi;
+use holdfast_web::html::escape;
 
 pub const PATH: &str = "/docs";
 const STYLESHEET_PATH: &str = "/docs/docs.css";

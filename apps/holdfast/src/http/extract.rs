@@ -1,6 +1,6 @@
 //! Request extraction that answers bad input with a 400 naming the field.
 
-use super::client_address::client_address;
+use holdfast_web::client_address::client_address;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -14,11 +14,10 @@ use holdfast_domain::page::PageRequest;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::error::ApiError;
 use super::json_body;
+use holdfast_web::error::ApiError;
 
-/// Largest JSON body accepted, in bytes.
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
+pub use holdfast_web::error::MAX_BODY_BYTES;
 
 /// A JSON body. Unknown fields are refused by the request types (`deny_unknown_fields`), so a
 /// misspelt field is a 400 rather than silently ignored.

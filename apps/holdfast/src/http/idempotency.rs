@@ -29,8 +29,8 @@ use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, S
 use holdfast_domain::ports::Begun;
 use holdfast_domain::services::IdempotencyService;
 
-use super::error::ApiError;
 use crate::state::AppState;
+use holdfast_web::error::ApiError;
 
 pub const HEADER: &str = "idempotency-key";
 pub const REPLAYED: &str = "idempotent-replayed";

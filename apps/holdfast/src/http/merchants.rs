@@ -11,12 +11,12 @@ use holdfast_domain::user::Email;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::error::ApiError;
 use super::extract::{ApiJson, Caller, Field, PageQuery, page_request};
 use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::views::{DeletedView, ListView};
 use crate::state::AppState;
+use holdfast_web::error::ApiError;
 
 pub fn routes(r: &mut Routes) {
     r.add(

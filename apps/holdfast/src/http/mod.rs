@@ -3,29 +3,21 @@
 mod apple_pay;
 mod bins;
 mod boarding_forms;
-pub mod client_address;
 mod client_sessions;
 pub mod clients;
 mod compliance;
 mod demo_page;
 mod docs_page;
-pub(crate) mod error;
 mod extract;
 mod favicon;
 mod health;
-mod html;
-mod hygiene;
 mod idempotency;
 mod json_body;
 mod merchants;
 pub mod openapi;
 mod plans;
 pub mod processor_notices;
-pub mod rate_limit;
-pub(crate) mod request_context;
 pub mod routes;
-mod run_to_end;
-pub(crate) mod same_origin;
 mod tokens;
 mod transactions;
 pub mod views;
@@ -40,7 +32,8 @@ use actix_web::middleware::from_fn;
 use actix_web::{App, Error, HttpServer, web};
 use anyhow::Context;
 
-pub use error::ApiError;
+pub use holdfast_web::ApiError;
+use holdfast_web::{hygiene, request_context, run_to_end};
 
 use crate::config::ServeArgs;
 use crate::state::AppState;
@@ -75,8 +68,11 @@ pub fn app_with(
     >,
 > {
     let catalogue = Arc::new(routes::catalogue());
+    // Who a request came from is every door's question (`client_address`).
+    let proxies = web::Data::from(state.trusted_proxies.clone());
     App::new()
         .app_data(state)
+        .app_data(proxies)
         .app_data(web::PayloadConfig::new(extract::MAX_BODY_BYTES))
         .configure(health::config)
         .configure(favicon::config)

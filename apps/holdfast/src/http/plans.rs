@@ -23,12 +23,12 @@ use holdfast_domain::services::{
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::error::ApiError;
 use super::extract::{ApiJson, Caller, PageQuery, page_request};
 use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::views::{ListView, rfc3339};
 use crate::state::AppState;
+use holdfast_web::error::ApiError;
 
 pub fn routes(r: &mut Routes) {
     let c = "/v1/processor-connections";

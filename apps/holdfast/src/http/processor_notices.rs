@@ -12,10 +12,10 @@ use holdfast_domain::payment::adyen::notifications::NotificationItem;
 use holdfast_domain::services::{BasicCredentials, NoticeError, ReceivedItem};
 use serde_json::{Value, json};
 
-use super::client_address::client_address;
-use super::error::ApiError;
-use super::request_context;
 use crate::state::AppState;
+use holdfast_web::client_address::client_address;
+use holdfast_web::error::ApiError;
+use holdfast_web::request_context;
 
 /// Where a connection's Adyen notifications are sent, below Holdfast's public URL.
 pub const ADYEN_PATH: &str = "/notifications/adyen/{connectionId}";

@@ -6,7 +6,7 @@
 //! else runs. A route registered any other way is therefore never reachable: forgetting to
 //! declare a route fails closed, never open.
 
-use super::client_address::client_address;
+use holdfast_web::client_address::client_address;
 use std::sync::Arc;
 
 use actix_web::body::MessageBody;
@@ -17,8 +17,8 @@ use actix_web::{Error, HttpMessage, ResponseError, Route, web};
 use holdfast_domain::auth::{Access, AuthError};
 use holdfast_domain::services::AuthenticateError;
 
-use super::error::ApiError;
 use crate::state::AppState;
+use holdfast_web::error::ApiError;
 
 /// The prefix of every authenticated route.
 pub const API_PREFIX: &str = "/v1";
@@ -147,7 +147,7 @@ pub async fn gate(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     // The path the router will route, never the raw one: `/%761/…` is `/v1/…` to it.
-    let path = super::hygiene::routed_path(&req);
+    let path = holdfast_web::hygiene::routed_path(&req);
     let under_api = path == API_PREFIX || path.starts_with("/v1/");
     // The API's own description takes no key: it says nothing a client has not been told.
     let open = path == super::openapi::PATH && req.method() == Method::GET;

@@ -16,13 +16,13 @@ use holdfast_domain::services::TokenError;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller};
 use super::idempotency::{AnswerWithChange, created};
 use super::routes::Routes;
 use super::transactions::PaymentBody;
 use super::views::{DeletedView, rfc3339, timestamp_or_null};
 use crate::state::AppState;
+use holdfast_web::error::{ApiError, ErrorEnvelope};
 
 pub fn routes(r: &mut Routes) {
     r.add(

@@ -27,15 +27,15 @@ use holdfast_domain::services::{NewPayment, PaymentError, PaymentSource};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller, PageQuery, query};
 use super::idempotency::{
     AnswerWithChange, Deferred, KeySettled, begin, respond, seen_response, settle,
 };
-use super::request_context;
 use super::routes::Routes;
 use super::views::ListView;
 use crate::state::AppState;
+use holdfast_web::error::{ApiError, ErrorEnvelope};
+use holdfast_web::request_context;
 
 pub fn routes(r: &mut Routes) {
     r.add_claiming_own_key("/v1/transactions", Access::Private, web::route().to(create));

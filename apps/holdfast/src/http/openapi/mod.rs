@@ -16,7 +16,7 @@ use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
 use self::gate::FromCatalogue;
-use super::error::ErrorEnvelope;
+use holdfast_web::error::ErrorEnvelope;
 
 /// The path of the document; outside the catalogue, since it takes no key.
 pub const PATH: &str = "/v1/openapi.json";

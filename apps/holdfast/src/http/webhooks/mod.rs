@@ -13,12 +13,12 @@ use holdfast_domain::webhook::{
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::error::ApiError;
 use super::extract::{Acting, ApiJson, Caller, PageQuery, page_request};
 use super::idempotency::{AnswerWithChange, changed, created};
 use super::routes::Routes;
 use super::views::{DeletedView, ListView};
 use crate::state::AppState;
+use holdfast_web::error::ApiError;
 
 mod views;
 

@@ -13,7 +13,10 @@ use holdfast_domain::services::{AuthenticateError, PaymentError, ServiceError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::request_context;
+use crate::request_context;
+
+/// Largest request body accepted, in bytes, on every route.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -194,7 +197,7 @@ impl ApiError {
             StatusCode::NOT_FOUND => Self::RouteNotFound,
             StatusCode::METHOD_NOT_ALLOWED => Self::MethodNotAllowed,
             StatusCode::PAYLOAD_TOO_LARGE => Self::PayloadTooLarge {
-                limit: super::extract::MAX_BODY_BYTES,
+                limit: MAX_BODY_BYTES,
             },
             other => Self::Status(other),
         }
@@ -230,7 +233,7 @@ impl ResponseError for ApiError {
 
 /// `Retry-After` for a wait: whole seconds rounded up, at least 1, so a client that obeys it
 /// never comes back early.
-pub(crate) fn retry_after_seconds(wait: std::time::Duration) -> u64 {
+pub fn retry_after_seconds(wait: std::time::Duration) -> u64 {
     wait.as_secs()
         .saturating_add(u64::from(wait.subsec_nanos() > 0))
         .max(1)

@@ -67,7 +67,7 @@ pub async fn middleware(
     };
     if needs_envelope(&response) {
         let envelope = REQUEST_ID.sync_scope(id.clone(), || {
-            super::ApiError::for_status(response.status()).error_response()
+            crate::ApiError::for_status(response.status()).error_response()
         });
         response = response.into_response(envelope);
     }
@@ -139,7 +139,7 @@ impl ResponseError for WithRequestId {
             if has_type(rendered.headers(), "application/json") {
                 rendered
             } else {
-                super::ApiError::for_status(rendered.status()).error_response()
+                crate::ApiError::for_status(rendered.status()).error_response()
             }
         });
         stamp(response.headers_mut(), &self.id);

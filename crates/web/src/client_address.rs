@@ -15,8 +15,6 @@ use actix_web::web;
 use actix_web::{HttpMessage as _, HttpRequest};
 use ipnet::{IpNet, Ipv4Net};
 
-use crate::state::AppState;
-
 /// The networks whose connections are proxies forwarding for someone else.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrustedProxies(Vec<IpNet>);
@@ -121,10 +119,8 @@ pub fn client_address(req: &HttpRequest) -> Option<IpAddr> {
         return *address;
     }
     let peer = req.peer_addr().map(|a| a.ip());
-    let address = match req.app_data::<web::Data<AppState>>() {
-        Some(state) => state
-            .trusted_proxies
-            .client(peer, req.headers().get_all("x-forwarded-for")),
+    let address = match req.app_data::<web::Data<TrustedProxies>>() {
+        Some(proxies) => proxies.client(peer, req.headers().get_all("x-forwarded-for")),
         None => peer,
     };
     req.extensions_mut().insert(Resolved(address));

@@ -20,8 +20,8 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 
-use super::error::ApiError;
-use super::request_context;
+use crate::error::ApiError;
+use crate::request_context;
 
 /// Requests running on one worker thread at most, their clients there or gone: a client that
 /// sends and resets, again and again, cannot pile up work without bound.

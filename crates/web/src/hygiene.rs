@@ -13,7 +13,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::{Error, ResponseError};
 
-use super::error::ApiError;
+use crate::error::ApiError;
 
 /// The path exactly as the router matches it: percent-decoded, except `%`, `/` and `+`.
 pub fn routed_path(req: &ServiceRequest) -> &str {
