@@ -14,7 +14,8 @@ use holdfast_domain::ports::{
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
     DashboardService, Flashes, IdempotencyService, KeyService, MerchantService, NoticeService,
-    PaymentService, PlatformService, RoutingService, TokenService, UserService, WebhookService,
+    PaymentService, PlatformService, RoutingService, TokenService, TransactionRequests,
+    UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -53,6 +54,8 @@ pub struct AppState {
     /// Who did what to keys, subscriptions and users.
     pub audit: Auditor,
     pub idempotency: IdempotencyService,
+    /// Transactions as clients ask for them, under their idempotency keys.
+    pub transaction_requests: TransactionRequests,
     /// Per-key and per-address request budgets of this replica (off unless `serve` sets them).
     pub rate_limits: Arc<RateLimits>,
     /// Wrong dashboard passwords per account, on this replica (always on).
@@ -243,6 +246,17 @@ impl AppState {
             ids.clone(),
         );
         let audit = Auditor::new(stores.audit, clock.clone(), ids.clone());
+        let payments = PaymentService::new(
+            stores.transactions,
+            stores.routing.clone(),
+            processor,
+            bins.clone(),
+            clock.clone(),
+            ids.clone(),
+            tokens.clone(),
+        );
+        let idempotency =
+            IdempotencyService::new(stores.idempotency, clock.clone(), fingerprint_secret);
         Self {
             auth: Authenticator::new(stores.keys.clone(), clock.clone()),
             platforms: PlatformService::new(
@@ -288,15 +302,8 @@ impl AppState {
             ),
             notices,
             routing,
-            payments: PaymentService::new(
-                stores.transactions,
-                stores.routing,
-                processor,
-                bins.clone(),
-                clock.clone(),
-                ids.clone(),
-                tokens.clone(),
-            ),
+            transaction_requests: TransactionRequests::new(payments.clone(), idempotency.clone()),
+            payments,
             tokens,
             webhooks: WebhookService::new(
                 stores.webhooks,
@@ -308,7 +315,7 @@ impl AppState {
             audit,
             boarding,
             compliance,
-            idempotency: IdempotencyService::new(stores.idempotency, clock, fingerprint_secret),
+            idempotency,
             rate_limits: Arc::new(RateLimits::off()),
             sign_in_throttle: Arc::default(),
             reset_throttle: Arc::default(),

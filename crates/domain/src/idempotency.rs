@@ -12,8 +12,6 @@
 //! reporting a change is stored with the change, in one SQL transaction, is the domain's
 //! (`Recorder`). The whole flow is drawn in docs/architecture.md.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use time::{Duration, OffsetDateTime};
@@ -118,9 +116,10 @@ pub struct Recorder<'a, T = crate::payment::transaction::Transaction> {
     pub key: &'a IdempotencyKey,
     /// Renders the answer the client gets from what the request made.
     pub render: &'a (dyn Fn(&T) -> Answer + Sync),
-    /// Set when the key is not claimed yet: the request's first write claims it (only a card
-    /// payment's pending row does; see `Unclaimed`).
-    pub unclaimed: Option<&'a Unclaimed>,
+    /// Set when the key is not claimed yet: the request's first write is to claim it, in the
+    /// same statement (only a card payment's pending row can; a request that cannot is refused
+    /// with nothing written, and claims the key the ordinary way: `TransactionRequests`).
+    pub claim_at_first_write: Option<&'a KeyClaim>,
 }
 
 /// A claim on a key as stored: the key in its caller's space, the request's fingerprint, when
@@ -133,42 +132,6 @@ pub struct KeyClaim {
     pub fingerprint: [u8; 32],
     /// When the request arrived.
     pub at: OffsetDateTime,
-}
-
-/// A request's key that its first write claims, in the same statement, instead of a claim of
-/// its own before the request runs: one round trip and one commit fewer for a card payment,
-/// whose pending row is its first write and comes before its processor is called. Whether that
-/// write made the claim is recorded here, so the door knows whether the key is the request's to
-/// settle. A request that cannot claim this way (its key taken, or a write before the pending
-/// row, such as a token's redemption) claims the key the ordinary way and runs again.
-#[derive(Debug)]
-pub struct Unclaimed {
-    claim: KeyClaim,
-    claimed: AtomicBool,
-}
-
-impl Unclaimed {
-    /// `claim`, not yet made.
-    pub fn new(claim: KeyClaim) -> Self {
-        Self {
-            claim,
-            claimed: AtomicBool::new(false),
-        }
-    }
-
-    /// The claim the first write makes.
-    pub fn claim(&self) -> &KeyClaim {
-        &self.claim
-    }
-
-    /// Whether a write has made the claim: from then on the key is the request's.
-    pub fn is_claimed(&self) -> bool {
-        self.claimed.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn mark_claimed(&self) {
-        self.claimed.store(true, Ordering::Release);
-    }
 }
 
 impl<T> Recorder<'_, T> {
@@ -193,7 +156,7 @@ impl<T> std::fmt::Debug for Recorder<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Recorder")
             .field("key", &self.key)
-            .field("unclaimed", &self.unclaimed)
+            .field("claim_at_first_write", &self.claim_at_first_write)
             .finish_non_exhaustive()
     }
 }

@@ -32,7 +32,10 @@ pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
 pub use merchants::{MerchantService, NO_SUCH_PLAN};
 pub use notices::{BasicCredentials, NoticeError, NoticeService, ReceivedItem, Taken};
-pub use payments::{NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled};
+pub use payments::{
+    Created, NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled, Renders,
+    RequestKey, TransactionRequest, TransactionRequests,
+};
 pub use platforms::{CreatedPlatform, PlatformService};
 pub use routing::{
     FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewAccount, NewPlan, RoutingService, brand_route_field,

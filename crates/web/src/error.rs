@@ -356,8 +356,15 @@ impl ApiError {
 
 impl From<PaymentError> for ApiError {
     fn from(err: PaymentError) -> Self {
+        Self::from(&err)
+    }
+}
+
+/// A refusal rendered for the answer stored under a request's key, as it is sent.
+impl From<&PaymentError> for ApiError {
+    fn from(err: &PaymentError) -> Self {
         match err {
-            PaymentError::Invalid(invalid) => invalid.into(),
+            PaymentError::Invalid(invalid) => invalid.clone().into(),
             PaymentError::Refused(refused @ Refused::AmountTooHigh { .. }) => {
                 Self::invalid("amount", refused.to_string())
             }
@@ -366,7 +373,7 @@ impl From<PaymentError> for ApiError {
                 message: refused.to_string(),
             },
             PaymentError::Store(e) => Self::Internal(e.to_string()),
-            // The door that defers a claim handles this itself (`transactions::run`).
+            // `TransactionRequests` claims the key and runs again; never a client's answer.
             err @ PaymentError::KeyNotClaimed => Self::Internal(err.to_string()),
         }
     }

@@ -12,11 +12,10 @@
 //!
 //! `POST /v1/transactions` claims its key itself ([`Deferred`]): a card payment's pending row
 //! makes the claim in its own statement, one round trip and one commit fewer. A request that
-//! cannot claim that way claims the ordinary way and runs again (`transactions::run`); one
-//! refused before its first write has its key claimed by `guard` after the handler, and the
-//! earlier request under the key, if any, decides its answer, as in step 1.
-
-use std::sync::Arc;
+//! cannot claim that way claims the ordinary way and runs again (the domain's
+//! `TransactionRequests`); one refused before its first write has its key claimed by `guard`
+//! after the handler, and the earlier request under the key, if any, decides its answer, as in
+//! step 1.
 
 use actix_web::body::{BoxBody, MessageBody, to_bytes};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -25,7 +24,7 @@ use actix_web::http::header::{ContentType, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use holdfast_domain::auth::Principal;
-use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, Seen, Unclaimed};
+use holdfast_domain::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, Seen};
 use holdfast_domain::ports::Begun;
 use holdfast_domain::services::IdempotencyService;
 
@@ -41,9 +40,9 @@ pub const REPLAYED: &str = "idempotent-replayed";
 pub struct ClaimedKey(pub IdempotencyKey);
 
 /// …or this, on a route whose handler claims the key itself, with its first write
-/// (`RouteSpec::claims_own_key`): the claim to make, and whether it was made.
+/// (`RouteSpec::claims_own_key`): the claim to make.
 #[derive(Debug, Clone)]
-pub struct Deferred(pub Arc<Unclaimed>);
+pub struct Deferred(pub KeyClaim);
 
 /// …and marks its response with this once it has settled the key itself, so `guard` leaves the
 /// key alone.
@@ -77,7 +76,7 @@ impl<T> AnswerWithChange<T> {
         self.key.as_ref().map(|key| Recorder {
             key,
             render: &self.render,
-            unclaimed: None,
+            claim_at_first_write: None,
         })
     }
 
@@ -187,8 +186,7 @@ pub async fn guard(
     let claim = keys.claim_for(who, key, req.method().as_str(), req.path(), &body);
     req.set_payload(Payload::from(body));
     if claims_own_key {
-        let unclaimed = Arc::new(Unclaimed::new(claim.clone()));
-        req.extensions_mut().insert(Deferred(unclaimed));
+        req.extensions_mut().insert(Deferred(claim.clone()));
     } else {
         match begin(keys, who, &claim).await? {
             Begun::Started => {

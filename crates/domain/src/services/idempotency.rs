@@ -27,9 +27,9 @@ impl IdempotencyService {
     }
 
     /// The claim the request `method path body` makes on the client's `key`, not yet made
-    /// (`begin` makes it, or a card payment's pending row: `Unclaimed`). Its key is the key as
-    /// stored, in the caller's key space (`IdempotencyKey::scoped_to`), which `complete`,
-    /// `release` and a stored answer take.
+    /// (`begin` makes it, or a card payment's pending row: `Recorder::claim_at_first_write`).
+    /// Its key is the key as stored, in the caller's key space (`IdempotencyKey::scoped_to`),
+    /// which `complete`, `release` and a stored answer take.
     pub fn claim_for(
         &self,
         who: &Principal,

@@ -178,7 +178,7 @@ mod tests {
         let recorder = Recorder {
             key: &key,
             render: &render,
-            unclaimed: None,
+            claim_at_first_write: None,
         };
         let merchant = service
             .create(&principal(Mode::Live), details, Some(&recorder))

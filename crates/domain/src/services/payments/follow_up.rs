@@ -21,7 +21,7 @@ impl PaymentService {
         follow_up: FollowUp,
         recorder: Option<&Recorder<'_>>,
     ) -> Result<Transaction, PaymentError> {
-        if recorder.is_some_and(|r| r.unclaimed.is_some()) {
+        if recorder.is_some_and(|r| r.claim_at_first_write.is_some()) {
             // Only a new payment's pending row claims a key; a reservation does not.
             return Err(PaymentError::KeyNotClaimed);
         }

@@ -13,6 +13,9 @@ mod follow_up;
 mod outcome;
 mod pay;
 mod reconcile;
+mod requests;
+
+pub use requests::{Created, Renders, RequestKey, TransactionRequest, TransactionRequests};
 #[cfg(test)]
 mod tests;
 

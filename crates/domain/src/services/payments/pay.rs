@@ -16,6 +16,7 @@ use crate::ports::{
 };
 
 use super::outcome::{named, placeholder};
+use super::requests::Charged;
 use super::{NewPayment, PaymentError, PaymentService, PaymentSource};
 use crate::services::PaymentTerms;
 
@@ -45,38 +46,28 @@ impl PaymentService {
         new: NewPayment,
         recorder: Option<&Recorder<'_>>,
     ) -> Result<Transaction, PaymentError> {
-        if recorder.is_some_and(|r| r.unclaimed.is_some())
+        self.charge_for(who, new, recorder).await.result
+    }
+
+    /// `pay`, saying whether the payment's first write claimed the request's key
+    /// (`Recorder::claim_at_first_write`).
+    pub(crate) async fn charge_for(
+        &self,
+        who: &Principal,
+        new: NewPayment,
+        recorder: Option<&Recorder<'_>>,
+    ) -> Charged {
+        if recorder.is_some_and(|r| r.claim_at_first_write.is_some())
             && matches!(new.source, PaymentSource::Token(_))
         {
             // Redeeming the token is a write of its own: the key must be the request's first.
-            return Err(PaymentError::KeyNotClaimed);
+            return Charged::refused(PaymentError::KeyNotClaimed);
         }
-        // Card fields are checked before anything is read.
-        let source = match new.source {
-            PaymentSource::Card(input) => {
-                Checked::Card(input.check(self.clock.now(), CvvRule::Required)?)
-            }
-            PaymentSource::Token(id) => Checked::Token(id),
+        let (setup, card) = match self.prepare(who, &new).await {
+            Ok(prepared) => prepared,
+            Err(refused) => return Charged::refused(refused),
         };
-        let (merchant, plan, known) = self.routable_setup(who, &new.merchant_id).await?;
-        if matches!(source, Checked::Card(_)) && merchant.raw_cards_on.is_none() {
-            // Once per merchant: its systems see card numbers (SAQ D, docs/compliance.md).
-            self.store
-                .note_raw_cards(&who.scope, &merchant.id, self.clock.now())
-                .await?;
-        }
-        let terms = PaymentTerms {
-            merchant: &merchant.id,
-            amount: new.amount.minor_units(),
-            currency: merchant.details.currency,
-        };
-        let (card, client_session) = self.card_of(who, source, terms).await?;
-        let setup = Setup {
-            merchant,
-            plan,
-            known,
-            session: client_session.clone(),
-        };
+        let client_session = setup.session.clone();
         let charged = self
             .charge(
                 who,
@@ -92,13 +83,48 @@ impl PaymentService {
         // processor (its reversal can fail): the hold then lapses by itself rather than let the
         // checkout pay again at once. Anything else gives the checkout back.
         if let Some(session) = client_session {
-            match &charged {
+            match &charged.result {
                 Ok(txn) if approved(txn) => {}
                 Ok(txn) if txn.authorization.status == AuthStatus::TimedOut => {}
                 _ => self.tokens.release_session(who, &session).await,
             }
         }
         charged
+    }
+
+    /// What a payment needs before its pending row: its card checked (before anything is
+    /// read), its merchant, plan and connections, and its token redeemed.
+    async fn prepare(
+        &self,
+        who: &Principal,
+        new: &NewPayment,
+    ) -> Result<(Setup, CardData), PaymentError> {
+        let source = match &new.source {
+            PaymentSource::Card(input) => {
+                Checked::Card(input.clone().check(self.clock.now(), CvvRule::Required)?)
+            }
+            PaymentSource::Token(id) => Checked::Token(id.clone()),
+        };
+        let (merchant, plan, known) = self.routable_setup(who, &new.merchant_id).await?;
+        if matches!(source, Checked::Card(_)) && merchant.raw_cards_on.is_none() {
+            // Once per merchant: its systems see card numbers (SAQ D, docs/compliance.md).
+            self.store
+                .note_raw_cards(&who.scope, &merchant.id, self.clock.now())
+                .await?;
+        }
+        let terms = PaymentTerms {
+            merchant: &merchant.id,
+            amount: new.amount.minor_units(),
+            currency: merchant.details.currency,
+        };
+        let (card, session) = self.card_of(who, source, terms).await?;
+        let setup = Setup {
+            merchant,
+            plan,
+            known,
+            session,
+        };
+        Ok((setup, card))
     }
 
     /// Routes `card` by the merchant's plan, calls the processor and records the outcome.
@@ -115,19 +141,19 @@ impl PaymentService {
         }: Setup,
         card: CardData,
         recorder: Option<&Recorder<'_>>,
-    ) -> Result<Transaction, PaymentError> {
+    ) -> Charged {
         let bin = self.bins.lookup(card.number.bin());
         let connections: Vec<ProcessorConnection> = plan
             .route(bin.brand)
             .iter()
             .filter_map(|id| known.iter().find(|c| &c.id == id).cloned())
             .collect();
-        let first = connections.first().cloned().ok_or_else(|| {
-            Invalid::new(
+        let Some(first) = connections.first().cloned() else {
+            return Charged::refused(Invalid::new(
                 "merchantId",
                 "the merchant's plan routes to no processor connection",
-            )
-        })?;
+            ));
+        };
         let id = TxnId::from_suffix(&self.ids.next_id());
         let pending = Transaction {
             id: id.clone(),
@@ -155,20 +181,34 @@ impl PaymentService {
             parent_id: None,
             refunded_amount: 0,
         };
-        let unclaimed = recorder.and_then(|r| r.unclaimed);
-        let claim = unclaimed.map(|u| u.claim().clone());
-        if !self
-            .store
-            .insert_pending_transaction(&pending, claim)
-            .await?
-        {
-            return Err(PaymentError::KeyNotClaimed);
+        let claim = recorder.and_then(|r| r.claim_at_first_write).cloned();
+        let claiming = claim.is_some();
+        match self.store.insert_pending_transaction(&pending, claim).await {
+            Ok(true) => {}
+            Ok(false) => return Charged::refused(PaymentError::KeyNotClaimed),
+            Err(store) => return Charged::refused(store),
         }
-        if let Some(unclaimed) = unclaimed {
-            unclaimed.mark_claimed();
+        // From here on, the key (if the pending row claimed one) is the request's to settle.
+        Charged {
+            result: self
+                .call_and_complete(pending, card, &plan, &connections, session, recorder)
+                .await,
+            key_claimed: claiming,
         }
+    }
 
-        let op = match kind {
+    /// Calls the processor for `pending` (falling back while it is unavailable) and records
+    /// the outcome, with the answer under the request's key and the client session closed.
+    async fn call_and_complete(
+        &self,
+        pending: Transaction,
+        card: CardData,
+        plan: &Plan,
+        connections: &[ProcessorConnection],
+        session: Option<HeldSession>,
+        recorder: Option<&Recorder<'_>>,
+    ) -> Result<Transaction, PaymentError> {
+        let op = match pending.kind {
             TxnType::Sale => ProcessorOp::Sale(card),
             _ => ProcessorOp::Authorize(card),
         };
@@ -176,14 +216,14 @@ impl PaymentService {
             op,
             amount: pending.amount,
             currency: pending.currency,
-            reference: id,
+            reference: pending.id.clone(),
         };
-        let (used, result) = self.call_with_fallback(&connections, &request).await;
+        let (used, result) = self.call_with_fallback(connections, &request).await;
         let mut txn = Transaction {
             processor: named(used),
             ..pending
         };
-        self.settle(&mut txn, &plan, result, used, &request).await;
+        self.settle(&mut txn, plan, result, used, &request).await;
         let reply = reply_for(recorder, &txn);
         let close = session.filter(|_| approved(&txn)).map(|held| SessionClose {
             held,

@@ -5,18 +5,21 @@ use crate::ids::{ConnectionId, KeyId, PlanId, PlatformId, UserId};
 use crate::mode::{KeyType, Mode};
 use crate::services::fixtures::{clock_at_noon, fixed_ids, shop, visa_bins};
 
-use crate::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, Unclaimed};
+use super::{Created, Renders, RequestKey, TransactionRequest, TransactionRequests};
+use crate::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, Seen};
 use crate::payment::fee::FeeRule;
 use crate::payment::lifecycle::{FollowUp, TxnState};
 use crate::payment::response_code::ResponseCode;
 use crate::payment::routing::ProcessorAccount;
 use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::transaction::{AuthStatus, AvsCode, CvvCode};
+use crate::ports::{Begun, MockIdempotencyStore};
 use crate::ports::{
     MockCardVault, MockProcessor, MockRoutingStore, MockTokenStore, MockTransactionStore,
     PaymentSetup, ProcessorError, ProcessorOp, ProcessorReply, Reservation,
 };
 use crate::scope::Scope;
+use crate::services::IdempotencyService;
 use crate::services::TokenService;
 use std::sync::{Arc, Mutex};
 use time::macros::datetime;
@@ -307,7 +310,7 @@ async fn the_rendered_response_is_stored_with_the_transaction_whatever_its_statu
         let recorder = Recorder {
             key: &key,
             render: &render,
-            unclaimed: None,
+            claim_at_first_write: None,
         };
         let txn = service(store, processor)
             .pay(&who(), auth(), Some(&recorder))
@@ -760,15 +763,15 @@ async fn a_session_token_payment_completes_or_releases_its_session() {
     }
 }
 
-/// Key `pay-1`, not yet claimed.
-fn unclaimed_key() -> (IdempotencyKey, Unclaimed) {
+/// Key `pay-1`, and the claim on it not yet made.
+fn unclaimed_key() -> (IdempotencyKey, KeyClaim) {
     let key = IdempotencyKey::parse("pay-1").unwrap();
-    let unclaimed = Unclaimed::new(KeyClaim {
+    let claim = KeyClaim {
         key: key.clone(),
         fingerprint: [9; 32],
         at: datetime!(2026-11-27 12:00 UTC),
-    });
-    (key, unclaimed)
+    };
+    (key, claim)
 }
 
 /// A 201 whose body is the transaction's id.
@@ -779,9 +782,9 @@ fn id_as_answer(txn: &Transaction) -> Answer {
     }
 }
 
-/// A card payment under a key not yet claimed claims it with its pending row: the claim is
-/// marked made once that write is, and the answer is stored with the completion. When the key
-/// turns out taken, nothing more happens: no processor call, no completion.
+/// A card payment under a key not yet claimed claims it with its pending row, and says so,
+/// and the answer is stored with the completion. When the key turns out taken, nothing more
+/// happens: no processor call, no completion.
 #[tokio::test]
 async fn a_card_payment_claims_its_key_with_its_pending_row() {
     for key_free in [true, false] {
@@ -791,18 +794,18 @@ async fn a_card_payment_claims_its_key_with_its_pending_row() {
             .expect_call()
             .times(usize::from(key_free))
             .returning(|_, _| Ok(approved()));
-        let (key, unclaimed) = unclaimed_key();
-        let claim = unclaimed.claim().clone();
+        let (key, claim) = unclaimed_key();
         let recorder = Recorder {
             key: &key,
             render: &id_as_answer,
-            unclaimed: Some(&unclaimed),
+            claim_at_first_write: Some(&claim),
         };
-        let paid = service(store, processor)
-            .pay(&who(), auth(), Some(&recorder))
+        let charged = service(store, processor)
+            .charge_for(&who(), auth(), Some(&recorder))
             .await;
+        let paid = charged.result;
         assert_eq!(*asked.lock().unwrap(), vec![Some(claim)]);
-        assert_eq!(unclaimed.is_claimed(), key_free);
+        assert_eq!(charged.key_claimed, key_free);
         let completed = completed.lock().unwrap();
         if key_free {
             let txn = paid.unwrap();
@@ -823,11 +826,11 @@ async fn a_card_payment_claims_its_key_with_its_pending_row() {
 /// or written (the mocks panic on any call).
 #[tokio::test]
 async fn only_a_card_payment_claims_its_key_as_it_writes() {
-    let (key, unclaimed) = unclaimed_key();
+    let (key, claim) = unclaimed_key();
     let recorder = Recorder {
         key: &key,
         render: &id_as_answer,
-        unclaimed: Some(&unclaimed),
+        claim_at_first_write: Some(&claim),
     };
     let nothing = || {
         service_over(
@@ -840,8 +843,11 @@ async fn only_a_card_payment_claims_its_key_as_it_writes() {
         source: PaymentSource::Token(crate::ids::TokenId::from_suffix("1")),
         ..auth()
     };
-    let paid = nothing().pay(&who(), token, Some(&recorder)).await;
-    assert!(matches!(paid, Err(PaymentError::KeyNotClaimed)), "{paid:?}");
+    let paid = nothing().charge_for(&who(), token, Some(&recorder)).await;
+    assert!(
+        matches!(paid.result, Err(PaymentError::KeyNotClaimed)) && !paid.key_claimed,
+        "{paid:?}"
+    );
     let captured = nothing()
         .follow_up(
             &who(),
@@ -854,5 +860,223 @@ async fn only_a_card_payment_claims_its_key_as_it_writes() {
         matches!(captured, Err(PaymentError::KeyNotClaimed)),
         "{captured:?}"
     );
-    assert!(!unclaimed.is_claimed());
+}
+
+/// The renders of the tests' door: a transaction's id, a refusal's status with its message.
+fn renders() -> Renders<'static> {
+    fn refused(err: &PaymentError) -> Answer {
+        let status = match err {
+            PaymentError::Store(_) | PaymentError::KeyNotClaimed => 500,
+            _ => 400,
+        };
+        Answer {
+            status,
+            body: err.to_string(),
+        }
+    }
+    Renders {
+        made: &id_as_answer,
+        refused: &refused,
+    }
+}
+
+/// An idempotency store that answers `begin` with `begun`, once, and keeps what is completed
+/// and released; any other call fails the test.
+fn keys(begun: Option<Begun>) -> (IdempotencyService, Arc<Mutex<Vec<String>>>) {
+    let settled: Arc<Mutex<Vec<String>>> = Arc::default();
+    let mut store = MockIdempotencyStore::new();
+    if let Some(begun) = begun {
+        store
+            .expect_begin()
+            .times(1)
+            .return_once(move |_, _, _, _| Ok(begun));
+    }
+    let completed = settled.clone();
+    store.expect_complete().returning(move |_, key, answer| {
+        completed
+            .lock()
+            .unwrap()
+            .push(format!("{} kept {}", key.as_str(), answer.status));
+        Ok(())
+    });
+    let released = settled.clone();
+    store.expect_release().returning(move |_, key| {
+        released
+            .lock()
+            .unwrap()
+            .push(format!("{} released", key.as_str()));
+        Ok(())
+    });
+    let service = IdempotencyService::new(Arc::new(store), Arc::new(clock_at_noon()), [7; 32]);
+    (service, settled)
+}
+
+fn at_first_write() -> RequestKey {
+    let (_, claim) = unclaimed_key();
+    RequestKey::AtFirstWrite(claim)
+}
+
+#[tokio::test]
+async fn a_payment_whose_key_is_free_claims_it_as_it_writes_and_stores_its_answer_with_it() {
+    let (store, completed, asked) = store_claiming(who().scope, true);
+    let mut processor = MockProcessor::new();
+    processor.expect_call().returning(|_, _| Ok(approved()));
+    let (keys, settled) = keys(None);
+    let requests = TransactionRequests::new(service(store, processor), keys);
+    let created = requests
+        .create(
+            &who(),
+            TransactionRequest::Payment(auth()),
+            at_first_write(),
+            &renders(),
+        )
+        .await;
+    let Created::Ran {
+        result: Ok(txn),
+        key_settled: true,
+    } = created
+    else {
+        panic!("{created:?}");
+    };
+    assert_eq!(
+        asked.lock().unwrap().len(),
+        1,
+        "one pending write, claiming"
+    );
+    let reply = completed.lock().unwrap()[0].1.clone().unwrap();
+    assert_eq!(reply.answer.body, txn.id.to_string(), "stored with it");
+    assert!(settled.lock().unwrap().is_empty(), "nothing else settled");
+}
+
+#[tokio::test]
+async fn a_payment_whose_key_is_taken_answers_what_the_earlier_request_left() {
+    let (store, completed, _) = store_claiming(who().scope, false);
+    let stored = Answer {
+        status: 201,
+        body: "txn_earlier".into(),
+    };
+    let (keys, settled) = keys(Some(Begun::Seen(Seen::Replay(stored.clone()))));
+    // No processor call: the mock has no expectation.
+    let requests = TransactionRequests::new(service(store, MockProcessor::new()), keys);
+    let created = requests
+        .create(
+            &who(),
+            TransactionRequest::Payment(auth()),
+            at_first_write(),
+            &renders(),
+        )
+        .await;
+    assert!(
+        matches!(&created, Created::Seen(Seen::Replay(answer)) if *answer == stored),
+        "{created:?}"
+    );
+    assert!(completed.lock().unwrap().is_empty());
+    assert!(settled.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_follow_up_claims_its_key_the_ordinary_way_first() {
+    let nothing = service_over(
+        MockTransactionStore::new(),
+        MockRoutingStore::new(),
+        MockProcessor::new(),
+    );
+    let (keys, _) = keys(Some(Begun::Seen(Seen::InProgress)));
+    let created = TransactionRequests::new(nothing, keys)
+        .create(
+            &who(),
+            TransactionRequest::FollowUp {
+                original: TxnId::from_suffix("1"),
+                follow_up: FollowUp::Capture(None),
+            },
+            at_first_write(),
+            &renders(),
+        )
+        .await;
+    assert!(
+        matches!(created, Created::Seen(Seen::InProgress)),
+        "{created:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_refusal_before_the_first_write_leaves_the_key_to_the_door() {
+    let nothing = service_over(
+        MockTransactionStore::new(),
+        MockRoutingStore::new(),
+        MockProcessor::new(),
+    );
+    let (keys, settled) = keys(None);
+    let expired = NewPayment {
+        source: PaymentSource::Card(CardInput {
+            expiration: Some("0120".into()),
+            ..card()
+        }),
+        ..auth()
+    };
+    let created = TransactionRequests::new(nothing, keys)
+        .create(
+            &who(),
+            TransactionRequest::Payment(expired),
+            at_first_write(),
+            &renders(),
+        )
+        .await;
+    assert!(
+        matches!(
+            created,
+            Created::Ran {
+                result: Err(PaymentError::Invalid(_)),
+                key_settled: false
+            }
+        ),
+        "{created:?}"
+    );
+    assert!(
+        settled.lock().unwrap().is_empty(),
+        "the key was never claimed"
+    );
+}
+
+#[tokio::test]
+async fn a_transient_refusal_after_the_claim_releases_the_key_for_the_retry() {
+    // The completion fails after the pending row claimed the key: a transient failure, so the
+    // key is released for the retry.
+    let mut store = MockTransactionStore::new();
+    store.expect_note_raw_cards().returning(|_, _, _| Ok(()));
+    store.expect_payment_setup().returning(|_, id| {
+        Ok(Some(PaymentSetup {
+            merchant: shop(id.clone(), PlatformId::from_suffix("1")),
+            plan: Some(plan()),
+            connections: vec![connection("primary")],
+        }))
+    });
+    store
+        .expect_insert_pending_transaction()
+        .returning(|_, _| Ok(true));
+    store
+        .expect_complete_transaction_with_event()
+        .returning(|_, _, _, _, _| Err(StoreError::Unexpected("the database went away".into())));
+    let mut processor = MockProcessor::new();
+    processor.expect_call().returning(|_, _| Ok(approved()));
+    let (keys, settled) = keys(None);
+    let created = TransactionRequests::new(service(store, processor), keys)
+        .create(
+            &who(),
+            TransactionRequest::Payment(auth()),
+            at_first_write(),
+            &renders(),
+        )
+        .await;
+    assert!(
+        matches!(
+            created,
+            Created::Ran {
+                result: Err(PaymentError::Store(_)),
+                key_settled: true
+            }
+        ),
+        "{created:?}"
+    );
+    assert_eq!(*settled.lock().unwrap(), ["pay-1 released"]);
 }
