@@ -15,10 +15,7 @@
 pub mod cli;
 pub mod commands;
 pub mod config;
-pub mod dashboard;
-pub mod demo;
 pub mod http;
-pub mod onboarding;
 mod output;
 pub mod state;
 pub mod system;

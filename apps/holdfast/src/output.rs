@@ -7,7 +7,7 @@ use holdfast_domain::services::CreatedKey;
 use holdfast_domain::user::User;
 use serde_json::{Value, json};
 
-use crate::http::views::rfc3339;
+use holdfast_domain::payment::transaction::format_timestamp as rfc3339;
 
 /// Writes to standard output; a closed pipe (`holdfast … | head`) is not an error worth a panic.
 pub fn print(text: &str) {

@@ -6,56 +6,28 @@
 
 use std::sync::Arc;
 
-use holdfast_adyen::{AdyenConfig, AdyenConnector};
-use holdfast_domain::ports::StoreError;
-use holdfast_domain::ports::{
-    BinLookup, CardVault, Clock, EmailOutbox, Ids, NotificationQueue, Processor,
-};
+use holdfast_api::ApiState;
+use holdfast_domain::ports::{Clock, EmailOutbox, NotificationQueue, StoreError};
 use holdfast_domain::services::{
-    Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
-    DashboardService, Flashes, IdempotencyService, KeyService, MerchantService, NoticeService,
-    PaymentService, PlatformService, RoutingService, TokenService, TransactionRequests,
-    UserService, WebhookService,
+    ComplianceService, IdempotencyService, PaymentService, TokenService, WebhookService,
 };
+use holdfast_pages::PagesState;
 use holdfast_persistence::Database;
-use holdfast_processors::{BinTable, Processors};
+use holdfast_processors::BinTable;
 use holdfast_vault::{AesGcmVault, VaultKey};
-
-use crate::config::PaymentArgs;
+use holdfast_web::Services;
 use holdfast_web::rate_limit::RateLimits;
 
-use crate::system::{RandomIds, SystemClock};
+use crate::config::PaymentArgs;
+use crate::system::SystemClock;
 
-/// Everything a request handler or an operator command may use: services.
+mod wiring;
+
+/// Everything a request handler or an operator command may use: the domain's services
+/// (`Deref`), and what this replica keeps for its web doors.
 #[derive(Clone)]
 pub struct AppState {
-    pub auth: Authenticator,
-    pub platforms: PlatformService,
-    pub users: UserService,
-    /// Dashboard sign-in: passwords, one-time links, sessions.
-    pub dashboard: DashboardService,
-    /// What a dashboard page shows once after a change (a new key's value, a notice).
-    pub flashes: Flashes,
-    pub keys: KeyService,
-    pub merchants: MerchantService,
-    /// Processor connections and plans.
-    pub routing: RoutingService,
-    pub notices: NoticeService,
-    pub payments: PaymentService,
-    /// Card tokens and the BIN table.
-    pub tokens: TokenService,
-    /// One checkout's session, for the hosted client.
-    pub client_sessions: ClientSessionService,
-    pub webhooks: WebhookService,
-    /// Boarding forms and their hosted page.
-    pub boarding: BoardingService,
-    /// Approved merchants' PCI compliance forms.
-    pub compliance: ComplianceService,
-    /// Who did what to keys, subscriptions and users.
-    pub audit: Auditor,
-    pub idempotency: IdempotencyService,
-    /// Transactions as clients ask for them, under their idempotency keys.
-    pub transaction_requests: TransactionRequests,
+    pub services: Services,
     /// Per-key and per-address request budgets of this replica (off unless `serve` sets them).
     pub rate_limits: Arc<RateLimits>,
     /// Wrong dashboard passwords per account, on this replica (always on).
@@ -63,7 +35,7 @@ pub struct AppState {
     /// Password-reset links asked for per account, on this replica: five per 15 minutes.
     pub reset_throttle: Arc<holdfast_web::throttle::SignInThrottle>,
     /// The `/demo` checkout's keys and merchant, when `serve` set them up.
-    pub demo: Option<Arc<crate::demo::Demo>>,
+    pub demo: Option<Arc<holdfast_pages::Demo>>,
     /// Apple Pay's domain association file, when configured.
     pub apple_pay_domain_association: Option<Arc<[u8]>>,
     /// The proxies whose `X-Forwarded-For` names the client (none unless `serve` sets them).
@@ -72,6 +44,37 @@ pub struct AppState {
     /// Holdfast at an `https` public URL.
     pub secure_cookies: bool,
     database: Database,
+}
+
+impl AppState {
+    /// What the API's handlers receive.
+    pub fn api(&self) -> ApiState {
+        ApiState {
+            services: self.services.clone(),
+            rate_limits: self.rate_limits.clone(),
+            apple_pay_domain_association: self.apple_pay_domain_association.clone(),
+        }
+    }
+
+    /// What the pages' handlers receive.
+    pub fn pages(&self) -> PagesState {
+        PagesState {
+            services: self.services.clone(),
+            rate_limits: self.rate_limits.clone(),
+            sign_in_throttle: self.sign_in_throttle.clone(),
+            reset_throttle: self.reset_throttle.clone(),
+            demo: self.demo.clone(),
+            secure_cookies: self.secure_cookies,
+        }
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Services;
+
+    fn deref(&self) -> &Services {
+        &self.services
+    }
 }
 
 impl std::fmt::Debug for AppState {
@@ -125,72 +128,6 @@ impl Background {
     }
 }
 
-/// The processors payments reach: the sandbox, and Adyen through the project's HTTP client.
-fn processors(payments: &PaymentArgs, vault: &Arc<dyn CardVault>, public_url: &str) -> Processors {
-    let processors = Processors::new(payments.processor_timeout());
-    let config = AdyenConfig {
-        return_url: format!("{}/", public_url.trim_end_matches('/')),
-        allow_loopback: payments.adyen_allow_loopback,
-    };
-    match AdyenConnector::new(config, vault.clone()) {
-        Ok(adyen) => processors.with_adyen(adyen),
-        Err(e) => {
-            // Only a broken TLS setup fails here; Adyen connections then answer unavailable.
-            tracing::error!(error = %e, "no Adyen connector: its TLS setup failed");
-            processors
-        }
-    }
-}
-
-/// The services of processor connections: the connections and plans, and what processors
-/// tell Holdfast later.
-fn processor_services(
-    stores: &holdfast_persistence::Stores,
-    vault: &Arc<dyn CardVault>,
-    clock: &Arc<dyn Clock>,
-    ids: &Arc<dyn Ids>,
-    payments: &PaymentArgs,
-) -> (RoutingService, NoticeService) {
-    let routing = RoutingService::new(
-        stores.routing.clone(),
-        clock.clone(),
-        ids.clone(),
-        vault.clone(),
-        payments.processor_urls(),
-    );
-    let notices = NoticeService::new(
-        stores.notices.clone(),
-        stores.transactions.clone(),
-        vault.clone(),
-        clock.clone(),
-        ids.clone(),
-    );
-    (routing, notices)
-}
-
-/// The services of merchant onboarding: boarding forms and compliance.
-fn onboarding(
-    stores: &holdfast_persistence::Stores,
-    vault: &Arc<dyn CardVault>,
-    clock: &Arc<dyn Clock>,
-    ids: &Arc<dyn Ids>,
-) -> (BoardingService, ComplianceService) {
-    let boarding = BoardingService::new(
-        stores.boarding.clone(),
-        stores.merchants.clone(),
-        vault.clone(),
-        clock.clone(),
-        ids.clone(),
-    );
-    let compliance = ComplianceService::new(
-        stores.compliance.clone(),
-        stores.merchants.clone(),
-        clock.clone(),
-        ids.clone(),
-    );
-    (boarding, compliance)
-}
-
 impl AppState {
     /// Wiring with the default payments settings and a throw-away vault key (operator
     /// commands and tests, which never read tokens back).
@@ -226,96 +163,9 @@ impl AppState {
         payments: &PaymentArgs,
         public_url: &str,
     ) -> Self {
-        let fingerprint_secret = vault.fingerprint_secret();
-        let vault: Arc<dyn CardVault> = vault;
-        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-        let ids: Arc<dyn Ids> = Arc::new(RandomIds::default());
-        let stores = database.stores();
-        let (boarding, compliance) = onboarding(&stores, &vault, &clock, &ids);
-        let flashes = Flashes::new(stores.credentials.clone(), vault.clone());
-        let bins: Arc<dyn BinLookup> = Arc::new(bins);
-        let processor: Arc<dyn Processor> = Arc::new(processors(payments, &vault, public_url));
-        let (routing, notices) = processor_services(&stores, &vault, &clock, &ids, payments);
-        let tokens = TokenService::new(
-            stores.tokens,
-            stores.client_sessions.clone(),
-            Arc::new(wallets),
-            vault.clone(),
-            bins.clone(),
-            clock.clone(),
-            ids.clone(),
-        );
-        let audit = Auditor::new(stores.audit, clock.clone(), ids.clone());
-        let payments = PaymentService::new(
-            stores.transactions,
-            stores.routing.clone(),
-            processor,
-            bins.clone(),
-            clock.clone(),
-            ids.clone(),
-            tokens.clone(),
-        );
-        let idempotency =
-            IdempotencyService::new(stores.idempotency, clock.clone(), fingerprint_secret);
+        let services = wiring::services(&database, bins, vault, wallets, payments, public_url);
         Self {
-            auth: Authenticator::new(stores.keys.clone(), clock.clone()),
-            platforms: PlatformService::new(
-                stores.platforms.clone(),
-                clock.clone(),
-                ids.clone(),
-                audit.clone(),
-            ),
-            users: UserService::new(
-                stores.users.clone(),
-                stores.platforms.clone(),
-                clock.clone(),
-                ids.clone(),
-                audit.clone(),
-            ),
-            flashes,
-            dashboard: DashboardService::new(
-                stores.credentials,
-                stores.users.clone(),
-                Arc::new(holdfast_vault::Argon2Hasher::default()),
-                clock.clone(),
-                ids.clone(),
-                audit.clone(),
-            ),
-            keys: KeyService::new(
-                stores.keys,
-                stores.users,
-                clock.clone(),
-                ids.clone(),
-                audit.clone(),
-            ),
-            client_sessions: ClientSessionService::new(
-                stores.client_sessions,
-                stores.merchants.clone(),
-                clock.clone(),
-                ids.clone(),
-            ),
-            merchants: MerchantService::new(
-                stores.merchants,
-                stores.routing.clone(),
-                clock.clone(),
-                ids.clone(),
-            ),
-            notices,
-            routing,
-            transaction_requests: TransactionRequests::new(payments.clone(), idempotency.clone()),
-            payments,
-            tokens,
-            webhooks: WebhookService::new(
-                stores.webhooks,
-                stores.notifications,
-                clock.clone(),
-                ids,
-                audit.clone(),
-            ),
-            audit,
-            boarding,
-            compliance,
-            idempotency,
+            services,
             rate_limits: Arc::new(RateLimits::off()),
             sign_in_throttle: Arc::default(),
             reset_throttle: Arc::default(),
@@ -335,15 +185,15 @@ impl AppState {
     /// At most `max` webhook subscriptions per platform and mode.
     #[must_use]
     pub fn with_max_subscriptions(mut self, max: u32) -> Self {
-        self.webhooks = self.webhooks.with_max_subscriptions(max);
+        self.services.webhooks = self.services.webhooks.with_max_subscriptions(max);
         self
     }
 
     /// Where people reach Holdfast: the start of the dashboard's one-time links.
     #[must_use]
     pub fn with_public_url(mut self, url: &str) -> Self {
-        self.dashboard = self.dashboard.with_public_url(url);
-        self.boarding = self.boarding.with_public_url(url);
+        self.services.dashboard = self.services.dashboard.with_public_url(url);
+        self.services.boarding = self.services.boarding.with_public_url(url);
         self.secure_cookies = url
             .get(..8)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
@@ -353,7 +203,7 @@ impl AppState {
     /// How long a rotated-out webhook signing secret keeps signing.
     #[must_use]
     pub fn with_secret_overlap(mut self, overlap: time::Duration) -> Self {
-        self.webhooks = self.webhooks.with_secret_overlap(overlap);
+        self.services.webhooks = self.services.webhooks.with_secret_overlap(overlap);
         self
     }
 
@@ -371,13 +221,13 @@ impl AppState {
         gateway: Option<Arc<dyn holdfast_domain::ports::ApplePayGateway>>,
     ) -> Self {
         if let Some(gateway) = gateway {
-            self.tokens = self.tokens.with_apple_pay_gateway(gateway);
+            self.services.tokens = self.services.tokens.with_apple_pay_gateway(gateway);
         }
         self
     }
 
     #[must_use]
-    pub fn with_demo(mut self, demo: Option<crate::demo::Demo>) -> Self {
+    pub fn with_demo(mut self, demo: Option<holdfast_pages::Demo>) -> Self {
         self.demo = demo.map(Arc::new);
         self
     }

@@ -3,8 +3,9 @@
 
 use actix_web::http::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderName};
 use actix_web::{test, web};
-use holdfast::http::{app, openapi};
+use holdfast::http::app;
 use holdfast::state::AppState;
+use holdfast_api::openapi;
 use holdfast_persistence::testing::TestDatabase;
 
 fn header<B>(res: &actix_web::dev::ServiceResponse<B>, name: &HeaderName) -> String {

@@ -16,10 +16,13 @@ pub mod client_address;
 pub mod error;
 pub mod html;
 pub mod hygiene;
+pub mod paths;
 pub mod rate_limit;
 pub mod request_context;
 pub mod run_to_end;
 pub mod same_origin;
+mod services;
 pub mod throttle;
 
 pub use error::ApiError;
+pub use services::Services;

@@ -3,7 +3,7 @@
 //! test mode. No answer may be a 5xx, break its documented schema or content type, or carry a
 //! status code the document does not list for the operation.
 
-use holdfast::http::routes::catalogue;
+use holdfast_api::routes::catalogue;
 use holdfast_e2e::{Env, on_both_backends};
 
 /// Fixed, so a failure reproduces with the same seed (`st run … --seed`).

@@ -34,7 +34,7 @@ fn extremes() -> Vec<(&'static str, String)> {
 
 /// The query parameters the document describes for `method` on `template`.
 fn query_parameters(method: &str, template: &str) -> Vec<String> {
-    let document = holdfast::http::openapi::document();
+    let document = holdfast_api::openapi::document();
     let operation = &document["paths"][template][method.to_ascii_lowercase()];
     operation["parameters"]
         .as_array()

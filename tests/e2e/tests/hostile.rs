@@ -8,7 +8,7 @@
     reason = "test code: a panic is the failure report"
 )]
 
-use holdfast::http::routes::catalogue;
+use holdfast_api::routes::catalogue;
 use holdfast_domain::auth::Access;
 use holdfast_e2e::raw::{RawReply, RawRequest};
 use holdfast_e2e::routes::{ROUTES, concrete, key_for, present_key, resource_of, test_plan};

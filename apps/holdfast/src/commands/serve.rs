@@ -80,7 +80,7 @@ pub async fn run(
             print_demo(&created, &link);
         }
         // The demo platform's checkout page, with keys of its own made for this run.
-        let demo = crate::demo::prepare(&state).await?;
+        let demo = holdfast_pages::prepare_demo(&state).await?;
         if demo.is_some() {
             tracing::info!(path = "/demo", "the demo checkout is served");
         }

@@ -10,9 +10,9 @@ use time::format_description::well_known::Rfc3339;
 
 use super::{explain, platform_id};
 use crate::cli::{DeliveryCommand, WebhookCommand};
-use crate::http::webhooks::{delivery_view, view};
 use crate::output::emit;
 use crate::state::AppState;
+use holdfast_api::webhooks::{delivery_view, view};
 
 pub async fn run_webhooks(state: &AppState, cmd: WebhookCommand, json: bool) -> anyhow::Result<()> {
     let (platform, id, active) = match cmd {

@@ -1,27 +1,8 @@
-//! The HTTP API: actix-web application, routes, extractors and error mapping.
+//! The web server: the API and the pages (each a crate of its own), the health probes and the
+//! icon, composed into one actix-web application under the middleware every request passes.
 
-mod apple_pay;
-mod bins;
-mod boarding_forms;
-mod client_sessions;
-pub mod clients;
-mod compliance;
-mod demo_page;
-mod docs_page;
-mod extract;
 mod favicon;
 mod health;
-mod idempotency;
-mod json_body;
-mod merchants;
-pub mod openapi;
-mod plans;
-pub mod processor_notices;
-pub mod routes;
-mod tokens;
-mod transactions;
-pub mod views;
-pub mod webhooks;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -32,7 +13,8 @@ use actix_web::middleware::from_fn;
 use actix_web::{App, Error, HttpServer, web};
 use anyhow::Context;
 
-pub use holdfast_web::ApiError;
+use holdfast_api::routes;
+use holdfast_web::ApiError;
 use holdfast_web::{hygiene, request_context, run_to_end};
 
 use crate::config::ServeArgs;
@@ -70,21 +52,17 @@ pub fn app_with(
     let catalogue = Arc::new(routes::catalogue());
     // Who a request came from is every door's question (`client_address`).
     let proxies = web::Data::from(state.trusted_proxies.clone());
+    let api = web::Data::new(state.api());
+    let pages = web::Data::new(state.pages());
     App::new()
         .app_data(state)
         .app_data(proxies)
-        .app_data(web::PayloadConfig::new(extract::MAX_BODY_BYTES))
+        .app_data(api)
+        .app_data(pages)
         .configure(health::config)
         .configure(favicon::config)
-        .configure(docs_page::config)
-        .configure(clients::config)
-        .configure(demo_page::config)
-        .configure(crate::dashboard::config)
-        .configure(crate::onboarding::config)
-        .configure(apple_pay::config)
-        .configure(processor_notices::config)
-        .route(openapi::PATH, web::get().to(openapi::serve))
-        .configure(routes::register)
+        .configure(holdfast_pages::configure)
+        .configure(holdfast_api::configure)
         .configure(extra)
         .default_service(web::to(|| async { Err::<(), _>(ApiError::RouteNotFound) }))
         .wrap(from_fn(move |req, next| {

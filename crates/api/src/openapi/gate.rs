@@ -1,0 +1,138 @@
+//! What every operation gets from the route catalogue: the key it takes, and the refusals the
+//! gate and the middleware answer before any handler runs. Declared once, in the catalogue.
+
+use actix_web::http::Method;
+use holdfast_domain::auth::Access;
+use utoipa::Modify;
+use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn};
+use utoipa::openapi::response::ResponseBuilder;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, Required};
+
+use crate::routes::catalogue;
+
+pub const PRIVATE_KEY: &str = "privateKey";
+pub const PUBLIC_KEY: &str = "publicKey";
+pub const PUBLIC_KEY_IN_QUERY: &str = "publicApiKey";
+
+pub struct FromCatalogue;
+
+impl Modify for FromCatalogue {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            PRIVATE_KEY,
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "x-api-key",
+                "A private key (`priv_test_…` or `priv_…`): server-side only.",
+            ))),
+        );
+        components.add_security_scheme(
+            PUBLIC_KEY,
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "x-api-key",
+                "A public key (`pub_test_…` or `pub_…`): may only create single-use tokens.",
+            ))),
+        );
+        components.add_security_scheme(
+            PUBLIC_KEY_IN_QUERY,
+            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::with_description(
+                crate::clients::KEY_PARAMETER,
+                "A public key in the URL of a script or frame a web page loads (spec 5.2).",
+            ))),
+        );
+        for route in catalogue() {
+            let Some(item) = doc.paths.paths.get_mut(route.path) else {
+                continue;
+            };
+            let operation = match route.method {
+                Method::GET => item.get.as_mut(),
+                Method::POST => item.post.as_mut(),
+                Method::PATCH => item.patch.as_mut(),
+                Method::DELETE => item.delete.as_mut(),
+                Method::PUT => item.put.as_mut(),
+                _ => None,
+            };
+            if let Some(operation) = operation {
+                describe(operation, &route.method, route.path, route.access);
+            }
+        }
+    }
+}
+
+fn describe(operation: &mut Operation, method: &Method, path: &str, access: Access) {
+    let keys = match access {
+        Access::Private => vec![PRIVATE_KEY],
+        Access::Public => vec![PUBLIC_KEY_IN_QUERY],
+        Access::PublicOrPrivate => vec![PRIVATE_KEY, PUBLIC_KEY],
+    };
+    operation.security = Some(
+        keys.into_iter()
+            .map(|key| SecurityRequirement::new(key, Vec::<String>::new()))
+            .collect(),
+    );
+    let mut refusals = vec![
+        (400, "The request is malformed; `param` names the field."),
+        (401, "Missing, unknown or inactive API key."),
+        (429, "Too many requests; see `Retry-After`."),
+    ];
+    match access {
+        Access::Private => refusals.push((403, "A key of the wrong type.")),
+        Access::Public => refusals.push((
+            403,
+            "A private key, which a web page must never hold: deactivate it and replace it.",
+        )),
+        Access::PublicOrPrivate => {}
+    }
+    if path.contains('{') {
+        refusals.push((404, "No such resource in the key's platform and mode."));
+    }
+    if *method == Method::POST || *method == Method::PATCH || *method == Method::PUT {
+        refusals.push((413, "The body is larger than 64 KiB."));
+    }
+    if *method == Method::POST {
+        refusals.push((
+            409,
+            "The Idempotency-Key was used with another request, or its request is still running.",
+        ));
+        let parameters = operation.parameters.get_or_insert_with(Vec::new);
+        parameters.push(
+            ParameterBuilder::new()
+                .name("Idempotency-Key")
+                .parameter_in(ParameterIn::Header)
+                .required(Required::False)
+                .description(Some(
+                    "1 to 255 visible ASCII characters. A repeat within 24 hours gets the first \
+                     answer again, with `idempotent-replayed: true`.",
+                ))
+                .schema(Some(
+                    utoipa::openapi::ObjectBuilder::new()
+                        .schema_type(utoipa::openapi::schema::Type::String)
+                        .min_length(Some(1))
+                        .max_length(Some(255))
+                        .pattern(Some("^[\\x21-\\x7e]+$")),
+                ))
+                .build(),
+        );
+    }
+    for (status, description) in refusals {
+        operation
+            .responses
+            .responses
+            .entry(status.to_string())
+            .or_insert_with(|| error_response(description).into());
+    }
+}
+
+/// A refusal: the error envelope.
+pub fn error_response(description: &str) -> utoipa::openapi::Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("Error")))
+                .build(),
+        )
+        .build()
+}

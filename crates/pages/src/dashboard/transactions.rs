@@ -1,0 +1,411 @@
+//! The Transaction Log (spec 4.6, 6.4): the mode's transactions, filtered by type, state,
+//! merchant and date; a transaction's details and its Webhook Deliveries tab; a delivery's
+//! details and, for an admin, Resend Webhook: queued, with a new id, to the subscription's
+//! current URL (the refusals of spec 6.4 in words).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use holdfast_domain::auth::Principal;
+use holdfast_domain::ids::{MerchantId, NotificationId, TxnId};
+use holdfast_domain::instant;
+use holdfast_domain::page::PageRequest;
+use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
+use holdfast_domain::payment::transaction::Transaction;
+use holdfast_domain::ports::{Delivery, ResendError, TxnFilter};
+use holdfast_domain::services::Flash;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use super::auth::{AdminForm, NoFields, Signed};
+use super::layout::when;
+use super::webhooks::history_table;
+use super::{DashboardError, done, layout, respond};
+use crate::PagesState;
+
+pub const PATH: &str = "/dashboard/transactions";
+
+pub fn config(cfg: &mut web::ServiceConfig) {
+    cfg.route(PATH, web::get().to(list))
+        .route("/dashboard/transactions/{id}", web::get().to(details))
+        .route(
+            "/dashboard/transactions/{id}/deliveries",
+            web::get().to(deliveries),
+        )
+        .route(
+            "/dashboard/transactions/{id}/deliveries/{delivery}",
+            web::get().to(delivery),
+        )
+        .route(
+            "/dashboard/transactions/{id}/deliveries/{delivery}/resend",
+            web::post().to(resend),
+        );
+}
+
+/// The filters as the form sends them: every one optional, an empty one unused.
+#[derive(Debug, Default, Deserialize)]
+struct Filters {
+    #[serde(default, rename = "type")]
+    kind: String,
+    #[serde(default)]
+    state: String,
+    #[serde(default)]
+    merchant: String,
+    #[serde(default)]
+    from: String,
+    #[serde(default)]
+    to: String,
+    #[serde(default)]
+    after: String,
+}
+
+/// A `YYYY-MM-DD` date's first instant in UTC.
+/// A filter's value: none when left empty; none, and `ignored` set, when it does not parse.
+fn optional<T>(raw: &str, parse: impl Fn(&str) -> Option<T>, ignored: &mut bool) -> Option<T> {
+    if raw.is_empty() {
+        return None;
+    }
+    let value = parse(raw);
+    *ignored |= value.is_none();
+    value
+}
+
+impl Filters {
+    /// The filter asked for; a value that does not parse is dropped and said so, never
+    /// repeated.
+    fn filter(&self) -> (TxnFilter, bool) {
+        let mut ignored = false;
+        let filter = TxnFilter {
+            kind: optional(&self.kind, |r| r.parse().ok(), &mut ignored),
+            state: optional(&self.state, |r| r.parse().ok(), &mut ignored),
+            merchant_id: optional(
+                &self.merchant,
+                |r| MerchantId::parse("merchant", r).ok(),
+                &mut ignored,
+            ),
+            created_from: optional(&self.from, instant::parse_day, &mut ignored)
+                .map(instant::start_of),
+            // The "to" day is included whole.
+            created_until: optional(&self.to, instant::parse_day, &mut ignored)
+                .map(instant::end_of),
+        };
+        (filter, ignored)
+    }
+}
+
+async fn list(
+    req: HttpRequest,
+    state: web::Data<PagesState>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    let filters: Filters =
+        serde_urlencoded::from_str(req.query_string()).map_err(|_| DashboardError::BadForm)?;
+    let (filter, ignored) = filters.filter();
+    let after = TxnId::parse("after", &filters.after)
+        .ok()
+        .map(|id| id.to_string());
+    let page = PageRequest::new(Some(50), after)?;
+    let who = signed.principal();
+    let found = state
+        .payments
+        .list(&who, &filter, &page)
+        .await
+        .map_err(|e| DashboardError::Internal(e.to_string()))?;
+    let merchants = state
+        .merchants
+        .list(&who, &PageRequest::new(Some(100), None)?)
+        .await?;
+    let mode = signed.who.session.mode;
+    let older = found.data.last().filter(|_| found.has_more).map(|t| {
+        // Built from the filters as understood, never from what was typed.
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        let day_of = |at: time::OffsetDateTime| at.date().to_string();
+        for (name, value) in [
+            ("type", filter.kind.map(|k| k.as_str().to_owned())),
+            ("state", filter.state.map(|s| s.as_str().to_owned())),
+            (
+                "merchant",
+                filter.merchant_id.as_ref().map(ToString::to_string),
+            ),
+            ("from", filter.created_from.map(day_of)),
+            // The "to" day was kept as the end of that day (the start of the next).
+            (
+                "to",
+                filter
+                    .created_until
+                    .map(|t| instant::day_ending_at(t).to_string()),
+            ),
+        ] {
+            if let Some(value) = value {
+                query.append_pair(name, &value);
+            }
+        }
+        query.append_pair("after", t.id.as_str());
+        format!("{PATH}?{}", query.finish())
+    });
+    let body = html! {
+        h1 { "Transaction Log" }
+        @if ignored { p.error role="alert" { "A filter that could not be read was left out." } }
+        form.filters method="get" action=(PATH) {
+            div { label for="f-type" { "Type" }
+                select #f-type name="type" {
+                    option value="" { "Any" }
+                    @for &k in TxnType::ALL { option value=(k.as_str()) selected[filter.kind == Some(k)] { (k.as_str()) } }
+                } }
+            div { label for="f-state" { "State" }
+                select #f-state name="state" {
+                    option value="" { "Any" }
+                    @for &s in TxnState::ALL { option value=(s.as_str()) selected[filter.state == Some(s)] { (s.as_str()) } }
+                } }
+            div { label for="f-merchant" { "Merchant" }
+                select #f-merchant name="merchant" {
+                    option value="" { "Any" }
+                    @for m in &merchants.data {
+                        option value=(m.id.as_str()) selected[filter.merchant_id.as_ref() == Some(&m.id)] { (m.details.name.as_str()) }
+                    }
+                } }
+            div { label for="f-from" { "From (UTC)" } input #f-from type="date" name="from" value=[filter.created_from.map(|_| filters.from.as_str())]; }
+            div { label for="f-to" { "To (UTC)" } input #f-to type="date" name="to" value=[filter.created_until.map(|_| filters.to.as_str())]; }
+            button type="submit" { "Filter" }
+        }
+        div.table role="region" aria-label="Transactions" tabindex="0" {
+            table {
+                caption { "The " (mode) " mode's transactions, newest first" }
+                thead { tr {
+                    th scope="col" { "Transaction" } th scope="col" { "Type" } th scope="col" { "State" }
+                    th scope="col" { "Amount (minor units)" } th scope="col" { "Card" } th scope="col" { "Created" }
+                } }
+                tbody {
+                    @for t in &found.data {
+                        tr {
+                            td { a href={ (PATH) "/" (t.id.as_str()) } { code { (t.id.as_str()) } } }
+                            td { (t.kind.as_str()) }
+                            td { (t.state.as_str()) }
+                            td { (t.amount) " " (t.currency.as_str()) }
+                            td { (t.payment.brand.as_str()) " ····" (t.payment.last4) }
+                            td { (when(t.created_on)) }
+                        }
+                    }
+                    @if found.data.is_empty() { tr { td colspan="6" { "No transactions match." } } }
+                }
+            }
+        }
+        @if let Some(older) = older { p { a href=(older) { "Older transactions" } } }
+    };
+    Ok(respond(
+        StatusCode::OK,
+        layout::page(&signed, "Transaction Log", PATH, &body),
+    ))
+}
+
+/// The transaction of the session's mode, or not found.
+async fn transaction(
+    state: &PagesState,
+    who: &Principal,
+    id: &str,
+) -> Result<Transaction, DashboardError> {
+    let id = TxnId::parse("id", id).map_err(|_| DashboardError::NotFound("transaction"))?;
+    state
+        .payments
+        .get(who, &id)
+        .await
+        .map_err(|e| DashboardError::Internal(e.to_string()))?
+        .ok_or(DashboardError::NotFound("transaction"))
+}
+
+/// The transaction's heading and its two tabs.
+fn tabs(t: &Transaction, current: &str) -> Markup {
+    let base = format!("{PATH}/{}", t.id);
+    let tab = |href: String, label: &str| {
+        html! {
+            li { @if label == current { a href=(href) aria-current="page" { (label) } } @else { a href=(href) { (label) } } }
+        }
+    };
+    html! {
+        p.crumbs { a href=(PATH) { "Transaction Log" } }
+        h1 { "Transaction " code { (t.id.as_str()) } }
+        nav.tabs aria-label="Transaction" {
+            ul { (tab(base.clone(), "Details")) (tab(format!("{base}/deliveries"), "Webhook Deliveries")) }
+        }
+    }
+}
+
+async fn details(
+    state: web::Data<PagesState>,
+    id: web::Path<String>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    let t = transaction(&state, &signed.principal(), &id).await?;
+    let a = &t.authorization;
+    let body = html! {
+        (tabs(&t, "Details"))
+        dl.facts {
+            dt { "Type" } dd { (t.kind.as_str()) }
+            dt { "State" } dd { (t.state.as_str()) }
+            dt { "Amount" } dd { (t.amount) " " (t.currency.as_str()) " (minor units)" }
+            dt { "Fee" } dd { (t.fee) }
+            dt { "Merchant" } dd { code { (t.merchant_id.as_str()) } }
+            dt { "Created" } dd { (when(t.created_on)) }
+            dt { "Card" } dd { (t.payment.brand.as_str()) " " (t.payment.funding.as_str()) ", BIN " (t.payment.bin) ", last four " (t.payment.last4) }
+            dt { "Plan" } dd { (t.plan.name) }
+            dt { "Processor" } dd { (t.processor.name) }
+            dt { "Status" } dd { (a.status.as_str()) ": " (a.processor_message) " (" (a.processor_code) ")" }
+            dt { "Approved amount" } dd { (a.approved_amount) @if a.partial { " (partial)" } }
+            dt { "AVS / CVV" } dd { (a.avs.as_str()) " / " (a.cvv.as_str()) }
+            dt { "Processor's id" } dd { code { (a.processor_transaction_id) } }
+            @if let Some(parent) = &t.parent_id {
+                dt { "Original" } dd { a href={ (PATH) "/" (parent.as_str()) } { code { (parent.as_str()) } } }
+            }
+            @if t.refunded_amount > 0 { dt { "Refunded" } dd { (t.refunded_amount) } }
+        }
+    };
+    Ok(respond(
+        StatusCode::OK,
+        layout::page(&signed, "Transaction", PATH, &body),
+    ))
+}
+
+fn notice(query: &str) -> Option<String> {
+    let id = query.strip_prefix("resent=")?;
+    let id = NotificationId::parse("resent", id).ok()?;
+    Some(format!(
+        "Resend accepted: queued as {id}. It is not delivered yet; its outcome appears below when it is."
+    ))
+}
+
+async fn deliveries(
+    state: web::Data<PagesState>,
+    id: web::Path<String>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    let who = signed.principal();
+    let t = transaction(&state, &who, &id).await?;
+    // The resend that led here, said once: a reload does not say it again.
+    let page = format!("{PATH}/{}/deliveries", t.id);
+    let resent = match state
+        .flashes
+        .take(&signed.who, &signed.secret, &page)
+        .await?
+    {
+        Some(Flash::Notice(word)) => notice(&word),
+        _ => None,
+    };
+    let found = state.webhooks.deliveries_about(&who, t.id.as_str()).await?;
+    let body = html! {
+        (tabs(&t, "Webhook Deliveries"))
+        @if let Some(notice) = resent { p.notice role="status" { (notice) } }
+        @if found.is_empty() {
+            p { "No webhook subscription was notified of this transaction." }
+        } @else {
+            (history_table(&found, Some(&format!("{PATH}/{}/deliveries", t.id))))
+        }
+    };
+    Ok(respond(
+        StatusCode::OK,
+        layout::page(&signed, "Webhook Deliveries", PATH, &body),
+    ))
+}
+
+/// Delivery `delivery` of transaction `t`, or not found.
+async fn delivery_of(
+    state: &PagesState,
+    who: &Principal,
+    t: &Transaction,
+    delivery: &str,
+) -> Result<Delivery, DashboardError> {
+    state
+        .webhooks
+        .deliveries_about(who, t.id.as_str())
+        .await?
+        .into_iter()
+        .find(|d| d.id.as_str() == delivery)
+        .ok_or(DashboardError::NotFound("delivery"))
+}
+
+async fn delivery(
+    state: web::Data<PagesState>,
+    path: web::Path<(String, String)>,
+    signed: Signed,
+) -> Result<HttpResponse, DashboardError> {
+    let (id, delivery) = path.into_inner();
+    let who = signed.principal();
+    let t = transaction(&state, &who, &id).await?;
+    let d = delivery_of(&state, &who, &t, &delivery).await?;
+    Ok(respond(
+        StatusCode::OK,
+        delivery_page(&signed, &t, &d, None),
+    ))
+}
+
+fn delivery_page(signed: &Signed, t: &Transaction, d: &Delivery, refusal: Option<&str>) -> Markup {
+    let body = html! {
+        (tabs(t, "Webhook Deliveries"))
+        h2 { "Delivery " code { (d.id.as_str()) } }
+        @if let Some(refusal) = refusal { p.error role="alert" { (refusal) } }
+        dl.facts {
+            dt { "Event type" } dd { (d.event_type) }
+            dt { "Endpoint URL" } dd { code { (d.endpoint_url.as_deref().unwrap_or("(not sent yet)")) } }
+            dt { "Subscription" } dd { a href={ "/dashboard/settings/webhooks/" (d.webhook_id.as_str()) } { code { (d.webhook_id.as_str()) } } }
+            dt { "Requests made" } dd { (d.requests) }
+            dt { "Queued" } dd { (when(d.created_on)) }
+        }
+        (history_table(std::slice::from_ref(d), None))
+        @if signed.is_admin() {
+            @if d.archived {
+                p { "This delivery is archived (older than 15 days): it can no longer be resent." }
+            } @else {
+                form.stack method="post" action={ (PATH) "/" (t.id.as_str()) "/deliveries/" (d.id.as_str()) "/resend" } {
+                    input type="hidden" name="csrf" value=(signed.csrf);
+                    button type="submit" { "Resend Webhook" }
+                }
+                p.muted { "A resend carries the original event type and data with a new id, to the subscription's current URL and header. It is queued: accepted, not yet delivered." }
+            }
+        }
+    };
+    layout::page(signed, "Webhook delivery", PATH, &body)
+}
+
+async fn resend(
+    state: web::Data<PagesState>,
+    path: web::Path<(String, String)>,
+    form: AdminForm<NoFields>,
+) -> Result<HttpResponse, DashboardError> {
+    let (id, delivery) = path.into_inner();
+    let signed = &form.signed;
+    let who = signed.principal();
+    let t = transaction(&state, &who, &id).await?;
+    let d = delivery_of(&state, &who, &t, &delivery).await?;
+    let refusal = match state
+        .webhooks
+        .resend(&signed.actor(), &who.scope.platform, &d.id)
+        .await
+    {
+        Ok(queued) => {
+            tracing::info!(delivery = %d.id, resent_as = %queued.id, user = %signed.who.user.id, "resent from the dashboard");
+            return done(
+                &state,
+                signed,
+                &format!("{PATH}/{}/deliveries", t.id),
+                &format!("resent={}", queued.id),
+            )
+            .await;
+        }
+        Err(ResendError::Inactive) => {
+            "Not resent: the subscription is inactive. Re-enable the subscription first, then resend."
+        }
+        Err(ResendError::Archived) => {
+            "Not resent: this delivery is archived (older than 15 days) and can no longer be resent."
+        }
+        Err(ResendError::NotTransaction) => {
+            "Not resent: only transaction notifications can be resent."
+        }
+        Err(ResendError::NotFound) => return Err(DashboardError::NotFound("delivery")),
+        Err(ResendError::Store(e)) => return Err(e.into()),
+    };
+    Ok(respond(
+        StatusCode::CONFLICT,
+        delivery_page(signed, &t, &d, Some(refusal)),
+    ))
+}
+
+#[cfg(test)]
+mod tests;
