@@ -9,10 +9,8 @@ use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
-use diesel_async::{
-    AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection,
-};
-use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 use holdfast_domain::ports::{
     AuditLog, BoardingStore, ClientSessionStore, ComplianceStore, CredentialStore, EmailOutbox,
     EventLog, IdempotencyStore, KeyStore, MerchantStore, NoticeStore, NotificationQueue,
@@ -233,65 +231,6 @@ impl Database {
         }
     }
 
-    /// Applies pending migrations. Needs the multi-threaded tokio runtime (the migration
-    /// harness blocks in place).
-    pub async fn migrate(url: &DatabaseUrl) -> Result<Vec<String>, DatabaseError> {
-        let applied = match url {
-            DatabaseUrl::Postgres(secret) => {
-                let mut conn = AsyncPgConnection::establish(secret.expose_secret())
-                    .await
-                    .map_err(|e| DatabaseError::Connect(e.to_string()))?;
-                let lock = format!("SELECT pg_advisory_lock({MIGRATION_LOCK_ID})");
-                conn.batch_execute(&lock)
-                    .await
-                    .map_err(|e| DatabaseError::Migrate(e.to_string()))?;
-                let mut harness = AsyncMigrationHarness::new(conn);
-                let applied = harness
-                    .run_pending_migrations(PG_MIGRATIONS)
-                    .map(|v| v.iter().map(ToString::to_string).collect())
-                    .map_err(|e| DatabaseError::Migrate(e.to_string()));
-                // Closing the connection releases the advisory lock.
-                drop(harness.into_inner());
-                applied?
-            }
-            DatabaseUrl::Sqlite(path) => {
-                prepare_sqlite_file(path)?;
-                let conn = establish_sqlite(path.to_string_lossy().into_owned())
-                    .await
-                    .map_err(|e| DatabaseError::Connect(e.to_string()))?;
-                let mut harness = AsyncMigrationHarness::new(conn);
-                harness
-                    .run_pending_migrations(SQLITE_MIGRATIONS)
-                    .map(|v| v.iter().map(ToString::to_string).collect())
-                    .map_err(|e| DatabaseError::Migrate(e.to_string()))?
-            }
-        };
-        Ok(applied)
-    }
-
-    /// Reverts the newest applied migration (its `down.sql`) and names it. For tests of what a
-    /// migration does to the data already stored; the same harness as `migrate`.
-    #[cfg(feature = "test-support")]
-    pub(crate) async fn revert_last_migration(url: &DatabaseUrl) -> Result<String, DatabaseError> {
-        let reverted = match url {
-            DatabaseUrl::Postgres(secret) => {
-                let conn = AsyncPgConnection::establish(secret.expose_secret())
-                    .await
-                    .map_err(|e| DatabaseError::Connect(e.to_string()))?;
-                AsyncMigrationHarness::new(conn).revert_last_migration(PG_MIGRATIONS)
-            }
-            DatabaseUrl::Sqlite(path) => {
-                let conn = establish_sqlite(path.to_string_lossy().into_owned())
-                    .await
-                    .map_err(|e| DatabaseError::Connect(e.to_string()))?;
-                AsyncMigrationHarness::new(conn).revert_last_migration(SQLITE_MIGRATIONS)
-            }
-        };
-        reverted
-            .map(|version| version.to_string())
-            .map_err(|e| DatabaseError::Migrate(e.to_string()))
-    }
-
     fn over(pools: Pools, options: PoolOptions, wake_ups: Option<WakeUps>) -> Self {
         Self {
             store: SqlStore::new(pools, options.completion_wait),
@@ -454,6 +393,8 @@ async fn establish_sqlite(url: String) -> diesel::ConnectionResult<SqliteConn> {
     )
     .await
 }
+
+mod migrations;
 
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@ use holdfast_domain::ids::{NotificationId, PlatformId, WebhookId};
 use holdfast_domain::ports::{
     ClaimLimits, Claimed, Delivery, Finished, NotificationQueue, Recorded, ResendError, StoreError,
 };
-use holdfast_domain::webhook::{EventType, Outcome, Subscription};
+use holdfast_domain::webhook::{EventType, Subscription};
 use time::OffsetDateTime;
 
 use super::SqlStore;
@@ -20,7 +20,7 @@ use crate::query::StillPending;
 use crate::schema::{events as e, notifications as n, webhooks as w};
 use crate::timestamp::Instant;
 use crate::webhook_rows::{NewNotificationRow, NotificationRow, WebhookRow};
-use outcomes::{Commit, RECORD_QUIETLY_PG, outcome_of, record_in_order};
+use outcomes::{Commit, record_in_order};
 
 mod outcomes;
 
@@ -174,7 +174,7 @@ pub(super) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
     let ids = [String::new()];
     let id = NotificationId::from_trusted(String::new());
     let finished = Finished {
-        outcome: Outcome::Failed,
+        outcome: holdfast_domain::webhook::Outcome::Failed,
         endpoint_url: None,
         request_body: None,
         response: None,
@@ -190,10 +190,13 @@ pub(super) fn keyed_pending_statements() -> Vec<(&'static str, String)> {
             "the read of the rows leased",
             super::pg_sql_of(&claimed_rows_of(&ids)),
         ),
-        ("one outcome", super::pg_sql_of(&outcome_of(&id, &finished))),
+        (
+            "one outcome",
+            super::pg_sql_of(&outcomes::outcome_of(&id, &finished)),
+        ),
         (
             "a batch of outcomes",
-            super::statement_sql(RECORD_QUIETLY_PG),
+            super::statement_sql(outcomes::RECORD_QUIETLY_PG),
         ),
     ]
 }

@@ -28,11 +28,16 @@ use x509_cert::serial_number::SerialNumber;
 use x509_cert::time::{Time, Validity};
 use x509_cert::{TbsCertificate, Version};
 
+use cms::content_info::ContentInfo;
+use cms::signed_data::SignedData;
+use der::{Decode, Encode};
+use der::asn1::OctetString;
+use spki::SubjectPublicKeyInfoOwned;
+
 use super::{
-    Aead, Aes256Gcm16, ApplePayKeys, Certificate, ContentInfo, Decode, ECDSA_SHA256, ECDSA_SHA384,
-    Encode, INTERMEDIATE_MARKER, KeyInit, LEAF_MARKER, MESSAGE_DIGEST, ObjectIdentifier,
-    OctetString, OffsetDateTime, SIGNED_DATA, SIGNING_TIME, SecretKey, Sha256, SignedData,
-    SubjectPublicKeyInfoOwned, derive_key,
+    Aead, Aes256Gcm16, ApplePayKeys, Certificate, ECDSA_SHA256, ECDSA_SHA384, INTERMEDIATE_MARKER,
+    KeyInit, LEAF_MARKER, MESSAGE_DIGEST, ObjectIdentifier, OffsetDateTime, SIGNED_DATA,
+    SIGNING_TIME, SecretKey, Sha256, derive_key,
 };
 use crate::google_pay::testing::b64;
 use base64::Engine;
