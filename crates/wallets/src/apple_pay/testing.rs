@@ -30,8 +30,8 @@ use x509_cert::{TbsCertificate, Version};
 
 use cms::content_info::ContentInfo;
 use cms::signed_data::SignedData;
-use der::{Decode, Encode};
 use der::asn1::OctetString;
+use der::{Decode, Encode};
 use spki::SubjectPublicKeyInfoOwned;
 
 use super::{
