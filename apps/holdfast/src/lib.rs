@@ -19,5 +19,4 @@ pub mod http;
 mod output;
 pub mod state;
 pub mod system;
-pub mod telemetry;
 pub mod webhook_config;

@@ -23,7 +23,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    let _log = holdfast::telemetry::init(&cli.log);
+    let _log = cli.log.init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -28,3 +28,14 @@ pub struct LogArgs {
     )]
     pub format: LogFormat,
 }
+
+impl LogArgs {
+    /// Installs the process's logs as these settings say (`holdfast_telemetry`).
+    pub fn init(&self) -> holdfast_telemetry::log_pipe::FlushAtExit {
+        let format = match self.format {
+            LogFormat::Json => holdfast_telemetry::LogFormat::Json,
+            LogFormat::Pretty => holdfast_telemetry::LogFormat::Pretty,
+        };
+        holdfast_telemetry::init(&self.filter, format)
+    }
+}

@@ -14,7 +14,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
 async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(json!({
         "status": "ok",
-        "logLinesDropped": crate::telemetry::log_pipe::dropped_lines(),
+        "logLinesDropped": holdfast_telemetry::log_pipe::dropped_lines(),
     }))
 }
 
