@@ -16,7 +16,6 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod http;
-mod output;
 pub mod state;
 pub mod system;
 pub mod webhook_config;

@@ -1,12 +1,9 @@
 //! Response bodies: camelCase JSON, RFC 3339 UTC timestamps.
 
 use holdfast_domain::page::Page;
-/// RFC 3339 in UTC with six fractional digits: the one formatter, shared with the domain's JSON.
-pub use holdfast_domain::payment::transaction::format_timestamp as rfc3339;
+pub use holdfast_web::views::{rfc3339, timestamp_or_null};
 use serde::Serialize;
 use utoipa::ToSchema;
-use utoipa::openapi::schema::Type;
-use utoipa::openapi::{RefOr, Schema};
 
 /// A page of a list, newest first; `hasMore` says whether `startingAfter` the last id gives more.
 #[derive(Debug, Serialize, ToSchema)]
@@ -39,17 +36,6 @@ impl<T> ListView<T> {
 pub struct DeletedView {
     pub id: String,
     pub deleted: bool,
-}
-
-/// An instant as the API writes it, or `null`.
-pub fn timestamp_or_null() -> RefOr<Schema> {
-    let RefOr::T(Schema::Object(instant)) = holdfast_domain::schema::timestamp() else {
-        unreachable!("the timestamp schema is an object schema")
-    };
-    let mut nullable = instant;
-    nullable.schema_type =
-        utoipa::openapi::schema::SchemaType::from_iter([Type::String, Type::Null]);
-    RefOr::T(Schema::Object(nullable))
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub mod run_to_end;
 pub mod same_origin;
 mod services;
 pub mod throttle;
+pub mod views;
 
 pub use error::ApiError;
 pub use services::Services;

@@ -8,9 +8,9 @@ use holdfast_domain::user::Email;
 use holdfast_persistence::Database;
 
 use crate::config::{DatabaseArgs, PaymentArgs, ServeArgs, VaultArgs};
-use crate::output;
 use crate::state::{AppState, Background};
 use crate::webhook_config::WebhookArgs;
+use holdfast_cli::output;
 use holdfast_web::rate_limit::RateLimits;
 
 pub async fn run(
@@ -76,7 +76,9 @@ pub async fn run(
             .await?;
         if let Some(created) = demo {
             let owner = &created.owner;
-            let link = super::invite_link(&state, &created.platform.id, &owner.id, false).await?;
+            let link =
+                holdfast_cli::invite_link(&state.services, &created.platform.id, &owner.id, false)
+                    .await?;
             print_demo(&created, &link);
         }
         // The demo platform's checkout page, with keys of its own made for this run.

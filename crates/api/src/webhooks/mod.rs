@@ -20,9 +20,9 @@ use super::views::{DeletedView, ListView};
 use crate::ApiState;
 use holdfast_web::error::ApiError;
 
-mod views;
-
-pub use views::{DeliveryView, EventTypeView, WebhookView, delivery_view, stored_view, view};
+pub use holdfast_web::views::webhooks::{
+    DeliveryView, EventTypeView, WebhookView, delivery_view, stored_view, view,
+};
 
 pub fn routes(r: &mut Routes) {
     r.add(

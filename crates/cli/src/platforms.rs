@@ -3,13 +3,13 @@ use holdfast_domain::user::Email;
 use serde_json::json;
 
 use super::{explain, invite_link};
-use crate::cli::PlatformCommand;
+use crate::args::PlatformCommand;
 use crate::output::{created_key_json, created_key_line, emit};
-use crate::state::AppState;
 use holdfast_domain::payment::transaction::format_timestamp as rfc3339;
+use holdfast_web::Services;
 
 pub async fn run(
-    state: &AppState,
+    services: &Services,
     cmd: PlatformCommand,
     email_link: bool,
     json: bool,
@@ -19,13 +19,13 @@ pub async fn run(
             let name = PlatformName::parse(&name).map_err(|e| explain(e.into()))?;
             let email = Email::parse(&owner_email)
                 .map_err(|e| anyhow::anyhow!("--owner-email: {}", e.message))?;
-            let created = state
+            let created = services
                 .platforms
                 .create(&holdfast_domain::audit::Actor::operator(), name, email)
                 .await
                 .map_err(explain)?;
             let owner = &created.owner;
-            let link = invite_link(state, &created.platform.id, &owner.id, email_link).await?;
+            let link = invite_link(services, &created.platform.id, &owner.id, email_link).await?;
             let value = json!({
                 "platform": { "id": created.platform.id, "name": created.platform.name.as_str() },
                 "user": { "id": owner.id, "email": owner.email.as_str(), "role": owner.role.as_str() },
@@ -46,7 +46,7 @@ pub async fn run(
             Ok(())
         }
         PlatformCommand::List => {
-            let platforms = state.platforms.list().await.map_err(explain)?;
+            let platforms = services.platforms.list().await.map_err(explain)?;
             let data: Vec<_> = platforms
                 .iter()
                 .map(|p| {

@@ -6,12 +6,12 @@ use holdfast_domain::user::Email;
 use serde_json::json;
 
 use super::{explain, invite_link, platform_id};
-use crate::cli::UserCommand;
+use crate::args::UserCommand;
 use crate::output::{emit, user_json};
-use crate::state::AppState;
+use holdfast_web::Services;
 
 pub async fn run(
-    state: &AppState,
+    services: &Services,
     cmd: UserCommand,
     email: bool,
     json: bool,
@@ -25,7 +25,7 @@ pub async fn run(
             let platform = platform_id(&platform.platform)?;
             let email =
                 Email::parse(&email).map_err(|e| anyhow::anyhow!("--email: {}", e.message))?;
-            let user = state
+            let user = services
                 .users
                 .create(
                     &holdfast_domain::audit::Actor::operator(),
@@ -41,7 +41,7 @@ pub async fn run(
         }
         UserCommand::List { platform } => {
             let platform = platform_id(&platform.platform)?;
-            let users = state.users.list(&platform).await.map_err(explain)?;
+            let users = services.users.list(&platform).await.map_err(explain)?;
             let value = json!({ "data": users.iter().map(user_json).collect::<Vec<_>>() });
             emit(json, &value, || {
                 users
@@ -54,7 +54,7 @@ pub async fn run(
         UserCommand::Delete { platform, user_id } => {
             let platform = platform_id(&platform.platform)?;
             let id = user_id_arg(&user_id)?;
-            state
+            services
                 .users
                 .delete(&holdfast_domain::audit::Actor::operator(), &platform, &id)
                 .await
@@ -66,7 +66,7 @@ pub async fn run(
         UserCommand::Invite { platform, user_id } => {
             let platform = platform_id(&platform.platform)?;
             let id = user_id_arg(&user_id)?;
-            let link = invite_link(state, &platform, &id, email).await?;
+            let link = invite_link(services, &platform, &id, email).await?;
             emit(
                 json,
                 &json!({ "id": id, "link": link, "emailed": email }),
@@ -91,7 +91,7 @@ pub async fn run(
             let typed = typed.strip_suffix('\r').unwrap_or(typed);
             let password =
                 Password::parse(typed).map_err(|e| anyhow::anyhow!("password: {}", e.message))?;
-            state
+            services
                 .dashboard
                 .set_password(
                     &holdfast_domain::audit::Actor::operator(),

@@ -3,11 +3,11 @@ use holdfast_domain::ids::BoardingFormId;
 use serde_json::json;
 
 use super::{explain, platform_id};
-use crate::cli::{BoardingCommand, BoardingTarget};
+use crate::args::{BoardingCommand, BoardingTarget};
 use crate::output::emit;
-use crate::state::AppState;
+use holdfast_web::Services;
 
-pub async fn run(state: &AppState, cmd: BoardingCommand, json: bool) -> anyhow::Result<()> {
+pub async fn run(services: &Services, cmd: BoardingCommand, json: bool) -> anyhow::Result<()> {
     let (target, decision) = match cmd {
         BoardingCommand::Approve(target) => (target, Decision::Approve),
         BoardingCommand::Decline { target, reason } => (target, Decision::Decline { reason }),
@@ -20,7 +20,7 @@ pub async fn run(state: &AppState, cmd: BoardingCommand, json: bool) -> anyhow::
     let BoardingTarget { platform, form_id } = target;
     let platform = platform_id(&platform.platform)?;
     let id = BoardingFormId::parse("form", &form_id).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let form = state
+    let form = services
         .boarding
         .operator_decides(&platform, &id, decision)
         .await

@@ -3,11 +3,11 @@ use holdfast_domain::ids::{KeyId, UserId};
 use serde_json::json;
 
 use super::{explain, platform_id};
-use crate::cli::{KeyCommand, KeyTarget};
+use crate::args::{KeyCommand, KeyTarget};
 use crate::output::{created_key_json, created_key_line, emit, key_json, key_line};
-use crate::state::AppState;
+use holdfast_web::Services;
 
-pub async fn run(state: &AppState, cmd: KeyCommand, json: bool) -> anyhow::Result<()> {
+pub async fn run(services: &Services, cmd: KeyCommand, json: bool) -> anyhow::Result<()> {
     match cmd {
         KeyCommand::Create {
             platform,
@@ -21,7 +21,7 @@ pub async fn run(state: &AppState, cmd: KeyCommand, json: bool) -> anyhow::Resul
             let user = match user {
                 Some(raw) => UserId::parse("user", &raw).map_err(|e| anyhow::anyhow!("--{e}"))?,
                 None => {
-                    state
+                    services
                         .platforms
                         .get(&platform)
                         .await
@@ -29,7 +29,7 @@ pub async fn run(state: &AppState, cmd: KeyCommand, json: bool) -> anyhow::Resul
                         .owner_id
                 }
             };
-            let created = state
+            let created = services
                 .keys
                 .generate(
                     &holdfast_domain::audit::Actor::operator(),
@@ -47,8 +47,8 @@ pub async fn run(state: &AppState, cmd: KeyCommand, json: bool) -> anyhow::Resul
         }
         KeyCommand::List { platform } => {
             let platform = platform_id(&platform.platform)?;
-            state.platforms.get(&platform).await.map_err(explain)?;
-            let keys = state.keys.list(&platform).await.map_err(explain)?;
+            services.platforms.get(&platform).await.map_err(explain)?;
+            let keys = services.keys.list(&platform).await.map_err(explain)?;
             let value = json!({ "data": keys.iter().map(key_json).collect::<Vec<_>>() });
             emit(json, &value, || {
                 keys.iter().map(key_line).collect::<Vec<_>>().join("\n")
@@ -57,7 +57,7 @@ pub async fn run(state: &AppState, cmd: KeyCommand, json: bool) -> anyhow::Resul
         KeyCommand::Rename { target, name } => {
             let (platform, id) = target_ids(&target)?;
             let name = KeyName::parse(&name).map_err(|e| explain(e.into()))?;
-            let key = state
+            let key = services
                 .keys
                 .rename(
                     &holdfast_domain::audit::Actor::operator(),
@@ -69,23 +69,25 @@ pub async fn run(state: &AppState, cmd: KeyCommand, json: bool) -> anyhow::Resul
                 .map_err(explain)?;
             emit(json, &key_json(&key), || key_line(&key));
         }
-        KeyCommand::Activate(target) => lifecycle(state, &target, KeyEvent::Activate, json).await?,
-        KeyCommand::Deactivate(target) => {
-            lifecycle(state, &target, KeyEvent::Deactivate, json).await?;
+        KeyCommand::Activate(target) => {
+            lifecycle(services, &target, KeyEvent::Activate, json).await?;
         }
-        KeyCommand::Delete(target) => lifecycle(state, &target, KeyEvent::Delete, json).await?,
+        KeyCommand::Deactivate(target) => {
+            lifecycle(services, &target, KeyEvent::Deactivate, json).await?;
+        }
+        KeyCommand::Delete(target) => lifecycle(services, &target, KeyEvent::Delete, json).await?,
     }
     Ok(())
 }
 
 async fn lifecycle(
-    state: &AppState,
+    services: &Services,
     target: &KeyTarget,
     event: KeyEvent,
     json: bool,
 ) -> anyhow::Result<()> {
     let (platform, id) = target_ids(target)?;
-    match state
+    match services
         .keys
         .apply(
             &holdfast_domain::audit::Actor::operator(),

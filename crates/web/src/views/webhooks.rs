@@ -1,4 +1,5 @@
-//! What the webhook routes answer: subscriptions, deliveries and event types, as typed views.
+//! Subscriptions, deliveries and event types, as typed views: what the webhook routes answer
+//! and the operator CLI prints.
 
 use holdfast_domain::ids::{EventId, NotificationId, UserId, WebhookId};
 use holdfast_domain::mode::Mode;
@@ -8,7 +9,7 @@ use holdfast_domain::webhook::{Description, EventType, Subscription};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::views::{rfc3339, timestamp_or_null};
+use super::{rfc3339, timestamp_or_null};
 
 /// A subscription as the API shows it; the signing secret is readable by private keys.
 #[derive(Debug, Serialize, ToSchema)]

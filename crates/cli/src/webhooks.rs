@@ -9,12 +9,16 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::{explain, platform_id};
-use crate::cli::{DeliveryCommand, WebhookCommand};
+use crate::args::{DeliveryCommand, WebhookCommand};
 use crate::output::emit;
-use crate::state::AppState;
-use holdfast_api::webhooks::{delivery_view, view};
+use holdfast_web::Services;
+use holdfast_web::views::webhooks::{delivery_view, view};
 
-pub async fn run_webhooks(state: &AppState, cmd: WebhookCommand, json: bool) -> anyhow::Result<()> {
+pub async fn run_webhooks(
+    services: &Services,
+    cmd: WebhookCommand,
+    json: bool,
+) -> anyhow::Result<()> {
     let (platform, id, active) = match cmd {
         WebhookCommand::Enable {
             platform,
@@ -27,7 +31,7 @@ pub async fn run_webhooks(state: &AppState, cmd: WebhookCommand, json: bool) -> 
     };
     let platform = platform_id(&platform)?;
     let id = WebhookId::parse("webhook", &id).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let subscription = state
+    let subscription = services
         .webhooks
         .toggle(
             &holdfast_domain::audit::Actor::operator(),
@@ -53,7 +57,7 @@ pub async fn run_webhooks(state: &AppState, cmd: WebhookCommand, json: bool) -> 
 }
 
 pub async fn run_deliveries(
-    state: &AppState,
+    services: &Services,
     cmd: DeliveryCommand,
     json: bool,
 ) -> anyhow::Result<()> {
@@ -67,7 +71,7 @@ pub async fn run_deliveries(
             let id = WebhookId::parse("webhook", &webhook).map_err(|e| anyhow::anyhow!("--{e}"))?;
             let page = PageRequest::new(Some(i64::from(limit)), None)
                 .map_err(|e| anyhow::anyhow!("--{e}"))?;
-            let found = state
+            let found = services
                 .webhooks
                 .operator_deliveries(&platform, &id, &page)
                 .await
@@ -94,7 +98,7 @@ pub async fn run_deliveries(
             let platform = platform_id(&platform)?;
             let id = NotificationId::parse("notification", &notification_id)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            let queued = state
+            let queued = services
                 .webhooks
                 .resend(&holdfast_domain::audit::Actor::operator(), &platform, &id)
                 .await
@@ -114,7 +118,7 @@ pub async fn run_deliveries(
                 .map(|raw| OffsetDateTime::parse(&raw, &Rfc3339))
                 .transpose()
                 .map_err(|e| anyhow::anyhow!("--as-of: must be an RFC 3339 time ({e})"))?;
-            let archived = state.webhooks.archive_deliveries(as_of).await?;
+            let archived = services.webhooks.archive_deliveries(as_of).await?;
             emit(json, &json!({ "archived": archived }), || {
                 format!("{archived} delivery record(s) archived")
             });
