@@ -256,6 +256,9 @@ const tests = {
     await clean(page, console, '12-audit-log');
     assert.ok(await page.getByRole('cell', { name: 'Generated API key' }).count() > 0);
     assert.ok(await page.getByRole('cell', { name: 'Signed in' }).count() > 0);
+    // A command line's entry has no address: said in words, never a program's `None`.
+    assert.ok(await page.getByRole('cell', { name: 'not recorded', exact: true }).count() > 0);
+    assert.equal(await page.getByRole('cell', { name: 'None', exact: true }).count(), 0);
     await page.getByRole('link', { name: 'Switch platform' }).click();
     await page.getByRole('heading', { name: 'Platforms', level: 1 }).waitFor();
     assert.match(await page.locator('main').innerText(), /no account on another platform/);

@@ -157,10 +157,16 @@ pub async fn gate(
             .await
             .map(ServiceResponse::map_into_boxed_body);
     }
-    let mut known_path = false;
+    // The router serves a path by the first template that matches it, in the catalogue's
+    // order (`register`): `/v1/webhooks/event-types` is its own route, not `{id}`'s.
+    let mut routed = None;
+    let mut allowed: Vec<&str> = Vec::new();
     let mut matched = None;
     for spec in catalogue.iter().filter(|spec| spec.matches_path(path)) {
-        known_path = true;
+        if *routed.get_or_insert(spec.path) != spec.path {
+            continue;
+        }
+        allowed.push(spec.method.as_str());
         if spec.method == req.method() {
             matched = Some(spec);
             break;
@@ -172,10 +178,12 @@ pub async fn gate(
         ..
     }) = matched
     else {
-        let refusal = if known_path {
-            ApiError::MethodNotAllowed
-        } else {
+        let refusal = if allowed.is_empty() {
             ApiError::RouteNotFound
+        } else {
+            ApiError::MethodNotAllowed {
+                allow: Some(allowed.join(", ")),
+            }
         };
         return Ok(req.into_response(refusal.error_response()));
     };

@@ -3,7 +3,7 @@
 
 use holdfast_domain::ids::{NotificationId, WebhookId};
 use holdfast_domain::page::PageRequest;
-use holdfast_domain::ports::ResendError;
+use holdfast_domain::ports::{DeliveryState, ResendError};
 use serde_json::json;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -83,8 +83,11 @@ pub async fn run_deliveries(
                     .iter()
                     .map(|d| {
                         format!(
-                            "{}  {}  {:?}  {} request(s)",
-                            d.id, d.event_type, d.state, d.requests
+                            "{}  {}  {}  {} request(s)",
+                            d.id,
+                            d.event_type,
+                            state_word(d.state),
+                            d.requests
                         )
                     })
                     .collect::<Vec<_>>()
@@ -125,4 +128,13 @@ pub async fn run_deliveries(
         }
     }
     Ok(())
+}
+
+/// A delivery's state as a person reads it: `pending`, or its outcome (`succeeded`, `failed`,
+/// `skipped`), the words the API's `state` uses.
+fn state_word(state: DeliveryState) -> &'static str {
+    match state {
+        DeliveryState::Pending => "pending",
+        DeliveryState::Done(outcome) => outcome.as_str(),
+    }
 }

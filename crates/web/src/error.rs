@@ -4,7 +4,7 @@
 //! 500s are opaque to the client; their cause goes to the log under the same request id.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::RETRY_AFTER;
+use actix_web::http::header::{ALLOW, RETRY_AFTER, WWW_AUTHENTICATE};
 use actix_web::{HttpResponse, ResponseError};
 use holdfast_domain::auth::{Access, AuthError};
 use holdfast_domain::payment::lifecycle::Refused;
@@ -14,6 +14,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::request_context;
+
+/// The challenge of every 401 for a missing or refused API key.
+pub const API_KEY_CHALLENGE: &str = r#"ApiKey realm="holdfast", header="x-api-key""#;
 
 /// Largest request body accepted, in bytes, on every route.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -28,8 +31,10 @@ pub enum ApiError {
     NotFound { resource: &'static str },
     #[error("no such route")]
     RouteNotFound,
+    /// The path is served, not with this method; `allow` lists the methods it takes, when known
+    /// (RFC 9110 15.5.6: a 405 names them in `Allow`).
     #[error("method not allowed")]
-    MethodNotAllowed,
+    MethodNotAllowed { allow: Option<String> },
     #[error("{param}: {message}")]
     Invalid { param: String, message: String },
     #[error("request body too large")]
@@ -118,7 +123,7 @@ impl ApiError {
                 "No such route. See docs/api.md for the endpoints.".into(),
                 None,
             ),
-            Self::MethodNotAllowed => (
+            Self::MethodNotAllowed { .. } => (
                 "invalid_request_error",
                 "method_not_allowed",
                 "This route does not accept that HTTP method.".into(),
@@ -195,7 +200,7 @@ impl ApiError {
     pub fn for_status(status: StatusCode) -> Self {
         match status {
             StatusCode::NOT_FOUND => Self::RouteNotFound,
-            StatusCode::METHOD_NOT_ALLOWED => Self::MethodNotAllowed,
+            StatusCode::METHOD_NOT_ALLOWED => Self::MethodNotAllowed { allow: None },
             StatusCode::PAYLOAD_TOO_LARGE => Self::PayloadTooLarge {
                 limit: MAX_BODY_BYTES,
             },
@@ -210,7 +215,7 @@ impl ResponseError for ApiError {
             Self::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
             Self::WrongKeyType { .. } => StatusCode::FORBIDDEN,
             Self::NotFound { .. } | Self::RouteNotFound => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Invalid { .. } | Self::LimitReached(_) => StatusCode::BAD_REQUEST,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Conflict { .. } => StatusCode::CONFLICT,
@@ -224,8 +229,20 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         self.log_cause();
         let mut response = HttpResponse::build(self.status_code());
-        if let Self::RateLimited { retry_after } = self {
-            response.insert_header((RETRY_AFTER, retry_after_seconds(*retry_after)));
+        match self {
+            Self::RateLimited { retry_after } => {
+                response.insert_header((RETRY_AFTER, retry_after_seconds(*retry_after)));
+            }
+            Self::MethodNotAllowed { allow: Some(allow) } => {
+                response.insert_header((ALLOW, allow.as_str()));
+            }
+            // RFC 9110 11.6.1: a 401 carries a challenge. The key travels in `x-api-key` (or,
+            // on a hosted client's routes, in the query): no registered scheme fits, so the
+            // challenge names the header.
+            Self::Unauthenticated { .. } => {
+                response.insert_header((WWW_AUTHENTICATE, API_KEY_CHALLENGE));
+            }
+            _ => {}
         }
         response.json(self.body())
     }

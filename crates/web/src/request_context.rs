@@ -14,8 +14,8 @@ use std::time::Instant;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{
-    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue,
-    X_CONTENT_TYPE_OPTIONS,
+    ALLOW, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderMap, HeaderName,
+    HeaderValue, X_CONTENT_TYPE_OPTIONS,
 };
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpResponse, ResponseError};
@@ -66,9 +66,13 @@ pub async fn middleware(
         Err(inner) => return Err(WithRequestId { id, inner }.into()),
     };
     if needs_envelope(&response) {
-        let envelope = REQUEST_ID.sync_scope(id.clone(), || {
+        let mut envelope = REQUEST_ID.sync_scope(id.clone(), || {
             crate::ApiError::for_status(response.status()).error_response()
         });
+        // A resource's own 405 says what it takes; the envelope keeps saying it.
+        if let Some(allow) = response.headers().get(ALLOW) {
+            envelope.headers_mut().insert(ALLOW, allow.clone());
+        }
         response = response.into_response(envelope);
     }
     let route = response.request().match_pattern();

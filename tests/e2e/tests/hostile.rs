@@ -32,7 +32,7 @@ struct Case {
     expect: Expect,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 enum Expect {
     /// Anything but a 5xx (a harmless extra may be served).
     NoServerError,
@@ -40,6 +40,8 @@ enum Expect {
     Refused,
     /// This status exactly.
     Status(u16),
+    /// 405, naming in `Allow` the methods the path takes (RFC 9110 15.5.6).
+    MethodNotAllowed(String),
 }
 
 async fn hostile_inputs_on_every_route(env: Env) {
@@ -108,6 +110,10 @@ fn check(reply: &RawReply, expect: Expect, label: &str) {
         Expect::NoServerError => {}
         Expect::Refused => assert!(reply.status >= 400, "{label}: {} {text}", reply.status),
         Expect::Status(status) => assert_eq!(reply.status, status, "{label}: {text}"),
+        Expect::MethodNotAllowed(allow) => {
+            assert_eq!(reply.status, 405, "{label}: {text}");
+            assert_eq!(reply.header("allow"), Some(allow.as_str()), "{label}");
+        }
     }
     if reply.status >= 400 {
         let body = reply.json();
@@ -273,20 +279,31 @@ fn cases(
             RawRequest::new(method, &target),
         ));
     }
-    // Every method the path does not declare: 405, in the envelope.
-    for other in METHODS {
-        let declared = catalogue()
-            .iter()
-            .any(|r| r.path == template && r.method.as_str() == other);
-        if !declared {
-            out.push(Case {
-                label: format!("method {other}"),
-                request: with_key(other, path),
-                expect: Expect::Status(405),
-            });
-        }
-    }
+    out.extend(wrong_methods(template, path, (access, key)));
     out
+}
+
+/// Every method the path does not declare: 405, in the envelope, with the methods it takes.
+fn wrong_methods(template: &str, path: &str, (access, key): (Access, &str)) -> Vec<Case> {
+    let allow = catalogue()
+        .iter()
+        .filter(|r| r.path == template)
+        .map(|r| r.method.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    METHODS
+        .iter()
+        .filter(|other| {
+            !catalogue()
+                .iter()
+                .any(|r| r.path == template && r.method.as_str() == **other)
+        })
+        .map(|other| Case {
+            label: format!("method {other}"),
+            request: keyed(other, path, access, key),
+            expect: Expect::MethodNotAllowed(allow.clone()),
+        })
+        .collect()
 }
 
 /// Each field of a valid body replaced by the canary in a type it does not take, inside an

@@ -187,6 +187,14 @@ async fn assert_identical_401s(
             StatusCode::UNAUTHORIZED,
             "{label} with {case} key"
         );
+        assert_eq!(
+            reply
+                .headers
+                .get("www-authenticate")
+                .map(reqwest::header::HeaderValue::as_bytes),
+            Some(&br#"ApiKey realm="holdfast", header="x-api-key""#[..]),
+            "{label} with {case} key: a 401 carries its challenge (RFC 9110 11.6.1)"
+        );
         let body = reply.error_without_request_id();
         assert_eq!(body["error"]["type"], "authentication_error", "{label}");
         let first = first_body.get_or_insert(body.clone());

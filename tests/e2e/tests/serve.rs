@@ -40,6 +40,11 @@ async fn health_and_request_ids(env: Env) {
     ];
     let statuses: Vec<_> = replies.iter().map(|r| r.status.as_u16()).collect();
     assert_eq!(statuses, [200, 401, 200, 404, 405]);
+    // A 405 names what the path takes (RFC 9110 15.5.6).
+    assert_eq!(
+        replies[4].headers["allow"], "POST, GET",
+        "in the catalogue's order"
+    );
     let mut ids = HashSet::new();
     for reply in &replies {
         let id = reply.headers["x-request-id"].to_str().unwrap().to_owned();

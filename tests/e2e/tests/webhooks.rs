@@ -631,6 +631,25 @@ async fn retention_and_resend(env: Env) {
     let records = history(&api, key, id, 2).await;
     assert_eq!(records.len(), 2);
     assert_eq!(records[0]["endpointUrl"], moved.url.as_str());
+    // For a person, one line per record, its state in the API's words.
+    let listed = env.cli(&[
+        "deliveries",
+        "list",
+        "--platform",
+        &platform.id,
+        "--webhook",
+        id,
+    ]);
+    assert!(listed.success, "{}", listed.stderr);
+    assert_eq!(listed.stdout.lines().count(), 2, "{}", listed.stdout);
+    assert!(
+        listed
+            .stdout
+            .lines()
+            .all(|line| line.contains("  succeeded  ")),
+        "{}",
+        listed.stdout
+    );
 
     // Refused while inactive, with the remedy in the message.
     env.cli_json(&["webhooks", "disable", "--platform", &platform.id, id]);

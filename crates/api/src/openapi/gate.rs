@@ -120,8 +120,41 @@ fn describe(operation: &mut Operation, method: &Method, path: &str, access: Acce
             .responses
             .responses
             .entry(status.to_string())
-            .or_insert_with(|| error_response(description).into());
+            .or_insert_with(|| refusal(status, description).into());
     }
+}
+
+/// The refusal `status`, with the headers it carries: a 401's challenge, a 429's wait.
+fn refusal(status: u16, description: &str) -> utoipa::openapi::Response {
+    let header = |kind: utoipa::openapi::schema::Type, text: &str| {
+        utoipa::openapi::header::HeaderBuilder::new()
+            .schema(utoipa::openapi::ObjectBuilder::new().schema_type(kind))
+            .description(Some(text))
+            .build()
+    };
+    let mut response = error_response(description);
+    match status {
+        401 => {
+            response.headers.insert(
+                "WWW-Authenticate".into(),
+                header(
+                    utoipa::openapi::schema::Type::String,
+                    "`ApiKey realm=\"holdfast\", header=\"x-api-key\"`: where the key goes.",
+                ),
+            );
+        }
+        429 => {
+            response.headers.insert(
+                "Retry-After".into(),
+                header(
+                    utoipa::openapi::schema::Type::Integer,
+                    "Whole seconds to wait before trying again.",
+                ),
+            );
+        }
+        _ => {}
+    }
+    response
 }
 
 /// A refusal: the error envelope.

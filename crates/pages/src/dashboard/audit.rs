@@ -114,7 +114,7 @@ async fn list(
                             td { (e.action.describe()) }
                             td { (names.named(&e.target)) }
                             td { (door(e.actor.door)) }
-                            td { @match e.actor.address { Some(a) => code { (a) }, None => "None" } }
+                            td { @match e.actor.address { Some(a) => code { (a) }, None => "not recorded" } }
                         }
                     }
                     @if found.data.is_empty() {
