@@ -43,6 +43,8 @@ pub struct AppState {
     /// Whether the dashboard's cookie is `Secure` whatever the request's scheme: people reach
     /// Holdfast at an `https` public URL.
     pub secure_cookies: bool,
+    /// Set when this process begins to stop: `/readyz` answers 503 from then on.
+    pub stopping: Arc<std::sync::atomic::AtomicBool>,
     database: Database,
 }
 
@@ -173,6 +175,7 @@ impl AppState {
             apple_pay_domain_association: None,
             trusted_proxies: Arc::default(),
             secure_cookies: false,
+            stopping: Arc::default(),
             database,
         }
     }

@@ -169,19 +169,30 @@ impl Server {
         self.stop_with("TERM")
     }
 
-    /// Sends a signal (`TERM`, `INT`, …), waits for the process to exit and for its output.
-    pub fn stop_with(&mut self, signal: &str) -> ExitStatus {
-        let mut child = self.child.take().expect("running");
+    /// Sends a signal and returns at once; `wait` for the process to stop.
+    pub fn signal(&self, signal: &str) {
+        let child = self.child.as_ref().expect("running");
         let status = Command::new("kill")
             .args([&format!("-{signal}"), &child.id().to_string()])
             .status()
             .expect("kill");
         assert!(status.success());
+    }
+
+    /// Waits for the process to exit and for its output to be read in full.
+    pub fn wait(&mut self) -> ExitStatus {
+        let mut child = self.child.take().expect("running");
         let exit = child.wait().expect("wait");
         for reader in self.readers.drain(..) {
             let _ = reader.join();
         }
         exit
+    }
+
+    /// Sends a signal (`TERM`, `INT`, …), waits for the process to exit and for its output.
+    pub fn stop_with(&mut self, signal: &str) -> ExitStatus {
+        self.signal(signal);
+        self.wait()
     }
 }
 

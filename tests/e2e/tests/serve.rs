@@ -145,10 +145,48 @@ async fn an_empty_database_gets_a_demo_platform_once(env: Env) {
     );
 }
 
+/// A server told to stop says so at once: `/readyz` answers 503 through its grace, while it still
+/// serves, so a load balancer takes it out before it stops accepting; then it drains and exits.
+async fn a_stopping_server_is_not_ready_through_its_grace(env: Env) {
+    let mut server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_SHUTDOWN_GRACE_MS", "3000"),
+    ]);
+    let api = Api::new(&server);
+    let ready = || api.send(Method::GET, "/readyz", None, None);
+    assert_eq!(ready().await.status, StatusCode::OK);
+    let signalled = std::time::Instant::now();
+    server.signal("TERM");
+    let mut reply = ready().await;
+    while reply.status == StatusCode::OK && signalled.elapsed() < std::time::Duration::from_secs(2)
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        reply = ready().await;
+    }
+    assert_eq!(
+        reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        reply.text
+    );
+    assert_eq!(reply.body["status"], "stopping");
+    assert_eq!(
+        api.send(Method::GET, "/healthz", None, None).await.status,
+        StatusCode::OK,
+        "still serving through the grace"
+    );
+    assert!(server.wait().success(), "a clean stop");
+    assert!(
+        signalled.elapsed() >= std::time::Duration::from_secs(3),
+        "stopped only after its grace"
+    );
+}
+
 on_both_backends!(
     health_and_request_ids,
     an_adapters_log_line_names_its_request,
-    an_empty_database_gets_a_demo_platform_once
+    an_empty_database_gets_a_demo_platform_once,
+    a_stopping_server_is_not_ready_through_its_grace
 );
 
 /// `/readyz` reports a database that went away; `/healthz` still answers (the process is up).

@@ -42,6 +42,12 @@ pub struct ServeArgs {
     /// them, the client's address is read from `X-Forwarded-For`. Empty: the TCP peer's.
     #[arg(long, env = "HOLDFAST_TRUSTED_PROXIES", default_value = "")]
     pub trusted_proxies: TrustedProxies,
+
+    /// On SIGTERM or SIGINT, how long `/readyz` answers 503 while requests are still served,
+    /// before the server stops accepting and drains: long enough for a load balancer's
+    /// readiness checks to take this replica out (say two of its intervals). 0: stop at once.
+    #[arg(long, env = "HOLDFAST_SHUTDOWN_GRACE_MS", default_value_t = 0)]
+    pub shutdown_grace_ms: u64,
 }
 
 impl ServeArgs {
@@ -52,6 +58,11 @@ impl ServeArgs {
                 std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
             })
             .max(1)
+    }
+
+    /// How long a stopping server stays up, not ready, before it drains.
+    pub fn shutdown_grace(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.shutdown_grace_ms)
     }
 
     pub fn rate_limits(&self) -> holdfast_web::rate_limit::RateSettings {

@@ -18,8 +18,12 @@ async fn healthz() -> HttpResponse {
     }))
 }
 
-/// Ready when the database answers; a load balancer stops sending traffic otherwise.
+/// Ready when the database answers and the process is not stopping; a load balancer stops
+/// sending traffic otherwise.
 async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    if state.stopping.load(std::sync::atomic::Ordering::Relaxed) {
+        return HttpResponse::ServiceUnavailable().json(json!({ "status": "stopping" }));
+    }
     match state.ping_database().await {
         Ok(()) => HttpResponse::Ok().json(json!({ "status": "ready" })),
         Err(err) => {

@@ -94,6 +94,8 @@ pub async fn serve(
     fault: impl Future<Output = anyhow::Error>,
 ) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
+    let stopping = state.stopping.clone();
+    let grace = args.shutdown_grace();
     let data = web::Data::new(state);
     let server = HttpServer::new(move || app(data.clone()))
         .listen(listener)?
@@ -104,11 +106,20 @@ pub async fn serve(
     tracing::info!(address = %address, "listening");
     let server = server.run();
     let handle = server.handle();
-    let stopping = handle.clone();
+    let stopper = handle.clone();
+    let not_ready = stopping.clone();
     tokio::spawn(async move {
         crate::system::shutdown_signal().await;
+        not_ready.store(true, std::sync::atomic::Ordering::Relaxed);
+        if !grace.is_zero() {
+            tracing::info!(
+                grace_ms = grace.as_millis(),
+                "stopping: not ready, still serving"
+            );
+            tokio::time::sleep(grace).await;
+        }
         tracing::info!("stopping");
-        stopping.stop(true).await;
+        stopper.stop(true).await;
     });
     let mut server = std::pin::pin!(server);
     let failed = tokio::select! {
@@ -119,6 +130,7 @@ pub async fn serve(
         fault = fault => Some(fault),
     };
     if let Some(fault) = failed {
+        stopping.store(true, std::sync::atomic::Ordering::Relaxed);
         tracing::error!(error = %fault, "stopping: a background worker failed");
         // `stop` sends its command at once; the server, polled below, carries it out and only
         // then answers the future it returns, so awaiting that here first would never end.
