@@ -9,21 +9,6 @@ use crate::webhook_config::WebhookArgs;
 #[derive(Debug, Parser)]
 #[command(name = "holdfast", version, about = "Holdfast payment platform API", long_about = None)]
 pub struct Cli {
-    #[command(flatten)]
-    pub database: DatabaseArgs,
-
-    #[command(flatten)]
-    pub log: LogArgs,
-
-    #[command(flatten)]
-    pub payments: PaymentArgs,
-
-    #[command(flatten)]
-    pub vault: VaultArgs,
-
-    #[command(flatten)]
-    pub webhooks: WebhookArgs,
-
     /// Where people reach this Holdfast: the start of every link it gives (dashboard, resets,
     /// invitations, boarding forms). `serve` defaults it to the address it listens on; the
     /// other commands to `HOLDFAST_BIND`'s, then `http://127.0.0.1:8080`.
@@ -33,6 +18,21 @@ pub struct Cli {
     /// Print machine-readable JSON instead of text (operator commands).
     #[arg(long, global = true)]
     pub json: bool,
+
+    #[command(flatten, next_help_heading = "Database")]
+    pub database: DatabaseArgs,
+
+    #[command(flatten, next_help_heading = "Logs")]
+    pub log: LogArgs,
+
+    #[command(flatten, next_help_heading = "Payments and wallets")]
+    pub payments: PaymentArgs,
+
+    #[command(flatten, next_help_heading = "Vault")]
+    pub vault: VaultArgs,
+
+    #[command(flatten, next_help_heading = "Webhooks, workers and email")]
+    pub webhooks: WebhookArgs,
 
     #[command(subcommand)]
     pub command: Command,

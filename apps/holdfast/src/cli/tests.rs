@@ -86,3 +86,30 @@ fn timing_settings_that_break_a_rule_are_refused() {
     .unwrap();
     cli.database.check_against(&cli.payments).unwrap();
 }
+
+/// `holdfast --help` leads with the commands; the many settings follow, grouped by what they
+/// set, after the few options every command reads.
+#[test]
+fn help_leads_with_the_commands_and_groups_the_settings() {
+    let help = Cli::command().render_help().to_string();
+    let at = |heading: &str| {
+        help.find(&format!("\n{heading}:\n"))
+            .unwrap_or_else(|| panic!("no {heading} section:\n{help}"))
+    };
+    let order = [
+        at("Commands"),
+        at("Options"),
+        at("Database"),
+        at("Logs"),
+        at("Payments and wallets"),
+        at("Vault"),
+        at("Webhooks, workers and email"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{help}");
+    let options = &help[order[1]..order[2]];
+    assert!(
+        options.contains("--public-url") && options.contains("--json"),
+        "{options}"
+    );
+    assert!(!options.contains("--database-url"), "{options}");
+}
