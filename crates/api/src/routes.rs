@@ -219,6 +219,7 @@ pub async fn gate(
                 let refusal = ApiError::RateLimited { retry_after: wait };
                 return Ok(req.into_response(refusal.error_response()));
             }
+            holdfast_web::request_context::name_caller(&principal);
             req.extensions_mut().insert(principal.clone());
             if req.method() == Method::POST {
                 super::idempotency::guard(&state, &principal, claims_own_key, req, next).await

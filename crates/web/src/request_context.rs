@@ -27,6 +27,17 @@ tokio::task_local! {
 
 pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
+/// Names the caller on the request's log lines from now on: its platform, its key's id and
+/// its mode (never the key itself).
+pub fn name_caller(who: &holdfast_domain::auth::Principal) {
+    let span = tracing::Span::current();
+    span.record("platform", tracing::field::display(&who.scope.platform));
+    if let Some(key) = &who.key_id {
+        span.record("key", tracing::field::display(key));
+    }
+    span.record("mode", who.scope.mode.as_str());
+}
+
 /// The id of the request being served on this task, if any.
 pub fn current_id() -> Option<String> {
     REQUEST_ID.try_with(Clone::clone).ok()
@@ -53,8 +64,15 @@ pub async fn middleware(
     let id = format!("req_{}", ulid::Ulid::new());
     let started = Instant::now();
     let method = req.method().clone();
-    // Every line logged while the request runs (services, stores, adapters) carries its id.
-    let span = tracing::info_span!("request", request_id = %id);
+    // Every line logged while the request runs (services, stores, adapters) carries its id,
+    // and, once its key is known, whose it is (`name_caller`).
+    let span = tracing::info_span!(
+        "request",
+        request_id = %id,
+        platform = tracing::field::Empty,
+        key = tracing::field::Empty,
+        mode = tracing::field::Empty
+    );
     let outcome = REQUEST_ID
         .scope(id.clone(), next.call(req))
         .instrument(span)

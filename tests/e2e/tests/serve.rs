@@ -85,6 +85,24 @@ async fn an_adapters_log_line_names_its_request(env: Env) {
         .find(|line| line.contains("processor timed out"))
         .unwrap_or_else(|| panic!("no timeout warning in:\n{log}"));
     assert!(warning.contains(&id), "{warning} does not name {id}");
+    // …and whose it was: the platform, the key's id and the mode, never the key.
+    let line: serde_json::Value = serde_json::from_str(warning).unwrap();
+    let request = line["spans"]
+        .as_array()
+        .and_then(|spans| spans.iter().find(|span| span["name"] == "request"))
+        .unwrap_or_else(|| panic!("no request span: {warning}"));
+    assert_eq!(request["platform"], platform.id.as_str(), "{warning}");
+    assert_eq!(request["mode"], "test", "{warning}");
+    assert!(
+        request["key"]
+            .as_str()
+            .is_some_and(|k| k.starts_with("key_")),
+        "{warning}"
+    );
+    assert!(
+        !warning.contains(key.as_str()),
+        "the key itself is never logged"
+    );
 }
 
 async fn an_empty_database_gets_a_demo_platform_once(env: Env) {
