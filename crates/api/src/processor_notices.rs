@@ -19,7 +19,8 @@ use holdfast_web::paths;
 use holdfast_web::request_context;
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(paths::ADYEN_NOTIFICATIONS, web::post().to(adyen));
+    // A resource, so another method is a 405 naming `POST`, not a 404.
+    cfg.service(web::resource(paths::ADYEN_NOTIFICATIONS).post(adyen));
 }
 
 async fn adyen(

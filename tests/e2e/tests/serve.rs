@@ -40,7 +40,11 @@ async fn health_and_request_ids(env: Env) {
     ];
     let statuses: Vec<_> = replies.iter().map(|r| r.status.as_u16()).collect();
     assert_eq!(statuses, [200, 401, 200, 404, 405]);
-    // A 405 names what the path takes (RFC 9110 15.5.6).
+    // A 405 names what the path takes (RFC 9110 15.5.6), outside `/v1` too, in the envelope.
+    let outside = api.send(Method::PUT, "/healthz", None, None).await;
+    assert_eq!(outside.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(outside.headers["allow"], "GET");
+    assert_eq!(outside.body["error"]["code"], "method_not_allowed");
     assert_eq!(
         replies[4].headers["allow"], "POST, GET",
         "in the catalogue's order"

@@ -5,9 +5,10 @@ use serde_json::json;
 
 use crate::state::AppState;
 
+/// As resources, not `cfg.route`s: another method is then a 405 naming `GET`, not a 404.
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route("/healthz", web::get().to(healthz))
-        .route("/readyz", web::get().to(readyz));
+    cfg.service(web::resource("/healthz").get(healthz))
+        .service(web::resource("/readyz").get(readyz));
 }
 
 /// Up, and how many log lines standard error could not take (its reader gone or too slow).
