@@ -160,13 +160,11 @@ pub async fn gate(
     // The router serves a path by the first template that matches it, in the catalogue's
     // order (`register`): `/v1/webhooks/event-types` is its own route, not `{id}`'s.
     let mut routed = None;
-    let mut allowed: Vec<&str> = Vec::new();
     let mut matched = None;
     for spec in catalogue.iter().filter(|spec| spec.matches_path(path)) {
         if *routed.get_or_insert(spec.path) != spec.path {
             continue;
         }
-        allowed.push(spec.method.as_str());
         if spec.method == req.method() {
             matched = Some(spec);
             break;
@@ -178,12 +176,19 @@ pub async fn gate(
         ..
     }) = matched
     else {
-        let refusal = if allowed.is_empty() {
-            ApiError::RouteNotFound
-        } else {
-            ApiError::MethodNotAllowed {
-                allow: Some(allowed.join(", ")),
-            }
+        // Only a refusal lists the methods: a request served allocates nothing for it.
+        let refusal = match routed {
+            None => ApiError::RouteNotFound,
+            Some(template) => ApiError::MethodNotAllowed {
+                allow: Some(
+                    catalogue
+                        .iter()
+                        .filter(|spec| spec.path == template)
+                        .map(|spec| spec.method.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+            },
         };
         return Ok(req.into_response(refusal.error_response()));
     };

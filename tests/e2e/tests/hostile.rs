@@ -285,19 +285,16 @@ fn cases(
 
 /// Every method the path does not declare: 405, in the envelope, with the methods it takes.
 fn wrong_methods(template: &str, path: &str, (access, key): (Access, &str)) -> Vec<Case> {
-    let allow = catalogue()
+    let routes = catalogue();
+    let declared: Vec<&str> = routes
         .iter()
         .filter(|r| r.path == template)
         .map(|r| r.method.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
+        .collect();
+    let allow = declared.join(", ");
     METHODS
         .iter()
-        .filter(|other| {
-            !catalogue()
-                .iter()
-                .any(|r| r.path == template && r.method.as_str() == **other)
-        })
+        .filter(|other| !declared.contains(other))
         .map(|other| Case {
             label: format!("method {other}"),
             request: keyed(other, path, access, key),
