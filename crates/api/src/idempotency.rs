@@ -100,10 +100,9 @@ impl<T> AnswerWithChange<T> {
     }
 }
 
-/// Whether an answer is kept for replay: everything but a 5xx, which is a transient failure
-/// the client's retry must run again.
+/// Whether an answer is kept for replay (`idempotency::kept_for_replay`).
 pub fn storable(status: StatusCode) -> bool {
-    !status.is_server_error()
+    holdfast_domain::idempotency::kept_for_replay(status.as_u16())
 }
 
 /// Settles `key` after a request that stored no answer with a change: keeps `answer`, or
@@ -112,14 +111,7 @@ pub fn storable(status: StatusCode) -> bool {
 /// client even if the key cannot be settled, which then stays "running" and refuses repeats
 /// until it is abandoned.
 pub async fn settle(state: &ApiState, who: &Principal, key: &IdempotencyKey, answer: Answer) {
-    let keys = &state.idempotency;
-    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let settled = if storable(status) {
-        keys.complete(who, key, &answer).await
-    } else {
-        keys.release(who, key).await
-    };
-    if let Err(e) = settled {
+    if let Err(e) = state.idempotency.settle(who, key, &answer).await {
         // The key is the client's: it stays out of the log.
         tracing::error!(error = %e, "could not settle an idempotency key");
     }

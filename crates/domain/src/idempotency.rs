@@ -94,6 +94,12 @@ pub struct Answer {
     pub body: String,
 }
 
+/// Whether an answer of `status` is kept for replay: everything but a 5xx, a transient failure
+/// the client's retry must run again.
+pub fn kept_for_replay(status: u16) -> bool {
+    status < 500
+}
+
 /// An answer stored under the request's key, written by the same SQL transaction as the change
 /// it reports (see `Recorder`).
 #[derive(Debug, Clone, PartialEq, Eq)]

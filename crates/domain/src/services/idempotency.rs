@@ -64,6 +64,22 @@ impl IdempotencyService {
         self.store.complete(&who.scope, key, answer).await
     }
 
+    /// Settles `key` with an answer no change stored: kept for replay, unless it is a transient
+    /// failure (5xx), which releases the key so that a retry runs again.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
+    pub async fn settle(
+        &self,
+        who: &Principal,
+        key: &IdempotencyKey,
+        answer: &Answer,
+    ) -> Result<(), StoreError> {
+        if crate::idempotency::kept_for_replay(answer.status) {
+            self.complete(who, key, answer).await
+        } else {
+            self.release(who, key).await
+        }
+    }
+
     /// Forgets `key`: its request failed transiently and may be retried.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn release(&self, who: &Principal, key: &IdempotencyKey) -> Result<(), StoreError> {

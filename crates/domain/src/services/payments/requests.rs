@@ -232,12 +232,7 @@ impl TransactionRequests {
             return;
         };
         let answer = (renders.refused)(refusal);
-        let settled = if answer.status < 500 {
-            self.keys.complete(who, key, &answer).await
-        } else {
-            self.keys.release(who, key).await
-        };
-        if let Err(e) = settled {
+        if let Err(e) = self.keys.settle(who, key, &answer).await {
             // The key is the client's: it stays out of the log.
             tracing::error!(error = %e, "could not settle an idempotency key");
         }

@@ -832,13 +832,6 @@ async fn only_a_card_payment_claims_its_key_as_it_writes() {
         render: &id_as_answer,
         claim_at_first_write: Some(&claim),
     };
-    let nothing = || {
-        service_over(
-            MockTransactionStore::new(),
-            MockRoutingStore::new(),
-            MockProcessor::new(),
-        )
-    };
     let token = NewPayment {
         source: PaymentSource::Token(crate::ids::TokenId::from_suffix("1")),
         ..auth()
@@ -860,6 +853,15 @@ async fn only_a_card_payment_claims_its_key_as_it_writes() {
         matches!(captured, Err(PaymentError::KeyNotClaimed)),
         "{captured:?}"
     );
+}
+
+/// A service whose ports fail the test on any call: what must stop before anything is read.
+fn nothing() -> PaymentService {
+    service_over(
+        MockTransactionStore::new(),
+        MockRoutingStore::new(),
+        MockProcessor::new(),
+    )
 }
 
 /// The renders of the tests' door: a transaction's id, a refusal's status with its message.
@@ -976,11 +978,7 @@ async fn a_payment_whose_key_is_taken_answers_what_the_earlier_request_left() {
 
 #[tokio::test]
 async fn a_follow_up_claims_its_key_the_ordinary_way_first() {
-    let nothing = service_over(
-        MockTransactionStore::new(),
-        MockRoutingStore::new(),
-        MockProcessor::new(),
-    );
+    let nothing = nothing();
     let (keys, _) = keys(Some(Begun::Seen(Seen::InProgress)));
     let created = TransactionRequests::new(nothing, keys)
         .create(
@@ -1001,11 +999,7 @@ async fn a_follow_up_claims_its_key_the_ordinary_way_first() {
 
 #[tokio::test]
 async fn a_refusal_before_the_first_write_leaves_the_key_to_the_door() {
-    let nothing = service_over(
-        MockTransactionStore::new(),
-        MockRoutingStore::new(),
-        MockProcessor::new(),
-    );
+    let nothing = nothing();
     let (keys, settled) = keys(None);
     let expired = NewPayment {
         source: PaymentSource::Card(CardInput {
