@@ -27,6 +27,8 @@ const tests = {
     await listed.getByRole('link', { name: `Details of ${RECEIVER}` }).click();
     await page.getByRole('heading', { name: `Subscription ${FAILING}` }).waitFor();
     assert.match(await page.locator('dl.facts').innerText(), /3 of 25/);
+    // Settings left empty are said in words, never a program's `None`.
+    assert.doesNotMatch(await page.locator('dl.facts').innerText(), /\bNone\b/);
     const history = page.locator('ul.deliveries > li');
     assert.equal(await history.count(), 3, 'one entry per notification');
     await history.first().getByText(/Request and response/).click();

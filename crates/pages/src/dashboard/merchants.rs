@@ -139,7 +139,7 @@ async fn list_page(
                             td { (m.details.name.as_str()) }
                             td { code { (m.id.as_str()) } }
                             td { (m.details.currency.as_str()) }
-                            td { @match &m.details.email { Some(e) => (e.as_str()), None => "None" } }
+                            td { @match &m.details.email { Some(e) => (e.as_str()), None => "not given" } }
                             td { (when(m.created_on)) }
                             @if admin {
                                 td.actions {

@@ -61,8 +61,8 @@ pub(super) async fn detail_page(
             dt { "Events" } dd { (events_text(&s.events)) }
             dt { "Active" } dd { @if s.active { "Yes" } @else { "No" } }
             dt { "Consecutive failures" } dd { (s.consecutive_failures) " of 25" }
-            dt { "Description" } dd { @match &s.description { Some(d) => (d.as_str()), None => "None" } }
-            dt { "Custom header" } dd { @match &s.custom_header { Some(h) => code { (h.name()) }, None => "None" } }
+            dt { "Description" } dd { @match &s.description { Some(d) => (d.as_str()), None => "none" } }
+            dt { "Custom header" } dd { @match &s.custom_header { Some(h) => code { (h.name()) }, None => "none" } }
             dt { "Created" } dd { (when(s.created_on)) }
         }
         @if admin {
