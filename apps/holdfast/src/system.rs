@@ -49,26 +49,47 @@ impl Ids for RandomIds {
     }
 }
 
-/// Resolves on SIGINT or SIGTERM: the one place both `serve` and `worker` learn to stop.
-pub async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// SIGINT and SIGTERM, heard from the moment `listen` returns: the one place both `serve` and
+/// `worker` learn to stop. The handlers are installed when it is made, not when it is first
+/// awaited, so a signal that arrives while the server starts (a supervisor stopping a process it
+/// just saw answer) stops it gracefully instead of killing it with the default action.
+#[derive(Debug)]
+pub struct ShutdownSignal {
     #[cfg(unix)]
-    {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = ctrl_c => {},
-                    _ = term.recv() => {},
-                }
-            }
-            Err(err) => {
-                tracing::error!(error = %err, "SIGTERM cannot be heard; stop with SIGINT");
-                let _ = ctrl_c.await;
-            }
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl ShutdownSignal {
+    /// Installs the handlers; call it first thing, inside the runtime.
+    pub fn listen() -> anyhow::Result<Self> {
+        #[cfg(unix)]
+        {
+            use anyhow::Context as _;
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(Self {
+                interrupt: signal(SignalKind::interrupt()).context("listening for SIGINT")?,
+                terminate: signal(SignalKind::terminate()).context("listening for SIGTERM")?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Self {})
+    }
+
+    /// Resolves on the first SIGINT or SIGTERM.
+    pub async fn received(mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.interrupt.recv() => {},
+            _ = self.terminate.recv() => {},
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = &mut self;
+            let _ = tokio::signal::ctrl_c().await;
         }
     }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
 }
 
 #[cfg(test)]
@@ -86,6 +107,21 @@ mod tests {
         let secret = ids.key_secret();
         assert_ne!(secret, ids.key_secret());
         assert!(KeyValue::generate(KeyType::Private, Mode::Live, &secret).is_ok());
+    }
+
+    /// A signal sent after `listen` and before anything awaits it is heard, not fatal: this test
+    /// process would die of its own SIGTERM if the handler waited for the first poll.
+    #[tokio::test]
+    async fn a_signal_before_the_first_wait_is_heard() {
+        let shutdown = ShutdownSignal::listen().unwrap();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &std::process::id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        tokio::time::timeout(std::time::Duration::from_secs(10), shutdown.received())
+            .await
+            .expect("the SIGTERM was heard");
     }
 
     #[test]

@@ -116,7 +116,8 @@ async fn an_empty_database_gets_a_demo_platform_once(env: Env) {
         api.send(Method::GET, "/healthz", None, None).await.status,
         StatusCode::OK
     );
-    assert!(first.terminate().success());
+    let exit = first.terminate();
+    assert!(exit.success(), "{exit}:\n{}", first.log());
     let banner = first.stdout();
     let key_after = |name: &str| {
         banner

@@ -21,6 +21,7 @@ pub async fn run(
     args: &ServeArgs,
     public_url: Option<&str>,
 ) -> anyhow::Result<()> {
+    let shutdown = crate::system::ShutdownSignal::listen()?;
     database.check_against(payments)?;
     // Bound first: a second `serve` on a taken address stops before it touches any data.
     let listener = crate::http::bind(args)?;
@@ -97,7 +98,7 @@ pub async fn run(
             None => std::future::pending().await,
         }
     };
-    let served = crate::http::serve(state, listener, args, fault).await;
+    let served = crate::http::serve(state, listener, args, shutdown.received(), fault).await;
     if let Some(running) = running {
         running.shutdown().await;
     }

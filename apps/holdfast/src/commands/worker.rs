@@ -13,6 +13,7 @@ pub async fn run(
     vault: &VaultArgs,
     webhooks: &WebhookArgs,
 ) -> anyhow::Result<()> {
+    let shutdown = crate::system::ShutdownSignal::listen()?;
     database.check_against(payments)?;
     Database::migrate(&database.url)
         .await
@@ -39,7 +40,7 @@ pub async fn run(
         .spawn(loops, None);
     // A loop that fails stops the process, non-zero, for its supervisor to start it again.
     let failed = tokio::select! {
-        () = crate::system::shutdown_signal() => None,
+        () = shutdown.received() => None,
         fault = workers.fault() => Some(fault),
     };
     if let Some(fault) = &failed {

@@ -91,6 +91,7 @@ pub async fn serve(
     state: AppState,
     listener: TcpListener,
     args: &ServeArgs,
+    shutdown: impl Future<Output = ()> + Send + 'static,
     fault: impl Future<Output = anyhow::Error>,
 ) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
@@ -100,7 +101,7 @@ pub async fn serve(
     let server = HttpServer::new(move || app(data.clone()))
         .listen(listener)?
         .shutdown_timeout(30)
-        // Signals are handled once, in `system::shutdown_signal`, which also stops the workers.
+        // Signals are handled once, in `system::ShutdownSignal`, which also stops the workers.
         .disable_signals()
         .workers(args.http_workers());
     tracing::info!(address = %address, "listening");
@@ -109,7 +110,7 @@ pub async fn serve(
     let stopper = handle.clone();
     let not_ready = stopping.clone();
     tokio::spawn(async move {
-        crate::system::shutdown_signal().await;
+        shutdown.await;
         not_ready.store(true, std::sync::atomic::Ordering::Relaxed);
         if !grace.is_zero() {
             tracing::info!(
@@ -170,7 +171,7 @@ mod fault_tests {
         let listener = bind(&args.serve).unwrap();
         let served = tokio::time::timeout(
             Duration::from_secs(20),
-            serve(state, listener, &args.serve, fault),
+            serve(state, listener, &args.serve, std::future::pending(), fault),
         )
         .await
         .expect("the server stops once a loop fails");
