@@ -54,9 +54,12 @@ pub fn routes(r: &mut Routes) {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"validationUrl": "https://apple-pay-gateway-cert.apple.com/paymentservices/startSession", "domainName": "shop.example", "displayName": "Example Shop"}))]
 struct MerchantValidationBody {
+    #[schema(schema_with = crate::openapi::fields::validation_url, required = true)]
     validation_url: Option<String>,
+    #[schema(schema_with = crate::openapi::fields::domain_name, required = true)]
     domain_name: Option<String>,
-    /// The name Apple's sheet shows, 1 to 64 characters; the domain name if not given.
+    /// The name Apple's sheet shows; the domain name (its first 64 characters) if not given.
+    #[schema(schema_with = crate::openapi::fields::display_name)]
     display_name: Option<String>,
 }
 
@@ -105,7 +108,13 @@ async fn create(
     let domain = body
         .domain_name
         .ok_or_else(|| ApiError::invalid("domainName", "is required"))?;
-    let display_name = body.display_name.unwrap_or_else(|| domain.clone());
+    // A domain name is ASCII: its first 64 characters are a display name Apple takes.
+    let display_name = body.display_name.unwrap_or_else(|| {
+        domain
+            .chars()
+            .take(holdfast_domain::payment::wallet::DISPLAY_NAME_MAX_CHARS)
+            .collect()
+    });
     let asked = MerchantValidation {
         validation_url,
         domain,

@@ -23,7 +23,7 @@ pub fn routes(r: &mut Routes) {
 }
 
 /// Looks up a card's first six digits in the BIN table.
-#[utoipa::path(get, path = "/v1/bins/{bin}", tag = "cards", operation_id = "getBin", params(("bin" = String, Path, description = "The first six digits of a card number.")), responses((status = 200, description = "What the BIN table knows.", body = BinView)))]
+#[utoipa::path(get, path = "/v1/bins/{bin}", tag = "cards", operation_id = "getBin", params(("bin" = String, Path, pattern = "^[0-9]{6}$", description = "The first six digits of a card number.")), responses((status = 200, description = "What the BIN table knows.", body = BinView)))]
 async fn lookup(
     state: web::Data<ApiState>,
     Caller(_): Caller,

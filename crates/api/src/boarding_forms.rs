@@ -51,21 +51,29 @@ pub fn routes(r: &mut Routes) {
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct NewMerchant {
+    #[schema(schema_with = crate::openapi::fields::name, required = true)]
     name: Option<String>,
+    /// USD when not given.
     #[schema(value_type = Option<Currency>)]
     currency: Option<String>,
+    #[schema(schema_with = crate::openapi::fields::email)]
     email: Option<String>,
 }
 
 /// Which merchant the form boards: `merchantId` of an existing one, or `merchant` to create
 /// one with the form.
-#[derive(Deserialize, ToSchema)]
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(example = json!({"merchantId": "mid_01M86V7Z0C0QXAY2N3Q4RWQJ1T"}))]
 struct CreateBoardingForm {
     merchant_id: Option<String>,
     merchant: Option<NewMerchant>,
 }
+
+crate::openapi::bodies::described_by!(
+    CreateBoardingForm,
+    crate::openapi::bodies::create_boarding_form,
+    NewMerchant
+);
 
 /// A boarding form as the API shows it: secrets only by their last four characters, and the
 /// link only in the answers that issue one.
@@ -187,7 +195,7 @@ fn form_id(raw: &str) -> Result<BoardingFormId, ApiError> {
 }
 
 /// Reads a boarding form (never its link).
-#[utoipa::path(get, path = "/v1/boarding-forms/{id}", tag = "onboarding", operation_id = "getBoardingForm", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The form.", body = BoardingFormView)))]
+#[utoipa::path(get, path = "/v1/boarding-forms/{id}", tag = "onboarding", operation_id = "getBoardingForm", params(("id" = BoardingFormId, Path, description = "The resource's id.")), responses((status = 200, description = "The form.", body = BoardingFormView)))]
 async fn get(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -198,7 +206,7 @@ async fn get(
 }
 
 /// Issues a fresh link, lasting the full lifetime again; the previous link stops working.
-#[utoipa::path(post, path = "/v1/boarding-forms/{id}/link", tag = "onboarding", operation_id = "renewBoardingFormLink", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The form with its new link (shown this once).", body = BoardingFormView)))]
+#[utoipa::path(post, path = "/v1/boarding-forms/{id}/link", tag = "onboarding", operation_id = "renewBoardingFormLink", params(("id" = BoardingFormId, Path, description = "The resource's id.")), responses((status = 200, description = "The form with its new link (shown this once).", body = BoardingFormView)))]
 async fn renew_link(
     state: web::Data<ApiState>,
     Caller(who): Caller,

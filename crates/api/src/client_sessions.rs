@@ -47,16 +47,17 @@ pub fn routes(r: &mut Routes) {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"merchantId": "mid_01M86V7Z0C0QXAY2N3Q4RWQJ1T", "amount": 2500, "paymentMethods": ["card", "google_pay"]}))]
 struct CreateClientSession {
+    #[schema(value_type = MerchantId, required = true)]
     merchant_id: Option<String>,
-    /// In minor units, 1 to 99,999,999.
+    #[schema(schema_with = crate::openapi::fields::amount, required = true)]
     amount: Option<i64>,
     /// The merchant's currency; any other is refused.
     #[schema(value_type = Option<Currency>)]
     currency: Option<String>,
     /// `card` (the default), `apple_pay`, `google_pay`.
-    #[schema(value_type = Option<Vec<PaymentMethod>>)]
+    #[schema(value_type = Option<Vec<PaymentMethod>>, min_items = 1)]
     payment_methods: Option<Vec<String>>,
-    /// Seconds to live, 60 to 86,400; 1,800 (30 minutes) when not given.
+    #[schema(schema_with = crate::openapi::fields::expires_in)]
     expires_in: Option<i64>,
 }
 
@@ -161,7 +162,7 @@ fn session_id(raw: &str) -> Result<ClientSessionId, ApiError> {
 }
 
 /// Reads a client session (never its secret).
-#[utoipa::path(get, path = "/v1/client-sessions/{id}", tag = "hosted client", operation_id = "getClientSession", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The session.", body = ClientSessionView)))]
+#[utoipa::path(get, path = "/v1/client-sessions/{id}", tag = "hosted client", operation_id = "getClientSession", params(("id" = ClientSessionId, Path, description = "The resource's id.")), responses((status = 200, description = "The session.", body = ClientSessionView)))]
 async fn get(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -172,7 +173,7 @@ async fn get(
 }
 
 /// Cancels an open client session: nothing more can be tokenized or paid under it.
-#[utoipa::path(post, path = "/v1/client-sessions/{id}/cancel", tag = "hosted client", operation_id = "cancelClientSession", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The session, canceled.", body = ClientSessionView), (status = 409, description = "The session is not open (completed, canceled or expired).", body = ErrorEnvelope)))]
+#[utoipa::path(post, path = "/v1/client-sessions/{id}/cancel", tag = "hosted client", operation_id = "cancelClientSession", params(("id" = ClientSessionId, Path, description = "The resource's id.")), responses((status = 200, description = "The session, canceled.", body = ClientSessionView), (status = 409, description = "The session is not open (completed, canceled or expired).", body = ErrorEnvelope)))]
 async fn cancel(
     state: web::Data<ApiState>,
     Caller(who): Caller,

@@ -47,9 +47,12 @@ pub fn routes(r: &mut Routes) {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"name": "Ada Lovelace", "title": "Director", "agreed": true}))]
 struct Attest {
+    #[schema(schema_with = crate::openapi::fields::signer, required = true)]
     name: Option<String>,
+    #[schema(schema_with = crate::openapi::fields::signer, required = true)]
     title: Option<String>,
     /// Must be `true`: the signer agrees the merchant meets every requirement listed.
+    #[schema(schema_with = crate::openapi::fields::agreed, required = true)]
     agreed: Option<bool>,
 }
 
@@ -117,7 +120,7 @@ fn merchant_id(raw: &str) -> Result<MerchantId, ApiError> {
 }
 
 /// The merchant's current compliance form (once its onboarding is approved).
-#[utoipa::path(get, path = "/v1/merchants/{id}/compliance", tag = "onboarding", operation_id = "getCompliance", params(("id" = String, Path, description = "The merchant's id.")), responses((status = 200, description = "The current form, with its questionnaire.", body = ComplianceView), (status = 404, description = "No such merchant, or not approved yet.", body = ErrorEnvelope)))]
+#[utoipa::path(get, path = "/v1/merchants/{id}/compliance", tag = "onboarding", operation_id = "getCompliance", params(("id" = MerchantId, Path, description = "The merchant's id.")), responses((status = 200, description = "The current form, with its questionnaire.", body = ComplianceView), (status = 404, description = "No such merchant, or not approved yet.", body = ErrorEnvelope)))]
 async fn get(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -128,7 +131,7 @@ async fn get(
 }
 
 /// Attests the current form: the signer's name and title, and `agreed: true`.
-#[utoipa::path(post, path = "/v1/merchants/{id}/compliance/attest", tag = "onboarding", operation_id = "attestCompliance", params(("id" = String, Path, description = "The merchant's id.")), request_body = Attest, responses((status = 200, description = "The form, attested.", body = ComplianceView), (status = 409, description = "Already attested.", body = ErrorEnvelope)))]
+#[utoipa::path(post, path = "/v1/merchants/{id}/compliance/attest", tag = "onboarding", operation_id = "attestCompliance", params(("id" = MerchantId, Path, description = "The merchant's id.")), request_body = Attest, responses((status = 200, description = "The form, attested.", body = ComplianceView), (status = 409, description = "Already attested.", body = ErrorEnvelope)))]
 async fn attest(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -150,7 +153,7 @@ async fn attest(
 }
 
 /// The attestation as a printable HTML document (404 until attested).
-#[utoipa::path(get, path = "/v1/merchants/{id}/compliance/attestation", tag = "onboarding", operation_id = "printAttestation", params(("id" = String, Path, description = "The merchant's id.")), responses((status = 200, description = "A printable HTML document.", content_type = "text/html")))]
+#[utoipa::path(get, path = "/v1/merchants/{id}/compliance/attestation", tag = "onboarding", operation_id = "printAttestation", params(("id" = MerchantId, Path, description = "The merchant's id.")), responses((status = 200, description = "A printable HTML document.", content_type = "text/html")))]
 async fn printable(
     state: web::Data<ApiState>,
     Caller(who): Caller,

@@ -56,8 +56,12 @@ pub fn routes(r: &mut Routes) {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(example = json!({"name": "Corner Bakery", "currency": "USD", "email": "owner@bakery.example"}))]
 struct CreateMerchant {
+    #[schema(schema_with = crate::openapi::fields::name)]
     name: String,
+    /// USD when not given.
+    #[schema(value_type = Option<Currency>)]
     currency: Option<String>,
+    #[schema(schema_with = crate::openapi::fields::email)]
     email: Option<String>,
 }
 
@@ -66,19 +70,19 @@ struct CreateMerchant {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct UpdateMerchant {
     #[serde(default)]
-    #[schema(value_type = String)]
+    #[schema(schema_with = crate::openapi::fields::name, required = false)]
     name: Field<String>,
     #[serde(default)]
-    #[schema(value_type = String)]
+    #[schema(value_type = Currency, required = false)]
     currency: Field<String>,
     /// `null` removes it.
     #[serde(default)]
-    #[schema(value_type = Option<String>)]
+    #[schema(schema_with = crate::openapi::fields::email_or_null, required = false)]
     email: Field<String>,
     /// The plan that prices and routes the merchant's payments; `null` returns it to the
     /// platform's default plan.
     #[serde(default)]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<PlanId>, required = false)]
     plan_id: Field<String>,
 }
 
@@ -126,7 +130,7 @@ fn merchant_id(raw: &str) -> Result<MerchantId, ApiError> {
 }
 
 /// Reads a merchant.
-#[utoipa::path(get, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "getMerchant", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The merchant.", body = MerchantJson)))]
+#[utoipa::path(get, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "getMerchant", params(("id" = MerchantId, Path, description = "The resource's id.")), responses((status = 200, description = "The merchant.", body = MerchantJson)))]
 async fn get(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -137,7 +141,7 @@ async fn get(
 }
 
 /// Changes a merchant's name, currency, email or plan.
-#[utoipa::path(patch, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "updateMerchant", params(("id" = String, Path, description = "The resource's id.")), request_body = UpdateMerchant, responses((status = 200, description = "The merchant as it now is.", body = MerchantJson)))]
+#[utoipa::path(patch, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "updateMerchant", params(("id" = MerchantId, Path, description = "The resource's id.")), request_body = UpdateMerchant, responses((status = 200, description = "The merchant as it now is.", body = MerchantJson)))]
 async fn update(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -179,7 +183,7 @@ async fn update(
 }
 
 /// Deletes a merchant.
-#[utoipa::path(delete, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "deleteMerchant", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The merchant is deleted.", body = DeletedView)))]
+#[utoipa::path(delete, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "deleteMerchant", params(("id" = MerchantId, Path, description = "The resource's id.")), responses((status = 200, description = "The merchant is deleted.", body = DeletedView)))]
 async fn delete(
     state: web::Data<ApiState>,
     Caller(who): Caller,

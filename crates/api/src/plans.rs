@@ -129,38 +129,38 @@ impl From<ProcessorConnection> for ConnectionView {
     }
 }
 
-/// A new processor connection.
-#[derive(Debug, Deserialize, ToSchema)]
+/// A new processor connection; its schema is `openapi::bodies::create_connection`.
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(example = json!({"name": "Sandbox", "kind": "sandbox"}))]
 struct CreateConnection {
     name: String,
-    #[schema(value_type = ProcessorKind)]
     kind: String,
     /// Required for kind `adyen`, refused for any other.
     adyen: Option<NewAdyenBody>,
 }
+
+crate::openapi::bodies::described_by!(
+    CreateConnection,
+    crate::openapi::bodies::create_connection,
+    NewAdyenBody
+);
 
 /// An Adyen account to connect. The secrets are sealed as they arrive and never shown again.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = NewAdyenAccount)]
 struct NewAdyenBody {
-    /// The merchant account, as Adyen's Customer Area names it.
+    #[schema(schema_with = crate::openapi::fields::merchant_account)]
     merchant_account: String,
-    /// The Checkout API's base URL: Adyen's test URL by default in test mode; required in live
-    /// mode, `https://{prefix}-checkout-live.adyenpayments.com/checkout/v71`.
+    #[schema(schema_with = crate::openapi::fields::checkout_url)]
     checkout_url: Option<String>,
-    /// The web service user's API key.
-    #[schema(value_type = String)]
+    #[schema(schema_with = crate::openapi::fields::api_key, required = true)]
     api_key: SecretBody,
-    /// The standard notification webhook's HMAC key, in hexadecimal.
-    #[schema(value_type = String)]
+    #[schema(schema_with = crate::openapi::fields::hmac_key, required = true)]
     hmac_key: SecretBody,
-    /// The Basic-auth user name set on the notification webhook.
+    #[schema(schema_with = crate::openapi::fields::notification_username)]
     notification_username: String,
-    /// The Basic-auth password set on the notification webhook (8 characters or more).
-    #[schema(value_type = String)]
+    #[schema(schema_with = crate::openapi::fields::notification_password, required = true)]
     notification_password: SecretBody,
 }
 
@@ -234,7 +234,7 @@ async fn list_connections(
 }
 
 /// Reads a processor connection.
-#[utoipa::path(get, path = "/v1/processor-connections/{id}", tag = "routing", operation_id = "getProcessorConnection", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The connection.", body = ConnectionView)))]
+#[utoipa::path(get, path = "/v1/processor-connections/{id}", tag = "routing", operation_id = "getProcessorConnection", params(("id" = ConnectionId, Path, description = "The resource's id.")), responses((status = 200, description = "The connection.", body = ConnectionView)))]
 async fn get_connection(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -253,7 +253,9 @@ async fn get_connection(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = Fee)]
 struct FeeBody {
+    #[schema(schema_with = crate::openapi::fields::basis_points)]
     basis_points: i64,
+    #[schema(schema_with = crate::openapi::fields::fixed_fee)]
     fixed: i64,
 }
 
@@ -308,16 +310,26 @@ impl From<Plan> for PlanView {
 /// A new plan.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(example = json!({"name": "Gold", "fee": {"basisPoints": 250, "fixed": 30}, "defaultConnectionId": "con_01JDQ8Y6M2Z4R7V9T3B5N8K1XW"}))]
+#[schema(example = json!({"name": "Gold", "fee": {"basisPoints": 250, "fixed": 30}, "defaultConnectionId": "midCon_01JDQ8Y6M2Z4R7V9T3B5N8K1XW"}))]
 struct CreatePlan {
+    #[schema(schema_with = crate::openapi::fields::name)]
     name: String,
     fee: FeeBody,
+    /// A connection of the key's platform and mode (not a sandbox one in live mode).
+    #[schema(value_type = ConnectionId)]
     default_connection_id: String,
+    /// A connection per card brand, for the brands routed elsewhere than the default.
     #[serde(default)]
+    #[schema(schema_with = crate::openapi::fields::brand_routes, required = false)]
     brand_routes: BTreeMap<String, String>,
+    /// Up to 4 connections tried in order when the first cannot answer.
     #[serde(default)]
+    #[schema(value_type = Vec<ConnectionId>, max_items = 4, required = false)]
     fallbacks: Vec<String>,
+    /// Whether it prices and routes the merchants that name no plan; one per platform and mode
+    /// (a second is refused with 409).
     #[serde(default)]
+    #[schema(required = false)]
     default: bool,
 }
 
@@ -380,7 +392,7 @@ async fn list_plans(
 }
 
 /// Reads a plan.
-#[utoipa::path(get, path = "/v1/plans/{id}", tag = "routing", operation_id = "getPlan", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The plan.", body = PlanView)))]
+#[utoipa::path(get, path = "/v1/plans/{id}", tag = "routing", operation_id = "getPlan", params(("id" = PlanId, Path, description = "The resource's id.")), responses((status = 200, description = "The plan.", body = PlanView)))]
 async fn get_plan(
     state: web::Data<ApiState>,
     Caller(who): Caller,

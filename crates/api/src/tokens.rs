@@ -46,12 +46,11 @@ pub fn routes(r: &mut Routes) {
 }
 
 /// Card fields to tokenize; `type` is `single_use` (the default) or, with a private key, `vault`.
-#[derive(Deserialize, ToSchema)]
+/// Its schema is `openapi::bodies::create_token`.
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(example = json!({"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}))]
 struct CreateToken {
     #[serde(rename = "type")]
-    #[schema(value_type = Option<TokenKind>)]
     kind: Option<String>,
     payment: Option<PaymentBody>,
     /// A wallet's token instead of card fields: the single-use token holds its card.
@@ -68,10 +67,17 @@ struct CreateToken {
 #[schema(as = WalletToken)]
 struct WalletBody {
     #[serde(rename = "type")]
-    #[schema(value_type = WalletKind)]
+    #[schema(value_type = WalletKind, required = true)]
     kind: Option<String>,
+    #[schema(schema_with = crate::openapi::fields::wallet_token, required = true)]
     token: Option<String>,
 }
+
+crate::openapi::bodies::described_by!(
+    CreateToken,
+    crate::openapi::bodies::create_token,
+    WalletBody
+);
 
 /// A token as the API shows it: the masked card, never its number.
 #[derive(Debug, Serialize, ToSchema)]
@@ -204,7 +210,7 @@ fn token_id(raw: &str) -> Result<TokenId, ApiError> {
 }
 
 /// Reads a token (never its card number).
-#[utoipa::path(get, path = "/v1/tokens/{id}", tag = "cards", operation_id = "getToken", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The token.", body = TokenView)))]
+#[utoipa::path(get, path = "/v1/tokens/{id}", tag = "cards", operation_id = "getToken", params(("id" = TokenId, Path, description = "The resource's id.")), responses((status = 200, description = "The token.", body = TokenView)))]
 async fn get(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -221,7 +227,7 @@ async fn get(
 }
 
 /// Deletes a token and the card sealed in it: a customer's saved card removed on request.
-#[utoipa::path(delete, path = "/v1/tokens/{id}", tag = "cards", operation_id = "deleteToken", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The token and its card are deleted.", body = DeletedView)))]
+#[utoipa::path(delete, path = "/v1/tokens/{id}", tag = "cards", operation_id = "deleteToken", params(("id" = TokenId, Path, description = "The resource's id.")), responses((status = 200, description = "The token and its card are deleted.", body = DeletedView)))]
 async fn delete(
     state: web::Data<ApiState>,
     Caller(who): Caller,

@@ -76,7 +76,7 @@ async fn create(
 }
 
 /// Reads a transaction.
-#[utoipa::path(get, path = "/v1/transactions/{id}", tag = "transactions", operation_id = "getTransaction", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The transaction.", body = Transaction)))]
+#[utoipa::path(get, path = "/v1/transactions/{id}", tag = "transactions", operation_id = "getTransaction", params(("id" = TxnId, Path, description = "The resource's id.")), responses((status = 200, description = "The transaction.", body = Transaction)))]
 async fn get(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -101,6 +101,7 @@ struct ListQuery {
     /// The id of the last item of the previous page: the page starts after it.
     starting_after: Option<String>,
     /// Only this merchant's transactions.
+    #[param(value_type = Option<MerchantId>)]
     merchant_id: Option<String>,
     /// Only transactions of this type.
     #[serde(rename = "type")]

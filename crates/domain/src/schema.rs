@@ -1,6 +1,8 @@
 //! JSON Schemas of the types that are the API's JSON (feature `openapi`), so the HTTP door's
 //! OpenAPI document describes them from the code that writes them.
 
+pub mod rules;
+
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{RefOr, Schema};
 

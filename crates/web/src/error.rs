@@ -189,6 +189,11 @@ fn status_parts(status: StatusCode) -> (&'static str, &'static str, String, Opti
             "bad_request",
             "The request could not be read.",
         ),
+        503 => (
+            "api_error",
+            "overloaded",
+            "The server is busy; retry in a moment.",
+        ),
         _ => ("api_error", "internal_error", INTERNAL),
     };
     (kind, code, message.to_owned(), None)
@@ -313,24 +318,75 @@ impl std::fmt::Display for ErrorEnvelope {
     }
 }
 
+/// Every `type` an error of the API can have: what kind of thing went wrong.
+pub const ERROR_TYPES: [&str; 7] = [
+    "invalid_request_error",
+    "authentication_error",
+    "permission_error",
+    "card_error",
+    "processor_error",
+    "rate_limit_error",
+    "api_error",
+];
+
+/// Every `code` an error of the API can have; new codes may be added within `/v1`
+/// (docs/versioning.md), so a client treats one it does not know by its `type`.
+pub const ERROR_CODES: [&str; 17] = [
+    "parameter_invalid",
+    "limit_reached",
+    "bad_request",
+    "resource_missing",
+    "route_not_found",
+    "method_not_allowed",
+    "resource_conflict",
+    "payload_too_large",
+    "invalid_api_key",
+    "wrong_key_type",
+    "card_declined",
+    "processor_error",
+    "processor_timeout",
+    "rate_limited",
+    "internal_error",
+    "upstream_failed",
+    "overloaded",
+];
+
+fn one_of_these(words: &'static [&'static str]) -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(words.iter().copied()))
+        .into()
+}
+
+fn error_type() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    one_of_these(&ERROR_TYPES)
+}
+
+fn error_code() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    one_of_these(&ERROR_CODES)
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct ErrorBody {
-    /// `invalid_request_error`, `authentication_error`, `permission_error`, `card_error`,
-    /// `processor_error`, `rate_limit_error` or `api_error`.
+    /// What kind of thing went wrong.
     #[serde(rename = "type")]
+    #[schema(schema_with = error_type)]
     kind: &'static str,
-    /// A stable, machine-readable code (`parameter_invalid`, `card_declined`, …).
+    /// A stable, machine-readable code.
+    #[schema(schema_with = error_code)]
     code: &'static str,
     /// For people; never repeats a value the client sent.
     message: String,
     /// The field at fault, when one is.
+    #[schema(required = true)]
     param: Option<String>,
     /// This request's id, also in the `x-request-id` header and in our logs.
+    #[schema(required = true)]
     request_id: Option<String>,
-    /// Why the issuer declined, on a declined payment.
+    /// Why the issuer declined, on a declined payment (`null` when it gave no reason).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<holdfast_domain::payment::decline::DeclineCode>)]
     #[expect(
         clippy::option_option,
         reason = "absent off payments; null on a payment refused with no decline code"
@@ -399,6 +455,50 @@ impl From<&PaymentError> for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every refusal the API renders has a `type` and a `code` the document lists.
+    #[test]
+    fn every_refusal_has_a_listed_type_and_code() {
+        let refusals = [
+            ApiError::Unauthenticated {
+                required: Access::Private,
+            },
+            ApiError::WrongKeyType {
+                required: Access::Public,
+            },
+            ApiError::NotFound {
+                resource: "merchant",
+            },
+            ApiError::RouteNotFound,
+            ApiError::MethodNotAllowed { allow: None },
+            ApiError::invalid("name", "is required"),
+            ApiError::PayloadTooLarge {
+                limit: MAX_BODY_BYTES,
+            },
+            ApiError::Conflict {
+                param: "id".into(),
+                message: "taken".into(),
+            },
+            ApiError::Internal("cause".into()),
+            ApiError::Upstream("Apple".into()),
+            ApiError::LimitReached("16".into()),
+            ApiError::RateLimited {
+                retry_after: std::time::Duration::from_secs(1),
+            },
+            ApiError::Status(StatusCode::BAD_REQUEST),
+            ApiError::Status(StatusCode::SERVICE_UNAVAILABLE),
+            ApiError::Status(StatusCode::INTERNAL_SERVER_ERROR),
+        ];
+        for refusal in &refusals {
+            let (kind, code, ..) = refusal.parts();
+            assert!(ERROR_TYPES.contains(&kind), "{refusal:?}: {kind}");
+            assert!(ERROR_CODES.contains(&code), "{refusal:?}: {code}");
+        }
+        // A payment not approved carries the code its outcome gives (api/transactions/answer.rs).
+        for code in ["card_declined", "processor_error", "processor_timeout"] {
+            assert!(ERROR_CODES.contains(&code), "{code}");
+        }
+    }
 
     /// A page shows the envelope's words: a 500's cause stays in the log, a refusal keeps its
     /// message.

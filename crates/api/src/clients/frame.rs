@@ -94,9 +94,9 @@ impl Field {
     tag = "hosted client",
     operation_id = "getClientField",
     params(
-        ("field" = String, Path, description = "`number`, `expiry`, `cvv`, `name`, or `relay` (no field: it tokenizes a wallet's token for the page)."),
-        ("origin" = String, Query, description = "The origin of the page that frames the field, as a browser serializes it: `https://host[:port]`, lower case, without the default port 443."),
-        ("channel" = String, Query, description = "16 to 64 letters, digits, `-` or `_`, the same for every field of one form."),
+        ("field" = String, Path, pattern = "^(number|expiry|cvv|name|relay)$", description = "`number`, `expiry`, `cvv`, `name`, or `relay` (no field: it tokenizes a wallet's token for the page)."),
+        ("origin" = String, Query, max_length = 255, pattern = "^(https://[a-z0-9]([a-z0-9\\-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9\\-]*[a-z0-9])?)*|http://(localhost|127\\.0\\.0\\.1|\\[::1\\]))(:([1-9]|[1-79][0-9]|8[1-9]|[1-35-9][0-9]{2}|4[0-35-9][0-9]|44[0-24-9]|[1-9][0-9]{3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$", description = "The origin of the page that frames the field, as a browser serializes it: `https://host[:port]` in lower case (`http://` for localhost, 127.0.0.1 and [::1] only), at most 255 characters, a port from 1 to 65535 and never the scheme's default (443, 80)."),
+        ("channel" = String, Query, pattern = "^[A-Za-z0-9_\\-]{16,64}$", description = "16 to 64 letters, digits, `-` or `_`, the same for every field of one form."),
     ),
     responses((status = 200, description = "The field's page.", content_type = "text/html", body = String)),
 )]

@@ -21,7 +21,7 @@ pub const ENTRY: &str = "holdfast.js";
     tag = "hosted client",
     operation_id = "getClientScript",
     params(
-        ("script" = String, Path, description = "`holdfast.js`, or a versioned `holdfast-<hash>.js`."),
+        ("script" = String, Path, pattern = "^holdfast(-[0-9a-f]{1,64})?\\.js$", description = "`holdfast.js`, or the versioned `holdfast-<hash>.js` it loads (any other hash is 404)."),
     ),
     responses(
         (status = 200, description = "The script.", content_type = "application/javascript", body = String),

@@ -4,7 +4,7 @@ use super::*;
 
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-#[expect(dead_code, reason = "only deserialized")]
+#[expect(dead_code, reason = "only deserialized, and `count` read")]
 struct Body {
     name: Option<String>,
     count: Option<u32>,
@@ -67,6 +67,23 @@ fn a_sent_value_is_never_repeated() {
             assert!(!text.contains("5555"), "{body} -> {param}: {message}");
         }
     }
+}
+
+/// A number without a fractional part is an integer, as JSON Schema counts them.
+#[test]
+fn integral_numbers_are_integers() {
+    for (body, count) in [
+        (r#"{"count": 3.0}"#, 3),
+        (r#"{"count": 1e3}"#, 1000),
+        (r#"{"count": 0.0}"#, 0),
+    ] {
+        let read: Body = parse(body.as_bytes()).expect(body);
+        assert_eq!(read.count, Some(count), "{body}");
+    }
+    assert_eq!(
+        refusal(r#"{"count": -1.0}"#).1,
+        "must be a whole number within range"
+    );
 }
 
 /// Each wrong body, the field named and what was expected, in our words.

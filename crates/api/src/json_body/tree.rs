@@ -53,7 +53,17 @@ impl<'de> Visitor<'de> for TreeVisitor {
         Ok(Tree::Signed(v))
     }
 
+    /// JSON Schema's `integer` is any number without a fractional part, so `3.0` and `1e3` are
+    /// the integers the document says a field takes; they are read as such.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "integral and within ±2^63, so the cast is exact"
+    )]
     fn visit_f64<E>(self, v: f64) -> Result<Tree, E> {
+        const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+        if v.fract() == 0.0 && (-LIMIT..LIMIT).contains(&v) {
+            return Ok(Tree::Signed(v as i64));
+        }
         Ok(Tree::Float(v))
     }
 

@@ -16,8 +16,8 @@ fn data_schema(event: EventType) -> Value {
             "type": "object",
             "required": ["id", "merchantId", "status", "submittedOn"],
             "properties": {
-                "id": { "type": "string", "description": "The boarding form's id (`bf_…`)." },
-                "merchantId": { "type": "string" },
+                "id": { "$ref": "#/components/schemas/BoardingFormId" },
+                "merchantId": { "$ref": "#/components/schemas/MerchantId" },
                 "status": { "type": "string", "enum": ["open", "submitted", "approved", "declined", "needs_information"] },
                 "submittedOn": { "type": ["string", "null"], "format": "date-time" }
             }
@@ -26,8 +26,8 @@ fn data_schema(event: EventType) -> Value {
             "type": "object",
             "required": ["id", "merchantId", "status", "dueOn", "attestedOn"],
             "properties": {
-                "id": { "type": "string", "description": "The compliance form's id (`cf_…`)." },
-                "merchantId": { "type": "string" },
+                "id": { "$ref": "#/components/schemas/ComplianceFormId" },
+                "merchantId": { "$ref": "#/components/schemas/MerchantId" },
                 "status": { "type": "string", "enum": ["pending", "attested", "overdue"] },
                 "dueOn": { "type": "string", "format": "date-time" },
                 "attestedOn": { "type": ["string", "null"], "format": "date-time" }
@@ -50,15 +50,31 @@ fn header(name: &str, description: &str) -> Value {
     })
 }
 
-/// Adds `webhooks` to the document.
+/// The security scheme of a delivery: its Standard Webhooks signature.
+const SIGNATURE: &str = "webhookSignature";
+
+/// Adds `webhooks` to the document, and the signature they carry to its security schemes.
 pub fn add_webhooks(doc: &mut Value) {
+    let scheme = json!({
+        "type": "apiKey",
+        "in": "header",
+        "name": "webhook-signature",
+        "description": "Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `webhook-id.webhook-timestamp.body` under the subscription's signing secret (`whsec_…`). A receiver verifies it, and refuses a timestamp more than five minutes away from its clock."
+    });
+    // The gate's modifier made the schemes: the API keys.
+    if let Some(schemes) = doc
+        .pointer_mut("/components/securitySchemes")
+        .and_then(Value::as_object_mut)
+    {
+        schemes.insert(SIGNATURE.to_owned(), scheme);
+    }
     let mut hooks = serde_json::Map::new();
     for &event in EventType::ALL {
         let body = json!({
             "type": "object",
             "required": ["id", "eventType", "createdOn", "data"],
             "properties": {
-                "id": { "type": "string", "description": "The notification's id (`ntf_…`), also `webhook-id`; the same on every retry." },
+                "id": { "$ref": "#/components/schemas/NotificationId", "description": "The notification's id, also `webhook-id`; the same on every retry." },
                 "eventType": { "const": event.as_str() },
                 "createdOn": { "type": "string", "format": "date-time" },
                 "data": data_schema(event),
@@ -72,6 +88,8 @@ pub fn add_webhooks(doc: &mut Value) {
                     "summary": event.as_str(),
                     "description": event.description(),
                     "tags": ["webhooks"],
+                    // The receiver authenticates us: by the signature, under the subscription's secret.
+                    "security": [{ SIGNATURE: [] }],
                     "parameters": [
                         header("webhook-id", "The notification's id: deduplicate on it."),
                         header("webhook-timestamp", "Unix seconds when this attempt was signed."),

@@ -7,8 +7,11 @@
 //! event catalogue gives the `webhooks` section (`events.rs`). A test checks that the document and
 //! the catalogue list exactly the same routes.
 
+pub(crate) mod bodies;
 mod events;
+pub(crate) mod fields;
 mod gate;
+mod tidy;
 
 use std::sync::LazyLock;
 
@@ -97,6 +100,11 @@ pub fn document() -> &'static serde_json::Value {
         let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the document serializes");
         doc["info"]["version"] = env!("CARGO_PKG_VERSION").into();
         events::add_webhooks(&mut doc);
+        tidy::nots(&mut doc);
+        tidy::exclusive_alternatives(&mut doc);
+        tidy::add_servers(&mut doc);
+        tidy::reference_copies(&mut doc);
+        tidy::type_cursors(&mut doc);
         doc
     });
     &DOCUMENT

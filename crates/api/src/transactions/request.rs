@@ -10,21 +10,17 @@ use holdfast_domain::payment::lifecycle::{FollowUp, TxnType};
 use holdfast_domain::services::{NewPayment, PaymentSource, TransactionRequest};
 use holdfast_web::error::ApiError;
 use serde::Deserialize;
-use utoipa::ToSchema;
 
 /// An auth or sale (`merchantId`, `amount`, `payment`), or a capture, void or refund of an
 /// earlier transaction (`transactionId`, and `amount` for a partial capture or refund).
-#[derive(Clone, Deserialize, ToSchema)]
+/// Its schema is `openapi::bodies::create_transaction`.
+#[derive(Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(example = json!({"type": "auth", "merchantId": "mid_01JDQ8Y6M2Z4R7V9T3B5N8K1XW", "amount": 1000, "payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}))]
 pub(super) struct CreateTransaction {
     /// `auth`, `sale`, `capture`, `void` or `refund`.
     #[serde(rename = "type")]
-    #[schema(value_type = TxnType)]
     kind: Option<String>,
     merchant_id: Option<String>,
-    /// In minor units (cents).
-    #[schema(minimum = 1)]
     amount: Option<i64>,
     payment: Option<PaymentBody>,
     transaction_id: Option<String>,
@@ -32,17 +28,20 @@ pub(super) struct CreateTransaction {
 
 /// Card fields (`number`, `cvv`, `expiration` as MMYY, optionally `name`), or a `token`
 /// (`tkn_…`), never both.
-#[derive(Clone, Deserialize, ToSchema)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schema(as = Payment)]
 pub(crate) struct PaymentBody {
     number: Option<String>,
     cvv: Option<String>,
     expiration: Option<String>,
-    /// The name on the card, optional: sealed with it and sent to the processor, never shown.
     name: Option<String>,
     pub(crate) token: Option<String>,
 }
+
+crate::openapi::bodies::described_by!(
+    CreateTransaction,
+    crate::openapi::bodies::create_transaction
+);
 
 /// Card data must never reach a log, even by accident.
 impl fmt::Debug for CreateTransaction {

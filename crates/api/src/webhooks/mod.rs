@@ -79,7 +79,9 @@ pub fn routes(r: &mut Routes) {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct HeaderBody {
+    #[schema(schema_with = crate::openapi::fields::header_name)]
     name: String,
+    #[schema(schema_with = crate::openapi::fields::header_value)]
     value: String,
 }
 
@@ -89,11 +91,17 @@ struct HeaderBody {
 #[schema(example = json!({"endpointUrl": "https://example.com/hooks", "events": ["transaction.created"], "description": "Orders"}))]
 struct WebhookBody {
     /// The receiver's URL; see docs/webhooks.md for what is accepted.
+    #[schema(schema_with = crate::openapi::fields::endpoint_url, required = true)]
     endpoint_url: Option<String>,
-    #[schema(value_type = Option<Vec<EventType>>)]
+    /// The event types to send; at least one (a repeated one counts once).
+    #[schema(value_type = Vec<EventType>, min_items = 1, required = true)]
     events: Option<Vec<String>>,
+    /// Left out (or `null`), there is none; a PATCH without it removes it.
+    #[schema(schema_with = crate::openapi::fields::description)]
     description: Option<String>,
+    /// Left out (or `null`), there is none; a PATCH without it removes it.
     custom_header: Option<HeaderBody>,
+    /// `true` when created without it; a PATCH without it leaves it as it is.
     active: Option<bool>,
 }
 
@@ -191,7 +199,7 @@ async fn event_types() -> HttpResponse {
 }
 
 /// Reads a webhook subscription, with its signing secret.
-#[utoipa::path(get, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "getWebhook", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The subscription.", body = WebhookView)))]
+#[utoipa::path(get, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "getWebhook", params(("id" = WebhookId, Path, description = "The resource's id.")), responses((status = 200, description = "The subscription.", body = WebhookView)))]
 async fn get(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -202,7 +210,7 @@ async fn get(
 }
 
 /// A new signing secret; the old one keeps signing beside it for the overlap (24 hours).
-#[utoipa::path(post, path = "/v1/webhooks/{id}/rotate-secret", tag = "webhooks", operation_id = "rotateWebhookSecret", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "A new signing secret; the old one keeps signing beside it for 24 hours.", body = WebhookView)))]
+#[utoipa::path(post, path = "/v1/webhooks/{id}/rotate-secret", tag = "webhooks", operation_id = "rotateWebhookSecret", params(("id" = WebhookId, Path, description = "The resource's id.")), responses((status = 200, description = "A new signing secret; the old one keeps signing beside it for 24 hours.", body = WebhookView)))]
 async fn rotate_secret(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -220,7 +228,7 @@ async fn rotate_secret(
 }
 
 /// Replaces a webhook subscription (spec 4.2).
-#[utoipa::path(patch, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "replaceWebhook", params(("id" = String, Path, description = "The resource's id.")), request_body = WebhookBody, responses((status = 200, description = "The subscription, replaced (spec 4.2: PATCH replaces).", body = WebhookView)))]
+#[utoipa::path(patch, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "replaceWebhook", params(("id" = WebhookId, Path, description = "The resource's id.")), request_body = WebhookBody, responses((status = 200, description = "The subscription, replaced (spec 4.2: PATCH replaces).", body = WebhookView)))]
 async fn replace(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -249,7 +257,7 @@ async fn replace(
 }
 
 /// Deletes a webhook subscription.
-#[utoipa::path(delete, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "deleteWebhook", params(("id" = String, Path, description = "The resource's id.")), responses((status = 200, description = "The subscription is deleted.", body = DeletedView)))]
+#[utoipa::path(delete, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "deleteWebhook", params(("id" = WebhookId, Path, description = "The resource's id.")), responses((status = 200, description = "The subscription is deleted.", body = DeletedView)))]
 async fn delete(
     state: web::Data<ApiState>,
     Caller(who): Caller,
@@ -265,7 +273,7 @@ async fn delete(
 }
 
 /// Lists a subscription's deliveries, newest first.
-#[utoipa::path(get, path = "/v1/webhooks/{id}/deliveries", tag = "webhooks", operation_id = "listWebhookDeliveries", params(("id" = String, Path, description = "The resource's id."), PageQuery), responses((status = 200, description = "The subscription's deliveries of the last 15 days and the archived ones, newest first.", body = ListView<DeliveryView>)))]
+#[utoipa::path(get, path = "/v1/webhooks/{id}/deliveries", tag = "webhooks", operation_id = "listWebhookDeliveries", params(("id" = WebhookId, Path, description = "The resource's id."), PageQuery), responses((status = 200, description = "The subscription's deliveries of the last 15 days and the archived ones, newest first.", body = ListView<DeliveryView>)))]
 async fn deliveries(
     state: web::Data<ApiState>,
     Caller(who): Caller,
