@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use holdfast_cli::OperatorCommand;
 
-use crate::config::{DatabaseArgs, LogArgs, PaymentArgs, ServeArgs, VaultArgs};
+use crate::config::{DatabaseArgs, LogArgs, MetricsArgs, PaymentArgs, ServeArgs, VaultArgs};
 use crate::webhook_config::WebhookArgs;
 
 #[derive(Debug, Parser)]
@@ -24,6 +24,9 @@ pub struct Cli {
 
     #[command(flatten, next_help_heading = "Logs")]
     pub log: LogArgs,
+
+    #[command(flatten, next_help_heading = "Metrics")]
+    pub metrics: MetricsArgs,
 
     #[command(flatten, next_help_heading = "Payments and wallets")]
     pub payments: PaymentArgs,

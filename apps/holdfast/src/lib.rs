@@ -16,6 +16,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod http;
+pub mod metrics;
 pub mod state;
 pub mod system;
 pub mod webhook_config;

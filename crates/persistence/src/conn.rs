@@ -66,6 +66,22 @@ impl Pools {
         .map_err(unexpected)
     }
 
+    /// Connections in use, idle and waited for, over all of the backend's pools.
+    pub fn usage(&self) -> PoolUsage {
+        let statuses = match self {
+            Self::Pg(pools) => pools.statuses(),
+            Self::Sqlite(pool) => vec![pool.status()],
+        };
+        statuses
+            .iter()
+            .fold(PoolUsage::default(), |sum, s| PoolUsage {
+                used: sum.used.saturating_add(s.size.saturating_sub(s.available)),
+                idle: sum.idle.saturating_add(s.available),
+                waiting: sum.waiting.saturating_add(s.waiting),
+                max: sum.max.saturating_add(s.max_size),
+            })
+    }
+
     /// How many connections are open, in all of the backend's pools.
     pub fn open(&self) -> usize {
         match self {
@@ -73,6 +89,19 @@ impl Pools {
             Self::Sqlite(pool) => pool.status().size,
         }
     }
+}
+
+/// The pools' connections at one instant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolUsage {
+    /// Lent out.
+    pub used: usize,
+    /// Open and free.
+    pub idle: usize,
+    /// Requests waiting for one.
+    pub waiting: usize,
+    /// The most the pools may open.
+    pub max: usize,
 }
 
 /// One pooled connection, returned to its pool when dropped. A connection dropped inside a

@@ -312,6 +312,16 @@ impl Database {
         self.store.ping().await
     }
 
+    /// What waits to go out: notifications and emails (for the metrics' gauges).
+    pub async fn backlogs(&self) -> Result<crate::Backlogs, StoreError> {
+        self.store.backlogs().await
+    }
+
+    /// The pools' connections in use, idle and waited for.
+    pub fn pool_usage(&self) -> crate::PoolUsage {
+        self.store.pool_usage()
+    }
+
     pub fn stores(&self) -> Stores {
         let store = &self.store;
         Stores {

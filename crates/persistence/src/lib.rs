@@ -32,5 +32,7 @@ mod token_rows;
 mod wake_ups;
 mod webhook_rows;
 
+pub use conn::PoolUsage;
 pub use database::{Database, DatabaseError, DatabaseUrl, PoolOptions, Stores};
+pub use stores::Backlogs;
 pub use wake_ups::{Announcer, WakeUps};

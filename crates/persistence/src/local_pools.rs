@@ -87,6 +87,13 @@ impl PgPools {
             })
     }
 
+    /// Every pool's status: the shared one's, then each pinned thread's.
+    pub fn statuses(&self) -> Vec<deadpool::Status> {
+        let mut statuses = vec![self.shared.status()];
+        statuses.extend(self.read().values().map(Pool::status));
+        statuses
+    }
+
     fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<(ThreadId, PinnedWork), PgPool>> {
         // A panic while the map was held cannot leave it half-changed: entries are only added.
         self.pinned

@@ -13,6 +13,7 @@
 )]
 
 pub mod log_pipe;
+pub mod metrics;
 
 use tracing_subscriber::EnvFilter;
 

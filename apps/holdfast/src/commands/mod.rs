@@ -21,12 +21,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 &cli.vault,
                 &cli.webhooks,
                 &args,
+                &cli.metrics,
                 cli.public_url.as_deref(),
             )
             .await
         }
         Command::Worker => {
-            worker::run(&cli.database, &cli.payments, &cli.vault, &cli.webhooks).await
+            worker::run(
+                &cli.database,
+                &cli.payments,
+                &cli.vault,
+                &cli.webhooks,
+                &cli.metrics,
+            )
+            .await
         }
         Command::Migrate => {
             let applied = Database::migrate(&cli.database.url).await?;

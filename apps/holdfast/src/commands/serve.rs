@@ -7,7 +7,7 @@ use holdfast_domain::services::CreatedPlatform;
 use holdfast_domain::user::Email;
 use holdfast_persistence::Database;
 
-use crate::config::{DatabaseArgs, PaymentArgs, ServeArgs, VaultArgs};
+use crate::config::{DatabaseArgs, MetricsArgs, PaymentArgs, ServeArgs, VaultArgs};
 use crate::state::{AppState, Background};
 use crate::webhook_config::WebhookArgs;
 use holdfast_cli::output;
@@ -19,6 +19,7 @@ pub async fn run(
     vault: &VaultArgs,
     webhooks: &WebhookArgs,
     args: &ServeArgs,
+    metrics: &MetricsArgs,
     public_url: Option<&str>,
 ) -> anyhow::Result<()> {
     let shutdown = crate::system::ShutdownSignal::listen()?;
@@ -98,9 +99,18 @@ pub async fn run(
             None => std::future::pending().await,
         }
     };
+    let scraped = metrics
+        .metrics_bind
+        .map(|address| crate::metrics::serve(address, db.clone()))
+        .transpose()?
+        .map(|(handle, server)| (handle, tokio::spawn(server)));
     let served = crate::http::serve(state, listener, args, shutdown.received(), fault).await;
     if let Some(running) = running {
         running.shutdown().await;
+    }
+    if let Some((handle, server)) = scraped {
+        handle.stop(true).await;
+        let _ = server.await;
     }
     served
 }

@@ -3,7 +3,7 @@
 use anyhow::Context;
 use holdfast_persistence::Database;
 
-use crate::config::{DatabaseArgs, PaymentArgs, VaultArgs};
+use crate::config::{DatabaseArgs, MetricsArgs, PaymentArgs, VaultArgs};
 use crate::state::{AppState, Background};
 use crate::webhook_config::WebhookArgs;
 
@@ -12,6 +12,7 @@ pub async fn run(
     payments: &PaymentArgs,
     vault: &VaultArgs,
     webhooks: &WebhookArgs,
+    metrics: &MetricsArgs,
 ) -> anyhow::Result<()> {
     let shutdown = crate::system::ShutdownSignal::listen()?;
     database.check_against(payments)?;
@@ -35,6 +36,11 @@ pub async fn run(
         payments,
         holdfast_domain::services::DEFAULT_PUBLIC_URL,
     );
+    let scraped = metrics
+        .metrics_bind
+        .map(|address| crate::metrics::serve(address, db.clone()))
+        .transpose()?
+        .map(|(handle, server)| (handle, tokio::spawn(server)));
     let mut workers = webhooks
         .workers(Background::new(&db, &state), payments)?
         .spawn(loops, None);
@@ -49,5 +55,9 @@ pub async fn run(
         tracing::info!("stopping workers");
     }
     workers.shutdown().await;
+    if let Some((handle, server)) = scraped {
+        handle.stop(true).await;
+        let _ = server.await;
+    }
     failed.map_or(Ok(()), Err)
 }

@@ -21,11 +21,13 @@
 //! | `HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN` | `60` | failed authentications per minute per address |
 //! | `HOLDFAST_TRUSTED_PROXIES` | none | reverse proxies (`127.0.0.1, 10.0.0.0/8`) whose `X-Forwarded-For` names the client |
 //! | `HOLDFAST_PUBLIC_URL` | `serve`: the address it listens on; other commands: `HOLDFAST_BIND`'s, else `http://127.0.0.1:8080` | the start of every link Holdfast gives (dashboard, invitations, resets, boarding forms; in `cli.rs`); `https://…` makes the dashboard's cookie always `Secure` |
+//! | `HOLDFAST_METRICS_BIND` | off | address of the `GET /metrics` listener (`serve` and `worker`; docs/operations.md) |
 //! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
 //! | `HOLDFAST_LOG_FORMAT` | `json` | `json` or `pretty` |
 
 mod database;
 mod log;
+mod metrics;
 mod payments;
 mod serve;
 mod vault;
@@ -33,6 +35,7 @@ mod wallets;
 
 pub use database::DatabaseArgs;
 pub use log::{LogArgs, LogFormat};
+pub use metrics::MetricsArgs;
 pub use payments::PaymentArgs;
 pub use serve::ServeArgs;
 pub use vault::VaultArgs;

@@ -37,7 +37,9 @@ pub(super) fn services(
     let (boarding, compliance) = onboarding(&stores, &vault, &clock, &ids);
     let flashes = Flashes::new(stores.credentials.clone(), vault.clone());
     let bins: Arc<dyn BinLookup> = Arc::new(bins);
-    let processor: Arc<dyn Processor> = Arc::new(processors(payments, &vault, public_url));
+    let processor: Arc<dyn Processor> = Arc::new(crate::metrics::MeteredProcessor(Arc::new(
+        processors(payments, &vault, public_url),
+    )));
     let (routing, notices) = processor_services(&stores, &vault, &clock, &ids, payments);
     let tokens = TokenService::new(
         stores.tokens,

@@ -2,6 +2,8 @@
 //! every query written once for both backends (`conn.rs` says how).
 
 mod audit;
+mod backlogs;
+pub use backlogs::Backlogs;
 mod boarding;
 mod claim;
 mod client_sessions;
@@ -235,6 +237,10 @@ impl SqlStore {
     }
 
     /// Whether the database answers a trivial query.
+    pub(crate) fn pool_usage(&self) -> crate::conn::PoolUsage {
+        self.pools.usage()
+    }
+
     pub async fn ping(&self) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         conn.execute(diesel::sql_query("SELECT 1"))
