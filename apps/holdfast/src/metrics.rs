@@ -122,15 +122,13 @@ async fn scrape(database: web::Data<Database>) -> HttpResponse {
             let now = time::OffsetDateTime::now_utc();
             gauges.notifications_pending = backlogs.notifications;
             gauges.emails_pending = backlogs.emails;
-            gauges.oldest_pending_seconds = backlogs
-                .oldest_notification
-                .map_or(0.0, |oldest| {
-                    // Both within years 1 to 9999: the difference cannot overflow.
-                    let waited = now.unix_timestamp().saturating_sub(oldest.unix_timestamp());
-                    #[expect(clippy::cast_precision_loss, reason = "seconds, far below 2^52")]
-                    let seconds = waited.max(0) as f64;
-                    seconds
-                });
+            gauges.oldest_pending_seconds = backlogs.oldest_notification.map_or(0.0, |oldest| {
+                // Both within years 1 to 9999: the difference cannot overflow.
+                let waited = now.unix_timestamp().saturating_sub(oldest.unix_timestamp());
+                #[expect(clippy::cast_precision_loss, reason = "seconds, far below 2^52")]
+                let seconds = waited.max(0) as f64;
+                seconds
+            });
         }
         // The series keep their last values; the scrape still answers, and says why.
         Err(err) => tracing::warn!(error = %err, "metrics: the backlogs could not be read"),

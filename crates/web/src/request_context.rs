@@ -1,6 +1,9 @@
-//! Every request gets an id (`req_…`), echoed in `x-request-id`, carried by every error body and
-//! by every log line of the request (a `request` span with `request_id`, which a spawned
-//! payment task inherits), and one access-log line when it ends. The access log names the
+//! Every request gets an id, echoed in `x-request-id`, carried by every error body and by every
+//! log line of the request (a `request` span with `request_id`, which a spawned payment task
+//! inherits), and one access-log line when it ends. The id is the client's own `x-request-id`
+//! when it sent a well-formed one (`trace::client_request_id`), else ours (`req_…`). A valid
+//! W3C `traceparent` puts the request in the client's trace: its trace id and our span's id
+//! are on every line, and the answer's `traceparent` names our span as the parent. The access log names the
 //! route's template (`/v1/merchants/{id}`), never the path or the query: both are the client's,
 //! and could carry a public key (hosted scripts) or anything pasted into an id.
 //!
@@ -21,11 +24,17 @@ use actix_web::middleware::Next;
 use actix_web::{Error, HttpResponse, ResponseError};
 use tracing::Instrument;
 
+mod trace;
+
+pub use trace::{TraceParent, client_request_id};
+
 tokio::task_local! {
     static REQUEST_ID: String;
 }
 
 pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
+/// The W3C trace context header.
+pub const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 
 /// Names the caller on the request's log lines from now on: its platform, its key's id and
 /// its mode (never the key itself).
@@ -61,7 +70,20 @@ pub async fn middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
-    let id = format!("req_{}", ulid::Ulid::new());
+    let header = |name: &HeaderName| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let id = header(&HEADER)
+        .as_deref()
+        .and_then(client_request_id)
+        .map_or_else(|| format!("req_{}", ulid::Ulid::new()), ToOwned::to_owned);
+    let trace = header(&TRACEPARENT)
+        .as_deref()
+        .and_then(TraceParent::parse)
+        .map(|parent| (trace::new_span_id(), parent));
     let started = Instant::now();
     let method = req.method().clone();
     // Every line logged while the request runs (services, stores, adapters) carries its id,
@@ -69,10 +91,18 @@ pub async fn middleware(
     let span = tracing::info_span!(
         "request",
         request_id = %id,
+        trace_id = tracing::field::Empty,
+        span_id = tracing::field::Empty,
+        parent_span_id = tracing::field::Empty,
         platform = tracing::field::Empty,
         key = tracing::field::Empty,
         mode = tracing::field::Empty
     );
+    if let Some((span_id, parent)) = &trace {
+        span.record("trace_id", parent.trace_id.as_str());
+        span.record("span_id", span_id.as_str());
+        span.record("parent_span_id", parent.parent_id.as_str());
+    }
     let outcome = REQUEST_ID
         .scope(id.clone(), next.call(req))
         .instrument(span)
@@ -95,8 +125,14 @@ pub async fn middleware(
     }
     let route = response.request().match_pattern();
     stamp(response.headers_mut(), &id);
+    if let Some((span_id, parent)) = &trace
+        && let Ok(value) = HeaderValue::from_str(&parent.child(span_id))
+    {
+        response.headers_mut().insert(TRACEPARENT, value);
+    }
     tracing::info!(
         request_id = id,
+        trace_id = trace.as_ref().map(|(_, parent)| parent.trace_id.as_str()),
         method = %method,
         route = route.as_deref().unwrap_or("-"),
         status = response.status().as_u16(),

@@ -51,9 +51,24 @@ impl Api {
         key: Option<&str>,
         body: Option<&str>,
     ) -> Reply {
+        self.send_with(method, path, key, body, &[]).await
+    }
+
+    /// `send` with these headers too.
+    pub async fn send_with(
+        &self,
+        method: Method,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
         let mut request = self
             .client
             .request(method, format!("{}{path}", self.base_url));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         if let Some(key) = key {
             request = request.header("x-api-key", key);
         }

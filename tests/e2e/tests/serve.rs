@@ -205,7 +205,80 @@ async fn a_stopping_server_is_not_ready_through_its_grace(env: Env) {
     );
 }
 
+/// A client's own request id and W3C trace context are carried through: answered back and on
+/// every log line of the request; a malformed one, or one holding a card number, is not.
+async fn a_clients_request_id_and_trace_are_carried_through(env: Env) {
+    let platform = env.create_platform("Traced");
+    let key = &platform.private_key;
+    let mut server = env.serve_with(&[("HOLDFAST_BOOTSTRAP_DEMO", "false")]);
+    let api = Api::new(&server);
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let traceparent = format!("00-{trace}-00f067aa0ba902b7-01");
+    let merchant = api.shop(key).await;
+    let body = format!(
+        r#"{{"type": "auth", "merchantId": "{merchant}", "amount": 1000, "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#
+    );
+    let paid = api
+        .send_with(
+            Method::POST,
+            "/v1/transactions",
+            Some(key),
+            Some(&body),
+            &[
+                ("x-request-id", "checkout-7:try.2"),
+                ("traceparent", &traceparent),
+            ],
+        )
+        .await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    assert_eq!(paid.headers["x-request-id"], "checkout-7:try.2");
+    let answered = paid.headers["traceparent"].to_str().unwrap();
+    let parts: Vec<&str> = answered.split('-').collect();
+    assert_eq!(parts.len(), 4, "{answered}");
+    assert_eq!((parts[0], parts[1], parts[3]), ("00", trace, "01"));
+    assert!(
+        parts[2].len() == 16 && parts[2] != "00f067aa0ba902b7",
+        "our own span: {answered}"
+    );
+
+    let refused = api
+        .send_with(
+            Method::GET,
+            "/v1/merchants/mid_0000000000000000000000000X",
+            Some(key),
+            None,
+            &[
+                ("x-request-id", "4111111111111111"),
+                ("traceparent", "00-nonsense-01"),
+            ],
+        )
+        .await;
+    let id = refused.headers["x-request-id"].to_str().unwrap();
+    assert!(id.starts_with("req_"), "a card-like id is replaced: {id}");
+    assert_eq!(refused.body["error"]["requestId"], id);
+    assert!(!refused.headers.contains_key("traceparent"));
+
+    assert!(server.terminate().success());
+    let log = server.log();
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("checkout-7:try.2"))
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.contains(r#""message":"request""#)),
+        "the access log line: {log}"
+    );
+    for line in &lines {
+        assert!(
+            line.contains(trace),
+            "every line of the request names its trace: {line}"
+        );
+    }
+    assert!(!log.contains("4111111111111111"), "never logged");
+}
+
 on_both_backends!(
+    a_clients_request_id_and_trace_are_carried_through,
     health_and_request_ids,
     an_adapters_log_line_names_its_request,
     an_empty_database_gets_a_demo_platform_once,
