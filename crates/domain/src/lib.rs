@@ -57,6 +57,7 @@ pub mod ids;
 pub mod instant;
 pub mod merchant;
 pub mod mode;
+pub mod money;
 pub mod page;
 pub mod payment;
 pub mod platform;

@@ -173,10 +173,11 @@ impl MerchantName {
     }
 }
 
-/// A three-letter ISO 4217 currency code in upper case.
+/// A currency, by its ISO 4217 code: one of the active currencies of `money::iso4217`, whose
+/// minor unit says what an amount's units are (cents of USD, yen, fils of BHD).
 ///
-/// Any three ASCII upper-case letters are accepted: the list of currencies a processor settles in
-/// belongs to the processor connection, which decides at payment time.
+/// Which of them a processor settles in belongs to the processor connection, which decides at
+/// payment time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Currency([u8; 3]);
 
@@ -184,15 +185,31 @@ impl Currency {
     /// United States dollars.
     pub const USD: Currency = Currency(*b"USD");
 
-    /// Checks a code received from a client; a failure names the `currency` field.
+    /// Checks a code received from a client: an active ISO 4217 currency; a failure names the
+    /// `currency` field.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
-        match raw.as_bytes() {
-            &[a, b, c] if [a, b, c].iter().all(u8::is_ascii_uppercase) => Ok(Self([a, b, c])),
+        match (raw.as_bytes(), crate::money::iso4217::minor_units(raw)) {
+            (&[a, b, c], Some(_)) => Ok(Self([a, b, c])),
             _ => Err(Invalid::new(
                 "currency",
-                "must be a three-letter ISO 4217 code in upper case, like USD",
+                "must be an ISO 4217 currency code in upper case, like USD",
             )),
         }
+    }
+
+    /// Rebuilds a code read back from storage: three upper-case letters, as every version
+    /// stored them. One stored before codes were checked against ISO 4217 stays readable (its
+    /// amounts shown with two decimals); `None` when the row is not a code at all.
+    pub fn from_stored(raw: &str) -> Option<Self> {
+        match raw.as_bytes() {
+            &[a, b, c] if [a, b, c].iter().all(u8::is_ascii_uppercase) => Some(Self([a, b, c])),
+            _ => None,
+        }
+    }
+
+    /// The digits of its minor unit: 2 for USD (cents), 0 for JPY, 3 for BHD.
+    pub fn minor_units(self) -> u8 {
+        crate::money::iso4217::minor_units(self.as_str()).unwrap_or(2)
     }
 
     /// The three-letter code, as sent over the API.
@@ -212,7 +229,15 @@ crate::schema::schema_of!(
     Currency,
     utoipa::openapi::schema::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::String)
-        .pattern(Some("^[A-Z]{3}$"))
+        .enum_values(Some(
+            crate::money::iso4217::CURRENCIES
+                .iter()
+                .map(|(code, _)| *code)
+        ))
+        .description(Some(
+            "An active ISO 4217 currency. Amounts are integers in its minor unit: cents for \
+             USD, yen for JPY (no decimals), fils for BHD (three)."
+        ))
         .examples(["USD"])
         .into()
 );

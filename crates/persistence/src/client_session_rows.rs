@@ -38,7 +38,8 @@ impl TryFrom<ClientSessionRow> for ClientSession {
             mode: parse("mode", &row.mode)?,
             merchant_id: MerchantId::from_trusted(row.merchant_id),
             amount: row.amount,
-            currency: Currency::parse(&row.currency).map_err(|e| corrupt("currency", e))?,
+            currency: Currency::from_stored(&row.currency)
+                .ok_or_else(|| corrupt("currency", "not a currency code"))?,
             payment_methods: row
                 .payment_methods
                 .split(',')

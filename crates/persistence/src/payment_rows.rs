@@ -168,7 +168,8 @@ impl TryFrom<TxnRow> for Transaction {
             merchant_id: MerchantId::from_trusted(row.merchant_id),
             platform_id: PlatformId::from_trusted(row.platform_id),
             amount: row.amount,
-            currency: Currency::parse(&row.currency).map_err(|e| corrupt("currency", e))?,
+            currency: Currency::from_stored(&row.currency)
+                .ok_or_else(|| corrupt("currency", "not a currency code"))?,
             fee: row.fee,
             created_on: row.created_on,
             payment: PaymentSummary {

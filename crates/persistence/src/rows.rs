@@ -158,7 +158,8 @@ impl TryFrom<MerchantRow> for Merchant {
             mode: row.mode.parse().map_err(|e| corrupt("mode", e))?,
             details: MerchantDetails {
                 name: MerchantName::parse(&row.name).map_err(|e| corrupt("merchant name", e))?,
-                currency: Currency::parse(&row.currency).map_err(|e| corrupt("currency", e))?,
+                currency: Currency::from_stored(&row.currency)
+                    .ok_or_else(|| corrupt("currency", "not a currency code"))?,
                 email: row
                     .email
                     .as_deref()

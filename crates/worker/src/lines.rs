@@ -146,6 +146,7 @@ mod tests {
     fn row(n: u32, platform: &str, webhook: &str, seconds: i64) -> Claimed {
         Claimed {
             id: NotificationId::from_trusted(format!("ntf_{n}")),
+            event_id: holdfast_domain::ids::EventId::from_trusted(format!("evt_{n}")),
             platform_id: PlatformId::from_trusted(platform.to_owned()),
             webhook_id: WebhookId::from_trusted(webhook.to_owned()),
             event_type: "merchant.created".into(),

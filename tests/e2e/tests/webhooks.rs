@@ -583,6 +583,31 @@ async fn an_email_waits_for_a_down_smtp_server(env: Env) {
     assert_eq!(smtp.mails().len(), 1, "and only once");
 }
 
+/// A resend is the same event, recognisable by its id, in a new notification.
+fn the_same_event_in_a_new_notification(
+    original: &holdfast_e2e::Received,
+    resent: &holdfast_e2e::Received,
+) {
+    let event = |body: Value| {
+        (
+            body["eventId"].clone(),
+            body["eventType"].clone(),
+            body["data"].clone(),
+            body["createdOn"].clone(),
+        )
+    };
+    assert_eq!(event(original.json()), event(resent.json()));
+    assert!(
+        original.json()["eventId"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("evt_")),
+        "{}",
+        original.json()
+    );
+    assert_ne!(original.json()["id"], resent.json()["id"]);
+    assert_eq!(original.json()["id"], original.header("webhook-id"));
+}
+
 async fn retention_and_resend(env: Env) {
     let platform = env.create_platform("Acme");
     let receiver = Receiver::start(Answer::status(200)).await;
@@ -620,14 +645,7 @@ async fn retention_and_resend(env: Env) {
     assert_ne!(original.header("webhook-id"), got[0].header("webhook-id"));
     // The event resent as it happened: its type, its data and its time (docs/webhooks.md:
     // `createdOn` is when the event happened).
-    let event = |body: Value| {
-        (
-            body["eventType"].clone(),
-            body["data"].clone(),
-            body["createdOn"].clone(),
-        )
-    };
-    assert_eq!(event(original.json()), event(got[0].json()));
+    the_same_event_in_a_new_notification(original, &got[0]);
     let records = history(&api, key, id, 2).await;
     assert_eq!(records.len(), 2);
     assert_eq!(records[0]["endpointUrl"], moved.url.as_str());

@@ -72,9 +72,10 @@ pub fn add_webhooks(doc: &mut Value) {
     for &event in EventType::ALL {
         let body = json!({
             "type": "object",
-            "required": ["id", "eventType", "createdOn", "data"],
+            "required": ["id", "eventId", "eventType", "createdOn", "data"],
             "properties": {
                 "id": { "$ref": "#/components/schemas/NotificationId", "description": "The notification's id, also `webhook-id`; the same on every retry." },
+                "eventId": { "$ref": "#/components/schemas/EventId", "description": "The event's id: the same in every notification of it, a resend's included (which has an `id` of its own), so a receiver can tell one it has seen." },
                 "eventType": { "const": event.as_str() },
                 "createdOn": { "type": "string", "format": "date-time" },
                 "data": data_schema(event),

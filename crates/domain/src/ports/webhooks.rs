@@ -75,6 +75,8 @@ pub struct Delivery {
 pub struct Claimed {
     /// The notification's id, sent as the top-level `id`.
     pub id: NotificationId,
+    /// Its event's id, sent as `eventId`: the same on a resend, which is a new notification.
+    pub event_id: EventId,
     /// Whose it is: attempts in flight are counted per platform and per subscription.
     pub platform_id: PlatformId,
     /// Its subscription's id, kept when the subscription is deleted.

@@ -70,12 +70,13 @@ pub fn backoff(base: Duration, retry: u32, jitter: f64) -> Duration {
 /// The JSON sent to the receiver. `data` is the event's stored JSON, written by us.
 pub fn notification_body(
     id: &str,
+    event_id: &str,
     event_type: &str,
     created_on: OffsetDateTime,
     data: &str,
 ) -> String {
     format!(
-        r#"{{"id":"{id}","eventType":"{event_type}","createdOn":"{}","data":{data}}}"#,
+        r#"{{"id":"{id}","eventId":"{event_id}","eventType":"{event_type}","createdOn":"{}","data":{data}}}"#,
         format_timestamp(created_on)
     )
 }
@@ -140,16 +141,17 @@ mod tests {
     }
 
     #[test]
-    fn body_has_id_type_time_and_data() {
+    fn body_has_ids_type_time_and_data() {
         let body = notification_body(
             "ntf_1",
+            "evt_1",
             "merchant.created",
             time::macros::datetime!(2026-11-23 01:02:03 UTC),
             r#"{"id":"mid_1"}"#,
         );
         assert_eq!(
             body,
-            r#"{"id":"ntf_1","eventType":"merchant.created","createdOn":"2026-11-23T01:02:03.000000Z","data":{"id":"mid_1"}}"#
+            r#"{"id":"ntf_1","eventId":"evt_1","eventType":"merchant.created","createdOn":"2026-11-23T01:02:03.000000Z","data":{"id":"mid_1"}}"#
         );
     }
 }

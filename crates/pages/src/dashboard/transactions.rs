@@ -174,7 +174,7 @@ async fn list(
                 caption { "The " (mode) " mode's transactions, newest first" }
                 thead { tr {
                     th scope="col" { "Transaction" } th scope="col" { "Type" } th scope="col" { "State" }
-                    th scope="col" { "Amount (minor units)" } th scope="col" { "Card" } th scope="col" { "Created" }
+                    th scope="col" { "Amount" } th scope="col" { "Card" } th scope="col" { "Created" }
                 } }
                 tbody {
                     @for t in &found.data {
@@ -182,7 +182,7 @@ async fn list(
                             td { a href={ (PATH) "/" (t.id.as_str()) } { code { (t.id.as_str()) } } }
                             td { (t.kind.as_str()) }
                             td { (t.state.as_str()) }
-                            td { (t.amount) " " (t.currency.as_str()) }
+                            td.amount { (holdfast_domain::money::format(t.amount, t.currency)) }
                             td { (t.payment.brand.as_str()) " ····" (t.payment.last4) }
                             td { (when(t.created_on)) }
                         }
@@ -243,7 +243,7 @@ async fn details(
         dl.facts {
             dt { "Type" } dd { (t.kind.as_str()) }
             dt { "State" } dd { (t.state.as_str()) }
-            dt { "Amount" } dd { (t.amount) " " (t.currency.as_str()) " (minor units)" }
+            dt { "Amount" } dd { (holdfast_domain::money::format(t.amount, t.currency)) " (" (t.amount) " in minor units of " (t.currency.as_str()) ")" }
             dt { "Fee" } dd { (t.fee) }
             dt { "Merchant" } dd { code { (t.merchant_id.as_str()) } }
             dt { "Created" } dd { (when(t.created_on)) }

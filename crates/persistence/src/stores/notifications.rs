@@ -4,7 +4,7 @@
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::QueryFragment;
-use holdfast_domain::ids::{NotificationId, PlatformId, WebhookId};
+use holdfast_domain::ids::{EventId, NotificationId, PlatformId, WebhookId};
 use holdfast_domain::ports::{
     ClaimLimits, Claimed, Delivery, Finished, NotificationQueue, Recorded, ResendError, StoreError,
 };
@@ -25,6 +25,7 @@ use outcomes::{Commit, record_in_order};
 mod outcomes;
 
 type ClaimedRow = (
+    String,
     String,
     String,
     String,
@@ -59,6 +60,7 @@ fn claimed_rows_of(ids: &[String]) -> impl Loads<'_, ClaimedRow> + QueryFragment
             .filter(n::state.eq(StillPending))
             .select((
                 n::id,
+                n::event_id,
                 n::platform_id,
                 n::webhook_id,
                 n::event_type,
@@ -116,9 +118,10 @@ async fn claimed_rows(conn: &mut Conn, ids: &[String]) -> QueryResult<Vec<Claime
 fn claimed(rows: Vec<ClaimedRow>) -> Result<Vec<Claimed>, StoreError> {
     rows.into_iter()
         .map(
-            |(id, platform, webhook_id, event_type, event_data, created_on, webhook)| {
+            |(id, event_id, platform, webhook_id, event_type, event_data, created_on, webhook)| {
                 Ok(Claimed {
                     id: NotificationId::from_trusted(id),
+                    event_id: EventId::from_trusted(event_id),
                     platform_id: PlatformId::from_trusted(platform),
                     webhook_id: WebhookId::from_trusted(webhook_id),
                     event_type,

@@ -58,6 +58,7 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
                 .map_err(|e| diesel::result::Error::DeserializationError(Box::new(e)))?;
             handed.push(Claimed {
                 id,
+                event_id: event.id.clone(),
                 platform_id: event.platform_id.clone(),
                 webhook_id: subscription.id.clone(),
                 event_type: event_type.as_str().to_owned(),

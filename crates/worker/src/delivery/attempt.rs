@@ -26,6 +26,7 @@ impl Deliverer {
             Some(subscription) => {
                 let body = notification_body(
                     claimed.id.as_str(),
+                    claimed.event_id.as_str(),
                     &claimed.event_type,
                     claimed.created_on,
                     &claimed.event_data,

@@ -159,6 +159,7 @@ fn subscription(webhook: &str) -> Subscription {
 fn row(id: &str, webhook: &str) -> Claimed {
     Claimed {
         id: NotificationId::from_trusted(id.to_owned()),
+        event_id: holdfast_domain::ids::EventId::from_trusted("evt_1".to_owned()),
         platform_id: PlatformId::from_trusted("pfm_1".to_owned()),
         webhook_id: WebhookId::from_trusted(webhook.to_owned()),
         event_type: "merchant.created".into(),

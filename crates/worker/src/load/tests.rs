@@ -26,6 +26,7 @@ fn rows(webhooks: &[&str]) -> Vec<Claimed> {
         .enumerate()
         .map(|(i, w)| Claimed {
             id: NotificationId::from_trusted(format!("ntf_{i}")),
+            event_id: holdfast_domain::ids::EventId::from_trusted(format!("evt_{i}")),
             platform_id: platform(1),
             webhook_id: WebhookId::from_trusted((*w).to_owned()),
             event_type: "merchant.created".into(),
