@@ -11,7 +11,8 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{MerchantId, TxnId};
 use holdfast_domain::instant;
-use holdfast_domain::payment::lifecycle::TxnType;
+use holdfast_domain::payment::labels::Reference;
+use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::TxnFilter;
 use holdfast_domain::services::RequestKey;
@@ -107,6 +108,12 @@ struct ListQuery {
     #[serde(rename = "type")]
     #[param(value_type = Option<TxnType>)]
     kind: Option<String>,
+    /// Only transactions in this state.
+    #[param(value_type = Option<TxnState>)]
+    state: Option<String>,
+    /// Only transactions with this reference of the merchant's.
+    #[param(value_type = Option<Reference>)]
+    reference: Option<String>,
     /// Only transactions created at or after this instant (RFC 3339; its UTC instant between
     /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z).
     #[param(value_type = Option<String>, format = DateTime)]
@@ -147,8 +154,28 @@ async fn list(
                 })
             })
             .transpose()?,
-        // The API's list has no state filter (it is documented without one); the dashboard's does.
-        state: None,
+        state: q
+            .state
+            .map(|raw| {
+                raw.parse::<TxnState>().map_err(|_| {
+                    ApiError::invalid(
+                        "state",
+                        format!(
+                            "must be one of {}",
+                            TxnState::ALL
+                                .iter()
+                                .map(|s| s.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                })
+            })
+            .transpose()?,
+        reference: q
+            .reference
+            .map(|raw| Reference::parse("reference", &raw))
+            .transpose()?,
         created_from: time("createdFrom", q.created_from)?,
         created_until: time("createdUntil", q.created_until)?,
     };

@@ -180,6 +180,7 @@ async fn pay(
         kind: TxnType::Sale,
         amount: Amount::new("amount", AMOUNT)?,
         source: PaymentSource::Token(token),
+        labels: holdfast_domain::payment::labels::Labels::default(),
     };
     let paid = state.payments.pay(&backend, new, None).await;
     // The session the token was made under: completed by an approved payment.

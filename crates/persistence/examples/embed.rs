@@ -141,6 +141,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     expiration: Some("1230".into()),
                     name: None,
                 }),
+                labels: holdfast_domain::payment::labels::Labels::default(),
             },
             None,
         )

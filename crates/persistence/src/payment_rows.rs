@@ -11,6 +11,7 @@ use holdfast_domain::ids::{ConnectionId, MerchantId, PlanId, PlatformId, TxnId};
 use holdfast_domain::merchant::Currency;
 use holdfast_domain::payment::decline::DeclineCode;
 use holdfast_domain::payment::fee::FeeRule;
+use holdfast_domain::payment::labels::{Metadata, Reference};
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
 use holdfast_domain::payment::transaction::{Authorization, Named, PaymentSummary, Transaction};
 use holdfast_domain::ports::StoreError;
@@ -157,6 +158,8 @@ pub struct TxnRow {
     pub parent_id: Option<String>,
     pub refunded_amount: i64,
     pub decline_code: Option<String>,
+    pub reference: Option<String>,
+    pub metadata: String,
 }
 
 impl TryFrom<TxnRow> for Transaction {
@@ -204,6 +207,10 @@ impl TryFrom<TxnRow> for Transaction {
             state: parse("state", &row.state)?,
             parent_id: row.parent_id.map(TxnId::from_trusted),
             refunded_amount: row.refunded_amount,
+            reference: row.reference.map(Reference::from_trusted),
+            metadata: serde_json::from_str(&row.metadata)
+                .map(Metadata::from_trusted)
+                .map_err(|e| corrupt("metadata", e))?,
         })
     }
 }
@@ -348,6 +355,9 @@ pub struct NewTxnRow<'a> {
     pub plan_name: &'a str,
     pub parent_id: Option<&'a str>,
     pub refunded_amount: i64,
+    pub reference: Option<&'a str>,
+    /// A JSON object of strings.
+    pub metadata: String,
     #[diesel(embed)]
     pub outcome: CompletedRow<'a>,
 }
@@ -371,6 +381,10 @@ impl<'a> From<&'a Transaction> for NewTxnRow<'a> {
             plan_name: &x.plan.name,
             parent_id: x.parent_id.as_ref().map(TxnId::as_str),
             refunded_amount: x.refunded_amount,
+            reference: x.reference.as_ref().map(Reference::as_str),
+            // A map of strings always serializes.
+            metadata: serde_json::to_string(x.metadata.entries())
+                .unwrap_or_else(|_| "{}".to_owned()),
             outcome: CompletedRow::from(x),
         }
     }

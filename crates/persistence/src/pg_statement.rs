@@ -15,9 +15,11 @@ use diesel::sql_types::{Array, BigInt, Binary, Bool, Integer, Nullable, Text, Ti
 use time::OffsetDateTime;
 
 /// One value for a `?` mark.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Bind<'a> {
     Text(&'a str),
+    /// Text the statement owns (JSON written for it).
+    OwnedText(String),
     OptText(Option<&'a str>),
     BigInt(i64),
     OptInt(Option<i32>),
@@ -100,6 +102,7 @@ impl<ST> QueryFragment<Pg> for Statement<'_, ST> {
         for (bind, part) in self.binds.iter().zip(parts) {
             match bind {
                 Bind::Text(v) => out.push_bind_param::<Text, _>(*v)?,
+                Bind::OwnedText(v) => out.push_bind_param::<Text, _>(v)?,
                 Bind::OptText(v) => out.push_bind_param::<Nullable<Text>, _>(v)?,
                 Bind::BigInt(v) => out.push_bind_param::<BigInt, _>(v)?,
                 Bind::OptInt(v) => out.push_bind_param::<Nullable<Integer>, _>(v)?,

@@ -180,6 +180,8 @@ diesel::table! {
         parent_id -> Nullable<Text>,
         refunded_amount -> BigInt,
         decline_code -> Nullable<Text>,
+        reference -> Nullable<Text>,
+        metadata -> Text,
     }
 }
 

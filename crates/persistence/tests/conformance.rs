@@ -248,6 +248,13 @@ fn txn(m: &Merchant, plan: &Plan, kind: TxnType, state: TxnState, amount: i64) -
         state,
         parent_id: None,
         refunded_amount: 0,
+        // Kept and read back as written (the conformance cases compare whole transactions).
+        reference: Some(holdfast_domain::payment::labels::Reference::from_trusted(
+            "order-1".to_owned(),
+        )),
+        metadata: holdfast_domain::payment::labels::Metadata::from_trusted(
+            [("cart".to_owned(), "c_1".to_owned())].into(),
+        ),
     }
 }
 

@@ -21,7 +21,7 @@ const PROMETHEUS: &str = "/usr/bin/prometheus";
 struct Prometheus {
     child: Child,
     url: String,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Prometheus {
@@ -49,20 +49,21 @@ impl Prometheus {
             ))
             .arg(format!("--web.listen-address=127.0.0.1:{port}"))
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(dir.path().join("prometheus.log")).unwrap())
             .spawn()
             .expect("prometheus starts");
         Self {
             child,
             url: format!("http://127.0.0.1:{port}"),
-            _dir: dir,
+            dir,
         }
     }
 
-    /// The instant vector `query` answers, waiting (up to 30 s) until it holds a sample.
+    /// The instant vector `query` answers, waiting (up to 60 s: a loaded machine starts
+    /// Prometheus slowly) until it holds a sample.
     async fn series(&self, query: &str) -> Vec<Value> {
         let client = reqwest::Client::new();
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + Duration::from_mins(1);
         loop {
             let answer = client
                 .get(format!("{}/api/v1/query", self.url))
@@ -79,7 +80,16 @@ impl Prometheus {
                     return found.clone();
                 }
             }
-            assert!(Instant::now() < deadline, "Prometheus has no {query}");
+            if Instant::now() >= deadline {
+                let targets = client
+                    .get(format!("{}/api/v1/targets", self.url))
+                    .send()
+                    .await
+                    .map(|r| r.status().to_string());
+                let log = std::fs::read_to_string(self.dir.path().join("prometheus.log"))
+                    .unwrap_or_default();
+                panic!("Prometheus has no {query}; targets: {targets:?}; its log:\n{log}");
+            }
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }

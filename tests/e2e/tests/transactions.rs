@@ -85,6 +85,8 @@ fn assert_transaction_shape(t: &Value) {
             "state",
             "transactionId",
             "refundedAmount",
+            "reference",
+            "metadata",
         ]
     );
     assert_eq!(keys(&t["payment"]), ["bin", "brand", "last4", "type"]);
@@ -346,6 +348,15 @@ async fn capture_void_and_refund_rules(env: Env) {
         )
         .await;
     assert_eq!(capture_list.body["data"].as_array().unwrap().len(), 1);
+    // By state: the declined auth, and only it.
+    let declined = s.api.get("/v1/transactions?state=declined", &s.key).await;
+    let declined: Vec<&str> = declined.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(declined, [declined_id.as_str()]);
 }
 
 async fn bad_input_names_the_field_and_writes_nothing(env: Env) {
@@ -502,6 +513,7 @@ async fn bad_input_names_the_field_and_writes_nothing(env: Env) {
     );
     for (query, param) in [
         ("type=credit", "type"),
+        ("state=approved", "state"),
         ("createdFrom=yesterday", "createdFrom"),
         ("merchantId=shop", "merchantId"),
         ("limit=0", "limit"),
@@ -1171,7 +1183,114 @@ async fn a_merchant_takes_only_a_plan_of_its_platform(env: Env) {
     }
 }
 
+/// A merchant's reference and metadata are kept on the transaction and returned wherever it
+/// is: its answer, its read, the list by reference; a follow-up given none takes its
+/// original's. Neither may hold a card number, and a refused request writes nothing.
+async fn a_merchants_reference_and_metadata_go_with_the_transaction(env: Env) {
+    let s = shop(&env).await;
+    let post = |body: String| {
+        let api = &s.api;
+        let key = s.key.clone();
+        async move { api.post("/v1/transactions", &key, &body).await }
+    };
+    let sale = card_body(&s.merchant, "sale", 2500, "4111111111111111").replacen(
+        '{',
+        r#"{"reference": " order-1042 ", "metadata": {"cart": "c_77", "channel": "web"}, "#,
+        1,
+    );
+    let paid = post(sale).await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    assert_eq!(paid.body["reference"], "order-1042", "trimmed");
+    assert_eq!(
+        paid.body["metadata"],
+        serde_json::json!({"cart": "c_77", "channel": "web"})
+    );
+    let id = paid.body["id"].as_str().unwrap();
+    let read = s.api.get(&format!("/v1/transactions/{id}"), &s.key).await;
+    assert_eq!(read.body["reference"], "order-1042");
+    assert_eq!(read.body["metadata"]["cart"], "c_77");
+
+    // A refund given nothing takes its sale's; one given its own keeps it.
+    let refund = post(follow_up("refund", id, Some(500))).await;
+    assert_eq!(refund.status, StatusCode::CREATED, "{}", refund.text);
+    assert_eq!(refund.body["reference"], "order-1042");
+    assert_eq!(refund.body["metadata"]["channel"], "web");
+    let own = format!(
+        r#"{{"type": "refund", "transactionId": "{id}", "amount": 500, "reference": "rma-9", "metadata": {{"reason": "damaged"}}}}"#
+    );
+    let own = post(own).await;
+    assert_eq!(own.body["reference"], "rma-9");
+    assert_eq!(
+        own.body["metadata"],
+        serde_json::json!({"reason": "damaged"})
+    );
+
+    let listed = s
+        .api
+        .get("/v1/transactions?reference=order-1042", &s.key)
+        .await;
+    let ids: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [refund.body["id"].as_str().unwrap(), id],
+        "newest first"
+    );
+
+    // Without them: no reference, empty metadata.
+    let plain = post(card_body(&s.merchant, "auth", 100, "4111111111111111")).await;
+    assert_eq!(plain.body["reference"], Value::Null);
+    assert_eq!(plain.body["metadata"], serde_json::json!({}));
+
+    let many: serde_json::Map<String, Value> = (0..51)
+        .map(|i| (format!("k{i}"), Value::from("v")))
+        .collect();
+    let refused = [
+        (
+            r#""reference": "4111 1111 1111 1111""#.to_owned(),
+            "reference",
+        ),
+        (r#""reference": """#.to_owned(), "reference"),
+        (
+            r#""metadata": {"pan": "5555555555554444"}"#.to_owned(),
+            "metadata",
+        ),
+        (r#""metadata": {"bad key": "v"}"#.to_owned(), "metadata"),
+        (r#""metadata": {"k": 5}"#.to_owned(), "metadata.k"),
+        (
+            format!(r#""metadata": {}"#, Value::Object(many)),
+            "metadata",
+        ),
+    ];
+    for (field, param) in refused {
+        let body = card_body(&s.merchant, "sale", 700, "4111111111111111").replacen(
+            '{',
+            &format!("{{{field}, "),
+            1,
+        );
+        let reply = post(body).await;
+        assert_eq!(
+            (reply.status, reply.error_param()),
+            (StatusCode::BAD_REQUEST, Some(param)),
+            "{field}: {}",
+            reply.text
+        );
+        assert!(!reply.text.contains("1111 1111") && !reply.text.contains("5555"));
+    }
+    let sales = s.api.get("/v1/transactions?type=sale", &s.key).await;
+    assert_eq!(
+        sales.body["data"].as_array().unwrap().len(),
+        1,
+        "nothing half-written"
+    );
+}
+
 on_both_backends!(
+    a_merchants_reference_and_metadata_go_with_the_transaction,
     a_merchant_takes_only_a_plan_of_its_platform,
     plans_name_only_usable_connections,
     live_mode_never_routes_to_the_sandbox,

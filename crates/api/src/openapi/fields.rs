@@ -174,33 +174,38 @@ pub fn wallet_token() -> RefOr<Schema> {
         .into()
 }
 
-pub fn basis_points() -> RefOr<Schema> {
+/// An integer from `min` to `max`.
+fn integer(min: i64, max: i64, description: &str) -> RefOr<Schema> {
     ObjectBuilder::new()
         .schema_type(Type::Integer)
-        .minimum(Some(0))
-        .maximum(Some(10_000))
-        .description(Some("Hundredths of a percent of the amount: 0 to 10000."))
+        .minimum(Some(min))
+        .maximum(Some(max))
+        .description(Some(description))
         .into()
+}
+
+pub fn basis_points() -> RefOr<Schema> {
+    integer(
+        0,
+        10_000,
+        "Hundredths of a percent of the amount: 0 to 10000.",
+    )
 }
 
 pub fn fixed_fee() -> RefOr<Schema> {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .minimum(Some(0))
-        .maximum(Some(1_000_000))
-        .description(Some("Minor units added to every payment: 0 to 1000000."))
-        .into()
+    integer(
+        0,
+        1_000_000,
+        "Minor units added to every payment: 0 to 1000000.",
+    )
 }
 
 pub fn expires_in() -> RefOr<Schema> {
-    ObjectBuilder::new()
-        .schema_type(Type::Integer)
-        .minimum(Some(60))
-        .maximum(Some(86_400))
-        .description(Some(
-            "Seconds to live, 60 to 86400 (one minute to a day); 1800 when not given.",
-        ))
-        .into()
+    integer(
+        60,
+        86_400,
+        "Seconds to live, 60 to 86400 (one minute to a day); 1800 when not given.",
+    )
 }
 
 /// A connection per card brand: the keys are the brands, each at most once.

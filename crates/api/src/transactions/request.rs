@@ -1,11 +1,13 @@
 //! The body of `POST /v1/transactions`, parsed into the transaction asked for: every field
 //! named on error, card data never in a log.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::CardInput;
+use holdfast_domain::payment::labels::{Labels, Metadata, Reference};
 use holdfast_domain::payment::lifecycle::{FollowUp, TxnType};
 use holdfast_domain::services::{NewPayment, PaymentSource, TransactionRequest};
 use holdfast_web::error::ApiError;
@@ -24,6 +26,8 @@ pub(super) struct CreateTransaction {
     amount: Option<i64>,
     payment: Option<PaymentBody>,
     transaction_id: Option<String>,
+    reference: Option<String>,
+    metadata: Option<BTreeMap<String, String>>,
 }
 
 /// Card fields (`number`, `cvv`, `expiration` as MMYY, optionally `name`), or a `token`
@@ -108,6 +112,22 @@ impl PaymentBody {
     }
 }
 
+/// The reference and metadata asked for, checked.
+fn labels(
+    reference: Option<String>,
+    metadata: Option<BTreeMap<String, String>>,
+) -> Result<Labels, ApiError> {
+    Ok(Labels {
+        reference: reference
+            .map(|raw| Reference::parse("reference", &raw))
+            .transpose()?,
+        metadata: metadata
+            .map(Metadata::parse)
+            .transpose()?
+            .unwrap_or_default(),
+    })
+}
+
 /// The transaction `body` asks for.
 pub(super) fn parse(body: CreateTransaction) -> Result<TransactionRequest, ApiError> {
     let kind: TxnType = required(body.kind.as_deref(), "type")?
@@ -127,6 +147,7 @@ pub(super) fn parse(body: CreateTransaction) -> Result<TransactionRequest, ApiEr
                 kind,
                 amount,
                 source,
+                labels: labels(body.reference, body.metadata)?,
             }))
         }
         TxnType::Capture | TxnType::Void | TxnType::Refund => {
@@ -148,6 +169,7 @@ pub(super) fn parse(body: CreateTransaction) -> Result<TransactionRequest, ApiEr
             Ok(TransactionRequest::FollowUp {
                 original,
                 follow_up,
+                labels: labels(body.reference, body.metadata)?,
             })
         }
     }

@@ -57,6 +57,18 @@ pub fn could_hold_card_number(text: &str) -> bool {
     text.chars().filter(char::is_ascii_digit).count() >= 12
 }
 
+/// Whether `text` holds what could be a card number: 12 to 19 digits, in a row or split by
+/// spaces, `-`, `.` or `_`, that pass the Luhn check. Text a client sends that is stored in
+/// clear or echoed (a transaction's reference, metadata, a request id) is refused when it does;
+/// a long order number almost never passes Luhn by chance and the same digits twice do not.
+pub fn could_be_card_number(text: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_digit() || matches!(c, ' ' | '-' | '.' | '_')))
+        .any(|chunk| {
+            let digits: String = chunk.chars().filter(char::is_ascii_digit).collect();
+            (12..=19).contains(&digits.len()) && luhn_valid(&digits)
+        })
+}
+
 /// Whether `digits` passes the Luhn checksum; every byte must already be an ASCII digit.
 pub fn luhn_valid(digits: &str) -> bool {
     let sum: u32 = digits

@@ -8,6 +8,7 @@ pub mod client_session;
 pub mod decline;
 pub mod fee;
 pub mod follow_up;
+pub mod labels;
 pub mod lifecycle;
 pub mod response_code;
 pub mod routing;

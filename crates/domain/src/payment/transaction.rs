@@ -15,6 +15,7 @@ use crate::merchant::Currency;
 use crate::mode::Mode;
 
 use super::brand::{CardBrand, FundingType};
+use super::labels::{Metadata, Reference};
 use super::lifecycle::{Original, TxnState, TxnType};
 
 /// One transaction of any type: an auth, sale, capture, void or refund (spec 2.2).
@@ -59,6 +60,10 @@ pub struct Transaction {
     pub parent_id: Option<TxnId>,
     /// The sum already refunded of a sale or capture, in minor units; 0 for other types.
     pub refunded_amount: i64,
+    /// The merchant's own reference, when it gave one.
+    pub reference: Option<Reference>,
+    /// The merchant's key/value pairs (`{}` when none).
+    pub metadata: Metadata,
 }
 
 impl Transaction {

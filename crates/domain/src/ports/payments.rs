@@ -252,6 +252,8 @@ pub struct TxnFilter {
     pub created_from: Option<OffsetDateTime>,
     /// Only transactions created strictly before this time.
     pub created_until: Option<OffsetDateTime>,
+    /// Only transactions with this reference of the merchant's.
+    pub reference: Option<crate::payment::labels::Reference>,
 }
 
 /// Everything a new payment is routed with, read together.

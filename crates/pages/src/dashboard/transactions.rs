@@ -84,6 +84,7 @@ impl Filters {
                 |r| MerchantId::parse("merchant", r).ok(),
                 &mut ignored,
             ),
+            reference: None,
             created_from: optional(&self.from, instant::parse_day, &mut ignored)
                 .map(instant::start_of),
             // The "to" day is included whole.
@@ -244,8 +245,12 @@ async fn details(
             dt { "Type" } dd { (t.kind.as_str()) }
             dt { "State" } dd { (t.state.as_str()) }
             dt { "Amount" } dd { (holdfast_domain::money::format(t.amount, t.currency)) " (" (t.amount) " in minor units of " (t.currency.as_str()) ")" }
-            dt { "Fee" } dd { (t.fee) }
+            dt { "Fee" } dd { (holdfast_domain::money::format(t.fee, t.currency)) }
             dt { "Merchant" } dd { code { (t.merchant_id.as_str()) } }
+            dt { "Reference" } dd { @if let Some(r) = &t.reference { (r.as_str()) } @else { "none" } }
+            @if !t.metadata.is_empty() {
+                dt { "Metadata" } dd { ul { @for (k, v) in t.metadata.entries() { li { code { (k) } ": " (v) } } } }
+            }
             dt { "Created" } dd { (when(t.created_on)) }
             dt { "Card" } dd { (t.payment.brand.as_str()) " " (t.payment.funding.as_str()) ", BIN " (t.payment.bin) ", last four " (t.payment.last4) }
             dt { "Plan" } dd { (t.plan.name) }
@@ -257,7 +262,7 @@ async fn details(
             @if let Some(parent) = &t.parent_id {
                 dt { "Original" } dd { a href={ (PATH) "/" (parent.as_str()) } { code { (parent.as_str()) } } }
             }
-            @if t.refunded_amount > 0 { dt { "Refunded" } dd { (t.refunded_amount) } }
+            @if t.refunded_amount > 0 { dt { "Refunded" } dd { (holdfast_domain::money::format(t.refunded_amount, t.currency)) } }
         }
     };
     Ok(respond(

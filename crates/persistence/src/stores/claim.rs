@@ -163,16 +163,15 @@ pub async fn fair_due_ids(
     let waiting_counts: Vec<i32> = waiting.iter().map(|(_, count)| *count).collect();
     match conn.db {
         Db::Pg(ref mut pg) => {
-            let now = Bind::Time(now);
             let claim = Statement::<Text>::new(
                 CLAIM_PG,
                 vec![
-                    now,
+                    Bind::Time(now),
                     Bind::Texts(ended),
                     Bind::Texts(&waiting_webhooks),
                     Bind::Ints(&waiting_counts),
-                    now,
-                    now,
+                    Bind::Time(now),
+                    Bind::Time(now),
                     Bind::BigInt(per_sub),
                     Bind::BigInt(per_sub),
                     Bind::BigInt(per_platform),

@@ -23,9 +23,10 @@ WITH claim AS (
 )
 INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, amount, currency,
     created_on, bin, brand, last4, funding, plan_id, plan_name, parent_id, refunded_amount,
-    state, fee, connection_id, connection_name, approved_amount, avs, cvv, partial,
+    reference, metadata, state, fee, connection_id, connection_name, approved_amount, avs, cvv, partial,
     processor_code, processor_message, processor_transaction_id, status, decline_code)
-SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+       ?, ?
   FROM claim";
 
 /// `CLAIMED_PENDING_PG` for `x` under `claim`; it inserts one row, or none when the key is
@@ -57,6 +58,8 @@ pub(super) fn claimed_pending_statement<'a>(
         Bind::Text(row.plan_name),
         Bind::OptText(row.parent_id),
         Bind::BigInt(row.refunded_amount),
+        Bind::OptText(row.reference),
+        Bind::OwnedText(row.metadata.clone()),
     ];
     binds.extend(row.outcome.binds());
     Statement::new(CLAIMED_PENDING_PG, binds)

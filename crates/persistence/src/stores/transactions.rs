@@ -80,6 +80,7 @@ async fn reserve(
 trait Narrows<'a>:
     Sized
     + methods::FilterDsl<Eq<t::merchant_id, &'a str>, Output = Self>
+    + methods::FilterDsl<Eq<t::reference, &'a str>, Output = Self>
     + methods::FilterDsl<Eq<t::kind, &'static str>, Output = Self>
     + methods::FilterDsl<Eq<t::state, &'static str>, Output = Self>
     + methods::FilterDsl<GtEq<t::created_on, Instant>, Output = Self>
@@ -90,6 +91,7 @@ trait Narrows<'a>:
 
 impl<'a, Q> Narrows<'a> for Q where
     Q: methods::FilterDsl<Eq<t::merchant_id, &'a str>, Output = Q>
+        + methods::FilterDsl<Eq<t::reference, &'a str>, Output = Q>
         + methods::FilterDsl<Eq<t::kind, &'static str>, Output = Q>
         + methods::FilterDsl<Eq<t::state, &'static str>, Output = Q>
         + methods::FilterDsl<GtEq<t::created_on, Instant>, Output = Q>
@@ -113,6 +115,9 @@ fn narrowed<'a, Q: Narrows<'a>>(mut query: Q, filter: &'a TxnFilter, page: &'a P
     }
     if let Some(state) = filter.state {
         query = query.filter(t::state.eq(state.as_str()));
+    }
+    if let Some(reference) = &filter.reference {
+        query = query.filter(t::reference.eq(reference.as_str()));
     }
     if let Some(from) = filter.created_from {
         query = query.filter(t::created_on.ge(Instant(from)));

@@ -8,14 +8,7 @@
 /// always taken: its groups are not a card's.
 pub fn client_request_id(raw: &str) -> Option<&str> {
     let allowed = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-');
-    let card_like = !is_uuid(raw)
-        && raw
-            .split(|c: char| !(c.is_ascii_digit() || matches!(c, '-' | '.' | '_')))
-            .any(|chunk| {
-                let digits: String = chunk.chars().filter(char::is_ascii_digit).collect();
-                (12..=19).contains(&digits.len())
-                    && holdfast_domain::payment::card::luhn_valid(&digits)
-            });
+    let card_like = !is_uuid(raw) && holdfast_domain::payment::card::could_be_card_number(raw);
     ((1..=128).contains(&raw.len()) && raw.bytes().all(allowed) && !card_like).then_some(raw)
 }
 

@@ -4,6 +4,7 @@ use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::TxnId;
+use crate::payment::labels::Labels;
 use crate::payment::lifecycle::{FollowUp, Refused, TxnState};
 use crate::payment::transaction::{AuthStatus, Transaction};
 use crate::ports::{OriginalOutcome, ProcessorOp, ProcessorRequest, StoreError};
@@ -19,6 +20,20 @@ impl PaymentService {
         who: &Principal,
         original_id: &TxnId,
         follow_up: FollowUp,
+        recorder: Option<&Recorder<'_>>,
+    ) -> Result<Transaction, PaymentError> {
+        self.follow_up_labelled(who, original_id, follow_up, Labels::default(), recorder)
+            .await
+    }
+
+    /// `follow_up` with the merchant's reference and metadata for it; what it is not given it
+    /// takes from its original (a capture of order 42 is about order 42).
+    pub async fn follow_up_labelled(
+        &self,
+        who: &Principal,
+        original_id: &TxnId,
+        follow_up: FollowUp,
+        labels: Labels,
         recorder: Option<&Recorder<'_>>,
     ) -> Result<Transaction, PaymentError> {
         if recorder.is_some_and(|r| r.claim_at_first_write.is_some()) {
@@ -52,6 +67,12 @@ impl PaymentService {
             state: TxnState::Pending,
             parent_id: Some(original.id.clone()),
             refunded_amount: 0,
+            reference: labels.reference.or_else(|| original.reference.clone()),
+            metadata: if labels.metadata.is_empty() {
+                original.metadata.clone()
+            } else {
+                labels.metadata
+            },
             ..original.clone()
         };
         let reservation = follow_up.reservation(amount);

@@ -28,6 +28,7 @@ use crate::ids::{EventId, MerchantId, TokenId, TxnId};
 use crate::page::{Page, PageRequest};
 use crate::payment::amount::Amount;
 use crate::payment::card::CardInput;
+use crate::payment::labels::Labels;
 use crate::payment::lifecycle::{Refused, TxnType};
 use crate::payment::token::SessionClose;
 use crate::payment::transaction::Transaction;
@@ -48,6 +49,8 @@ pub struct NewPayment {
     pub amount: Amount,
     /// The card to charge: raw fields or a token.
     pub source: PaymentSource,
+    /// The merchant's reference and metadata for it.
+    pub labels: Labels,
 }
 
 /// Where the card comes from.

@@ -7,6 +7,7 @@ use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{MerchantId, TokenId, TxnId};
 use crate::merchant::Merchant;
 use crate::payment::card::CvvRule;
+use crate::payment::labels::Labels;
 use crate::payment::lifecycle::{TxnState, TxnType};
 use crate::payment::routing::{Plan, ProcessorConnection};
 use crate::payment::token::{HeldSession, SessionClose};
@@ -71,8 +72,7 @@ impl PaymentService {
         let charged = self
             .charge(
                 who,
-                new.kind,
-                new.amount.minor_units(),
+                (new.kind, new.amount.minor_units(), new.labels),
                 setup,
                 card,
                 recorder,
@@ -131,8 +131,7 @@ impl PaymentService {
     async fn charge(
         &self,
         who: &Principal,
-        kind: TxnType,
-        amount: i64,
+        (kind, amount, labels): (TxnType, i64, Labels),
         Setup {
             merchant,
             plan,
@@ -180,6 +179,8 @@ impl PaymentService {
             state: TxnState::Pending,
             parent_id: None,
             refunded_amount: 0,
+            reference: labels.reference,
+            metadata: labels.metadata,
         };
         let claim = recorder.and_then(|r| r.claim_at_first_write).cloned();
         let claiming = claim.is_some();

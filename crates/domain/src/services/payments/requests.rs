@@ -10,6 +10,7 @@
 use crate::auth::Principal;
 use crate::idempotency::{Answer, IdempotencyKey, KeyClaim, Recorder, Seen};
 use crate::ids::TxnId;
+use crate::payment::labels::Labels;
 use crate::payment::lifecycle::FollowUp;
 use crate::payment::transaction::Transaction;
 use crate::ports::Begun;
@@ -28,6 +29,8 @@ pub enum TransactionRequest {
         original: TxnId,
         /// What is asked of it.
         follow_up: FollowUp,
+        /// The merchant's reference and metadata for it.
+        labels: Labels,
     },
 }
 
@@ -207,10 +210,11 @@ impl TransactionRequests {
             TransactionRequest::FollowUp {
                 original,
                 follow_up,
+                labels,
             } => Charged {
                 result: self
                     .payments
-                    .follow_up(who, &original, follow_up, recorder)
+                    .follow_up_labelled(who, &original, follow_up, labels, recorder)
                     .await,
                 key_claimed: false,
             },

@@ -189,6 +189,7 @@ fn auth() -> NewPayment {
         kind: TxnType::Auth,
         amount: Amount::new("amount", 1000).unwrap(),
         source: PaymentSource::Card(card()),
+        labels: crate::payment::labels::Labels::default(),
     }
 }
 
@@ -986,6 +987,7 @@ async fn a_follow_up_claims_its_key_the_ordinary_way_first() {
             TransactionRequest::FollowUp {
                 original: TxnId::from_suffix("1"),
                 follow_up: FollowUp::Capture(None),
+                labels: crate::payment::labels::Labels::default(),
             },
             at_first_write(),
             &renders(),

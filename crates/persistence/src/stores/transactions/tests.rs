@@ -50,6 +50,8 @@ pub(crate) fn pending(parent: Option<TxnId>) -> Transaction {
         state: TxnState::Pending,
         parent_id: parent,
         refunded_amount: 0,
+        reference: None,
+        metadata: holdfast_domain::payment::labels::Metadata::default(),
     }
 }
 
