@@ -20,6 +20,8 @@ const tests = {
     await page.getByRole('link', { name: 'Transaction Log' }).click();
     await page.getByRole('heading', { name: 'Transaction Log', level: 1 }).waitFor();
     await page.getByRole('link', { name: TXN }).waitFor();
+    // Amounts as people read them: the auth of 1000 cents is $10.00.
+    assert.match(await page.locator('table').innerText(), /\$10\.00/);
     await clean(page, console, '30-transaction-log');
     await page.getByLabel('State').selectOption('declined');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -38,6 +40,7 @@ const tests = {
     await page.getByRole('link', { name: TXN }).click();
     await page.getByRole('heading', { name: `Transaction ${TXN}` }).waitFor();
     assert.match(await page.locator('dl.facts').innerText(), /State\s+authorized/);
+    assert.match(await page.locator('dl.facts').innerText(), /Amount\s+\$10\.00 \(1000 in minor units of USD\)/);
     await clean(page, console, '31-transaction-details');
     await page.getByRole('link', { name: 'Webhook Deliveries' }).click();
     const original = page.locator('ul.deliveries > li').first();
