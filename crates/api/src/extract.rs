@@ -95,7 +95,7 @@ pub fn query<T: DeserializeOwned>(req: &HttpRequest) -> Result<T, ApiError> {
     }
 }
 
-/// `limit` and `startingAfter`: the page a list endpoint answers.
+/// `limit`, and `startingAfter` or `endingBefore`: the page a list endpoint answers.
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
@@ -103,8 +103,10 @@ pub struct PageQuery {
     /// How many items the page holds: 1 to 100, 10 if not given.
     #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
-    /// The id of the last item of the previous page: the page starts after it.
+    /// The id of the last item of the previous page: the page starts after it (older items).
     pub starting_after: Option<String>,
+    /// The id of the first item of the next page: the page ends before it (newer items).
+    pub ending_before: Option<String>,
 }
 
 impl PageQuery {
@@ -115,15 +117,28 @@ impl PageQuery {
             .map(|raw| raw.parse::<i64>())
             .transpose()
             .map_err(|_| ApiError::invalid("limit", "must be an integer"))?;
-        if let Some(cursor) = &self.starting_after
-            && !has_id_shape(cursor, cursor_prefix)
-        {
-            return Err(ApiError::invalid(
-                "startingAfter",
-                format!("must be an id starting with {cursor_prefix}"),
-            ));
+        for (name, cursor) in [
+            ("startingAfter", &self.starting_after),
+            ("endingBefore", &self.ending_before),
+        ] {
+            if let Some(cursor) = cursor
+                && !has_id_shape(cursor, cursor_prefix)
+            {
+                return Err(ApiError::invalid(
+                    name,
+                    format!("must be an id starting with {cursor_prefix}"),
+                ));
+            }
         }
-        Ok(PageRequest::new(limit, self.starting_after)?)
+        let page = PageRequest::new(limit, self.starting_after)?;
+        match self.ending_before {
+            Some(_) if page.starting_after.is_some() => Err(ApiError::invalid(
+                "endingBefore",
+                "give startingAfter or endingBefore, not both",
+            )),
+            Some(cursor) => Ok(page.ending_before(cursor)),
+            None => Ok(page),
+        }
     }
 }
 

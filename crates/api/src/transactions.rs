@@ -99,8 +99,10 @@ struct ListQuery {
     /// How many items the page holds: 1 to 100, 10 if not given.
     #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     limit: Option<String>,
-    /// The id of the last item of the previous page: the page starts after it.
+    /// The id of the last item of the previous page: the page starts after it (older items).
     starting_after: Option<String>,
+    /// The id of the first item of the next page: the page ends before it (newer items).
+    ending_before: Option<String>,
     /// Only this merchant's transactions.
     #[param(value_type = Option<MerchantId>)]
     merchant_id: Option<String>,
@@ -135,6 +137,7 @@ async fn list(
     let page = PageQuery {
         limit: q.limit,
         starting_after: q.starting_after,
+        ending_before: q.ending_before,
     }
     .page(TxnId::PREFIX)?;
     let time = |name: &'static str, raw: Option<String>| {

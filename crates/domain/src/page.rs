@@ -1,4 +1,5 @@
-//! Cursor pagination: `limit` and `startingAfter`, newest first.
+//! Cursor pagination: `limit`, and `startingAfter` (the next, older page) or `endingBefore` (the
+//! previous, newer one); every page newest first.
 
 use crate::Invalid;
 
@@ -9,6 +10,9 @@ pub struct PageRequest {
     pub limit: u32,
     /// The id of the last item of the previous page (`startingAfter`); `None` for the first page.
     pub starting_after: Option<String>,
+    /// The id of the first item of the page after the one asked for (`endingBefore`): the page
+    /// holds the items just newer than it. Never given with `starting_after`.
+    pub ending_before: Option<String>,
 }
 
 impl PageRequest {
@@ -34,7 +38,18 @@ impl PageRequest {
         Ok(Self {
             limit,
             starting_after,
+            ending_before: None,
         })
+    }
+
+    /// The page just newer than `cursor` instead: `endingBefore`.
+    #[must_use]
+    pub fn ending_before(self, cursor: String) -> Self {
+        Self {
+            starting_after: None,
+            ending_before: Some(cursor),
+            ..self
+        }
     }
 
     /// How many rows to fetch: one more than the page, to learn whether another page follows.
@@ -48,11 +63,26 @@ impl PageRequest {
 pub struct Page<T> {
     /// The items of this page, newest first.
     pub data: Vec<T>,
-    /// Whether older items follow: ask again with `startingAfter` set to the last id here.
+    /// Whether older items follow (ask again with `startingAfter` set to the last id here); for
+    /// a page asked `endingBefore`, whether newer ones do (`endingBefore` the first id here).
     pub has_more: bool,
 }
 
 impl<T> Page<T> {
+    /// Builds a page from `fetch_count()` rows read oldest first from just after an
+    /// `endingBefore` cursor: the page is the oldest of them, newest first, and `has_more` says
+    /// that newer items follow.
+    pub fn from_overfetch_ascending(mut rows: Vec<T>, request: &PageRequest) -> Self {
+        let limit = request.limit as usize;
+        let has_more = rows.len() > limit;
+        rows.truncate(limit);
+        rows.reverse();
+        Self {
+            data: rows,
+            has_more,
+        }
+    }
+
     /// Builds a page from `fetch_count()` rows.
     pub fn from_overfetch(mut rows: Vec<T>, request: &PageRequest) -> Self {
         let limit = request.limit as usize;

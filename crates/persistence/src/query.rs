@@ -78,43 +78,61 @@ scoped_tables!(
 );
 
 /// One page of rows of `newest`, a query ordered newest first (by id, descending) and limited
-/// to `page.fetch_count()`; `after` adds the cursor's filter (ids below it) when the page has
-/// one. The row fetched past the page tells whether there is more.
-pub async fn load_rows_page<'q, R, Q, A>(
+/// to `page.fetch_count()`, narrowed by the page's cursor, if it has one: `after` keeps the ids
+/// below `startingAfter` (the order stays newest first), `before` the ids above `endingBefore`
+/// in ascending order (the page is read oldest first from the cursor, then turned around). The
+/// row fetched past the page tells whether there is more.
+pub async fn load_rows_page<'q, R, Q, A, B, FA, FB>(
     conn: &mut Conn,
     table: &'static str,
     newest: Q,
     page: &'q PageRequest,
-    after: impl FnOnce(Q, &'q str) -> A,
+    after: FA,
+    before: FB,
 ) -> Result<Page<R>, StoreError>
 where
     R: Send + 'static,
     Q: Loads<'q, R>,
     A: Loads<'q, R>,
+    B: Loads<'q, R>,
+    FA: FnOnce(Q, &'q str) -> A,
+    FB: FnOnce(Q, &'q str) -> B,
 {
+    let query_error = crate::error::query_error(table);
+    if let Some(cursor) = &page.ending_before {
+        let rows = conn
+            .load(before(newest, cursor))
+            .await
+            .map_err(query_error)?;
+        return Ok(Page::from_overfetch_ascending(rows, page));
+    }
     let rows = match &page.starting_after {
         Some(cursor) => conn.load(after(newest, cursor)).await,
         None => conn.load(newest).await,
     }
-    .map_err(crate::error::query_error(table))?;
+    .map_err(query_error)?;
     Ok(Page::from_overfetch(rows, page))
 }
 
 /// `load_rows_page`, each row converted to `T`.
-pub async fn load_page<'q, R, T, Q, A>(
+pub async fn load_page<'q, R, T, Q, A, B, FA, FB>(
     conn: &mut Conn,
     table: &'static str,
     newest: Q,
     page: &'q PageRequest,
-    after: impl FnOnce(Q, &'q str) -> A,
+    after: FA,
+    before: FB,
 ) -> Result<Page<T>, StoreError>
 where
     R: Send + 'static,
     T: TryFrom<R, Error = StoreError>,
     Q: Loads<'q, R>,
     A: Loads<'q, R>,
+    B: Loads<'q, R>,
+    FA: FnOnce(Q, &'q str) -> A,
+    FB: FnOnce(Q, &'q str) -> B,
 {
-    let rows = load_rows_page(conn, table, newest, page, after).await?;
+    let rows = load_rows_page(conn, table, newest, page, after, before).await?;
     Ok(Page {
         data: convert_all(rows.data)?,
         has_more: rows.has_more,

@@ -206,6 +206,39 @@ async fn pages_are_newest_first_with_a_cursor(env: Env) {
 }
 
 /// Makes 12 of `collection` from `body`, then reads them back in pages of 5.
+/// Back from the oldest page of `seen` (every item, newest first, in pages of 5) with
+/// `endingBefore`: the same items, each page newest first, `hasMore` saying newer ones follow.
+async fn walk_back(api: &Api, key: &str, collection: &str, seen: &[String]) {
+    let mut back: Vec<Vec<String>> = Vec::new();
+    // The first item of the oldest page.
+    let last_page = (seen.len() - 1) / 5 * 5;
+    let mut cursor = seen[last_page].clone();
+    loop {
+        let page = api
+            .get(&format!("{collection}?limit=5&endingBefore={cursor}"), key)
+            .await;
+        assert_eq!(page.status, StatusCode::OK, "{collection}: {}", page.text);
+        let ids: Vec<String> = page.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_owned())
+            .collect();
+        let more = page.body["hasMore"].as_bool().unwrap();
+        cursor.clone_from(&ids[0]);
+        back.push(ids);
+        if !more {
+            break;
+        }
+    }
+    back.reverse();
+    assert_eq!(
+        back.concat(),
+        seen[..last_page],
+        "{collection}: endingBefore walks back"
+    );
+}
+
 async fn pages_newest_first(api: &Api, key: &str, collection: &str, body: &str, wrong_id: &str) {
     let existing: Vec<String> = api.get(&format!("{collection}?limit=100"), key).await.body["data"]
         .as_array()
@@ -253,6 +286,7 @@ async fn pages_newest_first(api: &Api, key: &str, collection: &str, body: &str, 
         "{collection}: {shape:?}"
     );
     assert_eq!(seen, created, "{collection}");
+    walk_back(api, key, collection, &seen).await;
     assert_eq!(
         api.get(collection, key).await.body["data"]
             .as_array()
@@ -271,6 +305,11 @@ async fn pages_newest_first(api: &Api, key: &str, collection: &str, body: &str, 
             "startingAfter",
         ),
         ("sort=name", "sort"),
+        (&format!("endingBefore={wrong_id}") as &str, "endingBefore"),
+        (
+            &format!("startingAfter={0}&endingBefore={0}", created[0]) as &str,
+            "endingBefore",
+        ),
     ] {
         let reply = api.get(&format!("{collection}?{query}"), key).await;
         assert_eq!(

@@ -1241,6 +1241,21 @@ async fn a_merchants_reference_and_metadata_go_with_the_transaction(env: Env) {
         "newest first"
     );
 
+    // The page just newer than the sale: its first refund, and more after it.
+    let newer = s
+        .api
+        .get(
+            &format!("/v1/transactions?limit=1&endingBefore={id}"),
+            &s.key,
+        )
+        .await;
+    assert_eq!(
+        newer.body["data"][0]["id"], refund.body["id"],
+        "{}",
+        newer.text
+    );
+    assert_eq!(newer.body["hasMore"], true);
+
     // Without them: no reference, empty metadata.
     let plain = post(card_body(&s.merchant, "auth", 100, "4111111111111111")).await;
     assert_eq!(plain.body["reference"], Value::Null);

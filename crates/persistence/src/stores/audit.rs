@@ -103,9 +103,14 @@ impl AuditLog for SqlStore {
             .filter(a::mode.eq(mode.as_str()).or(a::mode.is_null()))
             .order(a::id.desc())
             .limit(page.fetch_count());
-        load_page::<EntryRow, _, _, _>(&mut conn, "audit_log", newest, page, |q, after| {
-            q.filter(a::id.lt(after))
-        })
+        load_page::<EntryRow, _, _, _, _, _, _>(
+            &mut conn,
+            "audit_log",
+            newest,
+            page,
+            |q, after| q.filter(a::id.lt(after)),
+            |q, before| q.filter(a::id.gt(before)).order(a::id.asc()),
+        )
         .await
     }
 }

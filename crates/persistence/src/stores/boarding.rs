@@ -349,9 +349,14 @@ impl BoardingStore for SqlStore {
         let newest = scoped(f::table, scope)
             .order(f::id.desc())
             .limit(page.fetch_count());
-        load_page::<StoredForm, _, _, _>(&mut conn, "boarding_forms", newest, page, |q, after| {
-            q.filter(f::id.lt(after))
-        })
+        load_page::<StoredForm, _, _, _, _, _, _>(
+            &mut conn,
+            "boarding_forms",
+            newest,
+            page,
+            |q, after| q.filter(f::id.lt(after)),
+            |q, before| q.filter(f::id.gt(before)).order(f::id.asc()),
+        )
         .await
     }
 

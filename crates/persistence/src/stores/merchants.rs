@@ -124,9 +124,14 @@ impl MerchantStore for SqlStore {
             .filter(t::deleted_on.is_null())
             .order(t::id.desc())
             .limit(page.fetch_count());
-        load_page::<MerchantRow, _, _, _>(&mut conn, "merchants", newest, page, |q, after| {
-            q.filter(t::id.lt(after))
-        })
+        load_page::<MerchantRow, _, _, _, _, _, _>(
+            &mut conn,
+            "merchants",
+            newest,
+            page,
+            |q, after| q.filter(t::id.lt(after)),
+            |q, before| q.filter(t::id.gt(before)).order(t::id.asc()),
+        )
         .await
     }
 

@@ -100,12 +100,13 @@ impl RoutingStore for SqlStore {
         let newest = scoped(c::table, scope)
             .order(c::id.desc())
             .limit(page.fetch_count());
-        load_page::<ConnectionRow, _, _, _>(
+        load_page::<ConnectionRow, _, _, _, _, _, _>(
             &mut conn,
             "processor_connections",
             newest,
             page,
             |q, after| q.filter(c::id.lt(after)),
+            |q, before| q.filter(c::id.gt(before)).order(c::id.asc()),
         )
         .await
     }
@@ -143,9 +144,14 @@ impl RoutingStore for SqlStore {
         let newest = scoped(p::table, scope)
             .order(p::id.desc())
             .limit(page.fetch_count());
-        let rows = load_rows_page::<PlanRow, _, _>(&mut conn, "plans", newest, page, |q, after| {
-            q.filter(p::id.lt(after))
-        })
+        let rows = load_rows_page::<PlanRow, _, _, _, _, _>(
+            &mut conn,
+            "plans",
+            newest,
+            page,
+            |q, after| q.filter(p::id.lt(after)),
+            |q, before| q.filter(p::id.gt(before)).order(p::id.asc()),
+        )
         .await?;
         Ok(Page {
             data: with_routes(&mut conn, rows.data).await?,

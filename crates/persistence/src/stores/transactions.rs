@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use diesel::dsl::{Eq, GtEq, Lt};
+use diesel::dsl::{Asc, Eq, Gt, GtEq, Lt};
 use diesel::prelude::*;
 use diesel::query_dsl::methods;
 use diesel::result::Error::NotFound;
@@ -86,6 +86,8 @@ trait Narrows<'a>:
     + methods::FilterDsl<GtEq<t::created_on, Instant>, Output = Self>
     + methods::FilterDsl<Lt<t::created_on, Instant>, Output = Self>
     + methods::FilterDsl<Lt<t::id, &'a str>, Output = Self>
+    + methods::FilterDsl<Gt<t::id, &'a str>, Output = Self>
+    + methods::OrderDsl<Asc<t::id>, Output = Self>
 {
 }
 
@@ -97,6 +99,8 @@ impl<'a, Q> Narrows<'a> for Q where
         + methods::FilterDsl<GtEq<t::created_on, Instant>, Output = Q>
         + methods::FilterDsl<Lt<t::created_on, Instant>, Output = Q>
         + methods::FilterDsl<Lt<t::id, &'a str>, Output = Q>
+        + methods::FilterDsl<Gt<t::id, &'a str>, Output = Q>
+        + methods::OrderDsl<Asc<t::id>, Output = Q>
 {
 }
 
@@ -106,6 +110,10 @@ impl<'a, Q> Narrows<'a> for Q where
 fn narrowed<'a, Q: Narrows<'a>>(mut query: Q, filter: &'a TxnFilter, page: &'a PageRequest) -> Q {
     if let Some(cursor) = &page.starting_after {
         query = query.filter(t::id.lt(cursor.as_str()));
+    }
+    // The page just newer than the cursor, read oldest first (`Page::from_overfetch_ascending`).
+    if let Some(cursor) = &page.ending_before {
+        query = query.filter(t::id.gt(cursor.as_str())).order(t::id.asc());
     }
     if let Some(merchant) = &filter.merchant_id {
         query = query.filter(t::merchant_id.eq(merchant.as_str()));
@@ -380,7 +388,12 @@ impl TransactionStore for SqlStore {
             }
         }
         .map_err(query_error("transactions"))?;
-        Ok(Page::from_overfetch(convert_all(rows)?, page))
+        let rows = convert_all(rows)?;
+        Ok(if page.ending_before.is_some() {
+            Page::from_overfetch_ascending(rows, page)
+        } else {
+            Page::from_overfetch(rows, page)
+        })
     }
 }
 

@@ -136,9 +136,14 @@ impl WebhookStore for SqlStore {
         let newest = scoped(w::table, scope)
             .order(w::id.desc())
             .limit(page.fetch_count());
-        load_page::<WebhookRow, _, _, _>(&mut conn, "webhooks", newest, page, |q, after| {
-            q.filter(w::id.lt(after))
-        })
+        load_page::<WebhookRow, _, _, _, _, _, _>(
+            &mut conn,
+            "webhooks",
+            newest,
+            page,
+            |q, after| q.filter(w::id.lt(after)),
+            |q, before| q.filter(w::id.gt(before)).order(w::id.asc()),
+        )
         .await
     }
 
@@ -239,12 +244,13 @@ impl WebhookStore for SqlStore {
             .filter(n::webhook_id.eq(webhook.as_str()))
             .order(n::id.desc())
             .limit(page.fetch_count());
-        load_page::<NotificationRow, _, _, _>(
+        load_page::<NotificationRow, _, _, _, _, _, _>(
             &mut conn,
             "notifications",
             newest,
             page,
             |q, after| q.filter(n::id.lt(after)),
+            |q, before| q.filter(n::id.gt(before)).order(n::id.asc()),
         )
         .await
     }
