@@ -105,7 +105,8 @@ pub struct PageQuery {
     pub limit: Option<String>,
     /// The id of the last item of the previous page: the page starts after it (older items).
     pub starting_after: Option<String>,
-    /// The id of the first item of the next page: the page ends before it (newer items).
+    /// The id of the first item of the next page: the page ends before it (newer items). Never
+    /// with `startingAfter`.
     pub ending_before: Option<String>,
 }
 

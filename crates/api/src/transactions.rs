@@ -101,7 +101,8 @@ struct ListQuery {
     limit: Option<String>,
     /// The id of the last item of the previous page: the page starts after it (older items).
     starting_after: Option<String>,
-    /// The id of the first item of the next page: the page ends before it (newer items).
+    /// The id of the first item of the next page: the page ends before it (newer items). Never
+    /// with `startingAfter`.
     ending_before: Option<String>,
     /// Only this merchant's transactions.
     #[param(value_type = Option<MerchantId>)]

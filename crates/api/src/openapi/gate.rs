@@ -115,6 +115,20 @@ fn describe(operation: &mut Operation, method: &Method, path: &str, access: Acce
                 .build(),
         );
     }
+    let parameters = operation.parameters.get_or_insert_with(Vec::new);
+    parameters.push(optional_header(
+        "x-request-id",
+        "^[A-Za-z0-9._:\\-]{1,128}$",
+        "Your own id for the request (a UUID, say): answered in `x-request-id`, written on every \
+         log line of the request and in error bodies' `requestId`. Anything else, or anything \
+         that could hold a card number, is replaced by an id of ours (`req_…`).",
+    ));
+    parameters.push(optional_header(
+        "traceparent",
+        "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$",
+        "A W3C trace context: the request joins your trace (its id on every log line), and the \
+         answer's `traceparent` names our span. An invalid one is ignored.",
+    ));
     for (status, description) in refusals {
         operation
             .responses
@@ -122,6 +136,25 @@ fn describe(operation: &mut Operation, method: &Method, path: &str, access: Acce
             .entry(status.to_string())
             .or_insert_with(|| refusal(status, description).into());
     }
+}
+
+/// An optional request header of `pattern`.
+fn optional_header(
+    name: &str,
+    pattern: &str,
+    description: &str,
+) -> utoipa::openapi::path::Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .description(Some(description))
+        .schema(Some(
+            utoipa::openapi::ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::Type::String)
+                .pattern(Some(pattern)),
+        ))
+        .build()
 }
 
 /// The refusal `status`, with the headers it carries: a 401's challenge, a 429's wait.
