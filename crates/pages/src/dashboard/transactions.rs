@@ -256,7 +256,7 @@ async fn details(
             dt { "Plan" } dd { (t.plan.name) }
             dt { "Processor" } dd { (t.processor.name) }
             dt { "Status" } dd { (a.status.as_str()) ": " (a.processor_message) " (" (a.processor_code) ")" }
-            dt { "Approved amount" } dd { (a.approved_amount) @if a.partial { " (partial)" } }
+            dt { "Approved amount" } dd { (holdfast_domain::money::format(a.approved_amount, t.currency)) @if a.partial { " (partial)" } }
             dt { "AVS / CVV" } dd { (a.avs.as_str()) " / " (a.cvv.as_str()) }
             dt { "Processor's id" } dd { code { (a.processor_transaction_id) } }
             @if let Some(parent) = &t.parent_id {
