@@ -95,37 +95,31 @@ fn describe(operation: &mut Operation, method: &Method, path: &str, access: Acce
             409,
             "The Idempotency-Key was used with another request, or its request is still running.",
         ));
-        let parameters = operation.parameters.get_or_insert_with(Vec::new);
-        parameters.push(
-            ParameterBuilder::new()
-                .name("Idempotency-Key")
-                .parameter_in(ParameterIn::Header)
-                .required(Required::False)
-                .description(Some(
-                    "1 to 255 visible ASCII characters. A repeat within 24 hours gets the first \
-                     answer again, with `idempotent-replayed: true`.",
-                ))
-                .schema(Some(
-                    utoipa::openapi::ObjectBuilder::new()
-                        .schema_type(utoipa::openapi::schema::Type::String)
-                        .min_length(Some(1))
-                        .max_length(Some(255))
-                        .pattern(Some("^[\\x21-\\x7e]+$")),
-                ))
-                .build(),
-        );
+        operation
+            .parameters
+            .get_or_insert_with(Vec::new)
+            .push(optional_header(
+                "Idempotency-Key",
+                utoipa::openapi::ObjectBuilder::new()
+                    .min_length(Some(1))
+                    .max_length(Some(255))
+                    .pattern(Some("^[\\x21-\\x7e]+$")),
+                "1 to 255 visible ASCII characters. A repeat within 24 hours gets the first \
+                 answer again, with `idempotent-replayed: true`.",
+            ));
     }
     let parameters = operation.parameters.get_or_insert_with(Vec::new);
     parameters.push(optional_header(
         "x-request-id",
-        "^[A-Za-z0-9._:\\-]{1,128}$",
+        utoipa::openapi::ObjectBuilder::new().pattern(Some("^[A-Za-z0-9._:\\-]{1,128}$")),
         "Your own id for the request (a UUID, say): answered in `x-request-id`, written on every \
          log line of the request and in error bodies' `requestId`. Anything else, or anything \
          that could hold a card number, is replaced by an id of ours (`req_…`).",
     ));
     parameters.push(optional_header(
         "traceparent",
-        "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$",
+        utoipa::openapi::ObjectBuilder::new()
+            .pattern(Some("^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")),
         "A W3C trace context: the request joins your trace (its id on every log line), and the \
          answer's `traceparent` names our span. An invalid one is ignored.",
     ));
@@ -138,10 +132,10 @@ fn describe(operation: &mut Operation, method: &Method, path: &str, access: Acce
     }
 }
 
-/// An optional request header of `pattern`.
+/// An optional request header, a string of `rules` (its pattern and lengths).
 fn optional_header(
     name: &str,
-    pattern: &str,
+    rules: utoipa::openapi::ObjectBuilder,
     description: &str,
 ) -> utoipa::openapi::path::Parameter {
     ParameterBuilder::new()
@@ -150,9 +144,7 @@ fn optional_header(
         .required(Required::False)
         .description(Some(description))
         .schema(Some(
-            utoipa::openapi::ObjectBuilder::new()
-                .schema_type(utoipa::openapi::schema::Type::String)
-                .pattern(Some(pattern)),
+            rules.schema_type(utoipa::openapi::schema::Type::String),
         ))
         .build()
 }

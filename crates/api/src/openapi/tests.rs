@@ -117,3 +117,34 @@ fn every_event_type_is_a_webhook_with_its_data() {
         "#/components/schemas/Transaction"
     );
 }
+
+/// Every operation describes the request headers every route reads: a client's request id and
+/// trace context, and on POST the idempotency key with its limits.
+#[test]
+fn every_operation_names_the_headers_the_server_reads() {
+    let doc = document();
+    for route in catalogue() {
+        let method = route.method.as_str().to_lowercase();
+        let op = &doc["paths"][route.path][&method];
+        let header = |name: &str| {
+            op["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|p| p["in"] == "header" && p["name"] == name)
+                .cloned()
+        };
+        for name in ["x-request-id", "traceparent"] {
+            let found = header(name).unwrap_or_else(|| panic!("{method} {} {name}", route.path));
+            assert_eq!(found["required"], false);
+            assert!(found["schema"]["pattern"].is_string(), "{name}");
+        }
+        let key = header("Idempotency-Key");
+        assert_eq!(key.is_some(), method == "post", "{method} {}", route.path);
+        if let Some(key) = key {
+            assert_eq!(key["schema"]["minLength"], 1);
+            assert_eq!(key["schema"]["maxLength"], 255);
+            assert_eq!(key["schema"]["type"], "string");
+        }
+    }
+}
