@@ -70,6 +70,14 @@ async fn lifecycle(env: Env) {
     );
     assert_eq!(updated.body["createdOn"], m["createdOn"]);
     assert_eq!(api.get(&path, key).await.body, updated.body);
+    // Any currency of the list, whatever its minor unit (JPY has none, BHD three).
+    for code in ["JPY", "BHD"] {
+        let changed = api
+            .patch(&path, key, &format!(r#"{{"currency": "{code}"}}"#))
+            .await;
+        assert_eq!(changed.status, StatusCode::OK, "{code}: {}", changed.text);
+        assert_eq!(changed.body["currency"], code);
+    }
 
     let deleted = api.delete(&path, key).await;
     assert_eq!(
@@ -110,6 +118,10 @@ async fn bad_input_names_the_field_and_writes_nothing(env: Env) {
         (r#"{"name": "A", "currency": "usd"}"#, "currency"),
         (r#"{"name": "A", "currency": "US"}"#, "currency"),
         (r#"{"name": "A", "currency": 840}"#, "currency"),
+        // Three letters, but no currency of ISO 4217's list, nor a funds code, nor a withdrawn one.
+        (r#"{"name": "A", "currency": "XYZ"}"#, "currency"),
+        (r#"{"name": "A", "currency": "USN"}"#, "currency"),
+        (r#"{"name": "A", "currency": "HRK"}"#, "currency"),
         (r#"{"name": "A", "email": "not-an-email"}"#, "email"),
         (r#"{"name": "A", "curency": "EUR"}"#, "curency"),
     ];
