@@ -100,6 +100,7 @@ async fn pending_notifications(state: &AppState, merchants: usize) -> (Principal
         description: None,
         custom_header: None,
         active: true,
+        metadata: holdfast_domain::metadata::Metadata::default(),
     };
     let subscription = state
         .webhooks
@@ -111,6 +112,7 @@ async fn pending_notifications(state: &AppState, merchants: usize) -> (Principal
             name: MerchantName::parse(&format!("Shop {i}")).unwrap(),
             currency: Currency::parse("EUR").unwrap(),
             email: None,
+            metadata: holdfast_domain::metadata::Metadata::default(),
         };
         state.merchants.create(&who, details, None).await.unwrap();
     }
@@ -412,6 +414,7 @@ async fn rows_waiting_in_a_line_go_as_their_subscription_now_is() {
                     description: None,
                     custom_header: None,
                     active: None,
+                    metadata: None,
                 };
                 drop(hooks.replace(who, &actor, id, replacement).await.unwrap());
             }

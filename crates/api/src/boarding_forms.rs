@@ -1,12 +1,15 @@
 //! `/v1/boarding-forms` (private key): a merchant's boarding form, and the link to the hosted
 //! page where the merchant fills it in (docs/onboarding.md).
 
+use std::collections::BTreeMap;
+
 use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::boarding::form::{BoardingForm, FormStatus};
 use holdfast_domain::ids::{BoardingFormId, MerchantId};
 use holdfast_domain::merchant::{Currency, MerchantDetails, MerchantName};
+use holdfast_domain::metadata::Metadata;
 use holdfast_domain::schema::timestamp;
 use holdfast_domain::services::{FormFor, IssuedForm};
 use holdfast_domain::user::Email;
@@ -58,6 +61,8 @@ struct NewMerchant {
     currency: Option<String>,
     #[schema(schema_with = crate::openapi::fields::email)]
     email: Option<String>,
+    #[schema(value_type = Option<Metadata>)]
+    metadata: Option<BTreeMap<String, String>>,
 }
 
 /// Which merchant the form boards: `merchantId` of an existing one, or `merchant` to create
@@ -147,6 +152,12 @@ fn target(body: CreateBoardingForm) -> Result<FormFor, ApiError> {
                     .map(Email::parse)
                     .transpose()
                     .map_err(|e| ApiError::invalid("merchant.email", e.message))?,
+                metadata: m
+                    .metadata
+                    .map(Metadata::parse)
+                    .transpose()
+                    .map_err(|e| ApiError::invalid("merchant.metadata", e.message))?
+                    .unwrap_or_default(),
             }))
         }
         _ => Err(ApiError::invalid(

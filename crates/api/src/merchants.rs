@@ -1,11 +1,14 @@
 //! `/v1/merchants`: create, list, get, update, delete (private keys, scoped by mode).
 
+use std::collections::BTreeMap;
+
 use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{MerchantId, PlanId};
 use holdfast_domain::merchant::MerchantJson;
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName, MerchantPatch};
+use holdfast_domain::metadata::Metadata;
 use holdfast_domain::services::NO_SUCH_PLAN;
 use holdfast_domain::user::Email;
 use serde::Deserialize;
@@ -51,10 +54,11 @@ pub fn routes(r: &mut Routes) {
     );
 }
 
-/// A new merchant: its name, and optionally its currency (USD if not given) and email.
+/// A new merchant: its name, and optionally its currency (USD if not given), email and
+/// metadata.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(example = json!({"name": "Corner Bakery", "currency": "USD", "email": "owner@bakery.example"}))]
+#[schema(example = json!({"name": "Corner Bakery", "currency": "USD", "email": "owner@bakery.example", "metadata": {"accountManager": "dana"}}))]
 struct CreateMerchant {
     #[schema(schema_with = crate::openapi::fields::name)]
     name: String,
@@ -63,6 +67,8 @@ struct CreateMerchant {
     currency: Option<String>,
     #[schema(schema_with = crate::openapi::fields::email)]
     email: Option<String>,
+    #[schema(value_type = Option<Metadata>)]
+    metadata: Option<BTreeMap<String, String>>,
 }
 
 /// The fields to change; absent ones stay as they are.
@@ -84,6 +90,10 @@ struct UpdateMerchant {
     #[serde(default)]
     #[schema(value_type = Option<PlanId>, required = false)]
     plan_id: Field<String>,
+    /// Replaces the merchant's pairs (they are not merged); `{}` or `null` removes them all.
+    #[serde(default)]
+    #[schema(value_type = Option<Metadata>, required = false)]
+    metadata: Field<BTreeMap<String, String>>,
 }
 
 /// Creates a merchant in the key's mode.
@@ -101,6 +111,11 @@ async fn create(
             .as_deref()
             .map_or(Ok(Currency::USD), Currency::parse)?,
         email: body.email.as_deref().map(Email::parse).transpose()?,
+        metadata: body
+            .metadata
+            .map(Metadata::parse)
+            .transpose()?
+            .unwrap_or_default(),
     };
     let answer = AnswerWithChange::new(&req, |m: &Merchant| created(m));
     let merchant = state
@@ -140,7 +155,7 @@ async fn get(
     Ok(HttpResponse::Ok().json(merchant))
 }
 
-/// Changes a merchant's name, currency, email or plan.
+/// Changes a merchant's name, currency, email, plan or metadata.
 #[utoipa::path(patch, path = "/v1/merchants/{id}", tag = "merchants", operation_id = "updateMerchant", params(("id" = MerchantId, Path, description = "The resource's id.")), request_body = UpdateMerchant, responses((status = 200, description = "The merchant as it now is.", body = MerchantJson)))]
 async fn update(
     state: web::Data<ApiState>,
@@ -173,6 +188,11 @@ async fn update(
                 PlanId::parse("planId", &raw)
                     .map_err(|_| ApiError::invalid("planId", NO_SUCH_PLAN))?,
             )),
+        },
+        metadata: match body.metadata {
+            Field::Absent => None,
+            Field::Null => Some(Metadata::default()),
+            Field::Value(pairs) => Some(Metadata::parse(pairs)?),
         },
     };
     let merchant = state

@@ -2,10 +2,13 @@
 //! first transaction that names it, 15 minutes to live); a private key may create a vault token,
 //! used any number of times. Only private keys read tokens back, never their card number.
 
+use std::collections::BTreeMap;
+
 use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::TokenId;
+use holdfast_domain::metadata::Metadata;
 use holdfast_domain::mode::KeyType;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::payment::token::{Token, TokenKind};
@@ -58,6 +61,8 @@ struct CreateToken {
     /// A client session's secret: the single-use token is bound to that open session, and a
     /// payment with it must be for the session's merchant, amount and currency.
     client_secret: Option<String>,
+    /// The platform's own pairs, on a vault token only.
+    metadata: Option<BTreeMap<String, String>>,
 }
 
 /// What a wallet gave the page: `type` `google_pay` (the `tokenizationData.token` string) or
@@ -101,6 +106,11 @@ struct TokenView<'a> {
     expires_on: Option<String>,
     #[schema(schema_with = timestamp)]
     created_on: String,
+    /// The platform's own key/value pairs, on a vault token only (which only a private key
+    /// sees).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Metadata>, required = false)]
+    metadata: Option<&'a Metadata>,
 }
 
 fn view(token: &Token) -> TokenView<'_> {
@@ -113,6 +123,7 @@ fn view(token: &Token) -> TokenView<'_> {
         used: token.used_on.is_some(),
         expires_on: token.expires_on.map(rfc3339),
         created_on: rfc3339(token.created_on),
+        metadata: (token.kind == TokenKind::Vault).then_some(&token.metadata),
     }
 }
 
@@ -131,6 +142,11 @@ async fn create(
             .map_err(|_| ApiError::invalid("type", "must be single_use or vault"))?,
     };
     let answer = AnswerWithChange::new(&req, |t: &Token| created(&view(t)));
+    let metadata = body
+        .metadata
+        .map(Metadata::parse)
+        .transpose()?
+        .unwrap_or_default();
     let secret = body.client_secret.as_deref();
     let token = match (body.payment, body.wallet) {
         (Some(_), Some(_)) => {
@@ -152,7 +168,14 @@ async fn create(
             let card = payment.card_input();
             state
                 .tokens
-                .create(&who, kind, card, secret, answer.recorder().as_ref())
+                .create(
+                    &who,
+                    kind,
+                    card,
+                    secret,
+                    metadata,
+                    answer.recorder().as_ref(),
+                )
                 .await
         }
         (None, Some(wallet)) => {
@@ -165,6 +188,12 @@ async fn create(
                 return Err(ApiError::invalid(
                     "type",
                     "a wallet's token makes single-use tokens only",
+                ));
+            }
+            if !metadata.is_empty() {
+                return Err(ApiError::invalid(
+                    "metadata",
+                    "is kept on vault tokens only; give the wallet payment the metadata",
                 ));
             }
             let wallet_kind = wallet

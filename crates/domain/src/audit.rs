@@ -138,6 +138,9 @@ crate::words! {
         /// A delivery was resent (spec 6.4); the target is the new delivery.
         #[strum(serialize = "webhook.resent")]
         WebhookResent,
+        /// A test event was sent to a subscription; the target is its delivery.
+        #[strum(serialize = "webhook.tested")]
+        WebhookTested,
         /// A user account was created.
         #[strum(serialize = "user.created")]
         UserCreated,
@@ -173,6 +176,7 @@ impl Action {
             Self::WebhookActivated => "Set webhook subscription active",
             Self::WebhookDeactivated => "Set webhook subscription inactive",
             Self::WebhookDeleted => "Deleted webhook subscription",
+            Self::WebhookTested => "Sent a test event to a webhook subscription",
             Self::WebhookSecretRotated => "Rotated signing secret",
             Self::WebhookSecretRevealed => "Revealed signing secret",
             Self::WebhookResent => "Resent webhook",

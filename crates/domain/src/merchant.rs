@@ -5,6 +5,7 @@ use time::OffsetDateTime;
 use crate::Invalid;
 use crate::boarding::OnboardingStatus;
 use crate::ids::{MerchantId, PlanId, PlatformId};
+use crate::metadata::Metadata;
 use crate::mode::Mode;
 use crate::text::bounded_text;
 use crate::user::Email;
@@ -48,6 +49,7 @@ impl serde::Serialize for Merchant {
             email: self.details.email.as_ref().map(Email::as_str),
             plan_id: self.plan_id.as_ref(),
             onboarding_status: self.onboarding_status,
+            metadata: &self.details.metadata,
             created_on: format_timestamp(self.created_on),
             updated_on: format_timestamp(self.updated_on),
         }
@@ -77,6 +79,8 @@ pub struct MerchantJson<'a> {
     /// Where it stands in onboarding (`docs/onboarding.md`); a live merchant takes live
     /// payments only once `approved`.
     pub onboarding_status: OnboardingStatus,
+    /// The platform's own key/value pairs; `{}` when it gave none.
+    pub metadata: &'a Metadata,
     /// When it was created.
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::timestamp))]
     pub created_on: String,
@@ -142,6 +146,8 @@ pub struct MerchantDetails {
     pub currency: Currency,
     /// A contact address for the merchant, if the client gave one.
     pub email: Option<Email>,
+    /// The platform's own key/value pairs; empty when it gave none.
+    pub metadata: Metadata,
 }
 
 /// Changes to a merchant: only the fields present are changed.
@@ -155,6 +161,8 @@ pub struct MerchantPatch {
     pub email: Option<Option<Email>>,
     /// `Some(None)` returns the merchant to the platform's default plan.
     pub plan_id: Option<Option<PlanId>>,
+    /// The pairs that replace the merchant's, if they change (`Some` of none clears them).
+    pub metadata: Option<Metadata>,
 }
 
 /// 1 to 100 characters after trimming; no control characters.

@@ -107,6 +107,7 @@ async fn demo_merchant(
         name: MerchantName::parse(MERCHANT_NAME)?,
         currency: Currency::USD,
         email: None,
+        metadata: holdfast_domain::metadata::Metadata::default(),
     };
     Ok(state.merchants.create(backend, details, None).await?.id)
 }

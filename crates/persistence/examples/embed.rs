@@ -124,6 +124,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 name: MerchantName::parse("Corner Shop")?,
                 currency: Currency::USD,
                 email: None,
+                metadata: holdfast_domain::metadata::Metadata::default(),
             },
             None,
         )

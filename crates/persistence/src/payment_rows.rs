@@ -11,7 +11,7 @@ use holdfast_domain::ids::{ConnectionId, MerchantId, PlanId, PlatformId, TxnId};
 use holdfast_domain::merchant::Currency;
 use holdfast_domain::payment::decline::DeclineCode;
 use holdfast_domain::payment::fee::FeeRule;
-use holdfast_domain::payment::labels::{Metadata, Reference};
+use holdfast_domain::payment::labels::Reference;
 use holdfast_domain::payment::routing::{Plan, ProcessorConnection};
 use holdfast_domain::payment::transaction::{Authorization, Named, PaymentSummary, Transaction};
 use holdfast_domain::ports::StoreError;
@@ -19,7 +19,7 @@ use time::OffsetDateTime;
 
 use crate::account_rows::{account_column, account_of};
 use crate::pg_statement::Bind;
-use crate::rows::{corrupt, parse};
+use crate::rows::{corrupt, metadata_column, parse, stored_metadata};
 use crate::schema::{plan_routes, plans, processor_connections, transactions};
 use crate::timestamp::Instant;
 
@@ -208,9 +208,7 @@ impl TryFrom<TxnRow> for Transaction {
             parent_id: row.parent_id.map(TxnId::from_trusted),
             refunded_amount: row.refunded_amount,
             reference: row.reference.map(Reference::from_trusted),
-            metadata: serde_json::from_str(&row.metadata)
-                .map(Metadata::from_trusted)
-                .map_err(|e| corrupt("metadata", e))?,
+            metadata: stored_metadata(&row.metadata)?,
         })
     }
 }
@@ -382,9 +380,7 @@ impl<'a> From<&'a Transaction> for NewTxnRow<'a> {
             parent_id: x.parent_id.as_ref().map(TxnId::as_str),
             refunded_amount: x.refunded_amount,
             reference: x.reference.as_ref().map(Reference::as_str),
-            // A map of strings always serializes.
-            metadata: serde_json::to_string(x.metadata.entries())
-                .unwrap_or_else(|_| "{}".to_owned()),
+            metadata: metadata_column(&x.metadata),
             outcome: CompletedRow::from(x),
         }
     }

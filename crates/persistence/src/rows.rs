@@ -7,6 +7,7 @@ use diesel::{Insertable, Queryable};
 use holdfast_domain::api_key::{ApiKey, KeyHash, KeyName, KeyStatus};
 use holdfast_domain::ids::{KeyId, MerchantId, PlanId, PlatformId, UserId};
 use holdfast_domain::merchant::{Currency, Merchant, MerchantDetails, MerchantName};
+use holdfast_domain::metadata::Metadata;
 use holdfast_domain::platform::{Platform, PlatformName};
 use holdfast_domain::ports::StoreError;
 use holdfast_domain::user::{Email, User};
@@ -26,6 +27,19 @@ pub fn stored_hash(what: &str, bytes: Vec<u8>) -> Result<KeyHash, StoreError> {
         .try_into()
         .map_err(|_| corrupt(what, "not 32 bytes"))?;
     Ok(KeyHash::from_bytes(hash))
+}
+
+/// Metadata as its column holds it: a JSON object of strings.
+pub fn metadata_column(metadata: &Metadata) -> String {
+    // A map of strings always serializes.
+    serde_json::to_string(metadata.entries()).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// A metadata column read back.
+pub fn stored_metadata(raw: &str) -> Result<Metadata, StoreError> {
+    serde_json::from_str(raw)
+        .map(Metadata::from_trusted)
+        .map_err(|e| corrupt("metadata", e))
 }
 
 /// A stored word read back into its type.
@@ -147,6 +161,7 @@ pub struct MerchantRow {
     pub plan_id: Option<String>,
     pub onboarding_status: String,
     pub raw_cards_on: Option<OffsetDateTime>,
+    pub metadata: String,
 }
 
 impl TryFrom<MerchantRow> for Merchant {
@@ -166,6 +181,7 @@ impl TryFrom<MerchantRow> for Merchant {
                     .map(Email::parse)
                     .transpose()
                     .map_err(|e| corrupt("email", e))?,
+                metadata: stored_metadata(&row.metadata)?,
             },
             plan_id: row.plan_id.map(PlanId::from_trusted),
             onboarding_status: parse("onboarding status", &row.onboarding_status)?,
@@ -278,6 +294,7 @@ pub struct NewMerchantRow<'a> {
     pub plan_id: Option<&'a str>,
     pub onboarding_status: &'static str,
     pub raw_cards_on: Option<Instant>,
+    pub metadata: String,
 }
 
 impl<'a> From<&'a Merchant> for NewMerchantRow<'a> {
@@ -294,6 +311,7 @@ impl<'a> From<&'a Merchant> for NewMerchantRow<'a> {
             plan_id: m.plan_id.as_ref().map(PlanId::as_str),
             onboarding_status: m.onboarding_status.as_str(),
             raw_cards_on: m.raw_cards_on.map(Instant),
+            metadata: metadata_column(&m.details.metadata),
         }
     }
 }

@@ -111,6 +111,7 @@ diesel::table! {
         plan_id -> Nullable<Text>,
         onboarding_status -> Text,
         raw_cards_on -> Nullable<Ts>,
+        metadata -> Text,
     }
 }
 
@@ -237,6 +238,7 @@ diesel::table! {
         client_session_id -> Nullable<Text>,
         wallet -> Nullable<Text>,
         merchant_id -> Nullable<Text>,
+        metadata -> Text,
     }
 }
 
@@ -272,6 +274,7 @@ diesel::table! {
         updated_on -> Ts,
         previous_secret -> Nullable<Text>,
         previous_secret_until -> Nullable<Ts>,
+        metadata -> Text,
     }
 }
 

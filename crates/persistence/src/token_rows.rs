@@ -8,7 +8,7 @@ use holdfast_domain::payment::wallet::WalletKind;
 use holdfast_domain::ports::{Sealed, StoreError};
 use time::OffsetDateTime;
 
-use crate::rows::parse;
+use crate::rows::{metadata_column, parse, stored_metadata};
 use crate::schema::tokens;
 use crate::timestamp::Instant;
 
@@ -31,6 +31,7 @@ pub struct TokenRow {
     pub client_session_id: Option<String>,
     pub wallet: Option<String>,
     pub merchant_id: Option<String>,
+    pub metadata: String,
 }
 
 impl TryFrom<TokenRow> for Token {
@@ -58,6 +59,7 @@ impl TryFrom<TokenRow> for Token {
             client_session_id: row.client_session_id.map(ClientSessionId::from_trusted),
             wallet: row.wallet.map(|word| parse("wallet", &word)).transpose()?,
             merchant_id: row.merchant_id.map(MerchantId::from_trusted),
+            metadata: stored_metadata(&row.metadata)?,
         })
     }
 }
@@ -83,6 +85,7 @@ pub struct NewTokenRow<'a> {
     pub client_session_id: Option<&'a str>,
     pub wallet: Option<&'static str>,
     pub merchant_id: Option<&'a str>,
+    pub metadata: String,
 }
 
 impl<'a> From<&'a Token> for NewTokenRow<'a> {
@@ -105,6 +108,7 @@ impl<'a> From<&'a Token> for NewTokenRow<'a> {
             client_session_id: t.client_session_id.as_ref().map(ClientSessionId::as_str),
             wallet: t.wallet.map(WalletKind::as_str),
             merchant_id: t.merchant_id.as_ref().map(MerchantId::as_str),
+            metadata: metadata_column(&t.metadata),
         }
     }
 }

@@ -9,6 +9,7 @@ use holdfast_domain::webhook::{
 };
 use time::OffsetDateTime;
 
+use crate::rows::{metadata_column, stored_metadata};
 use crate::schema::{events, notifications, webhooks};
 use crate::timestamp::Instant;
 
@@ -30,6 +31,7 @@ pub struct WebhookRow {
     pub updated_on: OffsetDateTime,
     pub previous_secret: Option<String>,
     pub previous_secret_until: Option<OffsetDateTime>,
+    pub metadata: String,
 }
 
 impl TryFrom<WebhookRow> for Subscription {
@@ -58,6 +60,7 @@ impl TryFrom<WebhookRow> for Subscription {
                 .map_err(|_| corrupt("counter"))?,
             created_on: row.created_on,
             updated_on: row.updated_on,
+            metadata: stored_metadata(&row.metadata)?,
             id: WebhookId::from_trusted(row.id),
         })
     }
@@ -235,6 +238,7 @@ pub struct NewWebhookRow<'a> {
     pub updated_on: OffsetDateTime,
     pub previous_secret: Option<&'a str>,
     pub previous_secret_until: Option<OffsetDateTime>,
+    pub metadata: String,
 }
 
 impl<'a> From<&'a Subscription> for NewWebhookRow<'a> {
@@ -256,6 +260,7 @@ impl<'a> From<&'a Subscription> for NewWebhookRow<'a> {
             updated_on: s.updated_on,
             previous_secret: s.previous_secret.as_ref().map(|p| p.secret.as_str()),
             previous_secret_until: s.previous_secret.as_ref().map(|p| p.until),
+            metadata: metadata_column(&s.metadata),
         }
     }
 }

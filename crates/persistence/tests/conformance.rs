@@ -124,6 +124,7 @@ fn merchant(p: &Principal, name: &str) -> Merchant {
             name: MerchantName::parse(name).unwrap(),
             currency: Currency::parse("EUR").unwrap(),
             email: Some(Email::parse("shop@example.com").unwrap()),
+            metadata: holdfast_domain::metadata::Metadata::default(),
         },
         plan_id: None,
         onboarding_status: holdfast_domain::boarding::OnboardingStatus::NotStarted,
@@ -252,7 +253,7 @@ fn txn(m: &Merchant, plan: &Plan, kind: TxnType, state: TxnState, amount: i64) -
         reference: Some(holdfast_domain::payment::labels::Reference::from_trusted(
             "order-1".to_owned(),
         )),
-        metadata: holdfast_domain::payment::labels::Metadata::from_trusted(
+        metadata: holdfast_domain::metadata::Metadata::from_trusted(
             [("cart".to_owned(), "c_1".to_owned())].into(),
         ),
     }
@@ -288,6 +289,7 @@ fn subscription(p: &Principal, suffix: &str, events: &[&str], active: bool) -> S
         consecutive_failures: 0,
         created_on: T0,
         updated_on: T0,
+        metadata: holdfast_domain::metadata::Metadata::default(),
     }
 }
 
@@ -336,6 +338,7 @@ fn token(p: &Principal, suffix: &str, kind: TokenKind) -> Token {
         client_session_id: None,
         wallet: None,
         merchant_id: None,
+        metadata: holdfast_domain::metadata::Metadata::default(),
     }
 }
 
@@ -352,6 +355,7 @@ mod cases {
     mod keys;
     mod ledger;
     mod merchants;
+    mod metadata;
     mod payment_path;
     mod platforms;
     mod tokens;
@@ -367,6 +371,7 @@ mod cases {
     pub use keys::*;
     pub use ledger::*;
     pub use merchants::*;
+    pub use metadata::*;
     pub use payment_path::*;
     pub use platforms::*;
     pub use tokens::*;
@@ -452,6 +457,8 @@ conformance!(
     compliance_forms_go_overdue_once_and_only_the_latest_renews,
     a_raw_card_is_noted_on_its_merchant_once,
     a_pending_row_claims_its_key_or_is_not_written,
+    metadata_is_kept_on_merchants_tokens_and_subscriptions,
+    a_test_event_goes_to_its_subscription_only,
     ping_answers,
 );
 

@@ -74,6 +74,7 @@ pub const ROUTES: &[Route] = &[
     ("GET", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
     ("PATCH", "/v1/webhooks/{id}", Access::Private, Some(WEBHOOK_BODY), Resource::Webhook, 0),
     ("POST", "/v1/webhooks/{id}/rotate-secret", Access::Private, None, Resource::Webhook, 0),
+    ("POST", "/v1/webhooks/{id}/test", Access::Private, None, Resource::Webhook, 0),
     ("DELETE", "/v1/webhooks/{id}", Access::Private, None, Resource::Webhook, 0),
     ("GET", "/v1/webhooks/{id}/deliveries", Access::Private, None, Resource::Webhook, 0),
     // A live key cannot open a session for a test merchant: the merchant does not exist for it.

@@ -38,6 +38,7 @@ async fn lifecycle(env: Env) {
             "email",
             "planId",
             "onboardingStatus",
+            "metadata",
             "createdOn",
             "updatedOn"
         ]
@@ -52,6 +53,7 @@ async fn lifecycle(env: Env) {
     );
     assert_eq!(m["currency"], "USD", "USD when none is given");
     assert_eq!(m["email"], "shop@example.com");
+    assert_eq!(m["metadata"], json!({}), "none given: an empty object");
     assert!(m["createdOn"].as_str().unwrap().ends_with('Z'));
 
     let path = format!("/v1/merchants/{id}");
@@ -333,8 +335,93 @@ async fn pages_newest_first(api: &Api, key: &str, collection: &str, body: &str, 
     }
 }
 
+/// A merchant's metadata: written at creation, replaced whole by a PATCH that carries it, kept
+/// by one that does not, removed by `null` or `{}`; Stripe's limits and no card number, each
+/// refusal naming `metadata` without repeating the value and changing nothing.
+async fn metadata_is_replaced_whole_and_checked(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let created = api
+        .post(
+            "/v1/merchants",
+            key,
+            r#"{"name": "Shop", "metadata": {"crm": "acct-7", "tier": "gold"}}"#,
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    assert_eq!(
+        created.body["metadata"],
+        json!({"crm": "acct-7", "tier": "gold"})
+    );
+    let path = format!("/v1/merchants/{}", created.body["id"].as_str().unwrap());
+    let steps = [
+        (
+            r#"{"name": "Renamed"}"#,
+            json!({"crm": "acct-7", "tier": "gold"}),
+        ),
+        (
+            r#"{"metadata": {"crm": "acct-8"}}"#,
+            json!({"crm": "acct-8"}),
+        ),
+        (r#"{"metadata": null}"#, json!({})),
+        (r#"{"metadata": {"a": "1"}}"#, json!({"a": "1"})),
+        (r#"{"metadata": {}}"#, json!({})),
+    ];
+    for (body, metadata) in steps {
+        let patched = api.patch(&path, key, body).await;
+        assert_eq!(patched.status, StatusCode::OK, "{body}: {}", patched.text);
+        assert_eq!(patched.body["metadata"], metadata, "{body}");
+        assert_eq!(api.get(&path, key).await.body["metadata"], metadata);
+    }
+    let fifty_one: serde_json::Map<String, Value> =
+        (0..51).map(|i| (format!("k{i}"), json!("v"))).collect();
+    let refused = [
+        json!({"metadata": fifty_one}),
+        json!({"metadata": {"k".repeat(41): "v"}}),
+        json!({"metadata": {"white space": "v"}}),
+        json!({"metadata": {"k": "v".repeat(501)}}),
+        json!({"metadata": {"k": ""}}),
+        json!({"metadata": {"k": 7}}),
+        json!({"metadata": {"card": "4111 1111 1111 1111"}}),
+        json!({"metadata": ["k", "v"]}),
+    ];
+    let before = api.get(&path, key).await.body;
+    for body in &refused {
+        for (method, target) in [
+            (Method::PATCH, path.as_str()),
+            (Method::POST, "/v1/merchants"),
+        ] {
+            let mut body = body.clone();
+            if method == Method::POST {
+                body["name"] = json!("Shop");
+            }
+            let reply = api
+                .send(method.clone(), target, Some(key), Some(&body.to_string()))
+                .await;
+            assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{method} {body}");
+            // A value of the wrong type is named by its key (`metadata.k`).
+            let param = reply.error_param().unwrap_or_default();
+            assert!(
+                param == "metadata" || param.starts_with("metadata."),
+                "{method} {body}: {param}"
+            );
+            assert!(!reply.text.contains("4111"), "never echoed: {}", reply.text);
+        }
+    }
+    assert_eq!(api.get(&path, key).await.body, before, "nothing changed");
+    let listed = api.get("/v1/merchants", key).await.body;
+    assert_eq!(
+        listed["data"].as_array().unwrap().len(),
+        1,
+        "nothing created"
+    );
+}
+
 on_both_backends!(
     lifecycle,
+    metadata_is_replaced_whole_and_checked,
     bad_input_names_the_field_and_writes_nothing,
     pages_are_newest_first_with_a_cursor,
 );

@@ -695,6 +695,10 @@ async fn tokens_single_use_and_vault(env: Env) {
     );
     assert!(single.body["expiresOn"].as_str().is_some());
     assert!(!single.text.contains("5555555555554444"));
+    assert!(
+        single.body.get("metadata").is_none(),
+        "a public key never sees metadata"
+    );
     let token = single.body["id"].as_str().unwrap().to_owned();
     let paid = api.post("/v1/transactions", key, &pay(&token)).await;
     assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
@@ -730,6 +734,46 @@ async fn tokens_single_use_and_vault(env: Env) {
         (vault.status, vault.body["expiresOn"].is_null()),
         (StatusCode::CREATED, true)
     );
+    assert_eq!(vault.body["metadata"], serde_json::json!({}));
+    // Metadata is kept on vault tokens only: a single-use token's payment carries its own, and a
+    // public key (which makes no vault token) sets none.
+    let labelled = r#"{"type": "vault", "payment": {"number": "4111111111111111", "expiration": "1230"}, "metadata": {"customer": "cus_42"}}"#;
+    let kept = api.post("/v1/tokens", key, labelled).await;
+    assert_eq!(kept.status, StatusCode::CREATED, "{}", kept.text);
+    assert_eq!(
+        kept.body["metadata"],
+        serde_json::json!({"customer": "cus_42"})
+    );
+    let read = api
+        .get(
+            &format!("/v1/tokens/{}", kept.body["id"].as_str().unwrap()),
+            key,
+        )
+        .await;
+    assert_eq!(
+        read.body["metadata"],
+        serde_json::json!({"customer": "cus_42"})
+    );
+    let single_labelled = r#"{"payment": {"number": "4111111111111111", "expiration": "1230"}, "metadata": {"customer": "cus_42"}}"#;
+    for (who, body, status) in [
+        (key.as_str(), single_labelled, StatusCode::BAD_REQUEST),
+        (
+            platform.public_key.as_str(),
+            single_labelled,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            platform.public_key.as_str(),
+            labelled,
+            StatusCode::FORBIDDEN,
+        ),
+    ] {
+        let reply = api.post("/v1/tokens", who, body).await;
+        assert_eq!(reply.status, status, "{body}: {}", reply.text);
+        if status == StatusCode::BAD_REQUEST {
+            assert_eq!(reply.error_param(), Some("metadata"));
+        }
+    }
     let vault_id = vault.body["id"].as_str().unwrap().to_owned();
     let mut paid_by_vault = Vec::new();
     for _ in 0..2 {

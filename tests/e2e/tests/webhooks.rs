@@ -125,6 +125,10 @@ async fn subscriptions_are_validated_and_replaced_whole(env: Env) {
             r#"{"endpointUrl": "https://x.example/h", "events": ["form.completed"], "colour": "red"}"#,
             "colour",
         ),
+        (
+            r#"{"endpointUrl": "https://x.example/h", "events": ["form.completed"], "metadata": {"card": "5555555555554444"}}"#,
+            "metadata",
+        ),
     ] {
         let reply = api.post("/v1/webhooks", key, body).await;
         assert_eq!(
@@ -143,10 +147,14 @@ async fn subscriptions_are_validated_and_replaced_whole(env: Env) {
         .post(
             "/v1/webhooks",
             key,
-            r#"{"endpointUrl": "https://x.example/h", "events": ["merchant.created", "transaction.created"], "description": "Orders", "customHeader": {"name": "X-Token", "value": "t1"}}"#,
+            r#"{"endpointUrl": "https://x.example/h", "events": ["merchant.created", "transaction.created"], "description": "Orders", "customHeader": {"name": "X-Token", "value": "t1"}, "metadata": {"team": "payments"}}"#,
         )
         .await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    assert_eq!(
+        created.body["metadata"],
+        serde_json::json!({"team": "payments"})
+    );
     let id = created.body["id"].as_str().unwrap();
     let secret = created.body["secret"].as_str().unwrap();
     assert!(secret.starts_with("whsec_"));
@@ -188,6 +196,11 @@ async fn subscriptions_are_validated_and_replaced_whole(env: Env) {
     assert_eq!(replaced.status, StatusCode::OK, "{}", replaced.text);
     assert_eq!(replaced.body["description"], Value::Null);
     assert_eq!(replaced.body["customHeader"], Value::Null);
+    assert_eq!(
+        replaced.body["metadata"],
+        serde_json::json!({}),
+        "a replacement without metadata has none"
+    );
     assert_eq!(
         (
             replaced.body["id"].as_str(),
@@ -1120,12 +1133,83 @@ async fn a_rotated_secret_signs_beside_the_new_one_for_the_overlap(env: Env) {
     assert_eq!(unknown.status, StatusCode::NOT_FOUND, "{}", unknown.text);
 }
 
+/// `POST /v1/webhooks/{id}/test`: a `webhook.test` event to that subscription only (another
+/// that names the type hears nothing), signed and in its history like any notification; an
+/// inactive subscription is refused (409), another mode's or an unknown one is not found.
+async fn a_test_event_reaches_its_subscription_only(env: Env) {
+    let platform = env.create_platform("Acme");
+    let asked = Receiver::start(Answer::status(200)).await;
+    let listening = Receiver::start(Answer::status(200)).await;
+    let server = start(&env, &fast_env("smtp://127.0.0.1:1"));
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let hook = subscribe(&api, key, &asked.url).await;
+    let id = hook["id"].as_str().unwrap();
+    let body = format!(
+        r#"{{"endpointUrl": "{}", "events": ["webhook.test"]}}"#,
+        listening.url
+    );
+    assert_eq!(
+        api.post("/v1/webhooks", key, &body).await.status,
+        StatusCode::CREATED
+    );
+
+    let queued = api.post(&format!("/v1/webhooks/{id}/test"), key, "").await;
+    assert_eq!(queued.status, StatusCode::ACCEPTED, "{}", queued.text);
+    assert_eq!(queued.body["eventType"], "webhook.test");
+    assert_eq!(queued.body["webhookId"], id);
+    assert_eq!(queued.body["outcome"], "pending", "queued, not delivered");
+    let got = asked.wait_for(1, WAIT).await;
+    let sent = got[0].json();
+    assert_eq!(sent["eventType"], "webhook.test");
+    assert_eq!(sent["eventId"], queued.body["eventId"]);
+    assert_eq!(sent["id"], queued.body["id"]);
+    assert_eq!(sent["data"]["webhookId"], id);
+    assert!(sent["data"]["message"].as_str().unwrap().contains("test"));
+    holdfast_e2e::verify_signature(hook["secret"].as_str().unwrap(), &got[0]).unwrap();
+    let records = history(&api, key, id, 1).await;
+    assert_eq!(
+        (
+            records.len(),
+            &records[0]["outcome"],
+            &records[0]["eventType"]
+        ),
+        (1, &Value::from("succeeded"), &Value::from("webhook.test"))
+    );
+    // The other subscription's receiver would have had it by now.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        listening.received().is_empty(),
+        "sent to the subscription asked only"
+    );
+
+    let (_, live_key) = env.create_key(&platform.id, "private", "live");
+    let unknown = "wh_0000000000000000000000000";
+    for (who, target) in [(live_key.as_str(), id), (key.as_str(), unknown)] {
+        let reply = api
+            .post(&format!("/v1/webhooks/{target}/test"), who, "")
+            .await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{target}");
+    }
+    let off = format!(
+        r#"{{"endpointUrl": "{}", "events": ["transaction.created"], "active": false}}"#,
+        asked.url
+    );
+    api.patch(&format!("/v1/webhooks/{id}"), key, &off).await;
+    let refused = api.post(&format!("/v1/webhooks/{id}/test"), key, "").await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.error_param(), Some("id"));
+    assert_eq!(history(&api, key, id, 1).await.len(), 1, "nothing queued");
+    assert_eq!(asked.received().len(), 1);
+}
+
 on_both_backends!(
     a_rotated_secret_signs_beside_the_new_one_for_the_overlap,
     sixty_concurrent_auths_with_a_full_fan_out_are_all_recorded,
     a_slow_platform_never_delays_another,
     subscriptions_are_capped_per_platform_and_mode,
     subscriptions_are_validated_and_replaced_whole,
+    a_test_event_reaches_its_subscription_only,
     deliveries_are_signed_and_verifiable,
     retries_follow_the_delivery_table,
     twenty_five_failures_disable_and_email_the_creator_once,

@@ -196,10 +196,11 @@ pub fn create_token() -> (RefOr<Schema>, Parts) {
             "VaultToken".to_owned(),
             closed(
                 "A multi-use vault token of card fields; private keys only (a public key is \
-                 refused with 403).",
+                 refused with 403). Only a vault token keeps metadata.",
                 vec![
                     ("type", words(&["vault"])),
                     ("payment", reference("CardFields")),
+                    ("metadata", reference("Metadata")),
                 ],
                 &["type", "payment"],
             ),

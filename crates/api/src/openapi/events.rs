@@ -33,6 +33,14 @@ fn data_schema(event: EventType) -> Value {
                 "attestedOn": { "type": ["string", "null"], "format": "date-time" }
             }
         }),
+        EventType::WebhookTest => json!({
+            "type": "object",
+            "required": ["webhookId", "message"],
+            "properties": {
+                "webhookId": { "$ref": "#/components/schemas/WebhookId" },
+                "message": { "type": "string" }
+            }
+        }),
         EventType::LoanCreated | EventType::LoanUpdated => json!({
             "type": "object",
             "description": "Reserved: subscribable, never sent yet."

@@ -59,6 +59,7 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         super::webhooks::replace,
         super::webhooks::delete,
         super::webhooks::rotate_secret,
+        super::webhooks::send_test,
         super::webhooks::deliveries,
         super::clients::script::serve,
         super::clients::frame::serve,

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use holdfast_domain::ids::{MerchantId, TokenId, TxnId};
+use holdfast_domain::metadata::Metadata;
 use holdfast_domain::payment::amount::Amount;
 use holdfast_domain::payment::card::CardInput;
-use holdfast_domain::payment::labels::{Labels, Metadata, Reference};
+use holdfast_domain::payment::labels::{Labels, Reference};
 use holdfast_domain::payment::lifecycle::{FollowUp, TxnType};
 use holdfast_domain::services::{NewPayment, PaymentSource, TransactionRequest};
 use holdfast_web::error::ApiError;

@@ -1,11 +1,14 @@
 //! `/v1/webhooks`: subscriptions (spec 2.3, 4.2, 4.3), the event catalogue, and each
 //! subscription's delivery history (spec 2.4). Private keys only.
 
+use std::collections::BTreeMap;
+
 use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{NotificationId, WebhookId};
-use holdfast_domain::ports::Replacement;
+use holdfast_domain::metadata::Metadata;
+use holdfast_domain::ports::{Replacement, TestEventError};
 use holdfast_domain::services::NewWebhook;
 use holdfast_domain::webhook::{
     CustomHeader, Description, EndpointUrl, EventList, EventType, Subscription,
@@ -18,7 +21,7 @@ use super::idempotency::{AnswerWithChange, changed, created};
 use super::routes::Routes;
 use super::views::{DeletedView, ListView};
 use crate::ApiState;
-use holdfast_web::error::ApiError;
+use holdfast_web::error::{ApiError, ErrorEnvelope};
 
 pub use holdfast_web::views::webhooks::{
     DeliveryView, EventTypeView, WebhookView, delivery_view, stored_view, view,
@@ -68,6 +71,12 @@ pub fn routes(r: &mut Routes) {
         web::route().to(rotate_secret),
     );
     r.add(
+        Method::POST,
+        "/v1/webhooks/{id}/test",
+        Access::Private,
+        web::route().to(send_test),
+    );
+    r.add(
         Method::GET,
         "/v1/webhooks/{id}/deliveries",
         Access::Private,
@@ -103,6 +112,10 @@ struct WebhookBody {
     custom_header: Option<HeaderBody>,
     /// `true` when created without it; a PATCH without it leaves it as it is.
     active: Option<bool>,
+    /// Left out (or `null`), there are none; a PATCH replaces them all (without it, removes
+    /// them).
+    #[schema(value_type = Option<Metadata>)]
+    metadata: Option<BTreeMap<String, String>>,
 }
 
 struct Fields {
@@ -110,6 +123,7 @@ struct Fields {
     events: EventList,
     description: Option<Description>,
     custom_header: Option<CustomHeader>,
+    metadata: Metadata,
 }
 
 fn fields(body: &WebhookBody) -> Result<Fields, ApiError> {
@@ -134,6 +148,12 @@ fn fields(body: &WebhookBody) -> Result<Fields, ApiError> {
             .as_ref()
             .map(|h| CustomHeader::parse(&h.name, &h.value))
             .transpose()?,
+        metadata: body
+            .metadata
+            .clone()
+            .map(Metadata::parse)
+            .transpose()?
+            .unwrap_or_default(),
     })
 }
 
@@ -166,6 +186,7 @@ async fn create(
                 description: f.description,
                 custom_header: f.custom_header,
                 active: body.active.unwrap_or(true),
+                metadata: f.metadata,
             },
             answer.recorder().as_ref(),
         )
@@ -250,6 +271,7 @@ async fn replace(
                 description: f.description,
                 custom_header: f.custom_header,
                 active: body.active,
+                metadata: Some(f.metadata),
             },
         )
         .await?;
@@ -286,4 +308,32 @@ async fn deliveries(
         .deliveries(&who, &webhook_id(&id)?, &page)
         .await?;
     Ok(HttpResponse::Ok().json(ListView::of(&found, delivery_view)))
+}
+
+/// Sends the subscription a `webhook.test` event: a new event with one notification, to this
+/// subscription only, whatever event types it names (not a resend: spec 6.4 keeps those to the
+/// dashboard). The answer is the queued delivery; its outcome shows in the delivery history.
+#[utoipa::path(post, path = "/v1/webhooks/{id}/test", tag = "webhooks", operation_id = "sendWebhookTestEvent", params(("id" = WebhookId, Path, description = "The resource's id.")), responses((status = 202, description = "The test event's delivery, queued (not yet delivered).", body = DeliveryView), (status = 409, description = "The subscription is inactive: re-enable it first.", body = ErrorEnvelope)))]
+async fn send_test(
+    state: web::Data<ApiState>,
+    Caller(who): Caller,
+    Acting(actor): Acting,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = webhook_id(&id)?;
+    let queued = state
+        .webhooks
+        .send_test(&who, &actor, &id)
+        .await
+        .map_err(|e| match e {
+            TestEventError::NotFound => ApiError::NotFound {
+                resource: "webhook",
+            },
+            TestEventError::Inactive => ApiError::Conflict {
+                param: "id".into(),
+                message: e.to_string(),
+            },
+            TestEventError::Store(e) => ApiError::Internal(e.to_string()),
+        })?;
+    Ok(HttpResponse::Accepted().json(delivery_view(&queued)))
 }

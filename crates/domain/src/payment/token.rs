@@ -55,6 +55,8 @@ pub struct Token {
     /// The merchant a wallet payment was requested for: a payment with the token must be
     /// for it.
     pub merchant_id: Option<crate::ids::MerchantId>,
+    /// The platform's own key/value pairs (a private key's only); empty when it gave none.
+    pub metadata: crate::metadata::Metadata,
 }
 
 /// How long a payment holds its token's client session: longer than any processor call (the
@@ -160,6 +162,7 @@ mod tests {
     fn token(merchant: Option<&str>, session: Option<&str>) -> Token {
         Token {
             merchant_id: merchant.map(MerchantId::from_suffix),
+            metadata: crate::metadata::Metadata::default(),
             ..fixtures::token(session)
         }
     }

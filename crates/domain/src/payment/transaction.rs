@@ -15,8 +15,9 @@ use crate::merchant::Currency;
 use crate::mode::Mode;
 
 use super::brand::{CardBrand, FundingType};
-use super::labels::{Metadata, Reference};
+use super::labels::Reference;
 use super::lifecycle::{Original, TxnState, TxnType};
+use crate::metadata::Metadata;
 
 /// One transaction of any type: an auth, sale, capture, void or refund (spec 2.2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -187,6 +187,25 @@ pub enum EventData {
     ComplianceCreated(crate::compliance::ComplianceEvent),
     /// `compliance.updated`: a compliance form was attested or became overdue.
     ComplianceUpdated(crate::compliance::ComplianceEvent),
+    /// `webhook.test`: a test sent to one subscription.
+    WebhookTest(TestEvent),
+}
+
+/// The data of a test event: which subscription it was sent to, and a sentence for whoever
+/// reads the receiver's log.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestEvent {
+    /// The subscription the test was asked for.
+    pub webhook_id: crate::ids::WebhookId,
+    /// What the event is, in words.
+    pub message: &'static str,
+}
+
+impl TestEvent {
+    /// What every test event says.
+    pub const MESSAGE: &'static str =
+        "A test event from Holdfast: this endpoint receives the subscription's notifications.";
 }
 
 /// The data of a deletion event.
@@ -211,10 +230,11 @@ impl EventData {
             Self::FormCompleted(_) => EventType::FormCompleted,
             Self::ComplianceCreated(_) => EventType::ComplianceCreated,
             Self::ComplianceUpdated(_) => EventType::ComplianceUpdated,
+            Self::WebhookTest(_) => EventType::WebhookTest,
         }
     }
 
-    /// The id of what the event is about: its transaction or merchant.
+    /// The id of what the event is about: its transaction, merchant, form or subscription.
     pub fn subject_id(&self) -> &str {
         match self {
             Self::TransactionCreated(txn) | Self::TransactionUpdated(txn) => txn.id.as_str(),
@@ -222,6 +242,7 @@ impl EventData {
             Self::MerchantDeleted(deleted) => &deleted.id,
             Self::FormCreated(form) | Self::FormCompleted(form) => form.id.as_str(),
             Self::ComplianceCreated(c) | Self::ComplianceUpdated(c) => c.id.as_str(),
+            Self::WebhookTest(test) => test.webhook_id.as_str(),
         }
     }
 }

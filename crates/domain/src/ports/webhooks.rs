@@ -11,7 +11,7 @@ use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
 use crate::webhook::{CustomHeader, Description, EndpointUrl, EventList, Outcome, Subscription};
 
-use super::StoreError;
+use super::{Event, StoreError};
 
 /// The fields PATCH replaces (spec 4.2): every optional one not sent returns to its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +26,8 @@ pub struct Replacement {
     pub custom_header: Option<CustomHeader>,
     /// `Some(true)` re-enables, keeping the counter; `Some(false)` disables; `None` leaves it.
     pub active: Option<bool>,
+    /// The pairs that replace the subscription's; `None` leaves them (the dashboard edits none).
+    pub metadata: Option<crate::metadata::Metadata>,
 }
 
 /// Where a notification stands: waiting to be sent, or final.
@@ -143,6 +145,20 @@ pub enum ResendError {
     /// Older than 15 days: the bodies to send again are gone.
     #[error("the delivery is archived (older than 15 days) and can no longer be resent")]
     Archived,
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a test event was not sent.
+#[derive(Debug, thiserror::Error)]
+pub enum TestEventError {
+    /// No subscription with this id in the caller's platform and mode.
+    #[error("webhook not found")]
+    NotFound,
+    /// The subscription is inactive: it delivers nothing until re-enabled.
+    #[error("the subscription is inactive; re-enable it first, then send a test event")]
+    Inactive,
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -281,6 +297,15 @@ pub trait NotificationQueue: Send + Sync {
     /// (or a resend) that read a subscription just before its deletion can commit its record
     /// after the delete took the history: the database keeps no reference that would stop it.
     async fn delete_orphaned_deliveries(&self) -> Result<u64, StoreError>;
+
+    /// Writes the test `event` (of the subscription `webhook` in `scope`) and queues its one
+    /// notification, to that subscription only, whatever event types it names.
+    async fn queue_test(
+        &self,
+        scope: &Scope,
+        webhook: &WebhookId,
+        event: &Event,
+    ) -> Result<Delivery, TestEventError>;
 
     /// Queues a new notification repeating `id` (spec 6.4) under `new_id`.
     async fn resend(

@@ -50,6 +50,7 @@ pub(crate) fn shop(id: MerchantId, platform: PlatformId) -> Merchant {
             name: MerchantName::parse("Shop").expect("a valid name"),
             currency: Currency::USD,
             email: None,
+            metadata: crate::metadata::Metadata::default(),
         },
         plan_id: None,
         onboarding_status: crate::boarding::OnboardingStatus::NotStarted,
@@ -85,6 +86,7 @@ pub(crate) fn token(session: Option<&str>) -> crate::payment::token::Token {
         client_session_id: session.map(crate::ids::ClientSessionId::from_suffix),
         wallet: None,
         merchant_id: None,
+        metadata: crate::metadata::Metadata::default(),
     }
 }
 

@@ -169,6 +169,7 @@ mod tests {
             name: MerchantName::parse("Shop").unwrap(),
             currency: Currency::USD,
             email: None,
+            metadata: crate::metadata::Metadata::default(),
         };
         let key = IdempotencyKey::parse("order-1").unwrap();
         let render = |m: &Merchant| Answer {

@@ -7,6 +7,7 @@ use crate::Invalid;
 use crate::auth::Principal;
 use crate::ids::{ClientSessionId, MerchantId, TokenId};
 use crate::merchant::Currency;
+use crate::metadata::Metadata;
 use crate::payment::card::{CardNumber, CardholderName, Expiration};
 use crate::payment::token::{HeldSession, Token};
 use crate::payment::wallet::{GatewayFailure, WalletProof, WalletRefusal};
@@ -49,11 +50,12 @@ pub struct PaymentTerms<'a> {
     pub currency: Currency,
 }
 
-/// What a new token is bound to: the client session it was made under, the merchant its wallet
-/// payment was requested for.
+/// What a new token is bound to (the client session it was made under, the merchant its wallet
+/// payment was requested for) and what the platform attached to it.
 struct Binding {
     client_session_id: Option<ClientSessionId>,
     merchant_id: Option<MerchantId>,
+    metadata: Metadata,
 }
 
 /// A token's card, handed to one payment, and the client session the token was made under.

@@ -9,10 +9,11 @@ use base64::engine::general_purpose::STANDARD;
 use crate::audit::{Action, Actor};
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
-use crate::ids::{NotificationId, PlatformId, WebhookId};
+use crate::ids::{EventId, NotificationId, PlatformId, WebhookId};
 use crate::page::{Page, PageRequest};
 use crate::ports::{
-    Clock, Delivery, Ids, NotificationQueue, Replacement, ResendError, WebhookStore,
+    Clock, Delivery, Event, EventData, Ids, NotificationQueue, Replacement, ResendError, TestEvent,
+    TestEventError, WebhookStore,
 };
 use crate::webhook::{
     CustomHeader, Description, EndpointUrl, EventList, HISTORY, SECRET_OVERLAP, Subscription,
@@ -34,6 +35,8 @@ pub struct NewWebhook {
     pub custom_header: Option<CustomHeader>,
     /// Whether the subscription delivers from the start.
     pub active: bool,
+    /// The platform's own key/value pairs.
+    pub metadata: crate::metadata::Metadata,
 }
 
 /// Manages webhook subscriptions, their delivery history and resends for a platform.
@@ -113,6 +116,7 @@ impl WebhookService {
             consecutive_failures: 0,
             created_on: now,
             updated_on: now,
+            metadata: new.metadata,
         };
         let inserted = self
             .store
@@ -363,6 +367,39 @@ impl WebhookService {
             .delete_orphaned_deliveries()
             .await
             .map_err(ServiceError::Store)
+    }
+
+    /// Sends the subscription a `webhook.test` event, whatever types it names: a new event (not
+    /// a resend, which spec 6.4 keeps to transactions and the dashboard) with one notification,
+    /// queued when this returns. Like any notification it is signed, retried, counted and kept
+    /// in the delivery history.
+    #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str(), id = %id))]
+    pub async fn send_test(
+        &self,
+        who: &Principal,
+        actor: &Actor,
+        id: &WebhookId,
+    ) -> Result<Delivery, TestEventError> {
+        let event = Event {
+            id: EventId::from_suffix(&self.ids.next_id()),
+            platform_id: who.scope.platform.clone(),
+            mode: who.scope.mode,
+            data: EventData::WebhookTest(TestEvent {
+                webhook_id: id.clone(),
+                message: TestEvent::MESSAGE,
+            }),
+            created_on: self.clock.now(),
+        };
+        let queued = self.queue.queue_test(&who.scope, id, &event).await?;
+        let target = Target {
+            platform: &who.scope.platform,
+            mode: Some(who.scope.mode),
+            id: queued.id.as_str(),
+        };
+        self.audit
+            .record(actor, Action::WebhookTested, target)
+            .await;
+        Ok(queued)
     }
 
     /// Resend (spec 6.4): queued, not delivered, when this returns.

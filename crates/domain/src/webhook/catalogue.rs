@@ -40,6 +40,10 @@ crate::words! {
         /// `compliance.updated`: a compliance form was attested, or became overdue.
         #[strum(serialize = "compliance.updated")]
         ComplianceUpdated,
+        /// `webhook.test`: a test asked for with `POST /v1/webhooks/{id}/test`, sent to that
+        /// subscription only.
+        #[strum(serialize = "webhook.test")]
+        WebhookTest,
     }
 }
 
@@ -72,6 +76,9 @@ impl EventType {
             }
             Self::ComplianceUpdated => {
                 "A compliance form was attested or became overdue. data: {id, merchantId, status, dueOn, attestedOn}."
+            }
+            Self::WebhookTest => {
+                "A test asked for with POST /v1/webhooks/{id}/test, sent to that subscription only, whether or not it names this type. data: {webhookId, message}."
             }
         }
     }
@@ -116,6 +123,7 @@ mod tests {
                 "form.completed",
                 "compliance.created",
                 "compliance.updated",
+                "webhook.test",
             ]
         );
         for &t in EventType::ALL {

@@ -52,6 +52,7 @@ mod tests {
             consecutive_failures: FAILURE_LIMIT,
             created_on: datetime!(2026-11-25 10:00 UTC),
             updated_on: datetime!(2026-11-25 10:00 UTC),
+            metadata: crate::metadata::Metadata::default(),
         }
     }
 

@@ -299,6 +299,8 @@ pub struct Subscription {
     pub created_on: OffsetDateTime,
     /// When it was last replaced, toggled or had its secret rotated.
     pub updated_on: OffsetDateTime,
+    /// The platform's own key/value pairs; empty when it gave none.
+    pub metadata: crate::metadata::Metadata,
 }
 
 impl std::fmt::Debug for Subscription {

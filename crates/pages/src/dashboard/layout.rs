@@ -30,6 +30,15 @@ pub fn when(at: time::OffsetDateTime) -> Markup {
     html! { time datetime=(holdfast_domain::payment::transaction::format_timestamp(at)) { (shown) } }
 }
 
+/// An object's metadata as a term of its description list; nothing when it has none.
+pub fn metadata_term(metadata: &holdfast_domain::metadata::Metadata) -> Markup {
+    html! {
+        @if !metadata.is_empty() {
+            dt { "Metadata" } dd { ul { @for (k, v) in metadata.entries() { li { code { (k) } ": " (v) } } } }
+        }
+    }
+}
+
 /// What a page says after a change, looked up by the word its redirect carries (never the
 /// request's own text): `notices` pairs each word with its sentence.
 pub fn notice(query: &str, notices: &[(&str, &'static str)]) -> Option<&'static str> {

@@ -58,6 +58,9 @@ impl Fields {
             email: (!email.is_empty())
                 .then(|| Email::parse(email))
                 .transpose()?,
+            // The dashboard does not edit metadata (the API does): a new merchant has none, an
+            // edit leaves the merchant's as it is.
+            metadata: holdfast_domain::metadata::Metadata::default(),
         })
     }
 }
@@ -237,6 +240,8 @@ async fn edit(
         currency: Some(details.currency),
         email: Some(details.email),
         plan_id: None,
+        // The form has no metadata: the merchant's stays as it is.
+        metadata: None,
     };
     state
         .merchants

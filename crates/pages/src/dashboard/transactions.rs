@@ -248,9 +248,7 @@ async fn details(
             dt { "Fee" } dd { (holdfast_domain::money::format(t.fee, t.currency)) }
             dt { "Merchant" } dd { code { (t.merchant_id.as_str()) } }
             dt { "Reference" } dd { @if let Some(r) = &t.reference { (r.as_str()) } @else { "none" } }
-            @if !t.metadata.is_empty() {
-                dt { "Metadata" } dd { ul { @for (k, v) in t.metadata.entries() { li { code { (k) } ": " (v) } } } }
-            }
+            (super::layout::metadata_term(&t.metadata))
             dt { "Created" } dd { (when(t.created_on)) }
             dt { "Card" } dd { (t.payment.brand.as_str()) " " (t.payment.funding.as_str()) ", BIN " (t.payment.bin) ", last four " (t.payment.last4) }
             dt { "Plan" } dd { (t.plan.name) }

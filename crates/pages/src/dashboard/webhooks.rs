@@ -282,6 +282,7 @@ async fn create(
         description: f.description,
         custom_header: f.custom_header,
         active: f.active,
+        metadata: holdfast_domain::metadata::Metadata::default(),
     };
     match state
         .webhooks
@@ -314,6 +315,7 @@ async fn edit(
         description: f.description,
         custom_header: f.custom_header,
         active: None,
+        metadata: None,
     };
     state
         .webhooks

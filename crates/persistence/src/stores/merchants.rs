@@ -16,7 +16,7 @@ use super::idempotency::write_reply;
 use super::outbox::{write_event, write_event_data};
 use crate::error::{query_error, unexpected};
 use crate::query::{ScopeFilter, load_page, scoped};
-use crate::rows::{MerchantRow, NewMerchantRow};
+use crate::rows::{MerchantRow, NewMerchantRow, metadata_column};
 use crate::schema::merchants as t;
 use crate::timestamp::Instant;
 
@@ -43,6 +43,7 @@ struct PatchRow<'a> {
     currency: Option<&'a str>,
     email: Option<Option<&'a str>>,
     plan_id: Option<Option<&'a str>>,
+    metadata: Option<String>,
     #[diesel(serialize_as = Instant)]
     updated_on: OffsetDateTime,
 }
@@ -57,6 +58,7 @@ impl<'a> PatchRow<'a> {
                 .plan_id
                 .as_ref()
                 .map(|p| p.as_ref().map(PlanId::as_str)),
+            metadata: patch.metadata.as_ref().map(metadata_column),
             updated_on: at,
         }
     }

@@ -1,13 +1,16 @@
 //! `NotificationQueue`: claiming due deliveries fairly (`claim.rs`), recording their outcome
-//! with the consecutive-failure counter and the disable email, archiving, and resending.
+//! with the consecutive-failure counter and the disable email, archiving, resending, and test
+//! events.
 
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::QueryFragment;
 use holdfast_domain::ids::{EventId, NotificationId, PlatformId, WebhookId};
 use holdfast_domain::ports::{
-    ClaimLimits, Claimed, Delivery, Finished, NotificationQueue, Recorded, ResendError, StoreError,
+    ClaimLimits, Claimed, Delivery, Event, Finished, NotificationQueue, Recorded, ResendError,
+    StoreError, TestEventError,
 };
+use holdfast_domain::scope::Scope;
 use holdfast_domain::webhook::{EventType, Subscription};
 use time::OffsetDateTime;
 
@@ -23,6 +26,7 @@ use crate::webhook_rows::{NewNotificationRow, NotificationRow, WebhookRow};
 use outcomes::{Commit, record_in_order};
 
 mod outcomes;
+mod test_event;
 
 type ClaimedRow = (
     String,
@@ -290,6 +294,16 @@ impl NotificationQueue for SqlStore {
             .await
             .map_err(query_error("notifications"))?;
         Ok(u64::try_from(deleted).unwrap_or(0))
+    }
+
+    async fn queue_test(
+        &self,
+        scope: &Scope,
+        webhook: &WebhookId,
+        event: &Event,
+    ) -> Result<Delivery, TestEventError> {
+        let mut conn = self.conn().await?;
+        test_event::queue_test(&mut conn, scope, webhook, event).await
     }
 
     async fn resend(

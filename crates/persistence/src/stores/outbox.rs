@@ -19,8 +19,6 @@ use crate::webhook_rows::{EventRow, NewEventRow, NewNotificationRow, WebhookRow}
 /// and its waiting lines have room, a notification is leased at insert and handed to its
 /// deliverers once the transaction commits (`hand_off`); otherwise it waits for a claim.
 pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryResult<()> {
-    conn.execute(diesel::insert_into(e::table).values(NewEventRow::of(event, data)))
-        .await?;
     let event_type = event.data.event_type();
     // Subscriptions per platform are few: match the type here rather than in SQL.
     let active: Vec<WebhookRow> = conn
@@ -30,9 +28,25 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
         .into_iter()
         .filter(|row| row.events.split(',').any(|t| t == event_type.as_str()))
         .collect();
+    write_event_to(conn, event, data, subscribed).await?;
+    Ok(())
+}
+
+/// Writes `event` and one notification of it for each of `subscribed`, as `write_event` does;
+/// returns the notifications' ids.
+pub async fn write_event_to(
+    conn: &mut Conn,
+    event: &Event,
+    data: &str,
+    subscribed: Vec<WebhookRow>,
+) -> QueryResult<Vec<NotificationId>> {
+    conn.execute(diesel::insert_into(e::table).values(NewEventRow::of(event, data)))
+        .await?;
+    let event_type = event.data.event_type();
     let webhooks: Vec<&str> = subscribed.iter().map(|row| row.id.as_str()).collect();
     let reservation = conn.reserve_hand_off(&webhooks);
     let mut handed = Vec::new();
+    let mut written = Vec::with_capacity(subscribed.len());
     for webhook in &subscribed {
         // One statement per row: diesel has no multi-row insert for SQLite.
         let row = NewNotificationRow::of(event, &webhook.id);
@@ -52,6 +66,7 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
             diesel::insert_into(n::table).values(NewNotificationRow { lease_until, ..row }),
         )
         .await?;
+        written.push(id.clone());
         if lease_until.is_some() {
             // What the delivery needs, as this transaction saw it: nothing is read back.
             let subscription = Subscription::try_from(webhook.clone())
@@ -75,7 +90,7 @@ pub async fn write_event(conn: &mut Conn, event: &Event, data: &str) -> QueryRes
     if left_for_claim {
         conn.poke_deliverers();
     }
-    Ok(())
+    Ok(written)
 }
 
 /// `write_event`, with the event's `data` serialised here: for writes inside a transaction.

@@ -17,12 +17,13 @@ use super::idempotency::write_reply;
 use crate::conn::Lock;
 use crate::error::query_error;
 use crate::query::{load_page, scoped, scoped_to};
-use crate::rows::convert_all;
+use crate::rows::{convert_all, metadata_column};
 use crate::schema::{events as e, notifications as n, webhooks as w};
 use crate::timestamp::Instant;
 use crate::webhook_rows::{NewWebhookRow, NotificationRow, WebhookRow, encode_events};
 
-/// What a replacement (PUT) writes: every field the client sends, `active` only when sent.
+/// What a replacement writes: every field the client sends, `active` and `metadata` only when
+/// given (the dashboard edits no metadata).
 #[derive(Debug, AsChangeset)]
 #[diesel(table_name = w, treat_none_as_null = true)]
 struct ReplacementRow<'a> {
@@ -33,6 +34,8 @@ struct ReplacementRow<'a> {
     header_value: Option<&'a str>,
     #[diesel(treat_none_as_null = false)]
     active: Option<bool>,
+    #[diesel(treat_none_as_null = false)]
+    metadata: Option<String>,
     #[diesel(serialize_as = Instant)]
     updated_on: OffsetDateTime,
 }
@@ -46,6 +49,7 @@ impl<'a> ReplacementRow<'a> {
             header_name: r.custom_header.as_ref().map(CustomHeader::name),
             header_value: r.custom_header.as_ref().map(CustomHeader::value),
             active: r.active,
+            metadata: r.metadata.as_ref().map(metadata_column),
             updated_on: at,
         }
     }

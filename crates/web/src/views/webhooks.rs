@@ -2,6 +2,7 @@
 //! and the operator CLI prints.
 
 use holdfast_domain::ids::{EventId, NotificationId, UserId, WebhookId};
+use holdfast_domain::metadata::Metadata;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::ports::{Delivery, DeliveryState};
 use holdfast_domain::schema::timestamp;
@@ -39,6 +40,9 @@ pub struct WebhookView<'a> {
     #[schema(value_type = UserId)]
     creator_id: &'a UserId,
     mode: Mode,
+    /// Your own key/value pairs; `{}` when you gave none.
+    #[schema(value_type = Metadata)]
+    metadata: &'a Metadata,
     #[schema(schema_with = timestamp)]
     created_on: String,
     #[schema(schema_with = timestamp)]
@@ -77,6 +81,7 @@ pub fn view(s: &Subscription) -> WebhookView<'_> {
         previous_secret_expires_on: s.previous_secret.as_ref().map(|p| rfc3339(p.until)),
         creator_id: &s.creator,
         mode: s.mode,
+        metadata: &s.metadata,
         created_on: rfc3339(s.created_on),
         updated_on: rfc3339(s.updated_on),
     }

@@ -110,6 +110,15 @@ impl NotificationQueue for StandInQueue {
     ) -> Result<Delivery, ResendError> {
         unreachable!("not the delivery loop's")
     }
+
+    async fn queue_test(
+        &self,
+        _scope: &holdfast_domain::scope::Scope,
+        _webhook: &WebhookId,
+        _event: &holdfast_domain::ports::Event,
+    ) -> Result<Delivery, holdfast_domain::ports::TestEventError> {
+        unreachable!("not the delivery loop's")
+    }
 }
 
 /// A request the sender holds: its notification, and where its answer goes.
@@ -152,6 +161,7 @@ fn subscription(webhook: &str) -> Subscription {
         consecutive_failures: 0,
         created_on: FixedClock.now(),
         updated_on: FixedClock.now(),
+        metadata: holdfast_domain::metadata::Metadata::default(),
     }
 }
 

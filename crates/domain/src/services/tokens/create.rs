@@ -6,6 +6,7 @@ use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{ClientSessionId, MerchantId, TokenId};
+use crate::metadata::Metadata;
 use crate::mode::KeyType;
 use crate::payment::card::{CardInput, CvvRule};
 use crate::payment::client_session::{ClientSecret, PaymentMethod, SessionStatus};
@@ -20,7 +21,9 @@ use crate::ports::CardData;
 impl TokenService {
     /// Checks the card and stores a single-use or vault token for it, refusing a vault token to
     /// a public key; a single-use token expires after `SINGLE_USE_LIFETIME`. With a client
-    /// secret, the single-use token is bound to that open session.
+    /// secret, the single-use token is bound to that open session. Metadata is kept on vault
+    /// tokens only (so only a private key sets it): a single-use token lives minutes, and its
+    /// payment carries metadata of its own.
     #[tracing::instrument(level = "debug", skip_all, fields(platform = %who.scope.platform, mode = who.scope.mode.as_str()))]
     pub async fn create(
         &self,
@@ -28,11 +31,19 @@ impl TokenService {
         kind: TokenKind,
         card: CardInput,
         client_secret: Option<&str>,
+        metadata: Metadata,
         reply: Option<&Recorder<'_, Token>>,
     ) -> Result<Token, TokenError> {
         let card = card.check(self.clock.now(), CvvRule::Optional)?;
         if kind == TokenKind::Vault && who.key_type == KeyType::Public {
             return Err(TokenError::VaultNeedsPrivateKey);
+        }
+        if !metadata.is_empty() && kind != TokenKind::Vault {
+            return Err(Invalid::new(
+                "metadata",
+                "is kept on vault tokens only; give a single-use token's payment the metadata",
+            )
+            .into());
         }
         let client_session_id = match client_secret {
             None => None,
@@ -48,6 +59,7 @@ impl TokenService {
         let bound = Binding {
             client_session_id,
             merchant_id: None,
+            metadata,
         };
         self.save(who, kind, &card, bound, reply).await
     }
@@ -125,6 +137,7 @@ impl TokenService {
         let bound = Binding {
             client_session_id,
             merchant_id,
+            metadata: Metadata::default(),
         };
         self.save(who, TokenKind::SingleUse, &card, bound, reply)
             .await
@@ -217,6 +230,7 @@ impl TokenService {
             client_session_id: bound.client_session_id,
             wallet: card.wallet.as_ref().map(|proof| proof.kind),
             merchant_id: bound.merchant_id,
+            metadata: bound.metadata,
         };
         self.tokens.save(&token, reply_for(reply, &token)).await?;
         Ok(token)

@@ -1,5 +1,6 @@
 use super::*;
 use crate::ids::{KeyId, PlatformId, UserId};
+use crate::metadata::Metadata;
 use crate::mode::KeyType;
 use crate::mode::Mode;
 use crate::payment::card::{CardInput, CvvRule};
@@ -144,7 +145,14 @@ async fn which_key_may_create_which_token() {
             .times(usize::from(allowed))
             .returning(|_, _| Ok(()));
         let got = service(tokens)
-            .create(&who(key_type), kind, input(), None, None)
+            .create(
+                &who(key_type),
+                kind,
+                input(),
+                None,
+                Metadata::default(),
+                None,
+            )
             .await;
         match (allowed, got) {
             (true, Ok(token)) => {
@@ -159,6 +167,41 @@ async fn which_key_may_create_which_token() {
                 );
             }
             (false, Err(TokenError::VaultNeedsPrivateKey)) => {}
+            (_, other) => panic!("{key_type:?} {kind:?}: {other:?}"),
+        }
+    }
+}
+
+/// Metadata is kept on vault tokens only, so only a private key sets it: each row is (key,
+/// kind, whether the token is saved with its pairs), and a refusal names `metadata` (or is the
+/// vault's 403 for a public key) without storing anything.
+#[tokio::test]
+async fn only_vault_tokens_keep_metadata() {
+    let pairs = || Metadata::parse([("customer".to_owned(), "cus_42".to_owned())].into()).unwrap();
+    let table = [
+        (KeyType::Private, TokenKind::Vault, true),
+        (KeyType::Private, TokenKind::SingleUse, false),
+        (KeyType::Public, TokenKind::SingleUse, false),
+        (KeyType::Public, TokenKind::Vault, false),
+    ];
+    for (key_type, kind, kept) in table {
+        let mut tokens = MockTokenStore::new();
+        tokens
+            .expect_save()
+            .times(usize::from(kept))
+            .withf(|token, _| token.metadata.get("customer") == Some("cus_42"))
+            .returning(|_, _| Ok(()));
+        let got = service(tokens)
+            .create(&who(key_type), kind, input(), None, pairs(), None)
+            .await;
+        match (kept, got) {
+            (true, Ok(token)) => assert_eq!(token.metadata, pairs()),
+            (false, Err(TokenError::Invalid(refusal))) => {
+                assert_eq!(refusal.field, "metadata", "{key_type:?} {kind:?}");
+            }
+            (false, Err(TokenError::VaultNeedsPrivateKey)) => {
+                assert_eq!((key_type, kind), (KeyType::Public, TokenKind::Vault));
+            }
             (_, other) => panic!("{key_type:?} {kind:?}: {other:?}"),
         }
     }
@@ -636,7 +679,14 @@ async fn a_client_secret_binds_the_token_to_its_open_session() {
             .expect_find()
             .returning(|_, _| Ok(Some(open_session(&secret()))));
         let got = service_with(tokens, sessions)
-            .create(&who(key_type), kind, input(), Some(&given), None)
+            .create(
+                &who(key_type),
+                kind,
+                input(),
+                Some(&given),
+                Metadata::default(),
+                None,
+            )
             .await;
         match (got, bound) {
             (Ok(token), true) => assert!(token.client_session_id.is_some()),

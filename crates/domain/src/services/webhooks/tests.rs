@@ -75,6 +75,7 @@ async fn the_creator_is_the_user_behind_the_key_and_the_secret_is_standard() {
                 description: None,
                 custom_header: None,
                 active: true,
+                metadata: crate::metadata::Metadata::default(),
             },
             None,
         )
@@ -166,6 +167,7 @@ fn subscription_in(mode: Mode) -> Subscription {
         consecutive_failures: 3,
         created_on: time::macros::datetime!(2026-01-01 0:00 UTC),
         updated_on: time::macros::datetime!(2026-01-01 0:00 UTC),
+        metadata: crate::metadata::Metadata::default(),
     }
 }
 

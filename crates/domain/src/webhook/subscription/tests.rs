@@ -21,6 +21,7 @@ fn subscription(secret: &str) -> Subscription {
         consecutive_failures: 0,
         created_on: NOON,
         updated_on: NOON,
+        metadata: crate::metadata::Metadata::default(),
     }
 }
 

@@ -63,6 +63,7 @@ pub(super) async fn detail_page(
             dt { "Consecutive failures" } dd { (s.consecutive_failures) " of 25" }
             dt { "Description" } dd { @match &s.description { Some(d) => (d.as_str()), None => "none" } }
             dt { "Custom header" } dd { @match &s.custom_header { Some(h) => code { (h.name()) }, None => "none" } }
+            (crate::dashboard::layout::metadata_term(&s.metadata))
             dt { "Created" } dd { (when(s.created_on)) }
         }
         @if admin {

@@ -51,7 +51,7 @@ pub(crate) fn pending(parent: Option<TxnId>) -> Transaction {
         parent_id: parent,
         refunded_amount: 0,
         reference: None,
-        metadata: holdfast_domain::payment::labels::Metadata::default(),
+        metadata: holdfast_domain::metadata::Metadata::default(),
     }
 }
 
