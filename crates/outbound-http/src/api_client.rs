@@ -102,6 +102,12 @@ impl ApiClient {
             })?;
             builder = builder.header(HeaderName::from_static(name), value);
         }
+        // The request being served joins the service's side to the client's trace.
+        if let Some(traceparent) = holdfast_telemetry::trace_context::current()
+            && let Ok(value) = HeaderValue::from_str(traceparent.as_str())
+        {
+            builder = builder.header(HeaderName::from_static("traceparent"), value);
+        }
         let request = builder
             .body(Full::new(Bytes::from(body)))
             .map_err(|_| ApiFailure::NotSent("the request could not be built".to_owned()))?;

@@ -14,6 +14,7 @@
 
 pub mod log_pipe;
 pub mod metrics;
+pub mod trace_context;
 
 use tracing_subscriber::EnvFilter;
 

@@ -3,7 +3,8 @@
 //! inherits), and one access-log line when it ends. The id is the client's own `x-request-id`
 //! when it sent a well-formed one (`trace::client_request_id`), else ours (`req_…`). A valid
 //! W3C `traceparent` puts the request in the client's trace: its trace id and our span's id
-//! are on every line, and the answer's `traceparent` names our span as the parent. The access log names the
+//! are on every line, the answer's `traceparent` names our span as the parent, and so does
+//! every call to a processor the request makes (`holdfast_telemetry::trace_context`). The access log names the
 //! route's template (`/v1/merchants/{id}`), never the path or the query: both are the client's,
 //! and could carry a public key (hosted scripts) or anything pasted into an id.
 //!
@@ -22,6 +23,7 @@ use actix_web::http::header::{
 };
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpResponse, ResponseError};
+use holdfast_telemetry::trace_context::{self, Traceparent};
 use tracing::Instrument;
 
 mod trace;
@@ -55,9 +57,11 @@ pub fn current_id() -> Option<String> {
 /// `future` carrying this request's id and log span, for work spawned onto a task of its own:
 /// its refusals and logs then name the request like the handler's do.
 /// Both are read here, on the request's task, not when the future first runs on its own.
+/// So is the trace context its calls to processors send.
 pub fn with_current_id<F: Future>(future: F) -> impl Future<Output = F::Output> {
     let id = current_id();
-    let future = future.instrument(tracing::Span::current());
+    let traceparent = trace_context::current();
+    let future = trace_context::scope(traceparent, future.instrument(tracing::Span::current()));
     async move {
         match id {
             Some(id) => REQUEST_ID.scope(id, future).await,
@@ -103,8 +107,12 @@ pub async fn middleware(
         span.record("span_id", span_id.as_str());
         span.record("parent_span_id", parent.parent_id.as_str());
     }
+    // What this request calls (a processor) joins the client's trace under our span.
+    let outgoing = trace
+        .as_ref()
+        .and_then(|(span_id, parent)| Traceparent::new(&parent.trace_id, span_id, &parent.flags));
     let outcome = REQUEST_ID
-        .scope(id.clone(), next.call(req))
+        .scope(id.clone(), trace_context::scope(outgoing, next.call(req)))
         .instrument(span)
         .await;
     let mut response = match outcome {

@@ -37,6 +37,8 @@ pub struct AdyenRequest {
     pub path: String,
     pub api_key: String,
     pub idempotency_key: String,
+    /// The W3C trace context sent, or empty.
+    pub traceparent: String,
     pub body: Value,
 }
 
@@ -240,6 +242,7 @@ async fn respond(state: Arc<Mutex<State>>, req: Request<hyper::body::Incoming>) 
             .to_owned()
     };
     let (api_key, idempotency_key) = (header("x-api-key"), header("idempotency-key"));
+    let traceparent = header("traceparent");
     let path = req.uri().path().trim_start_matches("/v71").to_owned();
     let bytes = req.into_body().collect().await.unwrap().to_bytes();
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
@@ -250,6 +253,7 @@ async fn respond(state: Arc<Mutex<State>>, req: Request<hyper::body::Incoming>) 
                 path: path.clone(),
                 api_key: api_key.clone(),
                 idempotency_key,
+                traceparent,
                 body: body.clone(),
             });
         }

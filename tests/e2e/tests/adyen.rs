@@ -210,15 +210,28 @@ async fn a_live_payment_end_to_end(env: Env) {
     );
     assert_eq!(sent[0].body["additionalData"]["manualCapture"], "true");
     assert_eq!(sent[0].body["reference"], auth_id.as_str());
+    assert_eq!(sent[0].traceparent, "", "no trace of our own is started");
 
+    // A client's trace goes on to Adyen under our span: the trace id and flags it sent, the
+    // span our answer names as the parent.
+    let client_trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     let capture = api
-        .post(
+        .send_with(
+            reqwest::Method::POST,
             "/v1/transactions",
-            &live,
-            &follow_up("capture", &auth_id, None),
+            Some(&live),
+            Some(&follow_up("capture", &auth_id, None)),
+            &[("traceparent", client_trace)],
         )
         .await;
     assert_eq!(capture.status, StatusCode::CREATED, "{}", capture.text);
+    let answered = capture.headers["traceparent"].to_str().unwrap();
+    let our_span = answered.split('-').nth(2).unwrap();
+    assert_eq!(
+        fake.seen()[1].traceparent,
+        format!("00-4bf92f3577b34da6a3ce929d0e0e4736-{our_span}-01")
+    );
+    assert_ne!(our_span, "00f067aa0ba902b7");
     assert_eq!(
         (
             capture.body["state"].as_str(),
