@@ -30,10 +30,10 @@ const SCRIPT: &str = include_str!("../assets/demo/demo.js");
 const STYLESHEET: &str = include_str!("../assets/demo/demo.css");
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route("/demo", web::get().to(checkout))
-        .route("/demo/pay", web::post().to(pay))
-        .route("/demo/demo.js", web::get().to(script))
-        .route("/demo/demo.css", web::get().to(stylesheet));
+    cfg.service(web::resource("/demo").get(checkout))
+        .service(web::resource("/demo/pay").post(pay))
+        .service(web::resource("/demo/demo.js").get(script))
+        .service(web::resource("/demo/demo.css").get(stylesheet));
 }
 
 /// The demo, if served, and its backend's identity, read afresh from the demo's private key as

@@ -20,8 +20,7 @@ use crate::dashboard::{respond, too_many, try_again_in};
 use holdfast_web::same_origin::is_same_origin;
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route("/onboarding/{link}", web::get().to(show))
-        .route("/onboarding/{link}", web::post().to(act));
+    cfg.service(web::resource("/onboarding/{link}").get(show).post(act));
 }
 
 mod render;

@@ -216,6 +216,62 @@ async fn signed_out_every_route_sends_the_browser_to_sign_in(env: Env) {
     );
 }
 
+/// Every page's path, asked with a method it does not take, is a 405 whose `Allow` names the
+/// ones it takes (RFC 9110), signed in or not: the dashboard's, the hosted pages', the demo's.
+async fn a_page_asked_with_another_method_names_the_ones_it_takes(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let mut routes = Targets::made(&server, &platform).await.routes();
+    for (method, path) in [
+        ("GET", "/dashboard"),
+        ("POST", "/dashboard/sign-in"),
+        ("POST", "/dashboard/sign-out"),
+        ("GET", "/dashboard/welcome"),
+        ("POST", "/dashboard/welcome"),
+        ("GET", "/dashboard/reset"),
+        ("POST", "/dashboard/reset"),
+        ("GET", "/dashboard/assets/dashboard.css"),
+        ("GET", "/dashboard/assets/dashboard.js"),
+        ("GET", "/onboarding/AnyLinkAtAll"),
+        ("POST", "/onboarding/AnyLinkAtAll"),
+        ("GET", "/demo"),
+        ("POST", "/demo/pay"),
+        ("GET", "/demo/demo.js"),
+        ("GET", "/demo/demo.css"),
+        ("GET", "/favicon.ico"),
+    ] {
+        routes.push((method, path.to_owned()));
+    }
+    let mut takes: std::collections::BTreeMap<String, std::collections::BTreeSet<&str>> =
+        std::collections::BTreeMap::new();
+    for (method, path) in routes {
+        takes.entry(path).or_default().insert(method);
+    }
+    let pages = Pages {
+        server: &server,
+        http: client(),
+    };
+    for (path, methods) in &takes {
+        for other in ["GET", "POST", "PUT", "DELETE", "PATCH"] {
+            if methods.contains(other) {
+                continue;
+            }
+            let response = pages.send(other, path, None, &[]).await;
+            assert_eq!(
+                response.status(),
+                StatusCode::METHOD_NOT_ALLOWED,
+                "{other} {path}"
+            );
+            let allow: std::collections::BTreeSet<&str> = response.headers()["allow"]
+                .to_str()
+                .unwrap()
+                .split(", ")
+                .collect();
+            assert_eq!(&allow, methods, "{other} {path}");
+        }
+    }
+}
+
 /// Every change: without the session's token, with a wrong one, or from another site, a 403
 /// that changes nothing; a viewer's, with a good token, a 403 too.
 async fn every_change_needs_the_token_our_origin_and_an_admin(env: Env) {
@@ -688,6 +744,7 @@ async fn a_custom_headers_value_is_shown_to_admins_only(env: Env) {
 }
 
 on_both_backends!(
+    a_page_asked_with_another_method_names_the_ones_it_takes,
     an_archived_delivery_is_not_resent,
     a_custom_headers_value_is_shown_to_admins_only,
     a_merchant_event_is_never_offered_for_resend,

@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, web};
 const ICON: &[u8] = include_bytes!("../../assets/favicon.ico");
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route("/favicon.ico", web::get().to(favicon));
+    cfg.service(web::resource("/favicon.ico").get(favicon));
 }
 
 async fn favicon() -> HttpResponse {

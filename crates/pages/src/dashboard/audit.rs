@@ -19,7 +19,7 @@ use crate::PagesState;
 pub const PATH: &str = "/dashboard/audit";
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(list));
+    cfg.service(web::resource(PATH).get(list));
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -22,8 +22,8 @@ use crate::PagesState;
 pub const PATH: &str = "/dashboard/boarding";
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(list))
-        .route("/dashboard/boarding/{id}/decide", web::post().to(decide));
+    cfg.service(web::resource(PATH).get(list))
+        .service(web::resource("/dashboard/boarding/{id}/decide").post(decide));
 }
 
 const NOTICES: &[(&str, &str)] = &[

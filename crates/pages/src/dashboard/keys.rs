@@ -20,12 +20,20 @@ use crate::PagesState;
 const PATH: &str = "/dashboard/keys";
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(list))
-        .route(PATH, web::post().to(generate))
-        .route("/dashboard/keys/{id}/rename", web::get().to(rename_form))
-        .route("/dashboard/keys/{id}/rename", web::post().to(rename))
-        .route("/dashboard/keys/{id}/delete", web::get().to(confirm_delete))
-        .route("/dashboard/keys/{id}/{action}", web::post().to(change));
+    // Resources, not routes, so another method is a 405 naming the ones a path takes; the
+    // deletion's page and its action share one (`{action:delete}`), tried before the others.
+    cfg.service(web::resource(PATH).get(list).post(generate))
+        .service(
+            web::resource("/dashboard/keys/{id}/rename")
+                .get(rename_form)
+                .post(rename),
+        )
+        .service(
+            web::resource("/dashboard/keys/{id}/{action:delete}")
+                .get(confirm_delete)
+                .post(change),
+        )
+        .service(web::resource("/dashboard/keys/{id}/{action}").post(change));
 }
 
 /// What the page says after each change its redirects name.
@@ -370,10 +378,10 @@ async fn change(
 /// Deleting is permanent: the page names the key and asks once more.
 async fn confirm_delete(
     state: web::Data<PagesState>,
-    id: web::Path<String>,
+    path: web::Path<(String, String)>,
     Admin(signed): Admin,
 ) -> Result<HttpResponse, DashboardError> {
-    let key = key_in_mode(&state, &signed, &id).await?;
+    let key = key_in_mode(&state, &signed, &path.0).await?;
     let name = key.name.as_str();
     let confirm = Confirmation {
         title: "Delete a key",

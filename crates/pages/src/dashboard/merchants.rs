@@ -19,15 +19,17 @@ use crate::PagesState;
 pub const PATH: &str = "/dashboard/merchants";
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(list))
-        .route(PATH, web::post().to(create))
-        .route("/dashboard/merchants/{id}", web::get().to(edit_form))
-        .route("/dashboard/merchants/{id}", web::post().to(edit))
-        .route(
-            "/dashboard/merchants/{id}/delete",
-            web::get().to(confirm_delete),
+    cfg.service(web::resource(PATH).get(list).post(create))
+        .service(
+            web::resource("/dashboard/merchants/{id}")
+                .get(edit_form)
+                .post(edit),
         )
-        .route("/dashboard/merchants/{id}/delete", web::post().to(delete));
+        .service(
+            web::resource("/dashboard/merchants/{id}/delete")
+                .get(confirm_delete)
+                .post(delete),
+        );
 }
 
 /// What the page says after each change its redirects name.

@@ -42,8 +42,8 @@ pub fn config(cfg: &mut web::ServiceConfig) {
                 DashboardError::BadForm.into()
             }),
     )
-    .route("/dashboard/assets/dashboard.css", web::get().to(stylesheet))
-    .route("/dashboard/assets/dashboard.js", web::get().to(script))
+    .service(web::resource("/dashboard/assets/dashboard.css").get(stylesheet))
+    .service(web::resource("/dashboard/assets/dashboard.js").get(script))
     .configure(sign_in::config)
     .configure(reset::config)
     .configure(keys::config)

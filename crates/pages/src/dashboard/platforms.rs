@@ -16,8 +16,7 @@ use crate::PagesState;
 pub const PATH: &str = "/dashboard/platforms";
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(list))
-        .route(PATH, web::post().to(switch));
+    cfg.service(web::resource(PATH).get(list).post(switch));
 }
 
 /// The email's accounts on other platforms, by platform id and name.

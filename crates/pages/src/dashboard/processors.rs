@@ -17,7 +17,7 @@ use holdfast_web::paths::adyen_notifications;
 pub const PATH: &str = "/dashboard/processors";
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(list));
+    cfg.service(web::resource(PATH).get(list));
 }
 
 async fn list(

@@ -15,8 +15,7 @@ use holdfast_web::same_origin::is_same_origin;
 pub const PATH: &str = "/dashboard/reset";
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(form))
-        .route(PATH, web::post().to(request));
+    cfg.service(web::resource(PATH).get(form).post(request));
 }
 
 /// What every accepted request is told, whether an account uses the address or not.

@@ -16,12 +16,15 @@ use crate::PagesState;
 use holdfast_web::same_origin::is_same_origin;
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route("/dashboard", web::get().to(start))
-        .route("/dashboard/sign-in", web::post().to(sign_in))
-        .route("/dashboard/sign-out", web::post().to(sign_out))
-        .route("/dashboard/mode", web::post().to(switch_mode))
-        .route("/dashboard/welcome", web::get().to(welcome))
-        .route("/dashboard/welcome", web::post().to(set_password));
+    cfg.service(web::resource("/dashboard").get(start))
+        .service(web::resource("/dashboard/sign-in").post(sign_in))
+        .service(web::resource("/dashboard/sign-out").post(sign_out))
+        .service(web::resource("/dashboard/mode").post(switch_mode))
+        .service(
+            web::resource("/dashboard/welcome")
+                .get(welcome)
+                .post(set_password),
+        );
 }
 
 /// The sign-in page, or the dashboard for someone already signed in.

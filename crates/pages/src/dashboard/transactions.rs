@@ -27,19 +27,12 @@ mod deliveries;
 use deliveries::{deliveries, delivery, resend};
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(list))
-        .route("/dashboard/transactions/{id}", web::get().to(details))
-        .route(
-            "/dashboard/transactions/{id}/deliveries",
-            web::get().to(deliveries),
-        )
-        .route(
-            "/dashboard/transactions/{id}/deliveries/{delivery}",
-            web::get().to(delivery),
-        )
-        .route(
-            "/dashboard/transactions/{id}/deliveries/{delivery}/resend",
-            web::post().to(resend),
+    cfg.service(web::resource(PATH).get(list))
+        .service(web::resource("/dashboard/transactions/{id}").get(details))
+        .service(web::resource("/dashboard/transactions/{id}/deliveries").get(deliveries))
+        .service(web::resource("/dashboard/transactions/{id}/deliveries/{delivery}").get(delivery))
+        .service(
+            web::resource("/dashboard/transactions/{id}/deliveries/{delivery}/resend").post(resend),
         );
 }
 

@@ -30,18 +30,20 @@ pub use detail::history_table;
 use detail::{detail, detail_page, webhook_id};
 
 pub fn config(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(list))
-        .route(PATH, web::post().to(create))
-        .route("/dashboard/settings/webhooks/{id}", web::get().to(detail))
-        .route("/dashboard/settings/webhooks/{id}", web::post().to(edit))
-        .route(
-            "/dashboard/settings/webhooks/{id}/delete",
-            web::get().to(confirm_delete),
+    // Resources, not routes, so another method is a 405 naming the ones a path takes; the
+    // deletion's page and its action share one (`{action:delete}`), tried before the others.
+    cfg.service(web::resource(PATH).get(list).post(create))
+        .service(
+            web::resource("/dashboard/settings/webhooks/{id}")
+                .get(detail)
+                .post(edit),
         )
-        .route(
-            "/dashboard/settings/webhooks/{id}/{action}",
-            web::post().to(change),
-        );
+        .service(
+            web::resource("/dashboard/settings/webhooks/{id}/{action:delete}")
+                .get(confirm_delete)
+                .post(change),
+        )
+        .service(web::resource("/dashboard/settings/webhooks/{id}/{action}").post(change));
 }
 
 /// What the pages say after each change their redirects name.
@@ -365,10 +367,10 @@ async fn change(
 
 async fn confirm_delete(
     state: web::Data<PagesState>,
-    id: web::Path<String>,
+    path: web::Path<(String, String)>,
     Admin(signed): Admin,
 ) -> Result<HttpResponse, DashboardError> {
-    let id = webhook_id(&id)?;
+    let id = webhook_id(&path.0)?;
     let s = state.webhooks.get(&signed.principal(), &id).await?;
     let confirm = Confirmation {
         title: "Delete a subscription",
