@@ -13,6 +13,7 @@
 )]
 
 mod apple_pay;
+mod balances;
 mod bins;
 mod boarding_forms;
 mod client_sessions;

@@ -108,6 +108,7 @@ fn all() -> Routes {
     super::transactions::routes(&mut routes);
     super::plans::routes(&mut routes);
     super::bins::routes(&mut routes);
+    super::balances::routes(&mut routes);
     super::tokens::routes(&mut routes);
     super::webhooks::routes(&mut routes);
     super::clients::routes(&mut routes);

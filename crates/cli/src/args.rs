@@ -15,6 +15,13 @@ pub enum ComplianceCommand {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum LedgerCommand {
+    /// Recompute every balance from its entries and check every journal sums to zero, that
+    /// each money-moving transaction has its journal, and no other; exits 1 on any difference.
+    Verify,
+}
+
+#[derive(Debug, Subcommand)]
 pub enum BoardingCommand {
     /// Approve a submitted form: its merchant may take live payments.
     Approve(BoardingTarget),

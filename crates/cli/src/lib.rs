@@ -15,6 +15,7 @@
 mod args;
 mod boarding;
 mod keys;
+mod ledger;
 pub mod output;
 mod platforms;
 mod users;
@@ -51,6 +52,9 @@ pub enum OperatorCommand {
     /// Merchants' PCI compliance forms.
     #[command(subcommand)]
     Compliance(ComplianceCommand),
+    /// The double-entry ledger under every payment (docs/money.md).
+    #[command(subcommand)]
+    Ledger(LedgerCommand),
 }
 
 /// How a command reports, and whether emails go out.
@@ -76,6 +80,7 @@ pub async fn run(
         OperatorCommand::Webhooks(cmd) => webhooks::run_webhooks(services, cmd, json).await,
         OperatorCommand::Deliveries(cmd) => webhooks::run_deliveries(services, cmd, json).await,
         OperatorCommand::Boarding(cmd) => boarding::run(services, cmd, json).await,
+        OperatorCommand::Ledger(cmd) => ledger::run(services, cmd, json).await,
         OperatorCommand::Compliance(ComplianceCommand::Maintain { as_of }) => {
             compliance_maintain(services, as_of, json).await
         }

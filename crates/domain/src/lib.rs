@@ -55,6 +55,7 @@ pub mod dashboard;
 pub mod idempotency;
 pub mod ids;
 pub mod instant;
+pub mod ledger;
 pub mod merchant;
 pub mod metadata;
 pub mod mode;

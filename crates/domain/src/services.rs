@@ -12,6 +12,7 @@ pub(crate) mod fixtures;
 mod flashes;
 mod idempotency;
 mod keys;
+mod ledger;
 mod merchants;
 mod notices;
 mod payments;
@@ -30,6 +31,7 @@ pub use dashboard::{DEFAULT_PUBLIC_URL, DashboardService, SignInError};
 pub use flashes::{Flash, Flashes};
 pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
+pub use ledger::LedgerService;
 pub use merchants::{MerchantService, NO_SUCH_PLAN};
 pub use notices::{BasicCredentials, NoticeError, NoticeService, ReceivedItem, Taken};
 pub use payments::{

@@ -13,8 +13,9 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 use holdfast_domain::ports::{
     AuditLog, BoardingStore, ClientSessionStore, ComplianceStore, CredentialStore, EmailOutbox,
-    EventLog, IdempotencyStore, KeyStore, MerchantStore, NoticeStore, NotificationQueue,
-    PlatformStore, RoutingStore, StoreError, TokenStore, TransactionStore, UserStore, WebhookStore,
+    EventLog, IdempotencyStore, KeyStore, LedgerStore, MerchantStore, NoticeStore,
+    NotificationQueue, PlatformStore, RoutingStore, StoreError, TokenStore, TransactionStore,
+    UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -162,6 +163,7 @@ pub struct Stores {
     pub audit: Arc<dyn AuditLog>,
     pub boarding: Arc<dyn BoardingStore>,
     pub compliance: Arc<dyn ComplianceStore>,
+    pub ledger: Arc<dyn LedgerStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -343,6 +345,7 @@ impl Database {
             audit: Arc::new(store.clone()),
             boarding: Arc::new(store.clone()),
             compliance: Arc::new(store.clone()),
+            ledger: Arc::new(store.clone()),
         }
     }
 }

@@ -18,6 +18,7 @@ mod conn;
 mod database;
 mod email_bodies;
 mod error;
+mod ledger_rows;
 mod local_pools;
 mod payment_rows;
 mod pg_statement;

@@ -347,6 +347,7 @@ mod cases {
 
     mod audit;
     mod boarding;
+    mod books;
     mod client_sessions;
     mod compliance;
     mod credentials;
@@ -363,6 +364,7 @@ mod cases {
 
     pub use audit::*;
     pub use boarding::*;
+    pub use books::*;
     pub use client_sessions::*;
     pub use compliance::*;
     pub use credentials::*;
@@ -459,6 +461,7 @@ conformance!(
     a_pending_row_claims_its_key_or_is_not_written,
     metadata_is_kept_on_merchants_tokens_and_subscriptions,
     a_test_event_goes_to_its_subscription_only,
+    a_completion_posts_its_journal_or_nothing,
     ping_answers,
 );
 
@@ -607,6 +610,20 @@ mod migrations {
     use holdfast_persistence::testing::TestDatabase;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_the_ledgers_migration_posts_what_came_before() {
+        let db = TestDatabase::sqlite().await;
+        super::cases::the_ledgers_migration_posts_what_came_before(db).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_the_ledgers_migration_posts_what_came_before() {
+        let Some(db) = TestDatabase::postgres().await else {
+            return;
+        };
+        super::cases::the_ledgers_migration_posts_what_came_before(db).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn sqlite_a_declines_word_is_backfilled_by_its_migration() {
         let db = TestDatabase::sqlite().await;
         super::a_declines_word_is_backfilled_by_its_migration(db).await;
@@ -681,6 +698,7 @@ macro_rules! on_a_worker_thread {
 }
 
 on_a_worker_thread!(
+    batched_completions_post_their_journals,
     payment_writes_arriving_together_are_each_written_whole,
     one_bad_write_in_a_batch_costs_the_others_nothing,
 );

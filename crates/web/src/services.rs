@@ -3,9 +3,9 @@
 
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
-    DashboardService, Flashes, IdempotencyService, KeyService, MerchantService, NoticeService,
-    PaymentService, PlatformService, RoutingService, TokenService, TransactionRequests,
-    UserService, WebhookService,
+    DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, MerchantService,
+    NoticeService, PaymentService, PlatformService, RoutingService, TokenService,
+    TransactionRequests, UserService, WebhookService,
 };
 
 /// Every service a door may call.
@@ -20,6 +20,8 @@ pub struct Services {
     pub flashes: Flashes,
     pub keys: KeyService,
     pub merchants: MerchantService,
+    /// Merchants' balances and the books' check.
+    pub ledger: LedgerService,
     /// Processor connections and plans.
     pub routing: RoutingService,
     /// What processors tell Holdfast later (Adyen's notifications).

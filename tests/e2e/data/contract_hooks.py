@@ -2,10 +2,12 @@
 
 The positive-data check sends requests the document says are valid and expects them accepted.
 A schema cannot say which ids exist, so a generated valid request names resources that are
-not there; nor can it compute a Luhn check digit, know today's date, or say that two query
-parameters exclude each other (`startingAfter`, `endingBefore`). These hooks make the
-valid requests valid in those ways only, and only for positive cases: they put in the ids of
-resources the test made (HOLDFAST_CONTRACT_* variables), the check digit, and a year not past.
+not there; nor can it compute a Luhn check digit, know today's date, say that two query
+parameters exclude each other (`startingAfter`, `endingBefore`), or portably exclude the
+invisible format characters above the Basic Multilingual Plane that names refuse. These hooks
+make the valid requests valid in those ways only, and only for positive cases: they put in the
+ids of resources the test made (HOLDFAST_CONTRACT_* variables), the check digit, a year not
+past, and an `x` for such a character.
 Every other byte is the generator's, so a rule the document leaves out still fails the check.
 
 A wallet's token is signed by Google or Apple for this gateway: nothing generated can be one,
@@ -14,6 +16,7 @@ so valid wallet requests are left out here; the wallet e2e tests send real signe
 
 import datetime
 import os
+import unicodedata
 import uuid
 
 import schemathesis
@@ -74,7 +77,30 @@ def before_call(context, case, kwargs):
         make_valid(case)
 
 
+def visible_above_the_bmp(value):
+    """`value` with each format character above the Basic Multilingual Plane (tags, musical
+    symbols' formatting) made an `x`. The names' rule refuses them, and a portable pattern
+    cannot say so (ECMA-262 without its `u` flag sees surrogate halves): the description
+    does. Walks lists and objects."""
+    if isinstance(value, str):
+        return "".join(
+            "x" if ord(c) > 0xFFFF and unicodedata.category(c) == "Cf" else c for c in value
+        )
+    if isinstance(value, list):
+        return [visible_above_the_bmp(v) for v in value]
+    if isinstance(value, dict):
+        return {k: visible_above_the_bmp(v) for k, v in value.items()}
+    return value
+
+
 def make_valid(case):
+    for part in ("query", "path_parameters", "headers"):
+        values = getattr(case, part, None)
+        if isinstance(values, dict):
+            for name in list(values):
+                values[name] = visible_above_the_bmp(values[name])
+    if isinstance(case.body, (dict, list)):
+        case.body = visible_above_the_bmp(case.body)
     # Two query parameters that exclude each other cannot be said in OpenAPI; the document's
     # description of `endingBefore` says it, and a valid request keeps `startingAfter`.
     query = case.query or {}

@@ -63,6 +63,8 @@ pub const ROUTES: &[Route] = &[
     ("GET", "/v1/plans/{id}", Access::Private, None, Resource::Plan, 0),
     // A BIN table has no mode: both modes read the same answer.
     ("GET", "/v1/bins/{bin}", Access::Private, None, Resource::None, 200),
+    // `?merchantId=` the merchant (`concrete`), which a live key does not see.
+    ("GET", "/v1/balances", Access::Private, None, Resource::Merchant, 404),
     // Public keys may tokenize (spec 5.3); a token is made in the key's own mode.
     ("POST", "/v1/tokens", Access::PublicOrPrivate, Some(TOKEN_BODY), Resource::None, 201),
     ("GET", "/v1/tokens/{id}", Access::Private, None, Resource::Token, 0),
@@ -98,9 +100,13 @@ pub const ROUTES: &[Route] = &[
 
 pub const ATTEST_BODY: &str = r#"{"name": "Ada Lovelace", "title": "Director", "agreed": true}"#;
 
-/// A route's template with its placeholders filled: `{id}` by `id`, the rest by values that
-/// name something real.
+/// A route's template with its placeholders filled: `{id}` by `id` (the balances' merchant in
+/// its query), the rest by values that name something real.
 pub fn concrete(template: &str, id: &str) -> String {
+    // The one route whose resource is named in its query.
+    if template == "/v1/balances" {
+        return format!("{template}?merchantId={id}");
+    }
     template
         .replace("{id}", id)
         .replace("{bin}", "411111")

@@ -367,6 +367,25 @@ async fn a_live_payment_end_to_end(env: Env) {
     assert_eq!(seen, expected);
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(receiver.received().len(), 5, "the repeat sent nothing");
+
+    // The capture and the refund Adyen decided later posted their journals when they settled
+    // (the repeated item posted nothing twice): the auth's fee, the capture's charge, the
+    // refund, and the books add up.
+    let kinds = env
+        .query_text(&format!(
+            "SELECT source_id, kind FROM journals WHERE source_id IN ('{auth_id}', '{capture_id}', '{refund_id}') ORDER BY kind"
+        ))
+        .await;
+    let some = |s: &str| Some(s.to_owned());
+    assert_eq!(
+        kinds,
+        [
+            vec![some(&auth_id), some("auth_fee")],
+            vec![some(&capture_id), some("charge")],
+            vec![some(&refund_id), some("refund")],
+        ]
+    );
+    assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
 }
 
 /// A refused capture reopens its auth; a refund that fails after Adyen confirmed it gives its

@@ -7,9 +7,9 @@ use holdfast_adyen::{AdyenConfig, AdyenConnector};
 use holdfast_domain::ports::{BinLookup, CardVault, Clock, Ids, Processor};
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
-    DashboardService, Flashes, IdempotencyService, KeyService, MerchantService, NoticeService,
-    PaymentService, PlatformService, RoutingService, TokenService, TransactionRequests,
-    UserService, WebhookService,
+    DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, MerchantService,
+    NoticeService, PaymentService, PlatformService, RoutingService, TokenService,
+    TransactionRequests, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -93,6 +93,7 @@ pub(super) fn services(
             ids.clone(),
             audit.clone(),
         ),
+        ledger: LedgerService::new(stores.ledger, stores.merchants.clone()),
         client_sessions: ClientSessionService::new(
             stores.client_sessions,
             stores.merchants.clone(),

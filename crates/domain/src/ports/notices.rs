@@ -58,6 +58,8 @@ pub struct Settlement {
     pub original: Option<(TxnId, OriginalMove)>,
     /// `transaction.updated`, with the follow-up's final form.
     pub event: Event,
+    /// What the decided follow-up moves (a settled capture or refund), posted with it.
+    pub journal: Option<crate::ledger::Journal>,
 }
 
 crate::words! {

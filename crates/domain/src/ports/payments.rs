@@ -361,7 +361,8 @@ pub trait TransactionStore: Send + Sync {
     /// original's reservation (`original` with its new state, if any), adds the event with its
     /// webhook fan-out, stores `reply` under its idempotency key (claimed earlier, by the pending row or by
     /// `IdempotencyStore::begin`), and completes client session `session` with the transaction
-    /// if the session is still open and held by this payment. `NotFound` when the transaction
+    /// if the session is still open and held by this payment, and posts `journal` (what the
+    /// outcome moves, `ledger::journal_for`). `NotFound` when the transaction
     /// is no longer pending (reconciliation finished it first); then nothing is written.
     /// Otherwise, whether `session` was completed (`false` when none was given, or when its
     /// hold was no longer this payment's: the payment stands all the same).
@@ -372,6 +373,7 @@ pub trait TransactionStore: Send + Sync {
         event: &Event,
         reply: Option<crate::idempotency::KeyedAnswer>,
         session: Option<crate::payment::token::SessionClose>,
+        journal: Option<crate::ledger::Journal>,
     ) -> Result<bool, StoreError>;
 
     /// Atomically takes a reservation on an original and writes the follow-up's pending row:

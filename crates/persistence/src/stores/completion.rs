@@ -9,14 +9,17 @@ use diesel::sql_types::BigInt;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::idempotency::KeyedAnswer;
 use holdfast_domain::ids::TxnId;
+use holdfast_domain::ledger::Journal;
 use holdfast_domain::payment::lifecycle::TxnState;
 use holdfast_domain::payment::token::SessionClose;
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::{Event, OriginalOutcome};
 use holdfast_domain::scope::Scope;
+use time::OffsetDateTime;
 
 use super::client_sessions::complete_held;
 use super::idempotency::write_reply;
+use super::ledger::write_journal;
 use super::one_row;
 use super::outbox::write_event;
 use crate::conn::{Conn, Db};
@@ -128,6 +131,23 @@ macro_rules! session {
     };
 }
 
+/// The journal the outcome posts (`WHERE ?` false when it posts none), and its two or three
+/// entries (an entry of amount 0 is none).
+macro_rules! journal {
+    () => {
+        "journal AS (
+    INSERT INTO journals (id, platform_id, mode, merchant_id, kind, source_id, currency, posted_on)
+    SELECT ?, platform_id, mode, ?, ?, id, ?, ? FROM done WHERE ?
+ RETURNING id, platform_id, mode, merchant_id, currency
+), entries AS (
+    INSERT INTO ledger_entries (journal_id, purpose, platform_id, mode, merchant_id, currency, amount)
+    SELECT j.id, v.purpose, j.platform_id, j.mode, j.merchant_id, j.currency, v.amount
+      FROM journal j, (VALUES (?, ?::bigint), (?, ?::bigint), (?, ?::bigint)) AS v (purpose, amount)
+     WHERE v.amount <> 0
+)"
+    };
+}
+
 /// Everything hangs on `done`, the pending row this statement completed: when another writer
 /// completed it first, `done` is empty and nothing else is written. The notification id is
 /// `webhook_rows::notification_id` spelt in SQL (`ntf_` + the event's and the webhook's id
@@ -143,6 +163,8 @@ const COMPLETE_PG: &str = concat!(
     reply!(),
     ", ",
     session!(),
+    ", ",
+    journal!(),
     "
 SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM original),
        (SELECT count(*) FROM session), (SELECT count(*) FROM fan_out)"
@@ -158,6 +180,8 @@ const COMPLETE_PLAIN_PG: &str = concat!(
     event_and_fan_out!(),
     ", ",
     reply!(),
+    ", ",
+    journal!(),
     "
 SELECT (SELECT count(*) FROM done), 0::bigint, 0::bigint, (SELECT count(*) FROM fan_out)"
 );
@@ -184,6 +208,8 @@ pub struct Writes<'a> {
     pub data: &'a str,
     pub reply: Option<&'a KeyedAnswer>,
     pub session: Option<&'a SessionClose>,
+    /// The journal the outcome posts, if it moves money.
+    pub journal: Option<&'a Journal>,
 }
 
 /// Completes `x` (still pending) in one all-or-nothing write, the backend's best statement for
@@ -221,6 +247,7 @@ pub(super) fn completion_statement<'a>(
         data,
         reply,
         session,
+        journal,
     }: Writes<'a>,
 ) -> Completion<'a> {
     let change = original_change(original);
@@ -254,16 +281,44 @@ pub(super) fn completion_statement<'a>(
         Bind::OptText(reply.map(|r| r.answer.body.as_str())),
         Bind::OptText(reply.map(|r| r.key.as_str())),
     ]);
-    if plain {
-        return Statement::new(COMPLETE_PLAIN_PG, binds);
+    if !plain {
+        // The session's close: when, which, and the hold that must still be this payment's.
+        binds.extend([
+            Bind::OptTime(session.map(|s| s.on)),
+            Bind::OptText(session.map(|s| s.held.id.as_str())),
+            Bind::OptTime(session.map(|s| s.held.until)),
+        ]);
     }
-    // The session's close: when, which, and the hold that must still be this payment's.
+    journal_binds(&mut binds, journal);
+    Statement::new(
+        if plain {
+            COMPLETE_PLAIN_PG
+        } else {
+            COMPLETE_PG
+        },
+        binds,
+    )
+}
+
+/// The binds of `journal!()`: the journal's heading, whether there is one, and three entries
+/// (those it has not are of amount 0, which the statement leaves out).
+fn journal_binds<'a>(binds: &mut Vec<Bind<'a>>, journal: Option<&'a Journal>) {
     binds.extend([
-        Bind::OptTime(session.map(|s| s.on)),
-        Bind::OptText(session.map(|s| s.held.id.as_str())),
-        Bind::OptTime(session.map(|s| s.held.until)),
+        Bind::Text(journal.map_or("", |j| j.heading.id.as_str())),
+        Bind::Text(journal.map_or("", |j| j.heading.merchant_id.as_str())),
+        Bind::Text(journal.map_or("", |j| j.heading.kind.as_str())),
+        Bind::Text(journal.map_or("", |j| j.heading.currency.as_str())),
+        Bind::Time(journal.map_or(OffsetDateTime::UNIX_EPOCH, |j| j.heading.posted_on)),
+        Bind::Bool(journal.is_some()),
     ]);
-    Statement::new(COMPLETE_PG, binds)
+    let entries = journal.map_or(&[][..], Journal::entries);
+    for slot in 0..3 {
+        let entry = entries.get(slot);
+        binds.extend([
+            Bind::Text(entry.map_or("", |e| e.purpose.as_str())),
+            Bind::BigInt(entry.map_or(0, |e| e.amount)),
+        ]);
+    }
 }
 
 async fn complete_pg(
@@ -338,6 +393,9 @@ async fn complete_in_steps(
     }
     write_event(conn, writes.event, writes.data).await?;
     write_reply(conn, &x.platform_id, x.mode, writes.reply).await?;
+    if let Some(journal) = writes.journal {
+        write_journal(conn, journal).await?;
+    }
     match writes.session {
         Some(close) => {
             let scope = Scope::new(x.platform_id.clone(), x.mode);
@@ -375,6 +433,7 @@ mod tests {
                 data: "{}",
                 reply: None,
                 session: None,
+                journal: None,
             };
             let statement = completion_statement(&x, writes);
             // Rendering fails on a mark without its bind, or a bind without its mark.

@@ -21,6 +21,7 @@ use std::thread::ThreadId;
 use diesel::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use holdfast_domain::idempotency::{KeyClaim, KeyedAnswer};
+use holdfast_domain::ledger::Journal;
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::Event;
 use tokio::sync::{Semaphore, mpsc, oneshot};
@@ -49,6 +50,8 @@ pub struct Completing {
     /// `event.data` as stored.
     pub data: String,
     pub reply: Option<KeyedAnswer>,
+    /// The journal the outcome posts, if it moves money.
+    pub journal: Option<Journal>,
 }
 
 impl Completing {
@@ -60,6 +63,7 @@ impl Completing {
             data: &self.data,
             reply: self.reply.as_ref(),
             session: None,
+            journal: self.journal.as_ref(),
         }
     }
 }

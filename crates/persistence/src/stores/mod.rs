@@ -14,6 +14,7 @@ mod emails;
 mod group_commit;
 mod idempotency;
 mod keys;
+mod ledger;
 mod merchants;
 mod notices;
 mod notifications;

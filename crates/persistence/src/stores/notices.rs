@@ -9,6 +9,7 @@ use holdfast_domain::ports::{
     NoticeEffect, NoticeRecorded, NoticeStore, ProcessorNotice, Settlement, StoreError,
 };
 
+use super::ledger::write_journal;
 use super::outbox::write_event_data;
 use super::{SqlStore, one_row};
 use crate::conn::Conn;
@@ -38,8 +39,9 @@ struct NewNoticeRow<'a> {
 const APPLIED: &str = "applied";
 const STALE: &str = "stale";
 
-/// The follow-up in its final form, if it is still as the settlement found it, and its
-/// original's move, if the original is as expected: both or neither (`NotFound`).
+/// The follow-up in its final form, if it is still as the settlement found it, its original's
+/// move, if the original is as expected, and the journal it posts: all or nothing
+/// (`NotFound`).
 async fn settle(conn: &mut Conn, settlement: &Settlement) -> QueryResult<()> {
     let txn = &settlement.txn;
     let still = t::table
@@ -51,6 +53,9 @@ async fn settle(conn: &mut Conn, settlement: &Settlement) -> QueryResult<()> {
     )?;
     if let Some((original, moves)) = &settlement.original {
         move_original(conn, original, *moves).await?;
+    }
+    if let Some(journal) = &settlement.journal {
+        write_journal(conn, journal).await?;
     }
     write_event_data(conn, &settlement.event).await
 }

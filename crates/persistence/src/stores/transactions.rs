@@ -11,6 +11,7 @@ use diesel::result::Error::NotFound;
 
 use holdfast_domain::idempotency::{KeyClaim, KeyedAnswer};
 use holdfast_domain::ids::{MerchantId, TxnId};
+use holdfast_domain::ledger::Journal;
 use holdfast_domain::merchant::Merchant;
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::payment::lifecycle::{TxnState, TxnType};
@@ -265,6 +266,7 @@ impl TransactionStore for SqlStore {
         event: &Event,
         reply: Option<KeyedAnswer>,
         session: Option<SessionClose>,
+        journal: Option<Journal>,
     ) -> Result<bool, StoreError> {
         // The processor has answered: this write waits its turn (up to the completion wait)
         // for a connection and, on SQLite, for another process's write lock, rather than
@@ -281,6 +283,7 @@ impl TransactionStore for SqlStore {
                     event: event.clone(),
                     data: data.clone(),
                     reply: reply.clone(),
+                    journal: journal.clone(),
                 }))
             };
             match self.batchers.write(self, completing).await {
@@ -298,6 +301,7 @@ impl TransactionStore for SqlStore {
                 data: &data,
                 reply: reply.as_ref(),
                 session: session.as_ref(),
+                journal: journal.as_ref(),
             };
             let done = complete(&mut conn, x, writes).await;
             match done {

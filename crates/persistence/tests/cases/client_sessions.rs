@@ -146,7 +146,7 @@ async fn pay_closing(stores: &Stores, payment: Transaction, held: &HeldSession) 
     };
     stores
         .transactions
-        .complete_transaction_with_event(&done, None, &event_for(&done), None, Some(close))
+        .complete_transaction_with_event(&done, None, &event_for(&done), None, Some(close), None)
         .await
         .unwrap()
 }
@@ -303,6 +303,7 @@ pub async fn a_held_session_takes_no_other_payment_nor_cancel(db: Database) {
         &event,
         None,
         Some(close),
+        None,
     );
     assert!(matches!(late.await, Err(StoreError::NotFound)));
     assert_eq!(shop.held_until(&session).await, Some(T0 + SESSION_HOLD));

@@ -58,6 +58,7 @@ pub async fn only_one_reservation_closes_an_auth(db: Database) {
             &event_for(&capture),
             None,
             None,
+            None,
         )
         .await
         .unwrap();
@@ -341,12 +342,12 @@ pub async fn stale_pending_rows_are_found_and_completed_once(db: Database) {
     pending.state = TxnState::Failed;
     stores
         .transactions
-        .complete_transaction_with_event(&pending, None, &event_for(&pending), None, None)
+        .complete_transaction_with_event(&pending, None, &event_for(&pending), None, None, None)
         .await
         .unwrap();
     let again = stores
         .transactions
-        .complete_transaction_with_event(&pending, None, &event_for(&pending), None, None)
+        .complete_transaction_with_event(&pending, None, &event_for(&pending), None, None, None)
         .await;
     assert!(
         matches!(again, Err(StoreError::NotFound)),

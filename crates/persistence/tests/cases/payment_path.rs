@@ -175,7 +175,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
     };
     stores
         .transactions
-        .complete_transaction_with_event(&done, None, &event, Some(reply.clone()), None)
+        .complete_transaction_with_event(&done, None, &event, Some(reply.clone()), None, None)
         .await
         .unwrap();
 
@@ -244,6 +244,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
                 ..reply.clone()
             }),
             None,
+            None,
         )
         .await;
     assert!(matches!(refused, Err(StoreError::NotFound)), "{refused:?}");
@@ -264,6 +265,7 @@ pub async fn completion_writes_event_fan_out_and_reply_or_nothing(db: Database) 
             &captured,
             Some((done.id.clone(), OriginalOutcome::Closed(TxnState::Captured))),
             &event_for(&captured),
+            None,
             None,
             None,
         )
@@ -328,6 +330,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
             &event_for(&refund),
             None,
             None,
+            None,
         )
         .await
         .unwrap();
@@ -345,6 +348,7 @@ pub async fn a_failed_refund_releases_its_reservation(db: Database) {
                 OriginalOutcome::RefundReleased { amount: 400 },
             )),
             &event_for(&refund),
+            None,
             None,
             None,
         )
@@ -389,7 +393,7 @@ pub async fn a_resources_deliveries_are_found_by_its_id(db: Database) {
     };
     stores
         .transactions
-        .complete_transaction_with_event(&done, None, &event_for(&done), None, None)
+        .complete_transaction_with_event(&done, None, &event_for(&done), None, None, None)
         .await
         .unwrap();
     let hooks = &stores.webhooks;
@@ -508,7 +512,7 @@ pub async fn payment_writes_arriving_together_are_each_written_whole(
     let reconciliation = event_for(&reconciled);
     stores
         .transactions
-        .complete_transaction_with_event(&reconciled, None, &reconciliation, None, None)
+        .complete_transaction_with_event(&reconciled, None, &reconciliation, None, None, None)
         .await
         .unwrap();
 
@@ -520,6 +524,7 @@ pub async fn payment_writes_arriving_together_are_each_written_whole(
                 None,
                 event,
                 Some(reply.clone()),
+                None,
                 None,
             )
         },

@@ -24,7 +24,8 @@ use std::sync::Arc;
 use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::KeyedAnswer;
-use crate::ids::{EventId, MerchantId, TokenId, TxnId};
+use crate::ids::{EventId, JournalId, MerchantId, TokenId, TxnId};
+use crate::ledger;
 use crate::page::{Page, PageRequest};
 use crate::payment::amount::Amount;
 use crate::payment::card::CardInput;
@@ -166,8 +167,8 @@ impl PaymentService {
     }
 
     /// Writes the final form of `txn`, the original's outcome, the `transaction.created`
-    /// event, the idempotent reply and the client session it closes, together; whether that
-    /// session was closed.
+    /// event, the idempotent reply, the client session it closes and the journal it posts,
+    /// together; whether that session was closed.
     async fn complete(
         &self,
         txn: &Transaction,
@@ -182,9 +183,14 @@ impl PaymentService {
             data: EventData::TransactionCreated(Box::new(txn.clone())),
             created_on: txn.created_on,
         };
+        let journal = ledger::journal_for(
+            txn,
+            JournalId::from_suffix(&self.ids.next_id()),
+            self.clock.now(),
+        );
         Ok(self
             .store
-            .complete_transaction_with_event(txn, original, &event, reply, session)
+            .complete_transaction_with_event(txn, original, &event, reply, session, journal)
             .await?)
     }
 }

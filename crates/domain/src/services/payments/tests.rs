@@ -115,10 +115,21 @@ fn store_claiming(scope: Scope, claims: bool) -> (MockTransactionStore, Complete
     let completed = Arc::new(Mutex::new(Vec::new()));
     let sink = completed.clone();
     store.expect_complete_transaction_with_event().returning(
-        move |txn, _, event, reply, session| {
+        move |txn, _, event, reply, session, journal| {
             assert_eq!(
                 event.data.event_type(),
                 crate::webhook::EventType::TransactionCreated
+            );
+            // The completion posts what the ledger's table says of its outcome.
+            assert_eq!(
+                journal.map(|j| (j.heading.kind, j.heading.source)),
+                crate::ledger::journal_for(
+                    txn,
+                    crate::ids::JournalId::from_suffix("x"),
+                    txn.created_on
+                )
+                .map(|j| (j.heading.kind, j.heading.source)),
+                "{txn:?}"
             );
             let closes = session.is_some();
             sink.lock().unwrap().push((txn.clone(), reply, session));
@@ -506,7 +517,7 @@ async fn capture_answered(
     store
         .expect_complete_transaction_with_event()
         .times(1)
-        .returning(move |txn, original, _, _, _| {
+        .returning(move |txn, original, _, _, _, _| {
             sink.lock().unwrap().push((txn.clone(), original));
             Ok(false)
         });
@@ -618,7 +629,7 @@ async fn reconciliation_reverses_stale_pending_rows_and_releases_reservations() 
     let released = Arc::new(Mutex::new(Vec::new()));
     let sink = released.clone();
     store.expect_complete_transaction_with_event().returning(
-        move |txn, original, _, _, session| {
+        move |txn, original, _, _, session, _| {
             assert_eq!(session, None, "reconciliation closes no client session");
             sink.lock().unwrap().push((txn.clone(), original));
             Ok(false)
@@ -1052,7 +1063,7 @@ async fn a_transient_refusal_after_the_claim_releases_the_key_for_the_retry() {
         .returning(|_, _| Ok(true));
     store
         .expect_complete_transaction_with_event()
-        .returning(|_, _, _, _, _| Err(StoreError::Unexpected("the database went away".into())));
+        .returning(|_, _, _, _, _, _| Err(StoreError::Unexpected("the database went away".into())));
     let mut processor = MockProcessor::new();
     processor.expect_call().returning(|_, _| Ok(approved()));
     let (keys, settled) = keys(None);

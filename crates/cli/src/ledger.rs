@@ -1,0 +1,43 @@
+//! `holdfast ledger verify`: the books checked whole (docs/money.md).
+
+use holdfast_web::Services;
+
+use crate::{LedgerCommand, explain, output};
+
+pub async fn run(services: &Services, command: LedgerCommand, json: bool) -> anyhow::Result<()> {
+    match command {
+        LedgerCommand::Verify => {
+            let check = services.ledger.check().await.map_err(explain)?;
+            output::emit(
+                json,
+                &serde_json::json!({
+                    "journals": check.journals,
+                    "entries": check.entries,
+                    "problems": check.problems,
+                }),
+                || {
+                    let mut lines = vec![format!(
+                        "{} journal(s), {} entries checked: {}",
+                        check.journals,
+                        check.entries,
+                        if check.problems.is_empty() {
+                            "every journal sums to zero and every balance is its entries'"
+                        } else {
+                            "differences found"
+                        }
+                    )];
+                    lines.extend(check.problems.iter().map(|p| format!("  {p}")));
+                    lines.join("\n")
+                },
+            );
+            if check.problems.is_empty() {
+                Ok(())
+            } else {
+                anyhow::bail!(
+                    "the ledger does not add up: {} difference(s)",
+                    check.problems.len()
+                )
+            }
+        }
+    }
+}

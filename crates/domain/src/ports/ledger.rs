@@ -1,0 +1,54 @@
+//! The ledger's storage: balances read from the entries, and the books checked whole. Journals
+//! are written by the stores that record what they post (a payment's completion, a processor's
+//! later decision), in the same SQL transaction.
+
+use async_trait::async_trait;
+
+use super::StoreError;
+use crate::ids::MerchantId;
+use crate::merchant::Currency;
+use crate::scope::Scope;
+
+/// A merchant's money in one currency, as it reads it: what it may be paid out, what it will
+/// have once its payments settle, and what is on its way to its bank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Balance {
+    /// The currency of the three amounts.
+    pub currency: Currency,
+    /// What may be paid out; below zero when refunds outran it.
+    pub available: i64,
+    /// What is not yet settled.
+    pub pending: i64,
+    /// What a payout is taking to the bank.
+    pub in_transit: i64,
+}
+
+/// What checking the whole ledger found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LedgerCheck {
+    /// How many journals were checked.
+    pub journals: u64,
+    /// How many entries they hold.
+    pub entries: u64,
+    /// Every difference found, in words (empty when the books are whole).
+    pub problems: Vec<String>,
+}
+
+/// Storage of the ledger.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait LedgerStore: Send + Sync {
+    /// `merchant`'s balances in `scope`, one per currency it has entries in, recomputed from
+    /// the entries; none when it has none.
+    async fn balances(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+    ) -> Result<Vec<Balance>, StoreError>;
+
+    /// Checks every journal and entry of every platform: each journal moves two or more
+    /// accounts and sums to zero, each entry agrees with its journal (platform, mode, merchant,
+    /// currency) and names a known account, each money-moving transaction has its journal and
+    /// no other has one, and every platform's accounts sum to zero in each mode and currency.
+    async fn check(&self) -> Result<LedgerCheck, StoreError>;
+}
