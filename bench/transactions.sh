@@ -30,14 +30,17 @@ source bench/lib.sh
 # shellcheck source=bench/cpu.sh
 source bench/cpu.sh
 
+# The kernel names a process by its file's first 15 characters: a copy named otherwise
+# (BIN=/tmp/holdfast-base) is still counted.
+app=$(basename "$BIN" | cut -c1-15)
 echo "| load | connections | requests/s | p50 | p99 | non-2xx | CPU µs/auth: holdfast | postgres |"
 echo "|---|---|---|---|---|---|---|---|"
 for conns in $CLIENTS; do
   threads=$(( conns < 2 ? 1 : 2 ))
-  app0=$(cpu_ms holdfast); db0=$(cpu_ms postgres)
+  app0=$(cpu_ms "$app"); db0=$(cpu_ms postgres)
   out=$(HOLDFAST_KEY="$key" HOLDFAST_MERCHANT="$merchant" HOLDFAST_RUN="$conns" wrk -t"$threads" -c"$conns" -d"$DURATION" \
         --latency -s bench/post-auth.lua "http://127.0.0.1:$PORT/v1/transactions")
-  app1=$(cpu_ms holdfast); db1=$(cpu_ms postgres)
+  app1=$(cpu_ms "$app"); db1=$(cpu_ms postgres)
   wrk_figures "$out"
   done_n=$(awk '/requests in/ {print $1}' <<<"$out")
   printf '| POST /v1/transactions (auth) | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" "$rps" "$p50" "$p99" "$errors" \
