@@ -29,7 +29,7 @@ INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amoun
     false, '', 'pending', '', 'P', NULL, 0
     FROM claim;
 -- 4. The completion: final row, event, fan-out, idempotent response and the auth fee's journal
--- with its two entries in one statement (its plain form: an auth has no original to move and no
+-- (its two entries) in one statement (its plain form: an auth has no original to move and no
 -- client session to close).
 WITH done AS (
     UPDATE transactions
@@ -56,14 +56,11 @@ WITH done AS (
        SET status = 201, body = repeat('x', 700)
       FROM done
      WHERE k.platform_id = done.platform_id AND k.mode = done.mode AND k.key = 'pgb-' || :n
-), journal AS (
-    INSERT INTO journals (id, platform_id, mode, merchant_id, kind, source_id, currency, posted_on)
-    SELECT 'jnl_pgb' || :n, platform_id, mode, :mid, 'auth_fee', id, 'USD', now() FROM done WHERE true
- RETURNING id, platform_id, mode, merchant_id, currency
 ), entries AS (
-    INSERT INTO ledger_entries (journal_id, purpose, platform_id, mode, merchant_id, currency, amount)
-    SELECT j.id, v.purpose, j.platform_id, j.mode, j.merchant_id, j.currency, v.amount
-      FROM journal j, (VALUES ('merchant_pending', 30::bigint), ('platform_fees', -30::bigint), ('', 0::bigint)) AS v (purpose, amount)
-     WHERE v.amount <> 0
+    INSERT INTO ledger_entries
+           (source_id, kind, purpose, platform_id, mode, merchant_id, currency, amount, posted_on)
+    SELECT done.id, 'auth_fee', v.purpose, done.platform_id, done.mode, :mid, 'USD', v.amount, now()
+      FROM done, (VALUES ('merchant_pending', 30::bigint), ('platform_fees', -30::bigint), ('', 0::bigint)) AS v (purpose, amount)
+     WHERE true AND v.amount <> 0
 )
 SELECT (SELECT count(*) FROM done), 0::bigint, 0::bigint, (SELECT count(*) FROM fan_out);

@@ -145,11 +145,6 @@ typed_id!(
     NoticeId,
     "pnt_"
 );
-typed_id!(
-    /// A journal of the ledger: entries that sum to zero, posted together.
-    JournalId,
-    "jnl_"
-);
 
 #[cfg(test)]
 mod tests {

@@ -1,65 +1,43 @@
-//! Rows of the ledger's tables, written from a domain `Journal`.
+//! Rows of the ledger's table, written from a domain `Journal`: one per entry, each with its
+//! journal's heading.
 
 use diesel::Insertable;
 use holdfast_domain::ledger::Journal;
 use time::OffsetDateTime;
 
-use crate::schema::{journals, ledger_entries};
+use crate::schema::ledger_entries;
 use crate::timestamp::Instant;
-
-#[derive(Debug, Insertable)]
-#[diesel(table_name = journals, treat_none_as_default_value = false)]
-pub struct NewJournalRow<'a> {
-    pub id: &'a str,
-    pub platform_id: &'a str,
-    pub mode: &'static str,
-    pub merchant_id: &'a str,
-    pub kind: &'static str,
-    pub source_id: &'a str,
-    pub currency: &'a str,
-    #[diesel(serialize_as = Instant)]
-    pub posted_on: OffsetDateTime,
-}
-
-impl<'a> From<&'a Journal> for NewJournalRow<'a> {
-    fn from(j: &'a Journal) -> Self {
-        Self {
-            id: j.heading.id.as_str(),
-            platform_id: j.heading.platform_id.as_str(),
-            mode: j.heading.mode.as_str(),
-            merchant_id: j.heading.merchant_id.as_str(),
-            kind: j.heading.kind.as_str(),
-            source_id: &j.heading.source,
-            currency: j.heading.currency.as_str(),
-            posted_on: j.heading.posted_on,
-        }
-    }
-}
 
 #[derive(Debug, Insertable)]
 #[diesel(table_name = ledger_entries)]
 pub struct NewEntryRow<'a> {
-    pub journal_id: &'a str,
+    pub source_id: &'a str,
+    pub kind: &'static str,
     pub purpose: &'static str,
     pub platform_id: &'a str,
     pub mode: &'static str,
     pub merchant_id: &'a str,
     pub currency: &'a str,
     pub amount: i64,
+    #[diesel(serialize_as = Instant)]
+    pub posted_on: OffsetDateTime,
 }
 
 /// Each entry of `j` as its row.
 pub fn entry_rows(j: &Journal) -> Vec<NewEntryRow<'_>> {
+    let h = &j.heading;
     j.entries()
         .iter()
         .map(|e| NewEntryRow {
-            journal_id: j.heading.id.as_str(),
+            source_id: &h.source,
+            kind: h.kind.as_str(),
             purpose: e.purpose.as_str(),
-            platform_id: j.heading.platform_id.as_str(),
-            mode: j.heading.mode.as_str(),
-            merchant_id: j.heading.merchant_id.as_str(),
-            currency: j.heading.currency.as_str(),
+            platform_id: h.platform_id.as_str(),
+            mode: h.mode.as_str(),
+            merchant_id: h.merchant_id.as_str(),
+            currency: h.currency.as_str(),
             amount: e.amount,
+            posted_on: h.posted_on,
         })
         .collect()
 }

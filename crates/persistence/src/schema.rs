@@ -361,7 +361,7 @@ diesel::joinable!(notifications -> events (event_id));
 mod ledger;
 mod onboarding;
 
-pub use ledger::{journals, ledger_entries};
+pub use ledger::ledger_entries;
 pub use onboarding::{boarding_forms, compliance_forms, processor_notices};
 
 diesel::allow_tables_to_appear_in_same_query!(

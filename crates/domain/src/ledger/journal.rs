@@ -3,7 +3,7 @@
 use time::OffsetDateTime;
 
 use super::Purpose;
-use crate::ids::{JournalId, MerchantId, PlatformId};
+use crate::ids::{MerchantId, PlatformId};
 use crate::merchant::Currency;
 use crate::mode::Mode;
 
@@ -53,11 +53,10 @@ pub struct Journal {
     entries: Vec<Entry>,
 }
 
-/// Who and what a journal is about, before its entries.
+/// Who and what a journal is about, before its entries. A journal is known by its source and
+/// kind: a source posts each kind once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Heading {
-    /// The journal's id.
-    pub id: JournalId,
     /// The platform whose books it is in.
     pub platform_id: PlatformId,
     /// The mode of what it records.
@@ -117,7 +116,6 @@ mod tests {
 
     fn heading() -> Heading {
         Heading {
-            id: JournalId::from_suffix("1"),
             platform_id: PlatformId::from_suffix("1"),
             mode: Mode::Test,
             merchant_id: MerchantId::from_suffix("1"),

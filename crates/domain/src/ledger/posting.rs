@@ -17,14 +17,12 @@ use time::OffsetDateTime;
 
 use super::journal::Heading;
 use super::{Entry, Journal, JournalKind, Purpose};
-use crate::ids::JournalId;
 use crate::payment::lifecycle::{TxnState, TxnType};
 use crate::payment::transaction::Transaction;
 
-/// The journal `txn`'s outcome posts, if it moves money; `id` and `posted_on` are the
-/// journal's. `None` for what moves nothing, and for amounts no journal can hold (a fee above
+/// The journal `txn`'s outcome posts at `posted_on`, if it moves money. `None` for what moves nothing, and for amounts no journal can hold (a fee above
 /// the gross, which the fee rule never makes).
-pub fn journal_for(txn: &Transaction, id: JournalId, posted_on: OffsetDateTime) -> Option<Journal> {
+pub fn journal_for(txn: &Transaction, posted_on: OffsetDateTime) -> Option<Journal> {
     use Purpose::{MerchantAvailable, MerchantPending, PlatformFees, ProcessorReceivable};
     let gross = txn.authorization.approved_amount;
     let fee = txn.fee;
@@ -61,7 +59,6 @@ pub fn journal_for(txn: &Transaction, id: JournalId, posted_on: OffsetDateTime) 
         return None;
     }
     let heading = Heading {
-        id,
         platform_id: txn.platform_id.clone(),
         mode: txn.mode,
         merchant_id: txn.merchant_id.clone(),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use crate::ids::{ConnectionId, EventId, JournalId, NoticeId, TxnId};
+use crate::ids::{ConnectionId, EventId, NoticeId, TxnId};
 use crate::mode::Mode;
 use crate::payment::adyen::notifications::{APPLIED_EVENT_CODES, NotificationItem, later_outcome};
 use crate::payment::adyen::{AdyenAccount, NotificationSecrets, Secret};
@@ -225,11 +225,7 @@ impl NoticeService {
             data: EventData::TransactionUpdated(Box::new(decided.clone())),
             created_on: self.clock.now(),
         };
-        let journal = crate::ledger::journal_for(
-            &decided,
-            JournalId::from_suffix(&self.ids.next_id()),
-            self.clock.now(),
-        );
+        let journal = crate::ledger::journal_for(&decided, self.clock.now());
         Ok(NoticeEffect::Settle(Box::new(Settlement {
             txn: decided,
             from: settling.from,

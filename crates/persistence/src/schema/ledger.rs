@@ -1,34 +1,18 @@
-//! The tables of the double-entry ledger (docs/money.md).
-
-diesel::table! {
-    use diesel::sql_types::Text;
-    use crate::timestamp::Ts;
-
-    journals (id) {
-        id -> Text,
-        platform_id -> Text,
-        mode -> Text,
-        merchant_id -> Text,
-        kind -> Text,
-        source_id -> Text,
-        currency -> Text,
-        posted_on -> Ts,
-    }
-}
+//! The table of the double-entry ledger (docs/money.md): a journal is its entries.
 
 diesel::table! {
     use diesel::sql_types::{BigInt, Text};
+    use crate::timestamp::Ts;
 
-    ledger_entries (journal_id, purpose) {
-        journal_id -> Text,
+    ledger_entries (source_id, kind, purpose) {
+        source_id -> Text,
+        kind -> Text,
         purpose -> Text,
         platform_id -> Text,
         mode -> Text,
         merchant_id -> Text,
         currency -> Text,
         amount -> BigInt,
+        posted_on -> Ts,
     }
 }
-
-diesel::joinable!(ledger_entries -> journals (journal_id));
-diesel::allow_tables_to_appear_in_same_query!(journals, ledger_entries);

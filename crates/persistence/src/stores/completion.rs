@@ -131,19 +131,16 @@ macro_rules! session {
     };
 }
 
-/// The journal the outcome posts (`WHERE ?` false when it posts none), and its two or three
-/// entries (an entry of amount 0 is none).
+/// The journal the outcome posts: its two or three entries, each with the journal's heading
+/// (`WHERE ?` false when it posts none; an entry of amount 0 is none).
 macro_rules! journal {
     () => {
-        "journal AS (
-    INSERT INTO journals (id, platform_id, mode, merchant_id, kind, source_id, currency, posted_on)
-    SELECT ?, platform_id, mode, ?, ?, id, ?, ? FROM done WHERE ?
- RETURNING id, platform_id, mode, merchant_id, currency
-), entries AS (
-    INSERT INTO ledger_entries (journal_id, purpose, platform_id, mode, merchant_id, currency, amount)
-    SELECT j.id, v.purpose, j.platform_id, j.mode, j.merchant_id, j.currency, v.amount
-      FROM journal j, (VALUES (?, ?::bigint), (?, ?::bigint), (?, ?::bigint)) AS v (purpose, amount)
-     WHERE v.amount <> 0
+        "entries AS (
+    INSERT INTO ledger_entries
+           (source_id, kind, purpose, platform_id, mode, merchant_id, currency, amount, posted_on)
+    SELECT done.id, ?, v.purpose, done.platform_id, done.mode, ?, ?, v.amount, ?
+      FROM done, (VALUES (?, ?::bigint), (?, ?::bigint), (?, ?::bigint)) AS v (purpose, amount)
+     WHERE ? AND v.amount <> 0
 )"
     };
 }
@@ -300,16 +297,15 @@ pub(super) fn completion_statement<'a>(
     )
 }
 
-/// The binds of `journal!()`: the journal's heading, whether there is one, and three entries
-/// (those it has not are of amount 0, which the statement leaves out).
+/// The binds of `journal!()`: the journal's heading, three entries (those it has not are of
+/// amount 0, which the statement leaves out), and whether there is one.
 fn journal_binds<'a>(binds: &mut Vec<Bind<'a>>, journal: Option<&'a Journal>) {
+    let heading = journal.map(|j| &j.heading);
     binds.extend([
-        Bind::Text(journal.map_or("", |j| j.heading.id.as_str())),
-        Bind::Text(journal.map_or("", |j| j.heading.merchant_id.as_str())),
-        Bind::Text(journal.map_or("", |j| j.heading.kind.as_str())),
-        Bind::Text(journal.map_or("", |j| j.heading.currency.as_str())),
-        Bind::Time(journal.map_or(OffsetDateTime::UNIX_EPOCH, |j| j.heading.posted_on)),
-        Bind::Bool(journal.is_some()),
+        Bind::Text(heading.map_or("", |h| h.kind.as_str())),
+        Bind::Text(heading.map_or("", |h| h.merchant_id.as_str())),
+        Bind::Text(heading.map_or("", |h| h.currency.as_str())),
+        Bind::Time(heading.map_or(OffsetDateTime::UNIX_EPOCH, |h| h.posted_on)),
     ]);
     let entries = journal.map_or(&[][..], Journal::entries);
     for slot in 0..3 {
@@ -319,6 +315,7 @@ fn journal_binds<'a>(binds: &mut Vec<Bind<'a>>, journal: Option<&'a Journal>) {
             Bind::BigInt(entry.map_or(0, |e| e.amount)),
         ]);
     }
+    binds.push(Bind::Bool(journal.is_some()));
 }
 
 async fn complete_pg(

@@ -12,14 +12,12 @@ use holdfast_domain::scope::Scope;
 use super::SqlStore;
 use crate::conn::Conn;
 use crate::error::query_error;
-use crate::ledger_rows::{NewJournalRow, entry_rows};
+use crate::ledger_rows::entry_rows;
 use crate::rows::corrupt;
-use crate::schema::{journals as j, ledger_entries as e};
+use crate::schema::ledger_entries as e;
 
-/// Writes `journal` and its entries, in the caller's SQL transaction.
+/// Writes `journal`'s entries, in the caller's SQL transaction.
 pub async fn write_journal(conn: &mut Conn, journal: &Journal) -> QueryResult<()> {
-    conn.execute(diesel::insert_into(j::table).values(NewJournalRow::from(journal)))
-        .await?;
     // One statement per row: diesel has no multi-row insert for SQLite.
     for row in entry_rows(journal) {
         conn.execute(diesel::insert_into(e::table).values(row))
@@ -43,30 +41,34 @@ struct Count {
     n: i64,
 }
 
-/// The checks, each a query of what breaks its rule (no row when the books are whole).
+/// The checks, each a query of what breaks its rule (no row when the books are whole). A
+/// journal is the entries of one source and kind.
 const FINDINGS: &[&str] = &[
-    // Each journal moves two or more accounts and sums to zero.
-    "SELECT j.id AS subject,
-            'moves ' || CAST(count(e.journal_id) AS TEXT) || ' accounts and sums to '
-              || CAST(coalesce(sum(e.amount), 0) AS TEXT) AS what
-       FROM journals j LEFT JOIN ledger_entries e ON e.journal_id = j.id
-      GROUP BY j.id
-     HAVING count(e.journal_id) < 2 OR coalesce(sum(e.amount), 0) <> 0",
-    // Each entry agrees with its journal.
-    "SELECT e.journal_id AS subject, 'an entry (' || e.purpose || ') disagrees with its journal on its platform, mode, merchant or currency' AS what
-       FROM ledger_entries e JOIN journals j ON j.id = e.journal_id
-      WHERE e.platform_id <> j.platform_id OR e.mode <> j.mode
-         OR e.merchant_id <> j.merchant_id OR e.currency <> j.currency",
+    // Each journal moves two or more accounts and sums to zero…
+    "SELECT source_id || ' (' || kind || ')' AS subject,
+            'moves ' || CAST(count(*) AS TEXT) || ' account(s) and sums to '
+              || CAST(sum(amount) AS TEXT) AS what
+       FROM ledger_entries
+      GROUP BY source_id, kind
+     HAVING count(*) < 2 OR sum(amount) <> 0",
+    // …and its entries agree on its heading.
+    "SELECT source_id || ' (' || kind || ')' AS subject,
+            'its entries disagree on their platform, mode, merchant, currency or time' AS what
+       FROM ledger_entries
+      GROUP BY source_id, kind
+     HAVING count(DISTINCT platform_id) > 1 OR count(DISTINCT mode) > 1
+         OR count(DISTINCT merchant_id) > 1 OR count(DISTINCT currency) > 1
+         OR count(DISTINCT posted_on) > 1",
     // Each money-moving transaction has its journal (docs/money.md)…
     "SELECT t.id AS subject, 'a ' || t.kind || ' in state ' || t.state || ' has no journal' AS what
        FROM transactions t
       WHERE ((t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled')
              OR (t.kind = 'auth' AND t.state IN ('authorized', 'closing', 'captured', 'voided')
                  AND t.fee > 0))
-        AND NOT EXISTS (SELECT 1 FROM journals j WHERE j.source_id = t.id)",
+        AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.source_id = t.id)",
     // …and no other transaction has one.
-    "SELECT j.source_id AS subject, 'a ' || t.kind || ' in state ' || t.state || ' has a journal' AS what
-       FROM journals j JOIN transactions t ON t.id = j.source_id
+    "SELECT DISTINCT e.source_id AS subject, 'a ' || t.kind || ' in state ' || t.state || ' has a journal' AS what
+       FROM ledger_entries e JOIN transactions t ON t.id = e.source_id
       WHERE NOT ((t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled')
                  OR (t.kind = 'auth' AND t.state IN ('authorized', 'closing', 'captured', 'voided')))",
     // Every platform's accounts sum to zero in each mode and currency.
@@ -77,7 +79,7 @@ const FINDINGS: &[&str] = &[
      HAVING sum(amount) <> 0",
 ];
 
-/// The query of entries and journals naming no known account or kind.
+/// The query of entries naming no known account or kind.
 fn unknown_words() -> String {
     let list = |words: &mut dyn Iterator<Item = &'static str>| {
         words
@@ -86,11 +88,11 @@ fn unknown_words() -> String {
             .join(", ")
     };
     format!(
-        "SELECT journal_id AS subject, 'an entry names no known account: ' || purpose AS what
+        "SELECT source_id AS subject, 'an entry names no known account: ' || purpose AS what
            FROM ledger_entries WHERE purpose NOT IN ({})
          UNION ALL
-         SELECT id AS subject, 'names no known kind: ' || kind AS what
-           FROM journals WHERE kind NOT IN ({})",
+         SELECT DISTINCT source_id AS subject, 'a journal of no known kind: ' || kind AS what
+           FROM ledger_entries WHERE kind NOT IN ({})",
         list(&mut Purpose::ALL.iter().map(|p| p.as_str())),
         list(&mut JournalKind::ALL.iter().map(|k| k.as_str())),
     )
@@ -160,9 +162,11 @@ impl LedgerStore for SqlStore {
         let count =
             |table: &'static str| format!("SELECT CAST(count(*) AS BIGINT) AS n FROM {table}");
         let journals: Count = conn
-            .get_result(diesel::sql_query(count("journals")))
+            .get_result(diesel::sql_query(count(
+                "(SELECT DISTINCT source_id, kind FROM ledger_entries) journals",
+            )))
             .await
-            .map_err(query_error("journals"))?;
+            .map_err(query_error("ledger_entries"))?;
         let entries: Count = conn
             .get_result(diesel::sql_query(count("ledger_entries")))
             .await
@@ -173,7 +177,7 @@ impl LedgerStore for SqlStore {
             let found: Vec<Finding> = conn
                 .load(diesel::sql_query(query))
                 .await
-                .map_err(query_error("journals"))?;
+                .map_err(query_error("ledger_entries"))?;
             problems.extend(
                 found
                     .into_iter()

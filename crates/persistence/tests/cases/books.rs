@@ -1,19 +1,18 @@
 //! The double-entry ledger: a completion posts its journal with it or not at all, balances are
 //! summed from the entries, and the check finds the books whole.
 
-use holdfast_domain::ids::JournalId;
 use holdfast_domain::ledger::journal_for;
 use holdfast_domain::ports::{Balance, OriginalOutcome};
 
 use super::*;
 
-/// `t` completed (from pending) in its final form `done`, with the journal it posts.
+/// `done`, the final form of a pending transaction, completed with the journal it posts.
 async fn completed(
     stores: &Stores,
     done: &Transaction,
     original: Option<(TxnId, OriginalOutcome)>,
 ) -> Result<bool, StoreError> {
-    let journal = journal_for(done, JournalId::from_suffix(&CountingIds.next_id()), T0);
+    let journal = journal_for(done, T0);
     stores
         .transactions
         .complete_transaction_with_event(done, original, &event_for(done), None, None, journal)
@@ -93,7 +92,7 @@ pub async fn a_completion_posts_its_journal_or_nothing(db: Database) {
     };
     completed(&stores, &refund, None).await.unwrap();
 
-    // Completed once: a second completion (another journal id) is refused and posts nothing.
+    // Completed once: a second completion is refused and posts nothing.
     let again = completed(&stores, &sale, None).await;
     assert!(matches!(again, Err(StoreError::NotFound)), "{again:?}");
 

@@ -57,7 +57,7 @@ pub(crate) fn txn(kind: TxnType, state: TxnState, approved: i64, fee: i64) -> Tr
 }
 
 fn posted(t: &Transaction) -> Option<(JournalKind, Vec<(Purpose, i64)>)> {
-    journal_for(t, JournalId::from_suffix("1"), NOON).map(|j| {
+    journal_for(t, NOON).map(|j| {
         let mut entries: Vec<(Purpose, i64)> =
             j.entries().iter().map(|e| (e.purpose, e.amount)).collect();
         entries.sort();
@@ -152,7 +152,7 @@ proptest! {
     ) {
         let fee = gross / 100 * fee_share;
         let t = txn(kind, state, gross, fee);
-        if let Some(j) = journal_for(&t, JournalId::from_suffix("1"), NOON) {
+        if let Some(j) = journal_for(&t, NOON) {
             let sum: i64 = j.entries().iter().map(|e| e.amount).sum();
             prop_assert_eq!(sum, 0);
             prop_assert_eq!(j.heading.currency, t.currency);

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use crate::Invalid;
 use crate::auth::Principal;
 use crate::idempotency::KeyedAnswer;
-use crate::ids::{EventId, JournalId, MerchantId, TokenId, TxnId};
+use crate::ids::{EventId, MerchantId, TokenId, TxnId};
 use crate::ledger;
 use crate::page::{Page, PageRequest};
 use crate::payment::amount::Amount;
@@ -183,11 +183,7 @@ impl PaymentService {
             data: EventData::TransactionCreated(Box::new(txn.clone())),
             created_on: txn.created_on,
         };
-        let journal = ledger::journal_for(
-            txn,
-            JournalId::from_suffix(&self.ids.next_id()),
-            self.clock.now(),
-        );
+        let journal = ledger::journal_for(txn, self.clock.now());
         Ok(self
             .store
             .complete_transaction_with_event(txn, original, &event, reply, session, journal)

@@ -1,2 +1,1 @@
 DROP TABLE ledger_entries;
-DROP TABLE journals;
