@@ -20,13 +20,3 @@ crate::words! {
         ProcessorReceivable,
     }
 }
-
-impl Purpose {
-    /// Whether the account belongs to the journal's merchant (else to its platform).
-    pub fn is_merchants(self) -> bool {
-        matches!(
-            self,
-            Self::MerchantPending | Self::MerchantAvailable | Self::MerchantInTransit
-        )
-    }
-}
