@@ -1182,6 +1182,17 @@ async fn a_test_event_reaches_its_subscription_only(env: Env) {
         listening.received().is_empty(),
         "sent to the subscription asked only"
     );
+    // Spec 6.4: only a transaction notification is resent; a test is not one.
+    let test_delivery = queued.body["id"].as_str().unwrap();
+    let refused = env.cli(&[
+        "deliveries",
+        "resend",
+        "--platform",
+        &platform.id,
+        test_delivery,
+    ]);
+    assert!(!refused.success, "a test delivery is never resent");
+    assert!(refused.stderr.contains("transaction"), "{}", refused.stderr);
 
     let (_, live_key) = env.create_key(&platform.id, "private", "live");
     let unknown = "wh_0000000000000000000000000";
