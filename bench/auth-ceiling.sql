@@ -28,9 +28,9 @@ INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amoun
     '411111', 'visa', '1111', 'credit', 'plan_x', 'Default plan', 'midCon_x', 'Sandbox', 0, 'U', 'P',
     false, '', 'pending', '', 'P', NULL, 0
     FROM claim;
--- 4. The completion: final row, event, fan-out, idempotent response and the auth fee's journal
--- (its two entries) in one statement (its plain form: an auth has no original to move and no
--- client session to close).
+-- 4. The completion: final row, event, fan-out, idempotent response and the journal's part,
+-- which posts nothing for an auth (an auth moves no money), in one statement (its plain form:
+-- an auth has no original to move and no client session to close).
 WITH done AS (
     UPDATE transactions
        SET state = 'authorized', fee = 30, connection_id = 'midCon_x', connection_name = 'Sandbox',
@@ -59,8 +59,8 @@ WITH done AS (
 ), entries AS (
     INSERT INTO ledger_entries
            (source_id, kind, purpose, platform_id, mode, merchant_id, currency, amount, posted_on)
-    SELECT done.id, 'auth_fee', v.purpose, done.platform_id, done.mode, :mid, 'USD', v.amount, now()
-      FROM done, (VALUES ('merchant_pending', 30::bigint), ('platform_fees', -30::bigint), ('', 0::bigint)) AS v (purpose, amount)
-     WHERE true AND v.amount <> 0
+    SELECT done.id, '', v.purpose, done.platform_id, done.mode, :mid, 'USD', v.amount, now()
+      FROM done, (VALUES ('', 0::bigint), ('', 0::bigint), ('', 0::bigint)) AS v (purpose, amount)
+     WHERE false AND v.amount <> 0
 )
 SELECT (SELECT count(*) FROM done), 0::bigint, 0::bigint, (SELECT count(*) FROM fan_out);

@@ -610,17 +610,17 @@ mod migrations {
     use holdfast_persistence::testing::TestDatabase;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite_the_ledgers_migration_posts_what_came_before() {
+    async fn sqlite_the_ledgers_migrations_post_what_came_before() {
         let db = TestDatabase::sqlite().await;
-        super::cases::the_ledgers_migration_posts_what_came_before(db).await;
+        super::cases::the_ledgers_migrations_post_what_came_before(db).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres_the_ledgers_migration_posts_what_came_before() {
+    async fn postgres_the_ledgers_migrations_post_what_came_before() {
         let Some(db) = TestDatabase::postgres().await else {
             return;
         };
-        super::cases::the_ledgers_migration_posts_what_came_before(db).await;
+        super::cases::the_ledgers_migrations_post_what_came_before(db).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,10 +13,8 @@ crate::words! {
     #[strum(serialize_all = "snake_case")]
     pub enum JournalKind {
         /// An approved sale or a settled capture: the gross owed by the processor, the fee
-        /// earned, the net pending for the merchant.
+        /// earned (a capture's with its auth's), the net pending for the merchant.
         Charge,
-        /// An approved auth's fee: it moves no customer money, but the plan charges it.
-        AuthFee,
         /// A settled refund: the money returned, taken from what the merchant may be paid.
         Refund,
     }

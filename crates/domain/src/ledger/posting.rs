@@ -3,13 +3,14 @@
 //! | transaction | when | journal | entries (debit +, credit -) |
 //! |---|---|---|---|
 //! | sale | approved (`settled`) | charge | processor receivable +gross, merchant pending -(gross - fee), platform fees -fee |
-//! | capture | settled (at once, or when its processor confirms it) | charge | the same, gross the captured amount |
-//! | auth | approved (`authorized`), with a fee | auth fee | merchant pending +fee, platform fees -fee |
+//! | capture | settled (at once, or when its processor confirms it) | charge | the same, gross the captured amount, fee its own and its auth's |
 //! | refund | settled | refund | merchant available +(amount + fee), processor receivable -amount, platform fees -fee |
-//! | void, decline, failure, `processing`, pending | — | none | — |
+//! | auth, void, decline, failure, `processing`, pending | — | none | — |
 //!
 //! The gross is what the processor approved (`authorization.approvedAmount`), never what was
-//! asked. A refund is taken from what the merchant may be paid, even while the charge it
+//! asked. An auth moves no money: its fee is collected with its capture, so an auth and its
+//! capture post exactly what a sale of the same amount posts, and an auth voided or never
+//! captured charges nothing. A refund is taken from what the merchant may be paid, even while the charge it
 //! returns is still pending: its available balance goes below zero rather than the refund
 //! waiting, and later settlements make it good before any payout.
 
@@ -20,28 +21,32 @@ use super::{Entry, Journal, JournalKind, Purpose};
 use crate::payment::lifecycle::{TxnState, TxnType};
 use crate::payment::transaction::Transaction;
 
-/// The journal `txn`'s outcome posts at `posted_on`, if it moves money. `None` for what moves nothing, and for amounts no journal can hold (a fee above
-/// the gross, which the fee rule never makes).
-pub fn journal_for(txn: &Transaction, posted_on: OffsetDateTime) -> Option<Journal> {
+/// The journal `txn`'s outcome posts at `posted_on`, if it moves money. A capture's
+/// `original` is the auth it captures, whose fee it collects; other types ignore it. `None`
+/// for what moves nothing, and for amounts no journal can hold (negative, or overflowing).
+pub fn journal_for(
+    txn: &Transaction,
+    original: Option<&Transaction>,
+    posted_on: OffsetDateTime,
+) -> Option<Journal> {
     use Purpose::{MerchantAvailable, MerchantPending, PlatformFees, ProcessorReceivable};
     let gross = txn.authorization.approved_amount;
-    let fee = txn.fee;
+    let fee = match txn.kind {
+        TxnType::Capture => txn.fee.checked_add(original.map_or(0, |auth| auth.fee))?,
+        _ => txn.fee,
+    };
+    if gross < 0 || fee < 0 {
+        return None;
+    }
     let (kind, entries) = match (txn.kind, txn.state) {
+        // A capture's fee can exceed what it captured (its auth's fixed fee on a small
+        // capture): the merchant's pending then owes the difference.
         (TxnType::Sale | TxnType::Capture, TxnState::Settled) => (
             JournalKind::Charge,
             [
                 (ProcessorReceivable, gross),
-                (MerchantPending, gross.checked_sub(fee)?.checked_neg()?),
+                (MerchantPending, fee.checked_sub(gross)?),
                 (PlatformFees, fee.checked_neg()?),
-            ],
-        ),
-        // Approved auths only: a later state (captured, voided) is the same auth, posted once.
-        (TxnType::Auth, TxnState::Authorized) if fee > 0 => (
-            JournalKind::AuthFee,
-            [
-                (MerchantPending, fee),
-                (PlatformFees, fee.checked_neg()?),
-                (ProcessorReceivable, 0),
             ],
         ),
         (TxnType::Refund, TxnState::Settled) => (
@@ -54,10 +59,6 @@ pub fn journal_for(txn: &Transaction, posted_on: OffsetDateTime) -> Option<Journ
         ),
         _ => return None,
     };
-    // An auth's fee stands alone; any other fee is part of the gross it is taken from.
-    if gross < 0 || fee < 0 || (fee > gross && kind != JournalKind::AuthFee) {
-        return None;
-    }
     let heading = Heading {
         platform_id: txn.platform_id.clone(),
         mode: txn.mode,

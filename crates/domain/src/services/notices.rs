@@ -225,7 +225,14 @@ impl NoticeService {
             data: EventData::TransactionUpdated(Box::new(decided.clone())),
             created_on: self.clock.now(),
         };
-        let journal = crate::ledger::journal_for(&decided, self.clock.now());
+        // A capture collects its auth's fee, so the journal needs the auth.
+        let follows = match &txn.parent_id {
+            Some(parent) if decided.state == TxnState::Settled => {
+                self.transactions.get_transaction(&scope, parent).await?
+            }
+            _ => None,
+        };
+        let journal = crate::ledger::journal_for(&decided, follows.as_ref(), self.clock.now());
         Ok(NoticeEffect::Settle(Box::new(Settlement {
             txn: decided,
             from: settling.from,

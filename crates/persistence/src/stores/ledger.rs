@@ -62,15 +62,12 @@ const FINDINGS: &[&str] = &[
     // Each money-moving transaction has its journal (docs/money.md)…
     "SELECT t.id AS subject, 'a ' || t.kind || ' in state ' || t.state || ' has no journal' AS what
        FROM transactions t
-      WHERE ((t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled')
-             OR (t.kind = 'auth' AND t.state IN ('authorized', 'closing', 'captured', 'voided')
-                 AND t.fee > 0))
+      WHERE t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled'
         AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.source_id = t.id)",
     // …and no other transaction has one.
     "SELECT DISTINCT e.source_id AS subject, 'a ' || t.kind || ' in state ' || t.state || ' has a journal' AS what
        FROM ledger_entries e JOIN transactions t ON t.id = e.source_id
-      WHERE NOT ((t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled')
-                 OR (t.kind = 'auth' AND t.state IN ('authorized', 'closing', 'captured', 'voided')))",
+      WHERE NOT (t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled')",
     // Every platform's accounts sum to zero in each mode and currency.
     "SELECT platform_id || ' ' || mode || ' ' || currency AS subject,
             'its accounts sum to ' || CAST(sum(amount) AS TEXT) AS what

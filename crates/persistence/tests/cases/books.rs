@@ -6,13 +6,15 @@ use holdfast_domain::ports::{Balance, OriginalOutcome};
 
 use super::*;
 
-/// `done`, the final form of a pending transaction, completed with the journal it posts.
+/// `done`, the final form of a pending transaction following up `follows`, completed with
+/// the journal it posts.
 async fn completed(
     stores: &Stores,
     done: &Transaction,
+    follows: Option<&Transaction>,
     original: Option<(TxnId, OriginalOutcome)>,
 ) -> Result<bool, StoreError> {
-    let journal = journal_for(done, T0);
+    let journal = journal_for(done, follows, T0);
     stores
         .transactions
         .complete_transaction_with_event(done, original, &event_for(done), None, None, journal)
@@ -25,7 +27,7 @@ async fn paid(stores: &Stores, shop: &Shop, kind: TxnType, state: TxnState) -> T
     let pending = txn(m, plan, kind, TxnState::Pending, 1000);
     write(stores, &pending).await;
     let done = Transaction { state, ..pending };
-    completed(stores, &done, None).await.unwrap();
+    completed(stores, &done, None, None).await.unwrap();
     done
 }
 
@@ -75,6 +77,7 @@ pub async fn a_completion_posts_its_journal_or_nothing(db: Database) {
     completed(
         &stores,
         &capture,
+        Some(&auth),
         Some((auth.id.clone(), OriginalOutcome::Closed(TxnState::Captured))),
     )
     .await
@@ -90,26 +93,26 @@ pub async fn a_completion_posts_its_journal_or_nothing(db: Database) {
         state: TxnState::Settled,
         ..refund
     };
-    completed(&stores, &refund, None).await.unwrap();
+    completed(&stores, &refund, None, None).await.unwrap();
 
     // Completed once: a second completion is refused and posts nothing.
-    let again = completed(&stores, &sale, None).await;
+    let again = completed(&stores, &sale, None, None).await;
     assert!(matches!(again, Err(StoreError::NotFound)), "{again:?}");
 
-    // Pending: the sale's and the capture's 970 each, less the auth's fee of 30; available:
-    // the refund taken from it.
+    // Pending: the sale's 970 and the capture's 1000 less its fee and its auth's (30 each);
+    // available: the refund taken from it. The auth itself moved nothing.
     assert_eq!(
         stores.ledger.balances(&p.scope, &m.id).await.unwrap(),
         [Balance {
             currency: m.details.currency,
             available: -400,
-            pending: 970 + 970 - 30,
+            pending: 970 + 940,
             in_transit: 0,
         }]
     );
     let check = stores.ledger.check().await.unwrap();
     assert_eq!(check.problems, Vec::<String>::new());
-    assert_eq!((check.journals, check.entries), (4, 3 + 2 + 3 + 2));
+    assert_eq!((check.journals, check.entries), (3, 3 + 3 + 2));
     // Another mode's or platform's merchant has nothing here.
     let live = Scope::new(p.scope.platform.clone(), Mode::Live);
     assert!(
@@ -130,9 +133,11 @@ pub async fn batched_completions_post_their_journals(
     a_completion_posts_its_journal_or_nothing(db.open()).await;
 }
 
-/// Transactions recorded before the ledger existed get their journals from its migration, by
-/// the same rules: the books verify after it, and the balances are what the payments made.
-pub async fn the_ledgers_migration_posts_what_came_before(
+/// Transactions recorded before the ledger existed get their journals from its migrations, by
+/// the same rules: the books verify after them, and the balances are what the payments made.
+/// Reverting from the ledger's first migration also replays the second, which took the auths'
+/// fees into their captures' charges: the first posted them on their own.
+pub async fn the_ledgers_migrations_post_what_came_before(
     test_db: holdfast_persistence::testing::TestDatabase,
 ) {
     const LEDGER: &str = "20261206000003";
@@ -141,9 +146,18 @@ pub async fn the_ledgers_migration_posts_what_came_before(
     // Written as rows whatever their state, as the builds before the ledger left them.
     let mut refund = txn(&m, &plan, TxnType::Refund, TxnState::Settled, 400);
     refund.fee = 0;
+    let captured = txn(&m, &plan, TxnType::Auth, TxnState::Captured, 1000);
+    let capture = Transaction {
+        parent_id: Some(captured.id.clone()),
+        fee: 20,
+        ..txn(&m, &plan, TxnType::Capture, TxnState::Settled, 1000)
+    };
     for t in [
         txn(&m, &plan, TxnType::Sale, TxnState::Settled, 1000),
-        txn(&m, &plan, TxnType::Auth, TxnState::Captured, 1000),
+        captured,
+        capture,
+        txn(&m, &plan, TxnType::Auth, TxnState::Voided, 1000),
+        txn(&m, &plan, TxnType::Auth, TxnState::Authorized, 1000),
         txn(&m, &plan, TxnType::Auth, TxnState::Declined, 1000),
         txn(&m, &plan, TxnType::Capture, TxnState::Processing, 1000),
         refund,
@@ -157,13 +171,14 @@ pub async fn the_ledgers_migration_posts_what_came_before(
     let stores = test_db.open().stores();
     let check = stores.ledger.check().await.unwrap();
     assert_eq!(check.problems, Vec::<String>::new());
-    assert_eq!((check.journals, check.entries), (3, 3 + 2 + 2));
+    assert_eq!((check.journals, check.entries), (3, 3 + 3 + 2));
     assert_eq!(
         stores.ledger.balances(&p.scope, &m.id).await.unwrap(),
         [Balance {
             currency: m.details.currency,
             available: -400,
-            pending: 970 - 30,
+            // The sale's 970; the capture's 1000 less its 20 and its auth's 30.
+            pending: 970 + 950,
             in_transit: 0,
         }]
     );

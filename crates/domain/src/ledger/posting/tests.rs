@@ -57,7 +57,14 @@ pub(crate) fn txn(kind: TxnType, state: TxnState, approved: i64, fee: i64) -> Tr
 }
 
 fn posted(t: &Transaction) -> Option<(JournalKind, Vec<(Purpose, i64)>)> {
-    journal_for(t, NOON).map(|j| {
+    posted_after(t, None)
+}
+
+fn posted_after(
+    t: &Transaction,
+    original: Option<&Transaction>,
+) -> Option<(JournalKind, Vec<(Purpose, i64)>)> {
+    journal_for(t, original, NOON).map(|j| {
         let mut entries: Vec<(Purpose, i64)> =
             j.entries().iter().map(|e| (e.purpose, e.amount)).collect();
         entries.sort();
@@ -66,7 +73,7 @@ fn posted(t: &Transaction) -> Option<(JournalKind, Vec<(Purpose, i64)>)> {
 }
 
 /// The module's table, row by row: what each type in each state posts, for a gross of 1000
-/// and a fee of 30 (and the auth's fixed fee alone).
+/// and a fee of 30; and what a capture collects of its auth's fee.
 #[test]
 fn every_outcome_posts_what_the_table_says() {
     use Purpose::{MerchantAvailable, MerchantPending, PlatformFees, ProcessorReceivable};
@@ -82,10 +89,6 @@ fn every_outcome_posts_what_the_table_says() {
         for &state in TxnState::ALL {
             let expected = match (kind, state) {
                 (TxnType::Sale | TxnType::Capture, TxnState::Settled) => charge.clone(),
-                (TxnType::Auth, TxnState::Authorized) => Some((
-                    JournalKind::AuthFee,
-                    vec![(MerchantPending, 30), (PlatformFees, -30)],
-                )),
                 (TxnType::Refund, TxnState::Settled) => Some((
                     JournalKind::Refund,
                     vec![
@@ -103,10 +106,40 @@ fn every_outcome_posts_what_the_table_says() {
             );
         }
     }
+    let auth = txn(TxnType::Auth, TxnState::Captured, 1000, 30);
+    let capture = txn(TxnType::Capture, TxnState::Settled, 1000, 29);
     assert_eq!(
-        posted(&txn(TxnType::Auth, TxnState::Authorized, 1000, 0)),
-        None,
-        "an auth without a fee moves nothing"
+        posted_after(&capture, Some(&auth)),
+        Some((
+            JournalKind::Charge,
+            vec![
+                (MerchantPending, -941),
+                (PlatformFees, -59),
+                (ProcessorReceivable, 1000)
+            ]
+        )),
+        "a capture collects its auth's fee with its own: what a sale of 1000 posts"
+    );
+    assert_eq!(
+        posted_after(
+            &txn(TxnType::Capture, TxnState::Settled, 10, 1),
+            Some(&auth)
+        ),
+        Some((
+            JournalKind::Charge,
+            vec![
+                (MerchantPending, 21),
+                (PlatformFees, -31),
+                (ProcessorReceivable, 10)
+            ]
+        )),
+        "a small capture's fees can exceed it: the merchant's pending owes the difference"
+    );
+    let refund = txn(TxnType::Refund, TxnState::Settled, 1000, 0);
+    assert_eq!(
+        posted_after(&refund, Some(&capture)),
+        posted(&refund),
+        "only a capture collects its original's fee"
     );
     assert_eq!(
         posted(&txn(TxnType::Sale, TxnState::Settled, 30, 30)),
@@ -152,7 +185,7 @@ proptest! {
     ) {
         let fee = gross / 100 * fee_share;
         let t = txn(kind, state, gross, fee);
-        if let Some(j) = journal_for(&t, NOON) {
+        if let Some(j) = journal_for(&t, None, NOON) {
             let sum: i64 = j.entries().iter().map(|e| e.amount).sum();
             prop_assert_eq!(sum, 0);
             prop_assert_eq!(j.heading.currency, t.currency);
@@ -162,7 +195,6 @@ proptest! {
                 j.amount_to(Purpose::MerchantPending) + j.amount_to(Purpose::MerchantAvailable);
             match j.heading.kind {
                 JournalKind::Charge => prop_assert_eq!(merchant, -(gross - fee)),
-                JournalKind::AuthFee => prop_assert_eq!(merchant, fee),
                 JournalKind::Refund => prop_assert_eq!(merchant, gross + fee),
             }
         }

@@ -103,8 +103,15 @@ impl PaymentService {
             status => follow_up.outcome(status == AuthStatus::Approved, amount),
         };
         let reply = reply_for(recorder, &txn);
-        self.complete(&txn, Some((original.id, outcome)), reply, None)
-            .await?;
+        let original_id = original.id.clone();
+        self.complete(
+            &txn,
+            Some(&original),
+            Some((original_id, outcome)),
+            reply,
+            None,
+        )
+        .await?;
         Ok(txn)
     }
 

@@ -168,10 +168,12 @@ impl PaymentService {
 
     /// Writes the final form of `txn`, the original's outcome, the `transaction.created`
     /// event, the idempotent reply, the client session it closes and the journal it posts,
-    /// together; whether that session was closed.
+    /// together; whether that session was closed. `follows` is the original as read before
+    /// the follow-up, whose fee a capture collects (`ledger::journal_for`).
     async fn complete(
         &self,
         txn: &Transaction,
+        follows: Option<&Transaction>,
         original: Option<(TxnId, OriginalOutcome)>,
         reply: Option<KeyedAnswer>,
         session: Option<SessionClose>,
@@ -183,7 +185,7 @@ impl PaymentService {
             data: EventData::TransactionCreated(Box::new(txn.clone())),
             created_on: txn.created_on,
         };
-        let journal = ledger::journal_for(txn, self.clock.now());
+        let journal = ledger::journal_for(txn, follows, self.clock.now());
         Ok(self
             .store
             .complete_transaction_with_event(txn, original, &event, reply, session, journal)

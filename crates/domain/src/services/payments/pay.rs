@@ -231,7 +231,7 @@ impl PaymentService {
             on: self.clock.now(),
         });
         let to_close = close.as_ref().map(|c| c.held.id.clone());
-        let session_closed = self.complete(&txn, None, reply, close).await?;
+        let session_closed = self.complete(&txn, None, None, reply, close).await?;
         if let Some(session) = to_close.filter(|_| !session_closed) {
             // The payment stands: its hold lapsed and the session was canceled, or taken and
             // completed by another payment, while the processor answered.

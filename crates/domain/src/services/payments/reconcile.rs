@@ -57,7 +57,7 @@ impl PaymentService {
                 .parent_id
                 .clone()
                 .map(|parent| (parent, OriginalOutcome::abandoned(txn.kind, txn.amount)));
-            match self.complete(&txn, original, None, None).await {
+            match self.complete(&txn, None, original, None, None).await {
                 Ok(_) => report.reversed.push(txn.id),
                 // The request that made it finished first: nothing to do.
                 Err(PaymentError::Store(StoreError::NotFound)) => {}

@@ -123,7 +123,7 @@ fn store_claiming(scope: Scope, claims: bool) -> (MockTransactionStore, Complete
             // The completion posts what the ledger's table says of its outcome.
             assert_eq!(
                 journal.map(|j| (j.heading.kind, j.heading.source)),
-                crate::ledger::journal_for(txn, txn.created_on)
+                crate::ledger::journal_for(txn, None, txn.created_on)
                     .map(|j| (j.heading.kind, j.heading.source)),
                 "{txn:?}"
             );
