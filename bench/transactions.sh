@@ -51,7 +51,7 @@ for conns in $CLIENTS; do
   app1=$(cpu_ms "$app"); db1=$(cpu_ms postgres)
   wrk_figures "$out"
   done_n=$(awk '/requests in/ {print $1}' <<<"$out")
-  printf "| POST /v1/transactions ($TYPE) | %s | %s | %s | %s | %s | %s | %s |\n' "$conns" "$rps" "$p50" "$p99" "$errors" \
+  printf "| POST /v1/transactions ($TYPE) | %s | %s | %s | %s | %s | %s | %s |\n" "$conns" "$rps" "$p50" "$p99" "$errors" \
     $(( (app1 - app0) * 1000 / done_n )) $(( (db1 - db0) * 1000 / done_n ))
 done
 kill "$server"; wait "$server" 2>/dev/null || true; server=""

@@ -97,6 +97,7 @@ pub struct Background {
     pub idempotency: IdempotencyService,
     pub compliance: ComplianceService,
     pub payments: PaymentService,
+    pub settlement: holdfast_domain::services::SettlementService,
     pub clock: Arc<dyn Clock>,
     /// Where delivery loops hear of notifications other processes write (PostgreSQL).
     pub wake_ups: Option<Arc<dyn holdfast_domain::ports::WakeUpSource>>,
@@ -122,6 +123,7 @@ impl Background {
             idempotency: state.idempotency.clone(),
             compliance: state.compliance.clone(),
             payments: state.payments.clone(),
+            settlement: state.settlement.clone(),
             clock: Arc::new(SystemClock),
             wake_ups: database
                 .wake_ups()

@@ -221,6 +221,8 @@ impl WebhookArgs {
             clock: background.clock,
             payments: background.payments,
             reconcile_after: payments.reconcile_after()?,
+            settlement: background.settlement,
+            settle_every: payments.settle_every(),
             settings: self.delivery(),
         })
     }

@@ -8,6 +8,7 @@ use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{ConnectionId, PlanId};
+use holdfast_domain::ledger::SettlementDelay;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::payment::adyen::{NewAdyenAccount, Secret};
 use holdfast_domain::payment::brand::CardBrand;
@@ -280,6 +281,9 @@ struct PlanView {
     fallbacks: Vec<String>,
     /// Whether merchants without a plan of their own use it.
     default: bool,
+    /// Days its charges stay pending before they become available to pay out.
+    #[schema(minimum = 0, maximum = 30)]
+    settlement_delay_days: u8,
     #[schema(schema_with = timestamp)]
     created_on: String,
 }
@@ -302,6 +306,7 @@ impl From<Plan> for PlanView {
                 .collect(),
             fallbacks: p.fallbacks.into_iter().map(|c| c.to_string()).collect(),
             default: p.is_default,
+            settlement_delay_days: p.settlement_delay.days(),
             created_on: rfc3339(p.created_on),
         }
     }
@@ -331,6 +336,10 @@ struct CreatePlan {
     #[serde(default)]
     #[schema(required = false)]
     default: bool,
+    /// Days a charge stays pending before it becomes available to pay out (docs/money.md):
+    /// 0 to 30, 2 when not given.
+    #[schema(minimum = 0, maximum = 30, default = 2, required = false)]
+    settlement_delay_days: Option<i64>,
 }
 
 /// A connection id as sent: one that cannot be an id names no connection, in `field`'s words.
@@ -350,6 +359,11 @@ async fn create_plan(
     let name = resource_name(&body.name)?;
     let fee = FeeRule::new(body.fee.basis_points, body.fee.fixed)?;
     let default_connection = connection_id("defaultConnectionId", &body.default_connection_id)?;
+    let settlement_delay = body
+        .settlement_delay_days
+        .map_or(Ok(SettlementDelay::DEFAULT), |days| {
+            SettlementDelay::new("settlementDelayDays", days)
+        })?;
     let mut brand_routes = Vec::new();
     for (brand, connection) in &body.brand_routes {
         // The key is the client's; it is repeated only once it is known to be a brand of ours.
@@ -371,6 +385,7 @@ async fn create_plan(
         brand_routes,
         fallbacks,
         is_default: body.default,
+        settlement_delay,
     };
     let plan = state
         .routing

@@ -19,6 +19,9 @@ pub enum LedgerCommand {
     /// Recompute every balance from its entries and check every journal sums to zero, that
     /// each money-moving transaction has its journal, and no other; exits 1 on any difference.
     Verify,
+    /// Run settlement once, now: every charge whose plan's delay has passed moves from pending
+    /// to available (the worker does this on its schedule).
+    Settle,
 }
 
 #[derive(Debug, Subcommand)]

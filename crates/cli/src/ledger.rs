@@ -1,4 +1,5 @@
-//! `holdfast ledger verify`: the books checked whole (docs/money.md).
+//! `holdfast ledger verify`: the books checked whole; `holdfast ledger settle`: one settlement
+//! run, now (docs/money.md).
 
 use holdfast_web::Services;
 
@@ -6,6 +7,23 @@ use crate::{LedgerCommand, explain, output};
 
 pub async fn run(services: &Services, command: LedgerCommand, json: bool) -> anyhow::Result<()> {
     match command {
+        LedgerCommand::Settle => {
+            let report = services.settlement.run().await?;
+            output::emit(
+                json,
+                &serde_json::json!({
+                    "transactions": report.transactions,
+                    "merchants": report.merchants,
+                }),
+                || {
+                    format!(
+                        "settled {} transaction(s) for {} merchant(s)",
+                        report.transactions, report.merchants
+                    )
+                },
+            );
+            Ok(())
+        }
         LedgerCommand::Verify => {
             let check = services.ledger.check().await.map_err(explain)?;
             output::emit(

@@ -145,6 +145,11 @@ typed_id!(
     NoticeId,
     "pnt_"
 );
+typed_id!(
+    /// One settlement run: the charges it moved to available, settled together.
+    SettlementRunId,
+    "srun_"
+);
 
 #[cfg(test)]
 mod tests {

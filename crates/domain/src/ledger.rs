@@ -9,7 +9,12 @@
 mod account;
 mod journal;
 mod posting;
+mod settlement;
 
 pub use account::Purpose;
 pub use journal::{Entry, Heading, Journal, JournalKind, Unbalanced};
 pub use posting::journal_for;
+pub use settlement::{
+    LATE_COMMIT_GRACE, MerchantSettled, SettledAmount, SettlementDelay, SettlementReport,
+    SettlementRun,
+};

@@ -8,6 +8,7 @@
 
 use diesel::{AsChangeset, Insertable, Queryable};
 use holdfast_domain::ids::{ConnectionId, MerchantId, PlanId, PlatformId, TxnId};
+use holdfast_domain::ledger::SettlementDelay;
 use holdfast_domain::merchant::Currency;
 use holdfast_domain::payment::decline::DeclineCode;
 use holdfast_domain::payment::fee::FeeRule;
@@ -59,6 +60,7 @@ pub struct PlanRow {
     pub default_connection_id: String,
     pub is_default: bool,
     pub created_on: OffsetDateTime,
+    pub settlement_delay_days: i32,
 }
 
 /// One of a plan's routes: a brand route names its brand, a fallback has none.
@@ -123,6 +125,11 @@ impl PlanRow {
             fallbacks,
             is_default: row.is_default,
             created_on: row.created_on,
+            settlement_delay: SettlementDelay::new(
+                "settlement_delay_days",
+                i64::from(row.settlement_delay_days),
+            )
+            .map_err(|e| corrupt("settlement delay", e))?,
         })
     }
 }
@@ -253,6 +260,7 @@ pub struct NewPlanRow<'a> {
     pub is_default: bool,
     #[diesel(serialize_as = Instant)]
     pub created_on: OffsetDateTime,
+    pub settlement_delay_days: i32,
 }
 
 impl<'a> From<&'a Plan> for NewPlanRow<'a> {
@@ -267,6 +275,7 @@ impl<'a> From<&'a Plan> for NewPlanRow<'a> {
             default_connection_id: p.default_connection.as_str(),
             is_default: p.is_default,
             created_on: p.created_on,
+            settlement_delay_days: i32::from(p.settlement_delay.days()),
         }
     }
 }

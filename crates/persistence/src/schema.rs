@@ -131,7 +131,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::{BigInt, Bool, Text};
+    use diesel::sql_types::{BigInt, Bool, Integer, Text};
     use crate::timestamp::Ts;
 
     plans (id) {
@@ -144,6 +144,7 @@ diesel::table! {
         default_connection_id -> Text,
         is_default -> Bool,
         created_on -> Ts,
+        settlement_delay_days -> Integer,
     }
 }
 
@@ -361,7 +362,7 @@ diesel::joinable!(notifications -> events (event_id));
 mod ledger;
 mod onboarding;
 
-pub use ledger::ledger_entries;
+pub use ledger::{ledger_entries, settlement_runs};
 pub use onboarding::{boarding_forms, compliance_forms, processor_notices};
 
 diesel::allow_tables_to_appear_in_same_query!(

@@ -206,6 +206,7 @@ fn default_plan(platform: &PlatformId, connection: &ConnectionId) -> Plan {
         fallbacks: vec![connection.clone()],
         is_default: true,
         created_on: T0,
+        settlement_delay: holdfast_domain::ledger::SettlementDelay::DEFAULT,
     }
 }
 
@@ -359,6 +360,7 @@ mod cases {
     mod metadata;
     mod payment_path;
     mod platforms;
+    mod settlement;
     mod tokens;
     mod webhooks;
 
@@ -376,6 +378,7 @@ mod cases {
     pub use metadata::*;
     pub use payment_path::*;
     pub use platforms::*;
+    pub use settlement::*;
     pub use tokens::*;
     pub use webhooks::*;
 }
@@ -462,6 +465,8 @@ conformance!(
     metadata_is_kept_on_merchants_tokens_and_subscriptions,
     a_test_event_goes_to_its_subscription_only,
     a_completion_posts_its_journal_or_nothing,
+    a_run_settles_each_due_charge_once,
+    a_run_reads_from_the_oldest_charge_left_pending,
     ping_answers,
 );
 

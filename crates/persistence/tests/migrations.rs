@@ -53,6 +53,7 @@ fn plan(
             .collect(),
         is_default: suffix == "default",
         created_on: datetime!(2026-11-25 10:00 UTC),
+        settlement_delay: holdfast_domain::ledger::SettlementDelay::DEFAULT,
     }
 }
 

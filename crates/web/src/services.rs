@@ -4,8 +4,8 @@
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
     DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, MerchantService,
-    NoticeService, PaymentService, PlatformService, RoutingService, TokenService,
-    TransactionRequests, UserService, WebhookService,
+    NoticeService, PaymentService, PlatformService, RoutingService, SettlementService,
+    TokenService, TransactionRequests, UserService, WebhookService,
 };
 
 /// Every service a door may call.
@@ -22,6 +22,8 @@ pub struct Services {
     pub merchants: MerchantService,
     /// Merchants' balances and the books' check.
     pub ledger: LedgerService,
+    /// Settlement runs: charges' nets moved from pending to available.
+    pub settlement: SettlementService,
     /// Processor connections and plans.
     pub routing: RoutingService,
     /// What processors tell Holdfast later (Adyen's notifications).

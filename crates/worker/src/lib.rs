@@ -20,6 +20,7 @@ mod mail;
 mod reconcile;
 mod recorder;
 mod retention;
+mod settlement;
 mod supervise;
 
 use std::sync::Arc;
@@ -28,7 +29,9 @@ use std::time::Duration;
 use holdfast_domain::ports::{
     Clock, EmailOutbox, Mailer, NotificationQueue, WakeUpSource, WebhookSender,
 };
-use holdfast_domain::services::{IdempotencyService, PaymentService, TokenService, WebhookService};
+use holdfast_domain::services::{
+    IdempotencyService, PaymentService, SettlementService, TokenService, WebhookService,
+};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -53,6 +56,9 @@ pub struct Workers {
     /// Reconciles transactions left pending longer than `reconcile_after`.
     pub payments: PaymentService,
     pub reconcile_after: Duration,
+    /// Settlement runs, every `settle_every` (none: runs only when an operator asks).
+    pub settlement: SettlementService,
+    pub settle_every: Option<Duration>,
     /// Where the delivery loops hear of notifications other processes write for the claim, so
     /// they claim them at once and poll seldom while idle (PostgreSQL).
     pub wake_ups: Option<Arc<dyn WakeUpSource>>,
@@ -122,6 +128,14 @@ impl Workers {
             stop.clone(),
             move |stop| reconcile::run(payments.clone(), clock.clone(), reconcile_after, stop),
         ));
+        if let Some(every) = self.settle_every {
+            let settlement = self.settlement;
+            set.spawn(supervise::supervised(
+                "settlement",
+                stop.clone(),
+                move |stop| settlement::run(settlement.clone(), every, stop),
+            ));
+        }
         let tokens = self.tokens;
         set.spawn(supervise::supervised(
             "the erasure of expired tokens",

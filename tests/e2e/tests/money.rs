@@ -6,6 +6,9 @@
     reason = "test code: a panic is the failure report"
 )]
 
+use std::time::Duration;
+
+use holdfast_e2e::{Answer, Receiver};
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -214,7 +217,222 @@ async fn verify_finds_books_changed_behind_its_back(env: Env) {
     assert!(out.stderr.contains("does not add up"), "{}", out.stderr);
 }
 
+/// The sandbox connection every platform starts with.
+async fn sandbox_connection(api: &Api, key: &str) -> String {
+    let listed = api.get("/v1/processor-connections", key).await;
+    listed.body["data"][0]["id"].as_str().unwrap().to_owned()
+}
+
+/// A plan settling after `days`, and a merchant on it; the merchant's id.
+async fn merchant_settling_after(api: &Api, key: &str, days: u8) -> String {
+    let connection = sandbox_connection(api, key).await;
+    let plan = api
+        .post(
+            "/v1/plans",
+            key,
+            &json!({"name": format!("{days} days"), "fee": {"basisPoints": 290, "fixed": 30},
+                    "defaultConnectionId": connection, "settlementDelayDays": days})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
+    assert_eq!(plan.body["settlementDelayDays"], days);
+    let merchant = api.shop(key).await;
+    let moved = api
+        .patch(
+            &format!("/v1/merchants/{merchant}"),
+            key,
+            &json!({"planId": plan.body["id"]}).to_string(),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    merchant
+}
+
+fn sale(merchant: &str, amount: i64) -> String {
+    format!(
+        r#"{{"merchantId": "{merchant}", "type": "sale", "amount": {amount}, "payment": {CARD}}}"#
+    )
+}
+
+/// A plan's settlement delay is 0 to 30 days, 2 when not given (the default plan's), refused
+/// by name otherwise, never echoed.
+async fn a_plans_settlement_delay_is_refused_by_name(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve();
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let connection = sandbox_connection(&api, key).await;
+    for days in ["31", "-1", "\"2\"", "2.5", "99999999999999999999"] {
+        let refused = api
+            .post(
+                "/v1/plans",
+                key,
+                &format!(
+                    r#"{{"name": "Odd", "fee": {{"basisPoints": 0, "fixed": 0}}, "defaultConnectionId": "{connection}", "settlementDelayDays": {days}}}"#
+                ),
+            )
+            .await;
+        assert_eq!(
+            (refused.status, refused.error_param()),
+            (StatusCode::BAD_REQUEST, Some("settlementDelayDays")),
+            "{days}: {}",
+            refused.text
+        );
+        let said = refused.body["error"]["message"].as_str().unwrap();
+        assert!(
+            !said.contains(days.trim_matches('"')),
+            "never echoed: {said}"
+        );
+    }
+    let plans = api.get("/v1/plans", key).await;
+    assert_eq!(
+        plans.body["data"][0]["settlementDelayDays"], 2,
+        "the default plan's"
+    );
+}
+
+/// A run (`holdfast ledger settle`) makes available what its plan's delay allows and nothing
+/// twice: the balances move, the settlement's two entries are in the database, the merchant's
+/// platform hears `balance.available` once, and the books verify; a settlement changed behind
+/// the ledger's back is named.
+async fn settlement_makes_charges_available_once(env: Env) {
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8"),
+        ("HOLDFAST_WORKER_POLL_MS", "20"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let hook = api
+        .post(
+            "/v1/webhooks",
+            key,
+            &json!({"endpointUrl": receiver.url, "events": ["balance.available"]}).to_string(),
+        )
+        .await;
+    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
+    let quick = merchant_settling_after(&api, key, 0).await;
+    let shop = api.shop(key).await;
+    let now = pay(&api, key, &sale(&quick, 1000)).await;
+    let later = pay(&api, key, &sale(&shop, 2000)).await;
+    let net = |t: &Value| t["authorization"]["approvedAmount"].as_i64().unwrap() - fee(t);
+
+    assert_eq!(
+        env.cli_json(&["ledger", "settle"]),
+        json!({"transactions": 1, "merchants": 1})
+    );
+    assert_eq!(
+        env.cli_json(&["ledger", "settle"]),
+        json!({"transactions": 0, "merchants": 0}),
+        "nothing settles twice"
+    );
+    let balance = |merchant: &str| {
+        let path = format!("/v1/balances?merchantId={merchant}");
+        let api = &api;
+        async move { api.get(&path, key).await.body["balances"][0].clone() }
+    };
+    assert_eq!(
+        balance(&quick).await,
+        json!({"currency": "USD", "available": net(&now), "pending": 0, "inTransit": 0})
+    );
+    assert_eq!(
+        balance(&shop).await,
+        json!({"currency": "USD", "available": 0, "pending": net(&later), "inTransit": 0}),
+        "two days to go"
+    );
+    let id = |t: &Value| t["id"].as_str().unwrap().to_owned();
+    let rows = env
+        .query_text(&format!(
+            "SELECT purpose, CAST(amount AS TEXT) FROM ledger_entries
+              WHERE source_id = '{}' AND kind = 'settlement' ORDER BY purpose",
+            id(&now)
+        ))
+        .await;
+    let some = |s: String| Some(s);
+    assert_eq!(
+        rows,
+        [
+            vec![
+                some("merchant_available".into()),
+                some((-net(&now)).to_string())
+            ],
+            vec![some("merchant_pending".into()), some(net(&now).to_string())],
+        ]
+    );
+    let delivered = receiver.wait_for(1, Duration::from_secs(10)).await;
+    let event = delivered[0].json();
+    assert_eq!(event["eventType"], "balance.available");
+    assert_eq!(event["data"]["merchantId"], quick.as_str());
+    assert_eq!(
+        event["data"]["settled"],
+        json!([{"currency": "USD", "amount": net(&now), "transactions": 1}])
+    );
+    assert!(
+        event["data"]["settlementRunId"]
+            .as_str()
+            .unwrap()
+            .starts_with("srun_")
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        receiver.received().len(),
+        1,
+        "one event per merchant and run"
+    );
+    assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
+
+    env.execute_sql(&format!(
+        "UPDATE ledger_entries SET amount = amount + 1 WHERE source_id = '{0}' AND kind = 'settlement' AND purpose = 'merchant_pending';
+         UPDATE ledger_entries SET amount = amount - 1 WHERE source_id = '{0}' AND kind = 'settlement' AND purpose = 'merchant_available';",
+        id(&now)
+    ))
+    .await;
+    let out = env.cli(&["--json", "ledger", "verify"]);
+    assert!(!out.success);
+    assert!(
+        out.stdout.contains(&format!("{} (settlement)", id(&now))),
+        "{}",
+        out.stdout
+    );
+}
+
+/// The workers settle on their schedule (`HOLDFAST_SETTLE_EVERY_MS`): a sale on a plan without
+/// a delay becomes available with no operator's command.
+async fn the_workers_settle_on_their_schedule(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_SETTLE_EVERY_MS", "200"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let quick = merchant_settling_after(&api, key, 0).await;
+    let paid = pay(&api, key, &sale(&quick, 1000)).await;
+    let net = 1000 - fee(&paid);
+    let path = format!("/v1/balances?merchantId={quick}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let read = api.get(&path, key).await.body["balances"][0].clone();
+        if read["available"] == net {
+            assert_eq!(read["pending"], 0);
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never settled: {read}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
+}
+
 on_both_backends!(
+    a_plans_settlement_delay_is_refused_by_name,
+    settlement_makes_charges_available_once,
+    the_workers_settle_on_their_schedule,
     balances_follow_the_posting_table,
     balances_are_scoped_and_refused_by_name,
     verify_finds_books_changed_behind_its_back,

@@ -29,6 +29,16 @@ pub struct PaymentArgs {
     )]
     pub reconcile_after_ms: u64,
 
+    /// How often the workers run settlement, in milliseconds (charges settle once their plan's
+    /// delay has passed, at the first run after); 0 leaves it to `holdfast ledger settle`.
+    #[arg(
+        long,
+        env = "HOLDFAST_SETTLE_EVERY_MS",
+        default_value_t = 3_600_000,
+        global = true
+    )]
+    pub settle_every_ms: u64,
+
     /// A CSV BIN table (`bin,brand,funding,issuer,country` with a header line) replacing the
     /// shipped one.
     #[arg(long, env = "HOLDFAST_BIN_TABLE", global = true)]
@@ -51,6 +61,11 @@ pub struct PaymentArgs {
 impl PaymentArgs {
     pub fn processor_timeout(&self) -> Duration {
         Duration::from_millis(self.processor_timeout_ms.max(1))
+    }
+
+    /// How often the workers settle; `None` when they do not.
+    pub fn settle_every(&self) -> Option<Duration> {
+        (self.settle_every_ms > 0).then(|| Duration::from_millis(self.settle_every_ms))
     }
 
     /// The age past which a pending transaction is reconciled; refused unless it exceeds the
@@ -100,6 +115,7 @@ impl Default for PaymentArgs {
         Self {
             processor_timeout_ms: 10_000,
             reconcile_after_ms: 60_000,
+            settle_every_ms: 3_600_000,
             bin_table: None,
             adyen_allow_loopback: false,
             wallets: WalletArgs::default(),

@@ -8,8 +8,8 @@ use holdfast_domain::ports::{BinLookup, CardVault, Clock, Ids, Processor};
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
     DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, MerchantService,
-    NoticeService, PaymentService, PlatformService, RoutingService, TokenService,
-    TransactionRequests, UserService, WebhookService,
+    NoticeService, PaymentService, PlatformService, RoutingService, SettlementService,
+    TokenService, TransactionRequests, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -93,7 +93,8 @@ pub(super) fn services(
             ids.clone(),
             audit.clone(),
         ),
-        ledger: LedgerService::new(stores.ledger, stores.merchants.clone()),
+        ledger: LedgerService::new(stores.ledger.clone(), stores.merchants.clone()),
+        settlement: SettlementService::new(stores.ledger, clock.clone(), ids.clone()),
         client_sessions: ClientSessionService::new(
             stores.client_sessions,
             stores.merchants.clone(),

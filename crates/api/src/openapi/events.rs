@@ -33,6 +33,27 @@ fn data_schema(event: EventType) -> Value {
                 "attestedOn": { "type": ["string", "null"], "format": "date-time" }
             }
         }),
+        EventType::BalanceAvailable => json!({
+            "type": "object",
+            "required": ["merchantId", "settlementRunId", "settled"],
+            "properties": {
+                "merchantId": { "$ref": "#/components/schemas/MerchantId" },
+                "settlementRunId": { "type": "string", "pattern": "^srun_[A-Za-z0-9]{1,64}$" },
+                "settled": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "required": ["currency", "amount", "transactions"],
+                        "properties": {
+                            "currency": { "type": "string", "pattern": "^[A-Z]{3}$" },
+                            "amount": { "type": "integer", "description": "Minor units moved from pending to available." },
+                            "transactions": { "type": "integer", "minimum": 1 }
+                        }
+                    }
+                }
+            }
+        }),
         EventType::WebhookTest => json!({
             "type": "object",
             "required": ["webhookId", "message"],

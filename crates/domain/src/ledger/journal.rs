@@ -17,6 +17,8 @@ crate::words! {
         Charge,
         /// A settled refund: the money returned, taken from what the merchant may be paid.
         Refund,
+        /// A charge's net, moved from pending to available once its plan's delay has passed.
+        Settlement,
     }
 }
 

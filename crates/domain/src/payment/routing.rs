@@ -106,6 +106,8 @@ pub struct Plan {
     pub is_default: bool,
     /// When the plan was created.
     pub created_on: OffsetDateTime,
+    /// How long its charges stay pending before they settle (docs/money.md).
+    pub settlement_delay: crate::ledger::SettlementDelay,
 }
 
 impl Plan {
@@ -169,6 +171,7 @@ mod tests {
                 .collect(),
             is_default: true,
             created_on: datetime!(2026-01-01 0:00 UTC),
+            settlement_delay: crate::ledger::SettlementDelay::DEFAULT,
         }
     }
 

@@ -1,11 +1,12 @@
-//! The ledger's storage: balances read from the entries, and the books checked whole. Journals
-//! are written by the stores that record what they post (a payment's completion, a processor's
-//! later decision), in the same SQL transaction.
+//! The ledger's storage: balances read from the entries, settlement runs, and the books checked
+//! whole. A payment's journals are written by the stores that record what they post (a
+//! payment's completion, a processor's later decision), in the same SQL transaction.
 
 use async_trait::async_trait;
 
-use super::StoreError;
+use super::{Event, StoreError};
 use crate::ids::MerchantId;
+use crate::ledger::{MerchantSettled, SettlementReport, SettlementRun};
 use crate::merchant::Currency;
 use crate::scope::Scope;
 
@@ -51,4 +52,21 @@ pub trait LedgerStore: Send + Sync {
     /// currency) and names a known account, each money-moving transaction has its journal and
     /// no other has one, and every platform's accounts sum to zero in each mode and currency.
     async fn check(&self) -> Result<LedgerCheck, StoreError>;
+
+    /// Settles every charge due at `run.now` (posted at or before its plan's
+    /// `SettlementDelay::cutoff`, not settled yet) in one SQL transaction: each charge's
+    /// settlement journal, one event per merchant that `announce` makes of what it settled,
+    /// and the run itself. A run that fails or is stopped writes nothing; charges already
+    /// settled, by this run or a concurrent one, are left alone.
+    async fn settle(
+        &self,
+        run: &SettlementRun,
+        announce: std::sync::Arc<dyn Announce>,
+    ) -> Result<SettlementReport, StoreError>;
+}
+
+/// Makes the event that tells a merchant's platform what a settlement run made available.
+pub trait Announce: Send + Sync {
+    /// The `balance.available` event of `settled`.
+    fn event_for(&self, settled: MerchantSettled) -> Event;
 }

@@ -187,6 +187,8 @@ pub enum EventData {
     ComplianceCreated(crate::compliance::ComplianceEvent),
     /// `compliance.updated`: a compliance form was attested or became overdue.
     ComplianceUpdated(crate::compliance::ComplianceEvent),
+    /// `balance.available`: what a settlement run made available for one merchant.
+    BalanceAvailable(crate::ledger::MerchantSettled),
     /// `webhook.test`: a test sent to one subscription.
     WebhookTest(TestEvent),
 }
@@ -230,6 +232,7 @@ impl EventData {
             Self::FormCompleted(_) => EventType::FormCompleted,
             Self::ComplianceCreated(_) => EventType::ComplianceCreated,
             Self::ComplianceUpdated(_) => EventType::ComplianceUpdated,
+            Self::BalanceAvailable(_) => EventType::BalanceAvailable,
             Self::WebhookTest(_) => EventType::WebhookTest,
         }
     }
@@ -242,6 +245,7 @@ impl EventData {
             Self::MerchantDeleted(deleted) => &deleted.id,
             Self::FormCreated(form) | Self::FormCompleted(form) => form.id.as_str(),
             Self::ComplianceCreated(c) | Self::ComplianceUpdated(c) => c.id.as_str(),
+            Self::BalanceAvailable(settled) => settled.merchant_id.as_str(),
             Self::WebhookTest(test) => test.webhook_id.as_str(),
         }
     }

@@ -247,6 +247,7 @@ mod tests {
                     fallbacks: Vec::new(),
                     is_default: false,
                     created_on: crate::services::fixtures::NOON,
+                    settlement_delay: crate::ledger::SettlementDelay::DEFAULT,
                 }))
             });
         let mut store = MockMerchantStore::new();

@@ -188,6 +188,7 @@ impl PlatformService {
             fallbacks: Vec::new(),
             is_default: true,
             created_on: now,
+            settlement_delay: crate::ledger::SettlementDelay::DEFAULT,
         };
         let created = CreatedPlatform {
             platform,

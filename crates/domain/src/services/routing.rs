@@ -35,6 +35,8 @@ pub struct NewPlan {
     pub fallbacks: Vec<ConnectionId>,
     /// Whether merchants with no plan assigned use this one; one per platform and mode.
     pub is_default: bool,
+    /// How long its charges stay pending before they settle.
+    pub settlement_delay: crate::ledger::SettlementDelay,
 }
 
 /// The field a plan's connection is named in, as the API spells it.
@@ -205,6 +207,7 @@ impl RoutingService {
             fallbacks: new.fallbacks,
             is_default: new.is_default,
             created_on: self.clock.now(),
+            settlement_delay: new.settlement_delay,
         };
         match self.store.insert_plan(&plan, reply_for(reply, &plan)).await {
             Ok(()) => Ok(plan),

@@ -40,6 +40,9 @@ crate::words! {
         /// `compliance.updated`: a compliance form was attested, or became overdue.
         #[strum(serialize = "compliance.updated")]
         ComplianceUpdated,
+        /// `balance.available`: a settlement run made a merchant's pending money available.
+        #[strum(serialize = "balance.available")]
+        BalanceAvailable,
         /// `webhook.test`: a test asked for with `POST /v1/webhooks/{id}/test`, sent to that
         /// subscription only.
         #[strum(serialize = "webhook.test")]
@@ -76,6 +79,9 @@ impl EventType {
             }
             Self::ComplianceUpdated => {
                 "A compliance form was attested or became overdue. data: {id, merchantId, status, dueOn, attestedOn}."
+            }
+            Self::BalanceAvailable => {
+                "A settlement run moved a merchant's settled charges from pending to available, once per merchant and run. data: {merchantId, settlementRunId, settled: [{currency, amount, transactions}]}."
             }
             Self::WebhookTest => {
                 "A test asked for with POST /v1/webhooks/{id}/test, sent to that subscription only, whether or not it names this type. data: {webhookId, message}."
@@ -123,6 +129,7 @@ mod tests {
                 "form.completed",
                 "compliance.created",
                 "compliance.updated",
+                "balance.available",
                 "webhook.test",
             ]
         );

@@ -19,6 +19,8 @@ pub enum Lock {
     /// Where rows cannot be locked one by one (SQLite), a queue claim holds the write lock from
     /// its first read, so two processes on one file never race to upgrade a read into a write.
     QueueWrite,
+    /// Settlement runs take turns, so two workers never settle the same charges at once.
+    SettlementRun,
 }
 
 impl Lock {
@@ -44,6 +46,9 @@ impl Lock {
             ),
             (Db::Pg(_), Self::ComplianceIssue) => {
                 Some("SELECT pg_advisory_xact_lock(4857326011373040247)")
+            }
+            (Db::Pg(_), Self::SettlementRun) => {
+                Some("SELECT pg_advisory_xact_lock(4857326011373040248)")
             }
             // PostgreSQL locks the claimed rows themselves (`FOR UPDATE SKIP LOCKED`).
             (Db::Pg(_), Self::QueueWrite) => None,

@@ -16,3 +16,16 @@ diesel::table! {
         posted_on -> Ts,
     }
 }
+
+diesel::table! {
+    use diesel::sql_types::{BigInt, Text};
+    use crate::timestamp::Ts;
+
+    settlement_runs (id) {
+        id -> Text,
+        ran_on -> Ts,
+        unsettled_from -> Ts,
+        transactions -> BigInt,
+        merchants -> BigInt,
+    }
+}

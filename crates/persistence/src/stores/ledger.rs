@@ -5,8 +5,9 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use holdfast_domain::ids::MerchantId;
 use holdfast_domain::ledger::{Journal, JournalKind, Purpose};
+use holdfast_domain::ledger::{SettlementReport, SettlementRun};
 use holdfast_domain::merchant::Currency;
-use holdfast_domain::ports::{Balance, LedgerCheck, LedgerStore, StoreError};
+use holdfast_domain::ports::{Announce, Balance, LedgerCheck, LedgerStore, StoreError};
 use holdfast_domain::scope::Scope;
 
 use super::SqlStore;
@@ -68,6 +69,21 @@ const FINDINGS: &[&str] = &[
     "SELECT DISTINCT e.source_id AS subject, 'a ' || t.kind || ' in state ' || t.state || ' has a journal' AS what
        FROM ledger_entries e JOIN transactions t ON t.id = e.source_id
       WHERE NOT (t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled')",
+    // A settlement moves exactly what its charge left pending, between the merchant's
+    // pending and available accounts.
+    "SELECT s.source_id || ' (settlement)' AS subject,
+            'moves ' || CAST(s.amount AS TEXT) || ' where its charge left '
+              || COALESCE(CAST(-c.amount AS TEXT), 'nothing') || ' pending' AS what
+       FROM ledger_entries s
+       LEFT JOIN ledger_entries c
+         ON c.source_id = s.source_id AND c.kind = 'charge' AND c.purpose = 'merchant_pending'
+      WHERE s.kind = 'settlement' AND s.purpose = 'merchant_pending'
+        AND (c.amount IS NULL OR s.amount <> -c.amount)
+     UNION ALL
+     SELECT source_id || ' (settlement)' AS subject,
+            'moves an account other than the merchant''s pending and available: ' || purpose AS what
+       FROM ledger_entries
+      WHERE kind = 'settlement' AND purpose NOT IN ('merchant_pending', 'merchant_available')",
     // Every platform's accounts sum to zero in each mode and currency.
     "SELECT platform_id || ' ' || mode || ' ' || currency AS subject,
             'its accounts sum to ' || CAST(sum(amount) AS TEXT) AS what
@@ -186,5 +202,16 @@ impl LedgerStore for SqlStore {
             entries: u64::try_from(entries.n).unwrap_or(0),
             problems,
         })
+    }
+
+    async fn settle(
+        &self,
+        run: &SettlementRun,
+        announce: std::sync::Arc<dyn Announce>,
+    ) -> Result<SettlementReport, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| super::settlement::settle_due(conn, run, &*announce).await)
+            .await
+            .map_err(query_error("ledger_entries"))
     }
 }

@@ -22,6 +22,7 @@ mod outbox;
 mod pending;
 mod platforms;
 mod routing;
+mod settlement;
 mod tokens;
 mod transactions;
 mod webhooks;

@@ -196,6 +196,7 @@ proptest! {
             match j.heading.kind {
                 JournalKind::Charge => prop_assert_eq!(merchant, -(gross - fee)),
                 JournalKind::Refund => prop_assert_eq!(merchant, gross + fee),
+                JournalKind::Settlement => prop_assert!(false, "no payment posts a settlement"),
             }
         }
     }

@@ -57,6 +57,7 @@ fn plan() -> Plan {
         fallbacks: vec![ConnectionId::from_suffix("backup")],
         is_default: true,
         created_on: datetime!(2026-01-01 0:00 UTC),
+        settlement_delay: crate::ledger::SettlementDelay::DEFAULT,
     }
 }
 

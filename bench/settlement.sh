@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A settlement run over many captured charges (issue 41's goal: 1,000,000 within 60 s on
+# PostgreSQL on this machine): CHARGES sales, spread over MERCHANTS merchants, each with its
+# charge journal posted three days ago on the default plan (two days' delay), so every one is
+# due; then one `holdfast ledger settle`, timed, and `holdfast ledger verify` over the result.
+#
+#   bench/settlement.sh
+#   CHARGES=100000 MERCHANTS=1000 bench/settlement.sh
+#   BIN=/tmp/base/holdfast bench/settlement.sh
+#
+# Needs PostgreSQL at HOLDFAST_BENCH_PG (default: local, trust) and psql.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CHARGES="${CHARGES:-1000000}"
+MERCHANTS="${MERCHANTS:-10000}"
+PG_ADMIN="${HOLDFAST_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}"
+PORT=18184
+if [ -z "${BIN:-}" ]; then
+  BIN=target/release/holdfast
+  cargo build --release --locked --quiet -p holdfast --bin holdfast
+fi
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+kill "$server"; wait "$server" 2>/dev/null || true; server=""
+
+started=$(date +%s%N)
+psql "$url" -q -v ON_ERROR_STOP=1 -v charges="$CHARGES" -v merchants="$MERCHANTS" <<'SQL'
+-- Merchants made from the one the API created, so every column is one it would write.
+INSERT INTO merchants
+SELECT (jsonb_populate_record(NULL::merchants,
+          to_jsonb(m) || jsonb_build_object('id', 'mid_b' || lpad(g::text, 9, '0')))).*
+  FROM merchants m, generate_series(1, :merchants) g;
+CREATE TEMPORARY TABLE charged AS
+SELECT 'txn_b' || lpad(g::text, 12, '0') AS id,
+       'mid_b' || lpad((1 + g % :merchants)::text, 9, '0') AS merchant_id,
+       p.platform_id, p.mode, p.id AS plan_id, p.default_connection_id,
+       now() - interval '3 days' + interval '1 millisecond' * g / 100 AS at
+  FROM generate_series(1, :charges) g, plans p WHERE p.is_default;
+INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amount, currency, fee,
+    created_on, bin, brand, last4, funding, plan_id, plan_name, connection_id, connection_name,
+    approved_amount, avs, cvv, partial, processor_code, processor_message,
+    processor_transaction_id, status, parent_id, refunded_amount)
+SELECT id, platform_id, mode, merchant_id, 'sale', 'settled', 1000, 'USD', 59, at,
+       '411111', 'visa', '1111', 'credit', plan_id, 'Default plan', default_connection_id,
+       'Sandbox', 1000, 'Y', 'M', false, '00', 'Approved', 'sbx_' || id, 'A', NULL, 0
+  FROM charged;
+INSERT INTO ledger_entries
+       (source_id, kind, purpose, platform_id, mode, merchant_id, currency, amount, posted_on)
+SELECT c.id, 'charge', v.purpose, c.platform_id, c.mode, c.merchant_id, 'USD', v.amount, c.at
+  FROM charged c,
+       (VALUES ('processor_receivable', 1000), ('merchant_pending', -941),
+               ('platform_fees', -59)) AS v (purpose, amount);
+VACUUM ANALYZE merchants, transactions, ledger_entries;
+SQL
+loaded=$(date +%s%N)
+echo "loaded $CHARGES charges of $MERCHANTS merchants in $(( (loaded - started) / 1000000 )) ms"
+
+run() {
+  local t0 t1 out
+  t0=$(date +%s%N)
+  out=$(HOLDFAST_DATABASE_URL="$url" HOLDFAST_LOG=warn "$BIN" --json ledger "$1")
+  t1=$(date +%s%N)
+  echo "| holdfast ledger $1 | $(( (t1 - t0) / 1000000 )) ms | $(tr -d '\n' <<<"$out" | cut -c1-120) |"
+}
+echo "| command | wall time | answer |"
+echo "|---|---|---|"
+run settle
+run settle
+run verify

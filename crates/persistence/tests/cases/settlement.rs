@@ -1,0 +1,217 @@
+//! Settlement runs: a charge's net moves from pending to available once its plan's delay has
+//! passed, once however often the run is repeated, with one `balance.available` event per
+//! merchant and run; the books stay whole.
+
+use std::sync::Arc;
+
+use holdfast_domain::ids::SettlementRunId;
+use holdfast_domain::ledger::{
+    MerchantSettled, SettledAmount, SettlementDelay, SettlementReport, SettlementRun, journal_for,
+};
+use holdfast_domain::ports::{Announce, Balance};
+use time::Duration;
+
+use super::*;
+
+/// Each merchant's event, as the service makes it (`SettlementService`), stamped at `T0`.
+struct Events;
+
+impl Announce for Events {
+    fn event_for(&self, settled: MerchantSettled) -> Event {
+        Event {
+            id: event_id(),
+            platform_id: settled.platform_id.clone(),
+            mode: settled.mode,
+            created_on: T0,
+            data: EventData::BalanceAvailable(settled),
+        }
+    }
+}
+
+/// A sale of `amount` for `m` on `plan`, its charge posted at `posted_on`.
+async fn charged(
+    stores: &Stores,
+    m: &Merchant,
+    plan: &Plan,
+    amount: i64,
+    posted_on: OffsetDateTime,
+) -> Transaction {
+    let pending = txn(m, plan, TxnType::Sale, TxnState::Pending, amount);
+    write(stores, &pending).await;
+    let done = Transaction {
+        state: TxnState::Settled,
+        ..pending
+    };
+    let journal = journal_for(&done, None, posted_on);
+    stores
+        .transactions
+        .complete_transaction_with_event(&done, None, &event_for(&done), None, None, journal)
+        .await
+        .unwrap();
+    done
+}
+
+/// The `balance.available` events of `scope`, oldest first: whom each told of what.
+async fn announced_in(
+    stores: &Stores,
+    scope: &Scope,
+    currency: Currency,
+) -> Vec<(MerchantId, Vec<SettledAmount>)> {
+    stores
+        .events
+        .list_events(scope)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.event_type == "balance.available")
+        .map(|e| {
+            let data: serde_json::Value = serde_json::from_str(&e.data).unwrap();
+            (
+                MerchantId::from_trusted(data["merchantId"].as_str().unwrap().to_owned()),
+                vec![SettledAmount {
+                    currency,
+                    amount: data["settled"][0]["amount"].as_i64().unwrap(),
+                    transactions: data["settled"][0]["transactions"].as_u64().unwrap(),
+                }],
+            )
+        })
+        .collect()
+}
+
+async fn run(stores: &Stores, now: OffsetDateTime) -> SettlementReport {
+    let run = SettlementRun {
+        id: SettlementRunId::from_suffix(&CountingIds.next_id()),
+        now,
+    };
+    stores.ledger.settle(&run, Arc::new(Events)).await.unwrap()
+}
+
+/// Two merchants, plans of 2 days and of none: each run settles what is due by its time and
+/// nothing twice; the balances move from pending to available; each run tells each merchant
+/// it moved money for, once; the books verify after every run.
+pub async fn a_run_settles_each_due_charge_once(db: Database) {
+    let stores = db.stores();
+    let Shop { p, m, plan } = shop(&stores).await;
+    assert_eq!(plan.settlement_delay, SettlementDelay::DEFAULT);
+    let at_once = Plan {
+        id: PlanId::from_suffix(&CountingIds.next_id()),
+        name: "At once".into(),
+        is_default: false,
+        settlement_delay: SettlementDelay::new("days", 0).unwrap(),
+        ..plan.clone()
+    };
+    stores.routing.insert_plan(&at_once, None).await.unwrap();
+    let other = stored_merchant(&stores, &p, "Other").await;
+    let day = Duration::days(1);
+
+    // Fees are 30 each: the nets are 970, 470 and 1970.
+    charged(&stores, &m, &plan, 1000, T0).await;
+    charged(&stores, &m, &at_once, 500, T0).await;
+    charged(&stores, &other, &plan, 2000, T0 + day).await;
+    let balance = |available, pending| Balance {
+        currency: m.details.currency,
+        available,
+        pending,
+        in_transit: 0,
+    };
+    let settled = |merchant: &Merchant, amount, transactions| {
+        (
+            merchant.id.clone(),
+            vec![SettledAmount {
+                currency: m.details.currency,
+                amount,
+                transactions,
+            }],
+        )
+    };
+    let mut announced = Vec::new();
+    for (now, report, expect_m, expect_other, events) in [
+        // The charge on the plan without a delay is due at once.
+        (
+            T0 + Duration::hours(1),
+            (1, 1),
+            balance(470, 970),
+            balance(0, 1970),
+            vec![settled(&m, 470, 1)],
+        ),
+        // Run again: nothing is due twice.
+        (
+            T0 + Duration::hours(2),
+            (0, 0),
+            balance(470, 970),
+            balance(0, 1970),
+            vec![],
+        ),
+        // Two days after the first charge: it is due, the other merchant's is not yet.
+        (
+            T0 + 2 * day,
+            (1, 1),
+            balance(1440, 0),
+            balance(0, 1970),
+            vec![settled(&m, 970, 1)],
+        ),
+        (
+            T0 + 3 * day,
+            (1, 1),
+            balance(1440, 0),
+            balance(1970, 0),
+            vec![settled(&other, 1970, 1)],
+        ),
+        (
+            T0 + 4 * day,
+            (0, 0),
+            balance(1440, 0),
+            balance(1970, 0),
+            vec![],
+        ),
+    ] {
+        let done = run(&stores, now).await;
+        assert_eq!((done.transactions, done.merchants), report, "at {now}");
+        assert_eq!(
+            stores.ledger.balances(&p.scope, &m.id).await.unwrap(),
+            [expect_m]
+        );
+        assert_eq!(
+            stores.ledger.balances(&p.scope, &other.id).await.unwrap(),
+            [expect_other]
+        );
+        let check = stores.ledger.check().await.unwrap();
+        assert_eq!(check.problems, Vec::<String>::new(), "at {now}");
+        announced.extend(events);
+    }
+    let events = announced_in(&stores, &p.scope, m.details.currency).await;
+    assert_eq!(events, announced);
+}
+
+/// A run reads back no further than the oldest charge the last run left pending (less the
+/// grace for late commits): charges posted before it was settled by an earlier run, so none is
+/// missed; one stamped within the grace before a run and written after it still settles.
+pub async fn a_run_reads_from_the_oldest_charge_left_pending(db: Database) {
+    let stores = db.stores();
+    let Shop { p, m, plan } = shop(&stores).await;
+    let day = Duration::days(1);
+    charged(&stores, &m, &plan, 1000, T0).await;
+    charged(&stores, &m, &plan, 1000, T0 + day).await;
+    // The first is due; the second, left pending, is where the next run starts reading.
+    assert_eq!(run(&stores, T0 + 2 * day).await.transactions, 1);
+    assert_eq!(run(&stores, T0 + 3 * day).await.transactions, 1);
+    // Nothing left pending: the next run reads from this run's time, less the grace. A charge
+    // stamped five minutes before it, written only now, is found.
+    charged(
+        &stores,
+        &m,
+        &plan,
+        1000,
+        T0 + 3 * day - Duration::minutes(5),
+    )
+    .await;
+    assert_eq!(run(&stores, T0 + 6 * day).await.transactions, 1);
+    assert_eq!(
+        stores.ledger.balances(&p.scope, &m.id).await.unwrap()[0].available,
+        3 * 970
+    );
+    assert_eq!(
+        stores.ledger.check().await.unwrap().problems,
+        Vec::<String>::new()
+    );
+}
