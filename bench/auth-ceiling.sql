@@ -56,11 +56,13 @@ WITH done AS (
        SET status = 201, body = repeat('x', 700)
       FROM done
      WHERE k.platform_id = done.platform_id AND k.mode = done.mode AND k.key = 'pgb-' || :n
-), entries AS (
-    INSERT INTO ledger_entries
-           (source_id, kind, purpose, platform_id, mode, merchant_id, currency, amount, posted_on)
-    SELECT done.id, '', v.purpose, done.platform_id, done.mode, :mid, 'USD', v.amount, now()
-      FROM done, (VALUES ('', 0::bigint), ('', 0::bigint), ('', 0::bigint)) AS v (purpose, amount)
-     WHERE false AND v.amount <> 0
+), journal AS (
+    INSERT INTO ledger_journals
+           (source_id, kind, platform_id, mode, merchant_id, currency, posted_on,
+            merchant_pending, merchant_available, merchant_in_transit, platform_fees,
+            processor_receivable)
+    SELECT done.id, '', done.platform_id, done.mode, :mid, 'USD', now(), 0, 0, 0, 0, 0
+      FROM done
+     WHERE false
 )
 SELECT (SELECT count(*) FROM done), 0::bigint, 0::bigint, (SELECT count(*) FROM fan_out);

@@ -44,13 +44,11 @@ SELECT id, platform_id, mode, merchant_id, 'sale', 'settled', 1000, 'USD', 59, a
        '411111', 'visa', '1111', 'credit', plan_id, 'Default plan', default_connection_id,
        'Sandbox', 1000, 'Y', 'M', false, '00', 'Approved', 'sbx_' || id, 'A', NULL, 0
   FROM charged;
-INSERT INTO ledger_entries
-       (source_id, kind, purpose, platform_id, mode, merchant_id, currency, amount, posted_on)
-SELECT c.id, 'charge', v.purpose, c.platform_id, c.mode, c.merchant_id, 'USD', v.amount, c.at
-  FROM charged c,
-       (VALUES ('processor_receivable', 1000), ('merchant_pending', -941),
-               ('platform_fees', -59)) AS v (purpose, amount);
-VACUUM ANALYZE merchants, transactions, ledger_entries;
+INSERT INTO ledger_journals
+       (source_id, kind, platform_id, mode, merchant_id, currency, posted_on, merchant_pending,
+        platform_fees, processor_receivable)
+SELECT id, 'charge', platform_id, mode, merchant_id, 'USD', at, -941, -59, 1000 FROM charged;
+VACUUM ANALYZE merchants, transactions, ledger_journals;
 SQL
 loaded=$(date +%s%N)
 echo "loaded $CHARGES charges of $MERCHANTS merchants in $(( (loaded - started) / 1000000 )) ms"

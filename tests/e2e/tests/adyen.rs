@@ -373,7 +373,7 @@ async fn a_live_payment_end_to_end(env: Env) {
     // and the refund; the auth moved nothing, and the books add up.
     let kinds = env
         .query_text(&format!(
-            "SELECT DISTINCT source_id, kind FROM ledger_entries WHERE source_id IN ('{auth_id}', '{capture_id}', '{refund_id}') ORDER BY kind"
+            "SELECT source_id, kind FROM ledger_journals WHERE source_id IN ('{auth_id}', '{capture_id}', '{refund_id}') ORDER BY kind"
         ))
         .await;
     let some = |s: &str| Some(s.to_owned());

@@ -89,27 +89,39 @@ async fn balances_follow_the_posting_table(env: Env) {
         })
     );
 
-    // One journal per money-moving transaction (the sale, the capture, the refund), each
-    // summing to zero; none for the auths, the void or the decline.
+    // One journal per money-moving transaction (the sale, the capture with its auth's fee, the
+    // refund), each summing to zero; none for the auths, the void or the decline.
     let rows = env
         .query_text(
-            "SELECT source_id, kind, CAST(sum(amount) AS TEXT), CAST(count(*) AS TEXT)
-               FROM ledger_entries GROUP BY source_id, kind ORDER BY source_id",
+            "SELECT source_id, kind, CAST(merchant_pending AS TEXT),
+                    CAST(merchant_available AS TEXT), CAST(platform_fees AS TEXT),
+                    CAST(processor_receivable AS TEXT), CAST(merchant_in_transit AS TEXT)
+               FROM ledger_journals ORDER BY source_id",
         )
         .await;
+    let capture_fees = fee(&capture) + fee(&auth);
     let mut expected: Vec<Vec<Option<String>>> = [
-        (&sale, "charge", "3"),
-        (&capture, "charge", "3"),
-        (&refund, "refund", "2"),
+        (&sale, "charge", [fee(&sale) - 1000, 0, -fee(&sale), 1000]),
+        (
+            &capture,
+            "charge",
+            [capture_fees - 1500, 0, -capture_fees, 1500],
+        ),
+        (
+            &refund,
+            "refund",
+            [0, 400 + fee(&refund), -fee(&refund), -400],
+        ),
     ]
     .iter()
-    .map(|(t, kind, entries)| {
-        vec![
+    .map(|(t, kind, amounts)| {
+        let mut row = vec![
             Some(t["id"].as_str().unwrap().to_owned()),
             Some((*kind).to_owned()),
-            Some("0".to_owned()),
-            Some((*entries).to_owned()),
-        ]
+        ];
+        row.extend(amounts.iter().map(|a| Some(a.to_string())));
+        row.push(Some("0".to_owned()));
+        row
     })
     .collect();
     expected.sort();
@@ -167,7 +179,9 @@ async fn balances_are_scoped_and_refused_by_name(env: Env) {
 }
 
 /// Books changed behind the ledger's back are found: an entry's amount changed, an entry gone,
-/// a transaction's journal gone; each named, and the command exits 1.
+/// a journal's amounts moved between its accounts, its merchant changed, a transaction's
+/// journal gone, and one made unbalanced behind the table's check; each named, and the
+/// command exits 1.
 async fn verify_finds_books_changed_behind_its_back(env: Env) {
     let platform = env.create_platform("Acme");
     let server = env.serve();
@@ -181,11 +195,30 @@ async fn verify_finds_books_changed_behind_its_back(env: Env) {
     let second = pay(&api, key, &body).await;
     let third = pay(&api, key, &body).await;
     assert!(env.cli(&["ledger", "verify"]).success);
+    let fourth = pay(&api, key, &body).await;
+    assert!(env.cli(&["ledger", "verify"]).success);
     let id = |t: &Value| t["id"].as_str().unwrap().to_owned();
+    // The table refuses an unbalanced journal: only with its check set aside can one be made.
+    let unbalance = format!(
+        "UPDATE ledger_journals SET platform_fees = platform_fees + 1 WHERE source_id = '{}';",
+        id(&fourth)
+    );
+    if env.database_url().starts_with("sqlite") {
+        env.execute_sql(&format!(
+            "PRAGMA ignore_check_constraints = ON; {unbalance}"
+        ))
+        .await;
+    } else {
+        env.execute_sql(&format!(
+            "ALTER TABLE ledger_journals DROP CONSTRAINT ledger_journals_sum_to_zero; {unbalance}"
+        ))
+        .await;
+    }
     env.execute_sql(&format!(
-        "UPDATE ledger_entries SET amount = amount + 1 WHERE source_id = '{}' AND purpose = 'platform_fees';
-         DELETE FROM ledger_entries WHERE source_id = '{}' AND purpose = 'platform_fees';
-         DELETE FROM ledger_entries WHERE source_id = '{}';",
+        "UPDATE ledger_journals SET platform_fees = platform_fees + 1,
+                merchant_pending = merchant_pending - 1 WHERE source_id = '{}';
+         UPDATE ledger_journals SET merchant_id = 'mid_0000000000000000000000000' WHERE source_id = '{}';
+         DELETE FROM ledger_journals WHERE source_id = '{}';",
         id(&first),
         id(&second),
         id(&third),
@@ -205,15 +238,16 @@ async fn verify_finds_books_changed_behind_its_back(env: Env) {
             .iter()
             .any(|p| p.starts_with(&id(t)) && p.contains(what))
     };
-    assert!(named(&first, "sums to 1"), "{problems:?}");
     assert!(
-        named(
-            &second,
-            &format!("moves 2 account(s) and sums to {}", fee(&second))
-        ),
+        named(&first, "not what its transaction posts"),
+        "{problems:?}"
+    );
+    assert!(
+        named(&second, "disagrees with its transaction"),
         "{problems:?}"
     );
     assert!(named(&third, "has no journal"), "{problems:?}");
+    assert!(named(&fourth, "sums to 1"), "{problems:?}");
     assert!(out.stderr.contains("does not add up"), "{}", out.stderr);
 }
 
@@ -346,21 +380,15 @@ async fn settlement_makes_charges_available_once(env: Env) {
     let id = |t: &Value| t["id"].as_str().unwrap().to_owned();
     let rows = env
         .query_text(&format!(
-            "SELECT purpose, CAST(amount AS TEXT) FROM ledger_entries
-              WHERE source_id = '{}' AND kind = 'settlement' ORDER BY purpose",
+            "SELECT CAST(merchant_pending AS TEXT), CAST(merchant_available AS TEXT),
+                    CAST(platform_fees + processor_receivable + merchant_in_transit AS TEXT)
+               FROM ledger_journals WHERE source_id = '{}' AND kind = 'settlement'",
             id(&now)
         ))
         .await;
-    let some = |s: String| Some(s);
     assert_eq!(
         rows,
-        [
-            vec![
-                some("merchant_available".into()),
-                some((-net(&now)).to_string())
-            ],
-            vec![some("merchant_pending".into()), some(net(&now).to_string())],
-        ]
+        [[net(&now), -net(&now), 0].map(|a| Some(a.to_string()))]
     );
     let delivered = receiver.wait_for(1, Duration::from_secs(10)).await;
     let event = delivered[0].json();
@@ -385,8 +413,9 @@ async fn settlement_makes_charges_available_once(env: Env) {
     assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
 
     env.execute_sql(&format!(
-        "UPDATE ledger_entries SET amount = amount + 1 WHERE source_id = '{0}' AND kind = 'settlement' AND purpose = 'merchant_pending';
-         UPDATE ledger_entries SET amount = amount - 1 WHERE source_id = '{0}' AND kind = 'settlement' AND purpose = 'merchant_available';",
+        "UPDATE ledger_journals SET merchant_pending = merchant_pending + 1,
+                merchant_available = merchant_available - 1
+          WHERE source_id = '{0}' AND kind = 'settlement';",
         id(&now)
     ))
     .await;

@@ -1,19 +1,23 @@
-//! The table of the double-entry ledger (docs/money.md): a journal is its entries.
+//! The tables of the double-entry ledger (docs/money.md): a journal is one row, with a column
+//! per account purpose it can move.
 
 diesel::table! {
     use diesel::sql_types::{BigInt, Text};
     use crate::timestamp::Ts;
 
-    ledger_entries (source_id, kind, purpose) {
+    ledger_journals (source_id, kind) {
         source_id -> Text,
         kind -> Text,
-        purpose -> Text,
         platform_id -> Text,
         mode -> Text,
         merchant_id -> Text,
         currency -> Text,
-        amount -> BigInt,
         posted_on -> Ts,
+        merchant_pending -> BigInt,
+        merchant_available -> BigInt,
+        merchant_in_transit -> BigInt,
+        platform_fees -> BigInt,
+        processor_receivable -> BigInt,
     }
 }
 

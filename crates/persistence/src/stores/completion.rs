@@ -23,6 +23,7 @@ use super::ledger::write_journal;
 use super::one_row;
 use super::outbox::write_event;
 use crate::conn::{Conn, Db};
+use crate::ledger_rows::NewJournalRow;
 use crate::payment_rows::CompletedRow;
 use crate::pg_statement::{Bind, Statement};
 use crate::query::{StillPending, still_pending};
@@ -131,16 +132,18 @@ macro_rules! session {
     };
 }
 
-/// The journal the outcome posts: its two or three entries, each with the journal's heading
-/// (`WHERE ?` false when it posts none; an entry of amount 0 is none).
+/// The journal the outcome posts: one row, its amount for each account purpose (`WHERE ?`
+/// false when it posts none).
 macro_rules! journal {
     () => {
-        "entries AS (
-    INSERT INTO ledger_entries
-           (source_id, kind, purpose, platform_id, mode, merchant_id, currency, amount, posted_on)
-    SELECT done.id, ?, v.purpose, done.platform_id, done.mode, ?, ?, v.amount, ?
-      FROM done, (VALUES (?, ?::bigint), (?, ?::bigint), (?, ?::bigint)) AS v (purpose, amount)
-     WHERE ? AND v.amount <> 0
+        "journal AS (
+    INSERT INTO ledger_journals
+           (source_id, kind, platform_id, mode, merchant_id, currency, posted_on,
+            merchant_pending, merchant_available, merchant_in_transit, platform_fees,
+            processor_receivable)
+    SELECT done.id, ?, done.platform_id, done.mode, ?, ?, ?, ?, ?, ?, ?, ?
+      FROM done
+     WHERE ?
 )"
     };
 }
@@ -297,24 +300,28 @@ pub(super) fn completion_statement<'a>(
     )
 }
 
-/// The binds of `journal!()`: the journal's heading, three entries (those it has not are of
-/// amount 0, which the statement leaves out), and whether there is one.
+/// The binds of `journal!()`: the journal's row (`NewJournalRow`), and whether there is one.
 fn journal_binds<'a>(binds: &mut Vec<Bind<'a>>, journal: Option<&'a Journal>) {
-    let heading = journal.map(|j| &j.heading);
+    let row = journal.map(NewJournalRow::from);
     binds.extend([
-        Bind::Text(heading.map_or("", |h| h.kind.as_str())),
-        Bind::Text(heading.map_or("", |h| h.merchant_id.as_str())),
-        Bind::Text(heading.map_or("", |h| h.currency.as_str())),
-        Bind::Time(heading.map_or(OffsetDateTime::UNIX_EPOCH, |h| h.posted_on)),
+        Bind::Text(row.as_ref().map_or("", |r| r.kind)),
+        Bind::Text(row.as_ref().map_or("", |r| r.merchant_id)),
+        Bind::Text(row.as_ref().map_or("", |r| r.currency)),
+        Bind::Time(
+            row.as_ref()
+                .map_or(OffsetDateTime::UNIX_EPOCH, |r| r.posted_on),
+        ),
     ]);
-    let entries = journal.map_or(&[][..], Journal::entries);
-    for slot in 0..3 {
-        let entry = entries.get(slot);
-        binds.extend([
-            Bind::Text(entry.map_or("", |e| e.purpose.as_str())),
-            Bind::BigInt(entry.map_or(0, |e| e.amount)),
-        ]);
-    }
+    let amounts = row.as_ref().map_or([0; 5], |r| {
+        [
+            r.merchant_pending,
+            r.merchant_available,
+            r.merchant_in_transit,
+            r.platform_fees,
+            r.processor_receivable,
+        ]
+    });
+    binds.extend(amounts.map(Bind::BigInt));
     binds.push(Bind::Bool(journal.is_some()));
 }
 

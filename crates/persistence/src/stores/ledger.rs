@@ -13,18 +13,15 @@ use holdfast_domain::scope::Scope;
 use super::SqlStore;
 use crate::conn::Conn;
 use crate::error::query_error;
-use crate::ledger_rows::entry_rows;
+use crate::ledger_rows::NewJournalRow;
 use crate::rows::corrupt;
-use crate::schema::ledger_entries as e;
+use crate::schema::ledger_journals as j;
 
-/// Writes `journal`'s entries, in the caller's SQL transaction.
+/// Writes `journal`, in the caller's SQL transaction.
 pub async fn write_journal(conn: &mut Conn, journal: &Journal) -> QueryResult<()> {
-    // One statement per row: diesel has no multi-row insert for SQLite.
-    for row in entry_rows(journal) {
-        conn.execute(diesel::insert_into(e::table).values(row))
-            .await?;
-    }
-    Ok(())
+    conn.execute(diesel::insert_into(j::table).values(NewJournalRow::from(journal)))
+        .await
+        .map(drop)
 }
 
 /// A difference `check` found, in words: its first column names it, the second says what.
@@ -37,78 +34,115 @@ struct Finding {
 }
 
 #[derive(QueryableByName)]
-struct Count {
+struct Counts {
     #[diesel(sql_type = BigInt)]
-    n: i64,
+    journals: i64,
+    #[diesel(sql_type = BigInt)]
+    entries: i64,
 }
 
-/// The checks, each a query of what breaks its rule (no row when the books are whole). A
-/// journal is the entries of one source and kind.
-const FINDINGS: &[&str] = &[
-    // Each journal moves two or more accounts and sums to zero…
-    "SELECT source_id || ' (' || kind || ')' AS subject,
-            'moves ' || CAST(count(*) AS TEXT) || ' account(s) and sums to '
-              || CAST(sum(amount) AS TEXT) AS what
-       FROM ledger_entries
-      GROUP BY source_id, kind
-     HAVING count(*) < 2 OR sum(amount) <> 0",
-    // …and its entries agree on its heading.
-    "SELECT source_id || ' (' || kind || ')' AS subject,
-            'its entries disagree on their platform, mode, merchant, currency or time' AS what
-       FROM ledger_entries
-      GROUP BY source_id, kind
-     HAVING count(DISTINCT platform_id) > 1 OR count(DISTINCT mode) > 1
-         OR count(DISTINCT merchant_id) > 1 OR count(DISTINCT currency) > 1
-         OR count(DISTINCT posted_on) > 1",
-    // Each money-moving transaction has its journal (docs/money.md)…
-    "SELECT t.id AS subject, 'a ' || t.kind || ' in state ' || t.state || ' has no journal' AS what
-       FROM transactions t
-      WHERE t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled'
-        AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.source_id = t.id)",
-    // …and no other transaction has one.
-    "SELECT DISTINCT e.source_id AS subject, 'a ' || t.kind || ' in state ' || t.state || ' has a journal' AS what
-       FROM ledger_entries e JOIN transactions t ON t.id = e.source_id
-      WHERE NOT (t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled')",
-    // A settlement moves exactly what its charge left pending, between the merchant's
-    // pending and available accounts.
-    "SELECT s.source_id || ' (settlement)' AS subject,
-            'moves ' || CAST(s.amount AS TEXT) || ' where its charge left '
-              || COALESCE(CAST(-c.amount AS TEXT), 'nothing') || ' pending' AS what
-       FROM ledger_entries s
-       LEFT JOIN ledger_entries c
-         ON c.source_id = s.source_id AND c.kind = 'charge' AND c.purpose = 'merchant_pending'
-      WHERE s.kind = 'settlement' AND s.purpose = 'merchant_pending'
-        AND (c.amount IS NULL OR s.amount <> -c.amount)
-     UNION ALL
-     SELECT source_id || ' (settlement)' AS subject,
-            'moves an account other than the merchant''s pending and available: ' || purpose AS what
-       FROM ledger_entries
-      WHERE kind = 'settlement' AND purpose NOT IN ('merchant_pending', 'merchant_available')",
-    // Every platform's accounts sum to zero in each mode and currency.
-    "SELECT platform_id || ' ' || mode || ' ' || currency AS subject,
-            'its accounts sum to ' || CAST(sum(amount) AS TEXT) AS what
-       FROM ledger_entries
-      GROUP BY platform_id, mode, currency
-     HAVING sum(amount) <> 0",
-];
+/// The accounts a journal row can move, as `sum` spells the SQL of each (its column's name is
+/// its purpose's word).
+fn each_account(sql: impl Fn(&str) -> String, joined_by: &str) -> String {
+    Purpose::ALL
+        .iter()
+        .map(|p| sql(p.as_str()))
+        .collect::<Vec<_>>()
+        .join(joined_by)
+}
 
-/// The query of entries naming no known account or kind.
-fn unknown_words() -> String {
-    let list = |words: &mut dyn Iterator<Item = &'static str>| {
-        words
-            .map(|w| format!("'{w}'"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    format!(
-        "SELECT source_id AS subject, 'an entry names no known account: ' || purpose AS what
-           FROM ledger_entries WHERE purpose NOT IN ({})
-         UNION ALL
-         SELECT DISTINCT source_id AS subject, 'a journal of no known kind: ' || kind AS what
-           FROM ledger_entries WHERE kind NOT IN ({})",
-        list(&mut Purpose::ALL.iter().map(|p| p.as_str())),
-        list(&mut JournalKind::ALL.iter().map(|k| k.as_str())),
-    )
+/// What a charge posts, by the rules of `ledger::journal_for`, from its transaction `t` and,
+/// for a capture, the auth `a` whose fee it collects: the columns' expected values.
+const CHARGE_RULE: &str = "j.processor_receivable = t.approved_amount
+         AND j.platform_fees = -(t.fee + COALESCE(a.fee, 0))
+         AND j.merchant_pending = t.fee + COALESCE(a.fee, 0) - t.approved_amount
+         AND j.merchant_available = 0 AND j.merchant_in_transit = 0";
+
+/// What a refund posts.
+const REFUND_RULE: &str = "j.merchant_available = t.approved_amount + t.fee
+         AND j.processor_receivable = -t.approved_amount AND j.platform_fees = -t.fee
+         AND j.merchant_pending = 0 AND j.merchant_in_transit = 0";
+
+/// The checks, each a query of what breaks its rule (no row when the books are whole). A
+/// journal is one row of `ledger_journals`, known by its source and kind.
+fn findings() -> Vec<String> {
+    let moved = each_account(|c| format!("CASE WHEN {c} <> 0 THEN 1 ELSE 0 END"), " + ");
+    let sum = each_account(str::to_owned, " + ");
+    let kinds = JournalKind::ALL
+        .iter()
+        .map(|k| format!("'{}'", k.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![
+        // Each journal moves two or more accounts and sums to zero (the table's CHECK says the
+        // same, unless it was dropped)…
+        format!(
+            "SELECT source_id || ' (' || kind || ')' AS subject,
+                    'moves ' || CAST({moved} AS TEXT) || ' account(s) and sums to '
+                      || CAST({sum} AS TEXT) AS what
+               FROM ledger_journals
+              WHERE {moved} < 2 OR {sum} <> 0"
+        ),
+        // …is of a known kind…
+        format!(
+            "SELECT source_id AS subject, 'a journal of no known kind: ' || kind AS what
+               FROM ledger_journals WHERE kind NOT IN ({kinds})"
+        ),
+        // …and agrees with its transaction: whose books, which merchant, which currency.
+        "SELECT j.source_id || ' (' || j.kind || ')' AS subject,
+                'disagrees with its transaction on its platform, mode, merchant or currency' AS what
+           FROM ledger_journals j JOIN transactions t ON t.id = j.source_id
+          WHERE j.platform_id <> t.platform_id OR j.mode <> t.mode
+             OR j.merchant_id <> t.merchant_id OR j.currency <> t.currency"
+            .to_owned(),
+        // Each money-moving transaction has its journal (docs/money.md)…
+        "SELECT t.id AS subject, 'a ' || t.kind || ' in state ' || t.state || ' has no journal' AS what
+           FROM transactions t
+          WHERE t.kind IN ('sale', 'capture', 'refund') AND t.state = 'settled'
+            AND NOT EXISTS (SELECT 1 FROM ledger_journals j
+                             WHERE j.source_id = t.id
+                               AND j.kind = CASE t.kind WHEN 'refund' THEN 'refund' ELSE 'charge' END)"
+            .to_owned(),
+        // …and no other transaction has one.
+        "SELECT j.source_id || ' (' || j.kind || ')' AS subject,
+                'a ' || COALESCE(t.kind || ' in state ' || t.state, 'transaction that does not exist')
+                  || ' has this journal' AS what
+           FROM ledger_journals j LEFT JOIN transactions t ON t.id = j.source_id
+          WHERE NOT (t.state = 'settled' AND (
+                     (j.kind IN ('charge', 'settlement') AND t.kind IN ('sale', 'capture'))
+                  OR (j.kind = 'refund' AND t.kind = 'refund')))
+             OR t.id IS NULL"
+            .to_owned(),
+        // Each charge and refund posts what its transaction makes, by the posting rules.
+        format!(
+            "SELECT j.source_id || ' (' || j.kind || ')' AS subject,
+                    'its amounts are not what its transaction posts' AS what
+               FROM ledger_journals j
+               JOIN transactions t ON t.id = j.source_id
+               LEFT JOIN transactions a ON a.id = t.parent_id AND t.kind = 'capture'
+              WHERE (j.kind = 'charge' AND NOT ({CHARGE_RULE}))
+                 OR (j.kind = 'refund' AND NOT ({REFUND_RULE}))"
+        ),
+        // A settlement moves exactly what its charge left pending, from pending to available.
+        "SELECT s.source_id || ' (settlement)' AS subject,
+                'moves ' || CAST(s.merchant_pending AS TEXT) || ' where its charge left '
+                  || COALESCE(CAST(-c.merchant_pending AS TEXT), 'nothing') || ' pending' AS what
+           FROM ledger_journals s
+           LEFT JOIN ledger_journals c ON c.source_id = s.source_id AND c.kind = 'charge'
+          WHERE s.kind = 'settlement'
+            AND (c.merchant_pending IS NULL OR s.merchant_pending <> -c.merchant_pending
+                 OR s.merchant_available <> c.merchant_pending OR s.platform_fees <> 0
+                 OR s.processor_receivable <> 0 OR s.merchant_in_transit <> 0)"
+            .to_owned(),
+        // Every platform's accounts sum to zero in each mode and currency.
+        format!(
+            "SELECT platform_id || ' ' || mode || ' ' || currency AS subject,
+                    'its accounts sum to ' || CAST(sum({sum}) AS TEXT) AS what
+               FROM ledger_journals
+              GROUP BY platform_id, mode, currency
+             HAVING sum({sum}) <> 0"
+        ),
+    ]
 }
 
 #[async_trait::async_trait]
@@ -119,78 +153,58 @@ impl LedgerStore for SqlStore {
         merchant: &MerchantId,
     ) -> Result<Vec<Balance>, StoreError> {
         let mut conn = self.conn().await?;
-        let sums: Vec<(String, String, i64)> = conn
+        let sums: Vec<(String, i64, i64, i64)> = conn
             .load(
-                e::table
-                    .filter(e::platform_id.eq(scope.platform.as_str()))
-                    .filter(e::mode.eq(scope.mode.as_str()))
-                    .filter(e::merchant_id.eq(merchant.as_str()))
-                    .filter(e::purpose.eq_any([
-                        Purpose::MerchantAvailable.as_str(),
-                        Purpose::MerchantPending.as_str(),
-                        Purpose::MerchantInTransit.as_str(),
-                    ]))
-                    .group_by((e::currency, e::purpose))
+                j::table
+                    .filter(j::merchant_id.eq(merchant.as_str()))
+                    .filter(j::platform_id.eq(scope.platform.as_str()))
+                    .filter(j::mode.eq(scope.mode.as_str()))
+                    .group_by(j::currency)
                     .select((
-                        e::currency,
-                        e::purpose,
-                        diesel::dsl::sql::<BigInt>("CAST(sum(amount) AS BIGINT)"),
+                        j::currency,
+                        diesel::dsl::sql::<BigInt>("CAST(sum(merchant_available) AS BIGINT)"),
+                        diesel::dsl::sql::<BigInt>("CAST(sum(merchant_pending) AS BIGINT)"),
+                        diesel::dsl::sql::<BigInt>("CAST(sum(merchant_in_transit) AS BIGINT)"),
                     ))
-                    .order((e::currency, e::purpose)),
+                    .order(j::currency),
             )
             .await
-            .map_err(query_error("ledger_entries"))?;
-        let mut balances: Vec<Balance> = Vec::new();
-        for (currency, purpose, sum) in sums {
-            let currency = Currency::from_stored(&currency)
-                .ok_or_else(|| corrupt("currency", "not a currency code"))?;
-            let purpose: Purpose = crate::rows::parse("account purpose", &purpose)?;
-            if balances.last().is_none_or(|b| b.currency != currency) {
-                balances.push(Balance {
-                    currency,
-                    available: 0,
-                    pending: 0,
-                    in_transit: 0,
-                });
-            }
-            let Some(balance) = balances.last_mut() else {
-                continue;
-            };
-            // Credits are what the merchant is owed: shown negated.
-            let owed = sum
-                .checked_neg()
-                .ok_or_else(|| corrupt("balance", "out of range"))?;
-            match purpose {
-                Purpose::MerchantAvailable => balance.available = owed,
-                Purpose::MerchantPending => balance.pending = owed,
-                Purpose::MerchantInTransit => balance.in_transit = owed,
-                Purpose::PlatformFees | Purpose::ProcessorReceivable => {}
-            }
+            .map_err(query_error("ledger_journals"))?;
+        // Credits are what the merchant is owed: shown negated.
+        let owed = |sum: i64| {
+            sum.checked_neg()
+                .ok_or_else(|| corrupt("balance", "out of range"))
+        };
+        let mut balances = Vec::with_capacity(sums.len());
+        for (currency, available, pending, in_transit) in sums {
+            balances.push(Balance {
+                currency: Currency::from_stored(&currency)
+                    .ok_or_else(|| corrupt("currency", "not a currency code"))?,
+                available: owed(available)?,
+                pending: owed(pending)?,
+                in_transit: owed(in_transit)?,
+            });
         }
         Ok(balances)
     }
 
     async fn check(&self) -> Result<LedgerCheck, StoreError> {
         let mut conn = self.conn().await?;
-        let count =
-            |table: &'static str| format!("SELECT CAST(count(*) AS BIGINT) AS n FROM {table}");
-        let journals: Count = conn
-            .get_result(diesel::sql_query(count(
-                "(SELECT DISTINCT source_id, kind FROM ledger_entries) journals",
+        let moved = each_account(|c| format!("CASE WHEN {c} <> 0 THEN 1 ELSE 0 END"), " + ");
+        let counts: Counts = conn
+            .get_result(diesel::sql_query(format!(
+                "SELECT CAST(count(*) AS BIGINT) AS journals,
+                        CAST(COALESCE(sum({moved}), 0) AS BIGINT) AS entries
+                   FROM ledger_journals"
             )))
             .await
-            .map_err(query_error("ledger_entries"))?;
-        let entries: Count = conn
-            .get_result(diesel::sql_query(count("ledger_entries")))
-            .await
-            .map_err(query_error("ledger_entries"))?;
+            .map_err(query_error("ledger_journals"))?;
         let mut problems = Vec::new();
-        let unknown = unknown_words();
-        for query in FINDINGS.iter().copied().chain([unknown.as_str()]) {
+        for query in findings() {
             let found: Vec<Finding> = conn
                 .load(diesel::sql_query(query))
                 .await
-                .map_err(query_error("ledger_entries"))?;
+                .map_err(query_error("ledger_journals"))?;
             problems.extend(
                 found
                     .into_iter()
@@ -198,8 +212,8 @@ impl LedgerStore for SqlStore {
             );
         }
         Ok(LedgerCheck {
-            journals: u64::try_from(journals.n).unwrap_or(0),
-            entries: u64::try_from(entries.n).unwrap_or(0),
+            journals: u64::try_from(counts.journals).unwrap_or(0),
+            entries: u64::try_from(counts.entries).unwrap_or(0),
             problems,
         })
     }
@@ -212,6 +226,6 @@ impl LedgerStore for SqlStore {
         let mut conn = self.conn().await?;
         conn.transaction(async |conn| super::settlement::settle_due(conn, run, &*announce).await)
             .await
-            .map_err(query_error("ledger_entries"))
+            .map_err(query_error("ledger_journals"))
     }
 }

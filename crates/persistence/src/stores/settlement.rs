@@ -3,7 +3,7 @@
 //! own row (docs/money.md).
 //!
 //! A run reads only the window of charges that can still be unsettled: from the oldest one
-//! the last run left pending (less `LATE_COMMIT_GRACE`), through `ledger_entries_pending_idx`.
+//! the last run left pending (less `LATE_COMMIT_GRACE`), through `ledger_journals_charges_idx`.
 
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
@@ -21,42 +21,41 @@ use crate::rows::corrupt;
 use crate::schema::{plans as p, settlement_runs as r};
 use crate::timestamp::{Instant, Ts};
 
-/// Each due charge of plans with one delay: its pending part moved to available, posted at the
-/// run's time. Binds: the run's time, the window's start, the delay's cutoff, the delay.
+/// Each due charge of plans with one delay: what it left pending moved to available, posted
+/// at the run's time. Binds: the run's time, the window's start, the delay's cutoff, the delay.
 const SETTLE: &str = "
-INSERT INTO ledger_entries
-       (source_id, kind, purpose, platform_id, mode, merchant_id, currency, amount, posted_on)
-SELECT c.source_id, 'settlement', v.purpose, c.platform_id, c.mode, c.merchant_id, c.currency,
-       c.amount * v.sign, $1
-  FROM ledger_entries c
+INSERT INTO ledger_journals
+       (source_id, kind, platform_id, mode, merchant_id, currency, posted_on, merchant_pending,
+        merchant_available)
+SELECT c.source_id, 'settlement', c.platform_id, c.mode, c.merchant_id, c.currency, $1,
+       -c.merchant_pending, c.merchant_pending
+  FROM ledger_journals c
   JOIN transactions t ON t.id = c.source_id
   JOIN plans p ON p.id = t.plan_id
- CROSS JOIN (SELECT 'merchant_pending' AS purpose, -1 AS sign
-             UNION ALL SELECT 'merchant_available', 1) v
- WHERE c.purpose = 'merchant_pending' AND c.kind = 'charge'
+ WHERE c.kind = 'charge' AND c.merchant_pending <> 0
    AND c.posted_on >= $2 AND c.posted_on <= $3
    AND p.settlement_delay_days = $4
-   AND NOT EXISTS (SELECT 1 FROM ledger_entries s
-                    WHERE s.source_id = c.source_id AND s.kind = 'settlement'
-                      AND s.purpose = 'merchant_pending')";
+   AND NOT EXISTS (SELECT 1 FROM ledger_journals s
+                    WHERE s.source_id = c.source_id AND s.kind = 'settlement')";
 
-/// What this run settled, per merchant and currency (its settlements are posted at its time).
+/// What this run settled, per merchant and currency (its settlements are posted at its time),
+/// as the merchant reads it.
 const SETTLED: &str = "
 SELECT platform_id, mode, merchant_id, currency,
-       CAST(sum(amount) AS BIGINT) AS amount, CAST(count(*) AS BIGINT) AS transactions
-  FROM ledger_entries
- WHERE purpose = 'merchant_pending' AND kind = 'settlement' AND posted_on = $1
+       CAST(-sum(merchant_available) AS BIGINT) AS amount,
+       CAST(count(*) AS BIGINT) AS transactions
+  FROM ledger_journals
+ WHERE kind = 'settlement' AND posted_on = $1
  GROUP BY platform_id, mode, merchant_id, currency
  ORDER BY platform_id, mode, merchant_id, currency";
 
 /// The oldest charge in the window still pending after the run.
 const UNSETTLED_FROM: &str = "
 SELECT min(c.posted_on) AS oldest
-  FROM ledger_entries c
- WHERE c.purpose = 'merchant_pending' AND c.kind = 'charge' AND c.posted_on >= $1
-   AND NOT EXISTS (SELECT 1 FROM ledger_entries s
-                    WHERE s.source_id = c.source_id AND s.kind = 'settlement'
-                      AND s.purpose = 'merchant_pending')";
+  FROM ledger_journals c
+ WHERE c.kind = 'charge' AND c.merchant_pending <> 0 AND c.posted_on >= $1
+   AND NOT EXISTS (SELECT 1 FROM ledger_journals s
+                    WHERE s.source_id = c.source_id AND s.kind = 'settlement')";
 
 #[derive(QueryableByName)]
 struct Settled {

@@ -4,11 +4,12 @@
 ALTER TABLE plans ADD COLUMN settlement_delay_days INTEGER NOT NULL DEFAULT 2
     CHECK (settlement_delay_days BETWEEN 0 AND 30);
 
--- What a run reads: the merchants' pending entries by when they were posted (the charges to
--- settle, and each run's own settlements for its events). Refunds touch available only, so
--- the index holds one entry per sale or capture and one per settlement.
-CREATE INDEX ledger_entries_pending_idx ON ledger_entries (posted_on, kind)
-    WHERE purpose = 'merchant_pending';
+-- What a run reads: the charges that put money in pending, by when they were posted, and its
+-- own settlements, for its events. A sale writes one entry here; a refund none.
+CREATE INDEX ledger_journals_charges_idx ON ledger_journals (posted_on)
+    WHERE kind = 'charge' AND merchant_pending <> 0;
+CREATE INDEX ledger_journals_settlements_idx ON ledger_journals (posted_on)
+    WHERE kind = 'settlement';
 
 -- Each run, kept in the run's own SQL transaction with what it settled. `unsettled_from` is
 -- the oldest charge it left pending: the next run looks no further back (less a grace for

@@ -1,4 +1,5 @@
 DROP TABLE settlement_runs;
-DROP INDEX ledger_entries_pending_idx;
-DELETE FROM ledger_entries WHERE kind = 'settlement';
+DROP INDEX ledger_journals_settlements_idx;
+DROP INDEX ledger_journals_charges_idx;
+DELETE FROM ledger_journals WHERE kind = 'settlement';
 ALTER TABLE plans DROP COLUMN settlement_delay_days;
