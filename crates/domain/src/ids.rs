@@ -150,6 +150,11 @@ typed_id!(
     SettlementRunId,
     "srun_"
 );
+typed_id!(
+    /// A payout of a merchant's available money to its bank.
+    PayoutId,
+    "po_"
+);
 
 #[cfg(test)]
 mod tests {

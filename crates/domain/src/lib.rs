@@ -62,6 +62,7 @@ pub mod mode;
 pub mod money;
 pub mod page;
 pub mod payment;
+pub mod payout;
 pub mod platform;
 pub mod ports;
 #[cfg(feature = "openapi")]

@@ -94,6 +94,11 @@ impl Env {
         process::run_cli(self.database_url(), args)
     }
 
+    /// Starts `holdfast ARGS…` against this test's database, without waiting for it.
+    pub fn spawn_cli(&self, args: &[&str]) -> std::process::Child {
+        process::spawn_cli(self.database_url(), args)
+    }
+
     /// Runs `holdfast ARGS…` with `input` on its standard input (a password, say).
     pub fn cli_with_input(&self, args: &[&str], input: &str) -> CliOutput {
         process::run_cli_with_input(self.database_url(), args, input)

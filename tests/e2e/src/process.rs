@@ -56,6 +56,19 @@ pub fn run_cli(database_url: &str, args: &[&str]) -> CliOutput {
     }
 }
 
+/// `holdfast ARGS…` started and left running: the caller waits for it, or kills it.
+pub fn spawn_cli(database_url: &str, args: &[&str]) -> Child {
+    Command::new(holdfast_bin())
+        .args(args)
+        .env("HOLDFAST_DATABASE_URL", database_url)
+        .env("HOLDFAST_LOG", "warn")
+        .env("HOLDFAST_VAULT_KEY", TEST_VAULT_KEY)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run holdfast")
+}
+
 pub fn run_cli_with_input(database_url: &str, args: &[&str], input: &str) -> CliOutput {
     let mut child = Command::new(holdfast_bin())
         .args(args)

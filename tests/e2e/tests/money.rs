@@ -458,7 +458,134 @@ async fn the_workers_settle_on_their_schedule(env: Env) {
     assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
 }
 
+/// `count` more settled sales like `template`, with their charges, written straight into the
+/// database (the same SQL on both backends): a run with work enough to be stopped inside.
+async fn sales_like(env: &Env, template: &str, count: u32) {
+    let numbers = format!(
+        "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {count})"
+    );
+    env.execute_sql(&format!(
+        "{numbers}
+         INSERT INTO transactions (id, platform_id, mode, merchant_id, kind, state, amount,
+             currency, fee, created_on, bin, brand, last4, funding, plan_id, plan_name,
+             connection_id, connection_name, approved_amount, avs, cvv, partial, processor_code,
+             processor_message, processor_transaction_id, status, parent_id, refunded_amount)
+         SELECT 'txn_crash' || n, platform_id, mode, merchant_id, kind, state, amount, currency,
+             fee, created_on, bin, brand, last4, funding, plan_id, plan_name, connection_id,
+             connection_name, approved_amount, avs, cvv, partial, processor_code,
+             processor_message, 'sbx_crash' || n, status, parent_id, refunded_amount
+           FROM g, transactions t WHERE t.id = '{template}';
+         {numbers}
+         INSERT INTO ledger_journals (source_id, kind, platform_id, mode, merchant_id, currency,
+             posted_on, merchant_pending, merchant_available, merchant_in_transit, platform_fees,
+             processor_receivable)
+         SELECT 'txn_crash' || n, kind, platform_id, mode, merchant_id, currency, posted_on,
+             merchant_pending, merchant_available, merchant_in_transit, platform_fees,
+             processor_receivable
+           FROM g, ledger_journals j WHERE j.source_id = '{template}' AND j.kind = 'charge';"
+    ))
+    .await;
+}
+
+/// A settlement run killed (`SIGKILL`) in the middle of its work leaves nothing: no charge
+/// settled, no run recorded. The next run settles every charge once, and the books verify.
+/// On PostgreSQL the kill waits until the run's statement is seen working; on SQLite it comes
+/// a moment after the start, and the run must be all or nothing either way.
+async fn a_settlement_run_killed_midway_leaves_nothing_half_done(env: Env) {
+    const CHARGES: u32 = 40_000;
+    let platform = env.create_platform("Acme");
+    // Its workers settle nothing: only the runs this test starts do.
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_SETTLE_EVERY_MS", "0"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let quick = merchant_settling_after(&api, key, 0).await;
+    let template = pay(&api, key, &sale(&quick, 1000)).await;
+    drop(server);
+    sales_like(&env, template["id"].as_str().unwrap(), CHARGES - 1).await;
+    let count = |sql: &'static str| {
+        let env = &env;
+        async move {
+            env.query_text(sql).await[0][0]
+                .clone()
+                .unwrap()
+                .parse::<u32>()
+                .unwrap()
+        }
+    };
+    let settled = "SELECT CAST(count(*) AS TEXT) FROM ledger_journals WHERE kind = 'settlement'";
+    let runs = "SELECT CAST(count(*) AS TEXT) FROM settlement_runs";
+
+    let mut run = env.spawn_cli(&["ledger", "settle"]);
+    if env.database_url().starts_with("postgres") {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while count(
+            "SELECT CAST(count(*) AS TEXT) FROM pg_stat_activity
+              WHERE state = 'active' AND pid <> pg_backend_pid()
+                AND query LIKE '%INSERT INTO ledger_journals%settlement%'",
+        )
+        .await
+            == 0
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the run never started"
+            );
+            assert!(
+                run.try_wait().unwrap().is_none(),
+                "the run ended before it was seen"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    } else {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    run.kill().unwrap();
+    run.wait().unwrap();
+    // A dead client's transaction is rolled back when the server sees it gone: wait for that.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (after_kill, runs_after_kill) = (count(settled).await, count(runs).await);
+    assert!(
+        (after_kill, runs_after_kill) == (0, 0) || (after_kill, runs_after_kill) == (CHARGES, 1),
+        "all or nothing: {after_kill} settled by {runs_after_kill} run(s)"
+    );
+    if env.database_url().starts_with("postgres") {
+        assert_eq!(
+            (after_kill, runs_after_kill),
+            (0, 0),
+            "killed in the middle"
+        );
+    }
+
+    let again = env.cli_json(&["ledger", "settle"]);
+    assert_eq!(
+        again["transactions"].as_u64().unwrap() + u64::from(after_kill),
+        u64::from(CHARGES)
+    );
+    assert_eq!(count(settled).await, CHARGES, "each charge settled once");
+    assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
+    let read = api_balance(&env, &platform.private_key, &quick).await;
+    assert_eq!(read["pending"], 0);
+    assert_eq!(
+        read["available"],
+        i64::from(CHARGES) * (1000 - fee(&template))
+    );
+}
+
+/// `merchant`'s first balance, read through a server of its own.
+async fn api_balance(env: &Env, key: &str, merchant: &str) -> Value {
+    let server = env.serve();
+    let api = Api::new(&server);
+    api.get(&format!("/v1/balances?merchantId={merchant}"), key)
+        .await
+        .body["balances"][0]
+        .clone()
+}
+
 on_both_backends!(
+    a_settlement_run_killed_midway_leaves_nothing_half_done,
     a_plans_settlement_delay_is_refused_by_name,
     settlement_makes_charges_available_once,
     the_workers_settle_on_their_schedule,

@@ -93,7 +93,11 @@ pub(super) fn services(
             ids.clone(),
             audit.clone(),
         ),
-        ledger: LedgerService::new(stores.ledger.clone(), stores.merchants.clone()),
+        ledger: LedgerService::new(
+            stores.ledger.clone(),
+            stores.merchants.clone(),
+            clock.clone(),
+        ),
         settlement: SettlementService::new(stores.ledger, clock.clone(), ids.clone()),
         client_sessions: ClientSessionService::new(
             stores.client_sessions,

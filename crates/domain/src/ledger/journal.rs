@@ -19,6 +19,12 @@ crate::words! {
         Refund,
         /// A charge's net, moved from pending to available once its plan's delay has passed.
         Settlement,
+        /// A payout made: its amount from available to in transit.
+        Payout,
+        /// A payout the bank paid: out of in transit, passed on from the processors.
+        PayoutPaid,
+        /// A payout failed or canceled: its amount back from in transit to available.
+        PayoutReturned,
     }
 }
 

@@ -50,8 +50,9 @@ pub trait LedgerStore: Send + Sync {
     /// Checks every journal and entry of every platform: each journal moves two or more
     /// accounts and sums to zero, each entry agrees with its journal (platform, mode, merchant,
     /// currency) and names a known account, each money-moving transaction has its journal and
-    /// no other has one, and every platform's accounts sum to zero in each mode and currency.
-    async fn check(&self) -> Result<LedgerCheck, StoreError>;
+    /// no other has one, and every platform's accounts sum to zero in each mode and currency;
+    /// and that no charge due for settlement a day or more before `now` is still pending.
+    async fn check(&self, now: time::OffsetDateTime) -> Result<LedgerCheck, StoreError>;
 
     /// Settles every charge due at `run.now` (posted at or before its plan's
     /// `SettlementDelay::cutoff`, not settled yet) in one SQL transaction: each charge's

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::auth::Principal;
 use crate::ids::MerchantId;
-use crate::ports::{Balance, LedgerCheck, LedgerStore, MerchantStore};
+use crate::ports::{Balance, Clock, LedgerCheck, LedgerStore, MerchantStore};
 
 use super::ServiceError;
 
@@ -14,6 +14,7 @@ use super::ServiceError;
 pub struct LedgerService {
     ledger: Arc<dyn LedgerStore>,
     merchants: Arc<dyn MerchantStore>,
+    clock: Arc<dyn Clock>,
 }
 
 impl std::fmt::Debug for LedgerService {
@@ -23,9 +24,18 @@ impl std::fmt::Debug for LedgerService {
 }
 
 impl LedgerService {
-    /// The service over the ledger and the merchants whose balances it reads.
-    pub fn new(ledger: Arc<dyn LedgerStore>, merchants: Arc<dyn MerchantStore>) -> Self {
-        Self { ledger, merchants }
+    /// The service over the ledger, the merchants whose balances it reads, and the clock
+    /// that says which charges are overdue for settlement.
+    pub fn new(
+        ledger: Arc<dyn LedgerStore>,
+        merchants: Arc<dyn MerchantStore>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self {
+            ledger,
+            merchants,
+            clock,
+        }
     }
 
     /// `merchant`'s balances in the caller's scope, one per currency it has money in; a
@@ -61,7 +71,10 @@ impl LedgerService {
 
     /// Checks the whole ledger (an operator's command).
     pub async fn check(&self) -> Result<LedgerCheck, ServiceError> {
-        self.ledger.check().await.map_err(ServiceError::Store)
+        self.ledger
+            .check(self.clock.now())
+            .await
+            .map_err(ServiceError::Store)
     }
 }
 
@@ -117,7 +130,11 @@ mod tests {
                 Ok(exists
                     .then(|| crate::services::fixtures::shop(id.clone(), scope.platform.clone())))
             });
-            let service = LedgerService::new(Arc::new(ledger), Arc::new(merchants));
+            let service = LedgerService::new(
+                Arc::new(ledger),
+                Arc::new(merchants),
+                Arc::new(crate::ports::MockClock::new()),
+            );
             let got = service
                 .balances(&who(), &MerchantId::from_suffix("M"))
                 .await;

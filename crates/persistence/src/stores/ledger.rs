@@ -9,6 +9,7 @@ use holdfast_domain::ledger::{SettlementReport, SettlementRun};
 use holdfast_domain::merchant::Currency;
 use holdfast_domain::ports::{Announce, Balance, LedgerCheck, LedgerStore, StoreError};
 use holdfast_domain::scope::Scope;
+use time::OffsetDateTime;
 
 use super::SqlStore;
 use crate::conn::Conn;
@@ -145,6 +146,55 @@ fn findings() -> Vec<String> {
     ]
 }
 
+/// Charges of plans with a delay of `$1` days posted at or before `$2` (a day past when they
+/// were due) that have not settled: money a run should have moved and did not.
+const OVERDUE: &str = "
+SELECT c.source_id || ' (charge)' AS subject,
+       'due for settlement more than a day ago and still pending' AS what
+  FROM ledger_journals c
+  JOIN transactions t ON t.id = c.source_id
+  JOIN plans p ON p.id = t.plan_id
+ WHERE c.kind = 'charge' AND c.merchant_pending <> 0
+   AND p.settlement_delay_days = $1 AND c.posted_on <= $2
+   AND NOT EXISTS (SELECT 1 FROM ledger_journals s
+                    WHERE s.source_id = c.source_id AND s.kind = 'settlement')";
+
+/// Each charge overdue for settlement at `now`, in words.
+async fn overdue_settlements(
+    conn: &mut Conn,
+    now: OffsetDateTime,
+) -> Result<Vec<String>, StoreError> {
+    let delays: Vec<i32> = conn
+        .load(
+            crate::schema::plans::table
+                .select(crate::schema::plans::settlement_delay_days)
+                .distinct(),
+        )
+        .await
+        .map_err(query_error("plans"))?;
+    let mut problems = Vec::new();
+    for days in delays {
+        let overdue = time::Duration::days(i64::from(days).saturating_add(1));
+        let Some(cutoff) = now.checked_sub(overdue) else {
+            continue;
+        };
+        let found: Vec<Finding> = conn
+            .load(
+                diesel::sql_query(OVERDUE)
+                    .bind::<diesel::sql_types::Integer, _>(days)
+                    .bind::<crate::timestamp::Ts, _>(crate::timestamp::Instant(cutoff)),
+            )
+            .await
+            .map_err(query_error("ledger_journals"))?;
+        problems.extend(
+            found
+                .into_iter()
+                .map(|f| format!("{}: {}", f.subject, f.what)),
+        );
+    }
+    Ok(problems)
+}
+
 #[async_trait::async_trait]
 impl LedgerStore for SqlStore {
     async fn balances(
@@ -188,7 +238,7 @@ impl LedgerStore for SqlStore {
         Ok(balances)
     }
 
-    async fn check(&self) -> Result<LedgerCheck, StoreError> {
+    async fn check(&self, now: OffsetDateTime) -> Result<LedgerCheck, StoreError> {
         let mut conn = self.conn().await?;
         let moved = each_account(|c| format!("CASE WHEN {c} <> 0 THEN 1 ELSE 0 END"), " + ");
         let counts: Counts = conn
@@ -211,6 +261,7 @@ impl LedgerStore for SqlStore {
                     .map(|f| format!("{}: {}", f.subject, f.what)),
             );
         }
+        problems.extend(overdue_settlements(&mut conn, now).await?);
         Ok(LedgerCheck {
             journals: u64::try_from(counts.journals).unwrap_or(0),
             entries: u64::try_from(counts.entries).unwrap_or(0),

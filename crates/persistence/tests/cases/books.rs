@@ -110,7 +110,7 @@ pub async fn a_completion_posts_its_journal_or_nothing(db: Database) {
             in_transit: 0,
         }]
     );
-    let check = stores.ledger.check().await.unwrap();
+    let check = stores.ledger.check(T0).await.unwrap();
     assert_eq!(check.problems, Vec::<String>::new());
     assert_eq!((check.journals, check.entries), (3, 3 + 3 + 2));
     // Another mode's or platform's merchant has nothing here.
@@ -169,7 +169,7 @@ pub async fn the_ledgers_migrations_post_what_came_before(
         .revert_through_and_reapply(LEDGER, async || {})
         .await;
     let stores = test_db.open().stores();
-    let check = stores.ledger.check().await.unwrap();
+    let check = stores.ledger.check(T0).await.unwrap();
     assert_eq!(check.problems, Vec::<String>::new());
     assert_eq!((check.journals, check.entries), (3, 3 + 3 + 2));
     assert_eq!(

@@ -175,7 +175,7 @@ pub async fn a_run_settles_each_due_charge_once(db: Database) {
             stores.ledger.balances(&p.scope, &other.id).await.unwrap(),
             [expect_other]
         );
-        let check = stores.ledger.check().await.unwrap();
+        let check = stores.ledger.check(now).await.unwrap();
         assert_eq!(check.problems, Vec::<String>::new(), "at {now}");
         announced.extend(events);
     }
@@ -185,7 +185,8 @@ pub async fn a_run_settles_each_due_charge_once(db: Database) {
 
 /// A run reads back no further than the oldest charge the last run left pending (less the
 /// grace for late commits): charges posted before it was settled by an earlier run, so none is
-/// missed; one stamped within the grace before a run and written after it still settles.
+/// missed; one stamped within the grace before a run and written after it still settles; one
+/// stamped before the grace is left, and the books' check names it overdue.
 pub async fn a_run_reads_from_the_oldest_charge_left_pending(db: Database) {
     let stores = db.stores();
     let Shop { p, m, plan } = shop(&stores).await;
@@ -211,7 +212,23 @@ pub async fn a_run_reads_from_the_oldest_charge_left_pending(db: Database) {
         3 * 970
     );
     assert_eq!(
-        stores.ledger.check().await.unwrap().problems,
+        stores.ledger.check(T0 + 6 * day).await.unwrap().problems,
         Vec::<String>::new()
+    );
+    // One stamped further back than the grace, written after the runs that passed it: no run
+    // reads that far back, and `check` names it once it is a day overdue.
+    let stranded = charged(&stores, &m, &plan, 1000, T0 + 3 * day - Duration::hours(1)).await;
+    assert_eq!(run(&stores, T0 + 7 * day).await.transactions, 0);
+    assert_eq!(
+        stores.ledger.check(T0 + 7 * day).await.unwrap().problems,
+        [format!(
+            "{} (charge): due for settlement more than a day ago and still pending",
+            stranded.id
+        )]
+    );
+    assert_eq!(
+        stores.ledger.check(T0 + 4 * day).await.unwrap().problems,
+        Vec::<String>::new(),
+        "not a day overdue yet"
     );
 }

@@ -196,7 +196,12 @@ proptest! {
             match j.heading.kind {
                 JournalKind::Charge => prop_assert_eq!(merchant, -(gross - fee)),
                 JournalKind::Refund => prop_assert_eq!(merchant, gross + fee),
-                JournalKind::Settlement => prop_assert!(false, "no payment posts a settlement"),
+                JournalKind::Settlement
+                | JournalKind::Payout
+                | JournalKind::PayoutPaid
+                | JournalKind::PayoutReturned => {
+                    prop_assert!(false, "a payment posts only charges and refunds");
+                }
             }
         }
     }

@@ -1,0 +1,166 @@
+//! Payouts: a merchant's available money on its way to its bank (docs/money.md).
+//!
+//! A payout takes an amount of the merchant's available balance to in transit when it is made,
+//! and leaves it there until its bank rail says how it ended:
+//!
+//! | from | to | when | journal (debit +, credit -) |
+//! |---|---|---|---|
+//! | — | `pending` | made (by its schedule, or asked for) | `payout`: merchant available +amount, merchant in transit -amount |
+//! | `pending` | `in_transit` | handed to the bank (the sandbox bank at once; a NACHA file written) | none |
+//! | `in_transit` | `paid` | the bank paid it | `payout_paid`: merchant in transit +amount, processor receivable -amount |
+//! | `pending`, `in_transit` | `failed` | the bank refused or returned it (an ACH return code) | `payout_returned`: merchant in transit +amount, merchant available -amount |
+//! | `pending` | `canceled` | canceled before it was handed to the bank | `payout_returned`, the same |
+//!
+//! A paid payout's money is what the processors owed for the merchant's charges, passed on:
+//! the receivable they settle to the platform is what the platform's bank pays out.
+
+mod bank;
+mod state;
+
+use time::OffsetDateTime;
+
+use crate::ids::{MerchantId, PayoutId, PlatformId};
+use crate::ledger::{Entry, Heading, Journal, JournalKind, Purpose};
+use crate::merchant::Currency;
+use crate::mode::Mode;
+
+pub use bank::{ReturnCode, SANDBOX_ACCOUNTS, SandboxOutcome, sandbox_outcome};
+pub use state::{PayoutState, Transition};
+
+crate::words! {
+    /// Who made a payout.
+    #[derive(strum::Display)]
+    #[strum(serialize_all = "snake_case")]
+    pub enum PayoutMethod {
+        /// Asked for (`POST /v1/payouts`).
+        Manual,
+        /// Made by the merchant's payout schedule.
+        Scheduled,
+    }
+}
+
+/// A payout of a merchant's available money to its bank account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payout {
+    /// Its id (`po_…`), the source of its journals.
+    pub id: PayoutId,
+    /// The merchant's platform.
+    pub platform_id: PlatformId,
+    /// The mode of the money: a test payout goes to the sandbox bank.
+    pub mode: Mode,
+    /// The merchant paid.
+    pub merchant_id: MerchantId,
+    /// The currency of the balance it takes from.
+    pub currency: Currency,
+    /// Minor units, above zero.
+    pub amount: i64,
+    /// Where it is.
+    pub state: PayoutState,
+    /// Asked for, or made by the schedule.
+    pub method: PayoutMethod,
+    /// The last four digits of the bank account it goes to.
+    pub bank_last4: String,
+    /// Why the bank sent it back, once failed.
+    pub failure: Option<ReturnCode>,
+    /// When it was made.
+    pub created_on: OffsetDateTime,
+    /// When it last moved.
+    pub updated_on: OffsetDateTime,
+}
+
+impl Payout {
+    /// The journal its move to `to` posts at `posted_on` (the module's table): `None` for a
+    /// move that posts nothing (handed to the bank), or an amount no journal can hold.
+    pub fn journal_for(&self, to: PayoutState, posted_on: OffsetDateTime) -> Option<Journal> {
+        use Purpose::{MerchantAvailable, MerchantInTransit, ProcessorReceivable};
+        let amount = self.amount;
+        let back = amount.checked_neg()?;
+        let (kind, entries) = match to {
+            PayoutState::Pending => (
+                JournalKind::Payout,
+                [(MerchantAvailable, amount), (MerchantInTransit, back)],
+            ),
+            PayoutState::Paid => (
+                JournalKind::PayoutPaid,
+                [(MerchantInTransit, amount), (ProcessorReceivable, back)],
+            ),
+            PayoutState::Failed | PayoutState::Canceled => (
+                JournalKind::PayoutReturned,
+                [(MerchantInTransit, amount), (MerchantAvailable, back)],
+            ),
+            PayoutState::InTransit => return None,
+        };
+        let heading = Heading {
+            platform_id: self.platform_id.clone(),
+            mode: self.mode,
+            merchant_id: self.merchant_id.clone(),
+            currency: self.currency,
+            kind,
+            source: self.id.to_string(),
+            posted_on,
+        };
+        let entries = entries.map(|(purpose, amount)| Entry { purpose, amount });
+        Journal::new(heading, &entries).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::services::fixtures::NOON;
+
+    fn payout(amount: i64) -> Payout {
+        Payout {
+            id: PayoutId::from_suffix("1"),
+            platform_id: PlatformId::from_suffix("P"),
+            mode: Mode::Test,
+            merchant_id: MerchantId::from_suffix("M"),
+            currency: Currency::USD,
+            amount,
+            state: PayoutState::Pending,
+            method: PayoutMethod::Manual,
+            bank_last4: "6789".into(),
+            failure: None,
+            created_on: NOON,
+            updated_on: NOON,
+        }
+    }
+
+    /// The module's table, state by state: what each move posts, and every journal sums to
+    /// zero in the payout's currency and names it as its source.
+    #[test]
+    fn each_move_posts_what_the_table_says() {
+        use Purpose::{MerchantAvailable, MerchantInTransit, ProcessorReceivable};
+        let p = payout(941);
+        for &to in PayoutState::ALL {
+            let expected = match to {
+                PayoutState::Pending => Some((
+                    JournalKind::Payout,
+                    vec![(MerchantAvailable, 941), (MerchantInTransit, -941)],
+                )),
+                PayoutState::Paid => Some((
+                    JournalKind::PayoutPaid,
+                    vec![(MerchantInTransit, 941), (ProcessorReceivable, -941)],
+                )),
+                PayoutState::Failed | PayoutState::Canceled => Some((
+                    JournalKind::PayoutReturned,
+                    vec![(MerchantAvailable, -941), (MerchantInTransit, 941)],
+                )),
+                PayoutState::InTransit => None,
+            };
+            let posted = p.journal_for(to, NOON).map(|j| {
+                assert_eq!(j.heading.source, "po_1");
+                assert_eq!(j.heading.currency, Currency::USD);
+                let mut entries: Vec<(Purpose, i64)> =
+                    j.entries().iter().map(|e| (e.purpose, e.amount)).collect();
+                entries.sort();
+                (j.heading.kind, entries)
+            });
+            assert_eq!(posted, expected, "{to}");
+        }
+        assert_eq!(
+            payout(i64::MIN).journal_for(PayoutState::Pending, NOON),
+            None
+        );
+    }
+}
