@@ -358,6 +358,7 @@ mod cases {
     mod ledger;
     mod merchants;
     mod metadata;
+    mod money_properties;
     mod payment_path;
     mod platforms;
     mod settlement;
@@ -376,6 +377,7 @@ mod cases {
     pub use ledger::*;
     pub use merchants::*;
     pub use metadata::*;
+    pub use money_properties::*;
     pub use payment_path::*;
     pub use platforms::*;
     pub use settlement::*;
@@ -700,6 +702,39 @@ macro_rules! on_a_worker_thread {
             }
         }
     };
+}
+
+/// Property tests over random sequences of payments and settlement runs (issue 41), on each
+/// backend: each a plain test with a runtime of its own, which the property drives.
+mod properties {
+    use holdfast_persistence::testing::TestDatabase;
+
+    const CASES: u32 = 32;
+
+    /// Multi-threaded: migrating a SQLite file blocks in place.
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn sqlite_random_sequences_keep_the_books() {
+        let runtime = runtime();
+        let db = runtime.block_on(TestDatabase::sqlite());
+        super::cases::random_sequences_keep_the_books(&runtime, &db.open(), CASES);
+    }
+
+    #[test]
+    fn postgres_random_sequences_keep_the_books() {
+        let runtime = runtime();
+        let Some(db) = runtime.block_on(TestDatabase::postgres()) else {
+            return;
+        };
+        super::cases::random_sequences_keep_the_books(&runtime, &db.open(), CASES);
+    }
 }
 
 on_a_worker_thread!(

@@ -1,0 +1,396 @@
+//! Random sequences of sales, auths, captures, partial refunds, voids, declines and settlement
+//! runs, for merchants in several currencies, written through the stores as the payment
+//! service writes them: after every step the books check whole, each balance is what a model
+//! of the posting and settlement rules says, and what each merchant holds is its captured net
+//! less its refunds (issue 41; payouts, when they come, join the sequences).
+
+use std::sync::Arc;
+
+use holdfast_domain::ids::SettlementRunId;
+use holdfast_domain::ledger::{MerchantSettled, SettlementDelay, SettlementRun, journal_for};
+use holdfast_domain::payment::follow_up::{OriginalOutcome, Reservation};
+use holdfast_domain::ports::{Announce, Balance};
+use proptest::prelude::*;
+use time::Duration;
+
+use super::*;
+
+/// One step of a sequence; indexes pick among what exists (modulo its count).
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// A sale or an auth of `amount` for merchant `merchant` on plan `plan`; declined unless
+    /// `approved`.
+    Pay {
+        merchant: usize,
+        plan: usize,
+        sale: bool,
+        amount: i64,
+        approved: bool,
+    },
+    /// Captures `percent` of an authorized auth.
+    Capture { auth: usize, percent: i64 },
+    /// Voids an authorized auth.
+    Void { auth: usize },
+    /// Refunds `percent` of what is left of a settled sale or capture.
+    Refund { charge: usize, percent: i64 },
+    /// `hours` pass, then a settlement run.
+    Settle { hours: i64 },
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (0..3_usize, 0..2_usize, any::<bool>(), 1..200_000_i64, prop::bool::weighted(0.85))
+            .prop_map(|(merchant, plan, sale, amount, approved)| Step::Pay {
+                merchant, plan, sale, amount, approved
+            }),
+        2 => (any::<usize>(), 1..=100_i64).prop_map(|(auth, percent)| Step::Capture { auth, percent }),
+        1 => any::<usize>().prop_map(|auth| Step::Void { auth }),
+        2 => (any::<usize>(), 1..=100_i64).prop_map(|(charge, percent)| Step::Refund { charge, percent }),
+        2 => (0..80_i64).prop_map(|hours| Step::Settle { hours }),
+    ]
+}
+
+/// Each merchant's event, stamped at `T0` (what it says is the settlement cases' concern).
+struct Quiet;
+
+impl Announce for Quiet {
+    fn event_for(&self, settled: MerchantSettled) -> Event {
+        Event {
+            id: event_id(),
+            platform_id: settled.platform_id.clone(),
+            mode: settled.mode,
+            created_on: T0,
+            data: EventData::BalanceAvailable(settled),
+        }
+    }
+}
+
+/// A charge as the model keeps it: whose, its net, when posted, its plan's delay, settled yet.
+struct Charge {
+    txn: Transaction,
+    merchant: usize,
+    net: i64,
+    posted_on: OffsetDateTime,
+    delay: SettlementDelay,
+    settled: bool,
+    refundable: i64,
+}
+
+/// The world of one sequence: its stores, merchants, plans, what was paid, and the clock.
+struct World<'a> {
+    stores: &'a Stores,
+    scope: Scope,
+    merchants: Vec<Merchant>,
+    plans: Vec<Plan>,
+    auths: Vec<Transaction>,
+    charges: Vec<Charge>,
+    /// Per merchant: what refunds took from available.
+    refunded: Vec<i64>,
+    now: OffsetDateTime,
+}
+
+impl World<'_> {
+    async fn complete(
+        &self,
+        done: &Transaction,
+        follows: Option<&Transaction>,
+        original: Option<(TxnId, OriginalOutcome)>,
+    ) {
+        let journal = journal_for(done, follows, self.now);
+        self.stores
+            .transactions
+            .complete_transaction_with_event(done, original, &event_for(done), None, None, journal)
+            .await
+            .unwrap();
+    }
+
+    fn follow_up(of: &Transaction, kind: TxnType, amount: i64) -> Transaction {
+        Transaction {
+            id: TxnId::from_suffix(&CountingIds.next_id()),
+            kind,
+            amount,
+            fee: 0,
+            state: TxnState::Pending,
+            parent_id: Some(of.id.clone()),
+            refunded_amount: 0,
+            authorization: Authorization {
+                approved_amount: amount,
+                ..of.authorization.clone()
+            },
+            ..of.clone()
+        }
+    }
+
+    async fn apply(&mut self, step: &Step) {
+        match *step {
+            Step::Pay {
+                merchant,
+                plan,
+                sale,
+                amount,
+                approved,
+            } => {
+                let (m, plan) = (&self.merchants[merchant], &self.plans[plan]);
+                let kind = if sale { TxnType::Sale } else { TxnType::Auth };
+                let mut paid = txn(m, plan, kind, TxnState::Pending, amount);
+                write(self.stores, &paid).await;
+                paid.fee = if approved {
+                    plan.fee.charged_on(kind, amount)
+                } else {
+                    0
+                };
+                paid.state = match (approved, sale) {
+                    (false, _) => TxnState::Declined,
+                    (true, true) => TxnState::Settled,
+                    (true, false) => TxnState::Authorized,
+                };
+                self.complete(&paid, None, None).await;
+                if paid.state == TxnState::Authorized {
+                    self.auths.push(paid);
+                } else if paid.state == TxnState::Settled {
+                    self.charge(paid, None, merchant, plan.settlement_delay);
+                }
+            }
+            Step::Capture { auth, percent } => self.capture(auth, percent).await,
+            Step::Void { auth } => {
+                let Some(i) = pick(auth, self.auths.len()) else {
+                    return;
+                };
+                let auth = self.auths.remove(i);
+                let mut void = Self::follow_up(&auth, TxnType::Void, auth.amount);
+                assert!(self.reserve(&auth, Reservation::CloseAuth, &void).await);
+                void.state = TxnState::Settled;
+                let closed = OriginalOutcome::Closed(TxnState::Voided);
+                self.complete(&void, Some(&auth), Some((auth.id.clone(), closed)))
+                    .await;
+            }
+            Step::Refund { charge, percent } => self.refund(charge, percent).await,
+            Step::Settle { hours } => {
+                self.now += Duration::hours(hours);
+                let run = SettlementRun {
+                    id: SettlementRunId::from_suffix(&CountingIds.next_id()),
+                    now: self.now,
+                };
+                self.stores
+                    .ledger
+                    .settle(&run, Arc::new(Quiet))
+                    .await
+                    .unwrap();
+                let now = self.now;
+                for c in &mut self.charges {
+                    c.settled |= c.delay.cutoff(now) >= c.posted_on;
+                }
+            }
+        }
+    }
+
+    async fn capture(&mut self, auth: usize, percent: i64) {
+        let Some(i) = pick(auth, self.auths.len()) else {
+            return;
+        };
+        let auth = self.auths.remove(i);
+        let amount = (auth.amount * percent / 100).max(1);
+        let mut capture = Self::follow_up(&auth, TxnType::Capture, amount);
+        assert!(self.reserve(&auth, Reservation::CloseAuth, &capture).await);
+        capture.fee = self.plan_of(&auth).fee.charged_on(TxnType::Capture, amount);
+        capture.state = TxnState::Settled;
+        let closed = OriginalOutcome::Closed(TxnState::Captured);
+        self.complete(&capture, Some(&auth), Some((auth.id.clone(), closed)))
+            .await;
+        let merchant = self.merchant_of(&auth);
+        let delay = self.plan_of(&auth).settlement_delay;
+        self.charge(capture, Some(&auth), merchant, delay);
+    }
+
+    async fn refund(&mut self, charge: usize, percent: i64) {
+        let Some(i) = pick(charge, self.charges.len()) else {
+            return;
+        };
+        let amount = self.charges[i].refundable * percent / 100;
+        if amount == 0 {
+            return;
+        }
+        let of = self.charges[i].txn.clone();
+        let mut refund = Self::follow_up(&of, TxnType::Refund, amount);
+        if !self
+            .reserve(&of, Reservation::Refund { amount }, &refund)
+            .await
+        {
+            return;
+        }
+        refund.state = TxnState::Settled;
+        let kept = OriginalOutcome::RefundKept;
+        self.complete(&refund, None, Some((of.id.clone(), kept)))
+            .await;
+        self.charges[i].refundable -= amount;
+        self.refunded[self.charges[i].merchant] += amount;
+    }
+
+    fn charge(
+        &mut self,
+        txn: Transaction,
+        auth: Option<&Transaction>,
+        merchant: usize,
+        delay: SettlementDelay,
+    ) {
+        let fees = txn.fee + auth.map_or(0, |a| a.fee);
+        self.charges.push(Charge {
+            net: txn.authorization.approved_amount - fees,
+            refundable: txn.authorization.approved_amount,
+            posted_on: self.now,
+            txn,
+            merchant,
+            delay,
+            settled: false,
+        });
+    }
+
+    async fn reserve(
+        &self,
+        of: &Transaction,
+        reservation: Reservation,
+        pending: &Transaction,
+    ) -> bool {
+        self.stores
+            .transactions
+            .reserve_with_pending(&self.scope, &of.id, reservation, pending)
+            .await
+            .unwrap()
+    }
+
+    fn plan_of(&self, t: &Transaction) -> &Plan {
+        self.plans.iter().find(|p| p.id == t.plan.id).unwrap()
+    }
+
+    fn merchant_of(&self, t: &Transaction) -> usize {
+        self.merchants
+            .iter()
+            .position(|m| m.id == t.merchant_id)
+            .unwrap()
+    }
+
+    /// The books are whole, and each merchant's balances are the model's.
+    async fn holds(&self) -> Result<(), String> {
+        let check = self.stores.ledger.check(self.now).await.unwrap();
+        if !check.problems.is_empty() {
+            return Err(format!("the books: {:?}", check.problems));
+        }
+        for (i, m) in self.merchants.iter().enumerate() {
+            let mine = self.charges.iter().filter(|c| c.merchant == i);
+            let pending: i64 = mine.clone().filter(|c| !c.settled).map(|c| c.net).sum();
+            let settled: i64 = mine.clone().filter(|c| c.settled).map(|c| c.net).sum();
+            let captured_net: i64 = mine.map(|c| c.net).sum();
+            let expected = Balance {
+                currency: m.details.currency,
+                available: settled - self.refunded[i],
+                pending,
+                in_transit: 0,
+            };
+            let read = self
+                .stores
+                .ledger
+                .balances(&self.scope, &m.id)
+                .await
+                .unwrap();
+            let read = read.first().copied().unwrap_or(Balance {
+                currency: m.details.currency,
+                available: 0,
+                pending: 0,
+                in_transit: 0,
+            });
+            if read != expected {
+                return Err(format!(
+                    "merchant {i}: read {read:?}, the model says {expected:?}"
+                ));
+            }
+            // What it was paid out (nothing yet) plus what it holds is its captured net less
+            // its refunds.
+            let holds = read.available + read.pending + read.in_transit;
+            if holds != captured_net - self.refunded[i] {
+                return Err(format!("merchant {i} holds {holds}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn pick(any: usize, count: usize) -> Option<usize> {
+    (count > 0).then(|| any % count)
+}
+
+/// Plays `steps` from `start`, then lets every plan's delay pass and settles; the time it
+/// ended at. Runs are global, so each sequence starts after the one before it ended.
+async fn play(
+    stores: &Stores,
+    n: usize,
+    start: OffsetDateTime,
+    steps: &[Step],
+) -> Result<OffsetDateTime, String> {
+    let created = new_platform(stores, &format!("Sequence {n}")).await;
+    let p = principal(&created, Mode::Test);
+    let mut merchants = Vec::new();
+    for code in ["USD", "EUR", "JPY"] {
+        let mut m = merchant(&p, code);
+        m.details.currency = Currency::parse(code).unwrap();
+        stores
+            .merchants
+            .insert_merchant_with_event(&m, &event_id(), None)
+            .await
+            .unwrap();
+        merchants.push(m);
+    }
+    let default = stored_default_plan(stores, &p.scope).await.unwrap();
+    let at_once = Plan {
+        id: PlanId::from_suffix(&CountingIds.next_id()),
+        name: "At once".into(),
+        is_default: false,
+        settlement_delay: SettlementDelay::new("days", 0).unwrap(),
+        ..default.clone()
+    };
+    stores.routing.insert_plan(&at_once, None).await.unwrap();
+    let mut world = World {
+        stores,
+        scope: p.scope.clone(),
+        merchants,
+        plans: vec![default, at_once],
+        auths: Vec::new(),
+        charges: Vec::new(),
+        refunded: vec![0; 3],
+        now: start,
+    };
+    let last = Step::Settle {
+        hours: 24 * i64::from(SettlementDelay::MAX_DAYS) + 1,
+    };
+    for (i, step) in steps.iter().chain([&last]).enumerate() {
+        world.apply(step).await;
+        world
+            .holds()
+            .await
+            .map_err(|e| format!("after step {i} ({step:?}): {e}"))?;
+    }
+    Ok(world.now)
+}
+
+/// The property, over `cases` random sequences of up to 30 steps, each on a platform of its
+/// own in `db`.
+pub fn random_sequences_keep_the_books(
+    runtime: &tokio::runtime::Runtime,
+    db: &Database,
+    cases: u32,
+) {
+    let stores = db.stores();
+    let n = std::sync::atomic::AtomicUsize::new(0);
+    let clock = std::sync::Mutex::new(T0);
+    let config = ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |(steps in prop::collection::vec(step(), 1..30))| {
+        let case = n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let start = *clock.lock().unwrap() + Duration::days(1);
+        let played = runtime.block_on(play(&stores, case, start, &steps));
+        prop_assert!(played.is_ok(), "{}", played.clone().unwrap_err());
+        *clock.lock().unwrap() = played.unwrap();
+    });
+}
