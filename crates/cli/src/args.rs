@@ -21,7 +21,12 @@ pub enum LedgerCommand {
     Verify,
     /// Run settlement once, now: every charge whose plan's delay has passed moves from pending
     /// to available (the worker does this on its schedule).
-    Settle,
+    Settle {
+        /// Read every charge ever posted, not only those since the oldest the last run left
+        /// pending: for charges `ledger verify` names as past due.
+        #[arg(long)]
+        from_start: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -7,8 +7,8 @@ use crate::{LedgerCommand, explain, output};
 
 pub async fn run(services: &Services, command: LedgerCommand, json: bool) -> anyhow::Result<()> {
     match command {
-        LedgerCommand::Settle => {
-            let report = services.settlement.run().await?;
+        LedgerCommand::Settle { from_start } => {
+            let report = services.settlement.run(from_start).await?;
             output::emit(
                 json,
                 &serde_json::json!({

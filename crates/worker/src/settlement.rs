@@ -11,7 +11,7 @@ use crate::{Stop, pause};
 
 pub async fn run(settlement: SettlementService, every: Duration, mut stop: Stop) {
     while !*stop.borrow() {
-        if let Err(err) = settlement.run().await {
+        if let Err(err) = settlement.run(false).await {
             tracing::error!(error = %err, "settlement run failed; the next run settles what it would have");
         }
         pause(&mut stop, every).await;

@@ -62,6 +62,9 @@ pub struct SettlementRun {
     pub id: SettlementRunId,
     /// When it runs: what was due by then settles, posted at this time.
     pub now: OffsetDateTime,
+    /// Read every charge ever posted, not only those since the oldest the last run left
+    /// pending: for charges left behind (`holdfast ledger settle --from-start`).
+    pub from_start: bool,
 }
 
 /// How far back a run looks before the oldest charge the last run left unsettled: charges are

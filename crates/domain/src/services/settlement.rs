@@ -29,14 +29,15 @@ impl SettlementService {
         Self { ledger, clock, ids }
     }
 
-    /// One run, now: what it settled. Everything it writes is one SQL transaction, so a run
+    /// One run, now (reading every charge ever posted when `from_start`): what it settled. Everything it writes is one SQL transaction, so a run
     /// that fails (or a process stopped in the middle of one) settles nothing, and the next
     /// settles what it would have.
     #[tracing::instrument(level = "debug", skip_all)]
-    pub async fn run(&self) -> Result<SettlementReport, StoreError> {
+    pub async fn run(&self, from_start: bool) -> Result<SettlementReport, StoreError> {
         let run = SettlementRun {
             id: SettlementRunId::from_suffix(&self.ids.next_id()),
             now: self.clock.now(),
+            from_start,
         };
         let announce = Arc::new(Announcer {
             ids: self.ids.clone(),
@@ -130,7 +131,7 @@ mod tests {
         });
         let service = SettlementService::new(Arc::new(ledger), Arc::new(clock), Arc::new(ids));
         assert_eq!(
-            service.run().await.unwrap(),
+            service.run(false).await.unwrap(),
             SettlementReport {
                 transactions: 1,
                 merchants: 1

@@ -96,6 +96,7 @@ pub async fn settle_due(
         .await?
         .pop();
     let from = last
+        .filter(|_| !run.from_start)
         .and_then(|at| at.checked_sub(LATE_COMMIT_GRACE))
         .unwrap_or(OffsetDateTime::UNIX_EPOCH);
     let delays: Vec<i32> = conn

@@ -170,6 +170,7 @@ impl World<'_> {
                 let run = SettlementRun {
                     id: SettlementRunId::from_suffix(&CountingIds.next_id()),
                     now: self.now,
+                    from_start: false,
                 };
                 self.stores
                     .ledger

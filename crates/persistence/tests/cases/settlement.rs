@@ -82,6 +82,7 @@ async fn run(stores: &Stores, now: OffsetDateTime) -> SettlementReport {
     let run = SettlementRun {
         id: SettlementRunId::from_suffix(&CountingIds.next_id()),
         now,
+        from_start: false,
     };
     stores.ledger.settle(&run, Arc::new(Events)).await.unwrap()
 }
@@ -230,5 +231,21 @@ pub async fn a_run_reads_from_the_oldest_charge_left_pending(db: Database) {
         stores.ledger.check(T0 + 4 * day).await.unwrap().problems,
         Vec::<String>::new(),
         "not a day overdue yet"
+    );
+    // A run from the start finds it, and only it.
+    let from_start = SettlementRun {
+        id: SettlementRunId::from_suffix(&CountingIds.next_id()),
+        now: T0 + 7 * day,
+        from_start: true,
+    };
+    let report = stores
+        .ledger
+        .settle(&from_start, Arc::new(Events))
+        .await
+        .unwrap();
+    assert_eq!((report.transactions, report.merchants), (1, 1));
+    assert_eq!(
+        stores.ledger.check(T0 + 7 * day).await.unwrap().problems,
+        Vec::<String>::new()
     );
 }
