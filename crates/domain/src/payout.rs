@@ -9,6 +9,7 @@
 //! | `pending` | `in_transit` | handed to the bank (the sandbox bank at once; a NACHA file written) | none |
 //! | `in_transit` | `paid` | the bank paid it | `payout_paid`: merchant in transit +amount, processor receivable -amount |
 //! | `pending`, `in_transit` | `failed` | the bank refused or returned it (an ACH return code) | `payout_returned`: merchant in transit +amount, merchant available -amount |
+//! | `paid` | `failed` | the bank returned it after paying (an ACH return, days later) | `payout_returned`: processor receivable +amount, merchant available -amount |
 //! | `pending` | `canceled` | canceled before it was handed to the bank | `payout_returned`, the same |
 //!
 //! A paid payout's money is what the processors owed for the merchant's charges, passed on:
@@ -69,26 +70,39 @@ pub struct Payout {
 }
 
 impl Payout {
-    /// The journal its move to `to` posts at `posted_on` (the module's table): `None` for a
-    /// move that posts nothing (handed to the bank), or an amount no journal can hold.
-    pub fn journal_for(&self, to: PayoutState, posted_on: OffsetDateTime) -> Option<Journal> {
+    /// The journal its move `from` (`None` when it is made) `to` posts at `posted_on` (the
+    /// module's table): `None` for a move that posts nothing (handed to the bank), one the
+    /// table does not allow, or an amount no journal can hold.
+    pub fn journal_for(
+        &self,
+        from: Option<PayoutState>,
+        to: PayoutState,
+        posted_on: OffsetDateTime,
+    ) -> Option<Journal> {
         use Purpose::{MerchantAvailable, MerchantInTransit, ProcessorReceivable};
+        if let Some(from) = from {
+            from.to(to)?;
+        }
         let amount = self.amount;
         let back = amount.checked_neg()?;
-        let (kind, entries) = match to {
-            PayoutState::Pending => (
+        let (kind, entries) = match (from, to) {
+            (_, PayoutState::Pending) => (
                 JournalKind::Payout,
                 [(MerchantAvailable, amount), (MerchantInTransit, back)],
             ),
-            PayoutState::Paid => (
+            (_, PayoutState::Paid) => (
                 JournalKind::PayoutPaid,
                 [(MerchantInTransit, amount), (ProcessorReceivable, back)],
             ),
-            PayoutState::Failed | PayoutState::Canceled => (
+            (Some(PayoutState::Paid), PayoutState::Failed) => (
+                JournalKind::PayoutReturned,
+                [(ProcessorReceivable, amount), (MerchantAvailable, back)],
+            ),
+            (_, PayoutState::Failed | PayoutState::Canceled) => (
                 JournalKind::PayoutReturned,
                 [(MerchantInTransit, amount), (MerchantAvailable, back)],
             ),
-            PayoutState::InTransit => return None,
+            (_, PayoutState::InTransit) => return None,
         };
         let heading = Heading {
             platform_id: self.platform_id.clone(),
@@ -126,40 +140,54 @@ mod tests {
         }
     }
 
-    /// The module's table, state by state: what each move posts, and every journal sums to
-    /// zero in the payout's currency and names it as its source.
+    /// The module's table, every pair of states: what each move posts (nothing for a move the
+    /// table does not allow, or one to the bank), each journal in the payout's currency with
+    /// it as its source.
     #[test]
     fn each_move_posts_what_the_table_says() {
         use Purpose::{MerchantAvailable, MerchantInTransit, ProcessorReceivable};
         let p = payout(941);
-        for &to in PayoutState::ALL {
-            let expected = match to {
-                PayoutState::Pending => Some((
-                    JournalKind::Payout,
-                    vec![(MerchantAvailable, 941), (MerchantInTransit, -941)],
-                )),
-                PayoutState::Paid => Some((
-                    JournalKind::PayoutPaid,
-                    vec![(MerchantInTransit, 941), (ProcessorReceivable, -941)],
-                )),
-                PayoutState::Failed | PayoutState::Canceled => Some((
-                    JournalKind::PayoutReturned,
-                    vec![(MerchantAvailable, -941), (MerchantInTransit, 941)],
-                )),
-                PayoutState::InTransit => None,
-            };
-            let posted = p.journal_for(to, NOON).map(|j| {
+        let made = (
+            JournalKind::Payout,
+            vec![(MerchantAvailable, 941), (MerchantInTransit, -941)],
+        );
+        let paid = (
+            JournalKind::PayoutPaid,
+            vec![(MerchantInTransit, 941), (ProcessorReceivable, -941)],
+        );
+        let back = (
+            JournalKind::PayoutReturned,
+            vec![(MerchantAvailable, -941), (MerchantInTransit, 941)],
+        );
+        let returned_after_paid = (
+            JournalKind::PayoutReturned,
+            vec![(MerchantAvailable, -941), (ProcessorReceivable, 941)],
+        );
+        let posted = |from, to| {
+            p.journal_for(from, to, NOON).map(|j| {
                 assert_eq!(j.heading.source, "po_1");
                 assert_eq!(j.heading.currency, Currency::USD);
                 let mut entries: Vec<(Purpose, i64)> =
                     j.entries().iter().map(|e| (e.purpose, e.amount)).collect();
                 entries.sort();
                 (j.heading.kind, entries)
-            });
-            assert_eq!(posted, expected, "{to}");
+            })
+        };
+        assert_eq!(posted(None, PayoutState::Pending), Some(made));
+        for &from in PayoutState::ALL {
+            for &to in PayoutState::ALL {
+                let expected = match (from, to) {
+                    (PayoutState::InTransit, PayoutState::Paid) => Some(paid.clone()),
+                    (PayoutState::Paid, PayoutState::Failed) => Some(returned_after_paid.clone()),
+                    (PayoutState::Pending | PayoutState::InTransit, PayoutState::Failed)
+                    | (PayoutState::Pending, PayoutState::Canceled) => Some(back.clone()),
+                    _ => None,
+                };
+                assert_eq!(posted(Some(from), to), expected, "{from} -> {to}");
+            }
         }
         assert_eq!(
-            payout(i64::MIN).journal_for(PayoutState::Pending, NOON),
+            payout(i64::MIN).journal_for(None, PayoutState::Pending, NOON),
             None
         );
     }

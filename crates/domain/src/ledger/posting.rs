@@ -9,7 +9,7 @@
 //!
 //! The gross is what the processor approved (`authorization.approvedAmount`), never what was
 //! asked. An auth moves no money: its fee is collected with its capture, so an auth and its
-//! capture post exactly what a sale of the same amount posts, and an auth voided or never
+//! capture post what a sale of the same amount posts (each fee capped at its own amount), and an auth voided or never
 //! captured charges nothing. A refund is taken from what the merchant may be paid, even while the charge it
 //! returns is still pending: its available balance goes below zero rather than the refund
 //! waiting, and later settlements make it good before any payout.

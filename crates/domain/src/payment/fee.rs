@@ -1,7 +1,8 @@
 //! What a plan charges the merchant, in integer minor units.
 //!
 //! A plan's fee is `basis_points` of the amount plus `fixed`. Where the money moves decides
-//! which part a transaction carries, so an auth later captured costs exactly what a sale costs:
+//! which part a transaction carries, so an auth later captured costs what a sale costs (each
+//! part capped at its own transaction's amount):
 //!
 //! | transaction | fee |
 //! |---|---|

@@ -1,5 +1,5 @@
 //! What banks answer a payout with: the ACH return codes, and the sandbox bank test mode pays
-//! through (docs/money.md, "The sandbox bank").
+//! through (its table is `SANDBOX_ACCOUNTS`; docs/money.md will list it with payouts).
 
 use crate::Invalid;
 
@@ -143,8 +143,8 @@ pub enum SandboxOutcome {
     Returned(ReturnCode),
 }
 
-/// The sandbox bank's test accounts, as docs/money.md lists them: the account number, and how
-/// a payout to it ends. Any other account number is paid.
+/// The sandbox bank's test accounts: the account number, and how a payout to it ends. Any
+/// other account number is paid.
 pub const SANDBOX_ACCOUNTS: &[(&str, SandboxOutcome)] = &[
     ("000123456789", SandboxOutcome::Paid),
     ("000111111116", SandboxOutcome::Returned(ReturnCode(3))),

@@ -9,7 +9,8 @@ crate::words! {
         Pending,
         /// Handed to the bank, which has not said how it ended.
         InTransit,
-        /// The bank paid it into the merchant's account.
+        /// The bank paid it into the merchant's account. An ACH credit can still come back
+        /// (a return, days later): then it fails.
         Paid,
         /// The bank refused or returned it; its money is available again.
         Failed,
@@ -28,9 +29,9 @@ pub struct Transition {
 }
 
 impl PayoutState {
-    /// Whether it is where a payout ends.
+    /// Whether nothing can follow it.
     pub fn is_final(self) -> bool {
-        matches!(self, Self::Paid | Self::Failed | Self::Canceled)
+        matches!(self, Self::Failed | Self::Canceled)
     }
 
     /// The move to `to`, if the table allows it from here.
@@ -38,7 +39,7 @@ impl PayoutState {
         use PayoutState::{Canceled, Failed, InTransit, Paid, Pending};
         let allowed = matches!(
             (self, to),
-            (Pending, InTransit | Failed | Canceled) | (InTransit, Paid | Failed)
+            (Pending, InTransit | Failed | Canceled) | (InTransit, Paid | Failed) | (Paid, Failed)
         );
         allowed.then_some(Transition { from: self, to })
     }
@@ -63,6 +64,7 @@ mod tests {
             (Pending, Canceled),
             (InTransit, Paid),
             (InTransit, Failed),
+            (Paid, Failed),
         ];
         for &from in PayoutState::ALL {
             for &to in PayoutState::ALL {

@@ -48,8 +48,9 @@ pub trait LedgerStore: Send + Sync {
     ) -> Result<Vec<Balance>, StoreError>;
 
     /// Checks every journal and entry of every platform: each journal moves two or more
-    /// accounts and sums to zero, each entry agrees with its journal (platform, mode, merchant,
-    /// currency) and names a known account, each money-moving transaction has its journal and
+    /// accounts, sums to zero and is of a known kind, agrees with its transaction (platform,
+    /// mode, merchant, currency) and posts what the posting rules make of it, each settlement
+    /// moves what its charge left pending, each money-moving transaction has its journal and
     /// no other has one, and every platform's accounts sum to zero in each mode and currency;
     /// and that no charge due for settlement a day or more before `now` is still pending.
     async fn check(&self, now: time::OffsetDateTime) -> Result<LedgerCheck, StoreError>;

@@ -1,6 +1,6 @@
 //! Settlement runs: every charge whose plan's delay has passed moves from its merchant's
 //! pending balance to available, with a `balance.available` event per merchant (docs/money.md).
-//! The worker runs this on a schedule; `holdfast settlement run` runs it once.
+//! The worker runs this on a schedule; `holdfast ledger settle` runs it once.
 
 use std::sync::Arc;
 

@@ -152,7 +152,7 @@ const OVERDUE: &str = "
 SELECT c.source_id || ' (charge)' AS subject,
        'due for settlement more than a day ago and still pending' AS what
   FROM ledger_journals c
-  JOIN transactions t ON t.id = c.source_id
+  JOIN transactions t ON t.id = c.source_id AND t.state = 'settled'
   JOIN plans p ON p.id = t.plan_id
  WHERE c.kind = 'charge' AND c.merchant_pending <> 0
    AND p.settlement_delay_days = $1 AND c.posted_on <= $2

@@ -30,7 +30,7 @@ INSERT INTO ledger_journals
 SELECT c.source_id, 'settlement', c.platform_id, c.mode, c.merchant_id, c.currency, $1,
        -c.merchant_pending, c.merchant_pending
   FROM ledger_journals c
-  JOIN transactions t ON t.id = c.source_id
+  JOIN transactions t ON t.id = c.source_id AND t.state = 'settled'
   JOIN plans p ON p.id = t.plan_id
  WHERE c.kind = 'charge' AND c.merchant_pending <> 0
    AND c.posted_on >= $2 AND c.posted_on <= $3
@@ -49,10 +49,13 @@ SELECT platform_id, mode, merchant_id, currency,
  GROUP BY platform_id, mode, merchant_id, currency
  ORDER BY platform_id, mode, merchant_id, currency";
 
-/// The oldest charge in the window still pending after the run.
+/// The oldest charge in the window still pending after the run (of the charges a run settles:
+/// a transaction still settled, on a plan).
 const UNSETTLED_FROM: &str = "
 SELECT min(c.posted_on) AS oldest
   FROM ledger_journals c
+  JOIN transactions t ON t.id = c.source_id AND t.state = 'settled'
+  JOIN plans p ON p.id = t.plan_id
  WHERE c.kind = 'charge' AND c.merchant_pending <> 0 AND c.posted_on >= $1
    AND NOT EXISTS (SELECT 1 FROM ledger_journals s
                     WHERE s.source_id = c.source_id AND s.kind = 'settlement')";
@@ -86,19 +89,24 @@ pub async fn settle_due(
     announce: &dyn Announce,
 ) -> QueryResult<SettlementReport> {
     conn.lock(Lock::SettlementRun).await?;
-    let last: Option<OffsetDateTime> = conn
+    let last: Option<(OffsetDateTime, OffsetDateTime)> = conn
         .load(
             r::table
                 .order(r::ran_on.desc())
-                .select(r::unsettled_from)
+                .select((r::ran_on, r::unsettled_from))
                 .limit(1),
         )
         .await?
         .pop();
     let from = last
         .filter(|_| !run.from_start)
-        .and_then(|at| at.checked_sub(LATE_COMMIT_GRACE))
+        .and_then(|(_, unsettled)| unsettled.checked_sub(LATE_COMMIT_GRACE))
         .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    // A run's settlements are known by their posting time, so each run's is its own: after
+    // the last run's, however close the two came (or a clock that stepped back).
+    let stamp = last
+        .and_then(|(ran_on, _)| ran_on.checked_add(time::Duration::microseconds(1)))
+        .map_or(run.now, |after_last| run.now.max(after_last));
     let delays: Vec<i32> = conn
         .load(p::table.select(p::settlement_delay_days).distinct())
         .await?;
@@ -107,7 +115,7 @@ pub async fn settle_due(
             .map_err(|e| unreadable(corrupt("settlement delay", e)))?;
         conn.execute(
             diesel::sql_query(SETTLE)
-                .bind::<Ts, _>(Instant(run.now))
+                .bind::<Ts, _>(Instant(stamp))
                 .bind::<Ts, _>(Instant(from))
                 .bind::<Ts, _>(Instant(delay.cutoff(run.now)))
                 .bind::<Integer, _>(days),
@@ -115,7 +123,7 @@ pub async fn settle_due(
         .await?;
     }
     let settled: Vec<Settled> = conn
-        .load(diesel::sql_query(SETTLED).bind::<Ts, _>(Instant(run.now)))
+        .load(diesel::sql_query(SETTLED).bind::<Ts, _>(Instant(stamp)))
         .await?;
     let mut report = SettlementReport::default();
     for group in by_merchant(settled, run)? {
@@ -130,7 +138,7 @@ pub async fn settle_due(
         .await?;
     conn.execute(diesel::insert_into(r::table).values((
         r::id.eq(run.id.as_str()),
-        r::ran_on.eq(Instant(run.now)),
+        r::ran_on.eq(Instant(stamp)),
         r::unsettled_from.eq(Instant(oldest.oldest.unwrap_or(run.now).min(run.now))),
         r::transactions.eq(i64::try_from(report.transactions).unwrap_or(i64::MAX)),
         r::merchants.eq(i64::try_from(report.merchants).unwrap_or(i64::MAX)),

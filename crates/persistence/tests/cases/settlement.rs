@@ -180,6 +180,12 @@ pub async fn a_run_settles_each_due_charge_once(db: Database) {
         assert_eq!(check.problems, Vec::<String>::new(), "at {now}");
         announced.extend(events);
     }
+    // A second run at the very time of one that settled: nothing twice, no event twice.
+    charged(&stores, &m, &at_once, 300, T0 + 5 * day).await;
+    assert_eq!(run(&stores, T0 + 5 * day).await.transactions, 1);
+    let again = run(&stores, T0 + 5 * day).await;
+    assert_eq!((again.transactions, again.merchants), (0, 0));
+    announced.push(settled(&m, 270, 1));
     let events = announced_in(&stores, &p.scope, m.details.currency).await;
     assert_eq!(events, announced);
 }
