@@ -444,6 +444,63 @@ async fn failures_reported_later_undo_what_they_reserved(env: Env) {
     assert_eq!(state_of(&api, &key, &capture).await.0, "failed");
     assert_eq!(state_of(&api, &key, &auth).await.0, "authorized");
 
+    // Captured again, confirmed, then failed by the scheme: the auth is open again, and what
+    // the capture's charge posted (with the auth's fee) is reversed with it.
+    let again = api
+        .post("/v1/transactions", &key, &follow_up("capture", &auth, None))
+        .await;
+    let again = again.body["id"].as_str().unwrap().to_owned();
+    for (code, reference) in [("CAPTURE", "71"), ("CAPTURE_FAILED", "72")] {
+        send(vec![notification_item(
+            code,
+            true,
+            reference,
+            Some(&psp),
+            &again,
+            1000,
+            Some(HMAC_KEY),
+        )])
+        .await;
+        if code == "CAPTURE" {
+            // Settled at once (the plan's delay made none), so the reversal takes the net
+            // back out of available.
+            env.execute_sql("UPDATE plans SET settlement_delay_days = 0").await;
+            assert_eq!(env.cli_json(&["ledger", "settle"])["transactions"], 1);
+        }
+    }
+    assert_eq!(state_of(&api, &key, &again).await.0, "failed");
+    assert_eq!(state_of(&api, &key, &auth).await.0, "authorized");
+    let journals = |source: String| {
+        let env = &env;
+        async move {
+            env.query_text(&format!(
+                "SELECT kind FROM ledger_journals WHERE source_id = '{source}' ORDER BY kind"
+            ))
+            .await
+            .into_iter()
+            .map(|row| row[0].clone().unwrap())
+            .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(
+        journals(again.clone()).await,
+        ["charge", "reversal", "settlement"]
+    );
+    let reversal = env
+        .query_text(&format!(
+            "SELECT CAST(r.merchant_pending AS TEXT), CAST(r.merchant_available + c.merchant_pending AS TEXT)
+               FROM ledger_journals r JOIN ledger_journals c
+                 ON c.source_id = r.source_id AND c.kind = 'charge'
+              WHERE r.source_id = '{again}' AND r.kind = 'reversal'"
+        ))
+        .await;
+    assert_eq!(
+        reversal,
+        [[Some("0".to_owned()), Some("0".to_owned())]],
+        "the settled net is taken back from available, none from pending"
+    );
+    assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
+
     // A sale's refund: REFUND_FAILED first, then the REFUND it contradicts: failed stands.
     let (sale, psp) = pay("sale").await;
     let refund = api
@@ -515,6 +572,9 @@ async fn failures_reported_later_undo_what_they_reserved(env: Env) {
     .await;
     assert_eq!(state_of(&api, &key, &refund).await.0, "failed");
     assert_eq!(state_of(&api, &key, &sale).await.2, 0);
+    assert_eq!(journals(refund.clone()).await, ["refund", "reversal"]);
+    let books = env.cli_json(&["ledger", "verify"]);
+    assert_eq!(books["problems"], json!([]), "{books}");
 
     // Items for nothing of ours, and codes Holdfast does not apply: kept, accepted.
     send(vec![
@@ -558,6 +618,8 @@ async fn failures_reported_later_undo_what_they_reserved(env: Env) {
         [
             "applied",
             "applied",
+            "applied",
+            "applied",
             "already_decided",
             "applied",
             "applied",
@@ -565,7 +627,7 @@ async fn failures_reported_later_undo_what_they_reserved(env: Env) {
             "not_applied",
             "not_applied"
         ],
-        "REFUND after REFUND_FAILED is kept, already decided"
+        "the capture confirmed then failed applies twice; REFUND after REFUND_FAILED is kept, already decided"
     );
 }
 

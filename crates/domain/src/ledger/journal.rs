@@ -19,6 +19,9 @@ crate::words! {
         Refund,
         /// A charge's net, moved from pending to available once its plan's delay has passed.
         Settlement,
+        /// Everything a capture or refund posted, undone: its processor failed it after
+        /// confirming it. Taken from available where its charge had settled.
+        Reversal,
         /// A payout made: its amount from available to in transit.
         Payout,
         /// A payout the bank paid: out of in transit, passed on from the processors.

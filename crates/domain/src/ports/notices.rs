@@ -60,6 +60,9 @@ pub struct Settlement {
     pub event: Event,
     /// What the decided follow-up moves (a settled capture or refund), posted with it.
     pub journal: Option<crate::ledger::Journal>,
+    /// A capture or refund its processor failed after confirming it: everything its journals
+    /// posted (a charge and its settlement, or a refund) is reversed with it, at this time.
+    pub reverses: Option<time::OffsetDateTime>,
 }
 
 crate::words! {

@@ -232,13 +232,17 @@ impl NoticeService {
             }
             _ => None,
         };
-        let journal = crate::ledger::journal_for(&decided, follows.as_ref(), self.clock.now());
+        let now = self.clock.now();
+        let journal = crate::ledger::journal_for(&decided, follows.as_ref(), now);
+        // Confirmed, then failed: what it moved is moved back.
+        let reverses = (settling.from == TxnState::Settled && !settling.approved).then_some(now);
         Ok(NoticeEffect::Settle(Box::new(Settlement {
             txn: decided,
             from: settling.from,
             original,
             event,
             journal,
+            reverses,
         })))
     }
 }

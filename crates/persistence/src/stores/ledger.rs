@@ -69,6 +69,7 @@ const REFUND_RULE: &str = "j.merchant_available = t.approved_amount + t.fee
 fn findings() -> Vec<String> {
     let moved = each_account(|c| format!("CASE WHEN {c} <> 0 THEN 1 ELSE 0 END"), " + ");
     let sum = each_account(str::to_owned, " + ");
+    let any_left = each_account(|c| format!("sum({c}) <> 0"), " OR ");
     let kinds = JournalKind::ALL
         .iter()
         .map(|k| format!("'{}'", k.as_str()))
@@ -104,16 +105,31 @@ fn findings() -> Vec<String> {
                              WHERE j.source_id = t.id
                                AND j.kind = CASE t.kind WHEN 'refund' THEN 'refund' ELSE 'charge' END)"
             .to_owned(),
-        // …and no other transaction has one.
+        // …and no other transaction has one: but a capture or refund its processor failed
+        // after confirming it keeps what it posted, with the reversal that undoes it.
         "SELECT j.source_id || ' (' || j.kind || ')' AS subject,
                 'a ' || COALESCE(t.kind || ' in state ' || t.state, 'transaction that does not exist')
                   || ' has this journal' AS what
            FROM ledger_journals j LEFT JOIN transactions t ON t.id = j.source_id
-          WHERE NOT (t.state = 'settled' AND (
-                     (j.kind IN ('charge', 'settlement') AND t.kind IN ('sale', 'capture'))
-                  OR (j.kind = 'refund' AND t.kind = 'refund')))
-             OR t.id IS NULL"
+          WHERE t.id IS NULL
+             OR NOT ((t.state = 'settled' AND (
+                        (j.kind IN ('charge', 'settlement') AND t.kind IN ('sale', 'capture'))
+                     OR (j.kind = 'refund' AND t.kind = 'refund')))
+                  OR (t.state = 'failed' AND EXISTS (
+                        SELECT 1 FROM ledger_journals r
+                         WHERE r.source_id = j.source_id AND r.kind = 'reversal') AND (
+                        (j.kind IN ('charge', 'settlement', 'reversal') AND t.kind = 'capture')
+                     OR (j.kind IN ('refund', 'reversal') AND t.kind = 'refund'))))"
             .to_owned(),
+        // A reversed transaction's journals net to zero in every account.
+        format!(
+            "SELECT j.source_id AS subject,
+                    'failed, and its journals do not net to zero in every account' AS what
+               FROM ledger_journals j JOIN transactions t ON t.id = j.source_id
+              WHERE t.state = 'failed'
+              GROUP BY j.source_id
+             HAVING {any_left}"
+        ),
         // Each charge and refund posts what its transaction makes, by the posting rules.
         format!(
             "SELECT j.source_id || ' (' || j.kind || ')' AS subject,
@@ -121,8 +137,9 @@ fn findings() -> Vec<String> {
                FROM ledger_journals j
                JOIN transactions t ON t.id = j.source_id
                LEFT JOIN transactions a ON a.id = t.parent_id AND t.kind = 'capture'
-              WHERE (j.kind = 'charge' AND NOT ({CHARGE_RULE}))
-                 OR (j.kind = 'refund' AND NOT ({REFUND_RULE}))"
+              WHERE t.state = 'settled'
+                AND ((j.kind = 'charge' AND NOT ({CHARGE_RULE}))
+                  OR (j.kind = 'refund' AND NOT ({REFUND_RULE})))"
         ),
         // A settlement moves exactly what its charge left pending, from pending to available.
         "SELECT s.source_id || ' (settlement)' AS subject,

@@ -57,7 +57,38 @@ async fn settle(conn: &mut Conn, settlement: &Settlement) -> QueryResult<()> {
     if let Some(journal) = &settlement.journal {
         write_journal(conn, journal).await?;
     }
+    if let Some(at) = settlement.reverses {
+        reverse_journals(conn, &txn.id, at).await?;
+    }
     write_event_data(conn, &settlement.event).await
+}
+
+/// One `reversal` journal of `source`: the negation of everything its journals posted, so its
+/// accounts net to zero (a settled charge's net comes back out of available). Binds: the
+/// time, the source (in the order they appear: SQLite numbers `$n` by first appearance).
+const REVERSE: &str = "
+INSERT INTO ledger_journals
+       (source_id, kind, platform_id, mode, merchant_id, currency, posted_on, merchant_pending,
+        merchant_available, merchant_in_transit, platform_fees, processor_receivable)
+SELECT j.source_id, 'reversal', j.platform_id, j.mode, j.merchant_id, j.currency, $1,
+       -sum(j.merchant_pending), -sum(j.merchant_available), -sum(j.merchant_in_transit),
+       -sum(j.platform_fees), -sum(j.processor_receivable)
+  FROM ledger_journals j
+ WHERE j.source_id = $2
+ GROUP BY j.source_id, j.platform_id, j.mode, j.merchant_id, j.currency";
+
+async fn reverse_journals(
+    conn: &mut Conn,
+    source: &TxnId,
+    at: time::OffsetDateTime,
+) -> QueryResult<()> {
+    conn.execute(
+        diesel::sql_query(REVERSE)
+            .bind::<crate::timestamp::Ts, _>(Instant(at))
+            .bind::<diesel::sql_types::Text, _>(source.as_str()),
+    )
+    .await
+    .map(drop)
 }
 
 async fn move_original(conn: &mut Conn, id: &TxnId, moves: OriginalMove) -> QueryResult<()> {

@@ -197,6 +197,7 @@ proptest! {
                 JournalKind::Charge => prop_assert_eq!(merchant, -(gross - fee)),
                 JournalKind::Refund => prop_assert_eq!(merchant, gross + fee),
                 JournalKind::Settlement
+                | JournalKind::Reversal
                 | JournalKind::Payout
                 | JournalKind::PayoutPaid
                 | JournalKind::PayoutReturned => {
