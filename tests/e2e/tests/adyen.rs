@@ -464,7 +464,8 @@ async fn failures_reported_later_undo_what_they_reserved(env: Env) {
         if code == "CAPTURE" {
             // Settled at once (the plan's delay made none), so the reversal takes the net
             // back out of available.
-            env.execute_sql("UPDATE plans SET settlement_delay_days = 0").await;
+            env.execute_sql("UPDATE plans SET settlement_delay_days = 0")
+                .await;
             assert_eq!(env.cli_json(&["ledger", "settle"])["transactions"], 1);
         }
     }
