@@ -41,12 +41,7 @@ pub struct CliOutput {
 }
 
 pub fn run_cli(database_url: &str, args: &[&str]) -> CliOutput {
-    let out = Command::new(holdfast_bin())
-        .args(args)
-        .env("HOLDFAST_DATABASE_URL", database_url)
-        .env("HOLDFAST_LOG", "warn")
-        // The servers' key: what a command seals (an invitation's email), they open.
-        .env("HOLDFAST_VAULT_KEY", TEST_VAULT_KEY)
+    let out = cli_command(database_url, args)
         .output()
         .expect("run holdfast");
     CliOutput {
@@ -56,13 +51,21 @@ pub fn run_cli(database_url: &str, args: &[&str]) -> CliOutput {
     }
 }
 
-/// `holdfast ARGS…` started and left running: the caller waits for it, or kills it.
-pub fn spawn_cli(database_url: &str, args: &[&str]) -> Child {
-    Command::new(holdfast_bin())
+/// `holdfast ARGS…` against `database_url`, as every command of a test runs.
+fn cli_command(database_url: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(holdfast_bin());
+    command
         .args(args)
         .env("HOLDFAST_DATABASE_URL", database_url)
         .env("HOLDFAST_LOG", "warn")
-        .env("HOLDFAST_VAULT_KEY", TEST_VAULT_KEY)
+        // The servers' key: what a command seals (an invitation's email), they open.
+        .env("HOLDFAST_VAULT_KEY", TEST_VAULT_KEY);
+    command
+}
+
+/// `holdfast ARGS…` started and left running: the caller waits for it, or kills it.
+pub fn spawn_cli(database_url: &str, args: &[&str]) -> Child {
+    cli_command(database_url, args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -70,12 +73,7 @@ pub fn spawn_cli(database_url: &str, args: &[&str]) -> Child {
 }
 
 pub fn run_cli_with_input(database_url: &str, args: &[&str], input: &str) -> CliOutput {
-    let mut child = Command::new(holdfast_bin())
-        .args(args)
-        .env("HOLDFAST_DATABASE_URL", database_url)
-        .env("HOLDFAST_LOG", "warn")
-        // The servers' key: what a command seals (an invitation's email), they open.
-        .env("HOLDFAST_VAULT_KEY", TEST_VAULT_KEY)
+    let mut child = cli_command(database_url, args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

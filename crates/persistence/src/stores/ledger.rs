@@ -195,21 +195,27 @@ async fn overdue_settlements(
         let Some(cutoff) = now.checked_sub(overdue) else {
             continue;
         };
-        let found: Vec<Finding> = conn
-            .load(
-                diesel::sql_query(OVERDUE)
-                    .bind::<diesel::sql_types::Integer, _>(days)
-                    .bind::<crate::timestamp::Ts, _>(crate::timestamp::Instant(cutoff)),
-            )
-            .await
-            .map_err(query_error("ledger_journals"))?;
-        problems.extend(
-            found
-                .into_iter()
-                .map(|f| format!("{}: {}", f.subject, f.what)),
-        );
+        let overdue = diesel::sql_query(OVERDUE)
+            .bind::<diesel::sql_types::Integer, _>(days)
+            .bind::<crate::timestamp::Ts, _>(crate::timestamp::Instant(cutoff));
+        problems.extend(found(conn, overdue).await?);
     }
     Ok(problems)
+}
+
+/// What `query`, a query of what breaks a rule, found, each in words.
+async fn found<'q, Q>(conn: &mut Conn, query: Q) -> Result<Vec<String>, StoreError>
+where
+    Q: crate::conn::Loads<'q, Finding>,
+{
+    let rows: Vec<Finding> = conn
+        .load(query)
+        .await
+        .map_err(query_error("ledger_journals"))?;
+    Ok(rows
+        .into_iter()
+        .map(|f| format!("{}: {}", f.subject, f.what))
+        .collect())
 }
 
 #[async_trait::async_trait]
@@ -268,15 +274,7 @@ impl LedgerStore for SqlStore {
             .map_err(query_error("ledger_journals"))?;
         let mut problems = Vec::new();
         for query in findings() {
-            let found: Vec<Finding> = conn
-                .load(diesel::sql_query(query))
-                .await
-                .map_err(query_error("ledger_journals"))?;
-            problems.extend(
-                found
-                    .into_iter()
-                    .map(|f| format!("{}: {}", f.subject, f.what)),
-            );
+            problems.extend(found(&mut conn, diesel::sql_query(query)).await?);
         }
         problems.extend(overdue_settlements(&mut conn, now).await?);
         Ok(LedgerCheck {

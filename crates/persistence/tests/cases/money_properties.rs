@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use holdfast_domain::ids::SettlementRunId;
-use holdfast_domain::ledger::{MerchantSettled, SettlementDelay, SettlementRun, journal_for};
+use holdfast_domain::ledger::{SettlementDelay, SettlementRun, journal_for};
 use holdfast_domain::payment::follow_up::{OriginalOutcome, Reservation};
-use holdfast_domain::ports::{Announce, Balance};
+use holdfast_domain::ports::Balance;
 use proptest::prelude::*;
 use time::Duration;
 
@@ -48,21 +48,6 @@ fn step() -> impl Strategy<Value = Step> {
         2 => (any::<usize>(), 1..=100_i64).prop_map(|(charge, percent)| Step::Refund { charge, percent }),
         2 => (0..80_i64).prop_map(|hours| Step::Settle { hours }),
     ]
-}
-
-/// Each merchant's event, stamped at `T0` (what it says is the settlement cases' concern).
-struct Quiet;
-
-impl Announce for Quiet {
-    fn event_for(&self, settled: MerchantSettled) -> Event {
-        Event {
-            id: event_id(),
-            platform_id: settled.platform_id.clone(),
-            mode: settled.mode,
-            created_on: T0,
-            data: EventData::BalanceAvailable(settled),
-        }
-    }
 }
 
 /// A charge as the model keeps it: whose, its net, when posted, its plan's delay, settled yet.
@@ -174,7 +159,7 @@ impl World<'_> {
                 };
                 self.stores
                     .ledger
-                    .settle(&run, Arc::new(Quiet))
+                    .settle(&run, Arc::new(super::settlement::Events))
                     .await
                     .unwrap();
                 let now = self.now;

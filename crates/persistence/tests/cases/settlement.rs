@@ -14,7 +14,7 @@ use time::Duration;
 use super::*;
 
 /// Each merchant's event, as the service makes it (`SettlementService`), stamped at `T0`.
-struct Events;
+pub(super) struct Events;
 
 impl Announce for Events {
     fn event_for(&self, settled: MerchantSettled) -> Event {
