@@ -98,6 +98,7 @@ pub struct Background {
     pub compliance: ComplianceService,
     pub payments: PaymentService,
     pub settlement: holdfast_domain::services::SettlementService,
+    pub payouts: holdfast_domain::services::PayoutService,
     pub clock: Arc<dyn Clock>,
     /// Where delivery loops hear of notifications other processes write (PostgreSQL).
     pub wake_ups: Option<Arc<dyn holdfast_domain::ports::WakeUpSource>>,
@@ -124,6 +125,7 @@ impl Background {
             compliance: state.compliance.clone(),
             payments: state.payments.clone(),
             settlement: state.settlement.clone(),
+            payouts: state.payouts.clone(),
             clock: Arc::new(SystemClock),
             wake_ups: database
                 .wake_ups()

@@ -223,6 +223,8 @@ impl WebhookArgs {
             reconcile_after: payments.reconcile_after()?,
             settlement: background.settlement,
             settle_every: payments.settle_every(),
+            payouts: background.payouts,
+            payout_every: payments.payout_every(),
             settings: self.delivery(),
         })
     }

@@ -25,6 +25,7 @@ mod idempotency;
 mod json_body;
 mod merchants;
 pub mod openapi;
+mod payouts;
 mod plans;
 mod processor_notices;
 pub mod routes;

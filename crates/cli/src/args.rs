@@ -27,6 +27,9 @@ pub enum LedgerCommand {
         #[arg(long)]
         from_start: bool,
     },
+    /// Hand payouts to their banks once, now (the worker does this on its schedule): test
+    /// mode's sandbox bank pays or returns each at once, by its account number.
+    PayOut,
 }
 
 #[derive(Debug, Subcommand)]

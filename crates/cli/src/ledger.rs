@@ -1,5 +1,5 @@
 //! `holdfast ledger verify`: the books checked whole; `holdfast ledger settle`: one settlement
-//! run, now (docs/money.md).
+//! run, now; `holdfast ledger pay-out`: one run of the payout rails, now (docs/money.md).
 
 use holdfast_web::Services;
 
@@ -21,6 +21,15 @@ pub async fn run(services: &Services, command: LedgerCommand, json: bool) -> any
                         report.transactions, report.merchants
                     )
                 },
+            );
+            Ok(())
+        }
+        LedgerCommand::PayOut => {
+            let report = services.payouts.run_sandbox_rail().await?;
+            output::emit(
+                json,
+                &serde_json::json!({ "paid": report.paid, "failed": report.failed }),
+                || format!("{} payout(s) paid, {} returned", report.paid, report.failed),
             );
             Ok(())
         }

@@ -18,14 +18,17 @@
 mod bank;
 mod state;
 
+use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::ids::{MerchantId, PayoutId, PlatformId};
+use crate::ids::{BoardingFormId, MerchantId, PayoutId, PlatformId};
 use crate::ledger::{Entry, Heading, Journal, JournalKind, Purpose};
 use crate::merchant::Currency;
 use crate::mode::Mode;
 
-pub use bank::{ReturnCode, SANDBOX_ACCOUNTS, SandboxOutcome, sandbox_outcome};
+pub use bank::{
+    ReturnCode, SANDBOX_ACCOUNTS, SANDBOX_PAYING_ACCOUNT, SandboxOutcome, sandbox_outcome,
+};
 pub use state::{PayoutState, Transition};
 
 crate::words! {
@@ -40,8 +43,11 @@ crate::words! {
     }
 }
 
-/// A payout of a merchant's available money to its bank account.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A payout of a merchant's available money to its bank account. Its `Serialize` is the API's
+/// JSON shape, for responses and for the `data` of its events alike.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Payout {
     /// Its id (`po_…`), the source of its journals.
     pub id: PayoutId,
@@ -61,12 +67,42 @@ pub struct Payout {
     pub method: PayoutMethod,
     /// The last four digits of the bank account it goes to.
     pub bank_last4: String,
+    /// The boarding form whose sealed bank account it goes to; `None` for a test payout of a
+    /// merchant without one, which goes to the sandbox bank's paying account.
+    #[serde(skip)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub bank_form: Option<BoardingFormId>,
     /// Why the bank sent it back, once failed.
-    pub failure: Option<ReturnCode>,
+    pub failure: Option<PayoutFailure>,
     /// When it was made.
+    #[serde(serialize_with = "crate::payment::transaction::serialize_timestamp")]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::timestamp))]
     pub created_on: OffsetDateTime,
     /// When it last moved.
+    #[serde(serialize_with = "crate::payment::transaction::serialize_timestamp")]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::timestamp))]
     pub updated_on: OffsetDateTime,
+}
+
+/// Why a payout failed: the bank's ACH return code and what it means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PayoutFailure {
+    /// `R01` to `R85`.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^R[0-9]{2}$", example = "R03"))]
+    pub code: ReturnCode,
+    /// What the code means, in the Nacha rules' words.
+    pub message: &'static str,
+}
+
+impl PayoutFailure {
+    /// The failure a return with `code` makes.
+    pub fn new(code: ReturnCode) -> Self {
+        Self {
+            code,
+            message: code.meaning(),
+        }
+    }
 }
 
 impl Payout {
@@ -134,6 +170,7 @@ mod tests {
             state: PayoutState::Pending,
             method: PayoutMethod::Manual,
             bank_last4: "6789".into(),
+            bank_form: None,
             failure: None,
             created_on: NOON,
             updated_on: NOON,

@@ -14,8 +14,8 @@ use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 use holdfast_domain::ports::{
     AuditLog, BoardingStore, ClientSessionStore, ComplianceStore, CredentialStore, EmailOutbox,
     EventLog, IdempotencyStore, KeyStore, LedgerStore, MerchantStore, NoticeStore,
-    NotificationQueue, PlatformStore, RoutingStore, StoreError, TokenStore, TransactionStore,
-    UserStore, WebhookStore,
+    NotificationQueue, PayoutStore, PlatformStore, RoutingStore, StoreError, TokenStore,
+    TransactionStore, UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -164,6 +164,7 @@ pub struct Stores {
     pub boarding: Arc<dyn BoardingStore>,
     pub compliance: Arc<dyn ComplianceStore>,
     pub ledger: Arc<dyn LedgerStore>,
+    pub payouts: Arc<dyn PayoutStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -346,6 +347,7 @@ impl Database {
             boarding: Arc::new(store.clone()),
             compliance: Arc::new(store.clone()),
             ledger: Arc::new(store.clone()),
+            payouts: Arc::new(store.clone()),
         }
     }
 }

@@ -360,6 +360,7 @@ mod cases {
     mod metadata;
     mod money_properties;
     mod payment_path;
+    mod payouts;
     mod platforms;
     mod settlement;
     mod tokens;
@@ -379,6 +380,7 @@ mod cases {
     pub use metadata::*;
     pub use money_properties::*;
     pub use payment_path::*;
+    pub use payouts::*;
     pub use platforms::*;
     pub use settlement::*;
     pub use tokens::*;
@@ -411,6 +413,10 @@ macro_rules! conformance {
 }
 
 conformance!(
+    a_payout_takes_only_what_is_available,
+    each_payout_move_is_written_once,
+    payouts_are_listed_by_scope_merchant_and_state,
+    the_rails_read_a_modes_payouts_oldest_first,
     platform_is_created_with_owner_and_default_keys,
     platform_creation_is_all_or_nothing,
     user_email_is_unique_per_platform,

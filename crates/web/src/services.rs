@@ -4,8 +4,8 @@
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
     DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, MerchantService,
-    NoticeService, PaymentService, PlatformService, RoutingService, SettlementService,
-    TokenService, TransactionRequests, UserService, WebhookService,
+    NoticeService, PaymentService, PayoutService, PlatformService, RoutingService,
+    SettlementService, TokenService, TransactionRequests, UserService, WebhookService,
 };
 
 /// Every service a door may call.
@@ -24,6 +24,8 @@ pub struct Services {
     pub ledger: LedgerService,
     /// Settlement runs: charges' nets moved from pending to available.
     pub settlement: SettlementService,
+    /// Payouts of merchants' available money, and the rails that take them to the bank.
+    pub payouts: PayoutService,
     /// Processor connections and plans.
     pub routing: RoutingService,
     /// What processors tell Holdfast later (Adyen's notifications).

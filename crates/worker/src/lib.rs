@@ -17,6 +17,7 @@ mod instants;
 mod lines;
 pub mod load;
 mod mail;
+mod payouts;
 mod reconcile;
 mod recorder;
 mod retention;
@@ -59,6 +60,9 @@ pub struct Workers {
     /// Settlement runs, every `settle_every` (none: runs only when an operator asks).
     pub settlement: SettlementService,
     pub settle_every: Option<Duration>,
+    /// The payout rails, every `payout_every` (none: only when an operator asks).
+    pub payouts: holdfast_domain::services::PayoutService,
+    pub payout_every: Option<Duration>,
     /// Where the delivery loops hear of notifications other processes write for the claim, so
     /// they claim them at once and poll seldom while idle (PostgreSQL).
     pub wake_ups: Option<Arc<dyn WakeUpSource>>,
@@ -134,6 +138,14 @@ impl Workers {
                 "settlement",
                 stop.clone(),
                 move |stop| settlement::run(settlement.clone(), every, stop),
+            ));
+        }
+        if let Some(every) = self.payout_every {
+            let payouts = self.payouts;
+            set.spawn(supervise::supervised(
+                "the payout rails",
+                stop.clone(),
+                move |stop| payouts::run(payouts.clone(), every, stop),
             ));
         }
         let tokens = self.tokens;

@@ -104,6 +104,12 @@ impl Api {
     /// A test-mode merchant boarded through its hosted form, which the sandbox approves: its
     /// id. Its cards have only ever come through tokens (none yet): SAQ A.
     pub async fn approved_merchant(&self, key: &str) -> String {
+        self.approved_merchant_paid_to(key, "000123456789").await
+    }
+
+    /// A merchant the sandbox approved through its boarding form, whose payouts go to bank
+    /// account `account` (the sandbox bank answers by it, docs/money.md).
+    pub async fn approved_merchant_paid_to(&self, key: &str, account: &str) -> String {
         let made = self
             .post(
                 "/v1/boarding-forms",
@@ -114,7 +120,19 @@ impl Api {
         assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
         let url = made.body["url"].as_str().expect("a url");
         let path = &url[url.find("/onboarding/").expect("a hosted page")..];
-        let mut answers = crate::BOARDING_ANSWERS.to_vec();
+        let mut answers: Vec<(&str, &str)> = crate::BOARDING_ANSWERS
+            .iter()
+            .map(|&(name, value)| {
+                (
+                    name,
+                    if name == "accountNumber" {
+                        account
+                    } else {
+                        value
+                    },
+                )
+            })
+            .collect();
         answers.push(("action", "save"));
         assert_eq!(self.post_form(path, &answers).await, StatusCode::OK);
         let submit = [

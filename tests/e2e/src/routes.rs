@@ -22,6 +22,10 @@ pub enum Resource {
     ApprovedMerchant,
     /// An approved merchant whose compliance form is attested.
     AttestedMerchant,
+    /// A merchant with money available to pay out (the server must settle often).
+    FundedMerchant,
+    /// A pending payout of a funded merchant (the server must not run the payout rails).
+    Payout,
 }
 
 pub const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
@@ -65,6 +69,11 @@ pub const ROUTES: &[Route] = &[
     ("GET", "/v1/bins/{bin}", Access::Private, None, Resource::None, 200),
     // `?merchantId=` the merchant (`concrete`), which a live key does not see.
     ("GET", "/v1/balances", Access::Private, None, Resource::Merchant, 404),
+    // A live key cannot pay out a test merchant: the merchant does not exist for it.
+    ("POST", "/v1/payouts", Access::Private, Some(PAYOUT_BODY), Resource::FundedMerchant, 400),
+    ("GET", "/v1/payouts", Access::Private, None, Resource::None, 200),
+    ("GET", "/v1/payouts/{id}", Access::Private, None, Resource::Payout, 0),
+    ("POST", "/v1/payouts/{id}/cancel", Access::Private, None, Resource::Payout, 0),
     // Public keys may tokenize (spec 5.3); a token is made in the key's own mode.
     ("POST", "/v1/tokens", Access::PublicOrPrivate, Some(TOKEN_BODY), Resource::None, 201),
     ("GET", "/v1/tokens/{id}", Access::Private, None, Resource::Token, 0),
@@ -146,6 +155,16 @@ pub fn present_key<'k>(
 pub const WEBHOOK_BODY: &str =
     r#"{"endpointUrl": "https://example.com/hooks", "events": ["transaction.created"]}"#;
 
+/// A payout of `{merchant}`, which must have money available (`Resource::FundedMerchant`).
+pub const PAYOUT_BODY: &str = r#"{"merchantId": "{merchant}", "amount": 100}"#;
+
+/// What the server of a walk over `ROUTES` must run with: settlement often, so a funded
+/// merchant's sale becomes available at once, and no payout rail, so a payout stays pending.
+pub const SERVER_ENV: &[(&str, &str)] = &[
+    ("HOLDFAST_SETTLE_EVERY_MS", "100"),
+    ("HOLDFAST_PAYOUT_EVERY_MS", "0"),
+];
+
 pub const SESSION_BODY: &str = r#"{"merchantId": "{merchant}", "amount": 2500}"#;
 
 pub const TOKEN_BODY: &str = r#"{"payment": {"number": "4111111111111111", "cvv": "123", "expiration": "1230", "name": "Ann O'Neil"}}"#;
@@ -158,13 +177,26 @@ pub async fn resource_of(
     connection: &str,
     plan: &str,
 ) -> (String, String) {
-    let made = api
-        .post("/v1/merchants", owner, r#"{"name": "Shop"}"#)
-        .await;
-    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
-    let merchant = made.body["id"].as_str().expect("an id").to_owned();
+    let merchant = match resource {
+        Resource::FundedMerchant | Resource::Payout => {
+            funded_merchant(api, owner, connection).await
+        }
+        _ => {
+            let made = api
+                .post("/v1/merchants", owner, r#"{"name": "Shop"}"#)
+                .await;
+            assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+            made.body["id"].as_str().expect("an id").to_owned()
+        }
+    };
     let id = match resource {
-        Resource::None => String::new(),
+        Resource::None | Resource::FundedMerchant => String::new(),
+        Resource::Payout => {
+            let body = PAYOUT_BODY.replace("{merchant}", &merchant);
+            let payout = api.post("/v1/payouts", owner, &body).await;
+            assert_eq!(payout.status, StatusCode::CREATED, "{}", payout.text);
+            payout.body["id"].as_str().expect("an id").to_owned()
+        }
         Resource::Merchant => merchant.clone(),
         Resource::Connection => connection.to_owned(),
         Resource::Plan => plan.to_owned(),
@@ -206,6 +238,54 @@ pub async fn resource_of(
         }
     };
     (merchant, id)
+}
+
+/// A merchant of `owner`'s mode on a plan that settles at once, with a sale of 10.00 made
+/// available by the server's settlement (`SERVER_ENV`).
+pub async fn funded_merchant(api: &Api, owner: &str, connection: &str) -> String {
+    let plan = api
+        .post(
+            "/v1/plans",
+            owner,
+            &format!(
+                r#"{{"name": "At once", "fee": {{"basisPoints": 0, "fixed": 0}}, "defaultConnectionId": "{connection}", "settlementDelayDays": 0}}"#
+            ),
+        )
+        .await;
+    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
+    let plan = plan.body["id"].as_str().expect("an id");
+    let made = api
+        .post("/v1/merchants", owner, r#"{"name": "Funded"}"#)
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let merchant = made.body["id"].as_str().expect("an id").to_owned();
+    let moved = api
+        .patch(
+            &format!("/v1/merchants/{merchant}"),
+            owner,
+            &format!(r#"{{"planId": "{plan}"}}"#),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    let sale = AUTH_BODY
+        .replace("{merchant}", &merchant)
+        .replace(r#""auth""#, r#""sale""#);
+    let sold = api.post("/v1/transactions", owner, &sale).await;
+    assert_eq!(sold.status, StatusCode::CREATED, "{}", sold.text);
+    let balance = format!("/v1/balances?merchantId={merchant}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let read = api.get(&balance, owner).await;
+        if read.body["balances"][0]["available"].as_i64() == Some(1000) {
+            return merchant;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the sale was never settled: is the server settling often? {}",
+            read.text
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
 
 /// The sandbox connection and default plan a new platform has in test mode: the only mode

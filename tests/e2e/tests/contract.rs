@@ -67,6 +67,7 @@ async fn resources(api: &Api, key: &str, public_key: &str) -> Vec<(String, Strin
     let first = |list: &Value| list["data"][0]["id"].as_str().expect("one").to_owned();
     let connection = first(&api.get("/v1/processor-connections", key).await.body);
     let plan = first(&api.get("/v1/plans", key).await.body);
+    let funded = holdfast_e2e::routes::funded_merchant(api, key, &connection).await;
     [
         ("PRIVATE_KEY", key.to_owned()),
         ("PUBLIC_KEY", public_key.to_owned()),
@@ -85,6 +86,7 @@ async fn resources(api: &Api, key: &str, public_key: &str) -> Vec<(String, Strin
         ),
         ("CONNECTION", connection),
         ("PLAN", plan),
+        ("FUNDED_MERCHANT", funded),
         ("CURRENCY", "USD".to_owned()),
     ]
     .into_iter()
@@ -129,6 +131,8 @@ async fn the_api_keeps_its_published_contract(env: Env) {
         ("HOLDFAST_RATE_LIMIT_PRIVATE_PER_S", "0"),
         ("HOLDFAST_RATE_LIMIT_PUBLIC_PER_S", "0"),
         ("HOLDFAST_WEBHOOK_MAX_SUBSCRIPTIONS", "100000"),
+        // A funded merchant's sale is available at once, for the payouts' valid requests.
+        ("HOLDFAST_SETTLE_EVERY_MS", "100"),
     ]);
     let api = Api::new(&server);
     let vars = resources(&api, &platform.private_key, &platform.public_key).await;

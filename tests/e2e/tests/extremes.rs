@@ -12,7 +12,9 @@ use std::collections::BTreeSet;
 
 use holdfast_e2e::dashboard::{ADMIN_PASSWORD, client, owner_and_viewer, sign_in};
 use holdfast_e2e::raw::RawRequest;
-use holdfast_e2e::routes::{ROUTES, concrete, key_for, present_key, resource_of, test_plan};
+use holdfast_e2e::routes::{
+    ROUTES, SERVER_ENV, concrete, key_for, present_key, resource_of, test_plan,
+};
 use holdfast_e2e::{Api, Env, on_both_backends};
 
 /// What a hostile or careless client puts where a value goes, percent-encoded for a URL.
@@ -48,7 +50,7 @@ fn query_parameters(method: &str, template: &str) -> Vec<String> {
 async fn extreme_values_in_every_query_parameter_and_dashboard_field(env: Env) {
     owner_and_viewer(&env);
     let platform = env.create_platform("Extremes");
-    let mut server = env.serve();
+    let mut server = env.serve_with(SERVER_ENV);
     let base = server.base_url.clone();
     let api = Api::new(&server);
     let (connection, plan) = test_plan(&api, &platform.private_key).await;

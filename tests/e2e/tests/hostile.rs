@@ -11,7 +11,9 @@
 use holdfast_api::routes::catalogue;
 use holdfast_domain::auth::Access;
 use holdfast_e2e::raw::{RawReply, RawRequest};
-use holdfast_e2e::routes::{ROUTES, concrete, key_for, present_key, resource_of, test_plan};
+use holdfast_e2e::routes::{
+    ROUTES, SERVER_ENV, concrete, key_for, present_key, resource_of, test_plan,
+};
 use holdfast_e2e::{Env, contains, on_both_backends};
 use serde_json::{Value, json};
 
@@ -46,7 +48,7 @@ enum Expect {
 
 async fn hostile_inputs_on_every_route(env: Env) {
     let platform = env.create_platform("Acme");
-    let mut server = env.serve();
+    let mut server = env.serve_with(SERVER_ENV);
     let base = server.base_url.clone();
     let api = holdfast_e2e::Api::new(&server);
     let (connection, plan) = test_plan(&api, &platform.private_key).await;

@@ -9,7 +9,7 @@
 use holdfast_api::routes::catalogue;
 use holdfast_domain::auth::Access;
 use holdfast_e2e::routes::{
-    ROUTES, TOKEN_BODY, concrete, key_for, present_key, resource_of, test_plan,
+    ROUTES, SERVER_ENV, TOKEN_BODY, concrete, key_for, present_key, resource_of, test_plan,
 };
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::{Method, StatusCode};
@@ -57,7 +57,7 @@ async fn refusals_on_every_route(env: Env) {
     env.cli_json(&["keys", "delete", "--platform", &platform.id, &deleted_id]);
     let (_, live_private) = env.create_key(&platform.id, "private", "live");
     let (_, live_public) = env.create_key(&platform.id, "public", "live");
-    let server = env.serve();
+    let server = env.serve_with(SERVER_ENV);
     let api = Api::new(&server);
     let (connection, plan) = test_plan(&api, &platform.private_key).await;
 

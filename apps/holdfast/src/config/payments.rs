@@ -39,6 +39,16 @@ pub struct PaymentArgs {
     )]
     pub settle_every_ms: u64,
 
+    /// How often the workers hand payouts to their banks, in milliseconds (test mode's sandbox
+    /// bank pays or returns them then); 0 leaves it to `holdfast payouts run`.
+    #[arg(
+        long,
+        env = "HOLDFAST_PAYOUT_EVERY_MS",
+        default_value_t = 60_000,
+        global = true
+    )]
+    pub payout_every_ms: u64,
+
     /// A CSV BIN table (`bin,brand,funding,issuer,country` with a header line) replacing the
     /// shipped one.
     #[arg(long, env = "HOLDFAST_BIN_TABLE", global = true)]
@@ -66,6 +76,11 @@ impl PaymentArgs {
     /// How often the workers settle; `None` when they do not.
     pub fn settle_every(&self) -> Option<Duration> {
         (self.settle_every_ms > 0).then(|| Duration::from_millis(self.settle_every_ms))
+    }
+
+    /// How often the workers run the payout rails; `None` when they do not.
+    pub fn payout_every(&self) -> Option<Duration> {
+        (self.payout_every_ms > 0).then(|| Duration::from_millis(self.payout_every_ms))
     }
 
     /// The age past which a pending transaction is reconciled; refused unless it exceeds the
@@ -116,6 +131,7 @@ impl Default for PaymentArgs {
             processor_timeout_ms: 10_000,
             reconcile_after_ms: 60_000,
             settle_every_ms: 3_600_000,
+            payout_every_ms: 60_000,
             bin_table: None,
             adyen_allow_loopback: false,
             wallets: WalletArgs::default(),

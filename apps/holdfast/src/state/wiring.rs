@@ -8,8 +8,8 @@ use holdfast_domain::ports::{BinLookup, CardVault, Clock, Ids, Processor};
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
     DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, MerchantService,
-    NoticeService, PaymentService, PlatformService, RoutingService, SettlementService,
-    TokenService, TransactionRequests, UserService, WebhookService,
+    NoticeService, PaymentService, PayoutService, PlatformService, RoutingService,
+    SettlementService, TokenService, TransactionRequests, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
 use holdfast_processors::{BinTable, Processors};
@@ -35,6 +35,7 @@ pub(super) fn services(
     let ids: Arc<dyn Ids> = Arc::new(RandomIds::default());
     let stores = database.stores();
     let (boarding, compliance) = onboarding(&stores, &vault, &clock, &ids);
+    let (ledger, settlement, payouts) = money(&stores, &vault, &clock, &ids);
     let flashes = Flashes::new(stores.credentials.clone(), vault.clone());
     let bins: Arc<dyn BinLookup> = Arc::new(bins);
     let processor: Arc<dyn Processor> = Arc::new(crate::metrics::MeteredProcessor(Arc::new(
@@ -93,12 +94,9 @@ pub(super) fn services(
             ids.clone(),
             audit.clone(),
         ),
-        ledger: LedgerService::new(
-            stores.ledger.clone(),
-            stores.merchants.clone(),
-            clock.clone(),
-        ),
-        settlement: SettlementService::new(stores.ledger, clock.clone(), ids.clone()),
+        ledger,
+        settlement,
+        payouts,
         client_sessions: ClientSessionService::new(
             stores.client_sessions,
             stores.merchants.clone(),
@@ -174,6 +172,31 @@ fn processor_services(
 }
 
 /// The services of merchant onboarding: boarding forms and compliance.
+/// The ledger's reads, settlement runs and payouts.
+fn money(
+    stores: &holdfast_persistence::Stores,
+    vault: &Arc<dyn CardVault>,
+    clock: &Arc<dyn Clock>,
+    ids: &Arc<dyn Ids>,
+) -> (LedgerService, SettlementService, PayoutService) {
+    let ledger = LedgerService::new(
+        stores.ledger.clone(),
+        stores.merchants.clone(),
+        clock.clone(),
+    );
+    let settlement = SettlementService::new(stores.ledger.clone(), clock.clone(), ids.clone());
+    let payouts = PayoutService::new(
+        stores.payouts.clone(),
+        stores.ledger.clone(),
+        stores.merchants.clone(),
+        stores.boarding.clone(),
+        vault.clone(),
+        clock.clone(),
+        ids.clone(),
+    );
+    (ledger, settlement, payouts)
+}
+
 fn onboarding(
     stores: &holdfast_persistence::Stores,
     vault: &Arc<dyn CardVault>,

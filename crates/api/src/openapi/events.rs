@@ -54,6 +54,10 @@ fn data_schema(event: EventType) -> Value {
                 }
             }
         }),
+        EventType::PayoutCreated
+        | EventType::PayoutPaid
+        | EventType::PayoutFailed
+        | EventType::PayoutCanceled => reference("Payout"),
         EventType::WebhookTest => json!({
             "type": "object",
             "required": ["webhookId", "message"],

@@ -41,7 +41,7 @@ pub struct Transaction {
     /// What the plan charges the merchant for this transaction, in minor units (see `fee`).
     pub fee: i64,
     /// When the transaction was recorded, serialized in UTC (see `TIMESTAMP_FORMAT`).
-    #[serde(serialize_with = "timestamp")]
+    #[serde(serialize_with = "serialize_timestamp")]
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::timestamp))]
     pub created_on: OffsetDateTime,
     /// The masked card charged.
@@ -209,7 +209,8 @@ pub fn format_timestamp(at: OffsetDateTime) -> String {
         .expect("timestamps format")
 }
 
-fn timestamp<S: Serializer>(at: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
+/// Serializes an instant in `TIMESTAMP_FORMAT`, for the API's objects.
+pub fn serialize_timestamp<S: Serializer>(at: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_timestamp(*at))
 }
 

@@ -128,6 +128,13 @@ impl ReturnCode {
     }
 }
 
+/// As banks write it: `"R03"`.
+impl serde::Serialize for ReturnCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl std::fmt::Display for ReturnCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "R{:02}", self.0)
@@ -143,10 +150,13 @@ pub enum SandboxOutcome {
     Returned(ReturnCode),
 }
 
+/// The account a test payout goes to when its merchant has no boarding form with one: paid.
+pub const SANDBOX_PAYING_ACCOUNT: &str = "000123456789";
+
 /// The sandbox bank's test accounts: the account number, and how a payout to it ends. Any
 /// other account number is paid.
 pub const SANDBOX_ACCOUNTS: &[(&str, SandboxOutcome)] = &[
-    ("000123456789", SandboxOutcome::Paid),
+    (SANDBOX_PAYING_ACCOUNT, SandboxOutcome::Paid),
     ("000111111116", SandboxOutcome::Returned(ReturnCode(3))),
     ("000111111113", SandboxOutcome::Returned(ReturnCode(2))),
     ("000222222227", SandboxOutcome::Returned(ReturnCode(16))),

@@ -68,6 +68,14 @@ pub trait BoardingStore: Send + Sync {
         page: &PageRequest,
     ) -> Result<Page<BoardingForm>, StoreError>;
 
+    /// The newest approved form of `merchant` in `scope` holding a bank account: where its
+    /// payouts go.
+    async fn payout_account(
+        &self,
+        scope: &Scope,
+        merchant: &crate::ids::MerchantId,
+    ) -> Result<Option<BoardingForm>, StoreError>;
+
     /// The form whose current link hashes to `hash`, whatever its scope: the hosted page's
     /// only lookup, by an unguessable secret.
     async fn form_by_link(&self, hash: &KeyHash) -> Result<Option<BoardingForm>, StoreError>;

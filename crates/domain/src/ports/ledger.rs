@@ -51,7 +51,7 @@ pub trait LedgerStore: Send + Sync {
     /// accounts, sums to zero and is of a known kind, agrees with its transaction (platform,
     /// mode, merchant, currency) and posts what the posting rules make of it, each settlement
     /// moves what its charge left pending, each money-moving transaction has its journal and
-    /// no other has one, and every platform's accounts sum to zero in each mode and currency;
+    /// no other has one, each payout has the journals of its moves and they post its amount, and every platform's accounts sum to zero in each mode and currency;
     /// and that no charge due for settlement a day or more before `now` is still pending.
     async fn check(&self, now: time::OffsetDateTime) -> Result<LedgerCheck, StoreError>;
 

@@ -199,6 +199,7 @@ mod ledger;
 mod notices;
 mod outbound;
 mod payments;
+mod payouts;
 mod webhooks;
 
 pub use audit::*;
@@ -212,4 +213,5 @@ pub use ledger::*;
 pub use notices::*;
 pub use outbound::*;
 pub use payments::*;
+pub use payouts::*;
 pub use webhooks::*;

@@ -189,6 +189,14 @@ pub enum EventData {
     ComplianceUpdated(crate::compliance::ComplianceEvent),
     /// `balance.available`: what a settlement run made available for one merchant.
     BalanceAvailable(crate::ledger::MerchantSettled),
+    /// `payout.created`: a payout was made.
+    PayoutCreated(Box<crate::payout::Payout>),
+    /// `payout.paid`: the bank paid a payout.
+    PayoutPaid(Box<crate::payout::Payout>),
+    /// `payout.failed`: the bank refused or returned a payout.
+    PayoutFailed(Box<crate::payout::Payout>),
+    /// `payout.canceled`: a pending payout was canceled.
+    PayoutCanceled(Box<crate::payout::Payout>),
     /// `webhook.test`: a test sent to one subscription.
     WebhookTest(TestEvent),
 }
@@ -233,11 +241,16 @@ impl EventData {
             Self::ComplianceCreated(_) => EventType::ComplianceCreated,
             Self::ComplianceUpdated(_) => EventType::ComplianceUpdated,
             Self::BalanceAvailable(_) => EventType::BalanceAvailable,
+            Self::PayoutCreated(_) => EventType::PayoutCreated,
+            Self::PayoutPaid(_) => EventType::PayoutPaid,
+            Self::PayoutFailed(_) => EventType::PayoutFailed,
+            Self::PayoutCanceled(_) => EventType::PayoutCanceled,
             Self::WebhookTest(_) => EventType::WebhookTest,
         }
     }
 
-    /// The id of what the event is about: its transaction, merchant, form or subscription.
+    /// The id of what the event is about: its transaction, merchant, form, payout or
+    /// subscription.
     pub fn subject_id(&self) -> &str {
         match self {
             Self::TransactionCreated(txn) | Self::TransactionUpdated(txn) => txn.id.as_str(),
@@ -246,6 +259,10 @@ impl EventData {
             Self::FormCreated(form) | Self::FormCompleted(form) => form.id.as_str(),
             Self::ComplianceCreated(c) | Self::ComplianceUpdated(c) => c.id.as_str(),
             Self::BalanceAvailable(settled) => settled.merchant_id.as_str(),
+            Self::PayoutCreated(p)
+            | Self::PayoutPaid(p)
+            | Self::PayoutFailed(p)
+            | Self::PayoutCanceled(p) => p.id.as_str(),
             Self::WebhookTest(test) => test.webhook_id.as_str(),
         }
     }

@@ -244,11 +244,14 @@ impl BoardingService {
 }
 
 /// The vault's context for the secret `what` of form `id`: it opens only for that form.
-fn vault_context(id: &BoardingFormId, what: &str) -> String {
+pub(crate) fn vault_context(id: &BoardingFormId, what: &str) -> String {
     format!("{id}:{what}")
 }
 
 const TAX_ID: &str = "taxId";
+
+/// What a form's bank account is sealed as; a payout opens it for its bank.
+pub(crate) const BANK_ACCOUNT: &str = "bankAccount";
 
 mod decision;
 mod page;

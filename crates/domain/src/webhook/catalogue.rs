@@ -43,6 +43,18 @@ crate::words! {
         /// `balance.available`: a settlement run made a merchant's pending money available.
         #[strum(serialize = "balance.available")]
         BalanceAvailable,
+        /// `payout.created`: a payout of a merchant's available money was made.
+        #[strum(serialize = "payout.created")]
+        PayoutCreated,
+        /// `payout.paid`: the bank paid a payout into the merchant's account.
+        #[strum(serialize = "payout.paid")]
+        PayoutPaid,
+        /// `payout.failed`: the bank refused or returned a payout; its money is available again.
+        #[strum(serialize = "payout.failed")]
+        PayoutFailed,
+        /// `payout.canceled`: a pending payout was canceled; its money is available again.
+        #[strum(serialize = "payout.canceled")]
+        PayoutCanceled,
         /// `webhook.test`: a test asked for with `POST /v1/webhooks/{id}/test`, sent to that
         /// subscription only.
         #[strum(serialize = "webhook.test")]
@@ -82,6 +94,18 @@ impl EventType {
             }
             Self::BalanceAvailable => {
                 "A settlement run moved a merchant's settled charges from pending to available, once per merchant and run. data: {merchantId, settlementRunId, settled: [{currency, amount, transactions}]}."
+            }
+            Self::PayoutCreated => {
+                "A payout took an amount of a merchant's available balance to in transit, on its way to the merchant's bank. data: the payout object."
+            }
+            Self::PayoutPaid => {
+                "The bank paid a payout into the merchant's account. data: the payout object."
+            }
+            Self::PayoutFailed => {
+                "The bank refused or returned a payout (an ACH return, even after it was paid): its amount is available again. data: the payout object, with failure {code, message}."
+            }
+            Self::PayoutCanceled => {
+                "A payout was canceled while pending: its amount is available again. data: the payout object."
             }
             Self::WebhookTest => {
                 "A test asked for with POST /v1/webhooks/{id}/test, sent to that subscription only, whether or not it names this type. data: {webhookId, message}."
@@ -130,6 +154,10 @@ mod tests {
                 "compliance.created",
                 "compliance.updated",
                 "balance.available",
+                "payout.created",
+                "payout.paid",
+                "payout.failed",
+                "payout.canceled",
                 "webhook.test",
             ]
         );

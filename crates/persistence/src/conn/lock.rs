@@ -21,6 +21,9 @@ pub enum Lock {
     QueueWrite,
     /// Settlement runs take turns, so two workers never settle the same charges at once.
     SettlementRun,
+    /// Payouts are made one at a time, so each reads the available balance the last one left
+    /// and two can never take the same money.
+    Payouts,
 }
 
 impl Lock {
@@ -50,6 +53,7 @@ impl Lock {
             (Db::Pg(_), Self::SettlementRun) => {
                 Some("SELECT pg_advisory_xact_lock(4857326011373040248)")
             }
+            (Db::Pg(_), Self::Payouts) => Some("SELECT pg_advisory_xact_lock(4857326011373040249)"),
             // PostgreSQL locks the claimed rows themselves (`FOR UPDATE SKIP LOCKED`).
             (Db::Pg(_), Self::QueueWrite) => None,
             // A write that changes nothing still takes SQLite's write lock for the transaction.

@@ -33,3 +33,24 @@ diesel::table! {
         merchants -> BigInt,
     }
 }
+
+diesel::table! {
+    use diesel::sql_types::{BigInt, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    payouts (id) {
+        id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        merchant_id -> Text,
+        currency -> Text,
+        amount -> BigInt,
+        state -> Text,
+        method -> Text,
+        bank_form_id -> Nullable<Text>,
+        bank_last4 -> Text,
+        failure_code -> Nullable<Text>,
+        created_on -> Ts,
+        updated_on -> Ts,
+    }
+}

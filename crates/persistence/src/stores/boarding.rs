@@ -4,7 +4,7 @@
 use diesel::prelude::*;
 use holdfast_domain::api_key::KeyHash;
 use holdfast_domain::boarding::OnboardingStatus;
-use holdfast_domain::boarding::form::{BoardingForm, SealedValue, Submission};
+use holdfast_domain::boarding::form::{BoardingForm, FormStatus, SealedValue, Submission};
 use holdfast_domain::ids::{BoardingFormId, EventId, MerchantId, PlatformId};
 use holdfast_domain::merchant::Merchant;
 use holdfast_domain::page::{Page, PageRequest};
@@ -358,6 +358,26 @@ impl BoardingStore for SqlStore {
             |q, before| q.filter(f::id.gt(before)).order(f::id.asc()),
         )
         .await
+    }
+
+    async fn payout_account(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+    ) -> Result<Option<BoardingForm>, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.first::<StoredForm, _>(
+            scoped(f::table, scope)
+                .filter(f::merchant_id.eq(merchant.as_str()))
+                .filter(f::status.eq(FormStatus::Approved.as_str()))
+                .filter(f::bank_sealed.is_not_null())
+                .order(f::id.desc()),
+        )
+        .await
+        .optional()
+        .map_err(query_error("boarding_forms"))?
+        .map(BoardingForm::try_from)
+        .transpose()
     }
 
     async fn form_by_link(&self, hash: &KeyHash) -> Result<Option<BoardingForm>, StoreError> {

@@ -111,7 +111,8 @@ fn findings() -> Vec<String> {
                 'a ' || COALESCE(t.kind || ' in state ' || t.state, 'transaction that does not exist')
                   || ' has this journal' AS what
            FROM ledger_journals j LEFT JOIN transactions t ON t.id = j.source_id
-          WHERE t.id IS NULL
+          WHERE j.kind NOT IN ('payout', 'payout_paid', 'payout_returned')
+            AND (t.id IS NULL
              OR NOT ((t.state = 'settled' AND (
                         (j.kind IN ('charge', 'settlement') AND t.kind IN ('sale', 'capture'))
                      OR (j.kind = 'refund' AND t.kind = 'refund')))
@@ -119,7 +120,7 @@ fn findings() -> Vec<String> {
                         SELECT 1 FROM ledger_journals r
                          WHERE r.source_id = j.source_id AND r.kind = 'reversal') AND (
                         (j.kind IN ('charge', 'settlement', 'reversal') AND t.kind = 'capture')
-                     OR (j.kind IN ('refund', 'reversal') AND t.kind = 'refund'))))"
+                     OR (j.kind IN ('refund', 'reversal') AND t.kind = 'refund')))))"
             .to_owned(),
         // A reversed transaction's journals net to zero in every account.
         format!(
@@ -152,6 +153,8 @@ fn findings() -> Vec<String> {
                  OR s.merchant_available <> c.merchant_pending OR s.platform_fees <> 0
                  OR s.processor_receivable <> 0 OR s.merchant_in_transit <> 0)"
             .to_owned(),
+        PAYOUT_JOURNALS.to_owned(),
+        PAYOUT_MOVES.to_owned(),
         // Every platform's accounts sum to zero in each mode and currency.
         format!(
             "SELECT platform_id || ' ' || mode || ' ' || currency AS subject,
@@ -162,6 +165,48 @@ fn findings() -> Vec<String> {
         ),
     ]
 }
+
+/// Each payout journal is of a payout, agrees with it, and posts what its move posts
+/// (`holdfast_domain::payout`'s table).
+const PAYOUT_JOURNALS: &str = "
+SELECT j.source_id || ' (' || j.kind || ')' AS subject,
+       CASE WHEN p.id IS NULL THEN 'a journal of a payout that does not exist'
+            WHEN j.platform_id <> p.platform_id OR j.mode <> p.mode
+              OR j.merchant_id <> p.merchant_id OR j.currency <> p.currency
+            THEN 'disagrees with its payout on its platform, mode, merchant or currency'
+            ELSE 'its amounts are not what its payout posts' END AS what
+  FROM ledger_journals j
+  LEFT JOIN payouts p ON p.id = j.source_id
+  LEFT JOIN ledger_journals pd ON pd.source_id = j.source_id AND pd.kind = 'payout_paid'
+ WHERE j.kind IN ('payout', 'payout_paid', 'payout_returned')
+   AND (p.id IS NULL OR j.platform_id <> p.platform_id OR j.mode <> p.mode
+        OR j.merchant_id <> p.merchant_id OR j.currency <> p.currency
+        OR j.merchant_pending <> 0 OR j.platform_fees <> 0
+        OR NOT ((j.kind = 'payout' AND j.merchant_available = p.amount
+                 AND j.merchant_in_transit = -p.amount AND j.processor_receivable = 0)
+             OR (j.kind = 'payout_paid' AND j.merchant_available = 0
+                 AND j.merchant_in_transit = p.amount AND j.processor_receivable = -p.amount)
+             -- Returned: from in transit, or from the receivable once it was paid.
+             OR (j.kind = 'payout_returned' AND j.merchant_available = -p.amount
+                 AND ((pd.source_id IS NULL AND j.merchant_in_transit = p.amount
+                       AND j.processor_receivable = 0)
+                   OR (pd.source_id IS NOT NULL AND j.merchant_in_transit = 0
+                       AND j.processor_receivable = p.amount)))))";
+
+/// Each payout has the journals of the moves that brought it where it is, and no other.
+const PAYOUT_MOVES: &str = "
+SELECT p.id AS subject,
+       'a payout in state ' || p.state
+         || ' lacks a journal of its moves or has one of a move it never made' AS what
+  FROM payouts p
+  LEFT JOIN ledger_journals m ON m.source_id = p.id AND m.kind = 'payout'
+  LEFT JOIN ledger_journals pd ON pd.source_id = p.id AND pd.kind = 'payout_paid'
+  LEFT JOIN ledger_journals r ON r.source_id = p.id AND r.kind = 'payout_returned'
+ WHERE m.source_id IS NULL
+    OR NOT ((p.state IN ('pending', 'in_transit') AND pd.source_id IS NULL AND r.source_id IS NULL)
+         OR (p.state = 'paid' AND pd.source_id IS NOT NULL AND r.source_id IS NULL)
+         OR (p.state = 'failed' AND r.source_id IS NOT NULL)
+         OR (p.state = 'canceled' AND pd.source_id IS NULL AND r.source_id IS NOT NULL))";
 
 /// Charges of plans with a delay of `$1` days posted at or before `$2` (a day past when they
 /// were due) that have not settled: money a run should have moved and did not.

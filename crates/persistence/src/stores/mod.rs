@@ -19,6 +19,7 @@ mod merchants;
 mod notices;
 mod notifications;
 mod outbox;
+mod payouts;
 mod pending;
 mod platforms;
 mod routing;

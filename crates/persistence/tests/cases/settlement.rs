@@ -29,7 +29,7 @@ impl Announce for Events {
 }
 
 /// A sale of `amount` for `m` on `plan`, its charge posted at `posted_on`.
-async fn charged(
+pub(super) async fn charged(
     stores: &Stores,
     m: &Merchant,
     plan: &Plan,
@@ -78,7 +78,7 @@ async fn announced_in(
         .collect()
 }
 
-async fn run(stores: &Stores, now: OffsetDateTime) -> SettlementReport {
+pub(super) async fn run(stores: &Stores, now: OffsetDateTime) -> SettlementReport {
     let run = SettlementRun {
         id: SettlementRunId::from_suffix(&CountingIds.next_id()),
         now,

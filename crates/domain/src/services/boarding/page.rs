@@ -107,7 +107,7 @@ impl BoardingService {
                 .seal(id, TAX_ID, secrets.tax_id)
                 .or_else(|| kept(&current.tax_id)),
             bank_account: self
-                .seal(id, "bankAccount", secrets.bank_account)
+                .seal(id, super::BANK_ACCOUNT, secrets.bank_account)
                 .or_else(|| kept(&current.bank_account)),
             updated_on: now,
             ..current.clone()

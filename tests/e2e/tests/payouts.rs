@@ -1,0 +1,398 @@
+//! Payouts from outside (docs/money.md): made through the API from what settlement made
+//! available, handed to the sandbox bank by `holdfast ledger pay-out` or the workers, paid or
+//! returned by account number, announced to a receiver, canceled while pending, refused by
+//! name; the balances read through the API, `holdfast ledger verify` clean, then failing on a
+//! payout's journal changed behind its back.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::time::Duration;
+
+use holdfast_e2e::{Answer, Api, Env, Receiver, Server, on_both_backends};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const CARD: &str = r#"{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}"#;
+
+/// A plan settling at once, free of fees, and `merchant` moved onto it.
+async fn settle_at_once(api: &Api, key: &str, merchant: &str) {
+    let connections = api.get("/v1/processor-connections", key).await;
+    let plan = api
+        .post(
+            "/v1/plans",
+            key,
+            &json!({"name": "At once", "fee": {"basisPoints": 0, "fixed": 0},
+                    "defaultConnectionId": connections.body["data"][0]["id"],
+                    "settlementDelayDays": 0})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
+    let moved = api
+        .patch(
+            &format!("/v1/merchants/{merchant}"),
+            key,
+            &json!({"planId": plan.body["id"]}).to_string(),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+}
+
+/// A sale of `amount` for `merchant`, settled by `holdfast ledger settle`.
+async fn available(env: &Env, api: &Api, key: &str, merchant: &str, amount: i64) {
+    let sale = api
+        .post(
+            "/v1/transactions",
+            key,
+            &format!(
+                r#"{{"merchantId": "{merchant}", "type": "sale", "amount": {amount}, "payment": {CARD}}}"#
+            ),
+        )
+        .await;
+    assert_eq!(sale.status, StatusCode::CREATED, "{}", sale.text);
+    assert_eq!(env.cli_json(&["ledger", "settle"])["transactions"], 1);
+}
+
+async fn balance(api: &Api, key: &str, merchant: &str) -> Value {
+    let read = api
+        .get(&format!("/v1/balances?merchantId={merchant}"), key)
+        .await;
+    assert_eq!(read.status, StatusCode::OK, "{}", read.text);
+    let b = &read.body["balances"][0];
+    json!([b["available"], b["pending"], b["inTransit"]])
+}
+
+/// A server that runs no payout rail, and a merchant of a new platform with `amount` available.
+struct Funded {
+    _server: Server,
+    api: Api,
+    key: String,
+    platform_id: String,
+    merchant: String,
+}
+
+async fn funded(env: &Env, amount: i64) -> Funded {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PAYOUT_EVERY_MS", "0"),
+    ]);
+    let api = Api::new(&server);
+    let key = platform.private_key;
+    let merchant = api.shop(&key).await;
+    settle_at_once(&api, &key, &merchant).await;
+    available(env, &api, &key, &merchant, amount).await;
+    Funded {
+        _server: server,
+        api,
+        key,
+        platform_id: platform.id,
+        merchant,
+    }
+}
+
+fn verify_clean(env: &Env) {
+    assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
+}
+
+/// A payout of everything available is made pending (in transit), once under its key; the
+/// sandbox bank pays it; the receiver hears of both; the books verify, and stop verifying once
+/// its journal is changed behind their back.
+async fn a_payout_is_made_and_paid_by_the_sandbox_bank(env: Env) {
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8"),
+        ("HOLDFAST_WORKER_POLL_MS", "20"),
+        ("HOLDFAST_PAYOUT_EVERY_MS", "0"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let hook = api
+        .post(
+            "/v1/webhooks",
+            key,
+            &json!({"endpointUrl": receiver.url,
+                    "events": ["payout.created", "payout.paid", "payout.failed", "payout.canceled"]})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
+    let merchant = api.shop(key).await;
+    settle_at_once(&api, key, &merchant).await;
+    available(&env, &api, key, &merchant, 2500).await;
+    assert_eq!(balance(&api, key, &merchant).await, json!([2500, 0, 0]));
+
+    let body = format!(r#"{{"merchantId": "{merchant}"}}"#);
+    let made = api.post_once("/v1/payouts", key, "payout-1", &body).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let payout = made.body.clone();
+    assert_eq!(payout["amount"], 2500, "everything available");
+    assert_eq!(payout["state"], "pending");
+    assert_eq!(payout["method"], "manual");
+    assert_eq!(payout["currency"], "USD");
+    assert_eq!(
+        payout["bankLast4"], "6789",
+        "the sandbox bank's paying account"
+    );
+    assert_eq!(payout["failure"], Value::Null);
+    assert!(payout["id"].as_str().unwrap().starts_with("po_"));
+    let replayed = api.post_once("/v1/payouts", key, "payout-1", &body).await;
+    assert_eq!(replayed.status, StatusCode::CREATED);
+    assert_eq!(replayed.body["id"], payout["id"], "one payout per key");
+    assert_eq!(balance(&api, key, &merchant).await, json!([0, 0, 2500]));
+    let again = api.post("/v1/payouts", key, &body).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.text);
+    assert_eq!(again.body["error"]["param"], "amount");
+    verify_clean(&env);
+
+    assert_eq!(
+        env.cli_json(&["ledger", "pay-out"]),
+        json!({"paid": 1, "failed": 0})
+    );
+    assert_eq!(
+        env.cli_json(&["ledger", "pay-out"]),
+        json!({"paid": 0, "failed": 0}),
+        "paid once"
+    );
+    let id = payout["id"].as_str().unwrap();
+    let read = api.get(&format!("/v1/payouts/{id}"), key).await;
+    assert_eq!(read.body["state"], "paid", "{}", read.text);
+    assert_eq!(balance(&api, key, &merchant).await, json!([0, 0, 0]));
+    let listed = api
+        .get(
+            &format!("/v1/payouts?merchantId={merchant}&state=paid"),
+            key,
+        )
+        .await;
+    assert_eq!(listed.body["data"][0]["id"], id, "{}", listed.text);
+    verify_clean(&env);
+
+    let delivered = receiver.wait_for(2, Duration::from_secs(10)).await;
+    let events: Vec<(Value, Value)> = delivered
+        .iter()
+        .map(|d| {
+            let e = d.json();
+            (e["eventType"].clone(), e["data"]["state"].clone())
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            (json!("payout.created"), json!("pending")),
+            (json!("payout.paid"), json!("paid"))
+        ]
+    );
+
+    env.execute_sql(&format!(
+        "UPDATE ledger_journals SET merchant_in_transit = merchant_in_transit + 1,
+                processor_receivable = processor_receivable - 1
+          WHERE source_id = '{id}' AND kind = 'payout_paid';"
+    ))
+    .await;
+    let out = env.cli(&["--json", "ledger", "verify"]);
+    assert!(!out.success);
+    assert!(
+        out.stdout.contains(&format!(
+            "{id} (payout_paid): its amounts are not what its payout posts"
+        )),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A boarded merchant's payouts go to its form's account: one the sandbox bank returns (R03)
+/// fails with its code and the money is available again, handed over by the workers on their
+/// schedule with no operator's command.
+async fn a_payout_to_a_returning_account_fails_with_its_code(env: Env) {
+    let platform = env.create_platform("Acme");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PAYOUT_EVERY_MS", "100"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let merchant = api.approved_merchant_paid_to(key, "000111111116").await;
+    settle_at_once(&api, key, &merchant).await;
+    available(&env, &api, key, &merchant, 1000).await;
+    let made = api
+        .post(
+            "/v1/payouts",
+            key,
+            &format!(r#"{{"merchantId": "{merchant}", "amount": 600}}"#),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    assert_eq!(made.body["bankLast4"], "1116", "the form's account");
+    let path = format!("/v1/payouts/{}", made.body["id"].as_str().unwrap());
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let failed = loop {
+        let read = api.get(&path, key).await;
+        if read.body["state"] == "failed" {
+            break read.body;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never returned: {}",
+            read.text
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        failed["failure"],
+        json!({"code": "R03", "message": "No account / unable to locate account"})
+    );
+    assert_eq!(balance(&api, key, &merchant).await, json!([1000, 0, 0]));
+    verify_clean(&env);
+}
+
+/// A pending payout is canceled once (its money available again); one canceled or paid is
+/// refused by name.
+async fn a_pending_payout_is_canceled_once(env: Env) {
+    let Funded {
+        api, key, merchant, ..
+    } = funded(&env, 1000).await;
+    let key = &key;
+    let made = api
+        .post(
+            "/v1/payouts",
+            key,
+            &format!(r#"{{"merchantId": "{merchant}", "amount": 400}}"#),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    let id = made.body["id"].as_str().unwrap();
+    assert_eq!(balance(&api, key, &merchant).await, json!([600, 0, 400]));
+    let cancel = format!("/v1/payouts/{id}/cancel");
+    let canceled = api.post(&cancel, key, "").await;
+    assert_eq!(canceled.status, StatusCode::OK, "{}", canceled.text);
+    assert_eq!(canceled.body["state"], "canceled");
+    assert_eq!(balance(&api, key, &merchant).await, json!([1000, 0, 0]));
+    let twice = api.post(&cancel, key, "").await;
+    assert_eq!(twice.status, StatusCode::CONFLICT, "{}", twice.text);
+    assert!(
+        twice.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is canceled")
+    );
+
+    let paid = api
+        .post(
+            "/v1/payouts",
+            key,
+            &format!(r#"{{"merchantId": "{merchant}", "amount": 100}}"#),
+        )
+        .await;
+    assert_eq!(paid.status, StatusCode::CREATED, "{}", paid.text);
+    assert_eq!(env.cli_json(&["ledger", "pay-out"])["paid"], 1);
+    let late = api
+        .post(
+            &format!("/v1/payouts/{}/cancel", paid.body["id"].as_str().unwrap()),
+            key,
+            "",
+        )
+        .await;
+    assert_eq!(late.status, StatusCode::CONFLICT, "{}", late.text);
+    assert_eq!(balance(&api, key, &merchant).await, json!([900, 0, 0]));
+    verify_clean(&env);
+}
+
+/// A payout is refused by field for more than is available, a bad amount or currency, an
+/// unknown merchant or one of the other mode, an unknown field, and a live merchant without a
+/// bank account; nothing is echoed and nothing is written.
+async fn payouts_are_refused_by_name(env: Env) {
+    let Funded {
+        api,
+        key,
+        platform_id,
+        merchant,
+        ..
+    } = funded(&env, 900).await;
+    let key = &key;
+    let (_, live_key) = env.create_key(&platform_id, "private", "live");
+    let live_merchant = api.shop(&live_key).await;
+    let hostile = "<script>x</script>";
+    for (who, body, status, param) in [
+        (
+            key.as_str(),
+            json!({"merchantId": merchant, "amount": 901}),
+            409,
+            "amount",
+        ),
+        (
+            key.as_str(),
+            json!({"merchantId": merchant, "amount": 0}),
+            400,
+            "amount",
+        ),
+        (
+            key.as_str(),
+            json!({"merchantId": merchant, "amount": -5}),
+            400,
+            "amount",
+        ),
+        (
+            key.as_str(),
+            json!({"merchantId": merchant, "amount": "5"}),
+            400,
+            "amount",
+        ),
+        (
+            key.as_str(),
+            json!({"merchantId": merchant, "currency": hostile}),
+            400,
+            "currency",
+        ),
+        (
+            key.as_str(),
+            json!({"merchantId": hostile}),
+            400,
+            "merchantId",
+        ),
+        (
+            key.as_str(),
+            json!({"merchantId": live_merchant}),
+            400,
+            "merchantId",
+        ),
+        (
+            key.as_str(),
+            json!({"merchantId": merchant, "extra": hostile}),
+            400,
+            "extra",
+        ),
+        (
+            live_key.as_str(),
+            json!({"merchantId": live_merchant}),
+            409,
+            "merchantId",
+        ),
+    ] {
+        let refused = api.post("/v1/payouts", who, &body.to_string()).await;
+        assert_eq!(refused.status.as_u16(), status, "{body}: {}", refused.text);
+        assert_eq!(refused.body["error"]["param"], param, "{body}");
+        assert!(
+            !refused.text.contains("script"),
+            "never echoed: {}",
+            refused.text
+        );
+    }
+    assert_eq!(balance(&api, key, &merchant).await, json!([900, 0, 0]));
+    let listed = api.get("/v1/payouts", key).await;
+    assert_eq!(listed.body["data"], json!([]), "nothing written");
+    let bad_state = api.get("/v1/payouts?state=lost", key).await;
+    assert_eq!(bad_state.status, StatusCode::BAD_REQUEST);
+    assert_eq!(bad_state.body["error"]["param"], "state");
+    verify_clean(&env);
+}
+
+on_both_backends!(
+    a_payout_is_made_and_paid_by_the_sandbox_bank,
+    a_payout_to_a_returning_account_fails_with_its_code,
+    a_pending_payout_is_canceled_once,
+    payouts_are_refused_by_name,
+);
