@@ -253,7 +253,11 @@ async fn a_payout_to_a_returning_account_fails_with_its_code(env: Env) {
 /// refused by name.
 async fn a_pending_payout_is_canceled_once(env: Env) {
     let Funded {
-        api, key, merchant, ..
+        _server: _running,
+        api,
+        key,
+        merchant,
+        ..
     } = funded(&env, 1000).await;
     let key = &key;
     let made = api
@@ -310,7 +314,7 @@ async fn payouts_are_refused_by_name(env: Env) {
         key,
         platform_id,
         merchant,
-        ..
+        _server: _running,
     } = funded(&env, 900).await;
     let key = &key;
     let (_, live_key) = env.create_key(&platform_id, "private", "live");
