@@ -409,3 +409,6 @@ fn nothing_available() -> ServiceError {
 fn unexpected(e: &ServiceError) -> StoreError {
     StoreError::Unexpected(e.to_string())
 }
+
+#[cfg(test)]
+mod tests;
