@@ -6,7 +6,9 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::{MerchantId, PayoutId};
 use holdfast_domain::merchant::Currency;
-use holdfast_domain::payout::{Payout, PayoutState};
+use holdfast_domain::payout::{
+    MerchantSchedule, Payout, PayoutInterval, PayoutSchedule, PayoutState, parse_weekday,
+};
 use holdfast_domain::ports::PayoutFilter;
 use holdfast_domain::services::NewPayout;
 use serde::Deserialize;
@@ -43,6 +45,19 @@ pub fn routes(r: &mut Routes) {
         "/v1/payouts/{id}/cancel",
         Access::Private,
         web::route().to(cancel),
+    );
+    let schedule = "/v1/merchants/{id}/payout-schedule";
+    r.add(
+        Method::GET,
+        schedule,
+        Access::Private,
+        web::route().to(get_schedule),
+    );
+    r.add(
+        Method::PUT,
+        schedule,
+        Access::Private,
+        web::route().to(set_schedule),
     );
 }
 
@@ -171,4 +186,61 @@ async fn cancel(
         .cancel(&who, &payout_id(&id)?, answer.recorder().as_ref())
         .await?;
     Ok(answer.send(&payout))
+}
+
+/// The merchant in the path: one that cannot be an id names none (404).
+fn merchant_id(raw: &str) -> Result<MerchantId, ApiError> {
+    MerchantId::parse("id", raw).map_err(|_| ApiError::NotFound {
+        resource: "merchant",
+    })
+}
+
+/// Reads a merchant's payout schedule (`manual` until one is set).
+#[utoipa::path(get, path = "/v1/merchants/{id}/payout-schedule", tag = "money", operation_id = "getPayoutSchedule", params(("id" = MerchantId, Path, description = "The merchant's id.")), responses((status = 200, description = "The merchant's payout schedule.", body = MerchantSchedule)))]
+async fn get_schedule(
+    state: web::Data<ApiState>,
+    Caller(who): Caller,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let schedule = state.payouts.schedule(&who, &merchant_id(&id)?).await?;
+    Ok(HttpResponse::Ok().json(schedule))
+}
+
+/// A payout schedule; its schema is `openapi::bodies::payout_schedule`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ScheduleBody {
+    interval: String,
+    weekday: Option<String>,
+    minimum_amount: Option<i64>,
+}
+
+crate::openapi::bodies::described_by!(ScheduleBody, crate::openapi::bodies::payout_schedule);
+
+/// Sets a merchant's payout schedule: the workers' payout runs pay out its available balance
+/// on the days it names.
+#[utoipa::path(put, path = "/v1/merchants/{id}/payout-schedule", tag = "money", operation_id = "setPayoutSchedule", params(("id" = MerchantId, Path, description = "The merchant's id.")), request_body = ScheduleBody, responses((status = 200, description = "The schedule, set.", body = MerchantSchedule)))]
+async fn set_schedule(
+    state: web::Data<ApiState>,
+    Caller(who): Caller,
+    req: HttpRequest,
+    id: web::Path<String>,
+    ApiJson(body): ApiJson<ScheduleBody>,
+) -> Result<HttpResponse, ApiError> {
+    let answer = AnswerWithChange::new(&req, |s: &MerchantSchedule| changed(s));
+    let merchant = merchant_id(&id)?;
+    let interval = body
+        .interval
+        .parse::<PayoutInterval>()
+        .map_err(|_| ApiError::invalid("interval", "must be one of manual, daily, weekly"))?;
+    let weekday = body
+        .weekday
+        .map(|raw| parse_weekday("weekday", &raw))
+        .transpose()?;
+    let schedule = PayoutSchedule::new(interval, weekday, body.minimum_amount.unwrap_or(0))?;
+    let set = state
+        .payouts
+        .set_schedule(&who, &merchant, schedule, answer.recorder().as_ref())
+        .await?;
+    Ok(answer.send(&set))
 }

@@ -27,8 +27,9 @@ pub enum LedgerCommand {
         #[arg(long)]
         from_start: bool,
     },
-    /// Hand payouts to their banks once, now (the worker does this on its schedule): test
-    /// mode's sandbox bank pays or returns each at once, by its account number.
+    /// Run the payout rails once, now (the worker does this on its schedule): the schedules due
+    /// today pay out, and test mode's sandbox bank pays or returns each payout at once, by its
+    /// account number.
     PayOut,
 }
 

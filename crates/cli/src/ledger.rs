@@ -25,11 +25,20 @@ pub async fn run(services: &Services, command: LedgerCommand, json: bool) -> any
             Ok(())
         }
         LedgerCommand::PayOut => {
-            let report = services.payouts.run_sandbox_rail().await?;
+            let report = services.payouts.run_rails().await?;
             output::emit(
                 json,
-                &serde_json::json!({ "paid": report.paid, "failed": report.failed }),
-                || format!("{} payout(s) paid, {} returned", report.paid, report.failed),
+                &serde_json::json!({
+                    "made": report.made,
+                    "paid": report.paid,
+                    "failed": report.failed,
+                }),
+                || {
+                    format!(
+                        "{} scheduled payout(s) made; {} paid, {} returned",
+                        report.made, report.paid, report.failed
+                    )
+                },
             );
             Ok(())
         }

@@ -16,6 +16,7 @@
 //! the receivable they settle to the platform is what the platform's bank pays out.
 
 mod bank;
+mod schedule;
 mod state;
 
 use serde::Serialize;
@@ -29,6 +30,7 @@ use crate::mode::Mode;
 pub use bank::{
     ReturnCode, SANDBOX_ACCOUNTS, SANDBOX_PAYING_ACCOUNT, SandboxOutcome, sandbox_outcome,
 };
+pub use schedule::{MerchantSchedule, PayoutInterval, PayoutSchedule, parse_weekday, weekday_name};
 pub use state::{PayoutState, Transition};
 
 crate::words! {

@@ -362,7 +362,7 @@ diesel::joinable!(notifications -> events (event_id));
 mod ledger;
 mod onboarding;
 
-pub use ledger::{ledger_journals, payouts, settlement_runs};
+pub use ledger::{ledger_journals, payout_schedules, payouts, settlement_runs};
 pub use onboarding::{boarding_forms, compliance_forms, processor_notices};
 
 diesel::allow_tables_to_appear_in_same_query!(

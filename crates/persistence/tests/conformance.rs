@@ -417,6 +417,7 @@ conformance!(
     each_payout_move_is_written_once,
     payouts_are_listed_by_scope_merchant_and_state,
     the_rails_read_a_modes_payouts_oldest_first,
+    a_scheduled_run_pays_out_what_each_schedule_says_once_a_day,
     platform_is_created_with_owner_and_default_keys,
     platform_creation_is_all_or_nothing,
     user_email_is_unique_per_platform,

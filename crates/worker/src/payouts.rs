@@ -1,5 +1,5 @@
-//! The payout rails on a schedule: each run hands the payouts made since the last to their
-//! banks (test mode's sandbox bank pays or returns them at once; docs/money.md). Each move is
+//! The payout rails on a schedule: each run pays out the merchants' schedules due that day
+//! (one SQL transaction), then hands the payouts made since the last run to their banks (test mode's sandbox bank pays or returns them at once; docs/money.md). Each move is
 //! its own SQL transaction guarded by the state it leaves, so a process stopped in the middle
 //! of a run leaves every payout in one state, with that state's journals, and the next run
 //! goes on from there.
@@ -12,7 +12,7 @@ use crate::{Stop, pause};
 
 pub async fn run(payouts: PayoutService, every: Duration, mut stop: Stop) {
     while !*stop.borrow() {
-        if let Err(err) = payouts.run_sandbox_rail().await {
+        if let Err(err) = payouts.run_rails().await {
             tracing::error!(error = %err, "payout run failed; the next run goes on from where it stopped");
         }
         pause(&mut stop, every).await;

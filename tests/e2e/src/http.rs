@@ -152,6 +152,10 @@ impl Api {
         self.send(Method::POST, path, Some(key), Some(body)).await
     }
 
+    pub async fn put(&self, path: &str, key: &str, body: &str) -> Reply {
+        self.send(Method::PUT, path, Some(key), Some(body)).await
+    }
+
     pub async fn patch(&self, path: &str, key: &str, body: &str) -> Reply {
         self.send(Method::PATCH, path, Some(key), Some(body)).await
     }

@@ -74,6 +74,8 @@ pub const ROUTES: &[Route] = &[
     ("GET", "/v1/payouts", Access::Private, None, Resource::None, 200),
     ("GET", "/v1/payouts/{id}", Access::Private, None, Resource::Payout, 0),
     ("POST", "/v1/payouts/{id}/cancel", Access::Private, None, Resource::Payout, 0),
+    ("GET", "/v1/merchants/{id}/payout-schedule", Access::Private, None, Resource::Merchant, 0),
+    ("PUT", "/v1/merchants/{id}/payout-schedule", Access::Private, Some(r#"{"interval": "weekly", "weekday": "friday", "minimumAmount": 5000}"#), Resource::Merchant, 0),
     // Public keys may tokenize (spec 5.3); a token is made in the key's own mode.
     ("POST", "/v1/tokens", Access::PublicOrPrivate, Some(TOKEN_BODY), Resource::None, 201),
     ("GET", "/v1/tokens/{id}", Access::Private, None, Resource::Token, 0),

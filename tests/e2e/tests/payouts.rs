@@ -151,11 +151,11 @@ async fn a_payout_is_made_and_paid_by_the_sandbox_bank(env: Env) {
 
     assert_eq!(
         env.cli_json(&["ledger", "pay-out"]),
-        json!({"paid": 1, "failed": 0})
+        json!({"made": 0, "paid": 1, "failed": 0})
     );
     assert_eq!(
         env.cli_json(&["ledger", "pay-out"]),
-        json!({"paid": 0, "failed": 0}),
+        json!({"made": 0, "paid": 0, "failed": 0}),
         "paid once"
     );
     let id = payout["id"].as_str().unwrap();
@@ -394,9 +394,87 @@ async fn payouts_are_refused_by_name(env: Env) {
     verify_clean(&env);
 }
 
+/// A merchant is paid out only when asked until its platform sets a schedule; a daily one is
+/// paid all that is available at the next run of the rails, once that day; a schedule is
+/// refused by field, never echoed.
+async fn a_schedule_pays_out_at_the_next_run_once_a_day(env: Env) {
+    let Funded {
+        _server: _running,
+        api,
+        key,
+        merchant,
+        ..
+    } = funded(&env, 1500).await;
+    let key = &key;
+    let path = format!("/v1/merchants/{merchant}/payout-schedule");
+    let read = api.get(&path, key).await;
+    assert_eq!(
+        read.body,
+        json!({"merchantId": merchant, "interval": "manual", "weekday": null, "minimumAmount": 0})
+    );
+    assert_eq!(
+        env.cli_json(&["ledger", "pay-out"]),
+        json!({"made": 0, "paid": 0, "failed": 0}),
+        "manual: only when asked"
+    );
+    let hostile = "<script>x</script>";
+    for (body, param) in [
+        (json!({"interval": "weekly"}), "weekday"),
+        (json!({"interval": "daily", "weekday": "friday"}), "weekday"),
+        (json!({"interval": "weekly", "weekday": hostile}), "weekday"),
+        (json!({"interval": hostile}), "interval"),
+        (
+            json!({"interval": "daily", "minimumAmount": -1}),
+            "minimumAmount",
+        ),
+        (json!({"interval": "daily", "extra": hostile}), "extra"),
+    ] {
+        let refused = api.put(&path, key, &body.to_string()).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::BAD_REQUEST,
+            "{body}: {}",
+            refused.text
+        );
+        assert_eq!(refused.body["error"]["param"], param, "{body}");
+        assert!(
+            !refused.text.contains("script"),
+            "never echoed: {}",
+            refused.text
+        );
+    }
+    let set = api
+        .put(
+            &path,
+            key,
+            &json!({"interval": "daily", "minimumAmount": 1000}).to_string(),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    assert_eq!(api.get(&path, key).await.body, set.body);
+    assert_eq!(
+        env.cli_json(&["ledger", "pay-out"]),
+        json!({"made": 1, "paid": 1, "failed": 0})
+    );
+    assert_eq!(balance(&api, key, &merchant).await, json!([0, 0, 0]));
+    let listed = api.get("/v1/payouts", key).await;
+    let made = &listed.body["data"][0];
+    assert_eq!(
+        (&made["method"], &made["state"], &made["amount"]),
+        (&json!("scheduled"), &json!("paid"), &json!(1500))
+    );
+    assert_eq!(
+        env.cli_json(&["ledger", "pay-out"])["made"],
+        0,
+        "once a day"
+    );
+    verify_clean(&env);
+}
+
 on_both_backends!(
     a_payout_is_made_and_paid_by_the_sandbox_bank,
     a_payout_to_a_returning_account_fails_with_its_code,
     a_pending_payout_is_canceled_once,
     payouts_are_refused_by_name,
+    a_schedule_pays_out_at_the_next_run_once_a_day,
 );

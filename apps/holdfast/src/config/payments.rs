@@ -40,7 +40,8 @@ pub struct PaymentArgs {
     pub settle_every_ms: u64,
 
     /// How often the workers hand payouts to their banks, in milliseconds (test mode's sandbox
-    /// bank pays or returns them then); 0 leaves it to `holdfast payouts run`.
+    /// bank pays or returns them then, and the payout schedules due that day pay out); 0 leaves it
+    /// to `holdfast ledger pay-out`.
     #[arg(
         long,
         env = "HOLDFAST_PAYOUT_EVERY_MS",

@@ -304,6 +304,59 @@ pub fn create_connection() -> (RefOr<Schema>, Parts) {
     (body, parts)
 }
 
+/// `PUT /v1/merchants/{id}/payout-schedule`: a weekday exactly when weekly.
+pub fn payout_schedule() -> (RefOr<Schema>, Parts) {
+    let parts = vec![
+        (
+            "DailyOrManualSchedule".to_owned(),
+            closed(
+                "Paid out at the first payout run of each day (UTC), or only when asked.",
+                vec![
+                    ("interval", words(&["daily", "manual"])),
+                    ("minimumAmount", fields::minimum_payout()),
+                ],
+                &["interval"],
+            ),
+        ),
+        (
+            "WeeklySchedule".to_owned(),
+            closed(
+                "Paid out at the first payout run of one weekday (UTC).",
+                vec![
+                    ("interval", words(&["weekly"])),
+                    (
+                        "weekday",
+                        words(&[
+                            "monday",
+                            "tuesday",
+                            "wednesday",
+                            "thursday",
+                            "friday",
+                            "saturday",
+                            "sunday",
+                        ]),
+                    ),
+                    ("minimumAmount", fields::minimum_payout()),
+                ],
+                &["interval", "weekday"],
+            ),
+        ),
+    ];
+    let body = one_of(
+        "A payout schedule, by `interval`.",
+        &["DailyOrManualSchedule", "WeeklySchedule"],
+        Some((
+            "interval",
+            &[
+                ("daily", "DailyOrManualSchedule"),
+                ("manual", "DailyOrManualSchedule"),
+                ("weekly", "WeeklySchedule"),
+            ],
+        )),
+    );
+    (body, parts)
+}
+
 /// Gives a flat request struct the schema `$build` returns, its parts and the derived `$other`
 /// types it references becoming components of the document.
 macro_rules! described_by {

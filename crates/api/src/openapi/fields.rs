@@ -184,6 +184,14 @@ fn integer(min: i64, max: i64, description: &str) -> RefOr<Schema> {
         .into()
 }
 
+pub fn minimum_payout() -> RefOr<Schema> {
+    integer(
+        0,
+        i64::MAX,
+        "The least available balance a scheduled run pays out, in minor units; 0 when not given.",
+    )
+}
+
 pub fn basis_points() -> RefOr<Schema> {
     integer(
         0,

@@ -54,6 +54,8 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         super::payouts::list,
         super::payouts::get,
         super::payouts::cancel,
+        super::payouts::get_schedule,
+        super::payouts::set_schedule,
         super::tokens::create,
         super::tokens::get,
         super::tokens::delete,

@@ -1,5 +1,5 @@
 //! What banks answer a payout with: the ACH return codes, and the sandbox bank test mode pays
-//! through (its table is `SANDBOX_ACCOUNTS`; docs/money.md will list it with payouts).
+//! through (its table is `SANDBOX_ACCOUNTS`, listed in docs/money.md).
 
 use crate::Invalid;
 

@@ -10,7 +10,7 @@ use crate::ids::{MerchantId, PayoutId};
 use crate::ledger::Journal;
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
-use crate::payout::{Payout, PayoutState};
+use crate::payout::{Payout, PayoutSchedule, PayoutState};
 use crate::scope::Scope;
 
 /// What making a payout did.
@@ -48,6 +48,22 @@ pub struct PayoutFilter {
     pub state: Option<PayoutState>,
 }
 
+/// A scheduled payout run: its time, and the first 16 characters of its payouts' ids (each
+/// payout's id is `po_`, these, and its ten-digit number in the run), so they sort by time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduledRun {
+    /// When it runs: the day whose schedules it pays out (UTC).
+    pub now: OffsetDateTime,
+    /// Sixteen characters of a fresh id, time first.
+    pub id_prefix: String,
+}
+
+/// Makes the event that announces a payout a scheduled run made.
+pub trait AnnouncePayout: Send + Sync {
+    /// The `payout.created` event of `payout`.
+    fn event_for(&self, payout: &Payout) -> Event;
+}
+
 /// Storage of payouts, scoped to a platform and mode except for the rails' reads.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
@@ -81,6 +97,35 @@ pub trait PayoutStore: Send + Sync {
         filter: &PayoutFilter,
         page: &PageRequest,
     ) -> Result<Page<Payout>, StoreError>;
+
+    /// `merchant`'s payout schedule in `scope`; `None` when it has none (manual).
+    async fn schedule(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+    ) -> Result<Option<PayoutSchedule>, StoreError>;
+
+    /// Sets `merchant`'s payout schedule in `scope` (replacing any) at `at`, with `reply`.
+    async fn set_schedule(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+        schedule: PayoutSchedule,
+        at: OffsetDateTime,
+        reply: Option<KeyedAnswer>,
+    ) -> Result<(), StoreError>;
+
+    /// Pays out every schedule due on `run.now`'s day (UTC), in one SQL transaction: a pending
+    /// `scheduled` payout of all that is available, with its journal and the event `announce`
+    /// makes of it, for each merchant and currency whose schedule pays that weekday, that has
+    /// no scheduled payout made since the day began, whose available balance is above zero
+    /// and at least its minimum, and that has a bank account (in test mode, the sandbox
+    /// paying account stands in). How many it made. A run stopped midway makes none.
+    async fn pay_out_scheduled(
+        &self,
+        run: &ScheduledRun,
+        announce: std::sync::Arc<dyn AnnouncePayout>,
+    ) -> Result<u64, StoreError>;
 
     /// Up to `limit` payouts of every platform in `mode` that are in `state` and were made at
     /// or before `made_by`, oldest first: what a rail hands to its bank.

@@ -54,3 +54,18 @@ diesel::table! {
         updated_on -> Ts,
     }
 }
+
+diesel::table! {
+    use diesel::sql_types::{BigInt, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    payout_schedules (merchant_id) {
+        merchant_id -> Text,
+        platform_id -> Text,
+        mode -> Text,
+        every -> Text,
+        weekday -> Nullable<Text>,
+        minimum -> BigInt,
+        updated_on -> Ts,
+    }
+}

@@ -19,6 +19,7 @@ mod merchants;
 mod notices;
 mod notifications;
 mod outbox;
+mod payout_runs;
 mod payouts;
 mod pending;
 mod platforms;

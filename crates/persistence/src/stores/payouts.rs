@@ -10,8 +10,12 @@ use holdfast_domain::ledger::Journal;
 use holdfast_domain::merchant::Currency;
 use holdfast_domain::mode::Mode;
 use holdfast_domain::page::{Page, PageRequest};
-use holdfast_domain::payout::{Payout, PayoutFailure, PayoutState, ReturnCode};
-use holdfast_domain::ports::{Event, Made, PayoutFilter, PayoutMove, PayoutStore, StoreError};
+use holdfast_domain::payout::{
+    Payout, PayoutFailure, PayoutSchedule, PayoutState, ReturnCode, parse_weekday, weekday_name,
+};
+use holdfast_domain::ports::{
+    AnnouncePayout, Event, Made, PayoutFilter, PayoutMove, PayoutStore, ScheduledRun, StoreError,
+};
 use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
@@ -23,11 +27,11 @@ use crate::conn::{Conn, Lock};
 use crate::error::query_error;
 use crate::query::load_page;
 use crate::rows::{corrupt, parse};
-use crate::schema::{ledger_journals as j, payouts as po};
+use crate::schema::{ledger_journals as j, payout_schedules as ps, payouts as po};
 use crate::timestamp::Instant;
 
 #[derive(Debug, Queryable)]
-struct PayoutRow {
+pub(super) struct PayoutRow {
     id: String,
     platform_id: String,
     mode: String,
@@ -243,6 +247,75 @@ impl PayoutStore for SqlStore {
             |q, before| q.filter(po::id.gt(before)).order(po::id.asc()),
         )
         .await
+    }
+
+    async fn schedule(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+    ) -> Result<Option<PayoutSchedule>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<(String, Option<String>, i64)> = conn
+            .first(
+                ps::table
+                    .filter(ps::merchant_id.eq(merchant.as_str()))
+                    .filter(ps::platform_id.eq(scope.platform.as_str()))
+                    .filter(ps::mode.eq(scope.mode.as_str()))
+                    .select((ps::every, ps::weekday, ps::minimum)),
+            )
+            .await
+            .optional()
+            .map_err(query_error("payout_schedules"))?;
+        row.map(|(every, weekday, minimum)| {
+            let weekday = weekday
+                .map(|day| parse_weekday("weekday", &day).map_err(|e| corrupt("weekday", e)))
+                .transpose()?;
+            PayoutSchedule::new(parse("payout interval", &every)?, weekday, minimum)
+                .map_err(|e| corrupt("payout schedule", e))
+        })
+        .transpose()
+    }
+
+    async fn set_schedule(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+        schedule: PayoutSchedule,
+        at: OffsetDateTime,
+        reply: Option<KeyedAnswer>,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let row = (
+            ps::merchant_id.eq(merchant.as_str()),
+            ps::platform_id.eq(scope.platform.as_str()),
+            ps::mode.eq(scope.mode.as_str()),
+            ps::every.eq(schedule.interval.as_str()),
+            ps::weekday.eq(schedule.weekday.map(weekday_name)),
+            ps::minimum.eq(schedule.minimum),
+            ps::updated_on.eq(Instant(at)),
+        );
+        conn.transaction(async |conn| {
+            conn.execute(diesel::delete(ps::table).filter(ps::merchant_id.eq(merchant.as_str())))
+                .await?;
+            conn.execute(diesel::insert_into(ps::table).values(row))
+                .await?;
+            write_reply(conn, &scope.platform, scope.mode, reply.as_ref()).await
+        })
+        .await
+        .map_err(query_error("payout_schedules"))
+    }
+
+    async fn pay_out_scheduled(
+        &self,
+        run: &ScheduledRun,
+        announce: std::sync::Arc<dyn AnnouncePayout>,
+    ) -> Result<u64, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.transaction(async |conn| {
+            super::payout_runs::pay_out_scheduled(conn, run, &*announce).await
+        })
+        .await
+        .map_err(query_error("payouts"))
     }
 
     async fn payouts_to_hand_over(

@@ -354,3 +354,186 @@ pub async fn the_rails_read_a_modes_payouts_oldest_first(db: Database) {
             .is_empty()
     );
 }
+
+/// Each scheduled payout's event, as the service makes it.
+struct Announced;
+
+impl holdfast_domain::ports::AnnouncePayout for Announced {
+    fn event_for(&self, payout: &Payout) -> Event {
+        payout_event(payout, EventData::PayoutCreated)
+    }
+}
+
+async fn scheduled_run(stores: &Stores, now: OffsetDateTime) -> u64 {
+    let run = holdfast_domain::ports::ScheduledRun {
+        now,
+        id_prefix: CountingIds.next_id()[4..].to_owned(),
+    };
+    stores
+        .payouts
+        .pay_out_scheduled(&run, std::sync::Arc::new(Announced))
+        .await
+        .unwrap()
+}
+
+/// The merchants of the scheduled run's case, each with 970 available on Tuesday `T0 + 2d`
+/// but `empty`: `daily` (of `p`), `weekly` on Wednesdays, `manual`, `above` (a minimum of 971),
+/// `empty` (daily, nothing), and `unbanked` (daily, live, no bank account).
+struct Scheduled {
+    p: Principal,
+    plan: Plan,
+    daily: Merchant,
+    weekly: Merchant,
+    manual: Merchant,
+    above: Merchant,
+    unbanked: Merchant,
+}
+
+async fn scheduled(stores: &Stores) -> Scheduled {
+    use holdfast_domain::payout::{PayoutInterval, PayoutSchedule};
+    use time::Weekday;
+    let Shop { p, m: daily, plan } = shop(stores).await;
+    let live = principal(&new_platform(stores, "Live").await, Mode::Live);
+    let live_plan = Plan {
+        id: PlanId::from_suffix(&CountingIds.next_id()),
+        platform_id: live.scope.platform.clone(),
+        mode: Mode::Live,
+        ..plan.clone()
+    };
+    stores.routing.insert_plan(&live_plan, None).await.unwrap();
+    let weekly = stored_merchant(stores, &p, "Weekly").await;
+    let manual = stored_merchant(stores, &p, "Manual").await;
+    let above = stored_merchant(stores, &p, "Above").await;
+    let empty = stored_merchant(stores, &p, "Empty").await;
+    let unbanked = stored_merchant(stores, &live, "Unbanked").await;
+    for shop in [&daily, &weekly, &manual, &above] {
+        charged(stores, shop, &plan, 1000, T0).await;
+    }
+    charged(stores, &unbanked, &live_plan, 1000, T0).await;
+    run(stores, T0 + Duration::days(2)).await;
+    let every =
+        |interval, weekday, minimum| PayoutSchedule::new(interval, weekday, minimum).unwrap();
+    for (shop, who, set) in [
+        (&daily, &p, every(PayoutInterval::Daily, None, 0)),
+        (
+            &weekly,
+            &p,
+            every(PayoutInterval::Weekly, Some(Weekday::Wednesday), 0),
+        ),
+        (&manual, &p, PayoutSchedule::MANUAL),
+        (&above, &p, every(PayoutInterval::Daily, None, 971)),
+        (&empty, &p, every(PayoutInterval::Daily, None, 0)),
+        (&unbanked, &live, every(PayoutInterval::Daily, None, 0)),
+    ] {
+        stores
+            .payouts
+            .set_schedule(&who.scope, &shop.id, set, T0, None)
+            .await
+            .unwrap();
+        assert_eq!(
+            stores.payouts.schedule(&who.scope, &shop.id).await.unwrap(),
+            Some(set)
+        );
+    }
+    Scheduled {
+        p,
+        plan,
+        daily,
+        weekly,
+        manual,
+        above,
+        unbanked,
+    }
+}
+
+/// A run pays out each schedule due on its day, once a day, all that is available if it is at
+/// least the minimum; a manual merchant, a weekly one on another day, one below its minimum or
+/// with nothing available, and a live one without a bank account are left; each payout posts
+/// its journal and announces itself, and the books verify.
+pub async fn a_scheduled_run_pays_out_what_each_schedule_says_once_a_day(db: Database) {
+    let stores = db.stores();
+    let Scheduled {
+        p,
+        plan,
+        daily: m,
+        weekly,
+        manual,
+        above,
+        unbanked,
+    } = scheduled(&stores).await;
+    let day = Duration::days(1);
+    let tuesday: OffsetDateTime = T0 + 2 * day;
+    assert_eq!(tuesday.weekday(), time::Weekday::Tuesday);
+    assert_eq!(
+        scheduled_run(&stores, tuesday + Duration::hours(1)).await,
+        1
+    );
+    assert_eq!(balance(&stores, &m).await, (0, 0, 970));
+    assert_eq!(
+        scheduled_run(&stores, tuesday + Duration::hours(2)).await,
+        0,
+        "once a day"
+    );
+    let listed = stores
+        .payouts
+        .list_payouts(
+            &p.scope,
+            &PayoutFilter::default(),
+            &PageRequest {
+                limit: 10,
+                starting_after: None,
+                ending_before: None,
+            },
+        )
+        .await
+        .unwrap()
+        .data;
+    assert_eq!(listed.len(), 1);
+    let made = &listed[0];
+    assert_eq!(
+        (
+            made.merchant_id.clone(),
+            made.amount,
+            made.method,
+            made.state,
+            made.bank_last4.as_str()
+        ),
+        (
+            m.id.clone(),
+            970,
+            PayoutMethod::Scheduled,
+            PayoutState::Pending,
+            "6789"
+        )
+    );
+    assert!(made.id.as_str().starts_with("po_"));
+    books_whole(&stores, tuesday + Duration::hours(2)).await;
+
+    // Wednesday: the weekly merchant's day; the daily one has nothing new available.
+    charged(&stores, &m, &plan, 500, tuesday).await;
+    run(&stores, tuesday + 2 * day).await;
+    assert_eq!(scheduled_run(&stores, tuesday + day).await, 2);
+    assert_eq!(balance(&stores, &weekly).await, (0, 0, 970));
+    assert_eq!(balance(&stores, &m).await, (0, 0, 970 + 470));
+    assert_eq!(
+        balance(&stores, &above).await,
+        (970, 0, 0),
+        "below its minimum"
+    );
+    assert_eq!(balance(&stores, &manual).await, (970, 0, 0));
+    assert_eq!(
+        balance(&stores, &unbanked).await,
+        (970, 0, 0),
+        "no bank account"
+    );
+    let created = stores
+        .events
+        .list_events(&p.scope)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.event_type == "payout.created")
+        .count();
+    assert_eq!(created, 3);
+    books_whole(&stores, tuesday + day).await;
+}

@@ -1,0 +1,2 @@
+DROP INDEX payouts_scheduled_idx;
+DROP TABLE payout_schedules;
