@@ -471,10 +471,112 @@ async fn a_schedule_pays_out_at_the_next_run_once_a_day(env: Env) {
     verify_clean(&env);
 }
 
+/// The sandbox bank's run killed (`SIGKILL`) in the middle of its work: each payout is in one
+/// state with that state's journals (at most one caught between handed over and paid), the
+/// books verify as they are, and the next run pays every payout once.
+async fn a_payout_run_killed_midway_pays_each_payout_once(env: Env) {
+    const PAYOUTS: u32 = 1500;
+    let Funded {
+        _server: running,
+        api,
+        key,
+        merchant,
+        ..
+    } = funded(&env, 1_000_000).await;
+    let template = api
+        .post(
+            "/v1/payouts",
+            &key,
+            &format!(r#"{{"merchantId": "{merchant}", "amount": 100}}"#),
+        )
+        .await;
+    assert_eq!(template.status, StatusCode::CREATED, "{}", template.text);
+    let template = template.body["id"].as_str().unwrap().to_owned();
+    drop(running);
+    // More payouts like it, written straight into the database (the same SQL on both
+    // backends): a run with work enough to be stopped inside.
+    let numbers = format!(
+        "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {})",
+        PAYOUTS - 1
+    );
+    env.execute_sql(&format!(
+        "{numbers}
+         INSERT INTO payouts (id, platform_id, mode, merchant_id, currency, amount, state, method,
+             bank_form_id, bank_last4, failure_code, created_on, updated_on)
+         SELECT 'po_crash' || n, platform_id, mode, merchant_id, currency, amount, state, method,
+             bank_form_id, bank_last4, failure_code, created_on, updated_on
+           FROM g, payouts p WHERE p.id = '{template}';
+         {numbers}
+         INSERT INTO ledger_journals (source_id, kind, platform_id, mode, merchant_id, currency,
+             posted_on, merchant_pending, merchant_available, merchant_in_transit, platform_fees,
+             processor_receivable)
+         SELECT 'po_crash' || n, kind, platform_id, mode, merchant_id, currency, posted_on,
+             merchant_pending, merchant_available, merchant_in_transit, platform_fees,
+             processor_receivable
+           FROM g, ledger_journals j WHERE j.source_id = '{template}' AND j.kind = 'payout';"
+    ))
+    .await;
+    verify_clean(&env);
+    let count = |sql: String| {
+        let env = &env;
+        async move {
+            env.query_text(&sql).await[0][0]
+                .clone()
+                .unwrap()
+                .parse::<u32>()
+                .unwrap()
+        }
+    };
+    let in_state =
+        |state: &str| format!("SELECT CAST(count(*) AS TEXT) FROM payouts WHERE state = '{state}'");
+    let mut run = env.spawn_cli(&["ledger", "pay-out"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while count(in_state("paid")).await < 10 {
+        assert!(std::time::Instant::now() < deadline, "the run never paid");
+        assert!(
+            run.try_wait().unwrap().is_none(),
+            "the run ended before it was stopped"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    run.kill().unwrap();
+    run.wait().unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (paid, in_transit) = (
+        count(in_state("paid")).await,
+        count(in_state("in_transit")).await,
+    );
+    assert!(paid < PAYOUTS, "killed in the middle: {paid} paid");
+    assert!(
+        in_transit <= 1,
+        "at most one between its moves: {in_transit}"
+    );
+    verify_clean(&env);
+
+    let again = env.cli_json(&["ledger", "pay-out"]);
+    assert_eq!(
+        again["paid"].as_u64().unwrap() + u64::from(paid),
+        u64::from(PAYOUTS),
+        "{again}"
+    );
+    assert_eq!(count(in_state("paid")).await, PAYOUTS);
+    assert_eq!(
+        count(
+            "SELECT CAST(count(*) AS TEXT) FROM ledger_journals WHERE kind = 'payout_paid'"
+                .to_owned()
+        )
+        .await,
+        PAYOUTS,
+        "each paid once"
+    );
+    verify_clean(&env);
+}
+
 on_both_backends!(
     a_payout_is_made_and_paid_by_the_sandbox_bank,
     a_payout_to_a_returning_account_fails_with_its_code,
     a_pending_payout_is_canceled_once,
     payouts_are_refused_by_name,
     a_schedule_pays_out_at_the_next_run_once_a_day,
+    a_payout_run_killed_midway_pays_each_payout_once,
 );
