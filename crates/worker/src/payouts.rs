@@ -1,8 +1,9 @@
 //! The payout rails on a schedule: each run pays out the merchants' schedules due that day
-//! (one SQL transaction), then hands the payouts made since the last run to their banks (test mode's sandbox bank pays or returns them at once; docs/money.md). Each move is
-//! its own SQL transaction guarded by the state it leaves, so a process stopped in the middle
-//! of a run leaves every payout in one state, with that state's journals, and the next run
-//! goes on from there.
+//! (one SQL transaction), then hands the payouts made since the last run to their banks (test
+//! mode's sandbox bank pays or returns them at once; docs/money.md). Each move is its own SQL
+//! transaction guarded by the state it leaves, so a process stopped in the middle of a run
+//! leaves every payout in one state, with that state's journals, and the next run goes on from
+//! there.
 
 use std::time::Duration;
 

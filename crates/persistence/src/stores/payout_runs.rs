@@ -18,8 +18,10 @@ use crate::webhook_rows::WebhookRow;
 
 /// The payouts of a run: each due merchant's available balance per currency, paid to its
 /// newest approved form's account (a test merchant without one: the sandbox paying account,
-/// last four `6789`). Binds: the run's time, its weekday, the day's start, the ids' prefix.
-/// `{number}` is the backend's way of writing the payout's number in ten digits.
+/// last four `6789`). A merchant paid out by a schedule since the day began is not read again,
+/// nor a deleted one. Binds, in the order they first appear (SQLite numbers them so): the ids'
+/// prefix, the run's time, its weekday, the day's start. `{number}` is the backend's way of
+/// writing the payout's number in ten digits.
 const MAKE: &str = "
 INSERT INTO payouts (id, platform_id, mode, merchant_id, currency, amount, state, method,
                      bank_form_id, bank_last4, failure_code, created_on, updated_on)
@@ -28,19 +30,20 @@ SELECT 'po_' || $1 || {number}, b.platform_id, b.mode, b.merchant_id, b.currency
   FROM (SELECT j.platform_id, j.mode, j.merchant_id, j.currency,
                CAST(-sum(j.merchant_available) AS BIGINT) AS available, s.minimum
           FROM payout_schedules s
+          JOIN merchants m ON m.id = s.merchant_id AND m.deleted_on IS NULL
           JOIN ledger_journals j ON j.merchant_id = s.merchant_id
                                 AND j.platform_id = s.platform_id AND j.mode = s.mode
-         WHERE s.every = 'daily' OR (s.every = 'weekly' AND s.weekday = $3)
+         WHERE (s.every = 'daily' OR (s.every = 'weekly' AND s.weekday = $3))
+           AND NOT EXISTS (SELECT 1 FROM payouts p
+                            WHERE p.merchant_id = s.merchant_id AND p.method = 'scheduled'
+                              AND p.created_on >= $4)
          GROUP BY j.platform_id, j.mode, j.merchant_id, j.currency, s.minimum) b
   LEFT JOIN (SELECT merchant_id, max(id) AS id FROM boarding_forms
               WHERE status = 'approved' AND bank_sealed IS NOT NULL
               GROUP BY merchant_id) a ON a.merchant_id = b.merchant_id
   LEFT JOIN boarding_forms f ON f.id = a.id
  WHERE b.available > 0 AND b.available >= b.minimum
-   AND (b.mode = 'test' OR f.id IS NOT NULL)
-   AND NOT EXISTS (SELECT 1 FROM payouts p
-                    WHERE p.merchant_id = b.merchant_id AND p.currency = b.currency
-                      AND p.method = 'scheduled' AND p.created_on >= $4)";
+   AND (b.mode = 'test' OR f.id IS NOT NULL)";
 
 /// Each payout of the run takes its amount from available to in transit (`Payout::journal_for`
 /// of a payout made). Binds: the run's time.
@@ -63,7 +66,7 @@ pub async fn pay_out_scheduled(
             "lpad(CAST(row_number() OVER (ORDER BY b.merchant_id, b.currency) AS TEXT), 10, '0')"
         }
         Db::Sqlite(_) => {
-            "substr('0000000000' || row_number() OVER (ORDER BY b.merchant_id, b.currency), -10, 10)"
+            "substr('0000000000' || row_number() OVER (ORDER BY b.merchant_id, b.currency), -10)"
         }
     };
     let made = conn
