@@ -16,6 +16,7 @@
 //! the receivable they settle to the platform is what the platform's bank pays out.
 
 mod bank;
+pub mod nacha;
 mod schedule;
 mod state;
 
