@@ -1,15 +1,17 @@
-//! Random sequences of sales, auths, captures, partial refunds, voids, declines and settlement
-//! runs, for merchants in several currencies, written through the stores as the payment
-//! service writes them: after every step the books check whole, each balance is what a model
-//! of the posting and settlement rules says, and what each merchant holds is its captured net
-//! less its refunds (issue 41; payouts, when they come, join the sequences).
+//! Random sequences of sales, auths, captures, partial refunds, voids, declines, settlement
+//! runs and payouts (made, handed to the bank, paid, returned, canceled), for merchants in
+//! several currencies, written through the stores as the services write them: after every step
+//! the books check whole, each balance is what a model of the posting, settlement and payout
+//! rules says, and what each merchant was paid plus what it holds is its captured net less its
+//! refunds (issue 41).
 
 use std::sync::Arc;
 
 use holdfast_domain::ids::SettlementRunId;
 use holdfast_domain::ledger::{SettlementDelay, SettlementRun, journal_for};
 use holdfast_domain::payment::follow_up::{OriginalOutcome, Reservation};
-use holdfast_domain::ports::Balance;
+use holdfast_domain::payout::{Payout, PayoutState};
+use holdfast_domain::ports::{Balance, Made};
 use proptest::prelude::*;
 use time::Duration;
 
@@ -35,6 +37,12 @@ pub enum Step {
     Refund { charge: usize, percent: i64 },
     /// `hours` pass, then a settlement run.
     Settle { hours: i64 },
+    /// A payout of `percent` of what the model says is available (at least 1): made if that
+    /// covers it, refused otherwise.
+    PayOut { merchant: usize, percent: i64 },
+    /// A payout's next move: by `how`, handed over and paid, handed over and returned,
+    /// canceled, or returned after it was paid (whichever its state allows).
+    Bank { payout: usize, how: u8 },
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -47,6 +55,8 @@ fn step() -> impl Strategy<Value = Step> {
         1 => any::<usize>().prop_map(|auth| Step::Void { auth }),
         2 => (any::<usize>(), 1..=100_i64).prop_map(|(charge, percent)| Step::Refund { charge, percent }),
         2 => (0..80_i64).prop_map(|hours| Step::Settle { hours }),
+        2 => (0..3_usize, 0..=110_i64).prop_map(|(merchant, percent)| Step::PayOut { merchant, percent }),
+        2 => (any::<usize>(), 0..4_u8).prop_map(|(payout, how)| Step::Bank { payout, how }),
     ]
 }
 
@@ -71,6 +81,8 @@ struct World<'a> {
     charges: Vec<Charge>,
     /// Per merchant: what refunds took from available.
     refunded: Vec<i64>,
+    /// Every payout made, as it now is.
+    payouts: Vec<Payout>,
     now: OffsetDateTime,
 }
 
@@ -150,6 +162,8 @@ impl World<'_> {
                     .await;
             }
             Step::Refund { charge, percent } => self.refund(charge, percent).await,
+            Step::PayOut { merchant, percent } => self.pay_out(merchant, percent).await,
+            Step::Bank { payout, how } => self.bank(payout, how).await,
             Step::Settle { hours } => {
                 self.now += Duration::hours(hours);
                 let run = SettlementRun {
@@ -167,6 +181,70 @@ impl World<'_> {
                     c.settled |= c.delay.cutoff(now) >= c.posted_on;
                 }
             }
+        }
+    }
+
+    /// What the model says merchant `i` has available, and in transit, and was paid.
+    fn model(&self, i: usize) -> (i64, i64, i64) {
+        let mine = self.charges.iter().filter(|c| c.merchant == i);
+        let settled: i64 = mine.filter(|c| c.settled).map(|c| c.net).sum();
+        let id = &self.merchants[i].id;
+        let sum = |states: &[PayoutState]| -> i64 {
+            self.payouts
+                .iter()
+                .filter(|p| &p.merchant_id == id && states.contains(&p.state))
+                .map(|p| p.amount)
+                .sum()
+        };
+        let in_transit = sum(&[PayoutState::Pending, PayoutState::InTransit]);
+        let paid = sum(&[PayoutState::Paid]);
+        (
+            settled - self.refunded[i] - in_transit - paid,
+            in_transit,
+            paid,
+        )
+    }
+
+    async fn pay_out(&mut self, merchant: usize, percent: i64) {
+        let (available, ..) = self.model(merchant);
+        let amount = (available * percent / 100).max(1);
+        let made = super::payouts::payout(&self.merchants[merchant], amount, self.now);
+        let answer = super::payouts::make(self.stores, &made).await;
+        if amount <= available {
+            assert_eq!(answer, Made::Made, "{amount} of {available}");
+            self.payouts.push(made);
+        } else {
+            assert_eq!(answer, Made::Short { available }, "{amount} of {available}");
+        }
+    }
+
+    async fn bank(&mut self, payout: usize, how: u8) {
+        let Some(i) = pick(payout, self.payouts.len()) else {
+            return;
+        };
+        let path: Vec<(PayoutState, Option<&str>)> = match (self.payouts[i].state, how) {
+            (PayoutState::Pending, 0) => {
+                vec![(PayoutState::InTransit, None), (PayoutState::Paid, None)]
+            }
+            (PayoutState::Pending, 1) => vec![
+                (PayoutState::InTransit, None),
+                (PayoutState::Failed, Some("R02")),
+            ],
+            (PayoutState::Pending, _) => vec![(PayoutState::Canceled, None)],
+            (PayoutState::InTransit, _) => vec![(PayoutState::Paid, None)],
+            (PayoutState::Paid, 3) => vec![(PayoutState::Failed, Some("R16"))],
+            _ => vec![],
+        };
+        for (to, code) in path {
+            let change = super::payouts::moved(&self.payouts[i], to, code, self.now);
+            assert!(
+                self.stores
+                    .payouts
+                    .move_payout(&change, None)
+                    .await
+                    .unwrap()
+            );
+            self.payouts[i] = change.payout;
         }
     }
 
@@ -264,13 +342,13 @@ impl World<'_> {
         for (i, m) in self.merchants.iter().enumerate() {
             let mine = self.charges.iter().filter(|c| c.merchant == i);
             let pending: i64 = mine.clone().filter(|c| !c.settled).map(|c| c.net).sum();
-            let settled: i64 = mine.clone().filter(|c| c.settled).map(|c| c.net).sum();
             let captured_net: i64 = mine.map(|c| c.net).sum();
+            let (available, in_transit, paid) = self.model(i);
             let expected = Balance {
                 currency: m.details.currency,
-                available: settled - self.refunded[i],
+                available,
                 pending,
-                in_transit: 0,
+                in_transit,
             };
             let read = self
                 .stores
@@ -289,11 +367,10 @@ impl World<'_> {
                     "merchant {i}: read {read:?}, the model says {expected:?}"
                 ));
             }
-            // What it was paid out (nothing yet) plus what it holds is its captured net less
-            // its refunds.
+            // What it was paid out plus what it holds is its captured net less its refunds.
             let holds = read.available + read.pending + read.in_transit;
-            if holds != captured_net - self.refunded[i] {
-                return Err(format!("merchant {i} holds {holds}"));
+            if holds + paid != captured_net - self.refunded[i] {
+                return Err(format!("merchant {i} holds {holds} and was paid {paid}"));
             }
         }
         Ok(())
@@ -342,6 +419,7 @@ async fn play(
         auths: Vec::new(),
         charges: Vec::new(),
         refunded: vec![0; 3],
+        payouts: Vec::new(),
         now: start,
     };
     let last = Step::Settle {

@@ -11,7 +11,7 @@ use super::settlement::{charged, run};
 use super::*;
 
 /// A pending payout of `amount` for `m`, made at `at`.
-fn payout(m: &Merchant, amount: i64, at: OffsetDateTime) -> Payout {
+pub(super) fn payout(m: &Merchant, amount: i64, at: OffsetDateTime) -> Payout {
     Payout {
         id: PayoutId::from_suffix(&CountingIds.next_id()),
         platform_id: m.platform_id.clone(),
@@ -39,7 +39,7 @@ fn payout_event(p: &Payout, data: fn(Box<Payout>) -> EventData) -> Event {
     }
 }
 
-async fn make(stores: &Stores, p: &Payout) -> Made {
+pub(super) async fn make(stores: &Stores, p: &Payout) -> Made {
     let journal = p
         .journal_for(None, PayoutState::Pending, p.created_on)
         .unwrap();
@@ -52,7 +52,12 @@ async fn make(stores: &Stores, p: &Payout) -> Made {
 }
 
 /// `p` moved to `to` at `at` (with `code`, for a failure), as the service moves it.
-fn moved(p: &Payout, to: PayoutState, code: Option<&str>, at: OffsetDateTime) -> PayoutMove {
+pub(super) fn moved(
+    p: &Payout,
+    to: PayoutState,
+    code: Option<&str>,
+    at: OffsetDateTime,
+) -> PayoutMove {
     let journal = p.journal_for(Some(p.state), to, at);
     let after = Payout {
         state: to,
