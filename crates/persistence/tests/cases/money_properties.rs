@@ -55,8 +55,8 @@ fn step() -> impl Strategy<Value = Step> {
         1 => any::<usize>().prop_map(|auth| Step::Void { auth }),
         2 => (any::<usize>(), 1..=100_i64).prop_map(|(charge, percent)| Step::Refund { charge, percent }),
         2 => (0..80_i64).prop_map(|hours| Step::Settle { hours }),
-        2 => (0..3_usize, 0..=110_i64).prop_map(|(merchant, percent)| Step::PayOut { merchant, percent }),
-        2 => (any::<usize>(), 0..4_u8).prop_map(|(payout, how)| Step::Bank { payout, how }),
+        3 => (0..3_usize, 0..=110_i64).prop_map(|(merchant, percent)| Step::PayOut { merchant, percent }),
+        3 => (any::<usize>(), 0..4_u8).prop_map(|(payout, how)| Step::Bank { payout, how }),
     ]
 }
 
@@ -422,10 +422,21 @@ async fn play(
         payouts: Vec::new(),
         now: start,
     };
-    let last = Step::Settle {
+    // Then every plan's delay passes, and each merchant is paid out, paid, and one paid payout
+    // is returned: every sequence ends with payouts in each state.
+    let mut last = vec![Step::Settle {
         hours: 24 * i64::from(SettlementDelay::MAX_DAYS) + 1,
-    };
-    for (i, step) in steps.iter().chain([&last]).enumerate() {
+    }];
+    last.extend((0..3).map(|merchant| Step::PayOut {
+        merchant,
+        percent: 60,
+    }));
+    last.extend((0..6).map(|payout| Step::Bank { payout, how: 0 }));
+    last.push(Step::Bank {
+        payout: usize::MAX,
+        how: 3,
+    });
+    for (i, step) in steps.iter().chain(&last).enumerate() {
         world.apply(step).await;
         world
             .holds()
