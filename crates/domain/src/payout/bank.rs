@@ -203,6 +203,27 @@ mod tests {
         );
     }
 
+    /// docs/money.md lists every sandbox account with its outcome and code.
+    #[test]
+    fn the_documented_table_lists_every_sandbox_account() {
+        let doc = include_str!("../../../../docs/money.md");
+        for (number, outcome) in SANDBOX_ACCOUNTS {
+            let row = doc
+                .lines()
+                .find(|line| line.starts_with(&format!("| `{number}` |")))
+                .unwrap_or_else(|| panic!("{number} is missing from docs/money.md"));
+            match outcome {
+                SandboxOutcome::Paid => assert!(row.contains("paid"), "{row}"),
+                SandboxOutcome::Returned(code) => {
+                    assert!(
+                        row.contains(&format!("`{code}`: {}", code.meaning())),
+                        "{row}"
+                    );
+                }
+            }
+        }
+    }
+
     /// The documented table, row by row; any other number pays.
     #[test]
     fn the_sandbox_bank_answers_by_account_number() {
