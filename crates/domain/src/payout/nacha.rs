@@ -107,51 +107,89 @@ fn numeric(n: u64, width: usize) -> String {
     digits[digits.len() - width..].to_owned()
 }
 
+/// A date as the records write it.
+fn yymmdd(d: Date) -> String {
+    format!(
+        "{:02}{:02}{:02}",
+        d.year() % 100,
+        u8::from(d.month()),
+        d.day()
+    )
+}
+
+/// The file header and the batch header of a file created at `created`.
+fn headers(
+    originator: &Originator,
+    destination: &str,
+    odfi8: &str,
+    created: OffsetDateTime,
+    effective: Date,
+    modifier: char,
+) -> Vec<String> {
+    let created = created.to_offset(time::UtcOffset::UTC);
+    vec![
+        format!(
+            "101 {destination}{origin}{date}{hh:02}{mm:02}{modifier}094101{dest_name}{origin_name}{reference}",
+            origin = alphanumeric(&originator.origin, 10),
+            date = yymmdd(created.date()),
+            hh = created.hour(),
+            mm = created.minute(),
+            dest_name = alphanumeric(&originator.destination_name, 23),
+            origin_name = alphanumeric(&originator.origin_name, 23),
+            reference = alphanumeric("", 8),
+        ),
+        format!(
+            "5220{company}{discretionary}{company_id}CCD{description}{descriptive}{effective}   1{odfi8}{batch}",
+            company = alphanumeric(&originator.company_name, 16),
+            discretionary = alphanumeric("", 20),
+            company_id = alphanumeric(&originator.company_id, 10),
+            description = alphanumeric("PAYOUT", 10),
+            descriptive = yymmdd(created.date()),
+            effective = yymmdd(effective),
+            batch = numeric(1, 7),
+        ),
+    ]
+}
+
 /// The credits as one file of one CCD credit batch, created at `created` and to settle on
-/// `effective`; `modifier` (`A`–`Z`, `0`–`9`) tells apart files sent the same day. Refused,
-/// naming the credit, when a routing number, account or amount cannot be written.
+/// `effective`; `modifier` (`A`–`Z`, `0`–`9`) tells apart files sent the same day. The
+/// entries' trace numbers count on from `first_trace` (1 to 9,999,999), which the caller keeps
+/// from file to file, so a return names one entry ever sent. Refused, naming the credit, when a
+/// routing number, account or amount cannot be written; refused when there is no credit (banks
+/// refuse an empty batch) or more than the fields can count.
 pub fn credit_file(
     originator: &Originator,
     credits: &[Credit<'_>],
     created: OffsetDateTime,
     effective: Date,
     modifier: char,
+    first_trace: u32,
 ) -> Result<AchFile, Invalid> {
+    if credits.is_empty() {
+        return Err(Invalid::new("credits", "a file holds one credit or more"));
+    }
+    let last_trace = u64::from(first_trace) + credits.len() as u64 - 1;
+    if first_trace == 0 || last_trace > 9_999_999 {
+        return Err(Invalid::new(
+            "firstTrace",
+            "the trace numbers must stay within 1 to 9999999",
+        ));
+    }
     let destination = routing("destination", &originator.destination)?;
     let odfi = routing("odfi", &originator.odfi)?;
     if !modifier.is_ascii_uppercase() && !modifier.is_ascii_digit() {
         return Err(Invalid::new("modifier", "must be A to Z or 0 to 9"));
     }
-    let created = created.to_offset(time::UtcOffset::UTC);
-    let yymmdd = |d: Date| {
-        format!(
-            "{:02}{:02}{:02}",
-            d.year() % 100,
-            u8::from(d.month()),
-            d.day()
-        )
-    };
-    let mut records = vec![format!(
-        "101 {destination}{origin}{date}{hh:02}{mm:02}{modifier}094101{dest_name}{origin_name}{reference}",
-        origin = alphanumeric(&originator.origin, 10),
-        date = yymmdd(created.date()),
-        hh = created.hour(),
-        mm = created.minute(),
-        dest_name = alphanumeric(&originator.destination_name, 23),
-        origin_name = alphanumeric(&originator.origin_name, 23),
-        reference = alphanumeric("", 8),
-    )];
     let company_id = alphanumeric(&originator.company_id, 10);
     let odfi8 = &odfi[..8];
-    records.push(format!(
-        "5220{company}{discretionary}{company_id}CCD{description}{descriptive}{effective}   1{odfi8}{batch}",
-        company = alphanumeric(&originator.company_name, 16),
-        discretionary = alphanumeric("", 20),
-        description = alphanumeric("PAYOUT", 10),
-        descriptive = yymmdd(created.date()),
-        effective = yymmdd(effective),
-        batch = numeric(1, 7),
-    ));
+    let mut records = headers(
+        originator,
+        &destination,
+        odfi8,
+        created,
+        effective,
+        modifier,
+    );
     let mut traces = Vec::with_capacity(credits.len());
     let (mut hash, mut total) = (0_u64, 0_u64);
     for (i, credit) in credits.iter().enumerate() {
@@ -167,10 +205,7 @@ pub fn credit_file(
             .ok()
             .filter(|a| (1..=MAX_AMOUNT.unsigned_abs()).contains(a))
             .ok_or_else(|| refused("the amount must be 1 to 9999999999 cents"))?;
-        let trace = format!(
-            "{odfi8}{}",
-            numeric(u64::try_from(i + 1).unwrap_or(u64::MAX), 7)
-        );
+        let trace = format!("{odfi8}{}", numeric(u64::from(first_trace) + i as u64, 7));
         let rdfi: u64 = routing[..8].parse().unwrap_or(0);
         hash += rdfi;
         total += amount;
@@ -185,6 +220,12 @@ pub fn credit_file(
         traces.push(trace);
     }
     let entries = credits.len() as u64;
+    if total > 999_999_999_999 {
+        return Err(Invalid::new(
+            "credits",
+            "the credits' total is more than a file's 12 digits of cents",
+        ));
+    }
     records.push(format!(
         "8220{count}{hash}{debits}{credits}{company_id}{mac}{reserved}{odfi8}{batch}",
         count = numeric(entries, 6),

@@ -128,12 +128,14 @@ pub trait PayoutStore: Send + Sync {
     ) -> Result<u64, StoreError>;
 
     /// Up to `limit` payouts of every platform in `mode` that are in `state` and were made at
-    /// or before `made_by`, oldest first: what a rail hands to its bank.
+    /// or before `made_by`, oldest first (by when made, then id), after `after` (the last one
+    /// of the previous batch): what a rail hands to its bank.
     async fn payouts_to_hand_over(
         &self,
         mode: Mode,
         state: PayoutState,
         made_by: OffsetDateTime,
+        after: Option<(OffsetDateTime, PayoutId)>,
         limit: u32,
     ) -> Result<Vec<Payout>, StoreError>;
 }

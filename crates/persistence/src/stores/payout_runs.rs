@@ -8,7 +8,6 @@ use diesel::prelude::*;
 use diesel::sql_types::Text;
 use holdfast_domain::payout::{Payout, weekday_name};
 use holdfast_domain::ports::{AnnouncePayout, ScheduledRun};
-use time::OffsetDateTime;
 
 use super::outbox::write_event_to;
 use crate::conn::{Conn, Db, Lock};
@@ -46,12 +45,21 @@ SELECT 'po_' || $1 || {number}, b.platform_id, b.mode, b.merchant_id, b.currency
    AND (b.mode = 'test' OR f.id IS NOT NULL)";
 
 /// Each payout of the run takes its amount from available to in transit (`Payout::journal_for`
-/// of a payout made). Binds: the run's time.
+/// of a payout made). Binds: the run's first and last possible ids (its payouts are found by
+/// their key, whatever else was made at the same instant).
 const POST: &str = "
 INSERT INTO ledger_journals (source_id, kind, platform_id, mode, merchant_id, currency,
                              posted_on, merchant_available, merchant_in_transit)
 SELECT id, 'payout', platform_id, mode, merchant_id, currency, created_on, amount, -amount
-  FROM payouts WHERE method = 'scheduled' AND created_on = $1";
+  FROM payouts WHERE id BETWEEN $1 AND $2";
+
+/// The first and last id a run with ids `prefix` can give.
+fn run_ids(prefix: &str) -> (String, String) {
+    (
+        format!("po_{prefix}0000000000"),
+        format!("po_{prefix}9999999999"),
+    )
+}
 
 /// The run, in the caller's SQL transaction: how many payouts it made.
 pub async fn pay_out_scheduled(
@@ -81,23 +89,28 @@ pub async fn pay_out_scheduled(
     if made == 0 {
         return Ok(0);
     }
-    conn.execute(diesel::sql_query(POST).bind::<Ts, _>(Instant(run.now)))
-        .await?;
-    announce_each(conn, run.now, announce).await?;
+    let (first, last) = run_ids(&run.id_prefix);
+    conn.execute(
+        diesel::sql_query(POST)
+            .bind::<Text, _>(first.as_str())
+            .bind::<Text, _>(last.as_str()),
+    )
+    .await?;
+    announce_each(conn, (&first, &last), announce).await?;
     Ok(u64::try_from(made).unwrap_or(0))
 }
 
-/// Writes each payout made at `now`'s event, reading each platform's subscriptions once.
+/// Writes the event of each payout of the run (ids `first` to `last`), reading each platform's
+/// subscriptions once.
 async fn announce_each(
     conn: &mut Conn,
-    now: OffsetDateTime,
+    (first, last): (&str, &str),
     announce: &dyn AnnouncePayout,
 ) -> QueryResult<()> {
     let rows: Vec<super::payouts::PayoutRow> = conn
         .load(
             po::table
-                .filter(po::method.eq("scheduled"))
-                .filter(po::created_on.eq(Instant(now)))
+                .filter(po::id.between(first, last))
                 .order(po::id.asc()),
         )
         .await?;

@@ -295,10 +295,15 @@ impl PayoutStore for SqlStore {
             ps::updated_on.eq(Instant(at)),
         );
         conn.transaction(async |conn| {
-            conn.execute(diesel::delete(ps::table).filter(ps::merchant_id.eq(merchant.as_str())))
-                .await?;
-            conn.execute(diesel::insert_into(ps::table).values(row))
-                .await?;
+            // One statement, so two setting the same merchant's schedule at once both succeed.
+            conn.execute(
+                diesel::insert_into(ps::table)
+                    .values(row)
+                    .on_conflict(ps::merchant_id)
+                    .do_update()
+                    .set(row),
+            )
+            .await?;
             write_reply(conn, &scope.platform, scope.mode, reply.as_ref()).await
         })
         .await
@@ -323,15 +328,25 @@ impl PayoutStore for SqlStore {
         mode: Mode,
         state: PayoutState,
         made_by: OffsetDateTime,
+        after: Option<(OffsetDateTime, PayoutId)>,
         limit: u32,
     ) -> Result<Vec<Payout>, StoreError> {
         let mut conn = self.conn().await?;
+        // Before the first payout there is nothing: the start of time, and an id below any.
+        let (from, id) = after.map_or((OffsetDateTime::UNIX_EPOCH, String::new()), |(at, id)| {
+            (at, id.to_string())
+        });
         let rows: Vec<PayoutRow> = conn
             .load(
                 po::table
                     .filter(po::mode.eq(mode.as_str()))
                     .filter(po::state.eq(state.as_str()))
                     .filter(po::created_on.le(Instant(made_by)))
+                    .filter(
+                        po::created_on
+                            .gt(Instant(from))
+                            .or(po::created_on.eq(Instant(from)).and(po::id.gt(id.as_str()))),
+                    )
                     .order((po::created_on.asc(), po::id.asc()))
                     .limit(i64::from(limit)),
             )

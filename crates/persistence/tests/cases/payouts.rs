@@ -327,7 +327,8 @@ pub async fn payouts_are_listed_by_scope_merchant_and_state(db: Database) {
     );
 }
 
-/// The rails read a mode's payouts in one state, made by a time, oldest first.
+/// The rails read a mode's payouts in one state, made by a time, oldest first, in batches after
+/// the last one read.
 pub async fn the_rails_read_a_modes_payouts_oldest_first(db: Database) {
     let stores = db.stores();
     let Shop { p, m, plan } = shop(&stores).await;
@@ -335,7 +336,7 @@ pub async fn the_rails_read_a_modes_payouts_oldest_first(db: Database) {
     let to_hand = async |mode, state, by| {
         ids(&stores
             .payouts
-            .payouts_to_hand_over(mode, state, by, 10)
+            .payouts_to_hand_over(mode, state, by, None, 10)
             .await
             .unwrap())
     };
@@ -357,6 +358,29 @@ pub async fn the_rails_read_a_modes_payouts_oldest_first(db: Database) {
         to_hand(Mode::Live, PayoutState::Pending, at + day)
             .await
             .is_empty()
+    );
+    let after = |p: &Payout| {
+        let stores = &stores;
+        let after = Some((p.created_on, p.id.clone()));
+        async move {
+            ids(&stores
+                .payouts
+                .payouts_to_hand_over(Mode::Test, PayoutState::Pending, at + day, after, 1)
+                .await
+                .unwrap())
+        }
+    };
+    assert_eq!(after(&a2).await, [id(&b1)], "the next batch");
+    assert!(after(&b1).await.is_empty(), "the last batch");
+    let twin = Payout {
+        id: PayoutId::from_suffix(&CountingIds.next_id()),
+        ..a2.clone()
+    };
+    assert_eq!(make(&stores, &twin).await, Made::Made);
+    assert_eq!(
+        after(&a2).await,
+        [id(&twin)],
+        "one made at the same time, with a later id"
     );
 }
 
@@ -514,7 +538,7 @@ pub async fn a_scheduled_run_pays_out_what_each_schedule_says_once_a_day(db: Dat
     assert!(made.id.as_str().starts_with("po_"));
     books_whole(&stores, tuesday + Duration::hours(2)).await;
 
-    // Wednesday: the weekly merchant's day; the daily one has nothing new available.
+    // Wednesday: the weekly merchant's day; the daily one is paid what settled since.
     charged(&stores, &m, &plan, 500, tuesday).await;
     run(&stores, tuesday + 2 * day).await;
     assert_eq!(scheduled_run(&stores, tuesday + day).await, 2);

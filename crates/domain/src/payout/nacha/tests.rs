@@ -52,6 +52,7 @@ fn a_file_of_credits_is_its_records_to_the_layout() {
         datetime!(2026-12-06 14:05 UTC),
         date!(2026 - 12 - 07),
         'A',
+        1,
     )
     .unwrap();
     let records: Vec<&str> = file.text.lines().collect();
@@ -125,6 +126,7 @@ fn the_entry_hash_keeps_ten_digits_and_blocks_fill_to_ten() {
         datetime!(2026-12-06 14:05 UTC),
         date!(2026 - 12 - 07),
         'B',
+        1,
     )
     .unwrap();
     let records: Vec<&str> = file.text.lines().collect();
@@ -164,6 +166,7 @@ fn what_cannot_be_written_is_refused() {
             at,
             on,
             'A',
+            1,
         )
         .unwrap_err();
         assert_eq!(refused.field, "credits");
@@ -175,25 +178,48 @@ fn what_cannot_be_written_is_refused() {
         assert!(refused.message.contains(says), "{}", refused.message);
         assert!(!refused.message.contains(bad.account) || bad.account.len() < 4);
     }
+    let one = [credit("091000019", "1234", 5)];
     let wrong_odfi = Originator {
         odfi: "021000022".into(),
         ..originator()
     };
-    assert_eq!(
-        credit_file(&wrong_odfi, &[], at, on, 'A')
+    let refused = |originator: &Originator, credits: &[Credit<'_>], modifier, first| {
+        credit_file(originator, credits, at, on, modifier, first)
             .unwrap_err()
-            .field,
-        "odfi"
-    );
+            .field
+    };
+    assert_eq!(refused(&wrong_odfi, &one, 'A', 1), "odfi");
+    assert_eq!(refused(&originator(), &one, 'a', 1), "modifier");
     assert_eq!(
-        credit_file(&originator(), &[], at, on, 'a')
-            .unwrap_err()
-            .field,
-        "modifier"
+        refused(&originator(), &[], 'A', 1),
+        "credits",
+        "banks refuse an empty batch"
     );
-    let empty = credit_file(&originator(), &[], at, on, '0').unwrap();
-    assert_eq!(empty.text.lines().count(), 10);
-    assert!(empty.traces.is_empty());
+    assert_eq!(refused(&originator(), &one, 'A', 0), "firstTrace");
+    assert_eq!(
+        refused(&originator(), &[one[0]; 2], 'A', 9_999_999),
+        "firstTrace"
+    );
+    let most = [credit("091000019", "1234", MAX_AMOUNT); 101];
+    assert_eq!(
+        refused(&originator(), &most, 'A', 1),
+        "credits",
+        "past 12 digits of cents"
+    );
+    let last = credit_file(&originator(), &one, at, on, '0', 9_999_999).unwrap();
+    assert_eq!(last.traces, ["021000029999999"]);
+}
+
+/// Trace numbers count on from the one asked for, so files never repeat one.
+#[test]
+fn traces_count_on_from_file_to_file() {
+    let at = datetime!(2026-12-06 14:05 UTC);
+    let on = date!(2026 - 12 - 07);
+    let two = [credit("091000019", "1234", 5); 2];
+    let first = credit_file(&originator(), &two, at, on, 'A', 1).unwrap();
+    let next = credit_file(&originator(), &two, at, on, 'B', 3).unwrap();
+    assert_eq!(first.traces, ["021000020000001", "021000020000002"]);
+    assert_eq!(next.traces, ["021000020000003", "021000020000004"]);
 }
 
 /// A return file's `99` addenda name the entry returned and why; other records are passed

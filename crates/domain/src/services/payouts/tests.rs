@@ -225,8 +225,8 @@ async fn the_sandbox_rail_ends_each_payout_by_its_account() {
     let (in_transit, pending) = (stranded.clone(), returning.clone());
     payouts
         .expect_payouts_to_hand_over()
-        .returning(move |mode, state, by, _| {
-            assert_eq!((mode, by), (Mode::Test, NOON));
+        .returning(move |mode, state, by, after, _| {
+            assert_eq!((mode, by, after), (Mode::Test, NOON, None));
             Ok(match state {
                 PayoutState::InTransit => vec![in_transit.clone()],
                 _ => vec![pending.clone()],

@@ -15,5 +15,5 @@ CREATE TABLE payout_schedules (
 -- What a run reads: the schedules due today.
 CREATE INDEX payout_schedules_due_idx ON payout_schedules (every, weekday);
 -- "Paid out today already": a merchant's scheduled payouts by when they were made.
-CREATE INDEX payouts_scheduled_idx ON payouts (merchant_id, currency, created_on)
+CREATE INDEX payouts_scheduled_idx ON payouts (merchant_id, created_on)
     WHERE method = 'scheduled';
