@@ -373,7 +373,7 @@ impl PayoutService {
                         // One payout whose move cannot be written must not hold up every other
                         // (runs read oldest first): it is named, left, and tried next run.
                         Err(e) => {
-                            tracing::error!(payout = %id, error = %e, "payout left for the next run");
+                            tracing::error!(payout = %id, error = %e, "payout left for an operator");
                         }
                     }
                 }
