@@ -43,11 +43,6 @@ impl PayoutState {
         );
         allowed.then_some(Transition { from: self, to })
     }
-
-    /// Whether its money is back in the merchant's available balance after moving here.
-    pub fn gives_money_back(self) -> bool {
-        matches!(self, Self::Failed | Self::Canceled)
-    }
 }
 
 #[cfg(test)]
