@@ -145,7 +145,7 @@ impl AppState {
     /// payments settings given.
     #[expect(
         clippy::expect_used,
-        reason = "a key just generated is 32 bytes of base64"
+        reason = "a key just generated is 32 bytes of base64; the default payments settings have no live rail to refuse"
     )]
     pub fn without_vault(database: Database, payments: &PaymentArgs) -> Self {
         let key = VaultKey::from_base64("ephemeral", &VaultKey::generate_base64()).expect("valid");
@@ -157,10 +157,12 @@ impl AppState {
             payments,
             holdfast_domain::services::DEFAULT_PUBLIC_URL,
         )
+        .expect("settings without a live rail")
     }
 
     /// Wiring over the real vault and payments settings; `public_url` is where Holdfast is
-    /// reached (a processor is told it as the shopper's return address).
+    /// reached (a processor is told it as the shopper's return address). Refused when the live
+    /// rail's settings are incomplete.
     pub fn with_payments(
         database: Database,
         bins: BinTable,
@@ -168,9 +170,9 @@ impl AppState {
         wallets: holdfast_wallets::Wallets,
         payments: &PaymentArgs,
         public_url: &str,
-    ) -> Self {
-        let services = wiring::services(&database, bins, vault, wallets, payments, public_url);
-        Self {
+    ) -> anyhow::Result<Self> {
+        let services = wiring::services(&database, bins, vault, wallets, payments, public_url)?;
+        Ok(Self {
             services,
             rate_limits: Arc::new(RateLimits::off()),
             sign_in_throttle: Arc::default(),
@@ -181,7 +183,7 @@ impl AppState {
             secure_cookies: false,
             stopping: Arc::default(),
             database,
-        }
+        })
     }
 
     /// Whether the database answers (the readiness probe).

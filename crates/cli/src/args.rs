@@ -28,8 +28,10 @@ pub enum LedgerCommand {
         from_start: bool,
     },
     /// Run the payout rails once, now (the worker does this on its schedule): the schedules due
-    /// today pay out, and test mode's sandbox bank pays or returns each payout at once, by its
-    /// account number.
+    /// today pay out, test mode's sandbox bank pays or returns each payout at once, by its
+    /// account number, and the live rail (when `HOLDFAST_ACH_OUTBOX` is set) writes the pending
+    /// live payouts into a NACHA file, reads the bank's return files and pays the payouts whose
+    /// file has settled.
     PayOut,
 }
 

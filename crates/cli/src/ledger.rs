@@ -30,13 +30,14 @@ pub async fn run(services: &Services, command: LedgerCommand, json: bool) -> any
                 json,
                 &serde_json::json!({
                     "made": report.made,
+                    "sent": report.sent,
                     "paid": report.paid,
                     "failed": report.failed,
                 }),
                 || {
                     format!(
-                        "{} scheduled payout(s) made; {} paid, {} returned",
-                        report.made, report.paid, report.failed
+                        "{} scheduled payout(s) made; {} sent to the bank; {} paid, {} returned",
+                        report.made, report.sent, report.paid, report.failed
                     )
                 },
             );

@@ -155,6 +155,11 @@ typed_id!(
     PayoutId,
     "po_"
 );
+typed_id!(
+    /// A NACHA file of live payouts, as written to the bank's outbox (its name there).
+    AchFileId,
+    "achf_"
+);
 
 #[cfg(test)]
 mod tests {

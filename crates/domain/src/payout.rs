@@ -15,6 +15,7 @@
 //! A paid payout's money is what the processors owed for the merchant's charges, passed on:
 //! the receivable they settle to the platform is what the platform's bank pays out.
 
+pub mod ach;
 mod bank;
 pub mod nacha;
 mod schedule;
@@ -75,6 +76,10 @@ pub struct Payout {
     #[serde(skip)]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub bank_form: Option<BoardingFormId>,
+    /// The trace number of its entry in the NACHA file that carried it to the bank: what the
+    /// bank's statements and returns name it by. A live payout's, once handed over; `None`
+    /// before, and for a test payout.
+    pub trace_number: Option<String>,
     /// Why the bank sent it back, once failed.
     pub failure: Option<PayoutFailure>,
     /// When it was made.
@@ -174,6 +179,7 @@ mod tests {
             method: PayoutMethod::Manual,
             bank_last4: "6789".into(),
             bank_form: None,
+            trace_number: None,
             failure: None,
             created_on: NOON,
             updated_on: NOON,

@@ -40,7 +40,7 @@ pub use payments::{
     Created, NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled, Renders,
     RequestKey, TransactionRequest, TransactionRequests,
 };
-pub use payouts::{NewPayout, PayoutService, RailReport};
+pub use payouts::{AchRail, NewPayout, PayoutService, RailReport};
 pub use platforms::{CreatedPlatform, PlatformService};
 pub use routing::{
     FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewAccount, NewPlan, RoutingService, brand_route_field,

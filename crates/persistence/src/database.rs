@@ -12,8 +12,8 @@ use diesel_async::pooled_connection::{
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 use holdfast_domain::ports::{
-    AuditLog, BoardingStore, ClientSessionStore, ComplianceStore, CredentialStore, EmailOutbox,
-    EventLog, IdempotencyStore, KeyStore, LedgerStore, MerchantStore, NoticeStore,
+    AchStore, AuditLog, BoardingStore, ClientSessionStore, ComplianceStore, CredentialStore,
+    EmailOutbox, EventLog, IdempotencyStore, KeyStore, LedgerStore, MerchantStore, NoticeStore,
     NotificationQueue, PayoutStore, PlatformStore, RoutingStore, StoreError, TokenStore,
     TransactionStore, UserStore, WebhookStore,
 };
@@ -165,6 +165,7 @@ pub struct Stores {
     pub compliance: Arc<dyn ComplianceStore>,
     pub ledger: Arc<dyn LedgerStore>,
     pub payouts: Arc<dyn PayoutStore>,
+    pub ach: Arc<dyn AchStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -348,6 +349,7 @@ impl Database {
             compliance: Arc::new(store.clone()),
             ledger: Arc::new(store.clone()),
             payouts: Arc::new(store.clone()),
+            ach: Arc::new(store.clone()),
         }
     }
 }

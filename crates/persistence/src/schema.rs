@@ -358,14 +358,17 @@ diesel::table! {
 
 diesel::joinable!(notifications -> webhooks (webhook_id));
 diesel::joinable!(notifications -> events (event_id));
+diesel::joinable!(payouts -> ach_files (ach_file_id));
 
 mod ledger;
 mod onboarding;
 
-pub use ledger::{ledger_journals, payout_schedules, payouts, settlement_runs};
+pub use ledger::{ach_files, ledger_journals, payout_schedules, payouts, settlement_runs};
 pub use onboarding::{boarding_forms, compliance_forms, processor_notices};
 
 diesel::allow_tables_to_appear_in_same_query!(
+    ach_files,
+    payouts,
     processor_notices,
     platforms,
     users,

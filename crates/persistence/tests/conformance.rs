@@ -346,6 +346,7 @@ fn token(p: &Principal, suffix: &str, kind: TokenKind) -> Token {
 mod cases {
     use super::*;
 
+    mod ach;
     mod audit;
     mod boarding;
     mod books;
@@ -366,6 +367,7 @@ mod cases {
     mod tokens;
     mod webhooks;
 
+    pub use ach::*;
     pub use audit::*;
     pub use boarding::*;
     pub use books::*;
@@ -413,6 +415,8 @@ macro_rules! conformance {
 }
 
 conformance!(
+    an_ach_file_carries_the_pending_live_payouts_once,
+    a_trace_finds_its_payout_and_settled_files_pay,
     a_payout_takes_only_what_is_available,
     each_payout_move_is_written_once,
     payouts_are_listed_by_scope_merchant_and_state,

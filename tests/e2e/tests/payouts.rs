@@ -151,11 +151,11 @@ async fn a_payout_is_made_and_paid_by_the_sandbox_bank(env: Env) {
 
     assert_eq!(
         env.cli_json(&["ledger", "pay-out"]),
-        json!({"made": 0, "paid": 1, "failed": 0})
+        json!({"made": 0, "sent": 0, "paid": 1, "failed": 0})
     );
     assert_eq!(
         env.cli_json(&["ledger", "pay-out"]),
-        json!({"made": 0, "paid": 0, "failed": 0}),
+        json!({"made": 0, "sent": 0, "paid": 0, "failed": 0}),
         "paid once"
     );
     let id = payout["id"].as_str().unwrap();
@@ -414,7 +414,7 @@ async fn a_schedule_pays_out_at_the_next_run_once_a_day(env: Env) {
     );
     assert_eq!(
         env.cli_json(&["ledger", "pay-out"]),
-        json!({"made": 0, "paid": 0, "failed": 0}),
+        json!({"made": 0, "sent": 0, "paid": 0, "failed": 0}),
         "manual: only when asked"
     );
     let hostile = "<script>x</script>";
@@ -454,7 +454,7 @@ async fn a_schedule_pays_out_at_the_next_run_once_a_day(env: Env) {
     assert_eq!(api.get(&path, key).await.body, set.body);
     assert_eq!(
         env.cli_json(&["ledger", "pay-out"]),
-        json!({"made": 1, "paid": 1, "failed": 0})
+        json!({"made": 1, "sent": 0, "paid": 1, "failed": 0})
     );
     assert_eq!(balance(&api, key, &merchant).await, json!([0, 0, 0]));
     let listed = api.get("/v1/payouts", key).await;

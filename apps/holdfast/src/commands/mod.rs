@@ -7,7 +7,7 @@ use anyhow::Context;
 use holdfast_persistence::Database;
 
 use crate::cli::{Cli, Command};
-use crate::config::{DatabaseArgs, VaultArgs};
+use crate::config::{DatabaseArgs, PaymentArgs, VaultArgs};
 use crate::state::AppState;
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
@@ -45,7 +45,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Operator(command) => {
-            let state = open(&cli.database, &cli.vault, &public_url).await?;
+            let state = open(&cli.database, &cli.vault, &cli.payments, &public_url).await?;
             let settings = holdfast_cli::Settings {
                 json,
                 email: cli.webhooks.smtp_url.is_some(),
@@ -57,16 +57,26 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// Opens the database for an operator command, applying pending migrations first so the
 /// commands work on a fresh database, and safely beside a running `serve`.
-/// The emails a command queues (invitations, reset links) are sealed with the vault's key, as
-/// `serve` and `worker` seal and open them.
+/// The commands open what `serve` and `worker` sealed with the same vault keys: the emails
+/// they queue (invitations, reset links), and the bank accounts `ledger pay-out` pays to.
 async fn open(
     database: &DatabaseArgs,
     vault: &VaultArgs,
+    payments: &PaymentArgs,
     public_url: &str,
 ) -> anyhow::Result<AppState> {
     Database::migrate(&database.url)
         .await
         .with_context(|| format!("migrating {}", database.url.redacted()))?;
-    let db = Database::open(&database.url, database.pool())?.sealing_emails(vault.sealer()?);
-    Ok(AppState::new(db).with_public_url(public_url))
+    let vault = std::sync::Arc::new(vault.vault()?);
+    let db = Database::open(&database.url, database.pool())?.sealing_emails(vault.clone());
+    Ok(AppState::with_payments(
+        db,
+        payments.bins()?,
+        vault,
+        holdfast_wallets::Wallets::default(),
+        payments,
+        public_url,
+    )?
+    .with_public_url(public_url))
 }

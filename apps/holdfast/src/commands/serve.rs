@@ -58,7 +58,7 @@ pub async fn run(
         None => db.announcing(webhooks.poll()),
     };
     let mut state =
-        AppState::with_payments(db.clone(), bins, vault, wallets, payments, &public_url)
+        AppState::with_payments(db.clone(), bins, vault, wallets, payments, &public_url)?
             .with_rate_limits(RateLimits::new(args.rate_limits()))
             .with_trusted_proxies(args.trusted_proxies.clone())
             .with_max_subscriptions(webhooks.webhook_max_subscriptions)

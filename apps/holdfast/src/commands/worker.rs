@@ -35,7 +35,7 @@ pub async fn run(
         holdfast_wallets::Wallets::default(),
         payments,
         holdfast_domain::services::DEFAULT_PUBLIC_URL,
-    );
+    )?;
     let scraped = metrics
         .metrics_bind
         .map(|address| crate::metrics::serve(address, db.clone()))

@@ -22,9 +22,12 @@
 //! | `HOLDFAST_TRUSTED_PROXIES` | none | reverse proxies (`127.0.0.1, 10.0.0.0/8`) whose `X-Forwarded-For` names the client |
 //! | `HOLDFAST_PUBLIC_URL` | `serve`: the address it listens on; other commands: `HOLDFAST_BIND`'s, else `http://127.0.0.1:8080` | the start of every link Holdfast gives (dashboard, invitations, resets, boarding forms; in `cli.rs`); `https://…` makes the dashboard's cookie always `Secure` |
 //! | `HOLDFAST_METRICS_BIND` | off | address of the `GET /metrics` listener (`serve` and `worker`; docs/operations.md) |
+//! | `HOLDFAST_ACH_OUTBOX`, `HOLDFAST_ACH_INBOX` | off | the live rail's directories: NACHA files put in one, return files read from the other (docs/money.md, "The live rail") |
+//! | `HOLDFAST_ACH_ODFI`, `HOLDFAST_ACH_ODFI_NAME`, `HOLDFAST_ACH_DESTINATION`, `HOLDFAST_ACH_COMPANY_NAME`, `HOLDFAST_ACH_COMPANY_ID`, `HOLDFAST_ACH_ORIGIN` | none | who the NACHA files are from: needed with the outbox |
 //! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
 //! | `HOLDFAST_LOG_FORMAT` | `json` | `json` or `pretty` |
 
+mod ach;
 mod database;
 mod log;
 mod metrics;
@@ -33,6 +36,7 @@ mod serve;
 mod vault;
 mod wallets;
 
+pub use ach::AchArgs;
 pub use database::DatabaseArgs;
 pub use log::{LogArgs, LogFormat};
 pub use metrics::MetricsArgs;

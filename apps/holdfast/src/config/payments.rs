@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::WalletArgs;
+use super::{AchArgs, WalletArgs};
 
 /// Payments settings, used by `serve` (and by operator commands, which never call a processor).
 #[derive(Debug, Clone, Args)]
@@ -67,6 +67,9 @@ pub struct PaymentArgs {
 
     #[command(flatten)]
     pub wallets: WalletArgs,
+
+    #[command(flatten)]
+    pub ach: AchArgs,
 }
 
 impl PaymentArgs {
@@ -136,6 +139,7 @@ impl Default for PaymentArgs {
             bin_table: None,
             adyen_allow_loopback: false,
             wallets: WalletArgs::default(),
+            ach: AchArgs::default(),
         }
     }
 }

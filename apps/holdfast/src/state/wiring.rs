@@ -28,14 +28,14 @@ pub(super) fn services(
     wallets: holdfast_wallets::Wallets,
     payments: &PaymentArgs,
     public_url: &str,
-) -> Services {
+) -> anyhow::Result<Services> {
     let fingerprint_secret = vault.fingerprint_secret();
     let vault: Arc<dyn CardVault> = vault;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn Ids> = Arc::new(RandomIds::default());
     let stores = database.stores();
     let (boarding, compliance) = onboarding(&stores, &vault, &clock, &ids);
-    let (ledger, settlement, payouts) = money(&stores, &vault, &clock, &ids);
+    let (ledger, settlement, payouts) = money(&stores, &vault, &clock, &ids, payments)?;
     let flashes = Flashes::new(stores.credentials.clone(), vault.clone());
     let bins: Arc<dyn BinLookup> = Arc::new(bins);
     let processor: Arc<dyn Processor> = Arc::new(crate::metrics::MeteredProcessor(Arc::new(
@@ -63,7 +63,7 @@ pub(super) fn services(
     );
     let idempotency =
         IdempotencyService::new(stores.idempotency, clock.clone(), fingerprint_secret);
-    Services {
+    Ok(Services {
         auth: Authenticator::new(stores.keys.clone(), clock.clone()),
         platforms: PlatformService::new(
             stores.platforms.clone(),
@@ -125,7 +125,7 @@ pub(super) fn services(
         boarding,
         compliance,
         idempotency,
-    }
+    })
 }
 
 /// The processors payments reach: the sandbox, and Adyen through the project's HTTP client.
@@ -171,14 +171,14 @@ fn processor_services(
     (routing, notices)
 }
 
-/// The services of merchant onboarding: boarding forms and compliance.
-/// The ledger's reads, settlement runs and payouts.
+/// The ledger's reads, settlement runs and payouts (with the live rail, when configured).
 fn money(
     stores: &holdfast_persistence::Stores,
     vault: &Arc<dyn CardVault>,
     clock: &Arc<dyn Clock>,
     ids: &Arc<dyn Ids>,
-) -> (LedgerService, SettlementService, PayoutService) {
+    payments: &PaymentArgs,
+) -> anyhow::Result<(LedgerService, SettlementService, PayoutService)> {
     let ledger = LedgerService::new(
         stores.ledger.clone(),
         stores.merchants.clone(),
@@ -194,9 +194,14 @@ fn money(
         clock.clone(),
         ids.clone(),
     );
-    (ledger, settlement, payouts)
+    let payouts = match payments.ach.rail(stores.ach.clone())? {
+        Some(rail) => payouts.with_ach_rail(rail),
+        None => payouts,
+    };
+    Ok((ledger, settlement, payouts))
 }
 
+/// The services of merchant onboarding: boarding forms and compliance.
 fn onboarding(
     stores: &holdfast_persistence::Stores,
     vault: &Arc<dyn CardVault>,

@@ -38,6 +38,33 @@ pub struct Originator {
     pub odfi: String,
 }
 
+impl Originator {
+    /// The originator as its files write it, or refused naming the setting that cannot be
+    /// written: both routing numbers with their check digits right, the company's name and
+    /// id, an origin of at most ten characters.
+    pub fn checked(self) -> Result<Self, Invalid> {
+        let odfi = routing("odfi", &self.odfi)?;
+        let destination = routing("destination", &self.destination)?;
+        for (field, value, max) in [
+            ("companyName", &self.company_name, 16),
+            ("companyId", &self.company_id, 10),
+            ("origin", &self.origin, 10),
+        ] {
+            if value.trim().is_empty() || value.len() > max || !value.is_ascii() {
+                return Err(Invalid::new(
+                    field,
+                    format!("must be 1 to {max} ASCII characters"),
+                ));
+            }
+        }
+        Ok(Self {
+            destination,
+            odfi,
+            ..self
+        })
+    }
+}
+
 /// One credit to a merchant's account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Credit<'a> {
@@ -151,6 +178,23 @@ fn headers(
     ]
 }
 
+/// A credit's routing number and amount as a file writes them, or why it cannot be written
+/// (in words that never repeat the account or routing number).
+pub fn checked(credit: &Credit<'_>) -> Result<(String, u64), &'static str> {
+    let routing = routing("routing", credit.routing)
+        .map_err(|_| "the routing number's check digit is wrong")?;
+    if !(4..=17).contains(&credit.account.len())
+        || !credit.account.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err("the account number must be 4 to 17 digits");
+    }
+    let amount = u64::try_from(credit.amount)
+        .ok()
+        .filter(|a| (1..=MAX_AMOUNT.unsigned_abs()).contains(a))
+        .ok_or("the amount must be 1 to 9999999999 cents")?;
+    Ok((routing, amount))
+}
+
 /// The credits as one file of one CCD credit batch, created at `created` and to settle on
 /// `effective`; `modifier` (`A`–`Z`, `0`–`9`) tells apart files sent the same day. The
 /// entries' trace numbers count on from `first_trace` (1 to 9,999,999), which the caller keeps
@@ -193,18 +237,8 @@ pub fn credit_file(
     let mut traces = Vec::with_capacity(credits.len());
     let (mut hash, mut total) = (0_u64, 0_u64);
     for (i, credit) in credits.iter().enumerate() {
-        let refused = |what: &str| Invalid::new("credits", format!("credit {}: {what}", i + 1));
-        let routing = routing("routing", credit.routing)
-            .map_err(|_| refused("the routing number's check digit is wrong"))?;
-        if !(4..=17).contains(&credit.account.len())
-            || !credit.account.bytes().all(|b| b.is_ascii_digit())
-        {
-            return Err(refused("the account number must be 4 to 17 digits"));
-        }
-        let amount = u64::try_from(credit.amount)
-            .ok()
-            .filter(|a| (1..=MAX_AMOUNT.unsigned_abs()).contains(a))
-            .ok_or_else(|| refused("the amount must be 1 to 9999999999 cents"))?;
+        let (routing, amount) = checked(credit)
+            .map_err(|what| Invalid::new("credits", format!("credit {}: {what}", i + 1)))?;
         let trace = format!("{odfi8}{}", numeric(u64::from(first_trace) + i as u64, 7));
         let rdfi: u64 = routing[..8].parse().unwrap_or(0);
         hash += rdfi;

@@ -188,6 +188,7 @@ pub trait MerchantStore: Send + Sync {
     ) -> Result<(), StoreError>;
 }
 
+mod ach;
 mod audit;
 mod boarding;
 mod cards;
@@ -202,6 +203,7 @@ mod payments;
 mod payouts;
 mod webhooks;
 
+pub use ach::*;
 pub use audit::*;
 pub use boarding::*;
 pub use cards::*;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::Invalid;
 use crate::auth::Principal;
+use crate::boarding::form::BoardingForm;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{EventId, MerchantId, PayoutId};
 use crate::merchant::Currency;
@@ -52,6 +53,8 @@ fn sandbox_last4() -> String {
 pub struct RailReport {
     /// Payouts the schedules made.
     pub made: u64,
+    /// Live payouts handed to the bank in a NACHA file.
+    pub sent: u64,
     /// Payouts the bank paid.
     pub paid: u64,
     /// Payouts the bank sent back.
@@ -68,6 +71,8 @@ pub struct PayoutService {
     vault: Arc<dyn CardVault>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
+    /// The live rail, when the operator configured one; live payouts stay pending otherwise.
+    ach: Option<AchRail>,
 }
 
 impl std::fmt::Debug for PayoutService {
@@ -97,6 +102,16 @@ impl PayoutService {
             vault,
             clock,
             ids,
+            ach: None,
+        }
+    }
+
+    /// The service with the live rail: live payouts go to the bank in NACHA files.
+    #[must_use]
+    pub fn with_ach_rail(self, rail: AchRail) -> Self {
+        Self {
+            ach: Some(rail),
+            ..self
         }
     }
 
@@ -123,22 +138,20 @@ impl PayoutService {
             .map_err(ServiceError::Store)?
             .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
         let currency = new.currency.unwrap_or(merchant.details.currency);
-        let (bank_form, bank_last4) = match self
+        let form = self
             .forms
             .payout_account(&who.scope, &new.merchant)
             .await
             .map_err(ServiceError::Store)?
-            .and_then(|form| form.bank_account.map(|account| (form.id, account.last4)))
-        {
-            Some((form, last4)) => (Some(form), last4),
-            None if who.scope.mode == Mode::Test => (None, sandbox_last4()),
-            None => {
-                return Err(ServiceError::Conflict {
-                    field: "merchantId",
-                    message: "has no bank account: its boarding form must be approved first".into(),
-                });
-            }
-        };
+            .filter(|form| form.bank_account.is_some());
+        if who.scope.mode == Mode::Live {
+            live_rail_takes(currency, form.as_ref())?;
+        }
+        let (bank_form, bank_last4) =
+            match form.and_then(|form| form.bank_account.map(|account| (form.id, account.last4))) {
+                Some((form, last4)) => (Some(form), last4),
+                None => (None, sandbox_last4()),
+            };
         for _ in 0..ATTEMPTS {
             let amount = match new.amount {
                 Some(amount) => amount,
@@ -159,6 +172,7 @@ impl PayoutService {
                 method: PayoutMethod::Manual,
                 bank_last4: bank_last4.clone(),
                 bank_form: bank_form.clone(),
+                trace_number: None,
                 failure: None,
                 created_on: now,
                 updated_on: now,
@@ -271,12 +285,22 @@ impl PayoutService {
     }
 
     /// One run of the rails: the schedules due today pay out, then test mode's sandbox bank
-    /// answers every test payout (`run_sandbox_rail`).
+    /// answers every test payout (`run_sandbox_rail`), then the live rail, when there is one,
+    /// hands live payouts to the bank and reads its answers (`run_ach_rail`).
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn run_rails(&self) -> Result<RailReport, StoreError> {
         let made = self.run_schedules().await?;
         let sandbox = self.run_sandbox_rail().await?;
-        Ok(RailReport { made, ..sandbox })
+        let live = match &self.ach {
+            Some(rail) => self.run_ach_rail(rail).await?,
+            None => RailReport::default(),
+        };
+        Ok(RailReport {
+            made,
+            sent: live.sent,
+            paid: sandbox.paid + live.paid,
+            failed: sandbox.failed + live.failed,
+        })
     }
 
     /// Pays out every schedule due now, in one SQL transaction: how many payouts it made.
@@ -514,6 +538,31 @@ impl AnnouncePayout for Announcer {
     }
 }
 
+/// Refused unless the live rail can pay a payout in `currency` to `form`'s account: ACH pays
+/// US accounts, in USD.
+fn live_rail_takes(currency: Currency, form: Option<&BoardingForm>) -> Result<(), ServiceError> {
+    let refused = |field, message: &str| {
+        Err(ServiceError::Conflict {
+            field,
+            message: message.into(),
+        })
+    };
+    if currency != Currency::USD {
+        return refused("currency", "live payouts go by ACH, in USD only");
+    }
+    match form {
+        None => refused(
+            "merchantId",
+            "has no bank account: its boarding form must be approved first",
+        ),
+        Some(form) if form.answers.routing_number.is_none() => refused(
+            "merchantId",
+            "its bank account is not a US account: live payouts go by ACH to US accounts only",
+        ),
+        Some(_) => Ok(()),
+    }
+}
+
 fn nothing_available() -> ServiceError {
     ServiceError::Conflict {
         field: "amount",
@@ -525,5 +574,8 @@ fn unexpected(e: &ServiceError) -> StoreError {
     StoreError::Unexpected(e.to_string())
 }
 
+mod ach_rail;
 #[cfg(test)]
 mod tests;
+
+pub use ach_rail::AchRail;

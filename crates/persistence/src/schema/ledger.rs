@@ -52,6 +52,28 @@ diesel::table! {
         failure_code -> Nullable<Text>,
         created_on -> Ts,
         updated_on -> Ts,
+        ach_file_id -> Nullable<Text>,
+        trace_number -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::{BigInt, Nullable, Text};
+    use crate::timestamp::Ts;
+
+    ach_files (id) {
+        id -> Text,
+        odfi -> Text,
+        created_on -> Ts,
+        created_day -> Text,
+        modifier -> Text,
+        effective_on -> Text,
+        first_trace -> BigInt,
+        last_trace -> BigInt,
+        entries -> BigInt,
+        total -> BigInt,
+        body -> Text,
+        sent_on -> Nullable<Ts>,
     }
 }
 

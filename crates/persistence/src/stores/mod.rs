@@ -1,6 +1,7 @@
 //! The store adapters: one `SqlStore` implements every store port, each in its own file, with
 //! every query written once for both backends (`conn.rs` says how).
 
+mod ach;
 mod audit;
 mod backlogs;
 pub use backlogs::Backlogs;

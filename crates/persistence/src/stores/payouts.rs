@@ -45,6 +45,9 @@ pub(super) struct PayoutRow {
     failure_code: Option<String>,
     created_on: OffsetDateTime,
     updated_on: OffsetDateTime,
+    /// Read only through `trace_number`: a payout names its file by its entry's trace.
+    _ach_file_id: Option<String>,
+    trace_number: Option<String>,
 }
 
 impl TryFrom<PayoutRow> for Payout {
@@ -67,6 +70,7 @@ impl TryFrom<PayoutRow> for Payout {
             method: parse("payout method", &row.method)?,
             bank_last4: row.bank_last4,
             bank_form: row.bank_form_id.map(BoardingFormId::from_trusted),
+            trace_number: row.trace_number,
             failure,
             created_on: row.created_on,
             updated_on: row.updated_on,

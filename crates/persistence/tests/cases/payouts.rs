@@ -23,6 +23,7 @@ pub(super) fn payout(m: &Merchant, amount: i64, at: OffsetDateTime) -> Payout {
         method: PayoutMethod::Manual,
         bank_last4: "6789".into(),
         bank_form: None,
+        trace_number: None,
         failure: None,
         created_on: at,
         updated_on: at,
@@ -79,7 +80,7 @@ pub(super) fn moved(
     }
 }
 
-async fn balance(stores: &Stores, m: &Merchant) -> (i64, i64, i64) {
+pub(super) async fn balance(stores: &Stores, m: &Merchant) -> (i64, i64, i64) {
     let Balance {
         available,
         pending,
@@ -93,7 +94,7 @@ async fn balance(stores: &Stores, m: &Merchant) -> (i64, i64, i64) {
     (available, pending, in_transit)
 }
 
-async fn books_whole(stores: &Stores, at: OffsetDateTime) {
+pub(super) async fn books_whole(stores: &Stores, at: OffsetDateTime) {
     assert_eq!(
         stores.ledger.check(at).await.unwrap().problems,
         Vec::<String>::new(),
@@ -238,11 +239,11 @@ pub async fn each_payout_move_is_written_once(db: Database) {
 }
 
 /// The id of `p`, as lists are compared.
-fn id(p: &Payout) -> String {
+pub(super) fn id(p: &Payout) -> String {
     p.id.to_string()
 }
 
-fn ids(payouts: &[Payout]) -> Vec<String> {
+pub(super) fn ids(payouts: &[Payout]) -> Vec<String> {
     payouts.iter().map(id).collect()
 }
 

@@ -53,6 +53,13 @@ fn form_paying_to(last4: &str) -> BoardingForm {
     }
 }
 
+/// An approved form of a US merchant `M`: a routing number, and an account ending in `last4`.
+fn us_form_paying_to(last4: &str) -> BoardingForm {
+    let mut form = form_paying_to(last4);
+    form.answers.routing_number = Some("021000021".into());
+    form
+}
+
 /// Ids `1`, `2`, … in the order asked for.
 fn counting_ids() -> crate::ports::MockIds {
     let mut ids = crate::ports::MockIds::new();
@@ -153,7 +160,9 @@ fn cases() -> Vec<Case> {
         ("everything available", Mode::Test, ask(None), world(vec![700], vec![Made::Made], None), Ok((700, "6789"))),
         ("a refund took some meanwhile", Mode::Test, ask(None), world(vec![700, 300], vec![short(300), Made::Made], None), Ok((300, "6789"))),
         ("the form's account", Mode::Test, ask(Some(5)), world(vec![], vec![Made::Made], Some(form_paying_to("1116"))), Ok((5, "1116"))),
-        ("a live merchant's form", Mode::Live, ask(Some(5)), world(vec![], vec![Made::Made], Some(form_paying_to("4321"))), Ok((5, "4321"))),
+        ("a live merchant's US form", Mode::Live, ask(Some(5)), world(vec![], vec![Made::Made], Some(us_form_paying_to("4321"))), Ok((5, "4321"))),
+        ("a live merchant's IBAN", Mode::Live, ask(Some(5)), world(vec![], vec![], Some(form_paying_to("4321"))), Err(("merchantId", "US accounts only"))),
+        ("a live payout in euros", Mode::Live, NewPayout { currency: Some(Currency::parse("EUR").unwrap()), ..ask(Some(5)) }, world(vec![], vec![], Some(us_form_paying_to("4321"))), Err(("currency", "USD only"))),
         ("more than available", Mode::Test, ask(Some(800)), world(vec![], vec![short(700)], None), Err(("amount", "700"))),
         ("nothing available", Mode::Test, ask(None), world(vec![0], vec![], None), Err(("amount", "nothing"))),
         ("nothing left by a refund", Mode::Test, ask(None), world(vec![700], vec![short(0)], None), Err(("amount", "nothing"))),
@@ -215,6 +224,7 @@ async fn the_sandbox_rail_ends_each_payout_by_its_account() {
         method: crate::payout::PayoutMethod::Manual,
         bank_last4: "1116".into(),
         bank_form: form.map(BoardingFormId::from_suffix),
+        trace_number: None,
         failure: None,
         created_on: NOON,
         updated_on: NOON,

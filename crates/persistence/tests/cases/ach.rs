@@ -1,0 +1,333 @@
+//! The live rail's files: a file carries the live payouts still pending (to in transit, each
+//! with its entry's trace), numbered on from the bank's last file, its modifier the day's next;
+//! nothing is written when its writer refuses; files wait to be sent until marked; a return's
+//! trace finds its payout; payouts are paid once their file has settled.
+
+use std::sync::{Arc, Mutex};
+
+use holdfast_domain::Invalid;
+use holdfast_domain::ids::{AchFileId, PayoutId};
+use holdfast_domain::payout::ach::FileNumbers;
+use holdfast_domain::payout::nacha::{self, AchFile, Credit, Originator};
+use holdfast_domain::payout::{Payout, PayoutState};
+use holdfast_domain::ports::{AchHandOver, FileRecorded, Made, UnsentAchFile, WriteAchFile};
+use time::Duration;
+
+use super::payouts::{books_whole, ids, make, moved, payout};
+use super::settlement::{charged, run};
+use super::*;
+
+const ODFI: &str = "021000021";
+
+/// Writes each payout as a credit to one account, and remembers what it was asked.
+#[derive(Default)]
+struct Writer {
+    asked: Mutex<Vec<(FileNumbers, Vec<String>)>>,
+    refuse: bool,
+}
+
+impl WriteAchFile for Writer {
+    fn write(&self, numbers: FileNumbers, payouts: &[Payout]) -> Result<AchFile, Invalid> {
+        self.asked.lock().unwrap().push((numbers, ids(payouts)));
+        if self.refuse {
+            return Err(Invalid::new("credits", "refused"));
+        }
+        let credits: Vec<Credit<'_>> = payouts
+            .iter()
+            .map(|p| Credit {
+                routing: "091000019",
+                account: "12345678",
+                savings: false,
+                amount: p.amount,
+                name: "Shop",
+                reference: "ref",
+            })
+            .collect();
+        let originator = Originator {
+            destination: ODFI.into(),
+            destination_name: "Bank".into(),
+            origin: "1234567890".into(),
+            origin_name: "Holdfast".into(),
+            company_name: "Holdfast".into(),
+            company_id: "1234567890".into(),
+            odfi: ODFI.into(),
+        };
+        nacha::credit_file(
+            &originator,
+            &credits,
+            T0,
+            T0.date(),
+            numbers.modifier,
+            numbers.first_trace,
+        )
+    }
+}
+
+fn hand_over(payouts: &[&Payout], at: OffsetDateTime) -> AchHandOver {
+    AchHandOver {
+        id: AchFileId::from_suffix(&CountingIds.next_id()),
+        odfi: ODFI.into(),
+        created_on: at,
+        effective_on: (at + Duration::days(1)).date(),
+        payouts: payouts.iter().map(|p| p.id.clone()).collect(),
+    }
+}
+
+async fn record(
+    stores: &Stores,
+    hand_over: &AchHandOver,
+    writer: &Arc<Writer>,
+) -> Result<FileRecorded, holdfast_domain::ports::StoreError> {
+    stores.ach.record_ach_file(hand_over, writer.clone()).await
+}
+
+async fn stored(stores: &Stores, p: &Payout) -> Payout {
+    let scope = Scope::new(p.platform_id.clone(), p.mode);
+    stores
+        .payouts
+        .get_payout(&scope, &p.id)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// Live merchants `a` and `b` with 5000 available each on Tuesday `T0 + 2d`, and the test
+/// shop with as much.
+async fn live_merchants(stores: &Stores) -> (Merchant, Merchant, Merchant) {
+    let Shop {
+        p: _,
+        m: test,
+        plan,
+    } = shop(stores).await;
+    let live = principal(&new_platform(stores, "Live").await, Mode::Live);
+    let live_plan = Plan {
+        id: PlanId::from_suffix(&CountingIds.next_id()),
+        platform_id: live.scope.platform.clone(),
+        mode: Mode::Live,
+        ..plan.clone()
+    };
+    stores.routing.insert_plan(&live_plan, None).await.unwrap();
+    let a = stored_merchant(stores, &live, "A").await;
+    let b = stored_merchant(stores, &live, "B").await;
+    for m in [&a, &b] {
+        charged(stores, m, &live_plan, 5000, T0).await;
+    }
+    charged(stores, &test, &plan, 5000, T0).await;
+    run(stores, T0 + Duration::days(2)).await;
+    (a, b, test)
+}
+
+/// A file takes the live payouts still pending, in the order of their ids, moves them to in
+/// transit with their entries' traces, and waits to be sent until marked; the next file's
+/// traces count on and its modifier is the day's next; a refused file writes nothing; a file
+/// of no pending payout is not written.
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
+pub async fn an_ach_file_carries_the_pending_live_payouts_once(db: Database) {
+    let stores = db.stores();
+    let (a, b, test) = live_merchants(&stores).await;
+    let tuesday = T0 + Duration::days(2);
+    let (p1, p2, p3) = (
+        payout(&a, 100, tuesday),
+        payout(&a, 200, tuesday),
+        payout(&b, 300, tuesday),
+    );
+    let canceled = payout(&b, 400, tuesday);
+    let in_test = payout(&test, 500, tuesday);
+    for p in [&p1, &p2, &p3, &canceled, &in_test] {
+        assert_eq!(make(&stores, p).await, Made::Made);
+    }
+    let cancel = moved(&canceled, PayoutState::Canceled, None, tuesday);
+    assert!(stores.payouts.move_payout(&cancel, None).await.unwrap());
+
+    let writer = Arc::new(Writer::default());
+    let first = hand_over(&[&p3, &p1, &canceled, &in_test, &p2], tuesday);
+    assert_eq!(
+        record(&stores, &first, &writer).await.unwrap(),
+        FileRecorded {
+            payouts: 3,
+            total: 600
+        }
+    );
+    let asked = writer.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(
+        (asked[0].0.first_trace, asked[0].0.modifier),
+        (1, 'A'),
+        "the bank's first file"
+    );
+    let mut in_file = ids(&[p1.clone(), p2.clone(), p3.clone()]);
+    in_file.sort();
+    assert_eq!(asked[0].1, in_file, "the payouts still pending, by id");
+    let traces: Vec<String> = (1..=3).map(|n| format!("02100002{n:07}")).collect();
+    for (id, trace) in in_file.iter().zip(&traces) {
+        let p = [&p1, &p2, &p3]
+            .into_iter()
+            .find(|p| p.id.as_str() == id)
+            .unwrap();
+        let now = stored(&stores, p).await;
+        assert_eq!(now.state, PayoutState::InTransit, "{id}");
+        assert_eq!(now.trace_number.as_deref(), Some(trace.as_str()), "{id}");
+    }
+    assert_eq!(
+        stored(&stores, &canceled).await.state,
+        PayoutState::Canceled
+    );
+    assert_eq!(stored(&stores, &in_test).await.state, PayoutState::Pending);
+    assert_eq!(stored(&stores, &in_test).await.trace_number, None);
+
+    let unsent = stores.ach.unsent_ach_files().await.unwrap();
+    assert_eq!(unsent.len(), 1);
+    assert_eq!(unsent[0].id, first.id);
+    assert!(
+        unsent[0].text.starts_with("101 021000021"),
+        "the file's text"
+    );
+    assert_eq!(unsent[0].text.lines().count() % 10, 0);
+    stores.ach.ach_file_sent(&first.id, tuesday).await.unwrap();
+    assert_eq!(
+        stores.ach.unsent_ach_files().await.unwrap(),
+        Vec::<UnsentAchFile>::new()
+    );
+
+    // Again with the same payouts: none is pending, nothing is written.
+    let again = hand_over(&[&p1, &p2, &p3], tuesday);
+    assert_eq!(
+        record(&stores, &again, &writer).await.unwrap(),
+        FileRecorded {
+            payouts: 0,
+            total: 0
+        }
+    );
+    assert_eq!(writer.asked.lock().unwrap().len(), 1, "not asked to write");
+
+    // A refused file writes nothing: its payout stays pending, no file waits.
+    let p4 = payout(&a, 50, tuesday);
+    assert_eq!(make(&stores, &p4).await, Made::Made);
+    let refusing = Arc::new(Writer {
+        refuse: true,
+        ..Writer::default()
+    });
+    assert!(
+        record(&stores, &hand_over(&[&p4], tuesday), &refusing)
+            .await
+            .is_err()
+    );
+    assert_eq!(stored(&stores, &p4).await.state, PayoutState::Pending);
+    assert_eq!(stored(&stores, &p4).await.trace_number, None);
+    assert!(stores.ach.unsent_ach_files().await.unwrap().is_empty());
+
+    // The day's second file counts on; the next day's takes modifier A again.
+    let second = hand_over(&[&p4], tuesday + Duration::hours(1));
+    assert_eq!(record(&stores, &second, &writer).await.unwrap().payouts, 1);
+    let p5 = payout(&b, 60, tuesday);
+    assert_eq!(make(&stores, &p5).await, Made::Made);
+    let wednesday = tuesday + Duration::days(1);
+    assert_eq!(
+        record(&stores, &hand_over(&[&p5], wednesday), &writer)
+            .await
+            .unwrap()
+            .payouts,
+        1
+    );
+    let numbers: Vec<(u32, char)> = writer
+        .asked
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(n, _)| (n.first_trace, n.modifier))
+        .collect();
+    assert_eq!(numbers, [(1, 'A'), (4, 'B'), (5, 'A')]);
+    assert_eq!(
+        stores
+            .ach
+            .unsent_ach_files()
+            .await
+            .unwrap()
+            .iter()
+            .map(|f| f.id.clone())
+            .collect::<Vec<_>>(),
+        [second.id.clone(), hand_over_id_of(&stores, &p5).await],
+        "oldest first"
+    );
+    books_whole(&stores, wednesday).await;
+}
+
+/// The id of the file that carried `p`, as the unsent list names it (found by its trace).
+async fn hand_over_id_of(stores: &Stores, p: &Payout) -> AchFileId {
+    let trace = stored(stores, p).await.trace_number.unwrap();
+    let unsent = stores.ach.unsent_ach_files().await.unwrap();
+    unsent
+        .into_iter()
+        .find(|f| f.text.contains(&trace))
+        .unwrap()
+        .id
+}
+
+/// A return's trace finds the live payout its entry carried (whatever its state since); the
+/// payouts whose file settled by a day are read by id, in batches after the last one read.
+pub async fn a_trace_finds_its_payout_and_settled_files_pay(db: Database) {
+    let stores = db.stores();
+    let (a, b, _) = live_merchants(&stores).await;
+    let tuesday = T0 + Duration::days(2);
+    let made: Vec<Payout> = [(&a, 100), (&a, 200), (&b, 300)]
+        .into_iter()
+        .map(|(m, amount)| payout(m, amount, tuesday))
+        .collect();
+    for p in &made {
+        assert_eq!(make(&stores, p).await, Made::Made);
+    }
+    let writer = Arc::new(Writer::default());
+    let refs: Vec<&Payout> = made.iter().collect();
+    record(&stores, &hand_over(&refs, tuesday), &writer)
+        .await
+        .unwrap();
+    let mut by_id = made.clone();
+    by_id.sort_by(|x, y| x.id.as_str().cmp(y.id.as_str()));
+    let second = stored(&stores, &by_id[1]).await;
+    let trace = second.trace_number.clone().unwrap();
+    assert_eq!(
+        stores.ach.payout_by_trace(&trace).await.unwrap(),
+        Some(second.clone())
+    );
+    assert_eq!(
+        stores.ach.payout_by_trace("021000029999999").await.unwrap(),
+        None
+    );
+
+    let arrived = async |day: OffsetDateTime, after: Option<PayoutId>, limit| {
+        ids(&stores
+            .ach
+            .payouts_arrived(day.date(), after, limit)
+            .await
+            .unwrap())
+    };
+    assert!(
+        arrived(tuesday, None, 10).await.is_empty(),
+        "not before the effective day"
+    );
+    let wednesday = tuesday + Duration::days(1);
+    assert_eq!(arrived(wednesday, None, 10).await, ids(&by_id));
+    assert_eq!(
+        arrived(wednesday, Some(by_id[0].id.clone()), 1).await,
+        ids(&by_id[1..2]),
+        "the next batch"
+    );
+    let returned = moved(&second, PayoutState::Failed, Some("R03"), wednesday);
+    assert!(stores.payouts.move_payout(&returned, None).await.unwrap());
+    assert_eq!(
+        stores
+            .ach
+            .payout_by_trace(&trace)
+            .await
+            .unwrap()
+            .map(|p| p.state),
+        Some(PayoutState::Failed),
+        "a return found after it failed"
+    );
+    assert_eq!(
+        arrived(wednesday, None, 10).await,
+        ids(&[by_id[0].clone(), by_id[2].clone()]),
+        "a failed payout is not paid"
+    );
+    books_whole(&stores, wednesday).await;
+}
