@@ -4,6 +4,7 @@
     reason = "test harness: a panic is the failure report"
 )]
 
+pub mod ach;
 mod browser;
 pub mod dashboard;
 mod dump;
@@ -218,4 +219,34 @@ macro_rules! on_both_backends {
             )*
         }
     };
+}
+
+/// A merchant of `key`'s mode boarded through its hosted form; a live one is approved by the
+/// operator, as live forms wait for one.
+pub async fn boarded_merchant(env: &Env, api: &Api, key: &str, platform: &str) -> String {
+    let made = api
+        .post(
+            "/v1/boarding-forms",
+            key,
+            r#"{"merchant": {"name": "Shop"}}"#,
+        )
+        .await;
+    assert_eq!(made.status, reqwest::StatusCode::CREATED, "{}", made.text);
+    let url = made.body["url"].as_str().unwrap();
+    let path = &url[url.find("/onboarding/").unwrap()..];
+    let mut answers = BOARDING_ANSWERS.to_vec();
+    answers.push(("action", "save"));
+    assert_eq!(api.post_form(path, &answers).await, reqwest::StatusCode::OK);
+    let submit = [
+        ("action", "submit"),
+        ("signerName", "Ada Lovelace"),
+        ("confirm", "yes"),
+    ];
+    assert_eq!(api.post_form(path, &submit).await, reqwest::StatusCode::OK);
+    let form = made.body["id"].as_str().unwrap();
+    if !key.contains("_test_") {
+        let decided = env.cli_json(&["boarding", "approve", "--platform", platform, form]);
+        assert_eq!(decided["status"], "approved");
+    }
+    made.body["merchantId"].as_str().unwrap().to_owned()
 }

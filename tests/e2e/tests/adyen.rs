@@ -20,7 +20,9 @@ use holdfast_e2e::fake_adyen::{
     notification_item,
 };
 use holdfast_e2e::raw::RawRequest;
-use holdfast_e2e::{Answer, Api, Env, Receiver, Server, on_both_backends, verify_signature};
+use holdfast_e2e::{
+    Answer, Api, Env, Receiver, Server, boarded_merchant, on_both_backends, verify_signature,
+};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -35,36 +37,6 @@ fn serving(env: &Env) -> Server {
         ("HOLDFAST_PROCESSOR_TIMEOUT_MS", "1000"),
         ("HOLDFAST_RECONCILE_AFTER_MS", "60000"),
     ])
-}
-
-/// A merchant of `key`'s mode boarded through its hosted form; a live one is approved by the
-/// operator, as live forms wait for one.
-async fn boarded_merchant(env: &Env, api: &Api, key: &str, platform: &str) -> String {
-    let made = api
-        .post(
-            "/v1/boarding-forms",
-            key,
-            r#"{"merchant": {"name": "Shop"}}"#,
-        )
-        .await;
-    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
-    let url = made.body["url"].as_str().unwrap();
-    let path = &url[url.find("/onboarding/").unwrap()..];
-    let mut answers = holdfast_e2e::BOARDING_ANSWERS.to_vec();
-    answers.push(("action", "save"));
-    assert_eq!(api.post_form(path, &answers).await, StatusCode::OK);
-    let submit = [
-        ("action", "submit"),
-        ("signerName", "Ada Lovelace"),
-        ("confirm", "yes"),
-    ];
-    assert_eq!(api.post_form(path, &submit).await, StatusCode::OK);
-    let form = made.body["id"].as_str().unwrap();
-    if !key.contains("_test_") {
-        let decided = env.cli_json(&["boarding", "approve", "--platform", platform, form]);
-        assert_eq!(decided["status"], "approved");
-    }
-    made.body["merchantId"].as_str().unwrap().to_owned()
 }
 
 /// An Adyen connection to `fake` and a plan routing to it (with `fallback` after it), in
