@@ -1,18 +1,20 @@
-//! `GET /v1/balances?merchantId=`: what a merchant holds, per currency, from the ledger
-//! (docs/money.md).
+//! `GET /v1/balances?merchantId=`: what a merchant holds, per currency, from the ledger; and
+//! `GET /v1/balance-transactions`: each journal that moved a merchant's money (docs/money.md).
 
 use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Access;
 use holdfast_domain::ids::MerchantId;
+use holdfast_domain::ledger::{BalanceTransaction, BalanceTransactionId, JournalKind};
 use holdfast_domain::merchant::Currency;
 use holdfast_domain::mode::Mode;
-use holdfast_domain::ports::Balance;
+use holdfast_domain::ports::{Balance, BalanceTransactionFilter};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::extract::{Caller, query};
+use super::extract::{Caller, PageQuery, query};
 use super::routes::Routes;
+use super::views::ListView;
 use crate::ApiState;
 use holdfast_web::error::{ApiError, ErrorEnvelope};
 
@@ -22,6 +24,12 @@ pub fn routes(r: &mut Routes) {
         "/v1/balances",
         Access::Private,
         web::route().to(get),
+    );
+    r.add(
+        Method::GET,
+        "/v1/balance-transactions",
+        Access::Private,
+        web::route().to(list_transactions),
     );
 }
 
@@ -93,4 +101,84 @@ async fn get(
         mode: who.scope.mode,
         balances: balances.iter().map(BalanceView::from).collect(),
     }))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+struct TransactionsQuery {
+    /// How many items the page holds: 1 to 100, 10 if not given.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
+    limit: Option<String>,
+    /// The id of the last item of the previous page: the page starts after it (older items).
+    starting_after: Option<String>,
+    /// The id of the first item of the next page: the page ends before it (newer items). Never
+    /// with `startingAfter`.
+    ending_before: Option<String>,
+    /// Only this merchant's.
+    #[param(value_type = Option<MerchantId>)]
+    merchant_id: Option<String>,
+    /// Only this type's.
+    #[param(value_type = Option<JournalKind>, rename = "type")]
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    /// Only those of this payout (`po_…`).
+    #[param(value_type = Option<holdfast_domain::ids::PayoutId>)]
+    payout_id: Option<String>,
+    /// Only those of this transaction (`txn_…`).
+    #[param(value_type = Option<holdfast_domain::ids::TxnId>)]
+    transaction_id: Option<String>,
+}
+
+/// Lists balance transactions, newest first: each journal that moved a merchant's money, with
+/// how it moved each balance.
+#[utoipa::path(get, path = "/v1/balance-transactions", tag = "money", operation_id = "listBalanceTransactions", params(TransactionsQuery), responses((status = 200, description = "A page of balance transactions, newest first.", body = ListView<BalanceTransaction>), (status = 400, description = "A filter or cursor that is not one, named.", body = ErrorEnvelope)))]
+async fn list_transactions(
+    state: web::Data<ApiState>,
+    Caller(who): Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let q: TransactionsQuery = query(&req)?;
+    let page = PageQuery {
+        limit: q.limit,
+        starting_after: q.starting_after,
+        ending_before: q.ending_before,
+    }
+    .page(BalanceTransactionId::PREFIX)?;
+    let source = match (q.payout_id, q.transaction_id) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::invalid(
+                "transactionId",
+                "give payoutId or transactionId, not both",
+            ));
+        }
+        (Some(raw), None) => {
+            Some(holdfast_domain::ids::PayoutId::parse("payoutId", &raw)?.to_string())
+        }
+        (None, Some(raw)) => {
+            Some(holdfast_domain::ids::TxnId::parse("transactionId", &raw)?.to_string())
+        }
+        (None, None) => None,
+    };
+    let filter = BalanceTransactionFilter {
+        merchant: q
+            .merchant_id
+            .map(|raw| MerchantId::parse("merchantId", &raw))
+            .transpose()?,
+        kind: q
+            .kind
+            .map(|raw| {
+                raw.parse::<JournalKind>().map_err(|_| {
+                    let kinds: Vec<&str> = JournalKind::ALL.iter().map(|k| k.as_str()).collect();
+                    ApiError::invalid("type", format!("must be one of {}", kinds.join(", ")))
+                })
+            })
+            .transpose()?,
+        source,
+    };
+    let found = state
+        .ledger
+        .balance_transactions(&who, &filter, &page)
+        .await?;
+    Ok(HttpResponse::Ok().json(ListView::from_page(found, |t| t)))
 }

@@ -156,6 +156,12 @@ typed_id!(
     "po_"
 );
 typed_id!(
+    /// A balance transaction: its journal's time, kind and source, written so that the id
+    /// names the journal and lists can page after it (`ledger::BalanceTransaction`).
+    BalanceTransactionId,
+    "btx_"
+);
+typed_id!(
     /// A NACHA file of live payouts, as written to the bank's outbox (its name there).
     AchFileId,
     "achf_"

@@ -7,11 +7,13 @@
 //! an account that sums to -970 holds 970 for the merchant.
 
 mod account;
+mod balance_transaction;
 mod journal;
 mod posting;
 mod settlement;
 
 pub use account::Purpose;
+pub use balance_transaction::{BalanceChanges, BalanceTransaction, BalanceTransactionId, Position};
 pub use journal::{Entry, Heading, Journal, JournalKind, Unbalanced};
 pub use posting::journal_for;
 pub use settlement::{

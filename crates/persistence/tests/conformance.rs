@@ -348,6 +348,7 @@ mod cases {
 
     mod ach;
     mod audit;
+    mod balance_transactions;
     mod boarding;
     mod books;
     mod client_sessions;
@@ -369,6 +370,7 @@ mod cases {
 
     pub use ach::*;
     pub use audit::*;
+    pub use balance_transactions::*;
     pub use boarding::*;
     pub use books::*;
     pub use client_sessions::*;
@@ -415,6 +417,7 @@ macro_rules! conformance {
 }
 
 conformance!(
+    balance_transactions_list_each_journal_and_sum_to_the_balances,
     an_ach_file_carries_the_pending_live_payouts_once,
     a_trace_finds_its_payout_and_settled_files_pay,
     a_payout_takes_only_what_is_available,

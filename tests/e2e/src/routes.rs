@@ -69,6 +69,7 @@ pub const ROUTES: &[Route] = &[
     ("GET", "/v1/bins/{bin}", Access::Private, None, Resource::None, 200),
     // `?merchantId=` the merchant (`concrete`), which a live key does not see.
     ("GET", "/v1/balances", Access::Private, None, Resource::Merchant, 404),
+    ("GET", "/v1/balance-transactions", Access::Private, None, Resource::None, 200),
     // A live key cannot pay out a test merchant: the merchant does not exist for it.
     ("POST", "/v1/payouts", Access::Private, Some(PAYOUT_BODY), Resource::FundedMerchant, 400),
     ("GET", "/v1/payouts", Access::Private, None, Resource::None, 200),

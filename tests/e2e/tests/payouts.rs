@@ -572,7 +572,88 @@ async fn a_payout_run_killed_midway_pays_each_payout_once(env: Env) {
     verify_clean(&env);
 }
 
+/// A merchant's balance transactions, read through the API, are each journal of its money,
+/// newest first, and sum to its balances; they filter by payout and page; a filter or cursor
+/// that is not one is refused by name, never echoed.
+async fn balance_transactions_sum_to_the_balances(env: Env) {
+    let Funded {
+        _server: _serving,
+        api,
+        key,
+        merchant,
+        ..
+    } = funded(&env, 2500).await;
+    let made = api
+        .post(
+            "/v1/payouts",
+            &key,
+            &json!({"merchantId": merchant, "amount": 1000}).to_string(),
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+    env.cli_json(&["ledger", "pay-out"]);
+    let payout = made.body["id"].as_str().unwrap();
+    let list = |query: String| {
+        let (api, key) = (&api, &key);
+        async move {
+            let got = api
+                .get(&format!("/v1/balance-transactions?{query}"), key)
+                .await;
+            assert_eq!(got.status, StatusCode::OK, "{}", got.text);
+            got.body
+        }
+    };
+    let all = list(format!("merchantId={merchant}&limit=100")).await;
+    let rows = all["data"].as_array().unwrap();
+    let types: Vec<&str> = rows.iter().map(|t| t["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["payout_paid", "payout", "settlement", "charge"]);
+    let sum = |field: &str| -> i64 {
+        rows.iter()
+            .map(|t| t["balances"][field].as_i64().unwrap())
+            .sum()
+    };
+    let held = balance(&api, &key, &merchant).await;
+    assert_eq!(
+        json!([sum("available"), sum("pending"), sum("inTransit")]),
+        held
+    );
+    assert_eq!(held, json!([1500, 0, 0]));
+    assert_eq!(rows[3]["amount"], 2500);
+    assert_eq!(rows[0]["payoutId"], payout);
+    assert_eq!(rows[0]["net"], -1000, "paid out: gone from what it holds");
+    let of_payout = list(format!("payoutId={payout}")).await;
+    assert_eq!(of_payout["data"].as_array().unwrap().len(), 2);
+    let first = list(format!("merchantId={merchant}&limit=1")).await;
+    assert_eq!(first["hasMore"], true);
+    let next = list(format!(
+        "merchantId={merchant}&limit=1&startingAfter={}",
+        first["data"][0]["id"].as_str().unwrap()
+    ))
+    .await;
+    assert_eq!(next["data"][0], rows[1]);
+
+    let hostile = "<script>x</script>";
+    for (query, param) in [
+        (format!("type={hostile}"), "type"),
+        ("startingAfter=btx_0000000000".to_owned(), "startingAfter"),
+        (format!("startingAfter={hostile}"), "startingAfter"),
+        (
+            format!("payoutId={payout}&transactionId=txn_1"),
+            "transactionId",
+        ),
+        (format!("merchantId={hostile}"), "merchantId"),
+    ] {
+        let got = api
+            .get(&format!("/v1/balance-transactions?{query}"), &key)
+            .await;
+        assert_eq!(got.status, StatusCode::BAD_REQUEST, "{query}: {}", got.text);
+        assert_eq!(got.body["error"]["param"], param, "{query}");
+        assert!(!got.text.contains("script"), "never echoed: {}", got.text);
+    }
+}
+
 on_both_backends!(
+    balance_transactions_sum_to_the_balances,
     a_payout_is_made_and_paid_by_the_sandbox_bank,
     a_payout_to_a_returning_account_fails_with_its_code,
     a_pending_payout_is_canceled_once,

@@ -50,6 +50,7 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         super::plans::get_plan,
         super::bins::lookup,
         super::balances::get,
+        super::balances::list_transactions,
         super::payouts::create,
         super::payouts::list,
         super::payouts::get,

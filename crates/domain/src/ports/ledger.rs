@@ -24,6 +24,17 @@ pub struct Balance {
     pub in_transit: i64,
 }
 
+/// Which balance transactions a list shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BalanceTransactionFilter {
+    /// Only this merchant's.
+    pub merchant: Option<MerchantId>,
+    /// Only journals of this kind.
+    pub kind: Option<crate::ledger::JournalKind>,
+    /// Only journals of this source (a transaction, a payout).
+    pub source: Option<String>,
+}
+
 /// What checking the whole ledger found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LedgerCheck {
@@ -46,6 +57,15 @@ pub trait LedgerStore: Send + Sync {
         scope: &Scope,
         merchant: &MerchantId,
     ) -> Result<Vec<Balance>, StoreError>;
+
+    /// The scope's journals that `filter` lets through, as their merchants read them, newest
+    /// first (by when posted, then source and kind).
+    async fn balance_transactions(
+        &self,
+        scope: &Scope,
+        filter: &BalanceTransactionFilter,
+        page: &crate::page::PageRequest,
+    ) -> Result<crate::page::Page<crate::ledger::BalanceTransaction>, StoreError>;
 
     /// Checks every journal and entry of every platform: each journal moves two or more
     /// accounts, sums to zero and is of a known kind, agrees with its transaction (platform,

@@ -1,11 +1,17 @@
-//! The ledger's reads: a merchant's balances, and the whole books checked (docs/money.md).
+//! The ledger's reads: a merchant's balances and balance transactions, and the whole books
+//! checked (docs/money.md).
 //! Journals are posted by the payments and notices they record, never here.
 
 use std::sync::Arc;
 
+use crate::Invalid;
 use crate::auth::Principal;
 use crate::ids::MerchantId;
-use crate::ports::{Balance, Clock, LedgerCheck, LedgerStore, MerchantStore};
+use crate::ledger::{BalanceTransaction, BalanceTransactionId};
+use crate::page::{Page, PageRequest};
+use crate::ports::{
+    Balance, BalanceTransactionFilter, Clock, LedgerCheck, LedgerStore, MerchantStore,
+};
 
 use super::ServiceError;
 
@@ -67,6 +73,32 @@ impl LedgerService {
             pending: 0,
             in_transit: 0,
         }])
+    }
+
+    /// The caller's balance transactions that `filter` lets through, newest first. A cursor
+    /// that names no journal is refused by name.
+    pub async fn balance_transactions(
+        &self,
+        who: &Principal,
+        filter: &BalanceTransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<BalanceTransaction>, ServiceError> {
+        for (field, cursor) in [
+            ("startingAfter", &page.starting_after),
+            ("endingBefore", &page.ending_before),
+        ] {
+            if let Some(cursor) = cursor
+                && BalanceTransactionId::from_trusted(cursor.clone())
+                    .position()
+                    .is_none()
+            {
+                return Err(Invalid::new(field, "names no balance transaction").into());
+            }
+        }
+        self.ledger
+            .balance_transactions(&who.scope, filter, page)
+            .await
+            .map_err(ServiceError::Store)
     }
 
     /// Checks the whole ledger (an operator's command).

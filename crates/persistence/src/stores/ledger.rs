@@ -4,10 +4,14 @@
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use holdfast_domain::ids::MerchantId;
+use holdfast_domain::ledger::BalanceTransaction;
 use holdfast_domain::ledger::{Journal, JournalKind, Purpose};
 use holdfast_domain::ledger::{SettlementReport, SettlementRun};
 use holdfast_domain::merchant::Currency;
-use holdfast_domain::ports::{Announce, Balance, LedgerCheck, LedgerStore, StoreError};
+use holdfast_domain::page::{Page, PageRequest};
+use holdfast_domain::ports::{
+    Announce, Balance, BalanceTransactionFilter, LedgerCheck, LedgerStore, StoreError,
+};
 use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
@@ -265,6 +269,16 @@ where
 
 #[async_trait::async_trait]
 impl LedgerStore for SqlStore {
+    async fn balance_transactions(
+        &self,
+        scope: &Scope,
+        filter: &BalanceTransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Page<BalanceTransaction>, StoreError> {
+        let mut conn = self.conn().await?;
+        super::balance_transactions::list(&mut conn, scope, filter, page).await
+    }
+
     async fn balances(
         &self,
         scope: &Scope,

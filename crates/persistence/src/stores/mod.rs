@@ -4,6 +4,7 @@
 mod ach;
 mod audit;
 mod backlogs;
+mod balance_transactions;
 pub use backlogs::Backlogs;
 mod boarding;
 mod claim;

@@ -138,7 +138,7 @@ async fn available(conn: &mut Conn, payout: &Payout) -> QueryResult<i64> {
 }
 
 /// `TRUE` when a filter is not used, so its condition lets every row through.
-fn unused(filter_used: bool) -> diesel::expression::SqlLiteral<Bool> {
+pub(super) fn unused(filter_used: bool) -> diesel::expression::SqlLiteral<Bool> {
     sql::<Bool>(if filter_used { "FALSE" } else { "TRUE" })
 }
 

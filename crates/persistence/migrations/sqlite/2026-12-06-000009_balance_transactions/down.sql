@@ -1,0 +1,2 @@
+DROP INDEX ledger_journals_merchant_listed_idx;
+DROP INDEX ledger_journals_listed_idx;
