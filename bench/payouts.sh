@@ -61,7 +61,8 @@ INSERT INTO boarding_forms (id, platform_id, mode, merchant_id, status, link_has
     answers, bank_key, bank_nonce, bank_sealed, bank_last4, requested_fields, created_on,
     updated_on)
 SELECT 'bf_b' || substr(merchant_id, 6), platform_id, 'live', merchant_id, 'approved',
-       sha256(convert_to(merchant_id, 'UTF8')), now(), '{}', 'k1', '\x00', '\x00', '6789', '',
+       sha256(convert_to(merchant_id, 'UTF8')), now(), '{"routingNumber":"021000021"}',
+       'k1', '\x00', '\x00', '6789', '',
        at, at
   FROM sold;
 INSERT INTO payout_schedules (merchant_id, platform_id, mode, every, weekday, minimum, updated_on)

@@ -93,7 +93,14 @@ fn waiting(inbox: &Path) -> Result<Vec<ReturnFile>, StoreError> {
             continue;
         };
         let Ok(meta) = entry.metadata() else { continue };
-        if name.starts_with('.') || !meta.is_file() || plain_name(&name).is_err() {
+        if name.starts_with('.') || !meta.is_file() {
+            continue;
+        }
+        if plain_name(&name).is_err() {
+            tracing::warn!(
+                inbox = %inbox.display(),
+                "a file whose name is not letters, digits, _, - and . is left unread"
+            );
             continue;
         }
         found.push((meta.modified().unwrap_or(SystemTime::UNIX_EPOCH), name));
@@ -128,7 +135,11 @@ fn set_aside(inbox: &Path, name: &str, under: &str) -> Result<(), StoreError> {
         to = dir.join(format!("{name}.{n}"));
         n = n.saturating_add(1);
     }
-    fs::rename(&from, &to).map_err(|e| failed(&from, &e))
+    match fs::rename(&from, &to) {
+        // Another process's run set it aside first: it is out of the inbox all the same.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        done => done.map_err(|e| failed(&from, &e)),
+    }
 }
 
 async fn blocking<T: Send + 'static>(

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use holdfast_e2e::ach::{parse, return_file};
 use holdfast_e2e::fake_adyen::FakeAdyen;
-use holdfast_e2e::{Api, Env, boarded_merchant, on_both_backends};
+use holdfast_e2e::{Api, Env, boarded_merchant, contains, on_both_backends};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -265,6 +265,10 @@ async fn a_live_payout_goes_to_the_bank_in_a_nacha_file_and_comes_back_by_its_re
         .await;
     assert_eq!(balance.body["balances"][0]["inTransit"], 0);
     assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
+    assert!(
+        !contains(&env.dump().await, b"000123456789"),
+        "the file kept in the database is sealed, as the form's account is"
+    );
     drop(server);
 }
 

@@ -6,12 +6,11 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use time::{Date, OffsetDateTime};
 
-use super::StoreError;
+use super::{Sealed, StoreError};
 use crate::Invalid;
 use crate::ids::{AchFileId, PayoutId};
 use crate::payout::Payout;
 use crate::payout::ach::FileNumbers;
-use crate::payout::nacha::AchFile;
 
 /// A NACHA file to record, with the payouts it is to carry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,11 +28,12 @@ pub struct AchHandOver {
     pub payouts: Vec<PayoutId>,
 }
 
-/// Writes a file's text once the store knows which payouts it carries (those still pending,
-/// in the order of their ids) and the numbers it takes.
+/// Writes a file once the store knows which payouts it carries (those still pending, in the
+/// order of their ids) and the numbers it takes.
 pub trait WriteAchFile: Send + Sync {
-    /// The file of `payouts`, written with `numbers`; its traces are the payouts' in order.
-    fn write(&self, numbers: FileNumbers, payouts: &[Payout]) -> Result<AchFile, Invalid>;
+    /// The file of `payouts`, written with `numbers` (its traces are the payouts' in order),
+    /// sealed by the vault: its text holds account numbers.
+    fn write(&self, numbers: FileNumbers, payouts: &[Payout]) -> Result<Sealed, Invalid>;
 }
 
 /// A file recorded and not yet known to be in the outbox.
@@ -41,8 +41,8 @@ pub trait WriteAchFile: Send + Sync {
 pub struct UnsentAchFile {
     /// Its id: its name in the outbox.
     pub id: AchFileId,
-    /// Its records.
-    pub text: String,
+    /// Its records, sealed.
+    pub sealed: Sealed,
 }
 
 /// What recording a file did.
@@ -67,6 +67,9 @@ pub trait AchStore: Send + Sync {
         hand_over: &AchHandOver,
         write: Arc<dyn WriteAchFile>,
     ) -> Result<FileRecorded, StoreError>;
+
+    /// When the newest file through the originating bank `odfi` was made, if any.
+    async fn last_ach_file_on(&self, odfi: &str) -> Result<Option<OffsetDateTime>, StoreError>;
 
     /// The files recorded and not yet marked sent, oldest first.
     async fn unsent_ach_files(&self) -> Result<Vec<UnsentAchFile>, StoreError>;

@@ -58,7 +58,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    use diesel::sql_types::{BigInt, Nullable, Text};
+    use diesel::sql_types::{BigInt, Binary, Nullable, Text};
     use crate::timestamp::Ts;
 
     ach_files (id) {
@@ -72,7 +72,9 @@ diesel::table! {
         last_trace -> BigInt,
         entries -> BigInt,
         total -> BigInt,
-        body -> Text,
+        body_key -> Text,
+        body_nonce -> Binary,
+        body_sealed -> Binary,
         sent_on -> Nullable<Ts>,
     }
 }

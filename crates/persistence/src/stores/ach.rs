@@ -11,7 +11,7 @@ use holdfast_domain::mode::Mode;
 use holdfast_domain::payout::ach::FileNumbers;
 use holdfast_domain::payout::{Payout, PayoutState};
 use holdfast_domain::ports::{
-    AchHandOver, AchStore, FileRecorded, StoreError, UnsentAchFile, WriteAchFile,
+    AchHandOver, AchStore, FileRecorded, Sealed, StoreError, UnsentAchFile, WriteAchFile,
 };
 use time::{Date, OffsetDateTime};
 
@@ -128,7 +128,7 @@ async fn record(
     }
     let created_day = day(hand_over.created_on.date());
     let numbers = next_numbers(conn, &hand_over.odfi, &created_day, moved.len()).await?;
-    let file = write.write(numbers, &moved).map_err(NotRecorded::Refused)?;
+    let sealed = write.write(numbers, &moved).map_err(NotRecorded::Refused)?;
     let total: i64 = moved.iter().map(|p| p.amount).sum();
     let entries = i64::try_from(moved.len()).unwrap_or(i64::MAX);
     conn.execute(
@@ -145,7 +145,9 @@ async fn record(
                 .saturating_sub(1)),
             f::entries.eq(entries),
             f::total.eq(total),
-            f::body.eq(&file.text),
+            f::body_key.eq(&sealed.key_id),
+            f::body_nonce.eq(&sealed.nonce),
+            f::body_sealed.eq(&sealed.ciphertext),
         )),
     )
     .await?;
@@ -185,22 +187,39 @@ impl AchStore for SqlStore {
             })
     }
 
+    async fn last_ach_file_on(&self, odfi: &str) -> Result<Option<OffsetDateTime>, StoreError> {
+        let mut conn = self.conn().await?;
+        conn.first(
+            f::table
+                .filter(f::odfi.eq(odfi))
+                .order((f::created_on.desc(), f::id.desc()))
+                .select(f::created_on),
+        )
+        .await
+        .optional()
+        .map_err(query_error("ach_files"))
+    }
+
     async fn unsent_ach_files(&self) -> Result<Vec<UnsentAchFile>, StoreError> {
         let mut conn = self.conn().await?;
-        let rows: Vec<(String, String)> = conn
+        let rows: Vec<(String, String, Vec<u8>, Vec<u8>)> = conn
             .load(
                 f::table
                     .filter(f::sent_on.is_null())
                     .order((f::created_on.asc(), f::id.asc()))
-                    .select((f::id, f::body)),
+                    .select((f::id, f::body_key, f::body_nonce, f::body_sealed)),
             )
             .await
             .map_err(query_error("ach_files"))?;
         Ok(rows
             .into_iter()
-            .map(|(id, text)| UnsentAchFile {
+            .map(|(id, key_id, nonce, ciphertext)| UnsentAchFile {
                 id: AchFileId::from_trusted(id),
-                text,
+                sealed: Sealed {
+                    key_id,
+                    nonce,
+                    ciphertext,
+                },
             })
             .collect())
     }

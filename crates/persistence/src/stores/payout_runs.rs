@@ -17,7 +17,8 @@ use crate::webhook_rows::WebhookRow;
 
 /// The payouts of a run: each due merchant's available balance per currency, paid to its
 /// newest approved form's account (a test merchant without one: the sandbox paying account,
-/// last four `6789`). A merchant paid out by a schedule since the day began is not read again,
+/// last four `6789`). A live payout goes by ACH: only in USD, to a US account (its form's
+/// answers name a routing number), as `POST /v1/payouts` refuses the others. A merchant paid out by a schedule since the day began is not read again,
 /// nor a deleted one. Binds, in the order they first appear (SQLite numbers them so): the ids'
 /// prefix, the run's time, its weekday, the day's start. `{number}` is the backend's way of
 /// writing the payout's number in ten digits.
@@ -42,7 +43,8 @@ SELECT 'po_' || $1 || {number}, b.platform_id, b.mode, b.merchant_id, b.currency
               GROUP BY merchant_id) a ON a.merchant_id = b.merchant_id
   LEFT JOIN boarding_forms f ON f.id = a.id
  WHERE b.available > 0 AND b.available >= b.minimum
-   AND (b.mode = 'test' OR f.id IS NOT NULL)";
+   AND (b.mode = 'test'
+        OR (f.id IS NOT NULL AND b.currency = 'USD' AND f.answers LIKE '%\"routingNumber\":\"%'))";
 
 /// Each payout of the run takes its amount from available to in transit (`Payout::journal_for`
 /// of a payout made). Binds: the run's first and last possible ids (its payouts are found by

@@ -8,9 +8,11 @@ use std::sync::{Arc, Mutex};
 use holdfast_domain::Invalid;
 use holdfast_domain::ids::{AchFileId, PayoutId};
 use holdfast_domain::payout::ach::FileNumbers;
-use holdfast_domain::payout::nacha::{self, AchFile, Credit, Originator};
+use holdfast_domain::payout::nacha::{self, Credit, Originator};
 use holdfast_domain::payout::{Payout, PayoutState};
-use holdfast_domain::ports::{AchHandOver, FileRecorded, Made, UnsentAchFile, WriteAchFile};
+use holdfast_domain::ports::{
+    AchHandOver, FileRecorded, Made, Sealed, UnsentAchFile, WriteAchFile,
+};
 use time::Duration;
 
 use super::payouts::{books_whole, ids, make, moved, payout};
@@ -19,7 +21,8 @@ use super::*;
 
 const ODFI: &str = "021000021";
 
-/// Writes each payout as a credit to one account, and remembers what it was asked.
+/// Writes each payout as a credit to one account, "sealed" as its bytes (the store keeps what
+/// it is given), and remembers what it was asked.
 #[derive(Default)]
 struct Writer {
     asked: Mutex<Vec<(FileNumbers, Vec<String>)>>,
@@ -27,7 +30,7 @@ struct Writer {
 }
 
 impl WriteAchFile for Writer {
-    fn write(&self, numbers: FileNumbers, payouts: &[Payout]) -> Result<AchFile, Invalid> {
+    fn write(&self, numbers: FileNumbers, payouts: &[Payout]) -> Result<Sealed, Invalid> {
         self.asked.lock().unwrap().push((numbers, ids(payouts)));
         if self.refuse {
             return Err(Invalid::new("credits", "refused"));
@@ -52,14 +55,19 @@ impl WriteAchFile for Writer {
             company_id: "1234567890".into(),
             odfi: ODFI.into(),
         };
-        nacha::credit_file(
+        let file = nacha::credit_file(
             &originator,
             &credits,
             T0,
             T0.date(),
             numbers.modifier,
             numbers.first_trace,
-        )
+        )?;
+        Ok(Sealed {
+            key_id: "k1".into(),
+            nonce: vec![1, 2, 3],
+            ciphertext: file.text.into_bytes(),
+        })
     }
 }
 
@@ -178,11 +186,17 @@ pub async fn an_ach_file_carries_the_pending_live_payouts_once(db: Database) {
     let unsent = stores.ach.unsent_ach_files().await.unwrap();
     assert_eq!(unsent.len(), 1);
     assert_eq!(unsent[0].id, first.id);
-    assert!(
-        unsent[0].text.starts_with("101 021000021"),
-        "the file's text"
+    assert_eq!(
+        (
+            unsent[0].sealed.key_id.as_str(),
+            &unsent[0].sealed.nonce[..]
+        ),
+        ("k1", &[1, 2, 3][..]),
+        "kept as sealed"
     );
-    assert_eq!(unsent[0].text.lines().count() % 10, 0);
+    let records = String::from_utf8(unsent[0].sealed.ciphertext.clone()).unwrap();
+    assert!(records.starts_with("101 021000021"), "the file's text");
+    assert_eq!(records.lines().count() % 10, 0);
     stores.ach.ach_file_sent(&first.id, tuesday).await.unwrap();
     assert_eq!(
         stores.ach.unsent_ach_files().await.unwrap(),
@@ -238,6 +252,15 @@ pub async fn an_ach_file_carries_the_pending_live_payouts_once(db: Database) {
         .collect();
     assert_eq!(numbers, [(1, 'A'), (4, 'B'), (5, 'A')]);
     assert_eq!(
+        stores.ach.last_ach_file_on(ODFI).await.unwrap(),
+        Some(wednesday),
+        "the bank's newest file"
+    );
+    assert_eq!(
+        stores.ach.last_ach_file_on("091000019").await.unwrap(),
+        None
+    );
+    assert_eq!(
         stores
             .ach
             .unsent_ach_files()
@@ -258,7 +281,7 @@ async fn hand_over_id_of(stores: &Stores, p: &Payout) -> AchFileId {
     let unsent = stores.ach.unsent_ach_files().await.unwrap();
     unsent
         .into_iter()
-        .find(|f| f.text.contains(&trace))
+        .find(|f| String::from_utf8_lossy(&f.sealed.ciphertext).contains(&trace))
         .unwrap()
         .id
 }

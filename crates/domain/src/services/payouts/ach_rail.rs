@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use time::{Date, OffsetDateTime};
+use time::{Date, Duration, OffsetDateTime};
 
 use super::{BATCH, PayoutService, RailReport};
 use crate::Invalid;
@@ -13,17 +13,21 @@ use crate::ids::{AchFileId, PayoutId};
 use crate::merchant::Currency;
 use crate::mode::Mode;
 use crate::payout::ach::{FileNumbers, effective_date};
-use crate::payout::nacha::{self, AchFile, AchReturn, Credit, Originator};
+use crate::payout::nacha::{self, AchReturn, Credit, Originator};
 use crate::payout::{Payout, PayoutState};
-use crate::ports::{AchHandOver, AchStore, BankDrop, StoreError, WriteAchFile};
+use crate::ports::{AchHandOver, AchStore, BankDrop, CardVault, Sealed, StoreError, WriteAchFile};
 use crate::scope::Scope;
-use crate::services::boarding::{BANK_ACCOUNT, vault_context};
+use crate::services::boarding::{self, BANK_ACCOUNT};
 
 /// The most credits one file carries; more wait for the next run (and its file).
 const FILE_MAX: usize = 50_000;
 
 /// The most cents one file carries: its controls' twelve digits.
 const FILE_TOTAL_MAX: i64 = 999_999_999_999;
+
+/// The least time between two files of one bank: runs every minute make at most 24 files a
+/// day, well inside the 36 a bank tells apart.
+const FILE_GAP: Duration = Duration::HOUR;
 
 /// The live rail: who the files are from, where they are kept, and the directories they pass
 /// through.
@@ -59,16 +63,24 @@ impl std::fmt::Debug for Payee {
     }
 }
 
-/// Writes the file once the store says which payouts it carries and with which numbers.
+/// Writes the file once the store says which payouts it carries and with which numbers, and
+/// seals it: its text holds account numbers.
 struct FileWriter {
+    file: AchFileId,
     originator: Originator,
     payees: BTreeMap<PayoutId, Payee>,
     created: OffsetDateTime,
     effective: Date,
+    vault: Arc<dyn CardVault>,
+}
+
+/// What the vault binds a file's sealed text to: its id.
+fn vault_context(file: &AchFileId) -> String {
+    format!("{file}:ach_file")
 }
 
 impl WriteAchFile for FileWriter {
-    fn write(&self, numbers: FileNumbers, payouts: &[Payout]) -> Result<AchFile, Invalid> {
+    fn write(&self, numbers: FileNumbers, payouts: &[Payout]) -> Result<Sealed, Invalid> {
         let references: Vec<String> = payouts.iter().map(|p| reference(&p.id)).collect();
         let credits = payouts
             .iter()
@@ -89,14 +101,15 @@ impl WriteAchFile for FileWriter {
                 })
             })
             .collect::<Result<Vec<_>, Invalid>>()?;
-        nacha::credit_file(
+        let file = nacha::credit_file(
             &self.originator,
             &credits,
             self.created,
             self.effective,
             numbers.modifier,
             numbers.first_trace,
-        )
+        )?;
+        Ok(self.vault.seal(&vault_context(&self.file), &file.text))
     }
 }
 
@@ -113,8 +126,16 @@ impl PayoutService {
     /// are paid.
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn run_ach_rail(&self, rail: &AchRail) -> Result<RailReport, StoreError> {
-        send_unsent(rail, self.clock.now()).await?;
-        let sent = self.hand_over_live(rail).await?;
+        self.send_unsent(rail).await?;
+        // A file that cannot be made (the day's 36 used up, the database failing) must not stop
+        // the bank's returns being read and settled payouts being paid: logged, tried next run.
+        let sent = match self.hand_over_live(rail).await {
+            Ok(sent) => sent,
+            Err(e) => {
+                tracing::error!(error = %e, "no ach file made this run");
+                0
+            }
+        };
         let failed = self.read_returns(rail).await?;
         let paid = self.pay_settled(rail).await?;
         if sent + failed + paid > 0 {
@@ -162,6 +183,11 @@ impl PayoutService {
         if payees.is_empty() {
             return Ok(0);
         }
+        if let Some(last) = rail.files.last_ach_file_on(&rail.originator.odfi).await?
+            && now < last + FILE_GAP
+        {
+            return Ok(0);
+        }
         let hand_over = AchHandOver {
             id: AchFileId::from_suffix(&self.ids.next_id()),
             odfi: rail.originator.odfi.clone(),
@@ -170,10 +196,12 @@ impl PayoutService {
             payouts: payees.keys().cloned().collect(),
         };
         let writer = FileWriter {
+            file: hand_over.id.clone(),
             originator: rail.originator.clone(),
             payees,
             created: now,
             effective: hand_over.effective_on,
+            vault: self.vault.clone(),
         };
         let recorded = rail
             .files
@@ -187,7 +215,7 @@ impl PayoutService {
                 effective = %hand_over.effective_on,
                 "ach file recorded"
             );
-            send_unsent(rail, now).await?;
+            self.send_unsent(rail).await?;
         }
         Ok(recorded.payouts)
     }
@@ -210,10 +238,10 @@ impl PayoutService {
                 "its account is not a US account: ACH pays US accounts only",
             ));
         };
-        let Ok(account) = self
-            .vault
-            .open(&vault_context(form_id, BANK_ACCOUNT), &sealed.sealed)
-        else {
+        let Ok(account) = self.vault.open(
+            &boarding::vault_context(form_id, BANK_ACCOUNT),
+            &sealed.sealed,
+        ) else {
             return Ok(Err("its bank account does not open from the vault"));
         };
         let name = form
@@ -287,6 +315,22 @@ impl PayoutService {
         Ok(moved)
     }
 
+    /// Puts every file recorded and not yet in the outbox there, oldest first, and marks it
+    /// sent. A file that does not open from the vault stops the run: later files must not
+    /// overtake it.
+    async fn send_unsent(&self, rail: &AchRail) -> Result<(), StoreError> {
+        for file in rail.files.unsent_ach_files().await? {
+            let text = self
+                .vault
+                .open(&vault_context(&file.id), &file.sealed)
+                .map_err(|e| StoreError::Unexpected(format!("{}: {e}", file.id)))?;
+            rail.drop.send(&format!("{}.ach", file.id), &text).await?;
+            rail.files.ach_file_sent(&file.id, self.clock.now()).await?;
+            tracing::info!(file = %file.id, "ach file put in the outbox");
+        }
+        Ok(())
+    }
+
     /// Pays every live payout in transit whose file has settled by today: how many.
     async fn pay_settled(&self, rail: &AchRail) -> Result<u64, StoreError> {
         let today = self.clock.now().date();
@@ -319,16 +363,4 @@ impl PayoutService {
         }
         Ok(paid)
     }
-}
-
-/// Puts every file recorded and not yet in the outbox there, oldest first, and marks it sent.
-async fn send_unsent(rail: &AchRail, now: OffsetDateTime) -> Result<(), StoreError> {
-    for file in rail.files.unsent_ach_files().await? {
-        rail.drop
-            .send(&format!("{}.ach", file.id), &file.text)
-            .await?;
-        rail.files.ach_file_sent(&file.id, now).await?;
-        tracing::info!(file = %file.id, "ach file put in the outbox");
-    }
-    Ok(())
 }

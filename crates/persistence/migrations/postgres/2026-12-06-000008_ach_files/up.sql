@@ -1,6 +1,7 @@
 -- The live bank rail (issue 41, docs/money.md "The live rail"): each NACHA file of live
 -- payouts as it was written, kept so that it is put in the outbox from here (a crash between
--- recording it and writing it never makes a second file of the same payouts).
+-- recording it and writing it never makes a second file of the same payouts). Its text holds
+-- account numbers: it is kept sealed by the vault (key id, nonce, ciphertext), like a form's.
 CREATE TABLE ach_files (
     id           TEXT PRIMARY KEY,
     -- the originating bank's routing number: trace numbers and modifiers count per bank
@@ -15,7 +16,9 @@ CREATE TABLE ach_files (
     last_trace   BIGINT NOT NULL CHECK (last_trace BETWEEN first_trace AND 9999999),
     entries      BIGINT NOT NULL CHECK (entries > 0),
     total        BIGINT NOT NULL CHECK (total > 0),
-    body         TEXT NOT NULL,
+    body_key     TEXT NOT NULL,
+    body_nonce   BYTEA NOT NULL,
+    body_sealed  BYTEA NOT NULL,
     -- when it was put in the outbox; NULL until then
     sent_on      TIMESTAMPTZ,
     UNIQUE (odfi, created_day, modifier)
