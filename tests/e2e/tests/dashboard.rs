@@ -108,6 +108,12 @@ impl Targets {
             ("GET", merchants.into()),
             ("GET", format!("{merchants}/{merchant}")),
             ("GET", format!("{merchants}/{merchant}/delete")),
+            ("GET", "/dashboard/money".into()),
+            ("GET", format!("/dashboard/money?merchant={merchant}")),
+            (
+                "GET",
+                format!("/dashboard/money/balance-transactions.csv?merchant={merchant}"),
+            ),
             ("GET", "/dashboard/audit".into()),
             ("GET", "/dashboard/boarding".into()),
             ("GET", "/dashboard/processors".into()),
@@ -554,6 +560,74 @@ async fn a_failing_subscription_toggled_in_settings_counts_zero(env: Env) {
     assert_eq!(made.body["description"], "Orders");
 }
 
+/// Money in the dashboard: a merchant with a sale settled and part of it paid out shows its
+/// balances, its payout and its four balance transactions in Chromium; the CSV export holds
+/// the same postings, in the same order, as `GET /v1/balance-transactions`.
+async fn a_merchants_money_is_shown_and_exported(env: Env) {
+    let platform = env.create_platform("Acme");
+    set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_SETTLE_EVERY_MS", "0"),
+        ("HOLDFAST_PAYOUT_EVERY_MS", "0"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let shop = api.shop(key).await;
+    let connections = api.get("/v1/processor-connections", key).await;
+    let plan = serde_json::json!({"name": "At once", "fee": {"basisPoints": 0, "fixed": 59},
+        "defaultConnectionId": connections.body["data"][0]["id"], "settlementDelayDays": 0});
+    let plan = api.post("/v1/plans", key, &plan.to_string()).await;
+    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
+    let moved = serde_json::json!({"planId": plan.body["id"]}).to_string();
+    let moved = api
+        .patch(&format!("/v1/merchants/{shop}"), key, &moved)
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    let sale = format!(
+        r#"{{"merchantId": "{shop}", "type": "sale", "amount": 2500, "payment": {{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}}}}"#
+    );
+    assert_eq!(
+        api.post("/v1/transactions", key, &sale).await.status,
+        StatusCode::CREATED
+    );
+    assert_eq!(env.cli_json(&["ledger", "settle"])["transactions"], 1);
+    let payout = format!(r#"{{"merchantId": "{shop}", "amount": 1000}}"#);
+    assert_eq!(
+        api.post("/v1/payouts", key, &payout).await.status,
+        StatusCode::CREATED
+    );
+    assert_eq!(env.cli_json(&["ledger", "pay-out"])["paid"], 1);
+    let result = tempfile::NamedTempFile::new().unwrap();
+    browser(
+        &env,
+        &server,
+        "dashboard-money.mjs",
+        &[
+            ("HOLDFAST_ADMIN_EMAIL", "owner@example.com"),
+            ("HOLDFAST_ADMIN_PASSWORD", ADMIN_PASSWORD),
+            ("HOLDFAST_MERCHANT_ID", &shop),
+            ("HOLDFAST_RESULT", result.path().to_str().unwrap()),
+        ],
+    );
+    let csv = std::fs::read_to_string(result.path()).unwrap();
+    let listed = api
+        .get(&format!("/v1/balance-transactions?merchantId={shop}"), key)
+        .await;
+    let ids: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    let exported: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').next().unwrap())
+        .collect();
+    assert_eq!(exported, ids, "the CSV holds the API's postings, in order");
+}
+
 /// Spec 6.4 from the Transaction Log: the resent notification reaches the receiver with the
 /// original `eventType` and `data` and a new `id`, the one the page said; once the subscription
 /// is inactive, the resend is refused in words and nothing more arrives.
@@ -754,4 +828,5 @@ on_both_backends!(
     the_cli_sets_passwords_within_the_rules,
     a_failing_subscription_toggled_in_settings_counts_zero,
     a_delivery_resent_from_the_transaction_log_arrives_with_a_new_id,
+    a_merchants_money_is_shown_and_exported,
 );

@@ -10,6 +10,7 @@ const NAVIGATION: &[(&str, &str)] = &[
     ("/dashboard/keys", "API Keys"),
     ("/dashboard/transactions", "Transaction Log"),
     ("/dashboard/merchants", "Merchants"),
+    ("/dashboard/money", "Money"),
     ("/dashboard/boarding", "Boarding"),
     ("/dashboard/processors", "Processors"),
     ("/dashboard/settings/webhooks", "Settings › Webhooks"),

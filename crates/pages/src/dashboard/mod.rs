@@ -11,6 +11,7 @@ mod boarding;
 mod keys;
 pub(crate) mod layout;
 mod merchants;
+mod money;
 mod platforms;
 mod processors;
 mod reset;
@@ -50,6 +51,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     .configure(webhooks::config)
     .configure(transactions::config)
     .configure(merchants::config)
+    .configure(money::config)
     .configure(processors::config)
     .configure(audit::config)
     .configure(platforms::config)
@@ -82,6 +84,21 @@ pub(crate) fn respond(status: StatusCode, page: Markup) -> HttpResponse {
         .insert_header((header::REFERRER_POLICY, "same-origin"))
         .insert_header((header::X_FRAME_OPTIONS, "DENY"))
         .body(page.into_string())
+}
+
+/// A file to save (a CSV export), with the pages' headers: never cached, never framed.
+pub(crate) fn download(filename: &str, content_type: &'static str, body: String) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, content_type))
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{filename}\""),
+        ))
+        .insert_header((header::CONTENT_SECURITY_POLICY, POLICY))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::REFERRER_POLICY, "same-origin"))
+        .insert_header((header::X_FRAME_OPTIONS, "DENY"))
+        .body(body)
 }
 
 /// A page refusing a request until `wait` has passed: 429 with `Retry-After`, as every refusal
