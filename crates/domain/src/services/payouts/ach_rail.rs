@@ -364,3 +364,6 @@ impl PayoutService {
         Ok(paid)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -26,7 +26,7 @@ fn who(mode: Mode) -> Principal {
 }
 
 /// An approved form of merchant `M` holding an account ending in `last4`.
-fn form_paying_to(last4: &str) -> BoardingForm {
+pub(super) fn form_paying_to(last4: &str) -> BoardingForm {
     BoardingForm {
         id: BoardingFormId::from_suffix("F"),
         platform_id: PlatformId::from_suffix("P"),
@@ -54,14 +54,14 @@ fn form_paying_to(last4: &str) -> BoardingForm {
 }
 
 /// An approved form of a US merchant `M`: a routing number, and an account ending in `last4`.
-fn us_form_paying_to(last4: &str) -> BoardingForm {
+pub(super) fn us_form_paying_to(last4: &str) -> BoardingForm {
     let mut form = form_paying_to(last4);
     form.answers.routing_number = Some("021000021".into());
     form
 }
 
 /// Ids `1`, `2`, … in the order asked for.
-fn counting_ids() -> crate::ports::MockIds {
+pub(super) fn counting_ids() -> crate::ports::MockIds {
     let mut ids = crate::ports::MockIds::new();
     let mut n = 0;
     ids.expect_next_id().returning(move || {
