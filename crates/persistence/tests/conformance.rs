@@ -420,6 +420,7 @@ conformance!(
     balance_transactions_list_each_journal_and_sum_to_the_balances,
     an_ach_file_carries_the_pending_live_payouts_once,
     a_trace_finds_its_payout_and_settled_files_pay,
+    a_scheduled_run_pays_live_balances_only_in_usd_to_us_accounts,
     a_payout_takes_only_what_is_available,
     each_payout_move_is_written_once,
     payouts_are_listed_by_scope_merchant_and_state,

@@ -354,3 +354,109 @@ pub async fn a_trace_finds_its_payout_and_settled_files_pay(db: Database) {
     );
     books_whole(&stores, wednesday).await;
 }
+
+/// A live merchant of `p` named `name`, in `currency`, with an approved boarding form: holding
+/// a US routing number when `us`, an IBAN's last four otherwise.
+async fn boarded(stores: &Stores, p: &Principal, name: &str, currency: &str, us: bool) -> Merchant {
+    use holdfast_domain::boarding::answers::Answers;
+    use holdfast_domain::boarding::form::{BoardingForm, FormStatus, SealedValue};
+    use holdfast_domain::ids::BoardingFormId;
+    use holdfast_domain::ports::FormWrite;
+    let mut m = merchant(p, name);
+    m.details.currency = Currency::parse(currency).unwrap();
+    stores
+        .merchants
+        .insert_merchant_with_event(&m, &event_id(), None)
+        .await
+        .unwrap();
+    let form = BoardingForm {
+        id: BoardingFormId::from_suffix(&CountingIds.next_id()),
+        platform_id: p.scope.platform.clone(),
+        mode: p.scope.mode,
+        merchant_id: m.id.clone(),
+        status: FormStatus::Approved,
+        link_hash: holdfast_domain::api_key::KeyHash::of(name),
+        expires_on: T0,
+        answers: Answers {
+            routing_number: us.then(|| "021000021".to_owned()),
+            ..Answers::default()
+        },
+        tax_id: None,
+        bank_account: Some(SealedValue {
+            sealed: Sealed {
+                key_id: "k1".into(),
+                nonce: vec![1; 12],
+                ciphertext: vec![2; 24],
+            },
+            last4: "6789".into(),
+        }),
+        requested_fields: Vec::new(),
+        reason: None,
+        submission: None,
+        created_on: T0,
+        updated_on: T0,
+    };
+    assert!(
+        stores
+            .boarding
+            .write_form(&form, FormWrite::default())
+            .await
+            .unwrap()
+    );
+    m
+}
+
+/// A scheduled run pays a live balance out by ACH only in USD to a US account (its form names a
+/// routing number), as `POST /v1/payouts` refuses the others: a euro balance and an IBAN are
+/// left available, without an error.
+pub async fn a_scheduled_run_pays_live_balances_only_in_usd_to_us_accounts(db: Database) {
+    use holdfast_domain::payout::{PayoutInterval, PayoutSchedule};
+    let stores = db.stores();
+    let Shop { plan, .. } = shop(&stores).await;
+    let live = principal(&new_platform(&stores, "Live").await, Mode::Live);
+    let live_plan = Plan {
+        id: PlanId::from_suffix(&CountingIds.next_id()),
+        platform_id: live.scope.platform.clone(),
+        mode: Mode::Live,
+        ..plan
+    };
+    stores.routing.insert_plan(&live_plan, None).await.unwrap();
+    let us = boarded(&stores, &live, "Us", "USD", true).await;
+    let iban = boarded(&stores, &live, "Iban", "USD", false).await;
+    let euros = boarded(&stores, &live, "Euros", "EUR", true).await;
+    let daily = PayoutSchedule::new(PayoutInterval::Daily, None, 0).unwrap();
+    for m in [&us, &iban, &euros] {
+        charged(&stores, m, &live_plan, 1000, T0).await;
+        stores
+            .payouts
+            .set_schedule(&live.scope, &m.id, daily, T0, None)
+            .await
+            .unwrap();
+    }
+    let tuesday = T0 + Duration::days(2);
+    run(&stores, tuesday).await;
+    let made = super::payouts::scheduled_run(&stores, tuesday).await;
+    assert_eq!(made, 1, "only the USD balance to the US account");
+    let listed = stores
+        .payouts
+        .list_payouts(
+            &live.scope,
+            &holdfast_domain::ports::PayoutFilter::default(),
+            &holdfast_domain::page::PageRequest::new(Some(10), None).unwrap(),
+        )
+        .await
+        .unwrap()
+        .data;
+    assert_eq!(
+        listed.iter().map(|p| &p.merchant_id).collect::<Vec<_>>(),
+        [&us.id]
+    );
+    for left in [&iban, &euros] {
+        assert!(
+            super::payouts::balance(&stores, left).await.0 > 0,
+            "{} keeps its balance available",
+            left.details.name.as_str()
+        );
+    }
+    books_whole(&stores, tuesday).await;
+}

@@ -394,7 +394,7 @@ impl holdfast_domain::ports::AnnouncePayout for Announced {
     }
 }
 
-async fn scheduled_run(stores: &Stores, now: OffsetDateTime) -> u64 {
+pub(super) async fn scheduled_run(stores: &Stores, now: OffsetDateTime) -> u64 {
     let run = holdfast_domain::ports::ScheduledRun {
         now,
         id_prefix: CountingIds.next_id()[4..].to_owned(),
