@@ -56,6 +56,7 @@ pub mod idempotency;
 pub mod ids;
 pub mod instant;
 pub mod ledger;
+pub mod loan;
 pub mod merchant;
 pub mod metadata;
 pub mod mode;
