@@ -15,7 +15,7 @@ use holdfast_domain::ports::{
 };
 use time::Duration;
 
-use super::payouts::{books_whole, ids, make, moved, payout};
+use super::payouts::{books_whole, ids, live_platform, make, moved, payout};
 use super::settlement::{charged, run};
 use super::*;
 
@@ -107,14 +107,7 @@ async fn live_merchants(stores: &Stores) -> (Merchant, Merchant, Merchant) {
         m: test,
         plan,
     } = shop(stores).await;
-    let live = principal(&new_platform(stores, "Live").await, Mode::Live);
-    let live_plan = Plan {
-        id: PlanId::from_suffix(&CountingIds.next_id()),
-        platform_id: live.scope.platform.clone(),
-        mode: Mode::Live,
-        ..plan.clone()
-    };
-    stores.routing.insert_plan(&live_plan, None).await.unwrap();
+    let (live, live_plan) = live_platform(stores, &plan).await;
     let a = stored_merchant(stores, &live, "A").await;
     let b = stored_merchant(stores, &live, "B").await;
     for m in [&a, &b] {
@@ -413,14 +406,7 @@ pub async fn a_scheduled_run_pays_live_balances_only_in_usd_to_us_accounts(db: D
     use holdfast_domain::payout::{PayoutInterval, PayoutSchedule};
     let stores = db.stores();
     let Shop { plan, .. } = shop(&stores).await;
-    let live = principal(&new_platform(&stores, "Live").await, Mode::Live);
-    let live_plan = Plan {
-        id: PlanId::from_suffix(&CountingIds.next_id()),
-        platform_id: live.scope.platform.clone(),
-        mode: Mode::Live,
-        ..plan
-    };
-    stores.routing.insert_plan(&live_plan, None).await.unwrap();
+    let (live, live_plan) = live_platform(&stores, &plan).await;
     let us = boarded(&stores, &live, "Us", "USD", true).await;
     let iban = boarded(&stores, &live, "Iban", "USD", false).await;
     let euros = boarded(&stores, &live, "Euros", "EUR", true).await;

@@ -406,6 +406,19 @@ pub(super) async fn scheduled_run(stores: &Stores, now: OffsetDateTime) -> u64 {
         .unwrap()
 }
 
+/// A new platform "Live", its principal in live mode, and a live plan like `plan`.
+pub(super) async fn live_platform(stores: &Stores, plan: &Plan) -> (Principal, Plan) {
+    let live = principal(&new_platform(stores, "Live").await, Mode::Live);
+    let live_plan = Plan {
+        id: PlanId::from_suffix(&CountingIds.next_id()),
+        platform_id: live.scope.platform.clone(),
+        mode: Mode::Live,
+        ..plan.clone()
+    };
+    stores.routing.insert_plan(&live_plan, None).await.unwrap();
+    (live, live_plan)
+}
+
 /// The merchants of the scheduled run's case, each with 970 available on Tuesday `T0 + 2d`
 /// but `empty`: `daily` (of `p`), `weekly` on Wednesdays, `manual`, `above` (a minimum of 971),
 /// `empty` (daily, nothing), and `unbanked` (daily, live, no bank account).
@@ -423,14 +436,7 @@ async fn scheduled(stores: &Stores) -> Scheduled {
     use holdfast_domain::payout::{PayoutInterval, PayoutSchedule};
     use time::Weekday;
     let Shop { p, m: daily, plan } = shop(stores).await;
-    let live = principal(&new_platform(stores, "Live").await, Mode::Live);
-    let live_plan = Plan {
-        id: PlanId::from_suffix(&CountingIds.next_id()),
-        platform_id: live.scope.platform.clone(),
-        mode: Mode::Live,
-        ..plan.clone()
-    };
-    stores.routing.insert_plan(&live_plan, None).await.unwrap();
+    let (live, live_plan) = live_platform(stores, &plan).await;
     let weekly = stored_merchant(stores, &p, "Weekly").await;
     let manual = stored_merchant(stores, &p, "Manual").await;
     let above = stored_merchant(stores, &p, "Above").await;
