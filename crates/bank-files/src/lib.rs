@@ -110,9 +110,12 @@ fn waiting(inbox: &Path) -> Result<Vec<ReturnFile>, StoreError> {
     for (_, name) in found {
         let path = inbox.join(&name);
         let mut bytes = Vec::new();
-        File::open(&path)
-            .and_then(|f| f.take(MAX_RETURN_FILE + 1).read_to_end(&mut bytes))
-            .map_err(|e| failed(&path, &e))?;
+        match File::open(&path).and_then(|f| f.take(MAX_RETURN_FILE + 1).read_to_end(&mut bytes)) {
+            Ok(_) => {}
+            // Another process's run set it aside after the listing: it is not waiting any more.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(failed(&path, &e)),
+        }
         // Too large, or not text: the reader refuses it by its first bad line.
         let text = if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_RETURN_FILE {
             String::from("\u{0}")
