@@ -8,6 +8,7 @@ use holdfast_domain::ids::MerchantId;
 use holdfast_domain::ledger::{BalanceTransaction, BalanceTransactionId, JournalKind};
 use holdfast_domain::merchant::Currency;
 use holdfast_domain::mode::Mode;
+use holdfast_domain::page::Page;
 use holdfast_domain::ports::{Balance, BalanceTransactionFilter};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -125,7 +126,8 @@ struct TransactionsQuery {
     /// Only those of this payout (`po_…`).
     #[param(value_type = Option<holdfast_domain::ids::PayoutId>)]
     payout_id: Option<String>,
-    /// Only those of this transaction (`txn_…`).
+    /// Only those of this transaction (`txn_…`); with `payoutId` too, none (no journal has two
+    /// sources).
     #[param(value_type = Option<holdfast_domain::ids::TxnId>)]
     transaction_id: Option<String>,
 }
@@ -145,21 +147,25 @@ async fn list_transactions(
         ending_before: q.ending_before,
     }
     .page(BalanceTransactionId::PREFIX)?;
-    let source = match (q.payout_id, q.transaction_id) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::invalid(
-                "transactionId",
-                "give payoutId or transactionId, not both",
-            ));
-        }
-        (Some(raw), None) => {
-            Some(holdfast_domain::ids::PayoutId::parse("payoutId", &raw)?.to_string())
-        }
-        (None, Some(raw)) => {
-            Some(holdfast_domain::ids::TxnId::parse("transactionId", &raw)?.to_string())
-        }
-        (None, None) => None,
-    };
+    let payout = q
+        .payout_id
+        .map(|raw| holdfast_domain::ids::PayoutId::parse("payoutId", &raw))
+        .transpose()?;
+    let transaction = q
+        .transaction_id
+        .map(|raw| holdfast_domain::ids::TxnId::parse("transactionId", &raw))
+        .transpose()?;
+    if payout.is_some() && transaction.is_some() {
+        // No journal has two sources: the two filters together let none through.
+        let none = Page::<BalanceTransaction> {
+            data: Vec::new(),
+            has_more: false,
+        };
+        return Ok(HttpResponse::Ok().json(ListView::from_page(none, |t| t)));
+    }
+    let source = payout
+        .map(|p| p.to_string())
+        .or_else(|| transaction.map(|t| t.to_string()));
     let filter = BalanceTransactionFilter {
         merchant: q
             .merchant_id

@@ -632,15 +632,19 @@ async fn balance_transactions_sum_to_the_balances(env: Env) {
     .await;
     assert_eq!(next["data"][0], rows[1]);
 
+    // A cursor of the right shape that names no journal, and two sources at once: nothing.
+    for query in [
+        "startingAfter=btx_0000000000".to_owned(),
+        format!("payoutId={payout}&transactionId=txn_1"),
+    ] {
+        let none = list(query.clone()).await;
+        assert_eq!(none["data"], json!([]), "{query}");
+    }
     let hostile = "<script>x</script>";
     for (query, param) in [
         (format!("type={hostile}"), "type"),
-        ("startingAfter=btx_0000000000".to_owned(), "startingAfter"),
         (format!("startingAfter={hostile}"), "startingAfter"),
-        (
-            format!("payoutId={payout}&transactionId=txn_1"),
-            "transactionId",
-        ),
+        (format!("transactionId={hostile}"), "transactionId"),
         (format!("merchantId={hostile}"), "merchantId"),
     ] {
         let got = api
