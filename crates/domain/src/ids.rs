@@ -162,6 +162,11 @@ typed_id!(
     "btx_"
 );
 typed_id!(
+    /// A loan a platform offered one of its merchants.
+    LoanId,
+    "loan_"
+);
+typed_id!(
     /// A NACHA file of live payouts, as written to the bank's outbox (its name there).
     AchFileId,
     "achf_"

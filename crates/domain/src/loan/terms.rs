@@ -14,14 +14,17 @@ pub const BASIS_POINTS: u32 = 10_000;
 /// The largest advance: a billion in minor units (ten million dollars).
 pub const MAX_ADVANCE: i64 = 1_000_000_000;
 
-/// What a loan is: all amounts in minor units of the merchant's currency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a loan is: all amounts in minor units of the merchant's currency. Its `Serialize` is
+/// the API's fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LoanTerms {
     /// What the merchant receives: 1 to `MAX_ADVANCE`.
     pub advance: i64,
     /// The flat fee, repaid with the advance: 0 to the advance.
     pub fee: i64,
     /// The share of each settlement's net withheld, in basis points: 1 to 10,000.
+    #[serde(rename = "withholdRateBps")]
     pub withhold_bps: u32,
     /// What must be repaid in each 30 days from the payout, if anything: 1 to the total.
     pub minimum_per_30_days: Option<i64>,
