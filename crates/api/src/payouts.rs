@@ -79,7 +79,7 @@ struct CreatePayout {
 }
 
 /// Makes a payout of a merchant's available balance to its bank account.
-#[utoipa::path(post, path = "/v1/payouts", tag = "money", operation_id = "createPayout", request_body = CreatePayout, responses((status = 201, description = "The payout, made (pending): its amount is in transit.", body = Payout), (status = 409, description = "The available balance does not cover it; or, in live mode, the merchant has no approved bank account, its account is not a US one, or the currency is not USD (live payouts go by ACH).", body = holdfast_web::error::ErrorEnvelope)))]
+#[utoipa::path(post, path = "/v1/payouts", tag = "money", operation_id = "createPayout", request_body = CreatePayout, responses((status = 201, description = "The payout, made (pending): its amount is in transit.", body = Payout), (status = 409, description = "The available balance does not cover it; or, in live mode, the merchant has no approved bank account, its account is not a US one, or the currency is not USD (live payouts go by ACH).", body = holdfast_web::error::ErrorEnvelope), (status = 503, description = "Nothing was made: the merchant's available balance kept changing while the payout was made (refunds, other payouts). Send the same request again, after Retry-After; the key is not kept.", body = holdfast_web::error::ErrorEnvelope)))]
 async fn create(
     state: web::Data<ApiState>,
     Caller(who): Caller,

@@ -98,6 +98,10 @@ pub enum ServiceError {
     /// A per-platform limit is reached; the message names it.
     #[error("{0}")]
     LimitReached(String),
+    /// Nothing was done because what the request depends on kept changing under it; the same
+    /// request may be sent again (a transient answer, never kept for an idempotency key).
+    #[error("{0}")]
+    Busy(String),
     /// The store failed in a way the caller cannot fix.
     #[error(transparent)]
     Store(StoreError),

@@ -59,6 +59,10 @@ pub enum ApiError {
     /// A per-platform limit is reached (400): the message names it.
     #[error("{0}")]
     LimitReached(String),
+    /// Nothing was done, for now: what the request depends on kept changing (503, with
+    /// `Retry-After`); the same request may be sent again, under the same key.
+    #[error("{0}")]
+    Busy(String),
     /// Over a rate limit; retry after the duration (sent as `Retry-After`, whole seconds).
     #[error("rate limited")]
     RateLimited { retry_after: std::time::Duration },
@@ -168,6 +172,7 @@ impl ApiError {
                 message.clone(),
                 None,
             ),
+            Self::Busy(message) => ("api_error", "overloaded", message.clone(), None),
             Self::RateLimited { .. } => (
                 "rate_limit_error",
                 "rate_limited",
@@ -227,6 +232,7 @@ impl ResponseError for ApiError {
             Self::PaymentNotApproved { status, .. } | Self::Status(status) => *status,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Upstream(_) => StatusCode::BAD_GATEWAY,
+            Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
         }
     }
@@ -237,6 +243,9 @@ impl ResponseError for ApiError {
         match self {
             Self::RateLimited { retry_after } => {
                 response.insert_header((RETRY_AFTER, retry_after_seconds(*retry_after)));
+            }
+            Self::Busy(_) => {
+                response.insert_header((RETRY_AFTER, "1"));
             }
             Self::MethodNotAllowed { allow: Some(allow) } => {
                 response.insert_header((ALLOW, allow.as_str()));
@@ -404,6 +413,7 @@ impl From<ServiceError> for ApiError {
                 message,
             },
             ServiceError::LimitReached(message) => Self::LimitReached(message),
+            ServiceError::Busy(message) => Self::Busy(message),
             ServiceError::Store(e) => Self::Internal(e.to_string()),
         }
     }
@@ -482,6 +492,7 @@ mod tests {
             ApiError::Internal("cause".into()),
             ApiError::Upstream("Apple".into()),
             ApiError::LimitReached("16".into()),
+            ApiError::Busy("kept changing".into()),
             ApiError::RateLimited {
                 retry_after: std::time::Duration::from_secs(1),
             },

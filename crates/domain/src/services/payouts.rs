@@ -207,10 +207,12 @@ impl PayoutService {
                 Made::Short { .. } => {}
             }
         }
-        Err(ServiceError::Conflict {
-            field: "amount",
-            message: "the available balance kept changing; try again".into(),
-        })
+        // Nothing was made: the same request, under the same key, may be sent again.
+        Err(ServiceError::Busy(
+            "the merchant's available balance kept changing while the payout was made; send \
+             the request again"
+                .into(),
+        ))
     }
 
     /// The merchant's available balance in `currency`, zero when it has none.
