@@ -43,9 +43,8 @@ impl DirectoryDrop {
                 return Err(format!("the {name} {} is not a directory", dir.display()));
             }
         }
-        for done in [READ, REFUSED] {
-            fs::create_dir_all(inbox.join(done))
-                .map_err(|e| format!("{}: {e}", inbox.join(done).display()))?;
+        for made in [inbox.join(READ), inbox.join(REFUSED), outbox.join(SENT)] {
+            fs::create_dir_all(&made).map_err(|e| format!("{}: {e}", made.display()))?;
         }
         Ok(Self { outbox, inbox })
     }
@@ -69,16 +68,51 @@ fn failed(path: &Path, e: &std::io::Error) -> StoreError {
     StoreError::Unexpected(format!("{}: {e}", path.display()))
 }
 
-/// Writes `text` to `dir/name` whole: a temporary name, flushed, renamed, directory flushed.
+/// Where the outbox keeps a marker of each file ever put there, so that none is put twice.
+const SENT: &str = ".sent";
+
+/// Writes `text` to `dir/name` whole, readable by its owner only (it holds account numbers):
+/// a temporary name, flushed; a marker that it was put; renamed; the directory flushed. A
+/// file put before is never written again, even if a stop kept the database from knowing:
+/// the transfer may have taken it to the bank already. (A stop between the marker and the
+/// rename left the whole temporary file: the rename is finished.)
 fn put(dir: &Path, name: &str, text: &str) -> Result<(), StoreError> {
     let name = plain_name(name)?;
     let temporary = dir.join(format!(".{name}.tmp"));
     let target = dir.join(name);
-    let mut file = File::create(&temporary).map_err(|e| failed(&temporary, &e))?;
+    let marker = dir.join(SENT).join(name);
+    if marker.exists() {
+        if temporary.exists() {
+            fs::rename(&temporary, &target).map_err(|e| failed(&target, &e))?;
+            sync_dir(dir)?;
+        }
+        return Ok(());
+    }
+    if let Err(e) = write_private(&temporary, text) {
+        let _ = fs::remove_file(&temporary);
+        return Err(e);
+    }
+    File::create(&marker)
+        .and_then(|m| m.sync_all())
+        .map_err(|e| failed(&marker, &e))?;
+    sync_dir(&dir.join(SENT))?;
+    fs::rename(&temporary, &target).map_err(|e| failed(&target, &e))?;
+    sync_dir(dir)
+}
+
+/// `text` in a new file at `path` that only its owner reads, flushed to disk.
+fn write_private(path: &Path, text: &str) -> Result<(), StoreError> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path).map_err(|e| failed(path, &e))?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
-        .map_err(|e| failed(&temporary, &e))?;
-    fs::rename(&temporary, &target).map_err(|e| failed(&target, &e))?;
+        .map_err(|e| failed(path, &e))
+}
+
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| failed(dir, &e))

@@ -16,11 +16,45 @@ async fn a_sent_file_is_in_the_outbox_whole_and_nothing_else_is() {
     let names: Vec<String> = fs::read_dir(dir.path().join("out"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| !name.starts_with('.'))
         .collect();
     assert_eq!(names, ["achf_1.ach"]);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(dir.path().join("out/achf_1.ach"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(
+            mode & 0o777,
+            0o600,
+            "its owner's only: it holds account numbers"
+        );
+    }
     assert_eq!(
         fs::read_to_string(dir.path().join("out/achf_1.ach")).unwrap(),
         "101 records\n"
+    );
+}
+
+/// A file the transfer took away is never put back: sent again after a stop kept the database
+/// from knowing, it is not written a second time.
+#[tokio::test]
+async fn a_file_put_once_is_never_put_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let bank = drop_in(&dir);
+    bank.send("achf_1.ach", "101 records\n").await.unwrap();
+    fs::remove_file(dir.path().join("out/achf_1.ach")).unwrap();
+    bank.send("achf_1.ach", "101 records\n").await.unwrap();
+    assert!(!dir.path().join("out/achf_1.ach").exists());
+    // A stop between the marker and the rename: the whole temporary file is finished.
+    fs::write(dir.path().join("out/.sent/achf_2.ach"), "").unwrap();
+    fs::write(dir.path().join("out/.achf_2.ach.tmp"), "101 two\n").unwrap();
+    bank.send("achf_2.ach", "101 two\n").await.unwrap();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("out/achf_2.ach")).unwrap(),
+        "101 two\n"
     );
 }
 
@@ -32,7 +66,11 @@ async fn names_that_could_leave_the_directory_are_refused() {
         assert!(bank.send(name, "x").await.is_err(), "{name:?}");
         assert!(bank.returns_done(name, true).await.is_err(), "{name:?}");
     }
-    assert_eq!(fs::read_dir(dir.path().join("out")).unwrap().count(), 0);
+    assert_eq!(
+        fs::read_dir(dir.path().join("out")).unwrap().count(),
+        1,
+        "only .sent"
+    );
 }
 
 #[tokio::test]

@@ -225,7 +225,10 @@ async fn a_live_payout_goes_to_the_bank_in_a_nacha_file_and_comes_back_by_its_re
     let first = payout(&api, &live, &payouts[0]).await;
     let returned = return_file(first["traceNumber"].as_str().unwrap(), 1000, "R03");
     std::fs::write(inbox.join("returns-1.ach"), &returned).unwrap();
-    std::fs::write(inbox.join("not-a-file.ach"), "hello\n").unwrap();
+    std::fs::write(inbox.join("not-a-file.ach"), "1 hello\n9 hello\n").unwrap();
+    // One still being written (no file control yet) waits for the next run.
+    let partial = returned.lines().take(4).collect::<Vec<_>>().join("\n") + "\n";
+    std::fs::write(inbox.join("partial.ach"), &partial).unwrap();
     assert_eq!(
         pay_out(&env, &flags),
         json!({"made": 0, "sent": 0, "paid": 0, "failed": 1})
@@ -238,7 +241,12 @@ async fn a_live_payout_goes_to_the_bank_in_a_nacha_file_and_comes_back_by_its_re
     );
     assert!(inbox.join("read/returns-1.ach").is_file());
     assert!(inbox.join("refused/not-a-file.ach").is_file());
-    assert!(files_in(&inbox).is_empty());
+    assert_eq!(
+        files_in(&inbox),
+        [inbox.join("partial.ach")],
+        "the partial one waits"
+    );
+    std::fs::remove_file(inbox.join("partial.ach")).unwrap();
     std::fs::write(inbox.join("returns-1.ach"), &returned).unwrap();
     assert_eq!(
         pay_out(&env, &flags)["failed"],

@@ -292,6 +292,14 @@ pub fn credit_file(
     Ok(AchFile { text, traces })
 }
 
+/// Whether `text` is a whole file: a file header record first, and a file control record (a
+/// `9` record that is not padding) after it. A file still being written, or cut short, is not.
+pub fn is_whole(text: &str) -> bool {
+    let mut records = text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l));
+    let header = records.next().is_some_and(|first| first.starts_with('1'));
+    header && records.any(|r| r.starts_with('9') && !r.bytes().all(|b| b == b'9'))
+}
+
 /// The return entries of a bank's return file: each `99` addenda's return code and the trace
 /// of the entry it returns. Refused, naming the line, when a record is not 94 characters or a
 /// return's code is not one.

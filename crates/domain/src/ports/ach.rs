@@ -81,8 +81,8 @@ pub trait AchStore: Send + Sync {
     /// numbers have started again), or `None`.
     async fn payout_by_trace(&self, trace: &str) -> Result<Option<Payout>, StoreError>;
 
-    /// Up to `limit` live payouts in transit whose file settled on or before `day`, by id,
-    /// after `after`: the bank has paid them.
+    /// Up to `limit` live payouts in transit whose file was put in the outbox and settled on or
+    /// before `day`, by id, after `after`: the bank has paid them.
     async fn payouts_arrived(
         &self,
         day: Date,

@@ -265,6 +265,8 @@ impl AchStore for SqlStore {
                     .filter(po::mode.eq(Mode::Live.as_str()))
                     .filter(po::state.eq(PayoutState::InTransit.as_str()))
                     .filter(f::effective_on.le(day(on)))
+                    // A file not yet in the outbox has not reached the bank.
+                    .filter(f::sent_on.is_not_null())
                     .filter(po::id.gt(after.as_str()))
                     .order(po::id.asc())
                     .limit(i64::from(limit))

@@ -280,7 +280,8 @@ async fn hand_over_id_of(stores: &Stores, p: &Payout) -> AchFileId {
 }
 
 /// A return's trace finds the live payout its entry carried (whatever its state since); the
-/// payouts whose file settled by a day are read by id, in batches after the last one read.
+/// payouts whose file was put in the outbox and settled by a day are read by id, in batches
+/// after the last one read.
 pub async fn a_trace_finds_its_payout_and_settled_files_pay(db: Database) {
     let stores = db.stores();
     let (a, b, _) = live_merchants(&stores).await;
@@ -322,6 +323,13 @@ pub async fn a_trace_finds_its_payout_and_settled_files_pay(db: Database) {
         "not before the effective day"
     );
     let wednesday = tuesday + Duration::days(1);
+    assert!(
+        arrived(wednesday, None, 10).await.is_empty(),
+        "not before its file is in the outbox"
+    );
+    for file in stores.ach.unsent_ach_files().await.unwrap() {
+        stores.ach.ach_file_sent(&file.id, tuesday).await.unwrap();
+    }
     assert_eq!(arrived(wednesday, None, 10).await, ids(&by_id));
     assert_eq!(
         arrived(wednesday, Some(by_id[0].id.clone()), 1).await,

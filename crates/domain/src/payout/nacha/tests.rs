@@ -257,3 +257,28 @@ fn returns_are_read_from_their_addenda() {
         "line 1 has no ACH return code"
     );
 }
+
+/// A file is whole with its header first and its file control after; a file still being
+/// written, cut short, or empty is not.
+#[test]
+fn only_a_whole_file_is_whole() {
+    let file = credit_file(
+        &originator(),
+        &[credit("091000019", "12345678", 100)],
+        datetime!(2026-12-07 10:00 UTC),
+        date!(2026 - 12 - 08),
+        'A',
+        1,
+    )
+    .unwrap()
+    .text;
+    assert!(is_whole(&file));
+    let cut = file.lines().take(4).collect::<Vec<_>>().join("\n") + "\n";
+    assert!(!is_whole(&cut), "cut before its file control");
+    assert!(!is_whole(""));
+    assert!(!is_whole(&format!("{}\n", "9".repeat(94))), "padding alone");
+    assert!(
+        !is_whole(&file.replacen('1', "5", 1)),
+        "no file header first"
+    );
+}

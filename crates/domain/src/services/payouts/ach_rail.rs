@@ -126,7 +126,12 @@ impl PayoutService {
     /// are paid.
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn run_ach_rail(&self, rail: &AchRail) -> Result<RailReport, StoreError> {
-        self.send_unsent(rail).await?;
+        // A file that cannot be put in the outbox (the disk, the vault), or made (the day's 36
+        // used up, the database failing), must not stop the bank's returns being read and
+        // settled payouts being paid: logged, tried again next run.
+        if let Err(e) = self.send_unsent(rail).await {
+            tracing::error!(error = %e, "an ach file could not be put in the outbox");
+        }
         // A file that cannot be made (the day's 36 used up, the database failing) must not stop
         // the bank's returns being read and settled payouts being paid: logged, tried next run.
         let sent = match self.hand_over_live(rail).await {
@@ -271,6 +276,11 @@ impl PayoutService {
     async fn read_returns(&self, rail: &AchRail) -> Result<u64, StoreError> {
         let mut failed = 0;
         for file in rail.drop.waiting_returns().await? {
+            if !nacha::is_whole(&file.text) {
+                // Still being written by the transfer (or cut short): read once it is whole.
+                tracing::warn!(file = %file.name, "a return file without its file control waits");
+                continue;
+            }
             match nacha::read_returns(&file.text) {
                 Err(why) => {
                     tracing::error!(file = %file.name, error = %why, "return file refused");

@@ -288,11 +288,16 @@ async fn a_file_that_cannot_be_made_still_lets_returns_and_payments_through() {
             })
         });
     let mut drop = MockBankDrop::new();
+    let record = |first: char| format!("{first}{:93}", "");
     let returns = format!(
-        "{}\n{}\n",
+        "{}\n{}\n{}\n{}\n",
+        record('1'),
         addenda("R03", "091000010000007"),
-        addenda("R02", "091000019999999")
+        addenda("R02", "091000019999999"),
+        record('9'),
     );
+    // Its file control not yet written: it waits, neither read nor set aside.
+    let partial = format!("{}\n{}\n", record('1'), addenda("R03", "091000010000007"));
     drop.expect_waiting_returns().returning(move || {
         Ok(vec![
             ReturnFile {
@@ -301,7 +306,11 @@ async fn a_file_that_cannot_be_made_still_lets_returns_and_payments_through() {
             },
             ReturnFile {
                 name: "garbage".into(),
-                text: "not a record\n".into(),
+                text: "1 short\n9 short\n".into(),
+            },
+            ReturnFile {
+                name: "partial".into(),
+                text: partial.clone(),
             },
         ])
     });
@@ -313,6 +322,9 @@ async fn a_file_that_cannot_be_made_still_lets_returns_and_payments_through() {
         .withf(|name, read| (name, *read) == ("garbage", false))
         .times(1)
         .returning(|_, _| Ok(()));
+    drop.expect_returns_done()
+        .withf(|name, _| name == "partial")
+        .times(0);
     let (service, moves) = service(world(
         vec![live_payout("A", Currency::USD, PayoutState::Pending)],
         files,
