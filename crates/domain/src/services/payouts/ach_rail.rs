@@ -120,20 +120,15 @@ fn reference(id: &PayoutId) -> String {
 }
 
 impl PayoutService {
-    /// One run of the live rail: files recorded and not yet in the outbox are put there; the
-    /// pending live payouts go into a new file (to in transit), put in the outbox; the return
-    /// files in the inbox fail the payouts they name; and the payouts whose file has settled
-    /// are paid.
+    /// One run of the live rail: the pending live payouts go into a new file (to in transit);
+    /// every file recorded and not yet in the outbox (that one, and any a stop left) is put
+    /// there, oldest first; the return files in the inbox fail the payouts they name; and the
+    /// payouts whose file is in the outbox and has settled are paid.
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn run_ach_rail(&self, rail: &AchRail) -> Result<RailReport, StoreError> {
-        // A file that cannot be put in the outbox (the disk, the vault), or made (the day's 36
-        // used up, the database failing), must not stop the bank's returns being read and
-        // settled payouts being paid: logged, tried again next run.
-        if let Err(e) = self.send_unsent(rail).await {
-            tracing::error!(error = %e, "an ach file could not be put in the outbox");
-        }
-        // A file that cannot be made (the day's 36 used up, the database failing) must not stop
-        // the bank's returns being read and settled payouts being paid: logged, tried next run.
+        // A file that cannot be made (the day's 36 used up, the database failing), or put in the
+        // outbox (the disk, the vault), must not stop the bank's returns being read and settled
+        // payouts being paid: logged, tried again next run.
         let sent = match self.hand_over_live(rail).await {
             Ok(sent) => sent,
             Err(e) => {
@@ -141,6 +136,10 @@ impl PayoutService {
                 0
             }
         };
+        // Once, after the hand-over: the new file and any a stop left unsent, oldest first.
+        if let Err(e) = self.send_unsent(rail).await {
+            tracing::error!(error = %e, "an ach file could not be put in the outbox");
+        }
         let failed = self.read_returns(rail).await?;
         let paid = self.pay_settled(rail).await?;
         if sent + failed + paid > 0 {
@@ -220,7 +219,6 @@ impl PayoutService {
                 effective = %hand_over.effective_on,
                 "ach file recorded"
             );
-            self.send_unsent(rail).await?;
         }
         Ok(recorded.payouts)
     }

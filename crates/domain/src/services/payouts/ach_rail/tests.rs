@@ -143,7 +143,7 @@ fn world(pending: Vec<Payout>, files: MockAchStore, drop: MockBankDrop) -> World
 }
 
 #[tokio::test]
-async fn a_file_recorded_before_a_stop_is_sent_first_and_marked() {
+async fn a_file_recorded_before_a_stop_is_sent_and_marked() {
     let mut files = MockAchStore::new();
     let file = AchFileId::from_suffix("1");
     let unsent = UnsentAchFile {
