@@ -273,10 +273,14 @@ async fn a_live_payout_goes_to_the_bank_in_a_nacha_file_and_comes_back_by_its_re
         .await;
     assert_eq!(balance.body["balances"][0]["inTransit"], 0);
     assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
-    assert!(
-        !contains(&env.dump().await, b"000123456789"),
-        "the file kept in the database is sealed, as the form's account is"
-    );
+    // PostgreSQL's dump shows a bytea as hex: the account number is looked for in both forms.
+    let dump = env.dump().await;
+    for held in [&b"000123456789"[..], b"303030313233343536373839"] {
+        assert!(
+            !contains(&dump, held),
+            "the file kept in the database is sealed, as the form's account is"
+        );
+    }
     drop(server);
 }
 
