@@ -99,6 +99,7 @@ pub struct Background {
     pub payments: PaymentService,
     pub settlement: holdfast_domain::services::SettlementService,
     pub payouts: holdfast_domain::services::PayoutService,
+    pub loans: holdfast_domain::services::LoanService,
     pub clock: Arc<dyn Clock>,
     /// Where delivery loops hear of notifications other processes write (PostgreSQL).
     pub wake_ups: Option<Arc<dyn holdfast_domain::ports::WakeUpSource>>,
@@ -126,6 +127,7 @@ impl Background {
             payments: state.payments.clone(),
             settlement: state.settlement.clone(),
             payouts: state.payouts.clone(),
+            loans: state.loans.clone(),
             clock: Arc::new(SystemClock),
             wake_ups: database
                 .wake_ups()
@@ -203,6 +205,7 @@ impl AppState {
     pub fn with_public_url(mut self, url: &str) -> Self {
         self.services.dashboard = self.services.dashboard.with_public_url(url);
         self.services.boarding = self.services.boarding.with_public_url(url);
+        self.services.loans = self.services.loans.with_public_url(url);
         self.secure_cookies = url
             .get(..8)
             .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));

@@ -224,6 +224,7 @@ impl WebhookArgs {
             settlement: background.settlement,
             settle_every: payments.settle_every(),
             payouts: background.payouts,
+            loans: background.loans,
             payout_every: payments.payout_every(),
             settings: self.delivery(),
         })

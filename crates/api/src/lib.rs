@@ -23,6 +23,7 @@ mod docs_page;
 mod extract;
 mod idempotency;
 mod json_body;
+mod loans;
 mod merchants;
 pub mod openapi;
 mod payouts;

@@ -110,6 +110,7 @@ fn all() -> Routes {
     super::bins::routes(&mut routes);
     super::balances::routes(&mut routes);
     super::payouts::routes(&mut routes);
+    super::loans::routes(&mut routes);
     super::tokens::routes(&mut routes);
     super::webhooks::routes(&mut routes);
     super::clients::routes(&mut routes);

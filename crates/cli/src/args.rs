@@ -36,6 +36,25 @@ pub enum LedgerCommand {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum LoanCommand {
+    /// Review the loans once, now (each payout run does this first): offers past their end
+    /// expire, accepted loans' advances are paid out, loans being repaid go past due or back
+    /// by their 30-day minimums.
+    Review,
+    /// Write off what a paid-out loan still owes, against the platform's funding
+    /// (`loan.charged_off`); it stops being withheld from the merchant's settlements.
+    ChargeOff {
+        /// The loan (loan_…).
+        loan: String,
+        #[command(flatten)]
+        platform: PlatformArg,
+        /// The loan's mode.
+        #[arg(long, value_enum)]
+        mode: ModeArg,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 pub enum BoardingCommand {
     /// Approve a submitted form: its merchant may take live payments.
     Approve(BoardingTarget),

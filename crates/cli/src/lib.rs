@@ -16,6 +16,7 @@ mod args;
 mod boarding;
 mod keys;
 mod ledger;
+mod loans;
 pub mod output;
 mod platforms;
 mod users;
@@ -55,6 +56,9 @@ pub enum OperatorCommand {
     /// The double-entry ledger under every payment (docs/money.md).
     #[command(subcommand)]
     Ledger(LedgerCommand),
+    /// Merchant loans (docs/loans.md).
+    #[command(subcommand)]
+    Loans(LoanCommand),
 }
 
 /// How a command reports, and whether emails go out.
@@ -81,6 +85,7 @@ pub async fn run(
         OperatorCommand::Deliveries(cmd) => webhooks::run_deliveries(services, cmd, json).await,
         OperatorCommand::Boarding(cmd) => boarding::run(services, cmd, json).await,
         OperatorCommand::Ledger(cmd) => ledger::run(services, cmd, json).await,
+        OperatorCommand::Loans(cmd) => loans::run(services, cmd, json).await,
         OperatorCommand::Compliance(ComplianceCommand::Maintain { as_of }) => {
             compliance_maintain(services, as_of, json).await
         }

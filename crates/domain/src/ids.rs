@@ -167,6 +167,11 @@ typed_id!(
     "loan_"
 );
 typed_id!(
+    /// One repayment of a loan: a settlement's withholding, or an early repayment.
+    LoanRepaymentId,
+    "lrp_"
+);
+typed_id!(
     /// A NACHA file of live payouts, as written to the bank's outbox (its name there).
     AchFileId,
     "achf_"

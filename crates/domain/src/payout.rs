@@ -13,7 +13,9 @@
 //! | `pending` | `canceled` | canceled before it was handed to the bank | `payout_returned`, the same |
 //!
 //! A paid payout's money is what the processors owed for the merchant's charges, passed on:
-//! the receivable they settle to the platform is what the platform's bank pays out.
+//! the receivable they settle to the platform is what the platform's bank pays out. A loan's
+//! payout (method `loan`) is the platform's own money: where the table says processor
+//! receivable, it posts to the platform's funding.
 
 pub mod ach;
 mod bank;
@@ -44,6 +46,9 @@ crate::words! {
         Manual,
         /// Made by the merchant's payout schedule.
         Scheduled,
+        /// A loan's advance, paid out when the loan was accepted (docs/loans.md): the
+        /// platform's own money, so once paid it comes from the platform's funding.
+        Loan,
     }
 }
 
@@ -123,7 +128,11 @@ impl Payout {
         to: PayoutState,
         posted_on: OffsetDateTime,
     ) -> Option<Journal> {
-        use Purpose::{MerchantAvailable, MerchantInTransit, ProcessorReceivable};
+        use Purpose::{MerchantAvailable, MerchantInTransit};
+        let source = match self.method {
+            PayoutMethod::Loan => Purpose::PlatformFunding,
+            PayoutMethod::Manual | PayoutMethod::Scheduled => Purpose::ProcessorReceivable,
+        };
         if let Some(from) = from {
             from.to(to)?;
         }
@@ -136,11 +145,11 @@ impl Payout {
             ),
             (_, PayoutState::Paid) => (
                 JournalKind::PayoutPaid,
-                [(MerchantInTransit, amount), (ProcessorReceivable, back)],
+                [(MerchantInTransit, amount), (source, back)],
             ),
             (Some(PayoutState::Paid), PayoutState::Failed) => (
                 JournalKind::PayoutReturned,
-                [(ProcessorReceivable, amount), (MerchantAvailable, back)],
+                [(source, amount), (MerchantAvailable, back)],
             ),
             (_, PayoutState::Failed | PayoutState::Canceled) => (
                 JournalKind::PayoutReturned,
@@ -236,5 +245,23 @@ mod tests {
             payout(i64::MIN).journal_for(None, PayoutState::Pending, NOON),
             None
         );
+    }
+
+    #[test]
+    fn a_loans_payout_is_paid_from_the_platforms_funding() {
+        let loan = Payout {
+            method: PayoutMethod::Loan,
+            ..payout(500)
+        };
+        let paid = loan
+            .journal_for(Some(PayoutState::InTransit), PayoutState::Paid, NOON)
+            .unwrap();
+        assert_eq!(paid.amount_to(Purpose::PlatformFunding), -500);
+        assert_eq!(paid.amount_to(Purpose::ProcessorReceivable), 0);
+        let returned = loan
+            .journal_for(Some(PayoutState::Paid), PayoutState::Failed, NOON)
+            .unwrap();
+        assert_eq!(returned.amount_to(Purpose::PlatformFunding), 500);
+        assert_eq!(returned.amount_to(Purpose::MerchantAvailable), -500);
     }
 }

@@ -34,6 +34,15 @@ pub fn timestamp() -> RefOr<Schema> {
         .into()
 }
 
+/// A schema written as JSON (for a type whose JSON is written by hand).
+#[expect(
+    clippy::expect_used,
+    reason = "our own JSON, checked by the OpenAPI tests whenever the document is built"
+)]
+pub fn from_json(value: serde_json::Value) -> RefOr<Schema> {
+    serde_json::from_value(value).expect("a JSON Schema utoipa reads")
+}
+
 /// Implements `ToSchema` for a type whose schema `$schema` builds.
 macro_rules! schema_of {
     ($name:ident, $schema:expr) => {

@@ -13,6 +13,7 @@ mod flashes;
 mod idempotency;
 mod keys;
 mod ledger;
+mod loans;
 mod merchants;
 mod notices;
 mod payments;
@@ -34,6 +35,10 @@ pub use flashes::{Flash, Flashes};
 pub use idempotency::IdempotencyService;
 pub use keys::{CreatedKey, KeyService};
 pub use ledger::LedgerService;
+pub use loans::{
+    Consent, DEFAULT_OFFER_DAYS, LoanService, MAX_OFFER_DAYS, NewLoan, OfferPageError, OfferedLoan,
+    ReviewReport,
+};
 pub use merchants::{MerchantService, NO_SUCH_PLAN};
 pub use notices::{BasicCredentials, NoticeError, NoticeService, ReceivedItem, Taken};
 pub use payments::{

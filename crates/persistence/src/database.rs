@@ -13,9 +13,9 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 use holdfast_domain::ports::{
     AchStore, AuditLog, BoardingStore, ClientSessionStore, ComplianceStore, CredentialStore,
-    EmailOutbox, EventLog, IdempotencyStore, KeyStore, LedgerStore, MerchantStore, NoticeStore,
-    NotificationQueue, PayoutStore, PlatformStore, RoutingStore, StoreError, TokenStore,
-    TransactionStore, UserStore, WebhookStore,
+    EmailOutbox, EventLog, IdempotencyStore, KeyStore, LedgerStore, LoanStore, MerchantStore,
+    NoticeStore, NotificationQueue, PayoutStore, PlatformStore, RoutingStore, StoreError,
+    TokenStore, TransactionStore, UserStore, WebhookStore,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -166,6 +166,7 @@ pub struct Stores {
     pub ledger: Arc<dyn LedgerStore>,
     pub payouts: Arc<dyn PayoutStore>,
     pub ach: Arc<dyn AchStore>,
+    pub loans: Arc<dyn LoanStore>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -350,6 +351,7 @@ impl Database {
             ledger: Arc::new(store.clone()),
             payouts: Arc::new(store.clone()),
             ach: Arc::new(store.clone()),
+            loans: Arc::new(store.clone()),
         }
     }
 }

@@ -24,6 +24,9 @@ pub struct NewJournalRow<'a> {
     pub merchant_in_transit: i64,
     pub platform_fees: i64,
     pub processor_receivable: i64,
+    pub loan_receivable: i64,
+    pub loan_fees: i64,
+    pub platform_funding: i64,
 }
 
 impl<'a> From<&'a Journal> for NewJournalRow<'a> {
@@ -42,6 +45,9 @@ impl<'a> From<&'a Journal> for NewJournalRow<'a> {
             merchant_in_transit: j.amount_to(Purpose::MerchantInTransit),
             platform_fees: j.amount_to(Purpose::PlatformFees),
             processor_receivable: j.amount_to(Purpose::ProcessorReceivable),
+            loan_receivable: j.amount_to(Purpose::LoanReceivable),
+            loan_fees: j.amount_to(Purpose::LoanFees),
+            platform_funding: j.amount_to(Purpose::PlatformFunding),
         }
     }
 }

@@ -361,13 +361,18 @@ diesel::joinable!(notifications -> events (event_id));
 diesel::joinable!(payouts -> ach_files (ach_file_id));
 
 mod ledger;
+mod lending;
 mod onboarding;
 
 pub use ledger::{ach_files, ledger_journals, payout_schedules, payouts, settlement_runs};
+pub use lending::{loan_repayments, loans};
 pub use onboarding::{boarding_forms, compliance_forms, processor_notices};
 
 diesel::allow_tables_to_appear_in_same_query!(
     ach_files,
+    loans,
+    loan_repayments,
+    ledger_journals,
     payouts,
     processor_notices,
     platforms,

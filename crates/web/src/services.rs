@@ -3,8 +3,8 @@
 
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
-    DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, MerchantService,
-    NoticeService, PaymentService, PayoutService, PlatformService, RoutingService,
+    DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, LoanService,
+    MerchantService, NoticeService, PaymentService, PayoutService, PlatformService, RoutingService,
     SettlementService, TokenService, TransactionRequests, UserService, WebhookService,
 };
 
@@ -26,6 +26,8 @@ pub struct Services {
     pub settlement: SettlementService,
     /// Payouts of merchants' available money, and the rails that take them to the bank.
     pub payouts: PayoutService,
+    /// Merchant loans: offers, acceptance, repayments.
+    pub loans: LoanService,
     /// Processor connections and plans.
     pub routing: RoutingService,
     /// What processors tell Holdfast later (Adyen's notifications).

@@ -62,6 +62,8 @@ pub struct Workers {
     pub settle_every: Option<Duration>,
     /// The payout rails, every `payout_every` (none: only when an operator asks).
     pub payouts: holdfast_domain::services::PayoutService,
+    /// Loans: offers expire, accepted ones are paid out, standings move (with each payout run).
+    pub loans: holdfast_domain::services::LoanService,
     pub payout_every: Option<Duration>,
     /// Where the delivery loops hear of notifications other processes write for the claim, so
     /// they claim them at once and poll seldom while idle (PostgreSQL).
@@ -141,11 +143,11 @@ impl Workers {
             ));
         }
         if let Some(every) = self.payout_every {
-            let payouts = self.payouts;
+            let (payouts, loans) = (self.payouts, self.loans);
             set.spawn(supervise::supervised(
                 "the payout rails",
                 stop.clone(),
-                move |stop| payouts::run(payouts.clone(), every, stop),
+                move |stop| payouts::run(payouts.clone(), loans.clone(), every, stop),
             ));
         }
         let tokens = self.tokens;

@@ -7,7 +7,9 @@ parameters exclude each other (`startingAfter`, `endingBefore`), or portably exc
 invisible format characters above the Basic Multilingual Plane that names refuse. These hooks
 make the valid requests valid in those ways only, and only for positive cases: they put in the
 ids of resources the test made (HOLDFAST_CONTRACT_* variables), the check digit, a year not
-past, and an `x` for such a character.
+past, and an `x` for such a character. Nor can a schema say that one field is at most another
+(a loan's fee at most its advance, its minimum at most the total), or that a merchant has one
+open loan at a time: a valid offer gets those bounds, and a merchant of its own, made for it.
 Every other byte is the generator's, so a rule the document leaves out still fails the check.
 
 A wallet's token is signed by Google or Apple for this gateway: nothing generated can be one,
@@ -19,11 +21,36 @@ import os
 import unicodedata
 import uuid
 
+import requests
 import schemathesis
 
 
 def env(name):
     return os.environ["HOLDFAST_CONTRACT_" + name]
+
+
+def fresh_merchant():
+    """A new merchant of the test's platform, for a loan offer of its own."""
+    reply = requests.post(
+        env("BASE_URL") + "/v1/merchants",
+        headers={"x-api-key": env("PRIVATE_KEY"), "idempotency-key": "contract-" + uuid.uuid4().hex},
+        json={"name": "Borrower"},
+        timeout=10,
+    )
+    reply.raise_for_status()
+    return reply.json()["id"]
+
+
+def bound_loan_terms(body):
+    """A valid number may come as an integral float (`5.0`): each bound keeps its type."""
+    number = (int, float)
+    advance, fee = body.get("advance"), body.get("fee")
+    if isinstance(advance, number) and isinstance(fee, number) and fee > advance:
+        body["fee"] = type(fee)(advance)
+        fee = body["fee"]
+    minimum = body.get("minimumPer30Days")
+    if isinstance(minimum, number) and isinstance(advance, number) and isinstance(fee, number):
+        body["minimumPer30Days"] = type(minimum)(min(minimum, advance + fee))
 
 
 def is_positive(case):
@@ -151,5 +178,8 @@ def make_valid(case):
             body["amount"] = 1
             if "currency" in body:
                 body["currency"] = env("CURRENCY")
+        if path == "/v1/loans" and method == "POST":
+            body["merchantId"] = fresh_merchant()
+            bound_loan_terms(body)
         if path == "/v1/merchants/{id}" and method == "PATCH" and body.get("planId") is not None:
             body["planId"] = env("PLAN")

@@ -26,6 +26,10 @@ pub enum Resource {
     FundedMerchant,
     /// A pending payout of a funded merchant (the server must not run the payout rails).
     Payout,
+    /// A loan offered to a fresh merchant.
+    Loan,
+    /// A loan accepted and paid out to a funded merchant, which can repay it early.
+    RepayingLoan,
 }
 
 pub const AUTH_BODY: &str = r#"{"merchantId": "{merchant}", "type": "auth", "amount": 1000,
@@ -75,6 +79,14 @@ pub const ROUTES: &[Route] = &[
     ("GET", "/v1/payouts", Access::Private, None, Resource::None, 200),
     ("GET", "/v1/payouts/{id}", Access::Private, None, Resource::Payout, 0),
     ("POST", "/v1/payouts/{id}/cancel", Access::Private, None, Resource::Payout, 0),
+    // A live key cannot lend to a test merchant: the merchant does not exist for it.
+    ("POST", "/v1/loans", Access::Private, Some(LOAN_BODY), Resource::None, 400),
+    ("GET", "/v1/loans", Access::Private, None, Resource::None, 200),
+    ("GET", "/v1/loans/{id}", Access::Private, None, Resource::Loan, 0),
+    ("POST", "/v1/loans/{id}/accept", Access::Private, Some(ACCEPT_LOAN_BODY), Resource::Loan, 0),
+    ("POST", "/v1/loans/{id}/cancel", Access::Private, None, Resource::Loan, 0),
+    ("POST", "/v1/loans/{id}/repay", Access::Private, Some(r#"{"amount": 100}"#), Resource::RepayingLoan, 0),
+    ("GET", "/v1/loans/{id}/repayments", Access::Private, None, Resource::RepayingLoan, 0),
     ("GET", "/v1/merchants/{id}/payout-schedule", Access::Private, None, Resource::Merchant, 0),
     ("PUT", "/v1/merchants/{id}/payout-schedule", Access::Private, Some(r#"{"interval": "weekly", "weekday": "friday", "minimumAmount": 5000}"#), Resource::Merchant, 0),
     // Public keys may tokenize (spec 5.3); a token is made in the key's own mode.
@@ -161,6 +173,15 @@ pub const WEBHOOK_BODY: &str =
 /// A payout of `{merchant}`, which must have money available (`Resource::FundedMerchant`).
 pub const PAYOUT_BODY: &str = r#"{"merchantId": "{merchant}", "amount": 100}"#;
 
+/// A loan offered to `{merchant}`: $1,000.00 and a $100.00 fee, repaid at 10 % of each
+/// settlement.
+pub const LOAN_BODY: &str =
+    r#"{"merchantId": "{merchant}", "advance": 100000, "fee": 10000, "withholdRateBps": 1000}"#;
+
+/// The platform accepting a loan with the merchant's consent.
+pub const ACCEPT_LOAN_BODY: &str =
+    r#"{"consent": {"name": "Ada Lovelace", "reference": "signed-terms-1"}}"#;
+
 /// What the server of a walk over `ROUTES` must run with: settlement often, so a funded
 /// merchant's sale becomes available at once, and no payout rail, so a payout stays pending.
 pub const SERVER_ENV: &[(&str, &str)] = &[
@@ -181,7 +202,7 @@ pub async fn resource_of(
     plan: &str,
 ) -> (String, String) {
     let merchant = match resource {
-        Resource::FundedMerchant | Resource::Payout => {
+        Resource::FundedMerchant | Resource::Payout | Resource::RepayingLoan => {
             funded_merchant(api, owner, connection).await
         }
         _ => {
@@ -199,6 +220,15 @@ pub async fn resource_of(
             let payout = api.post("/v1/payouts", owner, &body).await;
             assert_eq!(payout.status, StatusCode::CREATED, "{}", payout.text);
             payout.body["id"].as_str().expect("an id").to_owned()
+        }
+        Resource::Loan => offered_loan(api, owner, &merchant).await,
+        Resource::RepayingLoan => {
+            let loan = offered_loan(api, owner, &merchant).await;
+            let path = format!("/v1/loans/{loan}/accept");
+            let accepted = api.post(&path, owner, ACCEPT_LOAN_BODY).await;
+            assert_eq!(accepted.status, StatusCode::OK, "{}", accepted.text);
+            assert_eq!(accepted.body["state"], "paid_out", "{}", accepted.text);
+            loan
         }
         Resource::Merchant => merchant.clone(),
         Resource::Connection => connection.to_owned(),
@@ -241,6 +271,14 @@ pub async fn resource_of(
         }
     };
     (merchant, id)
+}
+
+/// A loan offered to `merchant` (`LOAN_BODY`): its id.
+pub async fn offered_loan(api: &Api, owner: &str, merchant: &str) -> String {
+    let body = LOAN_BODY.replace("{merchant}", merchant);
+    let loan = api.post("/v1/loans", owner, &body).await;
+    assert_eq!(loan.status, StatusCode::CREATED, "{}", loan.text);
+    loan.body["id"].as_str().expect("an id").to_owned()
 }
 
 /// A merchant of `owner`'s mode on a plan that settles at once, with a sale of 10.00 made

@@ -36,7 +36,12 @@ fn id(reply: &Value) -> String {
 }
 
 /// The resources the positive requests name, as `HOLDFAST_CONTRACT_*` variables for the hooks.
-async fn resources(api: &Api, key: &str, public_key: &str) -> Vec<(String, String)> {
+async fn resources(
+    api: &Api,
+    base_url: &str,
+    key: &str,
+    public_key: &str,
+) -> Vec<(String, String)> {
     let merchant = api.shop(key).await;
     let deletable = api.shop(key).await;
     let patchable = api.shop(key).await;
@@ -88,6 +93,7 @@ async fn resources(api: &Api, key: &str, public_key: &str) -> Vec<(String, Strin
         ("PLAN", plan),
         ("FUNDED_MERCHANT", funded),
         ("CURRENCY", "USD".to_owned()),
+        ("BASE_URL", base_url.to_owned()),
     ]
     .into_iter()
     .map(|(name, value)| (format!("HOLDFAST_CONTRACT_{name}"), value))
@@ -135,7 +141,13 @@ async fn the_api_keeps_its_published_contract(env: Env) {
         ("HOLDFAST_SETTLE_EVERY_MS", "100"),
     ]);
     let api = Api::new(&server);
-    let vars = resources(&api, &platform.private_key, &platform.public_key).await;
+    let vars = resources(
+        &api,
+        &server.url(""),
+        &platform.private_key,
+        &platform.public_key,
+    )
+    .await;
     let url = server.url("/v1/openapi.json");
     // Generated requests, valid ones included, one at a time: each valid one must be accepted.
     // The stateful phase follows the document's links and deletes what the hooks name, so it

@@ -370,8 +370,12 @@ fn with_bad_text(valid: &str, bad: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The route's valid body, but for one character that is not text.
+/// The route's valid body, but for one character that is not text; none for a body without
+/// text (an early repayment's amount).
 fn bad_text_bodies(valid: &str) -> Vec<(String, Vec<u8>)> {
+    if !valid.contains(": \"") {
+        return Vec::new();
+    }
     vec![
         (
             "invalid UTF-8 in a valid body".into(),

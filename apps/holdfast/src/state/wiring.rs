@@ -7,8 +7,8 @@ use holdfast_adyen::{AdyenConfig, AdyenConnector};
 use holdfast_domain::ports::{BinLookup, CardVault, Clock, Ids, Processor};
 use holdfast_domain::services::{
     Auditor, Authenticator, BoardingService, ClientSessionService, ComplianceService,
-    DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, MerchantService,
-    NoticeService, PaymentService, PayoutService, PlatformService, RoutingService,
+    DashboardService, Flashes, IdempotencyService, KeyService, LedgerService, LoanService,
+    MerchantService, NoticeService, PaymentService, PayoutService, PlatformService, RoutingService,
     SettlementService, TokenService, TransactionRequests, UserService, WebhookService,
 };
 use holdfast_persistence::Database;
@@ -35,7 +35,7 @@ pub(super) fn services(
     let ids: Arc<dyn Ids> = Arc::new(RandomIds::default());
     let stores = database.stores();
     let (boarding, compliance) = onboarding(&stores, &vault, &clock, &ids);
-    let (ledger, settlement, payouts) = money(&stores, &vault, &clock, &ids, payments)?;
+    let (ledger, settlement, payouts, loans) = money(&stores, &vault, &clock, &ids, payments)?;
     let flashes = Flashes::new(stores.credentials.clone(), vault.clone());
     let bins: Arc<dyn BinLookup> = Arc::new(bins);
     let processor: Arc<dyn Processor> = Arc::new(crate::metrics::MeteredProcessor(Arc::new(
@@ -96,6 +96,7 @@ pub(super) fn services(
         ),
         ledger,
         settlement,
+        loans,
         payouts,
         client_sessions: ClientSessionService::new(
             stores.client_sessions,
@@ -171,14 +172,15 @@ fn processor_services(
     (routing, notices)
 }
 
-/// The ledger's reads, settlement runs and payouts (with the live rail, when configured).
+/// The ledger's reads, settlement runs, payouts (with the live rail, when configured) and the
+/// loans they pay out.
 fn money(
     stores: &holdfast_persistence::Stores,
     vault: &Arc<dyn CardVault>,
     clock: &Arc<dyn Clock>,
     ids: &Arc<dyn Ids>,
     payments: &PaymentArgs,
-) -> anyhow::Result<(LedgerService, SettlementService, PayoutService)> {
+) -> anyhow::Result<(LedgerService, SettlementService, PayoutService, LoanService)> {
     let ledger = LedgerService::new(
         stores.ledger.clone(),
         stores.merchants.clone(),
@@ -198,7 +200,14 @@ fn money(
         Some(rail) => payouts.with_ach_rail(rail),
         None => payouts,
     };
-    Ok((ledger, settlement, payouts))
+    let loans = LoanService::new(
+        stores.loans.clone(),
+        stores.merchants.clone(),
+        payouts.clone(),
+        clock.clone(),
+        ids.clone(),
+    );
+    Ok((ledger, settlement, payouts, loans))
 }
 
 /// The services of merchant onboarding: boarding forms and compliance.

@@ -66,9 +66,22 @@ fn data_schema(event: EventType) -> Value {
                 "message": { "type": "string" }
             }
         }),
-        EventType::LoanCreated | EventType::LoanUpdated => json!({
+        EventType::LoanCreated
+        | EventType::LoanUpdated
+        | EventType::LoanAccepted
+        | EventType::LoanPaidOut
+        | EventType::LoanRepaid
+        | EventType::LoanPastDue
+        | EventType::LoanExpired
+        | EventType::LoanCanceled
+        | EventType::LoanChargedOff => reference("Loan"),
+        EventType::LoanRepayment => json!({
             "type": "object",
-            "description": "Reserved: subscribable, never sent yet."
+            "required": ["repayment", "loan"],
+            "properties": {
+                "repayment": { "$ref": "#/components/schemas/LoanRepayment" },
+                "loan": { "$ref": "#/components/schemas/Loan" }
+            }
         }),
     }
 }

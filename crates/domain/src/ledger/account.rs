@@ -18,5 +18,12 @@ crate::words! {
         PlatformFees,
         /// What processors owe for the payments they approved (debit).
         ProcessorReceivable,
+        /// What a merchant owes on its loan: the advance and the fee, less what was repaid
+        /// (debit).
+        LoanReceivable,
+        /// What the platform earned in loan fees (credit).
+        LoanFees,
+        /// The platform's own money, lent to its merchants (credit once an advance is paid).
+        PlatformFunding,
     }
 }

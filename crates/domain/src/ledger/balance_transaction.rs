@@ -31,6 +31,10 @@ const KINDS: &[(JournalKind, char, &str)] = &[
     (JournalKind::Payout, 'p', "po_"),
     (JournalKind::PayoutPaid, 'd', "po_"),
     (JournalKind::PayoutReturned, 'b', "po_"),
+    (JournalKind::LoanAdvance, 'a', "loan_"),
+    (JournalKind::LoanWithholding, 'w', "lrp_"),
+    (JournalKind::LoanRepayment, 'e', "lrp_"),
+    (JournalKind::LoanChargeOff, 'o', "loan_"),
 ];
 
 /// Microseconds since 1970 in base 36, eleven digits: enough until the year 5000.
@@ -108,10 +112,12 @@ pub struct BalanceTransaction {
     /// The merchant whose money it moved.
     pub merchant_id: MerchantId,
     /// Why: `charge`, `refund`, `settlement`, `reversal`, `payout`, `payout_paid`,
-    /// `payout_returned`.
+    /// `payout_returned`, `loan_advance`, `loan_withholding`, `loan_repayment`,
+    /// `loan_charge_off`.
     #[serde(rename = "type")]
     pub kind: JournalKind,
-    /// What it records: the transaction (`txn_…`) or the payout (`po_…`).
+    /// What it records: the transaction (`txn_…`), the payout (`po_…`), the loan (`loan_…`)
+    /// or the loan's repayment (`lrp_…`).
     pub source_id: String,
     /// The currency of its amounts.
     pub currency: Currency,

@@ -28,6 +28,15 @@ crate::words! {
         PayoutPaid,
         /// A payout failed or canceled: its amount back from in transit to available.
         PayoutReturned,
+        /// A loan's advance lent: what the merchant owes (advance and fee) against its
+        /// available balance (the advance, paid out at once) and the platform's loan fees.
+        LoanAdvance,
+        /// A share of a settlement's net withheld to repay a loan, from available.
+        LoanWithholding,
+        /// A loan repaid early from the merchant's available balance.
+        LoanRepayment,
+        /// What a loan still owed, written off against the platform's funding.
+        LoanChargeOff,
     }
 }
 

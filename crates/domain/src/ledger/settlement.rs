@@ -110,6 +110,8 @@ pub struct SettlementReport {
     pub transactions: u64,
     /// Merchants whose money became available (one `balance.available` event each).
     pub merchants: u64,
+    /// Loan repayments withheld from what became available.
+    pub withheld: u64,
 }
 
 #[cfg(test)]

@@ -3,19 +3,19 @@
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use super::{LoanState, LoanTerms};
-use crate::ids::{LoanId, MerchantId, PlatformId};
+use super::{Acceptance, LoanRepayment, LoanState, LoanTerms, RepaymentKind};
+use crate::api_key::KeyHash;
+use crate::ids::{LoanId, MerchantId, PayoutId, PlatformId};
+use crate::ledger::{Entry, Heading, Journal, JournalKind, Purpose};
 use crate::merchant::Currency;
 use crate::mode::Mode;
 
-/// A loan to a merchant. Its `Serialize` is the API's JSON shape.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A loan to a merchant. Its JSON (`Serialize`) is the API's shape, with what is outstanding.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Loan {
     /// `loan_…`.
     pub id: LoanId,
     /// The platform that offered it.
-    #[serde(skip)]
     pub platform_id: PlatformId,
     /// Its mode: a test loan moves test money only.
     pub mode: Mode,
@@ -26,22 +26,73 @@ pub struct Loan {
     /// Where it stands.
     pub state: LoanState,
     /// The advance, the fee, the rate and the minimum.
-    #[serde(flatten)]
     pub terms: LoanTerms,
     /// What was repaid so far.
     pub repaid: i64,
     /// When the offer ends, unaccepted.
-    #[serde(serialize_with = "crate::payment::transaction::serialize_timestamp")]
     pub offer_expires_on: OffsetDateTime,
+    /// The hash of its acceptance page's link (the link itself is shown once, when offered);
+    /// `None` once the offer is decided.
+    pub link_hash: Option<KeyHash>,
+    /// Who accepted it, when and from where, once accepted.
+    pub acceptance: Option<Acceptance>,
+    /// The payout that took its advance to the merchant's bank, once paid out.
+    pub payout_id: Option<PayoutId>,
     /// When its advance was paid out, once it was.
-    #[serde(serialize_with = "serialize_optional_timestamp")]
     pub paid_out_on: Option<OffsetDateTime>,
     /// When it was offered.
-    #[serde(serialize_with = "crate::payment::transaction::serialize_timestamp")]
     pub created_on: OffsetDateTime,
     /// When it last changed.
-    #[serde(serialize_with = "crate::payment::transaction::serialize_timestamp")]
     pub updated_on: OffsetDateTime,
+}
+
+/// The loan's JSON: its fields, the terms flattened, and what is outstanding.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Shown<'a> {
+    id: &'a LoanId,
+    mode: Mode,
+    merchant_id: &'a MerchantId,
+    currency: Currency,
+    state: LoanState,
+    #[serde(flatten)]
+    terms: &'a LoanTerms,
+    total: i64,
+    repaid: i64,
+    outstanding: i64,
+    #[serde(serialize_with = "crate::payment::transaction::serialize_timestamp")]
+    offer_expires_on: &'a OffsetDateTime,
+    acceptance: Option<&'a Acceptance>,
+    payout_id: Option<&'a PayoutId>,
+    #[serde(serialize_with = "serialize_optional_timestamp")]
+    paid_out_on: &'a Option<OffsetDateTime>,
+    #[serde(serialize_with = "crate::payment::transaction::serialize_timestamp")]
+    created_on: &'a OffsetDateTime,
+    #[serde(serialize_with = "crate::payment::transaction::serialize_timestamp")]
+    updated_on: &'a OffsetDateTime,
+}
+
+impl Serialize for Loan {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Shown {
+            id: &self.id,
+            mode: self.mode,
+            merchant_id: &self.merchant_id,
+            currency: self.currency,
+            state: self.state,
+            terms: &self.terms,
+            total: self.terms.total(),
+            repaid: self.repaid,
+            outstanding: self.outstanding(),
+            offer_expires_on: &self.offer_expires_on,
+            acceptance: self.acceptance.as_ref(),
+            payout_id: self.payout_id.as_ref(),
+            paid_out_on: &self.paid_out_on,
+            created_on: &self.created_on,
+            updated_on: &self.updated_on,
+        }
+        .serialize(s)
+    }
 }
 
 #[expect(
@@ -59,9 +110,12 @@ fn serialize_optional_timestamp<S: serde::Serializer>(
 }
 
 impl Loan {
-    /// What is still owed: the total less what was repaid.
+    /// What is still owed: the total less what was repaid; nothing once charged off.
     pub fn outstanding(&self) -> i64 {
-        (self.terms.total() - self.repaid).max(0)
+        if self.state == LoanState::ChargedOff {
+            return 0;
+        }
+        self.terms.total().saturating_sub(self.repaid).max(0)
     }
 
     /// What a settlement of `net` withholds from the merchant for it: nothing unless it is
@@ -86,6 +140,92 @@ impl Loan {
             (false, _) => self.state,
         }
     }
+
+    /// The loan after `amount` more was repaid at `now`, standing where that leaves it.
+    #[must_use]
+    pub fn after_repaying(&self, amount: i64, now: OffsetDateTime) -> Self {
+        let mut after = Self {
+            repaid: self.repaid.saturating_add(amount),
+            updated_on: now,
+            ..self.clone()
+        };
+        after.state = after.standing(now);
+        after
+    }
+
+    /// The journal that lends its advance, at `now`: what the merchant owes (the total) against
+    /// its available balance (the advance) and the platform's loan fees (the fee).
+    pub fn advance_journal(&self, now: OffsetDateTime) -> Option<Journal> {
+        self.journal(
+            JournalKind::LoanAdvance,
+            self.id.to_string(),
+            now,
+            &[
+                (Purpose::LoanReceivable, self.terms.total()),
+                (
+                    Purpose::MerchantAvailable,
+                    self.terms.advance.checked_neg()?,
+                ),
+                (Purpose::LoanFees, self.terms.fee.checked_neg()?),
+            ],
+        )
+    }
+
+    /// The journal of `repayment`: its amount from the merchant's available balance off what
+    /// the merchant owes.
+    pub fn repayment_journal(&self, repayment: &LoanRepayment) -> Option<Journal> {
+        let kind = match repayment.kind {
+            RepaymentKind::Withholding => JournalKind::LoanWithholding,
+            RepaymentKind::Early => JournalKind::LoanRepayment,
+        };
+        self.journal(
+            kind,
+            repayment.id.to_string(),
+            repayment.created_on,
+            &[
+                (Purpose::MerchantAvailable, repayment.amount),
+                (Purpose::LoanReceivable, repayment.amount.checked_neg()?),
+            ],
+        )
+    }
+
+    /// The journal that writes off what it still owes, at `now`, against the platform's
+    /// funding; `None` when nothing is outstanding.
+    pub fn charge_off_journal(&self, now: OffsetDateTime) -> Option<Journal> {
+        let owed = self.outstanding();
+        self.journal(
+            JournalKind::LoanChargeOff,
+            self.id.to_string(),
+            now,
+            &[
+                (Purpose::PlatformFunding, owed),
+                (Purpose::LoanReceivable, owed.checked_neg()?),
+            ],
+        )
+    }
+
+    fn journal(
+        &self,
+        kind: JournalKind,
+        source: String,
+        posted_on: OffsetDateTime,
+        entries: &[(Purpose, i64)],
+    ) -> Option<Journal> {
+        let heading = Heading {
+            platform_id: self.platform_id.clone(),
+            mode: self.mode,
+            merchant_id: self.merchant_id.clone(),
+            currency: self.currency,
+            kind,
+            source,
+            posted_on,
+        };
+        let entries: Vec<Entry> = entries
+            .iter()
+            .map(|&(purpose, amount)| Entry { purpose, amount })
+            .collect();
+        Journal::new(heading, &entries).ok()
+    }
 }
 
 #[cfg(test)]
@@ -108,6 +248,9 @@ mod tests {
             terms: LoanTerms::new(100_000, 10_000, 1_000, Some(20_000)).unwrap(),
             repaid,
             offer_expires_on: T,
+            link_hash: None,
+            acceptance: None,
+            payout_id: None,
             paid_out_on: state.is_repaying().then_some(T),
             created_on: T,
             updated_on: T,
@@ -206,8 +349,10 @@ mod tests {
             serde_json::json!({
                 "id": "loan_1", "mode": "test", "merchantId": "mid_M", "currency": "USD",
                 "state": "paid_out", "advance": 100_000, "fee": 10_000, "withholdRateBps": 1_000,
-                "minimumPer30Days": 20_000, "repaid": 5_000,
+                "minimumPer30Days": 20_000, "total": 110_000, "repaid": 5_000,
+                "outstanding": 105_000,
                 "offerExpiresOn": "2026-12-01T10:00:00.000000Z",
+                "acceptance": null, "payoutId": null,
                 "paidOutOn": "2026-12-01T10:00:00.000000Z",
                 "createdOn": "2026-12-01T10:00:00.000000Z", "updatedOn": "2026-12-01T10:00:00.000000Z",
             })

@@ -78,7 +78,9 @@ pub trait LedgerStore: Send + Sync {
     /// Settles every charge due at `run.now` (posted at or before its plan's
     /// `SettlementDelay::cutoff`, not settled yet) in one SQL transaction: each charge's
     /// settlement journal, one event per merchant that `announce` makes of what it settled,
-    /// and the run itself. A run that fails or is stopped writes nothing; charges already
+    /// for each merchant with a loan being repaid the withholding `Loan::withholding` makes of
+    /// the net it settled in the loan's currency (its repayment, journal, the loan's new
+    /// standing and its events), and the run itself. A run that fails or is stopped writes nothing; charges already
     /// settled, by this run or a concurrent one, are left alone.
     async fn settle(
         &self,
@@ -87,8 +89,12 @@ pub trait LedgerStore: Send + Sync {
     ) -> Result<SettlementReport, StoreError>;
 }
 
-/// Makes the event that tells a merchant's platform what a settlement run made available.
+/// Makes the events of a settlement run, and the ids of the loan repayments it withholds.
 pub trait Announce: Send + Sync {
     /// The `balance.available` event of `settled`.
     fn event_for(&self, settled: MerchantSettled) -> Event;
+    /// An event of the run's time for `loan`'s platform and mode (`loan.repayment`, `loan.repaid`).
+    fn loan_event(&self, loan: &crate::loan::Loan, data: super::EventData) -> Event;
+    /// A fresh id for a repayment the run withholds.
+    fn repayment_id(&self) -> crate::ids::LoanRepaymentId;
 }

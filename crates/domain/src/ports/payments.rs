@@ -197,6 +197,10 @@ pub enum EventData {
     PayoutFailed(Box<crate::payout::Payout>),
     /// `payout.canceled`: a pending payout was canceled.
     PayoutCanceled(Box<crate::payout::Payout>),
+    /// `loan.*` (but `loan.repayment`): the loan as the change left it.
+    Loan(Box<crate::loan::LoanNews>),
+    /// `loan.repayment`: a repayment, and the loan after it.
+    LoanRepayment(Box<crate::loan::RepaymentEvent>),
     /// `webhook.test`: a test sent to one subscription.
     WebhookTest(TestEvent),
 }
@@ -245,6 +249,8 @@ impl EventData {
             Self::PayoutPaid(_) => EventType::PayoutPaid,
             Self::PayoutFailed(_) => EventType::PayoutFailed,
             Self::PayoutCanceled(_) => EventType::PayoutCanceled,
+            Self::Loan(news) => news.event.event_type(),
+            Self::LoanRepayment(_) => EventType::LoanRepayment,
             Self::WebhookTest(_) => EventType::WebhookTest,
         }
     }
@@ -263,6 +269,8 @@ impl EventData {
             | Self::PayoutPaid(p)
             | Self::PayoutFailed(p)
             | Self::PayoutCanceled(p) => p.id.as_str(),
+            Self::Loan(news) => news.loan.id.as_str(),
+            Self::LoanRepayment(paid) => paid.loan.id.as_str(),
             Self::WebhookTest(test) => test.webhook_id.as_str(),
         }
     }

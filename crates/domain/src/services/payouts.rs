@@ -8,7 +8,7 @@ use crate::Invalid;
 use crate::auth::Principal;
 use crate::boarding::form::BoardingForm;
 use crate::idempotency::{Recorder, reply_for};
-use crate::ids::{EventId, MerchantId, PayoutId};
+use crate::ids::{BoardingFormId, EventId, MerchantId, PayoutId};
 use crate::merchant::Currency;
 use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
@@ -138,20 +138,9 @@ impl PayoutService {
             .map_err(ServiceError::Store)?
             .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
         let currency = new.currency.unwrap_or(merchant.details.currency);
-        let form = self
-            .forms
-            .payout_account(&who.scope, &new.merchant)
-            .await
-            .map_err(ServiceError::Store)?
-            .filter(|form| form.bank_account.is_some());
-        if who.scope.mode == Mode::Live {
-            live_rail_takes(currency, form.as_ref())?;
-        }
-        let (bank_form, bank_last4) =
-            match form.and_then(|form| form.bank_account.map(|account| (form.id, account.last4))) {
-                Some((form, last4)) => (Some(form), last4),
-                None => (None, sandbox_last4()),
-            };
+        let (bank_form, bank_last4) = self
+            .bank_account(&who.scope, &new.merchant, currency)
+            .await?;
         for _ in 0..ATTEMPTS {
             let amount = match new.amount {
                 Some(amount) => amount,
@@ -213,6 +202,32 @@ impl PayoutService {
              the request again"
                 .into(),
         ))
+    }
+
+    /// The bank account a payout of `merchant` in `currency` goes to: its newest approved
+    /// boarding form's and the account's last four digits (in test mode, without one, the
+    /// sandbox bank's paying account). Refused in live mode unless the live rail can pay it.
+    pub async fn bank_account(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+        currency: Currency,
+    ) -> Result<(Option<BoardingFormId>, String), ServiceError> {
+        let form = self
+            .forms
+            .payout_account(scope, merchant)
+            .await
+            .map_err(ServiceError::Store)?
+            .filter(|form| form.bank_account.is_some());
+        if scope.mode == Mode::Live {
+            live_rail_takes(currency, form.as_ref())?;
+        }
+        Ok(
+            match form.and_then(|form| form.bank_account.map(|account| (form.id, account.last4))) {
+                Some((form, last4)) => (Some(form), last4),
+                None => (None, sandbox_last4()),
+            },
+        )
     }
 
     /// The merchant's available balance in `currency`, zero when it has none.

@@ -48,6 +48,7 @@ impl SettlementService {
             run = %run.id,
             transactions = report.transactions,
             merchants = report.merchants,
+            withheld = report.withheld,
             "settlement run"
         );
         Ok(report)
@@ -69,6 +70,20 @@ impl Announce for Announcer {
             created_on: self.at,
             data: EventData::BalanceAvailable(settled),
         }
+    }
+
+    fn loan_event(&self, loan: &crate::loan::Loan, data: EventData) -> Event {
+        Event {
+            id: EventId::from_suffix(&self.ids.next_id()),
+            platform_id: loan.platform_id.clone(),
+            mode: loan.mode,
+            created_on: self.at,
+            data,
+        }
+    }
+
+    fn repayment_id(&self) -> crate::ids::LoanRepaymentId {
+        crate::ids::LoanRepaymentId::from_suffix(&self.ids.next_id())
     }
 }
 
@@ -127,6 +142,7 @@ mod tests {
             Ok(SettlementReport {
                 transactions: 1,
                 merchants: 1,
+                withheld: 0,
             })
         });
         let service = SettlementService::new(Arc::new(ledger), Arc::new(clock), Arc::new(ids));
@@ -134,7 +150,8 @@ mod tests {
             service.run(false).await.unwrap(),
             SettlementReport {
                 transactions: 1,
-                merchants: 1
+                merchants: 1,
+                withheld: 0,
             }
         );
     }

@@ -22,12 +22,36 @@ crate::words! {
         /// `merchant.deleted`: a merchant was deleted.
         #[strum(serialize = "merchant.deleted")]
         MerchantDeleted,
-        /// `loan.created`: reserved for merchant loans; subscribable, never sent yet.
+        /// `loan.created`: a loan was offered to a merchant.
         #[strum(serialize = "loan.created")]
         LoanCreated,
-        /// `loan.updated`: reserved for merchant loans; subscribable, never sent yet.
+        /// `loan.updated`: a past-due loan is back in good standing.
         #[strum(serialize = "loan.updated")]
         LoanUpdated,
+        /// `loan.accepted`: a loan's offer was accepted.
+        #[strum(serialize = "loan.accepted")]
+        LoanAccepted,
+        /// `loan.paid_out`: a loan's advance was paid out.
+        #[strum(serialize = "loan.paid_out")]
+        LoanPaidOut,
+        /// `loan.repayment`: a settlement run withheld a repayment, or one was made early.
+        #[strum(serialize = "loan.repayment")]
+        LoanRepayment,
+        /// `loan.repaid`: nothing is outstanding on a loan.
+        #[strum(serialize = "loan.repaid")]
+        LoanRepaid,
+        /// `loan.past_due`: less was repaid than a loan's minimums due.
+        #[strum(serialize = "loan.past_due")]
+        LoanPastDue,
+        /// `loan.expired`: a loan's offer ended unaccepted.
+        #[strum(serialize = "loan.expired")]
+        LoanExpired,
+        /// `loan.canceled`: a loan was canceled before its advance was paid out.
+        #[strum(serialize = "loan.canceled")]
+        LoanCanceled,
+        /// `loan.charged_off`: the operator wrote off what a loan still owed.
+        #[strum(serialize = "loan.charged_off")]
+        LoanChargedOff,
         /// `form.created`: a boarding form was created.
         #[strum(serialize = "form.created")]
         FormCreated,
@@ -77,8 +101,29 @@ impl EventType {
                 "A merchant was changed. data: the merchant object as it now is."
             }
             Self::MerchantDeleted => r#"A merchant was deleted. data: {"id", "deleted": true}."#,
-            Self::LoanCreated | Self::LoanUpdated => {
-                "Reserved for merchant loans (not yet offered): subscribable, never sent yet."
+            Self::LoanCreated => "A loan was offered to a merchant. data: the loan object.",
+            Self::LoanUpdated => {
+                "A past-due loan's shortfall was made up: it is paid_out again. data: the loan object."
+            }
+            Self::LoanAccepted => {
+                "A loan's offer was accepted, by the merchant on its page or by the platform with the merchant's consent. data: the loan object, with acceptance."
+            }
+            Self::LoanPaidOut => {
+                "A loan's advance was lent and a payout (method loan) is taking it to the merchant's bank. data: the loan object, with payoutId."
+            }
+            Self::LoanRepayment => {
+                "A settlement run withheld a share of a merchant's net for its loan (one per run), or the loan was repaid early. data: {repayment, loan}."
+            }
+            Self::LoanRepaid => "Nothing is outstanding on a loan. data: the loan object.",
+            Self::LoanPastDue => {
+                "Less was repaid on a loan than its minimums due by now. data: the loan object."
+            }
+            Self::LoanExpired => "A loan's offer ended unaccepted. data: the loan object.",
+            Self::LoanCanceled => {
+                "A loan was canceled before its advance was paid out. data: the loan object."
+            }
+            Self::LoanChargedOff => {
+                "The operator wrote off what a loan still owed. data: the loan object."
             }
             Self::FormCreated => {
                 "A boarding form was created. data: {id, merchantId, status, submittedOn: null}."
@@ -149,6 +194,14 @@ mod tests {
                 "merchant.deleted",
                 "loan.created",
                 "loan.updated",
+                "loan.accepted",
+                "loan.paid_out",
+                "loan.repayment",
+                "loan.repaid",
+                "loan.past_due",
+                "loan.expired",
+                "loan.canceled",
+                "loan.charged_off",
                 "form.created",
                 "form.completed",
                 "compliance.created",

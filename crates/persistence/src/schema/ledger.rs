@@ -18,6 +18,9 @@ diesel::table! {
         merchant_in_transit -> BigInt,
         platform_fees -> BigInt,
         processor_receivable -> BigInt,
+        loan_receivable -> BigInt,
+        loan_fees -> BigInt,
+        platform_funding -> BigInt,
     }
 }
 

@@ -34,6 +34,9 @@ pub(super) struct JournalRow {
     merchant_in_transit: i64,
     platform_fees: i64,
     processor_receivable: i64,
+    loan_receivable: i64,
+    loan_fees: i64,
+    platform_funding: i64,
 }
 
 impl TryFrom<JournalRow> for BalanceTransaction {
@@ -55,6 +58,9 @@ impl TryFrom<JournalRow> for BalanceTransaction {
             (Purpose::MerchantInTransit, row.merchant_in_transit),
             (Purpose::PlatformFees, row.platform_fees),
             (Purpose::ProcessorReceivable, row.processor_receivable),
+            (Purpose::LoanReceivable, row.loan_receivable),
+            (Purpose::LoanFees, row.loan_fees),
+            (Purpose::PlatformFunding, row.platform_funding),
         ]
         .map(|(purpose, amount)| Entry { purpose, amount });
         let journal =

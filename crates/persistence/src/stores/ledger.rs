@@ -115,7 +115,8 @@ fn findings() -> Vec<String> {
                 'a ' || COALESCE(t.kind || ' in state ' || t.state, 'transaction that does not exist')
                   || ' has this journal' AS what
            FROM ledger_journals j LEFT JOIN transactions t ON t.id = j.source_id
-          WHERE j.kind NOT IN ('payout', 'payout_paid', 'payout_returned')
+          WHERE j.kind NOT IN ('payout', 'payout_paid', 'payout_returned', 'loan_advance',
+                               'loan_withholding', 'loan_repayment', 'loan_charge_off')
             AND (t.id IS NULL
              OR NOT ((t.state = 'settled' AND (
                         (j.kind IN ('charge', 'settlement') AND t.kind IN ('sale', 'capture'))
@@ -159,6 +160,8 @@ fn findings() -> Vec<String> {
             .to_owned(),
         PAYOUT_JOURNALS.to_owned(),
         PAYOUT_MOVES.to_owned(),
+        LOAN_JOURNALS.to_owned(),
+        LOAN_BOOKS.to_owned(),
         // Every platform's accounts sum to zero in each mode and currency.
         format!(
             "SELECT platform_id || ' ' || mode || ' ' || currency AS subject,
@@ -171,7 +174,8 @@ fn findings() -> Vec<String> {
 }
 
 /// Each payout journal is of a payout, agrees with it, and posts what its move posts
-/// (`holdfast_domain::payout`'s table).
+/// (`holdfast_domain::payout`'s table): a loan's payout is paid from the platform's funding
+/// where any other is from the processors' receivable.
 const PAYOUT_JOURNALS: &str = "
 SELECT j.source_id || ' (' || j.kind || ')' AS subject,
        CASE WHEN p.id IS NULL THEN 'a journal of a payout that does not exist'
@@ -186,16 +190,79 @@ SELECT j.source_id || ' (' || j.kind || ')' AS subject,
    AND (p.id IS NULL OR j.platform_id <> p.platform_id OR j.mode <> p.mode
         OR j.merchant_id <> p.merchant_id OR j.currency <> p.currency
         OR j.merchant_pending <> 0 OR j.platform_fees <> 0
+        OR j.loan_receivable <> 0 OR j.loan_fees <> 0
+        OR (CASE WHEN p.method = 'loan' THEN j.processor_receivable ELSE j.platform_funding END) <> 0
         OR NOT ((j.kind = 'payout' AND j.merchant_available = p.amount
-                 AND j.merchant_in_transit = -p.amount AND j.processor_receivable = 0)
+                 AND j.merchant_in_transit = -p.amount
+                 AND j.processor_receivable + j.platform_funding = 0)
              OR (j.kind = 'payout_paid' AND j.merchant_available = 0
-                 AND j.merchant_in_transit = p.amount AND j.processor_receivable = -p.amount)
-             -- Returned: from in transit, or from the receivable once it was paid.
+                 AND j.merchant_in_transit = p.amount
+                 AND j.processor_receivable + j.platform_funding = -p.amount)
+             -- Returned: from in transit, or from where it was paid from once it was paid.
              OR (j.kind = 'payout_returned' AND j.merchant_available = -p.amount
                  AND ((pd.source_id IS NULL AND j.merchant_in_transit = p.amount
-                       AND j.processor_receivable = 0)
+                       AND j.processor_receivable + j.platform_funding = 0)
                    OR (pd.source_id IS NOT NULL AND j.merchant_in_transit = 0
-                       AND j.processor_receivable = p.amount)))))";
+                       AND j.processor_receivable + j.platform_funding = p.amount)))))";
+
+/// Each loan journal is of its loan (an advance, a charge-off) or of one of its repayments,
+/// agrees with it, and posts what docs/loans.md's table says.
+const LOAN_JOURNALS: &str = "
+SELECT j.source_id || ' (' || j.kind || ')' AS subject,
+       CASE WHEN l.id IS NULL THEN 'a journal of a loan or repayment that does not exist'
+            WHEN j.platform_id <> l.platform_id OR j.mode <> l.mode
+              OR j.merchant_id <> l.merchant_id OR j.currency <> l.currency
+            THEN 'disagrees with its loan on its platform, mode, merchant or currency'
+            ELSE 'its amounts are not what its loan posts' END AS what
+  FROM ledger_journals j
+  LEFT JOIN loan_repayments r ON r.id = j.source_id
+  LEFT JOIN loans l ON l.id = COALESCE(r.loan_id, j.source_id)
+ WHERE j.kind IN ('loan_advance', 'loan_withholding', 'loan_repayment', 'loan_charge_off')
+   AND (l.id IS NULL OR j.platform_id <> l.platform_id OR j.mode <> l.mode
+        OR j.merchant_id <> l.merchant_id OR j.currency <> l.currency
+        OR j.merchant_pending <> 0 OR j.merchant_in_transit <> 0 OR j.platform_fees <> 0
+        OR j.processor_receivable <> 0
+        OR NOT ((j.kind = 'loan_advance' AND r.id IS NULL
+                 AND l.state IN ('paid_out', 'past_due', 'repaid', 'charged_off')
+                 AND j.loan_receivable = l.advance + l.fee
+                 AND j.merchant_available = -l.advance AND j.loan_fees = -l.fee
+                 AND j.platform_funding = 0)
+             OR (j.kind IN ('loan_withholding', 'loan_repayment') AND r.id IS NOT NULL
+                 AND r.kind = CASE j.kind WHEN 'loan_withholding' THEN 'withholding'
+                                          ELSE 'early' END
+                 AND j.merchant_available = r.amount AND j.loan_receivable = -r.amount
+                 AND j.loan_fees = 0 AND j.platform_funding = 0)
+             OR (j.kind = 'loan_charge_off' AND r.id IS NULL AND l.state = 'charged_off'
+                 AND j.platform_funding = l.advance + l.fee - l.repaid
+                 AND j.loan_receivable = -j.platform_funding
+                 AND j.merchant_available = 0 AND j.loan_fees = 0)))";
+
+/// Each loan has repaid what its repayments add up to, each repayment has its journal, and
+/// each loan paid out has its advance's journal and payout.
+const LOAN_BOOKS: &str = "
+SELECT l.id AS subject,
+       CASE WHEN l.repaid <> COALESCE((SELECT sum(r.amount) FROM loan_repayments r
+                                        WHERE r.loan_id = l.id), 0)
+            THEN 'its repaid amount is not what its repayments add up to'
+            WHEN EXISTS (SELECT 1 FROM loan_repayments r
+                          WHERE r.loan_id = l.id AND NOT EXISTS (
+                                SELECT 1 FROM ledger_journals j WHERE j.source_id = r.id))
+            THEN 'a repayment of it has no journal'
+            ELSE 'paid out without its advance journal or its payout, or has one unpaid' END
+         AS what
+  FROM loans l
+ WHERE l.repaid <> COALESCE((SELECT sum(r.amount) FROM loan_repayments r
+                              WHERE r.loan_id = l.id), 0)
+    OR EXISTS (SELECT 1 FROM loan_repayments r
+                WHERE r.loan_id = l.id AND NOT EXISTS (
+                      SELECT 1 FROM ledger_journals j WHERE j.source_id = r.id))
+    OR (CASE WHEN l.state IN ('paid_out', 'past_due', 'repaid', 'charged_off') THEN 1 ELSE 0 END)
+       <> (CASE WHEN EXISTS (SELECT 1 FROM ledger_journals j
+                              WHERE j.source_id = l.id AND j.kind = 'loan_advance')
+                 AND EXISTS (SELECT 1 FROM payouts p
+                              WHERE p.id = l.payout_id AND p.method = 'loan'
+                                AND p.amount = l.advance AND p.merchant_id = l.merchant_id)
+                THEN 1 ELSE 0 END)";
 
 /// Each payout has the journals of the moves that brought it where it is, and no other.
 const PAYOUT_MOVES: &str = "

@@ -17,6 +17,8 @@ mod group_commit;
 mod idempotency;
 mod keys;
 mod ledger;
+mod loan_rows;
+mod loans;
 mod merchants;
 mod notices;
 mod notifications;

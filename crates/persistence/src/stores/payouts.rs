@@ -121,13 +121,32 @@ impl<'a> From<&'a Payout> for NewPayoutRow<'a> {
 /// What the merchant of `payout` has available in its currency, as it reads it, in the
 /// caller's SQL transaction.
 async fn available(conn: &mut Conn, payout: &Payout) -> QueryResult<i64> {
+    available_to(
+        conn,
+        &payout.merchant_id,
+        &payout.platform_id,
+        payout.mode,
+        payout.currency,
+    )
+    .await
+}
+
+/// What `merchant` has available in `currency`, as it reads it, in the caller's SQL
+/// transaction.
+pub(super) async fn available_to(
+    conn: &mut Conn,
+    merchant: &MerchantId,
+    platform: &PlatformId,
+    mode: Mode,
+    currency: Currency,
+) -> QueryResult<i64> {
     let sum: Option<i64> = conn
         .get_result(
             j::table
-                .filter(j::merchant_id.eq(payout.merchant_id.as_str()))
-                .filter(j::platform_id.eq(payout.platform_id.as_str()))
-                .filter(j::mode.eq(payout.mode.as_str()))
-                .filter(j::currency.eq(payout.currency.as_str()))
+                .filter(j::merchant_id.eq(merchant.as_str()))
+                .filter(j::platform_id.eq(platform.as_str()))
+                .filter(j::mode.eq(mode.as_str()))
+                .filter(j::currency.eq(currency.as_str()))
                 .select(sql::<Nullable<BigInt>>(
                     "CAST(sum(merchant_available) AS BIGINT)",
                 )),
@@ -135,6 +154,13 @@ async fn available(conn: &mut Conn, payout: &Payout) -> QueryResult<i64> {
         .await?;
     // Credits are what the merchant is owed.
     Ok(sum.unwrap_or(0).saturating_neg())
+}
+
+/// Writes `payout`'s row, in the caller's SQL transaction.
+pub(super) async fn insert_payout(conn: &mut Conn, payout: &Payout) -> QueryResult<()> {
+    conn.execute(diesel::insert_into(po::table).values(NewPayoutRow::from(payout)))
+        .await
+        .map(drop)
 }
 
 /// `TRUE` when a filter is not used, so its condition lets every row through.
@@ -158,8 +184,7 @@ impl PayoutStore for SqlStore {
             if available < payout.amount {
                 return Ok(Made::Short { available });
             }
-            conn.execute(diesel::insert_into(po::table).values(NewPayoutRow::from(payout)))
-                .await?;
+            insert_payout(conn, payout).await?;
             write_journal(conn, journal).await?;
             write_event_data(conn, event).await?;
             write_reply(conn, &payout.platform_id, payout.mode, reply.as_ref()).await?;

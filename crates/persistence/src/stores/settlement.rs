@@ -11,8 +11,11 @@ use holdfast_domain::ids::{MerchantId, PlatformId};
 use holdfast_domain::ledger::{
     LATE_COMMIT_GRACE, MerchantSettled, SettledAmount, SettlementReport, SettlementRun,
 };
+use holdfast_domain::loan::{
+    Loan, LoanEvent, LoanNews, LoanRepayment, RepaymentEvent, RepaymentKind,
+};
 use holdfast_domain::merchant::Currency;
-use holdfast_domain::ports::Announce;
+use holdfast_domain::ports::{Announce, Changed, EventData, LoanChange};
 use time::OffsetDateTime;
 
 use super::outbox::write_event_data;
@@ -125,7 +128,10 @@ pub async fn settle_due(
     let settled: Vec<Settled> = conn
         .load(diesel::sql_query(SETTLED).bind::<Ts, _>(Instant(stamp)))
         .await?;
-    let mut report = SettlementReport::default();
+    let mut report = SettlementReport {
+        withheld: withhold_for_loans(conn, run, stamp, &settled, announce).await?,
+        ..SettlementReport::default()
+    };
     for group in by_merchant(settled, run)? {
         for amount in &group.settled {
             report.transactions = report.transactions.saturating_add(amount.transactions);
@@ -145,6 +151,81 @@ pub async fn settle_due(
     )))
     .await?;
     Ok(report)
+}
+
+/// Withholds, for each loan being repaid of a merchant this run settled, `Loan::withholding`
+/// of the net it settled in the loan's currency: the repayment, its journal, the loan's new
+/// standing and its events, posted at the run's time. Under the payouts' lock, taken after
+/// the run's statements, so an early repayment of the same loan waits for the run (and the
+/// run for it) but payouts do not wait on the run's long part. How many repayments it made.
+async fn withhold_for_loans(
+    conn: &mut Conn,
+    run: &SettlementRun,
+    stamp: OffsetDateTime,
+    settled: &[Settled],
+    announce: &dyn Announce,
+) -> QueryResult<u64> {
+    conn.lock(Lock::Payouts).await?;
+    let loans = super::loans::repaying_loans_settled_at(conn, stamp).await?;
+    let mut withheld = 0_u64;
+    for row in loans {
+        let loan = Loan::try_from(row).map_err(unreadable)?;
+        let net = settled
+            .iter()
+            .find(|s| {
+                s.merchant_id == loan.merchant_id.as_str()
+                    && s.platform_id == loan.platform_id.as_str()
+                    && s.mode == loan.mode.as_str()
+                    && s.currency == loan.currency.as_str()
+            })
+            .map_or(0, |s| s.amount);
+        let amount = loan.withholding(net);
+        if amount < 1 {
+            continue;
+        }
+        let after = loan.after_repaying(amount, stamp);
+        let repayment = LoanRepayment {
+            id: announce.repayment_id(),
+            loan_id: loan.id.clone(),
+            merchant_id: loan.merchant_id.clone(),
+            kind: RepaymentKind::Withholding,
+            amount,
+            currency: loan.currency,
+            settlement_run_id: Some(run.id.clone()),
+            outstanding: after.outstanding(),
+            created_on: stamp,
+        };
+        let journal = loan
+            .repayment_journal(&repayment)
+            .ok_or_else(|| unreadable(corrupt("loan", "a withholding no journal can hold")))?;
+        let mut events = vec![announce.loan_event(
+            &loan,
+            EventData::LoanRepayment(Box::new(RepaymentEvent {
+                repayment: repayment.clone(),
+                loan: after.clone(),
+            })),
+        )];
+        if after.state != loan.state {
+            let news = LoanNews {
+                event: LoanEvent::of_move(loan.state, after.state),
+                loan: after.clone(),
+            };
+            events.push(announce.loan_event(&loan, EventData::Loan(Box::new(news))));
+        }
+        let change = LoanChange {
+            from: loan.state,
+            read_on: loan.updated_on,
+            loan: after,
+            journals: vec![journal],
+            payout: None,
+            repayment: Some(repayment),
+            events,
+        };
+        if super::loans::write_change(conn, &change).await? == Changed::Changed {
+            withheld = withheld.saturating_add(1);
+        }
+    }
+    Ok(withheld)
 }
 
 /// The rows, ordered by merchant, as one `MerchantSettled` per merchant.

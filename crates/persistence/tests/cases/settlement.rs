@@ -26,6 +26,20 @@ impl Announce for Events {
             data: EventData::BalanceAvailable(settled),
         }
     }
+
+    fn loan_event(&self, loan: &holdfast_domain::loan::Loan, data: EventData) -> Event {
+        Event {
+            id: event_id(),
+            platform_id: loan.platform_id.clone(),
+            mode: loan.mode,
+            created_on: T0,
+            data,
+        }
+    }
+
+    fn repayment_id(&self) -> holdfast_domain::ids::LoanRepaymentId {
+        holdfast_domain::ids::LoanRepaymentId::from_suffix(&CountingIds.next_id())
+    }
 }
 
 /// A sale of `amount` for `m` on `plan`, its charge posted at `posted_on`.

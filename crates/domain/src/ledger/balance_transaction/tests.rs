@@ -105,6 +105,12 @@ fn an_id_gives_back_its_journals_position() {
             JournalKind::Payout | JournalKind::PayoutPaid | JournalKind::PayoutReturned => {
                 "po_01JDQ8Y6M2Z4R7V9T3B5N8K1XW"
             }
+            JournalKind::LoanAdvance | JournalKind::LoanChargeOff => {
+                "loan_01JDQ8Y6M2Z4R7V9T3B5N8K1XW"
+            }
+            JournalKind::LoanWithholding | JournalKind::LoanRepayment => {
+                "lrp_01JDQ8Y6M2Z4R7V9T3B5N8K1XW"
+            }
             _ => "txn_01JDQ8Y6M2Z4R7V9T3B5N8K1XW",
         };
         let position = Position {

@@ -200,7 +200,11 @@ proptest! {
                 | JournalKind::Reversal
                 | JournalKind::Payout
                 | JournalKind::PayoutPaid
-                | JournalKind::PayoutReturned => {
+                | JournalKind::PayoutReturned
+                | JournalKind::LoanAdvance
+                | JournalKind::LoanWithholding
+                | JournalKind::LoanRepayment
+                | JournalKind::LoanChargeOff => {
                     prop_assert!(false, "a payment posts only charges and refunds");
                 }
             }

@@ -1,0 +1,401 @@
+//! Loans from outside (docs/loans.md), on both backends: offered through the API, accepted with
+//! the merchant's consent and paid out as a payout of method `loan` the sandbox bank pays;
+//! settlements withhold the rate, never more than is outstanding; an early repayment from the
+//! available balance; the events at a real receiver with valid signatures, and a loan
+//! delivery's resend refused (spec 6.4); `holdfast ledger verify` clean throughout; expiry and
+//! the 30-day minimum by moving the loan's times back (time travel, not sleep); a charge-off.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test code: a panic is the failure report"
+)]
+
+use std::time::Duration;
+
+use holdfast_e2e::{Answer, Api, Env, Receiver, on_both_backends, verify_signature};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const CARD: &str = r#"{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}"#;
+
+/// A merchant of `key`'s platform on a plan free of fees that settles at once.
+async fn merchant_settling_at_once(api: &Api, key: &str) -> String {
+    let connections = api.get("/v1/processor-connections", key).await;
+    let plan = api
+        .post(
+            "/v1/plans",
+            key,
+            &json!({"name": "At once", "fee": {"basisPoints": 0, "fixed": 0},
+                    "defaultConnectionId": connections.body["data"][0]["id"],
+                    "settlementDelayDays": 0})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
+    let merchant = api.shop(key).await;
+    let moved = api
+        .patch(
+            &format!("/v1/merchants/{merchant}"),
+            key,
+            &json!({"planId": plan.body["id"]}).to_string(),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    merchant
+}
+
+/// A sale of `amount`, settled by `holdfast ledger settle`.
+async fn settle_sale(env: &Env, api: &Api, key: &str, merchant: &str, amount: i64) {
+    let sale = api
+        .post(
+            "/v1/transactions",
+            key,
+            &format!(
+                r#"{{"merchantId": "{merchant}", "type": "sale", "amount": {amount}, "payment": {CARD}}}"#
+            ),
+        )
+        .await;
+    assert_eq!(sale.status, StatusCode::CREATED, "{}", sale.text);
+    assert_eq!(env.cli_json(&["ledger", "settle"])["transactions"], 1);
+}
+
+async fn available(api: &Api, key: &str, merchant: &str) -> Value {
+    let read = api
+        .get(&format!("/v1/balances?merchantId={merchant}"), key)
+        .await;
+    assert_eq!(read.status, StatusCode::OK, "{}", read.text);
+    let b = &read.body["balances"][0];
+    json!([b["available"], b["pending"], b["inTransit"]])
+}
+
+fn verify_clean(env: &Env) {
+    assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
+}
+
+async fn loan(api: &Api, key: &str, id: &str) -> Value {
+    let read = api.get(&format!("/v1/loans/{id}"), key).await;
+    assert_eq!(read.status, StatusCode::OK, "{}", read.text);
+    read.body
+}
+
+const OFFER: &str = r#"{"merchantId": "{merchant}", "advance": 100000, "fee": 10000,
+    "withholdRateBps": 1000, "minimumPer30Days": 20000}"#;
+const CONSENT: &str = r#"{"consent": {"name": "Ada Lovelace", "reference": "signed-terms-7"}}"#;
+
+/// The whole life of a loan, observed from outside.
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
+async fn a_loan_is_paid_out_and_repaid_from_settlements(env: Env) {
+    let receiver = Receiver::start(Answer::status(200)).await;
+    let platform = env.create_platform("Lender");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8"),
+        ("HOLDFAST_WORKER_POLL_MS", "20"),
+        ("HOLDFAST_PAYOUT_EVERY_MS", "0"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let hook = api
+        .post(
+            "/v1/webhooks",
+            key,
+            &json!({"endpointUrl": receiver.url,
+                    "events": ["loan.created", "loan.accepted", "loan.paid_out",
+                               "loan.repayment", "loan.repaid"]})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
+    let merchant = merchant_settling_at_once(&api, key).await;
+
+    // Offered: the terms, what is outstanding, and the acceptance page's link, once.
+    let body = OFFER.replace("{merchant}", &merchant);
+    let offered = api.post_once("/v1/loans", key, "loan-1", &body).await;
+    assert_eq!(offered.status, StatusCode::CREATED, "{}", offered.text);
+    let id = offered.body["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("loan_"));
+    for (field, value) in [
+        ("state", json!("offered")),
+        ("advance", json!(100_000)),
+        ("fee", json!(10_000)),
+        ("total", json!(110_000)),
+        ("outstanding", json!(110_000)),
+        ("repaid", json!(0)),
+        ("withholdRateBps", json!(1_000)),
+        ("minimumPer30Days", json!(20_000)),
+        ("currency", json!("USD")),
+        ("payoutId", Value::Null),
+        ("acceptance", Value::Null),
+    ] {
+        assert_eq!(offered.body[field], value, "{field}: {}", offered.text);
+    }
+    let url = offered.body["acceptanceUrl"].as_str().unwrap();
+    assert!(url.contains("/loans/"), "{url}");
+    let replayed = api.post_once("/v1/loans", key, "loan-1", &body).await;
+    assert_eq!(replayed.body["id"], id.as_str(), "one loan per key");
+    assert!(
+        loan(&api, key, &id).await.get("acceptanceUrl").is_none(),
+        "the link is shown once"
+    );
+    let second = api.post("/v1/loans", key, &body).await;
+    assert_eq!(second.status, StatusCode::CONFLICT, "{}", second.text);
+    assert_eq!(second.body["error"]["param"], "merchantId");
+    let early = api.post(&format!("/v1/loans/{id}/repay"), key, "{}").await;
+    assert_eq!(
+        early.status,
+        StatusCode::CONFLICT,
+        "nothing to repay before the payout"
+    );
+
+    // Accepted with the merchant's consent, and paid out at once.
+    let accepted = api
+        .post(&format!("/v1/loans/{id}/accept"), key, CONSENT)
+        .await;
+    assert_eq!(accepted.status, StatusCode::OK, "{}", accepted.text);
+    assert_eq!(accepted.body["state"], "paid_out", "{}", accepted.text);
+    assert_eq!(accepted.body["acceptance"]["by"], "platform");
+    assert_eq!(accepted.body["acceptance"]["name"], "Ada Lovelace");
+    assert_eq!(
+        accepted.body["acceptance"]["consentReference"],
+        "signed-terms-7"
+    );
+    assert_eq!(accepted.body["acceptance"]["address"], "127.0.0.1");
+    let payout_id = accepted.body["payoutId"].as_str().unwrap().to_owned();
+    let payout = api.get(&format!("/v1/payouts/{payout_id}"), key).await;
+    assert_eq!(payout.body["method"], "loan", "{}", payout.text);
+    assert_eq!(payout.body["amount"], 100_000);
+    assert_eq!(
+        available(&api, key, &merchant).await,
+        json!([0, 0, 100_000])
+    );
+    let cancel = api.post(&format!("/v1/loans/{id}/cancel"), key, "").await;
+    assert_eq!(
+        cancel.status,
+        StatusCode::CONFLICT,
+        "paid out: too late to cancel"
+    );
+    verify_clean(&env);
+    assert_eq!(env.cli_json(&["ledger", "pay-out"])["paid"], 1);
+    assert_eq!(available(&api, key, &merchant).await, json!([0, 0, 0]));
+    verify_clean(&env);
+
+    // A settlement of 350.09 withholds 10 %, rounded down: 35.00.
+    settle_sale(&env, &api, key, &merchant, 35_009).await;
+    assert_eq!(available(&api, key, &merchant).await, json!([31_509, 0, 0]));
+    let after = loan(&api, key, &id).await;
+    assert_eq!(
+        (after["repaid"].clone(), after["outstanding"].clone()),
+        (json!(3_500), json!(106_500))
+    );
+    // An early repayment the available balance does not cover is refused; one it does is taken.
+    let too_much = api
+        .post(
+            &format!("/v1/loans/{id}/repay"),
+            key,
+            r#"{"amount": 31510}"#,
+        )
+        .await;
+    assert_eq!(too_much.status, StatusCode::CONFLICT, "{}", too_much.text);
+    assert_eq!(too_much.body["error"]["param"], "amount");
+    let repaid = api
+        .post_once(
+            &format!("/v1/loans/{id}/repay"),
+            key,
+            "repay-1",
+            r#"{"amount": 31509}"#,
+        )
+        .await;
+    assert_eq!(repaid.status, StatusCode::OK, "{}", repaid.text);
+    assert_eq!(repaid.body["outstanding"], 74_991);
+    assert_eq!(available(&api, key, &merchant).await, json!([0, 0, 0]));
+    verify_clean(&env);
+
+    // A large settlement withholds only what is outstanding, and the loan is repaid.
+    settle_sale(&env, &api, key, &merchant, 1_000_000).await;
+    let done = loan(&api, key, &id).await;
+    assert_eq!(done["state"], "repaid", "{done}");
+    assert_eq!(done["outstanding"], 0);
+    assert_eq!(done["repaid"], 110_000);
+    assert_eq!(
+        available(&api, key, &merchant).await,
+        json!([1_000_000 - 74_991, 0, 0])
+    );
+    let history = api.get(&format!("/v1/loans/{id}/repayments"), key).await;
+    let rows: Vec<(Value, Value, bool)> = history.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["kind"].clone(),
+                r["amount"].clone(),
+                r["settlementRunId"].is_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (json!("withholding"), json!(74_991), true),
+            (json!("early"), json!(31_509), false),
+            (json!("withholding"), json!(3_500), true),
+        ],
+        "{}",
+        history.text
+    );
+    let listed = api
+        .get(
+            &format!("/v1/loans?merchantId={merchant}&state=repaid"),
+            key,
+        )
+        .await;
+    assert_eq!(listed.body["data"][0]["id"], id.as_str(), "{}", listed.text);
+    let kinds = api
+        .get(
+            &format!("/v1/balance-transactions?merchantId={merchant}&type=loan_withholding"),
+            key,
+        )
+        .await;
+    assert_eq!(
+        kinds.body["data"].as_array().unwrap().len(),
+        2,
+        "{}",
+        kinds.text
+    );
+    verify_clean(&env);
+
+    // The events, signed; in the order they happened (deliveries run concurrently, so by their
+    // time, and a settlement's repayment before the repaid it led to); a loan's delivery
+    // cannot be resent.
+    let delivered = receiver.wait_for(7, Duration::from_secs(10)).await;
+    let secret = hook.body["secret"].as_str().unwrap();
+    let order = [
+        "loan.created",
+        "loan.accepted",
+        "loan.paid_out",
+        "loan.repayment",
+        "loan.repaid",
+    ];
+    let mut events: Vec<Value> = delivered
+        .iter()
+        .map(|d| {
+            verify_signature(secret, d).unwrap();
+            d.json()
+        })
+        .collect();
+    events.sort_by_key(|e| {
+        let rank = order.iter().position(|t| e["eventType"] == *t);
+        (e["createdOn"].as_str().unwrap().to_owned(), rank)
+    });
+    let seen: Vec<(Value, Value)> = events
+        .iter()
+        .map(|e| {
+            let outstanding = match e["eventType"].as_str().unwrap() {
+                "loan.repayment" => e["data"]["loan"]["outstanding"].clone(),
+                _ => e["data"]["outstanding"].clone(),
+            };
+            (e["eventType"].clone(), outstanding)
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (json!("loan.created"), json!(110_000)),
+            (json!("loan.accepted"), json!(110_000)),
+            (json!("loan.paid_out"), json!(110_000)),
+            (json!("loan.repayment"), json!(106_500)),
+            (json!("loan.repayment"), json!(74_991)),
+            (json!("loan.repayment"), json!(0)),
+            (json!("loan.repaid"), json!(0)),
+        ]
+    );
+    let notification = delivered[0].json()["id"].as_str().unwrap().to_owned();
+    let resend = env.cli(&[
+        "deliveries",
+        "resend",
+        "--platform",
+        &platform.id,
+        &notification,
+    ]);
+    assert!(!resend.success, "a loan delivery is never resent");
+    assert!(resend.stderr.contains("cannot resend"), "{}", resend.stderr);
+}
+
+/// An offer past its end expires at the review; a loan paid out falls past due once a 30-day
+/// minimum is not met, and is charged off by the operator: the books still verify.
+async fn offers_expire_minimums_fall_due_and_the_operator_charges_off(env: Env) {
+    let platform = env.create_platform("Lender");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PAYOUT_EVERY_MS", "0"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let first = merchant_settling_at_once(&api, key).await;
+    let body = OFFER.replace("{merchant}", &first);
+    let offered = api.post("/v1/loans", key, &body).await;
+    let expiring = offered.body["id"].as_str().unwrap().to_owned();
+    // Time travel: the offer's end moved into the past.
+    env.execute_sql(&format!(
+        "UPDATE loans SET offer_expires_on = created_on WHERE id = '{expiring}';"
+    ))
+    .await;
+    let accept = api
+        .post(&format!("/v1/loans/{expiring}/accept"), key, CONSENT)
+        .await;
+    assert_eq!(accept.status, StatusCode::CONFLICT, "{}", accept.text);
+    assert_eq!(
+        env.cli_json(&["loans", "review"]),
+        json!({"expired": 1, "paidOut": 0, "moved": 0})
+    );
+    assert_eq!(loan(&api, key, &expiring).await["state"], "expired");
+
+    // A new offer, now that the first is final; accepted, paid out; then 31 days pass.
+    let second = api.post("/v1/loans", key, &body).await;
+    assert_eq!(second.status, StatusCode::CREATED, "{}", second.text);
+    let id = second.body["id"].as_str().unwrap().to_owned();
+    let accepted = api
+        .post(&format!("/v1/loans/{id}/accept"), key, CONSENT)
+        .await;
+    assert_eq!(accepted.body["state"], "paid_out", "{}", accepted.text);
+    assert_eq!(
+        env.cli_json(&["loans", "review"]),
+        json!({"expired": 0, "paidOut": 0, "moved": 0}),
+        "within its first 30 days nothing is due"
+    );
+    env.execute_sql(&format!(
+        "UPDATE loans SET paid_out_on = '2020-01-01T00:00:00Z' WHERE id = '{id}';"
+    ))
+    .await;
+    assert_eq!(env.cli_json(&["loans", "review"])["moved"], 1);
+    assert_eq!(loan(&api, key, &id).await["state"], "past_due");
+    verify_clean(&env);
+
+    let out = env.cli_json(&[
+        "loans",
+        "charge-off",
+        &id,
+        "--platform",
+        &platform.id,
+        "--mode",
+        "test",
+    ]);
+    assert_eq!(out["state"], "charged_off", "{out}");
+    assert_eq!(out["outstanding"], 0);
+    assert_eq!(loan(&api, key, &id).await["state"], "charged_off");
+    let again = env.cli(&[
+        "loans",
+        "charge-off",
+        &id,
+        "--platform",
+        &platform.id,
+        "--mode",
+        "test",
+    ]);
+    assert!(!again.success, "charged off once");
+    verify_clean(&env);
+}
+
+on_both_backends!(
+    a_loan_is_paid_out_and_repaid_from_settlements,
+    offers_expire_minimums_fall_due_and_the_operator_charges_off
+);
