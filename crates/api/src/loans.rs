@@ -83,15 +83,18 @@ struct CreateLoan {
 struct OfferedView {
     #[serde(flatten)]
     loan: Loan,
-    /// The page where the merchant reads the terms and accepts: send it to the merchant.
-    acceptance_url: String,
+    /// The page where the merchant reads the terms and accepts: send it to the merchant. In
+    /// the answer to the request that offered it only; a replay under the same key has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false)]
+    acceptance_url: Option<String>,
 }
 
-impl From<&OfferedLoan> for OfferedView {
-    fn from(o: &OfferedLoan) -> Self {
+impl OfferedView {
+    fn of(o: &OfferedLoan, with_link: bool) -> Self {
         Self {
             loan: o.loan.clone(),
-            acceptance_url: o.acceptance_url.clone(),
+            acceptance_url: with_link.then(|| o.acceptance_url.clone()),
         }
     }
 }
@@ -104,7 +107,8 @@ async fn create(
     req: HttpRequest,
     ApiJson(body): ApiJson<CreateLoan>,
 ) -> Result<HttpResponse, ApiError> {
-    let answer = AnswerWithChange::new(&req, |o: &OfferedLoan| created(&OfferedView::from(o)));
+    // The stored answer a replay gets has no link: the link's secret is kept nowhere.
+    let answer = AnswerWithChange::new(&req, |o: &OfferedLoan| created(&OfferedView::of(o, false)));
     let merchant = MerchantId::parse("merchantId", &body.merchant_id)
         .map_err(|_| ApiError::invalid("merchantId", "no such merchant"))?;
     let rate = u32::try_from(body.withhold_rate_bps)
@@ -119,7 +123,7 @@ async fn create(
         .loans
         .offer(&who, new, answer.recorder().as_ref())
         .await?;
-    Ok(answer.send(&offered))
+    Ok(answer.send_answer(created(&OfferedView::of(&offered, true))))
 }
 
 #[derive(Deserialize, IntoParams)]

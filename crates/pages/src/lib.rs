@@ -15,6 +15,7 @@
 mod dashboard;
 mod demo;
 mod demo_page;
+mod loan_offer;
 mod onboarding;
 mod state;
 
@@ -24,10 +25,11 @@ pub use demo::{Demo, prepare as prepare_demo};
 pub use state::PagesState;
 
 /// Registers the pages: the dashboard (`/dashboard…`), the hosted boarding form
-/// (`/onboarding…`) and the demo checkout (`/demo`). Needs `web::Data<PagesState>` in the
+/// (`/onboarding…`), the hosted loan offer (`/loans…`) and the demo checkout (`/demo`). Needs `web::Data<PagesState>` in the
 /// app's data.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(demo_page::config)
         .configure(dashboard::config)
-        .configure(onboarding::config);
+        .configure(onboarding::config)
+        .configure(loan_offer::config);
 }

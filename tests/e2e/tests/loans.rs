@@ -11,6 +11,7 @@
 
 use std::time::Duration;
 
+use holdfast_e2e::dashboard::{ADMIN_PASSWORD, set_password};
 use holdfast_e2e::{Answer, Api, Env, Receiver, on_both_backends, verify_signature};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -132,6 +133,10 @@ async fn a_loan_is_paid_out_and_repaid_from_settlements(env: Env) {
     assert!(url.contains("/loans/"), "{url}");
     let replayed = api.post_once("/v1/loans", key, "loan-1", &body).await;
     assert_eq!(replayed.body["id"], id.as_str(), "one loan per key");
+    assert!(
+        replayed.body.get("acceptanceUrl").is_none(),
+        "the link's secret is kept nowhere, not even for a replay"
+    );
     assert!(
         loan(&api, key, &id).await.get("acceptanceUrl").is_none(),
         "the link is shown once"
@@ -395,7 +400,128 @@ async fn offers_expire_minimums_fall_due_and_the_operator_charges_off(env: Env) 
     verify_clean(&env);
 }
 
+/// The merchant accepts on the hosted page in Debian's Chromium (`tests/browser/loan-offer.mjs`):
+/// the API then reads who accepted, from where, and the advance paid out; the books verify;
+/// the dashboard's Loans page shows it (`tests/browser/dashboard-loans.mjs`).
+async fn the_merchant_accepts_on_the_hosted_page(env: Env) {
+    let platform = env.create_platform("Lender");
+    set_password(&env, &platform.id, &platform.owner_id, ADMIN_PASSWORD);
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PAYOUT_EVERY_MS", "0"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let merchant = merchant_settling_at_once(&api, key).await;
+    let offered = api
+        .post("/v1/loans", key, &OFFER.replace("{merchant}", &merchant))
+        .await;
+    assert_eq!(offered.status, StatusCode::CREATED, "{}", offered.text);
+    let url = offered.body["acceptanceUrl"].as_str().unwrap();
+    let path = &url[url.find("/loans/").unwrap()..];
+    holdfast_e2e::browser(
+        &env,
+        &server,
+        "loan-offer.mjs",
+        &[("HOLDFAST_OFFER_PATH", path)],
+    );
+    let id = offered.body["id"].as_str().unwrap();
+    let read = loan(&api, key, id).await;
+    assert_eq!(read["state"], "paid_out", "{read}");
+    assert_eq!(read["acceptance"]["by"], "merchant");
+    assert_eq!(read["acceptance"]["name"], "Ada Lovelace");
+    assert_eq!(read["acceptance"]["consentReference"], Value::Null);
+    assert_eq!(read["acceptance"]["address"], "127.0.0.1");
+    verify_clean(&env);
+    holdfast_e2e::browser(
+        &env,
+        &server,
+        "dashboard-loans.mjs",
+        &[
+            ("HOLDFAST_ADMIN_EMAIL", "owner@example.com"),
+            ("HOLDFAST_ADMIN_PASSWORD", ADMIN_PASSWORD),
+            ("HOLDFAST_LOAN_ID", id),
+        ],
+    );
+}
+
+/// The offer page is in attackers' hands: a post from another origin is refused, a hostile
+/// name is refused in words that never repeat it and nothing is accepted, and guessing links
+/// locks the address out, even from the right link.
+async fn the_offer_page_refuses_forgeries_hostile_names_and_guesses(env: Env) {
+    let platform = env.create_platform("Lender");
+    let server = env.serve_with(&[
+        ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_PAYOUT_EVERY_MS", "0"),
+        ("HOLDFAST_RATE_LIMIT_FAILED_AUTH_PER_MIN", "3"),
+    ]);
+    let api = Api::new(&server);
+    let key = &platform.private_key;
+    let merchant = merchant_settling_at_once(&api, key).await;
+    let offered = api
+        .post("/v1/loans", key, &OFFER.replace("{merchant}", &merchant))
+        .await;
+    let id = offered.body["id"].as_str().unwrap().to_owned();
+    let url = offered.body["acceptanceUrl"].as_str().unwrap();
+    let path = url[url.find("/loans/").unwrap()..].to_owned();
+    let http = reqwest::Client::new();
+    let origin = server.url("");
+    let post = |path: String, origin: String, fields: Vec<(&'static str, String)>| {
+        let http = http.clone();
+        let target = server.url(&path);
+        async move {
+            let answer = http
+                .post(target)
+                .header("origin", origin)
+                .form(&fields)
+                .send()
+                .await
+                .unwrap();
+            (answer.status(), answer.text().await.unwrap())
+        }
+    };
+    let yes = || ("agree", "yes".to_owned());
+    let (status, _) = post(
+        path.clone(),
+        "http://evil.example".into(),
+        vec![("name", "Mallory".into()), yes()],
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "another origin's post");
+    for hostile in ["Ada\u{0}Lovelace", "<script>alert(1)</script>\u{7}", "   "] {
+        let (status, page) = post(
+            path.clone(),
+            origin.trim_end_matches('/').to_owned(),
+            vec![("name", hostile.to_owned()), yes()],
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{hostile:?}: {page}");
+        assert!(page.contains("Your full name must"), "{page}");
+        assert!(!page.contains("<script>alert"), "never repeated");
+    }
+    assert_eq!(
+        loan(&api, key, &id).await["state"],
+        "offered",
+        "nothing accepted"
+    );
+    let guess = "/loans/ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut answers = Vec::new();
+    for _ in 0..4 {
+        let answer = http.get(server.url(guess)).send().await.unwrap();
+        answers.push(answer.status().as_u16());
+    }
+    assert_eq!(answers, [404, 404, 404, 429]);
+    let right = http.get(server.url(&path)).send().await.unwrap();
+    assert_eq!(
+        right.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "even a right link"
+    );
+}
+
 on_both_backends!(
+    the_offer_page_refuses_forgeries_hostile_names_and_guesses,
+    the_merchant_accepts_on_the_hosted_page,
     a_loan_is_paid_out_and_repaid_from_settlements,
     offers_expire_minimums_fall_due_and_the_operator_charges_off
 );

@@ -189,16 +189,19 @@ impl Loan {
         )
     }
 
-    /// The journal that writes off what it still owes, at `now`, against the platform's
-    /// funding; `None` when nothing is outstanding.
+    /// The journal that writes off what it still owes, at `now`: the fee is counted as repaid
+    /// last, so the part of it still owed was never earned and comes back off the loan fees; the
+    /// rest of what is owed is the platform's own money, lost. `None` when nothing is owed.
     pub fn charge_off_journal(&self, now: OffsetDateTime) -> Option<Journal> {
         let owed = self.outstanding();
+        let unearned_fee = self.terms.fee.min(owed);
         self.journal(
             JournalKind::LoanChargeOff,
             self.id.to_string(),
             now,
             &[
-                (Purpose::PlatformFunding, owed),
+                (Purpose::PlatformFunding, owed.checked_sub(unearned_fee)?),
+                (Purpose::LoanFees, unearned_fee),
                 (Purpose::LoanReceivable, owed.checked_neg()?),
             ],
         )
@@ -339,6 +342,23 @@ mod tests {
             assert_eq!(l.withholding(net), withheld, "{state} {repaid}");
             assert_eq!(l.standing(T + since), standing, "{state} {repaid} {since}");
         }
+    }
+
+    #[test]
+    fn a_charge_off_takes_back_the_fee_not_earned_and_loses_the_rest() {
+        let at = |repaid| {
+            let j = loan(LoanState::PastDue, repaid).charge_off_journal(T)?;
+            Some((
+                j.amount_to(Purpose::LoanReceivable),
+                j.amount_to(Purpose::LoanFees),
+                j.amount_to(Purpose::PlatformFunding),
+            ))
+        };
+        // Advance 100,000 and fee 10,000: the fee is repaid last.
+        assert_eq!(at(0), Some((-110_000, 10_000, 100_000)));
+        assert_eq!(at(60_000), Some((-50_000, 10_000, 40_000)));
+        assert_eq!(at(104_000), Some((-6_000, 6_000, 0)));
+        assert_eq!(at(110_000), None, "nothing owed, nothing written off");
     }
 
     #[test]

@@ -287,6 +287,14 @@ impl PayoutService {
         if payout.state != PayoutState::Pending {
             return Err(refused(payout.state));
         }
+        // A loan's advance is lent once it is paid out: canceling its payout would leave the
+        // loan owed with its money back in the merchant's balance (docs/loans.md).
+        if payout.method == PayoutMethod::Loan {
+            return Err(ServiceError::Conflict {
+                field: "id",
+                message: "is a loan's payout: cancel the loan before it is paid out instead".into(),
+            });
+        }
         let change = self.change(&payout, PayoutState::Canceled, None)?;
         if self
             .payouts

@@ -11,6 +11,7 @@ const NAVIGATION: &[(&str, &str)] = &[
     ("/dashboard/transactions", "Transaction Log"),
     ("/dashboard/merchants", "Merchants"),
     ("/dashboard/money", "Money"),
+    ("/dashboard/loans", "Loans"),
     ("/dashboard/boarding", "Boarding"),
     ("/dashboard/processors", "Processors"),
     ("/dashboard/settings/webhooks", "Settings › Webhooks"),

@@ -10,6 +10,7 @@ mod auth;
 mod boarding;
 mod keys;
 pub(crate) mod layout;
+mod loans;
 mod merchants;
 mod money;
 mod platforms;
@@ -52,6 +53,7 @@ pub fn config(cfg: &mut web::ServiceConfig) {
     .configure(transactions::config)
     .configure(merchants::config)
     .configure(money::config)
+    .configure(loans::config)
     .configure(processors::config)
     .configure(audit::config)
     .configure(platforms::config)

@@ -232,10 +232,14 @@ SELECT j.source_id || ' (' || j.kind || ')' AS subject,
                                           ELSE 'early' END
                  AND j.merchant_available = r.amount AND j.loan_receivable = -r.amount
                  AND j.loan_fees = 0 AND j.platform_funding = 0)
+             -- Written off: the fee still owed back off the fees (it is repaid last), the rest
+             -- against the platform's funding.
              OR (j.kind = 'loan_charge_off' AND r.id IS NULL AND l.state = 'charged_off'
-                 AND j.platform_funding = l.advance + l.fee - l.repaid
-                 AND j.loan_receivable = -j.platform_funding
-                 AND j.merchant_available = 0 AND j.loan_fees = 0)))";
+                 AND j.loan_receivable = -(l.advance + l.fee - l.repaid)
+                 AND j.loan_fees = CASE WHEN l.fee < l.advance + l.fee - l.repaid THEN l.fee
+                                        ELSE l.advance + l.fee - l.repaid END
+                 AND j.platform_funding = l.advance + l.fee - l.repaid - j.loan_fees
+                 AND j.merchant_available = 0)))";
 
 /// Each loan has repaid what its repayments add up to, each repayment has its journal, and
 /// each loan paid out has its advance's journal and payout.

@@ -25,17 +25,18 @@ use crate::schema::{loan_repayments as lr, loans as l};
 use crate::timestamp::Instant;
 
 /// Writes `change` in the caller's SQL transaction, if the loan is still in `change.from` and
-/// unchanged since `change.read_on`. An early repayment is taken under the payouts' lock, only
-/// if the merchant's available balance covers it; a payout is made under it too, as payouts are.
+/// unchanged since `change.read_on`. Every change of a loan is made under the payouts' lock: a
+/// settlement run reads the loans it withholds for under it, so no change slips between its
+/// read and its write (which would leave a merchant's net unwithheld); an early repayment is
+/// taken only if the merchant's available balance, read under it, covers it; a payout is made
+/// under it, as payouts are.
 pub(super) async fn write_change(conn: &mut Conn, change: &LoanChange) -> QueryResult<Changed> {
     let loan = &change.loan;
     let early = change
         .repayment
         .as_ref()
         .filter(|r| r.kind == RepaymentKind::Early);
-    if early.is_some() || change.payout.is_some() {
-        conn.lock(Lock::Payouts).await?;
-    }
+    conn.lock(Lock::Payouts).await?;
     if let Some(repayment) = early {
         let available = available_to(
             conn,
