@@ -3,15 +3,20 @@
 //! several currencies, written through the stores as the services write them: after every step
 //! the books check whole, each balance is what a model of the posting, settlement and payout
 //! rules says, and what each merchant was paid plus what it holds is its captured net less its
-//! refunds (issue 41).
+//! refunds (issue 41). With loans (issue 42): a merchant is lent an advance, paid out as a
+//! payout of method `loan`, repaid early from its available balance, and each settlement run
+//! withholds exactly `min(floor(net × rate / 10,000), outstanding)` of the net it settled; the
+//! total withheld never passes the advance and fee, and a loan is repaid exactly when nothing
+//! is outstanding.
 
 use std::sync::Arc;
 
-use holdfast_domain::ids::SettlementRunId;
+use holdfast_domain::ids::{LoanId, LoanRepaymentId, SettlementRunId};
 use holdfast_domain::ledger::{SettlementDelay, SettlementRun, journal_for};
+use holdfast_domain::loan::{Loan, LoanRepayment, LoanState, LoanTerms, RepaymentKind};
 use holdfast_domain::payment::follow_up::{OriginalOutcome, Reservation};
 use holdfast_domain::payout::{Payout, PayoutState};
-use holdfast_domain::ports::{Balance, Made};
+use holdfast_domain::ports::{Balance, Changed, LoanChange, Made, Offered};
 use proptest::prelude::*;
 use time::Duration;
 
@@ -43,6 +48,17 @@ pub enum Step {
     /// A payout's next move: by `how`, handed over and paid, handed over and returned,
     /// canceled, or returned after it was paid (whichever its state allows).
     Bank { payout: usize, how: u8 },
+    /// Lends merchant `merchant` an advance (and a fee of `fee_percent` of it, withheld at
+    /// `bps`), paid out at once, unless it has a loan being repaid.
+    Lend {
+        merchant: usize,
+        advance: i64,
+        fee_percent: i64,
+        bps: u32,
+    },
+    /// Repays `percent` of what the merchant's loan has outstanding early, from its available
+    /// balance: taken if that covers it, refused otherwise.
+    Repay { merchant: usize, percent: i64 },
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -57,6 +73,9 @@ fn step() -> impl Strategy<Value = Step> {
         2 => (0..80_i64).prop_map(|hours| Step::Settle { hours }),
         3 => (0..3_usize, 0..=110_i64).prop_map(|(merchant, percent)| Step::PayOut { merchant, percent }),
         3 => (any::<usize>(), 0..4_u8).prop_map(|(payout, how)| Step::Bank { payout, how }),
+        2 => (0..3_usize, 1..500_000_i64, 0..=100_i64, 1..=10_000_u32)
+            .prop_map(|(merchant, advance, fee_percent, bps)| Step::Lend { merchant, advance, fee_percent, bps }),
+        1 => (0..3_usize, 1..=100_i64).prop_map(|(merchant, percent)| Step::Repay { merchant, percent }),
     ]
 }
 
@@ -83,6 +102,11 @@ struct World<'a> {
     refunded: Vec<i64>,
     /// Every payout made, as it now is.
     payouts: Vec<Payout>,
+    /// Per merchant: its latest loan, as the model says it is.
+    loans: Vec<Option<Loan>>,
+    /// Per merchant: advances lent, and what was repaid of them (withheld or early).
+    lent: Vec<i64>,
+    repaid: Vec<i64>,
     now: OffsetDateTime,
 }
 
@@ -177,10 +201,31 @@ impl World<'_> {
                     .await
                     .unwrap();
                 let now = self.now;
+                let mut nets = vec![0_i64; self.merchants.len()];
                 for c in &mut self.charges {
-                    c.settled |= c.delay.cutoff(now) >= c.posted_on;
+                    if !c.settled && c.delay.cutoff(now) >= c.posted_on {
+                        c.settled = true;
+                        nets[c.merchant] += c.net;
+                    }
+                }
+                // Each loan being repaid withholds the rule's share of the net this run settled.
+                for (i, net) in nets.into_iter().enumerate() {
+                    if let Some(loan) = self.loans[i].clone() {
+                        let withheld = loan.withholding(net);
+                        if withheld > 0 {
+                            self.loans[i] = Some(loan.after_repaying(withheld, now));
+                            self.repaid[i] += withheld;
+                        }
+                    }
                 }
             }
+            Step::Lend {
+                merchant,
+                advance,
+                fee_percent,
+                bps,
+            } => self.lend(merchant, advance, fee_percent, bps).await,
+            Step::Repay { merchant, percent } => self.repay_early(merchant, percent).await,
         }
     }
 
@@ -199,10 +244,121 @@ impl World<'_> {
         let in_transit = sum(&[PayoutState::Pending, PayoutState::InTransit]);
         let paid = sum(&[PayoutState::Paid]);
         (
-            settled - self.refunded[i] - in_transit - paid,
+            settled - self.refunded[i] - in_transit - paid + self.lent[i] - self.repaid[i],
             in_transit,
             paid,
         )
+    }
+
+    /// Lends `merchant` an advance as the service does: offered, accepted, then its advance
+    /// journal and its payout (method `loan`) in one change.
+    async fn lend(&mut self, merchant: usize, advance: i64, fee_percent: i64, bps: u32) {
+        if self.loans[merchant]
+            .as_ref()
+            .is_some_and(|l| !l.state.is_final())
+        {
+            return;
+        }
+        let m = &self.merchants[merchant];
+        let terms = LoanTerms::new(advance, advance * fee_percent / 100, bps, None).unwrap();
+        let offered = Loan {
+            id: LoanId::from_suffix(&CountingIds.next_id()),
+            platform_id: m.platform_id.clone(),
+            mode: m.mode,
+            merchant_id: m.id.clone(),
+            currency: m.details.currency,
+            state: LoanState::Offered,
+            terms,
+            repaid: 0,
+            offer_expires_on: self.now + Duration::days(30),
+            link_hash: None,
+            acceptance: None,
+            payout_id: None,
+            paid_out_on: None,
+            created_on: self.now,
+            updated_on: self.now,
+        };
+        let event = loan_event(&offered);
+        let answer = self.stores.loans.offer_loan(&offered, &event, None).await;
+        assert_eq!(answer.unwrap(), Offered::Offered);
+        let accepted = Loan {
+            state: LoanState::Accepted,
+            ..offered.clone()
+        };
+        self.change(change_of(&offered, accepted.clone(), Vec::new()))
+            .await;
+        let mut payout = super::payouts::payout(m, advance, self.now);
+        payout.method = holdfast_domain::payout::PayoutMethod::Loan;
+        let journals = vec![
+            accepted.advance_journal(self.now).unwrap(),
+            payout
+                .journal_for(None, PayoutState::Pending, self.now)
+                .unwrap(),
+        ];
+        let paid_out = Loan {
+            state: LoanState::PaidOut,
+            payout_id: Some(payout.id.clone()),
+            paid_out_on: Some(self.now),
+            ..accepted.clone()
+        };
+        let mut change = change_of(&accepted, paid_out.clone(), journals);
+        change.payout = Some(payout.clone());
+        self.change(change).await;
+        self.payouts.push(payout);
+        self.lent[merchant] += advance;
+        self.loans[merchant] = Some(paid_out);
+    }
+
+    /// Repays `percent` of what the merchant's loan has outstanding, early.
+    async fn repay_early(&mut self, merchant: usize, percent: i64) {
+        let Some(loan) = self.loans[merchant]
+            .clone()
+            .filter(|l| l.state.is_repaying())
+        else {
+            return;
+        };
+        // Read back: a settlement may have moved it since the model last wrote it.
+        let stored = self
+            .stores
+            .loans
+            .get_loan(&self.scope, &loan.id)
+            .await
+            .unwrap()
+            .unwrap();
+        let amount = (stored.outstanding() * percent / 100).max(1);
+        let after = stored.after_repaying(amount, self.now);
+        let repayment = LoanRepayment {
+            id: LoanRepaymentId::from_suffix(&CountingIds.next_id()),
+            loan_id: stored.id.clone(),
+            merchant_id: stored.merchant_id.clone(),
+            kind: RepaymentKind::Early,
+            amount,
+            currency: stored.currency,
+            settlement_run_id: None,
+            outstanding: after.outstanding(),
+            created_on: self.now,
+        };
+        let journal = stored.repayment_journal(&repayment).unwrap();
+        let mut change = change_of(&stored, after.clone(), vec![journal]);
+        change.repayment = Some(repayment);
+        let (available, ..) = self.model(merchant);
+        let answer = self.stores.loans.change_loan(&change, None).await.unwrap();
+        if amount <= available {
+            assert_eq!(answer, Changed::Changed, "{amount} of {available}");
+            self.repaid[merchant] += amount;
+            self.loans[merchant] = Some(after);
+        } else {
+            assert_eq!(
+                answer,
+                Changed::Short { available },
+                "{amount} of {available}"
+            );
+        }
+    }
+
+    async fn change(&self, change: LoanChange) {
+        let answer = self.stores.loans.change_loan(&change, None).await.unwrap();
+        assert_eq!(answer, Changed::Changed);
     }
 
     async fn pay_out(&mut self, merchant: usize, percent: i64) {
@@ -230,6 +386,12 @@ impl World<'_> {
                 (PayoutState::InTransit, None),
                 (PayoutState::Failed, Some("R02")),
             ],
+            // A loan's payout cannot be canceled (the service refuses it).
+            (PayoutState::Pending, _)
+                if self.payouts[i].method == holdfast_domain::payout::PayoutMethod::Loan =>
+            {
+                vec![]
+            }
             (PayoutState::Pending, _) => vec![(PayoutState::Canceled, None)],
             (PayoutState::InTransit, _) => vec![(PayoutState::Paid, None)],
             (PayoutState::Paid, 3) => vec![(PayoutState::Failed, Some("R16"))],
@@ -385,13 +547,69 @@ impl World<'_> {
                     "merchant {i}: read {read:?}, the model says {expected:?}"
                 ));
             }
-            // What it was paid out plus what it holds is its captured net less its refunds.
+            // What it was paid out plus what it holds is its captured net less its refunds,
+            // and what it was lent less what it repaid.
             let holds = read.available + read.pending + read.in_transit;
-            if holds + paid != captured_net - self.refunded[i] {
+            if holds + paid != captured_net - self.refunded[i] + self.lent[i] - self.repaid[i] {
                 return Err(format!("merchant {i} holds {holds} and was paid {paid}"));
+            }
+            if let Some(model) = &self.loans[i] {
+                let stored = self
+                    .stores
+                    .loans
+                    .get_loan(&self.scope, &model.id)
+                    .await
+                    .unwrap()
+                    .unwrap();
+                if (stored.repaid, stored.state) != (model.repaid, model.state) {
+                    return Err(format!(
+                        "loan of merchant {i}: stored {} {}, the model says {} {}",
+                        stored.repaid, stored.state, model.repaid, model.state
+                    ));
+                }
+                if stored.repaid > stored.terms.total() {
+                    return Err(format!("loan of merchant {i} repaid past its total"));
+                }
+                if (stored.state == LoanState::Repaid) != (stored.outstanding() == 0) {
+                    return Err(format!(
+                        "loan of merchant {i} is {} with {} outstanding",
+                        stored.state,
+                        stored.outstanding()
+                    ));
+                }
             }
         }
         Ok(())
+    }
+}
+
+/// The change from `loan` to `after`, posting `journals`, as the service writes it.
+fn change_of(
+    loan: &Loan,
+    after: Loan,
+    journals: Vec<holdfast_domain::ledger::Journal>,
+) -> LoanChange {
+    LoanChange {
+        events: vec![loan_event(&after)],
+        loan: after,
+        from: loan.state,
+        read_on: loan.updated_on,
+        journals,
+        payout: None,
+        repayment: None,
+    }
+}
+
+fn loan_event(loan: &Loan) -> Event {
+    Event {
+        id: event_id(),
+        platform_id: loan.platform_id.clone(),
+        mode: loan.mode,
+        created_on: loan.updated_on,
+        data: EventData::Loan(Box::new(holdfast_domain::loan::LoanNews {
+            event: holdfast_domain::loan::LoanEvent::of_move(loan.state, loan.state),
+            loan: loan.clone(),
+        })),
     }
 }
 
@@ -438,6 +656,9 @@ async fn play(
         charges: Vec::new(),
         refunded: vec![0; 3],
         payouts: Vec::new(),
+        loans: vec![None, None, None],
+        lent: vec![0; 3],
+        repaid: vec![0; 3],
         now: start,
     };
     // Then every plan's delay passes, and each merchant is paid out, paid, and one paid payout
