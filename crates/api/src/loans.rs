@@ -24,6 +24,12 @@ pub fn routes(r: &mut Routes) {
     let private = |r: &mut Routes, method, path, to| r.add(method, path, Access::Private, to);
     private(r, Method::POST, "/v1/loans", web::route().to(create));
     private(r, Method::GET, "/v1/loans", web::route().to(list));
+    private(
+        r,
+        Method::POST,
+        "/v1/loans/underwritten",
+        web::route().to(underwrite),
+    );
     private(r, Method::GET, "/v1/loans/{id}", web::route().to(get));
     private(
         r,
@@ -122,6 +128,37 @@ async fn create(
     let offered = state
         .loans
         .offer(&who, new, answer.recorder().as_ref())
+        .await?;
+    Ok(answer.send_answer(created(&OfferedView::of(&offered, true))))
+}
+
+/// A merchant for the sandbox underwriter.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"merchantId": "mid_01JDQ8Y6M2Z4R7V9T3B5N8K1XW"}))]
+struct UnderwriteLoan {
+    /// The merchant, of the key's platform (test mode).
+    #[schema(value_type = MerchantId)]
+    merchant_id: String,
+}
+
+/// Test mode's sandbox underwriter offers a merchant a loan sized by what it processed in the
+/// last 90 days: an advance of a third of it (rounded down to 100 minor units), a fee of a
+/// tenth of the advance, 10 % of each settlement withheld, a sixth of the total due in each 30
+/// days; with `loan.created`.
+#[utoipa::path(post, path = "/v1/loans/underwritten", tag = "money", operation_id = "underwriteLoan", request_body = UnderwriteLoan, responses((status = 201, description = "The loan, offered, with the link of its acceptance page (shown this once).", body = OfferedView), (status = 409, description = "A live key (the underwriter is test mode's); the merchant processed too little in the last 90 days; or it already has a loan offered, accepted or being repaid.", body = holdfast_web::error::ErrorEnvelope)))]
+async fn underwrite(
+    state: web::Data<ApiState>,
+    Caller(who): Caller,
+    req: HttpRequest,
+    ApiJson(body): ApiJson<UnderwriteLoan>,
+) -> Result<HttpResponse, ApiError> {
+    let answer = AnswerWithChange::new(&req, |o: &OfferedLoan| created(&OfferedView::of(o, false)));
+    let merchant = MerchantId::parse("merchantId", &body.merchant_id)
+        .map_err(|_| ApiError::invalid("merchantId", "no such merchant"))?;
+    let offered = state
+        .loans
+        .underwrite(&who, merchant, answer.recorder().as_ref())
         .await?;
     Ok(answer.send_answer(created(&OfferedView::of(&offered, true))))
 }

@@ -15,4 +15,4 @@ pub use news::{LoanEvent, LoanNews};
 pub use record::Loan;
 pub use repayment::{LoanRepayment, RepaymentEvent, RepaymentKind};
 pub use state::{LoanState, Transition};
-pub use terms::{BASIS_POINTS, LoanTerms, MAX_ADVANCE, MINIMUM_PERIOD};
+pub use terms::{BASIS_POINTS, LoanTerms, MAX_ADVANCE, MINIMUM_PERIOD, UNDERWRITING_WINDOW};

@@ -82,6 +82,8 @@ pub const ROUTES: &[Route] = &[
     // A live key cannot lend to a test merchant: the merchant does not exist for it.
     ("POST", "/v1/loans", Access::Private, Some(LOAN_BODY), Resource::None, 400),
     ("GET", "/v1/loans", Access::Private, None, Resource::None, 200),
+    // A live key: the sandbox underwriter is test mode's (and the merchant is not the live key's).
+    ("POST", "/v1/loans/underwritten", Access::Private, Some(r#"{"merchantId": "{merchant}"}"#), Resource::FundedMerchant, 409),
     ("GET", "/v1/loans/{id}", Access::Private, None, Resource::Loan, 0),
     ("POST", "/v1/loans/{id}/accept", Access::Private, Some(ACCEPT_LOAN_BODY), Resource::Loan, 0),
     ("POST", "/v1/loans/{id}/cancel", Access::Private, None, Resource::Loan, 0),

@@ -398,6 +398,26 @@ async fn offers_expire_minimums_fall_due_and_the_operator_charges_off(env: Env) 
     ]);
     assert!(!again.success, "charged off once");
     verify_clean(&env);
+
+    // Test mode's sandbox underwriter sizes an offer by the last 90 days' volume.
+    let seller = merchant_settling_at_once(&api, key).await;
+    let body = format!(r#"{{"merchantId": "{seller}"}}"#);
+    let nothing = api.post("/v1/loans/underwritten", key, &body).await;
+    assert_eq!(nothing.status, StatusCode::CONFLICT, "{}", nothing.text);
+    assert_eq!(nothing.body["error"]["param"], "merchantId");
+    settle_sale(&env, &api, key, &seller, 300_000).await;
+    let proposed = api.post("/v1/loans/underwritten", key, &body).await;
+    assert_eq!(proposed.status, StatusCode::CREATED, "{}", proposed.text);
+    for (field, value) in [
+        ("state", json!("offered")),
+        ("advance", json!(100_000)),
+        ("fee", json!(10_000)),
+        ("withholdRateBps", json!(1_000)),
+        ("minimumPer30Days", json!(18_334)),
+    ] {
+        assert_eq!(proposed.body[field], value, "{field}: {}", proposed.text);
+    }
+    assert!(proposed.body["acceptanceUrl"].is_string());
 }
 
 /// The merchant accepts on the hosted page in Debian's Chromium (`tests/browser/loan-offer.mjs`):

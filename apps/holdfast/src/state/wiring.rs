@@ -203,6 +203,7 @@ fn money(
     let loans = LoanService::new(
         stores.loans.clone(),
         stores.merchants.clone(),
+        stores.ledger.clone(),
         payouts.clone(),
         clock.clone(),
         ids.clone(),

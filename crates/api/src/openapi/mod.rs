@@ -58,6 +58,7 @@ webhooks. Authenticate with an API key in the `x-api-key` header. Every POST tak
         super::payouts::get_schedule,
         super::payouts::set_schedule,
         super::loans::create,
+        super::loans::underwrite,
         super::loans::list,
         super::loans::get,
         super::loans::accept,

@@ -14,6 +14,9 @@ pub const BASIS_POINTS: u32 = 10_000;
 /// The largest advance: a billion in minor units (ten million dollars).
 pub const MAX_ADVANCE: i64 = 1_000_000_000;
 
+/// How far back the sandbox underwriter reads a merchant's processed volume.
+pub const UNDERWRITING_WINDOW: Duration = Duration::days(90);
+
 /// What a loan is: all amounts in minor units of the merchant's currency. Its `Serialize` is
 /// the API's fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -70,6 +73,20 @@ impl LoanTerms {
         })
     }
 
+    /// What test mode's sandbox underwriter offers a merchant that processed `volume` (minor
+    /// units) in the last `UNDERWRITING_WINDOW`: an advance of a third of it (about a month's
+    /// sales), rounded down to a hundred minor units and at most `MAX_ADVANCE`; a fee of a
+    /// tenth of the advance; 10 % of each settlement withheld; and a sixth of the total due in
+    /// each 30 days (rounded up), so it is repaid within six months at the least. `None` when
+    /// the volume gives no advance.
+    pub fn underwritten(volume: i64) -> Option<Self> {
+        let advance = (volume.max(0) / 3 / 100 * 100).min(MAX_ADVANCE);
+        let fee = advance / 10;
+        let total = advance.checked_add(fee)?;
+        let minimum = total.checked_add(5)? / 6;
+        Self::new(advance, fee, 1_000, Some(minimum.max(1))).ok()
+    }
+
     /// What is repaid in all: the advance and the fee.
     pub fn total(&self) -> i64 {
         self.advance + self.fee
@@ -114,6 +131,22 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn the_sandbox_underwriter_sizes_an_offer_by_volume() {
+        let offer = |volume| {
+            LoanTerms::underwritten(volume)
+                .map(|t| (t.advance, t.fee, t.withhold_bps, t.minimum_per_30_days))
+        };
+        // $3,000.00 processed: a $1,000.00 advance, a $100.00 fee, $183.34 a 30 days.
+        assert_eq!(offer(300_000), Some((100_000, 10_000, 1_000, Some(18_334))));
+        assert_eq!(offer(300_299), Some((100_000, 10_000, 1_000, Some(18_334))));
+        assert_eq!(offer(300), Some((100, 10, 1_000, Some(19))));
+        for nothing in [0, 299, -5_000] {
+            assert_eq!(offer(nothing), None, "{nothing}");
+        }
+        assert_eq!(offer(i64::MAX).map(|t| t.0), Some(MAX_ADVANCE));
+    }
 
     #[test]
     fn terms_are_refused_by_the_field_they_break() {

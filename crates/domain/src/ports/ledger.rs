@@ -58,6 +58,16 @@ pub trait LedgerStore: Send + Sync {
         merchant: &MerchantId,
     ) -> Result<Vec<Balance>, StoreError>;
 
+    /// What `merchant` processed in `currency` since `since` (its charges' gross, what the
+    /// processors owe for them), in `scope`: what the sandbox underwriter sizes an offer by.
+    async fn processed_since(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+        currency: Currency,
+        since: time::OffsetDateTime,
+    ) -> Result<i64, StoreError>;
+
     /// The scope's journals that `filter` lets through, as their merchants read them, newest
     /// first (by when posted, then source and kind).
     async fn balance_transactions(

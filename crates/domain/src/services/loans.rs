@@ -16,8 +16,8 @@ use crate::ids::{EventId, LoanId, MerchantId};
 use crate::loan::{Loan, LoanEvent, LoanNews, LoanRepayment, LoanState, LoanTerms};
 use crate::page::{Page, PageRequest};
 use crate::ports::{
-    Changed, Clock, Event, EventData, Ids, LoanChange, LoanFilter, LoanStore, MerchantStore,
-    Offered, StoreError,
+    Changed, Clock, Event, EventData, Ids, LedgerStore, LoanChange, LoanFilter, LoanStore,
+    MerchantStore, Offered, StoreError,
 };
 
 use super::{PayoutService, ServiceError};
@@ -27,6 +27,7 @@ mod repayment;
 mod review;
 #[cfg(test)]
 mod tests;
+mod underwriting;
 
 pub use review::ReviewReport;
 
@@ -86,6 +87,7 @@ pub enum OfferPageError {
 pub struct LoanService {
     loans: Arc<dyn LoanStore>,
     merchants: Arc<dyn MerchantStore>,
+    ledger: Arc<dyn LedgerStore>,
     payouts: PayoutService,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn Ids>,
@@ -99,11 +101,13 @@ impl std::fmt::Debug for LoanService {
 }
 
 impl LoanService {
-    /// The service over the loans, the merchants they are for, the payouts that pay their
-    /// advances, the clock and ids.
+    /// The service over the loans, the merchants they are for, the ledger the sandbox
+    /// underwriter reads their volume from, the payouts that pay their advances, the clock and
+    /// ids.
     pub fn new(
         loans: Arc<dyn LoanStore>,
         merchants: Arc<dyn MerchantStore>,
+        ledger: Arc<dyn LedgerStore>,
         payouts: PayoutService,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn Ids>,
@@ -111,6 +115,7 @@ impl LoanService {
         Self {
             loans,
             merchants,
+            ledger,
             payouts,
             clock,
             ids,

@@ -350,6 +350,32 @@ impl LedgerStore for SqlStore {
         super::balance_transactions::list(&mut conn, scope, filter, page).await
     }
 
+    async fn processed_since(
+        &self,
+        scope: &Scope,
+        merchant: &MerchantId,
+        currency: Currency,
+        since: OffsetDateTime,
+    ) -> Result<i64, StoreError> {
+        let mut conn = self.conn().await?;
+        let sum: Option<i64> = conn
+            .get_result(
+                j::table
+                    .filter(j::merchant_id.eq(merchant.as_str()))
+                    .filter(j::platform_id.eq(scope.platform.as_str()))
+                    .filter(j::mode.eq(scope.mode.as_str()))
+                    .filter(j::currency.eq(currency.as_str()))
+                    .filter(j::kind.eq(JournalKind::Charge.as_str()))
+                    .filter(j::posted_on.ge(crate::timestamp::Instant(since)))
+                    .select(diesel::dsl::sql::<diesel::sql_types::Nullable<BigInt>>(
+                        "CAST(sum(processor_receivable) AS BIGINT)",
+                    )),
+            )
+            .await
+            .map_err(query_error("ledger_journals"))?;
+        Ok(sum.unwrap_or(0))
+    }
+
     async fn balances(
         &self,
         scope: &Scope,

@@ -84,6 +84,7 @@ fn service_at(
     let service = LoanService::new(
         Arc::new(loans),
         Arc::new(MockMerchantStore::new()),
+        Arc::new(MockLedgerStore::new()),
         payouts,
         clock,
         ids,
