@@ -153,10 +153,18 @@ async fn a_loan_is_paid_out_and_repaid_from_settlements(env: Env) {
 
     // Accepted with the merchant's consent, and paid out at once.
     let accepted = api
-        .post(&format!("/v1/loans/{id}/accept"), key, CONSENT)
+        .post_once(&format!("/v1/loans/{id}/accept"), key, "accept-1", CONSENT)
         .await;
     assert_eq!(accepted.status, StatusCode::OK, "{}", accepted.text);
     assert_eq!(accepted.body["state"], "paid_out", "{}", accepted.text);
+    let again = api
+        .post_once(&format!("/v1/loans/{id}/accept"), key, "accept-1", CONSENT)
+        .await;
+    assert_eq!(
+        (again.status, &again.body),
+        (StatusCode::OK, &accepted.body),
+        "a replay answers what the request did: accepted and paid out"
+    );
     assert_eq!(accepted.body["acceptance"]["by"], "platform");
     assert_eq!(accepted.body["acceptance"]["name"], "Ada Lovelace");
     assert_eq!(

@@ -14,8 +14,8 @@ use crate::scope::Scope;
 use super::{Consent, LoanService, OfferPageError, ServiceError, refused};
 
 impl LoanService {
-    /// Accepts an offer for its merchant, with the consent the platform holds; then pays its
-    /// advance out (`pay_out`). The loan as it then is.
+    /// Accepts an offer for its merchant, with the consent the platform holds, and pays its
+    /// advance out in the same SQL transaction (`accept`). The loan as it then is.
     #[tracing::instrument(level = "debug", skip_all, fields(id = %id))]
     pub async fn accept_for_merchant(
         &self,
@@ -36,8 +36,7 @@ impl LoanService {
             address: address.to_owned(),
             accepted_on: self.clock.now(),
         };
-        let accepted = self.accept(&loan, acceptance, reply).await?;
-        Ok(self.pay_out_or_wait(accepted).await)
+        self.accept(&loan, acceptance, reply).await
     }
 
     /// The offer a link opens, for its acceptance page.
@@ -56,7 +55,7 @@ impl LoanService {
     }
 
     /// Accepts the offer a link opens, by the merchant's `name` typed on the page, from
-    /// `address`; then pays its advance out. The loan as it then is.
+    /// `address`, and pays its advance out (`accept`). The loan as it then is.
     pub async fn accept_by_link(
         &self,
         token: &str,
@@ -72,38 +71,42 @@ impl LoanService {
             address: address.to_owned(),
             accepted_on: self.clock.now(),
         };
-        let accepted = match self.accept(&loan, acceptance, None).await {
-            Ok(accepted) => accepted,
-            Err(ServiceError::Store(e)) => return Err(OfferPageError::Store(e)),
-            Err(_) => return Err(OfferPageError::UnknownLink),
-        };
-        Ok(self.pay_out_or_wait(accepted).await)
+        match self.accept(&loan, acceptance, None).await {
+            Ok(accepted) => Ok(accepted),
+            Err(ServiceError::Store(e)) => Err(OfferPageError::Store(e)),
+            Err(_) => Err(OfferPageError::UnknownLink),
+        }
     }
 
+    /// Accepts `loan` and lends and pays out its advance, in one SQL transaction with `reply`
+    /// (so a replay answers what the request did): `loan.accepted`, then `pay_out`'s change.
+    /// When the advance cannot be paid yet (a live merchant without a US bank account), the
+    /// loan is accepted alone, for the review to pay out once it can.
     async fn accept(
         &self,
         loan: &Loan,
         acceptance: Acceptance,
         reply: Option<&Recorder<'_, Loan>>,
     ) -> Result<Loan, ServiceError> {
-        let mut after = self.moved(loan, LoanState::Accepted);
-        after.acceptance = Some(acceptance);
-        let change = self.change(loan, after, Vec::new());
-        self.write(&change, reply_for(reply, &change.loan)).await?;
-        tracing::info!(loan = %loan.id, "loan accepted");
-        Ok(change.loan)
-    }
-
-    /// Pays an accepted loan's advance out; when it cannot yet (a live merchant without a US
-    /// bank account, or the loan changed), it stays accepted for the review to pay later.
-    async fn pay_out_or_wait(&self, accepted: Loan) -> Loan {
-        match self.pay_out(&accepted).await {
-            Ok(paid) => paid,
-            Err(e) => {
-                tracing::warn!(loan = %accepted.id, error = %e, "loan accepted, advance not paid out yet");
-                accepted
+        let mut accepted = self.moved(loan, LoanState::Accepted);
+        accepted.acceptance = Some(acceptance);
+        let accepted_news = self.news(&accepted, crate::loan::LoanEvent::Accepted);
+        let change = match self.payout_change(&accepted).await {
+            Ok(mut paid) => {
+                paid.from = loan.state;
+                paid.read_on = loan.updated_on;
+                paid.events.insert(0, accepted_news);
+                paid
             }
-        }
+            Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
+            Err(e) => {
+                tracing::warn!(loan = %loan.id, error = %e, "loan accepted, advance not paid out yet");
+                self.change(loan, accepted, Vec::new())
+            }
+        };
+        self.write(&change, reply_for(reply, &change.loan)).await?;
+        tracing::info!(loan = %loan.id, state = change.loan.state.as_str(), "loan accepted");
+        Ok(change.loan)
     }
 
     /// Lends an accepted loan's advance and pays it out, in one SQL transaction: the
@@ -113,6 +116,15 @@ impl LoanService {
         if loan.state != LoanState::Accepted {
             return Err(refused(loan.state, "only an accepted loan is paid out"));
         }
+        let change = self.payout_change(loan).await?;
+        self.write(&change, None).await?;
+        tracing::info!(loan = %loan.id, payout = ?change.loan.payout_id, "loan paid out");
+        Ok(change.loan)
+    }
+
+    /// The change that pays out accepted `loan`'s advance to its merchant's bank account;
+    /// refused when the merchant has none the payout can go to.
+    async fn payout_change(&self, loan: &Loan) -> Result<crate::ports::LoanChange, ServiceError> {
         let scope = Scope::new(loan.platform_id.clone(), loan.mode);
         let (bank_form, bank_last4) = self
             .payouts
@@ -152,9 +164,7 @@ impl LoanService {
             data: EventData::PayoutCreated(Box::new(payout.clone())),
         });
         change.payout = Some(payout);
-        self.write(&change, None).await?;
-        tracing::info!(loan = %loan.id, payout = ?change.loan.payout_id, "loan paid out");
-        Ok(change.loan)
+        Ok(change)
     }
 
     fn offer_is_open(&self, loan: &Loan) -> Result<(), ServiceError> {

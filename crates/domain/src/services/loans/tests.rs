@@ -265,3 +265,107 @@ async fn a_repayment_the_store_found_short_or_moved_is_refused_in_words() {
         .unwrap_err();
     assert!(matches!(refused, ServiceError::Busy(_)), "{refused:?}");
 }
+
+/// Accepting an offer in test mode (the sandbox paying account stands in for a bank account)
+/// is one change from `offered` to `paid_out`: the acceptance recorded, the advance journal and
+/// the loan's payout, and the three events in order; in live mode without a bank account, the
+/// loan is accepted alone.
+#[tokio::test]
+async fn an_acceptance_pays_out_in_the_same_change_or_waits_for_a_bank_account() {
+    for mode in [Mode::Test, Mode::Live] {
+        let mut clock = MockClock::new();
+        clock.expect_now().return_const(NOON - Duration::hours(1));
+        let clock: Arc<dyn Clock> = Arc::new(clock);
+        let mut ids = MockIds::new();
+        let mut n = 0;
+        ids.expect_next_id().returning(move || {
+            n += 1;
+            n.to_string()
+        });
+        let ids: Arc<dyn Ids> = Arc::new(ids);
+        let offered = Loan {
+            mode,
+            ..loan(LoanState::Offered, 0)
+        };
+        let mut loans = MockLoanStore::new();
+        let read = offered.clone();
+        loans
+            .expect_get_loan()
+            .returning(move |_, _| Ok(Some(read.clone())));
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let seen = asked.clone();
+        loans.expect_change_loan().returning(move |change, reply| {
+            assert!(reply.is_none(), "no key sent");
+            seen.lock().unwrap().push(change.clone());
+            Ok(Changed::Changed)
+        });
+        let mut forms = MockBoardingStore::new();
+        forms.expect_payout_account().returning(|_, _| Ok(None));
+        let payouts = PayoutService::new(
+            Arc::new(MockPayoutStore::new()),
+            Arc::new(MockLedgerStore::new()),
+            Arc::new(MockMerchantStore::new()),
+            Arc::new(forms),
+            Arc::new(MockCardVault::new()),
+            clock.clone(),
+            ids.clone(),
+        );
+        let service = LoanService::new(
+            Arc::new(loans),
+            Arc::new(MockMerchantStore::new()),
+            Arc::new(MockLedgerStore::new()),
+            payouts,
+            clock,
+            ids,
+        );
+        let who = Principal {
+            scope: crate::scope::Scope::new(PlatformId::from_suffix("P"), mode),
+            ..owner()
+        };
+        let consent = Consent {
+            name: " Ada Lovelace ".into(),
+            reference: "signed-terms-7".into(),
+        };
+        let done = service
+            .accept_for_merchant(&who, &offered.id, &consent, "192.0.2.1", None)
+            .await
+            .unwrap();
+        let changes = asked.lock().unwrap().clone();
+        assert_eq!(changes.len(), 1, "{mode}: one change");
+        let change = &changes[0];
+        assert_eq!(change.from, LoanState::Offered);
+        let acceptance = done.acceptance.clone().unwrap();
+        assert_eq!(
+            (acceptance.name.as_str(), acceptance.address.as_str()),
+            ("Ada Lovelace", "192.0.2.1")
+        );
+        let events: Vec<&str> = change
+            .events
+            .iter()
+            .map(|e| e.data.event_type().as_str())
+            .collect();
+        match mode {
+            Mode::Test => {
+                assert_eq!(done.state, LoanState::PaidOut);
+                assert_eq!(events, ["loan.accepted", "loan.paid_out", "payout.created"]);
+                let kinds: Vec<_> = change.journals.iter().map(|j| j.heading.kind).collect();
+                assert_eq!(
+                    kinds,
+                    [
+                        crate::ledger::JournalKind::LoanAdvance,
+                        crate::ledger::JournalKind::Payout
+                    ]
+                );
+                let payout = change.payout.clone().unwrap();
+                assert_eq!(payout.method, crate::payout::PayoutMethod::Loan);
+                assert_eq!(payout.amount, 100_000);
+                assert_eq!(done.payout_id, Some(payout.id));
+            }
+            Mode::Live => {
+                assert_eq!(done.state, LoanState::Accepted, "no bank account yet");
+                assert_eq!(events, ["loan.accepted"]);
+                assert!(change.journals.is_empty() && change.payout.is_none());
+            }
+        }
+    }
+}
