@@ -173,12 +173,7 @@ async fn list_transactions(
             .transpose()?,
         kind: q
             .kind
-            .map(|raw| {
-                raw.parse::<JournalKind>().map_err(|_| {
-                    let kinds: Vec<&str> = JournalKind::ALL.iter().map(|k| k.as_str()).collect();
-                    ApiError::invalid("type", format!("must be one of {}", kinds.join(", ")))
-                })
-            })
+            .map(|raw| JournalKind::from_word("type", &raw))
             .transpose()?,
         source,
     };

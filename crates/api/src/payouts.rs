@@ -144,12 +144,7 @@ async fn list(
             .transpose()?,
         state: q
             .state
-            .map(|raw| {
-                raw.parse::<PayoutState>().map_err(|_| {
-                    let states: Vec<&str> = PayoutState::ALL.iter().map(|s| s.as_str()).collect();
-                    ApiError::invalid("state", format!("must be one of {}", states.join(", ")))
-                })
-            })
+            .map(|raw| PayoutState::from_word("state", &raw))
             .transpose()?,
     };
     let found = state.payouts.payouts(&who, &filter, &page).await?;

@@ -28,6 +28,15 @@ macro_rules! words {
             pub fn as_str(self) -> &'static str {
                 self.into()
             }
+
+            /// `raw` as one of these words, or refused under `field` listing them (never
+            /// repeating what was sent).
+            pub fn from_word(field: &'static str, raw: &str) -> Result<Self, $crate::Invalid> {
+                raw.parse().map_err(|_| {
+                    let words: Vec<&str> = Self::ALL.iter().map(|w| w.as_str()).collect();
+                    $crate::Invalid::new(field, format!("must be one of {}", words.join(", ")))
+                })
+            }
         }
 
         /// Written as its word.

@@ -15,6 +15,7 @@
 mod dashboard;
 mod demo;
 mod demo_page;
+mod link_guard;
 mod loan_offer;
 mod onboarding;
 mod state;

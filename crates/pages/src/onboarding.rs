@@ -12,12 +12,10 @@ use std::collections::BTreeMap;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::services::PageError;
-use maud::html;
 
 use crate::PagesState;
-use crate::dashboard::layout::hosted;
-use crate::dashboard::{respond, too_many, try_again_in};
-use holdfast_web::same_origin::is_same_origin;
+use crate::dashboard::respond;
+use crate::link_guard::{counted_guess, foreign_post, locked_out, refusal_page};
 
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/onboarding/{link}").get(show).post(act));
@@ -49,24 +47,7 @@ fn refusal(error: &PageError) -> HttpResponse {
     if status.is_server_error() {
         tracing::error!(error = %error, "boarding form page failed");
     }
-    let body = html! { h1 { (title) } p.error role="alert" { (words) } };
-    respond(status, hosted(title, &body))
-}
-
-/// An address past its failed-authentication budget is refused before any link is looked
-/// at: a right guess inside the lockout is no use.
-fn locked_out(req: &HttpRequest, state: &PagesState) -> Option<HttpResponse> {
-    let wait = state.rate_limits.locked_out(client_address(req))?;
-    Some(too_many_attempts(wait))
-}
-
-fn too_many_attempts(wait: std::time::Duration) -> HttpResponse {
-    let words = format!(
-        "Too many attempts from your address. {}",
-        try_again_in(wait)
-    );
-    let body = html! { h1 { "Too many attempts" } p.error role="alert" { (words) } };
-    too_many(wait, hosted("Too many attempts", &body))
+    refusal_page(status, title, words)
 }
 
 async fn show(
@@ -86,13 +67,12 @@ async fn show(
     }
 }
 
-/// An unknown link is a guess at a secret: it counts against the address, like a wrong key,
-/// and the guess that spends the budget is answered 429 like the ones after it.
+/// An unknown link is a guess at a secret: it counts against the address, like a wrong key.
 fn refused_guess(req: &HttpRequest, state: &PagesState, error: &PageError) -> HttpResponse {
     if matches!(error, PageError::UnknownLink)
-        && let Some(wait) = state.rate_limits.failed(client_address(req))
+        && let Some(refused) = counted_guess(req, state)
     {
-        return too_many_attempts(wait);
+        return refused;
     }
     refusal(error)
 }
@@ -103,9 +83,8 @@ async fn act(
     link: web::Path<String>,
     form: web::Form<BTreeMap<String, String>>,
 ) -> HttpResponse {
-    if !is_same_origin(&req) {
-        let body = html! { h1 { "Refused" } p.error role="alert" { "This form did not come from this page." } };
-        return respond(StatusCode::FORBIDDEN, hosted("Refused", &body));
+    if let Some(refused) = foreign_post(&req) {
+        return refused;
     }
     if let Some(refused) = locked_out(&req, &state) {
         return refused;

@@ -11,6 +11,7 @@ mod dump;
 pub mod fake_adyen;
 mod http;
 mod http_server;
+pub mod money;
 mod process;
 pub mod raw;
 mod receiver;

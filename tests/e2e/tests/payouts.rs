@@ -10,59 +10,10 @@
 
 use std::time::Duration;
 
+use holdfast_e2e::money::{balance, settle_at_once, settled_sale, verify_clean};
 use holdfast_e2e::{Answer, Api, Env, Receiver, Server, on_both_backends};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-
-const CARD: &str = r#"{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}"#;
-
-/// A plan settling at once, free of fees, and `merchant` moved onto it.
-async fn settle_at_once(api: &Api, key: &str, merchant: &str) {
-    let connections = api.get("/v1/processor-connections", key).await;
-    let plan = api
-        .post(
-            "/v1/plans",
-            key,
-            &json!({"name": "At once", "fee": {"basisPoints": 0, "fixed": 0},
-                    "defaultConnectionId": connections.body["data"][0]["id"],
-                    "settlementDelayDays": 0})
-            .to_string(),
-        )
-        .await;
-    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
-    let moved = api
-        .patch(
-            &format!("/v1/merchants/{merchant}"),
-            key,
-            &json!({"planId": plan.body["id"]}).to_string(),
-        )
-        .await;
-    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
-}
-
-/// A sale of `amount` for `merchant`, settled by `holdfast ledger settle`.
-async fn available(env: &Env, api: &Api, key: &str, merchant: &str, amount: i64) {
-    let sale = api
-        .post(
-            "/v1/transactions",
-            key,
-            &format!(
-                r#"{{"merchantId": "{merchant}", "type": "sale", "amount": {amount}, "payment": {CARD}}}"#
-            ),
-        )
-        .await;
-    assert_eq!(sale.status, StatusCode::CREATED, "{}", sale.text);
-    assert_eq!(env.cli_json(&["ledger", "settle"])["transactions"], 1);
-}
-
-async fn balance(api: &Api, key: &str, merchant: &str) -> Value {
-    let read = api
-        .get(&format!("/v1/balances?merchantId={merchant}"), key)
-        .await;
-    assert_eq!(read.status, StatusCode::OK, "{}", read.text);
-    let b = &read.body["balances"][0];
-    json!([b["available"], b["pending"], b["inTransit"]])
-}
 
 /// A server that runs no payout rail, and a merchant of a new platform with `amount` available.
 struct Funded {
@@ -83,7 +34,7 @@ async fn funded(env: &Env, amount: i64) -> Funded {
     let key = platform.private_key;
     let merchant = api.shop(&key).await;
     settle_at_once(&api, &key, &merchant).await;
-    available(env, &api, &key, &merchant, amount).await;
+    settled_sale(env, &api, &key, &merchant, amount).await;
     Funded {
         _server: server,
         api,
@@ -91,10 +42,6 @@ async fn funded(env: &Env, amount: i64) -> Funded {
         platform_id: platform.id,
         merchant,
     }
-}
-
-fn verify_clean(env: &Env) {
-    assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
 }
 
 /// A payout of everything available is made pending (in transit), once under its key; the
@@ -123,7 +70,7 @@ async fn a_payout_is_made_and_paid_by_the_sandbox_bank(env: Env) {
     assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
     let merchant = api.shop(key).await;
     settle_at_once(&api, key, &merchant).await;
-    available(&env, &api, key, &merchant, 2500).await;
+    settled_sale(&env, &api, key, &merchant, 2500).await;
     assert_eq!(balance(&api, key, &merchant).await, json!([2500, 0, 0]));
 
     let body = format!(r#"{{"merchantId": "{merchant}"}}"#);
@@ -217,7 +164,7 @@ async fn a_payout_to_a_returning_account_fails_with_its_code(env: Env) {
     let key = &platform.private_key;
     let merchant = api.approved_merchant_paid_to(key, "000111111116").await;
     settle_at_once(&api, key, &merchant).await;
-    available(&env, &api, key, &merchant, 1000).await;
+    settled_sale(&env, &api, key, &merchant, 1000).await;
     let made = api
         .post(
             "/v1/payouts",

@@ -87,6 +87,15 @@ impl LoanTerms {
         Self::new(advance, fee, 1_000, Some(minimum.max(1))).ok()
     }
 
+    /// The withhold rate as people read it: `10.00 %` for 1,000 basis points.
+    pub fn rate_percent(&self) -> String {
+        format!(
+            "{}.{:02} %",
+            self.withhold_bps / 100,
+            self.withhold_bps % 100
+        )
+    }
+
     /// What is repaid in all: the advance and the fee.
     pub fn total(&self) -> i64 {
         self.advance + self.fee
@@ -131,6 +140,21 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn the_rate_reads_as_a_percentage_to_the_basis_point() {
+        for (bps, shown) in [
+            (1, "0.01 %"),
+            (1_000, "10.00 %"),
+            (1_234, "12.34 %"),
+            (10_000, "100.00 %"),
+        ] {
+            assert_eq!(
+                LoanTerms::new(100, 0, bps, None).unwrap().rate_percent(),
+                shown
+            );
+        }
+    }
 
     #[test]
     fn the_sandbox_underwriter_sizes_an_offer_by_volume() {

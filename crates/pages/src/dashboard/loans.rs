@@ -140,7 +140,7 @@ async fn one(state: &PagesState, who: &Principal, l: &Loan) -> Result<Markup, Da
             dt { "Advance" } dd { (format(t.advance, c)) }
             dt { "Fee" } dd { (format(t.fee, c)) }
             dt { "Total to repay" } dd { (format(t.total(), c)) }
-            dt { "Withheld" } dd { (t.withhold_bps / 100) "." (format!("{:02}", t.withhold_bps % 100)) " % of each settlement's net" }
+            dt { "Withheld" } dd { (t.rate_percent()) " of each settlement's net" }
             dt { "Minimum per 30 days" } dd { @if let Some(m) = t.minimum_per_30_days { (format(m, c)) } @else { "none" } }
             dt { "Repaid" } dd { (format(l.repaid, c)) }
             dt { "Outstanding" } dd { (format(l.outstanding(), c)) }

@@ -38,13 +38,12 @@ fn loan(state: LoanState, repaid: i64) -> Loan {
     }
 }
 
-/// The service at `now`, its store holding `held` and answering each change with `answer`;
-/// the changes it was asked to write.
-fn service_at(
+/// The service at `now` over `loans` and `forms` (the bank accounts its payouts go to).
+fn service_over(
     now: OffsetDateTime,
-    held: Vec<Loan>,
-    answer: Changed,
-) -> (LoanService, Arc<Mutex<Vec<LoanChange>>>) {
+    loans: MockLoanStore,
+    forms: MockBoardingStore,
+) -> LoanService {
     let mut clock = MockClock::new();
     clock.expect_now().return_const(now);
     let clock: Arc<dyn Clock> = Arc::new(clock);
@@ -55,8 +54,50 @@ fn service_at(
         n.to_string()
     });
     let ids: Arc<dyn Ids> = Arc::new(ids);
+    let payouts = PayoutService::new(
+        Arc::new(MockPayoutStore::new()),
+        Arc::new(MockLedgerStore::new()),
+        Arc::new(MockMerchantStore::new()),
+        Arc::new(forms),
+        Arc::new(MockCardVault::new()),
+        clock.clone(),
+        ids.clone(),
+    );
+    LoanService::new(
+        Arc::new(loans),
+        Arc::new(MockMerchantStore::new()),
+        Arc::new(MockLedgerStore::new()),
+        payouts,
+        clock,
+        ids,
+    )
+}
+
+/// A store that reads `read` and answers each change with `answer`; the changes it was asked
+/// to write.
+fn store_of(read: Loan, answer: Changed) -> (MockLoanStore, Arc<Mutex<Vec<LoanChange>>>) {
     let asked = Arc::new(Mutex::new(Vec::new()));
     let mut loans = MockLoanStore::new();
+    loans
+        .expect_get_loan()
+        .returning(move |_, _| Ok(Some(read.clone())));
+    let seen = asked.clone();
+    loans.expect_change_loan().returning(move |change, _| {
+        seen.lock().unwrap().push(change.clone());
+        Ok(answer)
+    });
+    (loans, asked)
+}
+
+/// The service at `now`, its store holding `held` (for the review) and reading a loan with
+/// 30,000 of 110,000 repaid, answering each change with `answer`; the changes it was asked to
+/// write.
+fn service_at(
+    now: OffsetDateTime,
+    held: Vec<Loan>,
+    answer: Changed,
+) -> (LoanService, Arc<Mutex<Vec<LoanChange>>>) {
+    let (mut loans, asked) = store_of(loan(LoanState::PaidOut, 30_000), answer);
     loans.expect_loans_in().returning(move |_, after, _| {
         Ok(if after.is_none() {
             held.clone()
@@ -64,32 +105,7 @@ fn service_at(
             Vec::new()
         })
     });
-    loans
-        .expect_get_loan()
-        .returning(|_, _| Ok(Some(loan(LoanState::PaidOut, 30_000))));
-    let seen = asked.clone();
-    loans.expect_change_loan().returning(move |change, _| {
-        seen.lock().unwrap().push(change.clone());
-        Ok(answer)
-    });
-    let payouts = PayoutService::new(
-        Arc::new(MockPayoutStore::new()),
-        Arc::new(MockLedgerStore::new()),
-        Arc::new(MockMerchantStore::new()),
-        Arc::new(MockBoardingStore::new()),
-        Arc::new(MockCardVault::new()),
-        clock.clone(),
-        ids.clone(),
-    );
-    let service = LoanService::new(
-        Arc::new(loans),
-        Arc::new(MockMerchantStore::new()),
-        Arc::new(MockLedgerStore::new()),
-        payouts,
-        clock,
-        ids,
-    );
-    (service, asked)
+    (service_over(now, loans, MockBoardingStore::new()), asked)
 }
 
 /// What each change wrote: the loan's new state and the events it sent.
@@ -273,51 +289,14 @@ async fn a_repayment_the_store_found_short_or_moved_is_refused_in_words() {
 #[tokio::test]
 async fn an_acceptance_pays_out_in_the_same_change_or_waits_for_a_bank_account() {
     for mode in [Mode::Test, Mode::Live] {
-        let mut clock = MockClock::new();
-        clock.expect_now().return_const(NOON - Duration::hours(1));
-        let clock: Arc<dyn Clock> = Arc::new(clock);
-        let mut ids = MockIds::new();
-        let mut n = 0;
-        ids.expect_next_id().returning(move || {
-            n += 1;
-            n.to_string()
-        });
-        let ids: Arc<dyn Ids> = Arc::new(ids);
         let offered = Loan {
             mode,
             ..loan(LoanState::Offered, 0)
         };
-        let mut loans = MockLoanStore::new();
-        let read = offered.clone();
-        loans
-            .expect_get_loan()
-            .returning(move |_, _| Ok(Some(read.clone())));
-        let asked = Arc::new(Mutex::new(Vec::new()));
-        let seen = asked.clone();
-        loans.expect_change_loan().returning(move |change, reply| {
-            assert!(reply.is_none(), "no key sent");
-            seen.lock().unwrap().push(change.clone());
-            Ok(Changed::Changed)
-        });
+        let (loans, asked) = store_of(offered.clone(), Changed::Changed);
         let mut forms = MockBoardingStore::new();
         forms.expect_payout_account().returning(|_, _| Ok(None));
-        let payouts = PayoutService::new(
-            Arc::new(MockPayoutStore::new()),
-            Arc::new(MockLedgerStore::new()),
-            Arc::new(MockMerchantStore::new()),
-            Arc::new(forms),
-            Arc::new(MockCardVault::new()),
-            clock.clone(),
-            ids.clone(),
-        );
-        let service = LoanService::new(
-            Arc::new(loans),
-            Arc::new(MockMerchantStore::new()),
-            Arc::new(MockLedgerStore::new()),
-            payouts,
-            clock,
-            ids,
-        );
+        let service = service_over(NOON - Duration::hours(1), loans, forms);
         let who = Principal {
             scope: crate::scope::Scope::new(PlatformId::from_suffix("P"), mode),
             ..owner()
