@@ -204,12 +204,7 @@ async fn list(
             .transpose()?,
         state: q
             .state
-            .map(|raw| {
-                raw.parse::<LoanState>().map_err(|_| {
-                    let states: Vec<&str> = LoanState::ALL.iter().map(|s| s.as_str()).collect();
-                    ApiError::invalid("state", format!("must be one of {}", states.join(", ")))
-                })
-            })
+            .map(|raw| LoanState::from_word("state", &raw))
             .transpose()?,
     };
     let found = state.loans.list(&who, &filter, &page).await?;
@@ -236,20 +231,11 @@ async fn get(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct ConsentBody {
-    /// The person who consented for the merchant: 1 to 200 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$"
-    )]
+    /// The person who consented for the merchant.
+    #[schema(schema_with = crate::openapi::fields::accepted_text)]
     name: String,
-    /// The platform's reference to the consent it keeps (a signed document's id): 1 to 200
-    /// characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$"
-    )]
+    /// The platform's reference to the consent it keeps (a signed document's id).
+    #[schema(schema_with = crate::openapi::fields::accepted_text)]
     reference: String,
 }
 

@@ -8,14 +8,15 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::loan::{Loan, LoanState, MAX_TEXT};
 use holdfast_domain::money::format as money;
+use holdfast_domain::payment::card::could_hold_card_number;
 use holdfast_domain::services::OfferPageError;
 use holdfast_web::client_address::client_address;
-use holdfast_web::same_origin::is_same_origin;
 use maud::{Markup, html};
 
 use crate::PagesState;
 use crate::dashboard::layout::{hosted, when};
-use crate::dashboard::{respond, too_many, try_again_in};
+use crate::dashboard::respond;
+use crate::link_guard::{counted_guess, foreign_post, locked_out, refusal_page};
 
 pub fn config(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/loans/{link}").get(show).post(accept));
@@ -62,16 +63,16 @@ async fn accept(
     link: web::Path<String>,
     form: web::Form<Acceptance>,
 ) -> HttpResponse {
-    if !is_same_origin(&req) {
-        let body = html! { h1 { "Refused" } p.error role="alert" { "This form did not come from this page." } };
-        return respond(StatusCode::FORBIDDEN, hosted("Refused", &body));
+    if let Some(refused) = foreign_post(&req) {
+        return refused;
     }
     if let Some(refused) = locked_out(&req, &state) {
         return refused;
     }
     if form.agree.as_deref() != Some("yes") {
+        // The name goes back into its field to go on, but never what could be a card number.
         let typed = Typed {
-            name: Some(&form.name),
+            name: Some(form.name.as_str()).filter(|name| !could_hold_card_number(name)),
             refused: Some((
                 "agree",
                 "Tick the box to say you accept these terms for the business.".into(),
@@ -118,7 +119,6 @@ fn offer_page(loan: &Loan, link: &str, typed: &Typed<'_>) -> Markup {
     let scale = 10_i64.pow(u32::from(c.minor_units()));
     let net = EXAMPLE_NET_MAJOR.saturating_mul(scale);
     let withheld = t.withholding(net, t.total());
-    let percent = format!("{}.{:02} %", t.withhold_bps / 100, t.withhold_bps % 100);
     let action = format!("/loans/{link}");
     let body = html! {
         h1 { "Your financing offer" }
@@ -127,7 +127,7 @@ fn offer_page(loan: &Loan, link: &str, typed: &Typed<'_>) -> Markup {
             dt { "You receive" } dd { (money(t.advance, c)) }
             dt { "Flat fee" } dd { (money(t.fee, c)) }
             dt { "Total to repay" } dd { (money(t.total(), c)) " (the amount you receive and the fee; no interest)" }
-            dt { "Repaid from your sales" } dd { (percent) " of each settlement's net, withheld before the rest is paid to you" }
+            dt { "Repaid from your sales" } dd { (t.rate_percent()) " of each settlement's net, withheld before the rest is paid to you" }
             @if let Some(minimum) = t.minimum_per_30_days {
                 dt { "Minimum" } dd { "At least " (money(minimum, c)) " repaid in each 30 days after the money is paid out" }
             }
@@ -188,6 +188,11 @@ fn refusal(error: &OfferPageError) -> HttpResponse {
             "Offer expired",
             "This offer has ended. Ask the platform that sent it for a new one.",
         ),
+        OfferPageError::Busy => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Try again",
+            "The offer changed while you accepted it. Open the link again to see where it stands.",
+        ),
         OfferPageError::Store(_) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             "Something went wrong",
@@ -197,32 +202,15 @@ fn refusal(error: &OfferPageError) -> HttpResponse {
     if status.is_server_error() {
         tracing::error!(error = %error, "loan offer page failed");
     }
-    let body = html! { h1 { (title) } p.error role="alert" { (words) } };
-    respond(status, hosted(title, &body))
-}
-
-/// An address past its failed-authentication budget is refused before any link is looked at.
-fn locked_out(req: &HttpRequest, state: &PagesState) -> Option<HttpResponse> {
-    let wait = state.rate_limits.locked_out(client_address(req))?;
-    let words = format!(
-        "Too many attempts from your address. {}",
-        try_again_in(wait)
-    );
-    let body = html! { h1 { "Too many attempts" } p.error role="alert" { (words) } };
-    Some(too_many(wait, hosted("Too many attempts", &body)))
+    refusal_page(status, title, words)
 }
 
 /// An unknown link is a guess at a secret: it counts against the address, like a wrong key.
 fn refused_guess(req: &HttpRequest, state: &PagesState, error: &OfferPageError) -> HttpResponse {
     if matches!(error, OfferPageError::UnknownLink)
-        && let Some(wait) = state.rate_limits.failed(client_address(req))
+        && let Some(refused) = counted_guess(req, state)
     {
-        let words = format!(
-            "Too many attempts from your address. {}",
-            try_again_in(wait)
-        );
-        let body = html! { h1 { "Too many attempts" } p.error role="alert" { (words) } };
-        return too_many(wait, hosted("Too many attempts", &body));
+        return refused;
     }
     refusal(error)
 }

@@ -12,65 +12,10 @@
 use std::time::Duration;
 
 use holdfast_e2e::dashboard::{ADMIN_PASSWORD, set_password};
+use holdfast_e2e::money::{balance, merchant_settling_at_once, settled_sale, verify_clean};
 use holdfast_e2e::{Answer, Api, Env, Receiver, on_both_backends, verify_signature};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-
-const CARD: &str = r#"{"number": "4111111111111111", "cvv": "123", "expiration": "1230"}"#;
-
-/// A merchant of `key`'s platform on a plan free of fees that settles at once.
-async fn merchant_settling_at_once(api: &Api, key: &str) -> String {
-    let connections = api.get("/v1/processor-connections", key).await;
-    let plan = api
-        .post(
-            "/v1/plans",
-            key,
-            &json!({"name": "At once", "fee": {"basisPoints": 0, "fixed": 0},
-                    "defaultConnectionId": connections.body["data"][0]["id"],
-                    "settlementDelayDays": 0})
-            .to_string(),
-        )
-        .await;
-    assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
-    let merchant = api.shop(key).await;
-    let moved = api
-        .patch(
-            &format!("/v1/merchants/{merchant}"),
-            key,
-            &json!({"planId": plan.body["id"]}).to_string(),
-        )
-        .await;
-    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
-    merchant
-}
-
-/// A sale of `amount`, settled by `holdfast ledger settle`.
-async fn settle_sale(env: &Env, api: &Api, key: &str, merchant: &str, amount: i64) {
-    let sale = api
-        .post(
-            "/v1/transactions",
-            key,
-            &format!(
-                r#"{{"merchantId": "{merchant}", "type": "sale", "amount": {amount}, "payment": {CARD}}}"#
-            ),
-        )
-        .await;
-    assert_eq!(sale.status, StatusCode::CREATED, "{}", sale.text);
-    assert_eq!(env.cli_json(&["ledger", "settle"])["transactions"], 1);
-}
-
-async fn available(api: &Api, key: &str, merchant: &str) -> Value {
-    let read = api
-        .get(&format!("/v1/balances?merchantId={merchant}"), key)
-        .await;
-    assert_eq!(read.status, StatusCode::OK, "{}", read.text);
-    let b = &read.body["balances"][0];
-    json!([b["available"], b["pending"], b["inTransit"]])
-}
-
-fn verify_clean(env: &Env) {
-    assert_eq!(env.cli_json(&["ledger", "verify"])["problems"], json!([]));
-}
 
 async fn loan(api: &Api, key: &str, id: &str) -> Value {
     let read = api.get(&format!("/v1/loans/{id}"), key).await;
@@ -176,10 +121,7 @@ async fn a_loan_is_paid_out_and_repaid_from_settlements(env: Env) {
     let payout = api.get(&format!("/v1/payouts/{payout_id}"), key).await;
     assert_eq!(payout.body["method"], "loan", "{}", payout.text);
     assert_eq!(payout.body["amount"], 100_000);
-    assert_eq!(
-        available(&api, key, &merchant).await,
-        json!([0, 0, 100_000])
-    );
+    assert_eq!(balance(&api, key, &merchant).await, json!([0, 0, 100_000]));
     let cancel = api.post(&format!("/v1/loans/{id}/cancel"), key, "").await;
     assert_eq!(
         cancel.status,
@@ -188,12 +130,12 @@ async fn a_loan_is_paid_out_and_repaid_from_settlements(env: Env) {
     );
     verify_clean(&env);
     assert_eq!(env.cli_json(&["ledger", "pay-out"])["paid"], 1);
-    assert_eq!(available(&api, key, &merchant).await, json!([0, 0, 0]));
+    assert_eq!(balance(&api, key, &merchant).await, json!([0, 0, 0]));
     verify_clean(&env);
 
     // A settlement of 350.09 withholds 10 %, rounded down: 35.00.
-    settle_sale(&env, &api, key, &merchant, 35_009).await;
-    assert_eq!(available(&api, key, &merchant).await, json!([31_509, 0, 0]));
+    settled_sale(&env, &api, key, &merchant, 35_009).await;
+    assert_eq!(balance(&api, key, &merchant).await, json!([31_509, 0, 0]));
     let after = loan(&api, key, &id).await;
     assert_eq!(
         (after["repaid"].clone(), after["outstanding"].clone()),
@@ -219,17 +161,17 @@ async fn a_loan_is_paid_out_and_repaid_from_settlements(env: Env) {
         .await;
     assert_eq!(repaid.status, StatusCode::OK, "{}", repaid.text);
     assert_eq!(repaid.body["outstanding"], 74_991);
-    assert_eq!(available(&api, key, &merchant).await, json!([0, 0, 0]));
+    assert_eq!(balance(&api, key, &merchant).await, json!([0, 0, 0]));
     verify_clean(&env);
 
     // A large settlement withholds only what is outstanding, and the loan is repaid.
-    settle_sale(&env, &api, key, &merchant, 1_000_000).await;
+    settled_sale(&env, &api, key, &merchant, 1_000_000).await;
     let done = loan(&api, key, &id).await;
     assert_eq!(done["state"], "repaid", "{done}");
     assert_eq!(done["outstanding"], 0);
     assert_eq!(done["repaid"], 110_000);
     assert_eq!(
-        available(&api, key, &merchant).await,
+        balance(&api, key, &merchant).await,
         json!([1_000_000 - 74_991, 0, 0])
     );
     let history = api.get(&format!("/v1/loans/{id}/repayments"), key).await;
@@ -330,7 +272,11 @@ async fn a_loan_is_paid_out_and_repaid_from_settlements(env: Env) {
         &notification,
     ]);
     assert!(!resend.success, "a loan delivery is never resent");
-    assert!(resend.stderr.contains("cannot resend"), "{}", resend.stderr);
+    assert!(
+        resend.stderr.contains("only transaction notifications"),
+        "refused for being a loan's, not for another reason: {}",
+        resend.stderr
+    );
 }
 
 /// An offer past its end expires at the review; a loan paid out falls past due once a 30-day
@@ -413,7 +359,7 @@ async fn offers_expire_minimums_fall_due_and_the_operator_charges_off(env: Env) 
     let nothing = api.post("/v1/loans/underwritten", key, &body).await;
     assert_eq!(nothing.status, StatusCode::CONFLICT, "{}", nothing.text);
     assert_eq!(nothing.body["error"]["param"], "merchantId");
-    settle_sale(&env, &api, key, &seller, 300_000).await;
+    settled_sale(&env, &api, key, &seller, 300_000).await;
     let proposed = api.post("/v1/loans/underwritten", key, &body).await;
     assert_eq!(proposed.status, StatusCode::CREATED, "{}", proposed.text);
     for (field, value) in [
@@ -516,7 +462,12 @@ async fn the_offer_page_refuses_forgeries_hostile_names_and_guesses(env: Env) {
     )
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "another origin's post");
-    for hostile in ["Ada\u{0}Lovelace", "<script>alert(1)</script>\u{7}", "   "] {
+    for hostile in [
+        "Ada\u{0}Lovelace",
+        "<script>alert(1)</script>\u{7}",
+        "Ada \u{202e}ecalevoL",
+        "   ",
+    ] {
         let (status, page) = post(
             path.clone(),
             origin.trim_end_matches('/').to_owned(),
@@ -525,8 +476,22 @@ async fn the_offer_page_refuses_forgeries_hostile_names_and_guesses(env: Env) {
         .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{hostile:?}: {page}");
         assert!(page.contains("Your full name must"), "{page}");
-        assert!(!page.contains("<script>alert"), "never repeated");
+        assert!(!page.contains("alert(1)"), "never repeated, escaped or not");
+        assert!(!page.contains("ecalevoL"), "never repeated");
     }
+    // The box not ticked: the name goes back into its field, but never a card number.
+    let (status, page) = post(
+        path.clone(),
+        origin.trim_end_matches('/').to_owned(),
+        vec![("name", "4111 1111 1111 1111".to_owned())],
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+    assert!(page.contains("Tick the box"), "{page}");
+    assert!(
+        !page.contains("4111 1111"),
+        "a card number is never shown back"
+    );
     assert_eq!(
         loan(&api, key, &id).await["state"],
         "offered",

@@ -31,6 +31,11 @@ pub fn signer() -> RefOr<Schema> {
     rules::name(200)
 }
 
+/// A loan's acceptance: the name of who consented, or the platform's consent reference.
+pub fn accepted_text() -> RefOr<Schema> {
+    rules::name(holdfast_domain::loan::MAX_TEXT)
+}
+
 /// The name Apple's payment sheet shows.
 pub fn display_name() -> RefOr<Schema> {
     rules::name(DISPLAY_NAME_MAX_CHARS)

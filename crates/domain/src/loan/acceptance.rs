@@ -42,20 +42,11 @@ pub struct Acceptance {
     pub accepted_on: OffsetDateTime,
 }
 
-/// `raw` trimmed as a name or reference under `field`: 1 to `MAX_TEXT` characters, no control
-/// characters.
+/// `raw` as a name or reference under `field`: the rule of every free-text name
+/// (`text::bounded_text`: NFC, trimmed, no control, invisible or direction-changing
+/// character), 1 to `MAX_TEXT` characters.
 pub fn accepted_text(field: &'static str, raw: &str) -> Result<String, Invalid> {
-    let text = raw.trim();
-    if text.is_empty() || text.chars().count() > MAX_TEXT {
-        return Err(Invalid::new(
-            field,
-            format!("must be 1 to {MAX_TEXT} characters"),
-        ));
-    }
-    if text.chars().any(char::is_control) {
-        return Err(Invalid::new(field, "must not hold control characters"));
-    }
-    Ok(text.to_owned())
+    crate::text::bounded_text(field, raw, 1, MAX_TEXT)
 }
 
 #[cfg(test)]
@@ -63,21 +54,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_and_references_are_short_plain_text() {
+    fn names_and_references_follow_the_rule_of_names() {
         assert_eq!(
             accepted_text("name", "  Ada Lovelace ").unwrap(),
             "Ada Lovelace"
         );
-        for bad in [
+        let bad = [
             "",
             "   ",
             "a\u{0}b",
             "line\nbreak",
-            &"x".repeat(MAX_TEXT + 1),
-        ] {
-            let refused = accepted_text("name", bad).unwrap_err();
+            "Ada \u{202e}ecalevoL",
+            "Ada\u{200b}Lovelace",
+        ];
+        for raw in bad
+            .iter()
+            .map(|b| (*b).to_owned())
+            .chain(["x".repeat(MAX_TEXT + 1)])
+        {
+            let refused = accepted_text("name", &raw).unwrap_err();
             assert_eq!(refused.field, "name");
-            assert!(bad.trim().is_empty() || !refused.message.contains(bad.trim()));
+            assert!(
+                raw.trim().is_empty() || !refused.message.contains(raw.trim()),
+                "{raw:?}"
+            );
         }
         assert!(accepted_text("name", &"é".repeat(MAX_TEXT)).is_ok());
     }

@@ -74,6 +74,9 @@ pub enum OfferPageError {
     /// The offer ended.
     #[error("this offer has expired")]
     Expired,
+    /// The offer changed while it was accepted (nothing was written): open it again.
+    #[error("the offer changed at the same time")]
+    Busy,
     /// The name was refused; nothing was kept.
     #[error(transparent)]
     Invalid(#[from] Invalid),

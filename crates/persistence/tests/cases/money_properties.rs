@@ -208,15 +208,25 @@ impl World<'_> {
                         nets[c.merchant] += c.net;
                     }
                 }
-                // Each loan being repaid withholds the rule's share of the net this run settled.
+                // Each loan being repaid withholds the rule's share of the net this run settled,
+                // written out here (not the domain's `Loan::withholding`), so a fault in the
+                // rule shows: floor(net × bps / 10,000), at most what is outstanding.
                 for (i, net) in nets.into_iter().enumerate() {
-                    if let Some(loan) = self.loans[i].clone() {
-                        let withheld = loan.withholding(net);
-                        if withheld > 0 {
-                            self.loans[i] = Some(loan.after_repaying(withheld, now));
-                            self.repaid[i] += withheld;
-                        }
+                    let Some(loan) = self.loans[i].as_mut().filter(|l| l.state.is_repaying())
+                    else {
+                        continue;
+                    };
+                    let outstanding = loan.terms.advance + loan.terms.fee - loan.repaid;
+                    let share = i64::try_from(
+                        i128::from(net.max(0)) * i128::from(loan.terms.withhold_bps) / 10_000,
+                    )
+                    .unwrap();
+                    let withheld = share.min(outstanding);
+                    loan.repaid += withheld;
+                    if loan.repaid == loan.terms.advance + loan.terms.fee {
+                        loan.state = LoanState::Repaid;
                     }
+                    self.repaid[i] += withheld;
                 }
             }
             Step::Lend {
@@ -281,12 +291,11 @@ impl World<'_> {
         let event = loan_event(&offered);
         let answer = self.stores.loans.offer_loan(&offered, &event, None).await;
         assert_eq!(answer.unwrap(), Offered::Offered);
+        // Accepted and paid out in one change, as the service writes an acceptance.
         let accepted = Loan {
             state: LoanState::Accepted,
             ..offered.clone()
         };
-        self.change(change_of(&offered, accepted.clone(), Vec::new()))
-            .await;
         let mut payout = super::payouts::payout(m, advance, self.now);
         payout.method = holdfast_domain::payout::PayoutMethod::Loan;
         let journals = vec![
@@ -301,7 +310,7 @@ impl World<'_> {
             paid_out_on: Some(self.now),
             ..accepted.clone()
         };
-        let mut change = change_of(&accepted, paid_out.clone(), journals);
+        let mut change = change_of(&offered, paid_out.clone(), journals);
         change.payout = Some(payout.clone());
         self.change(change).await;
         self.payouts.push(payout);

@@ -74,6 +74,8 @@ impl LoanService {
         match self.accept(&loan, acceptance, None).await {
             Ok(accepted) => Ok(accepted),
             Err(ServiceError::Store(e)) => Err(OfferPageError::Store(e)),
+            // Another acceptance or the review moved it meanwhile: not a guess at a link.
+            Err(ServiceError::Busy(_)) => Err(OfferPageError::Busy),
             Err(_) => Err(OfferPageError::UnknownLink),
         }
     }
