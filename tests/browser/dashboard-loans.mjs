@@ -29,7 +29,7 @@ const tests = {
     await clean(page, console, '40-loans');
     await page.getByLabel('State').selectOption('repaid');
     await page.getByRole('button', { name: 'Show' }).click();
-    await page.getByText('No loans yet.').waitFor();
+    await page.getByText('No loans in this state.').waitFor();
     await clean(page, console, '41-loans-none-repaid');
 
     await page.goto(`${HOLDFAST}/dashboard/loans?loan=${LOAN}`);

@@ -116,7 +116,7 @@ async fn list(
                             td { (when(l.created_on)) }
                         }
                     }
-                    @if found.data.is_empty() { tr { td colspan="7" { "No loans yet." } } }
+                    @if found.data.is_empty() { tr { td colspan="7" { @if shown.is_some() { "No loans in this state." } @else { "No loans yet." } } } }
                 }
             }
         }
