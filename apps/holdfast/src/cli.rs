@@ -3,8 +3,8 @@
 use clap::{Parser, Subcommand};
 use holdfast_cli::OperatorCommand;
 
+use crate::config::WebhookArgs;
 use crate::config::{DatabaseArgs, LogArgs, MetricsArgs, PaymentArgs, ServeArgs, VaultArgs};
-use crate::webhook_config::WebhookArgs;
 
 #[derive(Debug, Parser)]
 #[command(name = "holdfast", version, about = "Holdfast payment platform API", long_about = None)]

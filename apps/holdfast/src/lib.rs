@@ -19,4 +19,3 @@ pub mod http;
 pub mod metrics;
 pub mod state;
 pub mod system;
-pub mod webhook_config;

@@ -19,6 +19,7 @@ mod boarding_forms;
 mod client_sessions;
 pub mod clients;
 mod compliance;
+mod connections;
 mod docs_page;
 mod extract;
 mod idempotency;

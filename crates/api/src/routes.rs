@@ -106,6 +106,7 @@ fn all() -> Routes {
     let mut routes = Routes::default();
     super::merchants::routes(&mut routes);
     super::transactions::routes(&mut routes);
+    super::connections::routes(&mut routes);
     super::plans::routes(&mut routes);
     super::bins::routes(&mut routes);
     super::balances::routes(&mut routes);

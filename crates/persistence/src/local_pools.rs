@@ -9,7 +9,7 @@
 //!
 //! A delivery loop's pool is made for the work it does (`PinnedWork`, which the store handle it
 //! was given says: `Database::for_deliveries`): its connections keep the generic plans of the
-//! few statements it runs over and over (`database::DELIVERY_PLANNING`).
+//! few statements it runs over and over (`database::connect::DELIVERY_PLANNING`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};

@@ -13,6 +13,7 @@
 )]
 
 mod bins;
+mod metered;
 mod sandbox;
 
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use holdfast_domain::payment::routing::{ProcessorAccount, ProcessorConnection};
 use holdfast_domain::ports::{Processor, ProcessorError, ProcessorReply, ProcessorRequest};
 
 pub use bins::{BinTable, BinTableError};
+pub use metered::MeteredProcessor;
 pub use sandbox::{SANDBOX_CARDS, Sandbox, SandboxCard};
 
 /// Every processor Holdfast can talk to, behind one timeout.

@@ -16,6 +16,7 @@ pub mod client_address;
 pub mod error;
 pub mod html;
 pub mod hygiene;
+pub mod metrics;
 pub mod paths;
 pub mod rate_limit;
 pub mod request_context;

@@ -7,9 +7,9 @@ use holdfast_domain::services::CreatedPlatform;
 use holdfast_domain::user::Email;
 use holdfast_persistence::Database;
 
+use crate::config::WebhookArgs;
 use crate::config::{DatabaseArgs, MetricsArgs, PaymentArgs, ServeArgs, VaultArgs};
 use crate::state::{AppState, Background};
-use crate::webhook_config::WebhookArgs;
 use holdfast_cli::output;
 use holdfast_web::rate_limit::RateLimits;
 

@@ -3,9 +3,9 @@
 use anyhow::Context;
 use holdfast_persistence::Database;
 
+use crate::config::WebhookArgs;
 use crate::config::{DatabaseArgs, MetricsArgs, PaymentArgs, VaultArgs};
 use crate::state::{AppState, Background};
-use crate::webhook_config::WebhookArgs;
 
 pub async fn run(
     database: &DatabaseArgs,

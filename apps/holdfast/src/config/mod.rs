@@ -26,6 +26,8 @@
 //! | `HOLDFAST_ACH_ODFI`, `HOLDFAST_ACH_ODFI_NAME`, `HOLDFAST_ACH_DESTINATION`, `HOLDFAST_ACH_COMPANY_NAME`, `HOLDFAST_ACH_COMPANY_ID`, `HOLDFAST_ACH_ORIGIN` | none | who the NACHA files are from: needed with the outbox |
 //! | `HOLDFAST_LOG` | `info` | log filter (`tracing` `EnvFilter` syntax) |
 //! | `HOLDFAST_LOG_FORMAT` | `json` | `json` or `pretty` |
+//!
+//! Webhook delivery and email settings: `webhooks.rs`.
 
 mod ach;
 mod database;
@@ -35,6 +37,7 @@ mod payments;
 mod serve;
 mod vault;
 mod wallets;
+mod webhooks;
 
 pub use ach::AchArgs;
 pub use database::DatabaseArgs;
@@ -44,3 +47,4 @@ pub use payments::PaymentArgs;
 pub use serve::ServeArgs;
 pub use vault::VaultArgs;
 pub use wallets::WalletArgs;
+pub use webhooks::WebhookArgs;

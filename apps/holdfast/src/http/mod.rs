@@ -71,7 +71,7 @@ pub fn app_with(
         .wrap(from_fn(hygiene::middleware))
         .wrap(from_fn(run_to_end::middleware))
         .wrap(from_fn(request_context::middleware))
-        .wrap(from_fn(crate::metrics::middleware))
+        .wrap(from_fn(holdfast_web::metrics::middleware))
 }
 
 /// Takes the address `serve` listens on, before anything else is touched: a second `serve`

@@ -38,7 +38,7 @@ pub(super) fn services(
     let (ledger, settlement, payouts, loans) = money(&stores, &vault, &clock, &ids, payments)?;
     let flashes = Flashes::new(stores.credentials.clone(), vault.clone());
     let bins: Arc<dyn BinLookup> = Arc::new(bins);
-    let processor: Arc<dyn Processor> = Arc::new(crate::metrics::MeteredProcessor(Arc::new(
+    let processor: Arc<dyn Processor> = Arc::new(holdfast_processors::MeteredProcessor(Arc::new(
         processors(payments, &vault, public_url),
     )));
     let (routing, notices) = processor_services(&stores, &vault, &clock, &ids, payments);

@@ -6,24 +6,17 @@ use std::sync::Arc;
 
 use crate::Invalid;
 use crate::auth::Principal;
-use crate::boarding::form::BoardingForm;
 use crate::idempotency::{Recorder, reply_for};
-use crate::ids::{BoardingFormId, EventId, MerchantId, PayoutId};
+use crate::ids::{EventId, MerchantId, PayoutId};
 use crate::merchant::Currency;
-use crate::mode::Mode;
 use crate::page::{Page, PageRequest};
-use crate::payout::{
-    MerchantSchedule, Payout, PayoutFailure, PayoutMethod, PayoutSchedule, PayoutState, ReturnCode,
-    SANDBOX_PAYING_ACCOUNT, SandboxOutcome, sandbox_outcome,
-};
+use crate::payout::{Payout, PayoutFailure, PayoutMethod, PayoutState, ReturnCode};
 use crate::ports::{
-    AnnouncePayout, BoardingStore, CardVault, Clock, Event, EventData, Ids, LedgerStore, Made,
-    MerchantStore, PayoutFilter, PayoutMove, PayoutStore, ScheduledRun, StoreError,
+    BoardingStore, CardVault, Clock, Event, EventData, Ids, LedgerStore, Made, MerchantStore,
+    PayoutFilter, PayoutMove, PayoutStore, StoreError,
 };
-use crate::scope::Scope;
 
 use super::ServiceError;
-use super::boarding::{BANK_ACCOUNT, vault_context};
 
 /// A payout asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,11 +35,6 @@ const ATTEMPTS: usize = 3;
 
 /// How many payouts a rail hands to its bank per batch.
 const BATCH: u32 = 500;
-
-/// The last four digits the sandbox paying account shows.
-fn sandbox_last4() -> String {
-    SANDBOX_PAYING_ACCOUNT[SANDBOX_PAYING_ACCOUNT.len() - 4..].to_owned()
-}
 
 /// What a run of the payout rails did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -204,32 +192,6 @@ impl PayoutService {
         ))
     }
 
-    /// The bank account a payout of `merchant` in `currency` goes to: its newest approved
-    /// boarding form's and the account's last four digits (in test mode, without one, the
-    /// sandbox bank's paying account). Refused in live mode unless the live rail can pay it.
-    pub async fn bank_account(
-        &self,
-        scope: &Scope,
-        merchant: &MerchantId,
-        currency: Currency,
-    ) -> Result<(Option<BoardingFormId>, String), ServiceError> {
-        let form = self
-            .forms
-            .payout_account(scope, merchant)
-            .await
-            .map_err(ServiceError::Store)?
-            .filter(|form| form.bank_account.is_some());
-        if scope.mode == Mode::Live {
-            live_rail_takes(currency, form.as_ref())?;
-        }
-        Ok(
-            match form.and_then(|form| form.bank_account.map(|account| (form.id, account.last4))) {
-                Some((form, last4)) => (Some(form), last4),
-                None => (None, sandbox_last4()),
-            },
-        )
-    }
-
     /// The merchant's available balance in `currency`, zero when it has none.
     async fn available(
         &self,
@@ -327,176 +289,6 @@ impl PayoutService {
             failed: sandbox.failed + live.failed,
         })
     }
-
-    /// Pays out every schedule due now, in one SQL transaction: how many payouts it made.
-    pub async fn run_schedules(&self) -> Result<u64, StoreError> {
-        let now = self.clock.now();
-        let run = ScheduledRun {
-            now,
-            id_prefix: self.ids.next_id().chars().take(16).collect(),
-        };
-        let announce = Arc::new(Announcer {
-            ids: self.ids.clone(),
-        });
-        let made = self.payouts.pay_out_scheduled(&run, announce).await?;
-        if made > 0 {
-            tracing::info!(made, "scheduled payouts made");
-        }
-        Ok(made)
-    }
-
-    /// `merchant`'s payout schedule (manual when it has none set).
-    pub async fn schedule(
-        &self,
-        who: &Principal,
-        merchant: &MerchantId,
-    ) -> Result<MerchantSchedule, ServiceError> {
-        self.merchant_exists(who, merchant).await?;
-        let schedule = self
-            .payouts
-            .schedule(&who.scope, merchant)
-            .await
-            .map_err(ServiceError::Store)?
-            .unwrap_or(PayoutSchedule::MANUAL);
-        Ok(MerchantSchedule::of(merchant.clone(), schedule))
-    }
-
-    /// Sets `merchant`'s payout schedule.
-    pub async fn set_schedule(
-        &self,
-        who: &Principal,
-        merchant: &MerchantId,
-        schedule: PayoutSchedule,
-        reply: Option<&Recorder<'_, MerchantSchedule>>,
-    ) -> Result<MerchantSchedule, ServiceError> {
-        self.merchant_exists(who, merchant).await?;
-        let shown = MerchantSchedule::of(merchant.clone(), schedule);
-        self.payouts
-            .set_schedule(
-                &who.scope,
-                merchant,
-                schedule,
-                self.clock.now(),
-                reply_for(reply, &shown),
-            )
-            .await
-            .map_err(ServiceError::Store)?;
-        Ok(shown)
-    }
-
-    async fn merchant_exists(
-        &self,
-        who: &Principal,
-        merchant: &MerchantId,
-    ) -> Result<(), ServiceError> {
-        self.merchants
-            .get_merchant(&who.scope, merchant)
-            .await
-            .map_err(ServiceError::Store)?
-            .map(drop)
-            .ok_or(ServiceError::NotFound("merchant"))
-    }
-
-    /// Hands every test payout made by now to the sandbox bank, which pays it or returns it at
-    /// once by its account number (`SANDBOX_ACCOUNTS`). Those a stopped run left in transit
-    /// are finished first: the sandbox bank's answer is never late, so theirs was lost.
-    #[tracing::instrument(level = "debug", skip_all)]
-    pub async fn run_sandbox_rail(&self) -> Result<RailReport, StoreError> {
-        let now = self.clock.now();
-        let mut report = RailReport::default();
-        for state in [PayoutState::InTransit, PayoutState::Pending] {
-            let mut after = None;
-            loop {
-                let batch = self
-                    .payouts
-                    .payouts_to_hand_over(Mode::Test, state, now, after.clone(), BATCH)
-                    .await?;
-                let full = batch.len() == BATCH as usize;
-                after = batch.last().map(|p| (p.created_on, p.id.clone()));
-                for payout in batch {
-                    let id = payout.id.clone();
-                    match self.pay_in_sandbox(payout).await {
-                        Ok(Some(SandboxOutcome::Paid)) => report.paid += 1,
-                        Ok(Some(SandboxOutcome::Returned(_))) => report.failed += 1,
-                        Ok(None) => {}
-                        // One payout whose move cannot be written must not hold up every other
-                        // (runs read oldest first): it is named, left, and tried next run.
-                        Err(e) => {
-                            tracing::error!(payout = %id, error = %e, "payout left for an operator");
-                        }
-                    }
-                }
-                if !full {
-                    break;
-                }
-            }
-        }
-        if report != RailReport::default() {
-            tracing::info!(
-                paid = report.paid,
-                failed = report.failed,
-                "sandbox bank run"
-            );
-        }
-        Ok(report)
-    }
-
-    /// One payout through the sandbox bank: to in transit (unless it is there), then paid or
-    /// failed. `None` when it moved meanwhile (canceled, or taken by another worker), or its
-    /// account does not open (named in the log and left where it is: one payout the rail
-    /// cannot take must not hold up every other).
-    async fn pay_in_sandbox(&self, payout: Payout) -> Result<Option<SandboxOutcome>, StoreError> {
-        let account = match self.account_number(&payout).await {
-            Ok(account) => account,
-            Err(StoreError::Unexpected(why)) => {
-                tracing::error!(payout = %payout.id, error = %why, "payout left for an operator");
-                return Ok(None);
-            }
-            Err(other) => return Err(other),
-        };
-        let outcome = sandbox_outcome(&account);
-        let handed = if payout.state == PayoutState::InTransit {
-            payout
-        } else {
-            let handed = self
-                .change(&payout, PayoutState::InTransit, None)
-                .map_err(|e| unexpected(&e))?;
-            if !self.payouts.move_payout(&handed, None).await? {
-                return Ok(None);
-            }
-            handed.payout
-        };
-        let (to, failure) = match outcome {
-            SandboxOutcome::Paid => (PayoutState::Paid, None),
-            SandboxOutcome::Returned(code) => (PayoutState::Failed, Some(code)),
-        };
-        let ended = self
-            .change(&handed, to, failure)
-            .map_err(|e| unexpected(&e))?;
-        Ok(self
-            .payouts
-            .move_payout(&ended, None)
-            .await?
-            .then_some(outcome))
-    }
-
-    /// The account number a payout goes to, opened from its boarding form.
-    async fn account_number(&self, payout: &Payout) -> Result<String, StoreError> {
-        let Some(form) = &payout.bank_form else {
-            return Ok(SANDBOX_PAYING_ACCOUNT.to_owned());
-        };
-        let scope = Scope::new(payout.platform_id.clone(), payout.mode);
-        let sealed = self
-            .forms
-            .get_form(&scope, form)
-            .await?
-            .and_then(|form| form.bank_account)
-            .ok_or_else(|| StoreError::Unexpected(format!("{form}: no bank account")))?;
-        self.vault
-            .open(&vault_context(form, BANK_ACCOUNT), &sealed.sealed)
-            .map_err(|e| StoreError::Unexpected(format!("{form}: bank account: {e}")))
-    }
-
     /// `payout` moved to `to` (with `failure`, for a failed one) now: its new form, the journal
     /// the move posts and the event it sends.
     fn change(
@@ -546,48 +338,6 @@ impl PayoutService {
     }
 }
 
-/// Each scheduled payout's `payout.created`, stamped with its time.
-struct Announcer {
-    ids: Arc<dyn Ids>,
-}
-
-impl AnnouncePayout for Announcer {
-    fn event_for(&self, payout: &Payout) -> Event {
-        Event {
-            id: EventId::from_suffix(&self.ids.next_id()),
-            platform_id: payout.platform_id.clone(),
-            mode: payout.mode,
-            created_on: payout.created_on,
-            data: EventData::PayoutCreated(Box::new(payout.clone())),
-        }
-    }
-}
-
-/// Refused unless the live rail can pay a payout in `currency` to `form`'s account: ACH pays
-/// US accounts, in USD.
-fn live_rail_takes(currency: Currency, form: Option<&BoardingForm>) -> Result<(), ServiceError> {
-    let refused = |field, message: &str| {
-        Err(ServiceError::Conflict {
-            field,
-            message: message.into(),
-        })
-    };
-    if currency != Currency::USD {
-        return refused("currency", "live payouts go by ACH, in USD only");
-    }
-    match form {
-        None => refused(
-            "merchantId",
-            "has no bank account: its boarding form must be approved first",
-        ),
-        Some(form) if form.answers.routing_number.is_none() => refused(
-            "merchantId",
-            "its bank account is not a US account: live payouts go by ACH to US accounts only",
-        ),
-        Some(_) => Ok(()),
-    }
-}
-
 fn nothing_available() -> ServiceError {
     ServiceError::Conflict {
         field: "amount",
@@ -599,7 +349,10 @@ fn unexpected(e: &ServiceError) -> StoreError {
     StoreError::Unexpected(e.to_string())
 }
 
+mod accounts;
 mod ach_rail;
+mod sandbox_rail;
+mod schedules;
 #[cfg(test)]
 mod tests;
 

@@ -41,7 +41,7 @@ impl Lock {
             // entries that finished rows leave in the partial indexes, so later claims skip them.
             // And a plan of its own, for the claim and the lease and read that follow: their
             // caps and lists shape it, where a delivery connection's other statements keep
-            // their generic plans (`database::DELIVERY_PLANNING`).
+            // their generic plans (`database::connect::DELIVERY_PLANNING`).
             (Db::Pg(_), Self::NotificationClaim) => Some(
                 "SELECT pg_advisory_xact_lock(4857326011373040246), \
                         set_config('enable_bitmapscan', 'off', true), \

@@ -1,8 +1,9 @@
 //! Completing a pending transaction: its final row, the original's reservation, the
 //! `transaction.created` event with its webhook fan-out, the idempotent response and the client
-//! session an approved payment closes, all or nothing. This is the write every payment ends with, so each backend does it its own best way:
-//! PostgreSQL in one statement (one round trip, one commit), SQLite step by step inside one SQL
-//! transaction (in process, where round trips cost nothing).
+//! session an approved payment closes, all or nothing. This is the write every payment ends
+//! with, so each backend does it its own best way: PostgreSQL in one statement (one round trip,
+//! one commit), SQLite step by step inside one SQL transaction (`in_steps.rs`: in process, where
+//! round trips cost nothing).
 
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
@@ -14,20 +15,13 @@ use holdfast_domain::payment::lifecycle::TxnState;
 use holdfast_domain::payment::token::SessionClose;
 use holdfast_domain::payment::transaction::Transaction;
 use holdfast_domain::ports::{Event, OriginalOutcome};
-use holdfast_domain::scope::Scope;
 use time::OffsetDateTime;
 
-use super::client_sessions::complete_held;
-use super::idempotency::write_reply;
-use super::ledger::write_journal;
-use super::one_row;
-use super::outbox::write_event;
 use crate::conn::{Conn, Db};
 use crate::ledger_rows::NewJournalRow;
 use crate::payment_rows::CompletedRow;
 use crate::pg_statement::{Bind, Statement};
-use crate::query::{StillPending, still_pending};
-use crate::schema::transactions as t;
+use crate::query::still_pending;
 
 /// How the original moves with the completion (nothing for an auth or sale, or a refund kept).
 enum OriginalChange<'a> {
@@ -352,62 +346,9 @@ async fn complete_pg(
     .await
 }
 
-/// SQLite, in process, where round trips cost nothing: step by step in the caller's
-/// transaction.
-async fn complete_in_steps(
-    conn: &mut Conn,
-    x: &Transaction,
-    completed: CompletedRow<'_>,
-    writes: Writes<'_>,
-) -> QueryResult<bool> {
-    // Only a pending row is completed: of the request that made it and the reconciliation
-    // that found it stale, the first to finish decides.
-    let changed = conn
-        .execute(
-            diesel::update(
-                t::table
-                    .filter(t::id.eq(x.id.as_str()))
-                    .filter(t::state.eq(StillPending)),
-            )
-            .set(completed),
-        )
-        .await?;
-    one_row(changed)?;
-    if let Some(change) = original_change(writes.original) {
-        let row = t::table.filter(t::id.eq(change.id()));
-        let changed = match change {
-            OriginalChange::Close { to, .. } => {
-                let closing = row.filter(t::state.eq(TxnState::Closing.as_str()));
-                conn.execute(diesel::update(closing).set(t::state.eq(to.as_str())))
-                    .await?
-            }
-            OriginalChange::Release { amount, .. } =>
-            {
-                #[expect(
-                    clippy::arithmetic_side_effects,
-                    reason = "SQL arithmetic, done by the database in its own types, not by Rust"
-                )]
-                conn.execute(
-                    diesel::update(row).set(t::refunded_amount.eq(t::refunded_amount - amount)),
-                )
-                .await?
-            }
-        };
-        one_row(changed)?;
-    }
-    write_event(conn, writes.event, writes.data).await?;
-    write_reply(conn, &x.platform_id, x.mode, writes.reply).await?;
-    if let Some(journal) = writes.journal {
-        write_journal(conn, journal).await?;
-    }
-    match writes.session {
-        Some(close) => {
-            let scope = Scope::new(x.platform_id.clone(), x.mode);
-            complete_held(conn, &scope, close, &x.id).await
-        }
-        None => Ok(false),
-    }
-}
+mod in_steps;
+
+use in_steps::complete_in_steps;
 
 #[cfg(test)]
 mod tests {

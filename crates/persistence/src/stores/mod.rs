@@ -17,6 +17,7 @@ mod group_commit;
 mod idempotency;
 mod keys;
 mod ledger;
+mod ledger_check;
 mod loan_rows;
 mod loans;
 mod merchants;

@@ -9,11 +9,12 @@ use crate::auth::Principal;
 use crate::boarding::form::{BoardingForm, FormStatus, SealedValue};
 use crate::ids::{BoardingFormId, KeyId, PlatformId, UserId};
 use crate::ledger::JournalKind;
-use crate::mode::KeyType;
+use crate::mode::{KeyType, Mode};
 use crate::ports::{
     Balance, MockBoardingStore, MockCardVault, MockLedgerStore, MockMerchantStore, MockPayoutStore,
     Sealed,
 };
+use crate::scope::Scope;
 use crate::services::fixtures::{NOON, clock_at_noon, shop};
 
 fn who(mode: Mode) -> Principal {

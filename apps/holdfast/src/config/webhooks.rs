@@ -216,7 +216,9 @@ impl WebhookArgs {
             outbox: background.emails,
             tokens: background.tokens,
             webhooks: background.webhooks,
-            sender: std::sync::Arc::new(crate::metrics::MeteredSender(std::sync::Arc::new(sender))),
+            sender: std::sync::Arc::new(holdfast_outbound_http::MeteredSender(
+                std::sync::Arc::new(sender),
+            )),
             mailer,
             clock: background.clock,
             payments: background.payments,
