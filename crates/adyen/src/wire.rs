@@ -285,16 +285,16 @@ pub fn received(body: &str) -> Option<(String, String)> {
     ))
 }
 
-/// Adyen's `ServiceError`, as far as Holdfast reads it.
+/// Adyen's `ServiceError` object, as far as Holdfast reads it.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ServiceError {
+pub struct AdyenServiceError {
     pub error_code: Option<String>,
     pub error_type: Option<String>,
     pub message: Option<String>,
 }
 
-/// An error answer's `ServiceError`, empty when the body is not one.
-pub fn service_error(body: &str) -> ServiceError {
+/// An error answer's `ServiceError` object, empty when the body is not one.
+pub fn service_error(body: &str) -> AdyenServiceError {
     serde_json::from_str(body).unwrap_or_default()
 }

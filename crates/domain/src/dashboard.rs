@@ -63,9 +63,9 @@ impl fmt::Debug for Password {
 /// A secret handed to a browser (a session's cookie) or put in a link (an invitation, a reset):
 /// 26 characters of the key alphabet, about 155 bits. Kept server-side only as its hash.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+pub struct BearerSecret(String);
 
-impl Secret {
+impl BearerSecret {
     /// A secret drawn by the `Ids` port.
     pub fn new(drawn: String) -> Self {
         Self(drawn)
@@ -117,9 +117,9 @@ impl Secret {
     }
 }
 
-impl fmt::Debug for Secret {
+impl fmt::Debug for BearerSecret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(…)")
+        f.write_str("BearerSecret(…)")
     }
 }
 
@@ -260,7 +260,7 @@ mod tests {
 
     #[test]
     fn only_our_own_secrets_are_presented() {
-        assert!(Secret::presented("ABCDEFGHIJKLMNOPQRSTUVWXYZ").is_some());
+        assert!(BearerSecret::presented("ABCDEFGHIJKLMNOPQRSTUVWXYZ").is_some());
         for raw in [
             "",
             "ABCDEFGHIJKLMNOPQRSTUVWXY",
@@ -268,14 +268,14 @@ mod tests {
             "ABCDEFGHIJKLMNOPQRSTUVWXY-",
             "ÀBCDEFGHIJKLMNOPQRSTUVWXY",
         ] {
-            assert!(Secret::presented(raw).is_none(), "{raw:?}");
+            assert!(BearerSecret::presented(raw).is_none(), "{raw:?}");
         }
     }
 
     #[test]
     fn each_session_has_its_own_csrf_token() {
-        let a = Secret::new("ABCDEFGHIJKLMNOPQRSTUVWXYZ".into());
-        let b = Secret::new("ABCDEFGHIJKLMNOPQRSTUVWXYa".into());
+        let a = BearerSecret::new("ABCDEFGHIJKLMNOPQRSTUVWXYZ".into());
+        let b = BearerSecret::new("ABCDEFGHIJKLMNOPQRSTUVWXYa".into());
         assert_eq!(a.csrf_token(), a.clone().csrf_token());
         assert_ne!(a.csrf_token(), b.csrf_token());
         assert_eq!(a.csrf_token().len(), 43);

@@ -40,7 +40,7 @@ pub use loans::{
     ReviewReport,
 };
 pub use merchants::{MerchantService, NO_SUCH_PLAN};
-pub use notices::{BasicCredentials, NoticeError, NoticeService, ReceivedItem, Taken};
+pub use notices::{BasicCredentials, NoticeError, NoticeReport, NoticeService, ReceivedItem};
 pub use payments::{
     Created, NewPayment, PaymentError, PaymentService, PaymentSource, Reconciled, Renders,
     RequestKey, TransactionRequest, TransactionRequests,

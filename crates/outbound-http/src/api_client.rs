@@ -15,7 +15,7 @@ use ipnet::IpNet;
 
 use crate::body::read_capped;
 use crate::connector::{Connector, Schemes, guarded, pooled_client, tls_trusting};
-use crate::guard::Guard;
+use crate::guard::AddressGuard;
 use crate::sender::BuildError;
 
 /// How much of an answer is read: a processor's answer to one payment is a few KiB.
@@ -74,7 +74,7 @@ impl ApiClient {
             (Vec::new(), Schemes::HttpsOnly)
         };
         let tls = tls_trusting(Vec::new())?.with_no_client_auth();
-        let connector = guarded(Arc::new(Guard::new(allow)), None, tls, schemes);
+        let connector = guarded(Arc::new(AddressGuard::new(allow)), None, tls, schemes);
         Ok(Self {
             client: pooled_client(connector),
             user_agent: HeaderValue::from_static(concat!("Holdfast/", env!("CARGO_PKG_VERSION"))),

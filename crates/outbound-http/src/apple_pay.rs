@@ -19,7 +19,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::body::read_capped;
 use crate::connector::{Connector, Schemes, guarded, pooled_client, tls_trusting};
-use crate::guard::Guard;
+use crate::guard::AddressGuard;
 
 /// A merchant session is a few hundred bytes; anything past this is not one.
 const MAX_SESSION_BYTES: usize = 16 * 1024;
@@ -134,7 +134,7 @@ impl AppleGateway {
     ) -> Result<Self, IdentityError> {
         let tls =
             tls_trusting(reach.extra_roots)?.with_client_auth_cert(identity.chain, identity.key)?;
-        let guard = Arc::new(Guard::new(reach.allow));
+        let guard = Arc::new(AddressGuard::new(reach.allow));
         let connector = guarded(guard, reach.pinned, tls, Schemes::HttpsOnly);
         Ok(Self {
             client: pooled_client(connector),

@@ -20,14 +20,14 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tokio::net::TcpStream;
 use tower_service::Service;
 
-use crate::guard::{Guard, GuardedResolver};
+use crate::guard::{AddressGuard, GuardedResolver};
 
 type BoxError = Box<dyn StdError + Send + Sync>;
 
 /// The HTTP(S) connector the sender's client uses.
 pub(crate) type Connector = HttpsConnector<GuardedConnector>;
 
-pub(crate) fn connector(guard: Arc<Guard>) -> Result<Connector, rustls::Error> {
+pub(crate) fn connector(guard: Arc<AddressGuard>) -> Result<Connector, rustls::Error> {
     let tls = tls_trusting(Vec::new())?.with_no_client_auth();
     Ok(guarded(guard, None, tls, Schemes::HttpOrHttps))
 }
@@ -42,7 +42,7 @@ pub(crate) enum Schemes {
 /// TCP through `guard` (names resolved once and vetted, or the `pinned` address, vetted too;
 /// address literals vetted before connecting), then `tls`.
 pub(crate) fn guarded(
-    guard: Arc<Guard>,
+    guard: Arc<AddressGuard>,
     pinned: Option<std::net::SocketAddr>,
     tls: rustls::ClientConfig,
     schemes: Schemes,
@@ -99,7 +99,7 @@ where
 #[derive(Debug, Clone)]
 pub(crate) struct GuardedConnector {
     http: HttpConnector<GuardedResolver>,
-    guard: Arc<Guard>,
+    guard: Arc<AddressGuard>,
 }
 
 impl Service<Uri> for GuardedConnector {

@@ -33,11 +33,11 @@ impl GuardError {
 }
 
 #[derive(Debug)]
-pub(crate) struct Guard {
+pub(crate) struct AddressGuard {
     allow: Vec<IpNet>,
 }
 
-impl Guard {
+impl AddressGuard {
     pub(crate) fn new(allow: Vec<IpNet>) -> Self {
         Self { allow }
     }
@@ -77,12 +77,12 @@ impl Guard {
 /// all the same.
 #[derive(Debug, Clone)]
 pub(crate) struct GuardedResolver {
-    guard: Arc<Guard>,
+    guard: Arc<AddressGuard>,
     pinned: Option<SocketAddr>,
 }
 
 impl GuardedResolver {
-    pub(crate) fn new(guard: Arc<Guard>, pinned: Option<SocketAddr>) -> Self {
+    pub(crate) fn new(guard: Arc<AddressGuard>, pinned: Option<SocketAddr>) -> Self {
         Self { guard, pinned }
     }
 }
@@ -122,8 +122,8 @@ impl Service<Name> for GuardedResolver {
 mod tests {
     use super::*;
 
-    fn guard(allow: &[&str]) -> Guard {
-        Guard::new(allow.iter().map(|n| n.parse().unwrap()).collect())
+    fn guard(allow: &[&str]) -> AddressGuard {
+        AddressGuard::new(allow.iter().map(|n| n.parse().unwrap()).collect())
     }
 
     #[test]

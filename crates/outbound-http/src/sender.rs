@@ -15,7 +15,7 @@ use ipnet::IpNet;
 
 use crate::body::read_capped;
 use crate::connector::{Connector, connector, pooled_client};
-use crate::guard::{Guard, GuardError};
+use crate::guard::{AddressGuard, GuardError};
 use crate::signing::sign;
 
 /// The default cap on how much of a response body is kept: 64 KiB.
@@ -84,7 +84,7 @@ impl HyperSender {
     pub fn new(config: SenderConfig) -> Result<Self, BuildError> {
         let user_agent = HeaderValue::from_str(&config.user_agent)
             .map_err(|_| BuildError::UserAgent(config.user_agent.clone()))?;
-        let connector = connector(Arc::new(Guard::new(config.allow_networks)))?;
+        let connector = connector(Arc::new(AddressGuard::new(config.allow_networks)))?;
         Ok(Self {
             client: pooled_client(connector),
             user_agent,

@@ -13,7 +13,7 @@ use tokio::time::Instant;
 
 use crate::instants::{earlier, later};
 use crate::lines::Lines;
-use crate::load::{DeliveryLoad, Owner};
+use crate::load::{AttemptOwner, DeliveryLoad};
 use crate::recorder::{OutcomeRecorder, Outcomes};
 use crate::{Stop, pause};
 use intake::{HeldLines, Intake, next_hand_off};
@@ -76,7 +76,7 @@ impl NextClaim {
 /// panicking attempt must not shrink the process's room for good.
 struct Place<'a> {
     load: &'a DeliveryLoad,
-    owner: Owner,
+    owner: AttemptOwner,
 }
 
 impl Drop for Place<'_> {
@@ -240,7 +240,7 @@ impl Deliverer {
                     "claimed notifications"
                 );
                 for notification in batch {
-                    self.load.claimed(&Owner::of(&notification));
+                    self.load.claimed(&AttemptOwner::of(&notification));
                     self.start(notification, outcomes, in_flight);
                 }
                 NextClaim::Now
@@ -308,7 +308,7 @@ impl Deliverer {
         in_flight.spawn(async move {
             let place = Place {
                 load: &me.load,
-                owner: Owner::of(&notification),
+                owner: AttemptOwner::of(&notification),
             };
             let finished = me.deliver(&notification).await;
             // The attempt no longer holds a connection to the endpoint: its place is free, and

@@ -12,7 +12,7 @@ use holdfast_domain::ports::Claimed;
 use holdfast_domain::ports::SubscriptionChange;
 use time::OffsetDateTime;
 
-use crate::load::{DeliveryLoad, Owner};
+use crate::load::{AttemptOwner, DeliveryLoad};
 
 /// Handed-off notifications waiting for room, per subscription.
 #[derive(Debug, Default)]
@@ -24,7 +24,7 @@ pub struct Lines {
 
 /// What `Lines::take` took out of the lines.
 #[derive(Debug, Default)]
-pub struct Taken {
+pub struct TakenRows {
     /// Each counted in flight on `load`: start them.
     pub start: Vec<Claimed>,
     /// Waited too long to be attempted within their lease: left to it, and claimed after it.
@@ -69,8 +69,8 @@ impl Lines {
     /// counted there as it is taken), until a whole round takes none or the process is full.
     /// A row written before `oldest` is no longer started: its lease would not cover a whole
     /// attempt.
-    pub fn take(&mut self, load: &DeliveryLoad, oldest: OffsetDateTime) -> Taken {
-        let mut taken = Taken::default();
+    pub fn take(&mut self, load: &DeliveryLoad, oldest: OffsetDateTime) -> TakenRows {
+        let mut taken = TakenRows::default();
         let mut idle = 0;
         while idle < self.turns.len() && load.free() > 0 {
             let Some(webhook) = self.turns.pop_front() else {
@@ -83,7 +83,7 @@ impl Lines {
                 taken.expired.extend(line.pop_front());
             }
             let started = match line.front() {
-                Some(head) if load.try_start(&Owner::of(head)) => {
+                Some(head) if load.try_start(&AttemptOwner::of(head)) => {
                     taken.start.extend(line.pop_front());
                     true
                 }
@@ -170,7 +170,7 @@ mod tests {
         let taken = lines.take(&load, T0);
         assert_eq!(ids(&taken.start), ["ntf_1", "ntf_2"]);
         assert_eq!(lines.len(), 2);
-        load.ended(&Owner::of(&taken.start[0]), 1);
+        load.ended(&AttemptOwner::of(&taken.start[0]), 1);
         assert_eq!(
             ids(&lines.take(&load, T0).start),
             ["ntf_3"],
@@ -196,7 +196,7 @@ mod tests {
             ["ntf_1", "ntf_4", "ntf_2"],
             "a row per subscription in turn, each platform up to its cap"
         );
-        load.ended(&Owner::of(&taken.start[0]), 1);
+        load.ended(&AttemptOwner::of(&taken.start[0]), 1);
         assert_eq!(ids(&lines.take(&load, T0).start), ["ntf_3"]);
     }
 
@@ -224,7 +224,7 @@ mod tests {
         lines.push(row(3, "pfm_c", "wh_c", 0));
         let taken = lines.take(&load, T0);
         assert_eq!(ids(&taken.start), ["ntf_1", "ntf_2"]);
-        load.ended(&Owner::of(&taken.start[0]), 1);
+        load.ended(&AttemptOwner::of(&taken.start[0]), 1);
         assert_eq!(
             ids(&lines.take(&load, T0).start),
             ["ntf_3"],
@@ -241,7 +241,7 @@ mod tests {
         lines.push(row(3, "pfm_a", "wh_a", 6));
         let first = lines.take(&load, T0);
         assert_eq!(ids(&first.start), ["ntf_1"]);
-        load.ended(&Owner::of(&first.start[0]), 1);
+        load.ended(&AttemptOwner::of(&first.start[0]), 1);
         let later = lines.take(&load, T0 + time::Duration::seconds(5));
         assert_eq!(ids(&later.expired), ["ntf_2"]);
         assert_eq!(ids(&later.start), ["ntf_3"]);

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, broadcast, mpsc};
 
-pub use reservation::Reservation;
+pub use reservation::HeldPlaces;
 
 mod reservation;
 
@@ -71,7 +71,7 @@ pub struct LoadLimits {
 
 /// Whose an attempt is: what the caps count by.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Owner {
+pub struct AttemptOwner {
     pub platform: PlatformId,
     pub webhook: WebhookId,
 }
@@ -111,13 +111,13 @@ fn remove_from<K: Hash + Eq>(counts: &mut HashMap<K, usize>, key: &K, count: usi
 }
 
 impl Load {
-    fn add(&mut self, owner: &Owner, count: usize) {
+    fn add(&mut self, owner: &AttemptOwner, count: usize) {
         self.total = self.total.saturating_add(count);
         add_to(&mut self.platforms, &owner.platform, count);
         add_to(&mut self.webhooks, &owner.webhook, count);
     }
 
-    fn remove(&mut self, owner: &Owner, count: usize) {
+    fn remove(&mut self, owner: &AttemptOwner, count: usize) {
         self.total = self.total.saturating_sub(count);
         remove_from(&mut self.platforms, &owner.platform, count);
         remove_from(&mut self.webhooks, &owner.webhook, count);
@@ -135,7 +135,7 @@ pub struct HandedOff {
     pub rows: Vec<Claimed>,
 }
 
-impl Owner {
+impl AttemptOwner {
     /// Whose `notification` is.
     pub fn of(notification: &Claimed) -> Self {
         Self {
@@ -201,13 +201,13 @@ impl DeliveryLoad {
     }
 
     /// Counts a claimed attempt (the claim already kept to the caps).
-    pub fn claimed(&self, owner: &Owner) {
+    pub fn claimed(&self, owner: &AttemptOwner) {
         self.with(|load| load.add(owner, 1));
     }
 
     /// Counts an attempt of `owner` as started when the process, its platform and its
     /// subscription are all under their caps; whether it did.
-    pub fn try_start(&self, owner: &Owner) -> bool {
+    pub fn try_start(&self, owner: &AttemptOwner) -> bool {
         let concurrency = Self::cap(self.limits.concurrency);
         let per_platform = Self::cap(self.limits.per_platform);
         let per_subscription = Self::cap(self.limits.per_subscription);
@@ -257,7 +257,7 @@ impl DeliveryLoad {
     }
 
     /// `count` attempts of `owner` have ended (or were never started).
-    pub fn ended(&self, owner: &Owner, count: usize) {
+    pub fn ended(&self, owner: &AttemptOwner, count: usize) {
         let waiting = self.with(|load| {
             load.remove(owner, count);
             load.waiting
@@ -325,7 +325,7 @@ impl DeliveryLoad {
     /// The caps are kept when a row starts, not here: a row beyond them waits in its
     /// subscription's line, in order. `None` when this process hands nothing off or its lines
     /// are full (the rows are then written unleased, for the claim).
-    pub fn reserve(&self, webhooks: &[&str]) -> Option<Reservation> {
+    pub fn reserve(&self, webhooks: &[&str]) -> Option<HeldPlaces> {
         // A delivery loop that is gone takes nothing: its rows are written for the claim rather
         // than leased to no one.
         if self.hand_offs.as_ref()?.is_closed() {
@@ -342,7 +342,7 @@ impl DeliveryLoad {
             admitted
         });
         let load = self.me.upgrade()?;
-        (!admitted.is_empty()).then(|| Reservation { load, admitted })
+        (!admitted.is_empty()).then(|| HeldPlaces { load, admitted })
     }
 }
 

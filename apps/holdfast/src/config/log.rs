@@ -1,12 +1,8 @@
 //! What is logged, and how.
 
-use clap::{Args, ValueEnum};
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum LogFormat {
-    Json,
-    Pretty,
-}
+use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use holdfast_telemetry::LogFormat;
 
 #[derive(Debug, Clone, Args)]
 pub struct LogArgs {
@@ -19,11 +15,15 @@ pub struct LogArgs {
     )]
     pub filter: String,
 
+    /// `json` (one object per line) or `pretty` (for people at a terminal).
     #[arg(
         long = "log-format",
         env = "HOLDFAST_LOG_FORMAT",
-        value_enum,
         default_value = "json",
+        value_parser = PossibleValuesParser::new(["json", "pretty"]).map(|word| match word.as_str() {
+            "pretty" => LogFormat::Pretty,
+            _ => LogFormat::Json,
+        }),
         global = true
     )]
     pub format: LogFormat,
@@ -32,10 +32,6 @@ pub struct LogArgs {
 impl LogArgs {
     /// Installs the process's logs as these settings say (`holdfast_telemetry`).
     pub fn init(&self) -> holdfast_telemetry::log_pipe::FlushAtExit {
-        let format = match self.format {
-            LogFormat::Json => holdfast_telemetry::LogFormat::Json,
-            LogFormat::Pretty => holdfast_telemetry::LogFormat::Pretty,
-        };
-        holdfast_telemetry::init(&self.filter, format)
+        holdfast_telemetry::init(&self.filter, self.format)
     }
 }

@@ -41,7 +41,7 @@ mod webhooks;
 
 pub use ach::AchArgs;
 pub use database::DatabaseArgs;
-pub use log::{LogArgs, LogFormat};
+pub use log::LogArgs;
 pub use metrics::MetricsArgs;
 pub use payments::PaymentArgs;
 pub use serve::ServeArgs;

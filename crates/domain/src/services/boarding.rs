@@ -8,7 +8,7 @@ use crate::auth::Principal;
 use crate::boarding::OnboardingStatus;
 use crate::boarding::answers::Answers;
 use crate::boarding::form::{BoardingForm, DEFAULT_LINK_LIFETIME, FormStatus};
-use crate::dashboard::Secret;
+use crate::dashboard::BearerSecret;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{BoardingFormId, EventId, MerchantId};
 use crate::merchant::{Merchant, MerchantDetails};
@@ -115,8 +115,8 @@ impl BoardingService {
     }
 
     /// A new link: its secret, the hash kept, and the address it makes.
-    pub(super) fn new_link(&self) -> (Secret, String) {
-        let secret = Secret::new(self.ids.key_secret());
+    pub(super) fn new_link(&self) -> (BearerSecret, String) {
+        let secret = BearerSecret::new(self.ids.key_secret());
         let url = format!("{}/onboarding/{}", self.public_url, secret.expose());
         (secret, url)
     }

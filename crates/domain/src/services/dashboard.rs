@@ -5,7 +5,9 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use crate::audit::{Action, Actor};
-use crate::dashboard::{LIFETIME, LinkPurpose, Password, Secret, Session, SignedIn, UserLink};
+use crate::dashboard::{
+    BearerSecret, LIFETIME, LinkPurpose, Password, Session, SignedIn, UserLink,
+};
 use crate::ids::{PlatformId, UserId};
 use crate::mode::Mode;
 use crate::ports::{Clock, CredentialStore, Ids, LinkEmail, PasswordHasher, StoreError, UserStore};
@@ -94,7 +96,7 @@ impl DashboardService {
         password: &str,
         platform: Option<&PlatformId>,
         address: Option<IpAddr>,
-    ) -> Result<(Secret, SignedIn), SignInError> {
+    ) -> Result<(BearerSecret, SignedIn), SignInError> {
         let (Ok(email), Ok(password)) = (Email::parse(email), Password::parse(password)) else {
             // Spend what a real check spends: the refusal's timing says nothing either.
             let filler = Password::parse("not anybody's password").expect("long enough");
@@ -113,7 +115,7 @@ impl DashboardService {
             return Err(SignInError::Refused);
         };
         let now = self.clock.now();
-        let secret = Secret::new(self.ids.key_secret());
+        let secret = BearerSecret::new(self.ids.key_secret());
         let session = Session {
             id_hash: secret.hash(),
             user_id: user.id.clone(),
@@ -141,7 +143,7 @@ impl DashboardService {
     /// Who the cookie's secret signs in, if anyone: a session past its absolute end or idle too
     /// long is ended here.
     #[tracing::instrument(level = "debug", skip_all)]
-    pub async fn signed_in(&self, secret: &Secret) -> Result<Option<SignedIn>, StoreError> {
+    pub async fn signed_in(&self, secret: &BearerSecret) -> Result<Option<SignedIn>, StoreError> {
         let id = secret.hash();
         let Some(mut found) = self.credentials.find_session(&id).await? else {
             return Ok(None);
@@ -165,12 +167,12 @@ impl DashboardService {
     }
 
     /// Ends the session.
-    pub async fn sign_out(&self, secret: &Secret) -> Result<(), StoreError> {
+    pub async fn sign_out(&self, secret: &BearerSecret) -> Result<(), StoreError> {
         self.credentials.delete_session(&secret.hash()).await
     }
 
     /// The Test/Live switch: what the session shows and creates from now on.
-    pub async fn switch_mode(&self, secret: &Secret, mode: Mode) -> Result<(), StoreError> {
+    pub async fn switch_mode(&self, secret: &BearerSecret, mode: Mode) -> Result<(), StoreError> {
         self.credentials
             .set_session_mode(&secret.hash(), mode)
             .await
@@ -225,7 +227,7 @@ impl DashboardService {
     ) -> Result<String, ServiceError> {
         let (platform, id) = (&user.platform_id, &user.id);
         let now = self.clock.now();
-        let secret = Secret::new(self.ids.key_secret());
+        let secret = BearerSecret::new(self.ids.key_secret());
         let link = UserLink {
             token_hash: secret.hash(),
             user_id: id.clone(),
@@ -285,7 +287,7 @@ impl DashboardService {
 
     /// Whether the link `token` can still set a password (unused and unexpired): its page says
     /// at once when it cannot, rather than after a password was typed. Writes nothing.
-    pub async fn link_is_usable(&self, token: &Secret) -> Result<bool, StoreError> {
+    pub async fn link_is_usable(&self, token: &BearerSecret) -> Result<bool, StoreError> {
         Ok(self
             .credentials
             .usable_link_user(&token.hash(), self.clock.now())
@@ -298,7 +300,7 @@ impl DashboardService {
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn redeem(
         &self,
-        token: &Secret,
+        token: &BearerSecret,
         password: &Password,
         address: Option<IpAddr>,
     ) -> Result<crate::user::User, ServiceError> {

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::dashboard::{Secret, SignedIn};
+use crate::dashboard::{BearerSecret, SignedIn};
 use crate::ids::KeyId;
 use crate::ports::{CardVault, CredentialStore, Sealed, StoreError};
 
@@ -76,7 +76,7 @@ impl Flashes {
     /// Keeps `flash` for `page` of the session `secret` names, replacing any other.
     pub async fn leave(
         &self,
-        secret: &Secret,
+        secret: &BearerSecret,
         page: &str,
         flash: &Flash,
     ) -> Result<(), StoreError> {
@@ -94,7 +94,7 @@ impl Flashes {
     pub async fn take(
         &self,
         who: &SignedIn,
-        secret: &Secret,
+        secret: &BearerSecret,
         page: &str,
     ) -> Result<Option<Flash>, StoreError> {
         if who.flash_for.as_deref() != Some(page) {

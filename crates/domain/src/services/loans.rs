@@ -10,7 +10,7 @@ use time::{Duration, OffsetDateTime};
 
 use crate::Invalid;
 use crate::auth::Principal;
-use crate::dashboard::Secret;
+use crate::dashboard::BearerSecret;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{EventId, LoanId, MerchantId};
 use crate::loan::{Loan, LoanEvent, LoanNews, LoanRepayment, LoanState, LoanTerms};
@@ -153,7 +153,7 @@ impl LoanService {
             .map_err(ServiceError::Store)?
             .ok_or_else(|| Invalid::new("merchantId", "no such merchant"))?;
         let now = self.clock.now();
-        let secret = Secret::new(self.ids.key_secret());
+        let secret = BearerSecret::new(self.ids.key_secret());
         let loan = Loan {
             id: LoanId::from_suffix(&self.ids.next_id()),
             platform_id: who.scope.platform.clone(),

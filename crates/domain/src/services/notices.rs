@@ -58,7 +58,7 @@ pub enum NoticeError {
 
 /// What a batch did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Taken {
+pub struct NoticeReport {
     /// Items that decided a follow-up.
     pub applied: usize,
     /// Items kept without a change (unknown reference, a code not applied, already decided,
@@ -111,7 +111,7 @@ impl NoticeService {
         credentials: Option<BasicCredentials>,
         live: Option<&str>,
         items: Vec<ReceivedItem>,
-    ) -> Result<Taken, NoticeError> {
+    ) -> Result<NoticeReport, NoticeError> {
         let id =
             ConnectionId::parse("connection", connection).map_err(|_| NoticeError::Unauthorized)?;
         let connection = self
@@ -141,7 +141,7 @@ impl NoticeService {
             tracing::warn!(connection = %connection.id, "a notification batch refused: credentials, environment or a signature");
             return Err(NoticeError::Unauthorized);
         }
-        let mut taken = Taken::default();
+        let mut taken = NoticeReport::default();
         for received in items {
             let effect = self.effect(&connection, account, &received.item).await?;
             let notice = self.notice(&connection, received);

@@ -11,7 +11,7 @@ use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
 use holdfast_domain::audit::Actor;
 use holdfast_domain::auth::Principal;
-use holdfast_domain::dashboard::{Secret, SignedIn};
+use holdfast_domain::dashboard::{BearerSecret, SignedIn};
 use holdfast_domain::mode::KeyType;
 use holdfast_domain::scope::Scope;
 use holdfast_domain::user::Role;
@@ -26,14 +26,14 @@ use holdfast_web::same_origin::is_same_origin;
 pub const SESSION_COOKIE: &str = "holdfast_session";
 
 /// The session secret a request's cookie carries, if it could be one of ours.
-pub fn presented_secret(req: &HttpRequest) -> Option<Secret> {
+pub fn presented_secret(req: &HttpRequest) -> Option<BearerSecret> {
     req.headers()
         .get_all(header::COOKIE)
         .filter_map(|value| value.to_str().ok())
         .flat_map(|cookies| cookies.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
         .find(|(name, _)| *name == SESSION_COOKIE)
-        .and_then(|(_, value)| Secret::presented(value))
+        .and_then(|(_, value)| BearerSecret::presented(value))
 }
 
 /// The `Set-Cookie` value that hands `secret` to the browser: script cannot read it, no other
@@ -41,7 +41,7 @@ pub fn presented_secret(req: &HttpRequest) -> Option<Secret> {
 /// ends the session (idle or absolute), and the browser forgets it when it closes. `Secure`
 /// when people reach Holdfast at an `https` public URL, or when this request came over TLS
 /// (a proxy's `X-Forwarded-Proto` says so: believed from anyone, as it can only add the flag).
-pub fn session_cookie(req: &HttpRequest, secret: &Secret) -> String {
+pub fn session_cookie(req: &HttpRequest, secret: &BearerSecret) -> String {
     let configured = req
         .app_data::<actix_web::web::Data<crate::PagesState>>()
         .is_some_and(|state| state.secure_cookies);
@@ -57,7 +57,7 @@ pub fn session_cookie(req: &HttpRequest, secret: &Secret) -> String {
 }
 
 /// The answer to a sign-in that opened a session: its cookie, and on to API Keys.
-pub fn signed_in_now(req: &HttpRequest, secret: &Secret) -> actix_web::HttpResponse {
+pub fn signed_in_now(req: &HttpRequest, secret: &BearerSecret) -> actix_web::HttpResponse {
     actix_web::HttpResponse::SeeOther()
         .insert_header((header::LOCATION, "/dashboard/keys"))
         .insert_header((header::SET_COOKIE, session_cookie(req, secret)))
@@ -74,7 +74,7 @@ pub fn cleared_cookie() -> String {
 #[derive(Debug, Clone)]
 pub struct Signed {
     pub who: SignedIn,
-    pub secret: Secret,
+    pub secret: BearerSecret,
     pub csrf: String,
     /// Where the request came from (through trusted proxies), for the audit log.
     pub address: Option<IpAddr>,

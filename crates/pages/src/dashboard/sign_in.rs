@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
-use holdfast_domain::dashboard::{Password, Secret};
+use holdfast_domain::dashboard::{BearerSecret, Password};
 use holdfast_domain::mode::Mode;
 use holdfast_domain::services::{ServiceError, SignInError};
 use holdfast_web::client_address::client_address;
@@ -175,7 +175,7 @@ async fn welcome(
     }
     // Only a token of our own form goes back into the page: nothing else a link carries is
     // repeated.
-    let usable = match Secret::presented(&query.token) {
+    let usable = match BearerSecret::presented(&query.token) {
         Some(token) if state.dashboard.link_is_usable(&token).await? => Some(token),
         _ => None,
     };
@@ -239,8 +239,8 @@ async fn set_password(
         return Err(DashboardError::Forgery);
     }
     // Only a token of our own form goes back into the page, as on the link's own page.
-    let presented = Secret::presented(&form.token);
-    let token = presented.as_ref().map_or("", Secret::expose);
+    let presented = BearerSecret::presented(&form.token);
+    let token = presented.as_ref().map_or("", BearerSecret::expose);
     let again = |error: &str| {
         Ok(respond(
             StatusCode::BAD_REQUEST,

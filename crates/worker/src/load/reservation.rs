@@ -12,13 +12,13 @@ use super::{DeliveryLoad, HandedOff, add_to, remove_from};
 /// Places held in the waiting lines for notifications being written: handed off once
 /// committed, or given back when dropped (a rollback, or a row the insert left for the claim).
 #[derive(Debug)]
-pub struct Reservation {
+pub struct HeldPlaces {
     pub(super) load: Arc<DeliveryLoad>,
     /// One place per subscription admitted, not yet handed.
     pub(super) admitted: Vec<WebhookId>,
 }
 
-impl Reservation {
+impl HeldPlaces {
     pub fn lease(&self) -> Duration {
         self.load.limits.lease
     }
@@ -72,21 +72,21 @@ impl Reservation {
     }
 }
 
-impl HandOff for Reservation {
+impl HandOff for HeldPlaces {
     fn lease(&self) -> Duration {
-        Reservation::lease(self)
+        HeldPlaces::lease(self)
     }
 
     fn admits(&self, webhook: &str) -> bool {
-        Reservation::admits(self, webhook)
+        HeldPlaces::admits(self, webhook)
     }
 
     fn hand(self: Box<Self>, rows: Vec<Claimed>) {
-        Reservation::hand(*self, rows);
+        HeldPlaces::hand(*self, rows);
     }
 }
 
-impl Drop for Reservation {
+impl Drop for HeldPlaces {
     fn drop(&mut self) {
         self.load.gave_back(self.admitted.len());
     }

@@ -13,8 +13,8 @@ fn platform(n: u8) -> PlatformId {
     PlatformId::from_trusted(format!("pfm_{n}"))
 }
 
-fn owner(p: u8, w: &str) -> Owner {
-    Owner {
+fn owner(p: u8, w: &str) -> AttemptOwner {
+    AttemptOwner {
         platform: platform(p),
         webhook: WebhookId::from_trusted(w.to_owned()),
     }

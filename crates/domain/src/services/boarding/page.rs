@@ -7,7 +7,7 @@ use crate::boarding::OnboardingStatus;
 use crate::boarding::answers::{self};
 use crate::boarding::checks::last4;
 use crate::boarding::form::{BoardingForm, FormStatus, SealedValue, Submission};
-use crate::dashboard::Secret;
+use crate::dashboard::BearerSecret;
 use crate::ids::BoardingFormId;
 use crate::mode::Mode;
 use crate::ports::{FormWrite, Guard};
@@ -19,7 +19,7 @@ use std::net::IpAddr;
 impl BoardingService {
     /// The form a link opens, if it still works.
     pub async fn open(&self, link: &str) -> Result<BoardingForm, PageError> {
-        let secret = Secret::presented(link).ok_or(PageError::UnknownLink)?;
+        let secret = BearerSecret::presented(link).ok_or(PageError::UnknownLink)?;
         let form = self
             .forms
             .form_by_link(&secret.hash())

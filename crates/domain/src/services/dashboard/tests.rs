@@ -161,7 +161,7 @@ async fn an_idle_session_is_ended() {
             .expect_touch_session()
             .times(usize::from(live))
             .returning(|_, _| Ok(()));
-        let secret = Secret::new("ABCDEFGHIJKLMNOPQRSTUVWXYZ".into());
+        let secret = BearerSecret::new("ABCDEFGHIJKLMNOPQRSTUVWXYZ".into());
         let found = service(credentials).signed_in(&secret).await.unwrap();
         assert_eq!(found.is_some(), live, "{idle}");
     }
@@ -176,7 +176,7 @@ async fn a_new_password_is_hashed_like_the_emails_other_accounts() {
     let (a, b, c) = (user("a"), user("b"), user("c"));
     let mut solo = user("d");
     solo.email = Email::parse("solo@example.com").unwrap();
-    let link = |n: u8| Secret::new(format!("ABCDEFGHIJKLMNOPQRSTUVWXY{n}"));
+    let link = |n: u8| BearerSecret::new(format!("ABCDEFGHIJKLMNOPQRSTUVWXY{n}"));
     let holders = [
         (link(1), b.clone()),
         (link(2), a.clone()),

@@ -3,7 +3,7 @@
 
 use crate::Invalid;
 use crate::auth::Principal;
-use crate::dashboard::Secret;
+use crate::dashboard::BearerSecret;
 use crate::idempotency::{Recorder, reply_for};
 use crate::ids::{EventId, LoanId, PayoutId};
 use crate::loan::{Acceptance, AcceptedBy, Loan, LoanState, accepted_text};
@@ -41,7 +41,7 @@ impl LoanService {
 
     /// The offer a link opens, for its acceptance page.
     pub async fn offer_by_link(&self, token: &str) -> Result<Loan, OfferPageError> {
-        let secret = Secret::presented(token).ok_or(OfferPageError::UnknownLink)?;
+        let secret = BearerSecret::presented(token).ok_or(OfferPageError::UnknownLink)?;
         let loan = self
             .loans
             .loan_by_link(&secret.hash())
