@@ -61,7 +61,7 @@ impl fmt::Debug for MailerConfig {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum BuildError {
+pub enum MailerSetupError {
     /// `url` has its password replaced by `***`.
     #[error("the SMTP URL {url:?} cannot be used: {reason}")]
     Url { url: String, reason: String },
@@ -76,7 +76,7 @@ pub enum BuildError {
     },
 }
 
-pub fn build(config: &MailerConfig) -> Result<Arc<dyn Mailer>, BuildError> {
+pub fn build(config: &MailerConfig) -> Result<Arc<dyn Mailer>, MailerSetupError> {
     Ok(match config {
         MailerConfig::Smtp { url, from, timeout } => {
             Arc::new(SmtpMailer::new(url, from, *timeout)?)

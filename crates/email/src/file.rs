@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use holdfast_domain::ports::{MailError, Mailer, OutgoingEmail};
 use lettre::message::Mailbox;
 
-use crate::BuildError;
+use crate::MailerSetupError;
 use crate::message::{compose, parse_mailbox};
 
 /// Writes each email to `DIR/ULID.eml`; file names sort in the order the emails were sent.
@@ -18,13 +18,13 @@ pub struct FileMailer {
 
 impl FileMailer {
     /// Creates `dir` if it is missing.
-    pub fn new(dir: impl Into<PathBuf>, from: &str) -> Result<Self, BuildError> {
+    pub fn new(dir: impl Into<PathBuf>, from: &str) -> Result<Self, MailerSetupError> {
         let dir = dir.into();
-        let from = parse_mailbox(from).map_err(|reason| BuildError::From {
+        let from = parse_mailbox(from).map_err(|reason| MailerSetupError::From {
             address: from.to_owned(),
             reason,
         })?;
-        std::fs::create_dir_all(&dir).map_err(|source| BuildError::Directory {
+        std::fs::create_dir_all(&dir).map_err(|source| MailerSetupError::Directory {
             dir: dir.clone(),
             source,
         })?;

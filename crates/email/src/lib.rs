@@ -17,6 +17,6 @@ mod file;
 mod message;
 mod smtp;
 
-pub use config::{BuildError, DEFAULT_MAIL_DIR, DEFAULT_SMTP_TIMEOUT, MailerConfig, build};
+pub use config::{DEFAULT_MAIL_DIR, DEFAULT_SMTP_TIMEOUT, MailerConfig, MailerSetupError, build};
 pub use file::FileMailer;
 pub use smtp::SmtpMailer;

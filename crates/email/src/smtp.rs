@@ -9,7 +9,7 @@ use lettre::message::Mailbox;
 use lettre::transport::smtp::Error as SmtpError;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 
-use crate::BuildError;
+use crate::MailerSetupError;
 use crate::config::redact_url;
 use crate::message::{compose, parse_mailbox};
 
@@ -40,18 +40,18 @@ impl fmt::Debug for SmtpMailer {
 
 impl SmtpMailer {
     /// Connects to nothing yet: a server that is down shows only when sending.
-    pub fn new(url: &str, from: &str, timeout: Duration) -> Result<Self, BuildError> {
+    pub fn new(url: &str, from: &str, timeout: Duration) -> Result<Self, MailerSetupError> {
         let server = redact_url(url);
         if timeout.is_zero() {
-            return Err(BuildError::ZeroTimeout);
+            return Err(MailerSetupError::ZeroTimeout);
         }
-        let from = parse_mailbox(from).map_err(|reason| BuildError::From {
+        let from = parse_mailbox(from).map_err(|reason| MailerSetupError::From {
             address: from.to_owned(),
             reason,
         })?;
         // lettre's error texts name the part at fault, never the URL itself.
         let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
-            .map_err(|e| BuildError::Url {
+            .map_err(|e| MailerSetupError::Url {
                 url: server.clone(),
                 reason: e.to_string(),
             })?
