@@ -1,5 +1,5 @@
-//! The ports of the payments core: the processor, the BIN table, and the store of plans,
-//! connections, transactions and their events.
+//! The ports of the payments core: the processor, the BIN table, and the stores of plans,
+//! connections and transactions (their events are `events.rs`).
 
 use crate::scope::Scope;
 use async_trait::async_trait;

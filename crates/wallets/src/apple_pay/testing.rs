@@ -8,42 +8,37 @@
     reason = "test support: keys and certificates it made itself always encode; a panic is the failure report"
 )]
 
-use std::str::FromStr;
-
 use cms::cert::CertificateChoices;
 use cms::content_info::CmsVersion;
 use cms::signed_data::{
     CertificateSet, EncapsulatedContentInfo, SignerIdentifier, SignerInfo, SignerInfos,
 };
-use der::asn1::{Any, BitString, SetOfVec, UtcTime};
+use der::asn1::{Any, SetOfVec, UtcTime};
 use p256::ecdsa::signature::Signer;
 use p256::elliptic_curve::rand_core::OsRng;
 use p256::pkcs8::{EncodePrivateKey, EncodePublicKey};
 use serde_json::{Value, json};
 use spki::AlgorithmIdentifierOwned;
 use x509_cert::attr::Attribute;
-use x509_cert::ext::Extension;
-use x509_cert::name::Name;
-use x509_cert::serial_number::SerialNumber;
-use x509_cert::time::{Time, Validity};
-use x509_cert::{TbsCertificate, Version};
 
 use cms::content_info::ContentInfo;
 use cms::signed_data::SignedData;
+use der::Encode;
 use der::asn1::OctetString;
-use der::{Decode, Encode};
-use spki::SubjectPublicKeyInfoOwned;
 
 use super::{
-    Aead, Aes256Gcm16, ApplePayKeys, Certificate, ECDSA_SHA256, ECDSA_SHA384, INTERMEDIATE_MARKER,
-    KeyInit, LEAF_MARKER, MESSAGE_DIGEST, ObjectIdentifier, OffsetDateTime, SIGNED_DATA,
-    SIGNING_TIME, SecretKey, Sha256, derive_key,
+    Aead, Aes256Gcm16, ApplePayKeys, Certificate, ECDSA_SHA256, INTERMEDIATE_MARKER, KeyInit,
+    LEAF_MARKER, MESSAGE_DIGEST, ObjectIdentifier, OffsetDateTime, SIGNED_DATA, SIGNING_TIME,
+    SecretKey, Sha256, derive_key,
 };
 use crate::google_pay::testing::b64;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use sha2::Digest;
-use time::Duration;
+
+mod certificates;
+
+use certificates::{Issuing, certificate, spki_of};
 
 /// The device account number every token holds unless a test says otherwise.
 pub const DPAN: &str = "4111111111111111";
@@ -51,12 +46,6 @@ pub const DPAN: &str = "4111111111111111";
 pub const MERCHANT_ID: &str = "merchant.dev.holdfast.test";
 const ID_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
 const CONTENT_TYPE: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.9.3");
-
-/// Who signs a certificate.
-enum Issuing<'a> {
-    P384(&'a p384::ecdsa::SigningKey),
-    P256(&'a p256::ecdsa::SigningKey),
-}
 
 /// Apple's side: the root (P-384), the intermediate and the leaf, and the merchant's payment
 /// processing key; tokens are made as of `now`.
@@ -112,73 +101,6 @@ pub fn payload(dpan: &str) -> Value {
         "paymentDataType": "3DSecure",
         "paymentData": {"onlinePaymentCryptogram": "Af9x/QwAA/DjmU65oyc1MAABAAA=", "eciIndicator": "7"},
     })
-}
-
-fn spki_of(der: &[u8]) -> SubjectPublicKeyInfoOwned {
-    SubjectPublicKeyInfoOwned::from_der(der).unwrap()
-}
-
-fn certificate(
-    serial: u8,
-    subject: &str,
-    issuer: &str,
-    spki: SubjectPublicKeyInfoOwned,
-    marker: Option<ObjectIdentifier>,
-    signer: &Issuing<'_>,
-    now: OffsetDateTime,
-) -> Certificate {
-    let time = |at: OffsetDateTime| {
-        Time::UtcTime(
-            UtcTime::from_unix_duration(std::time::Duration::from_secs(
-                at.unix_timestamp().try_into().unwrap(),
-            ))
-            .unwrap(),
-        )
-    };
-    let algorithm = AlgorithmIdentifierOwned {
-        oid: match signer {
-            Issuing::P384(_) => ECDSA_SHA384,
-            Issuing::P256(_) => ECDSA_SHA256,
-        },
-        parameters: None,
-    };
-    let tbs = TbsCertificate {
-        version: Version::V3,
-        serial_number: SerialNumber::new(&[serial]).unwrap(),
-        signature: algorithm.clone(),
-        issuer: Name::from_str(issuer).unwrap(),
-        validity: Validity {
-            not_before: time(now - Duration::days(1)),
-            not_after: time(now + Duration::days(365)),
-        },
-        subject: Name::from_str(subject).unwrap(),
-        subject_public_key_info: spki,
-        issuer_unique_id: None,
-        subject_unique_id: None,
-        extensions: marker.map(|oid| {
-            vec![Extension {
-                extn_id: oid,
-                critical: false,
-                extn_value: OctetString::new(der::asn1::Null.to_der().unwrap()).unwrap(),
-            }]
-        }),
-    };
-    let der = tbs.to_der().unwrap();
-    let signature = match signer {
-        Issuing::P384(key) => {
-            let s: p384::ecdsa::Signature = key.sign(&der);
-            s.to_der().as_bytes().to_vec()
-        }
-        Issuing::P256(key) => {
-            let s: p256::ecdsa::Signature = key.sign(&der);
-            s.to_der().as_bytes().to_vec()
-        }
-    };
-    Certificate {
-        tbs_certificate: tbs,
-        signature_algorithm: algorithm,
-        signature: BitString::from_bytes(&signature).unwrap(),
-    }
 }
 
 impl Issuer {
