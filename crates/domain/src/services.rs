@@ -50,7 +50,7 @@ pub use platforms::{CreatedPlatform, PlatformService};
 pub use routing::{
     FALLBACK_FIELDS, NO_SUCH_CONNECTION, NewAccount, NewPlan, RoutingService, brand_route_field,
 };
-pub use settlement::SettlementService;
+pub use settlement::{SettlementAnnouncer, SettlementService};
 pub use tokens::{PaymentTerms, Redeemed, TokenError, TokenService};
 pub use users::UserService;
 pub use webhooks::{DEFAULT_MAX_SUBSCRIPTIONS, NewWebhook, WebhookService};

@@ -99,12 +99,18 @@ pub trait LedgerStore: Send + Sync {
     ) -> Result<SettlementReport, StoreError>;
 }
 
-/// Makes the events of a settlement run, and the ids of the loan repayments it withholds.
+/// What a settlement run decides as the store settles: each merchant's event, and what it
+/// withholds for a loan (`services::SettlementAnnouncer`).
 pub trait Announce: Send + Sync {
     /// The `balance.available` event of `settled`.
     fn event_for(&self, settled: MerchantSettled) -> Event;
-    /// An event of the run's time for `loan`'s platform and mode (`loan.repayment`, `loan.repaid`).
-    fn loan_event(&self, loan: &crate::loan::Loan, data: super::EventData) -> Event;
-    /// A fresh id for a repayment the run withholds.
-    fn repayment_id(&self) -> crate::ids::LoanRepaymentId;
+    /// The run's withholding from `loan`, whose merchant it settled `net` for in the loan's
+    /// currency, made `on` the run's posting time: the repayment's whole change, or `None`
+    /// when the rule (`Loan::withholding`) withholds nothing.
+    fn withholding(
+        &self,
+        loan: &crate::loan::Loan,
+        net: i64,
+        on: time::OffsetDateTime,
+    ) -> Option<super::LoanChange>;
 }

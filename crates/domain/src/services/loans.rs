@@ -24,6 +24,8 @@ use super::{PayoutService, ServiceError};
 
 mod acceptance;
 mod repayment;
+
+pub(crate) use repayment::{Repaying, repayment_change};
 mod review;
 #[cfg(test)]
 mod tests;

@@ -4,9 +4,14 @@
 
 use std::sync::Arc;
 
-use crate::ids::{EventId, SettlementRunId};
+use time::OffsetDateTime;
+
+use crate::ids::{EventId, LoanRepaymentId, SettlementRunId};
 use crate::ledger::{MerchantSettled, SettlementReport, SettlementRun};
-use crate::ports::{Announce, Clock, Event, EventData, Ids, LedgerStore, StoreError};
+use crate::loan::{Loan, RepaymentKind};
+use crate::ports::{Announce, Clock, Event, EventData, Ids, LedgerStore, LoanChange, StoreError};
+
+use super::loans::{Repaying, repayment_change};
 
 /// Runs settlement.
 #[derive(Clone)]
@@ -39,10 +44,7 @@ impl SettlementService {
             now: self.clock.now(),
             from_start,
         };
-        let announce = Arc::new(Announcer {
-            ids: self.ids.clone(),
-            at: run.now,
-        });
+        let announce = Arc::new(SettlementAnnouncer::new(self.ids.clone(), &run));
         let report = self.ledger.settle(&run, announce).await?;
         tracing::info!(
             run = %run.id,
@@ -55,13 +57,45 @@ impl SettlementService {
     }
 }
 
-/// Each merchant's `balance.available`, stamped with its run's time.
-struct Announcer {
+/// A run's decisions as its store settles: each merchant's `balance.available`, stamped with
+/// the run's time, and each loan's withholding (`repayment_change`, as an early repayment is
+/// made), announced at the run's time.
+pub struct SettlementAnnouncer {
     ids: Arc<dyn Ids>,
-    at: time::OffsetDateTime,
+    run: SettlementRunId,
+    at: OffsetDateTime,
 }
 
-impl Announce for Announcer {
+impl SettlementAnnouncer {
+    /// The decisions of `run`, its events' and repayments' ids drawn from `ids`.
+    pub fn new(ids: Arc<dyn Ids>, run: &SettlementRun) -> Self {
+        Self {
+            ids,
+            run: run.id.clone(),
+            at: run.now,
+        }
+    }
+
+    fn event(&self, loan: &Loan, data: EventData) -> Event {
+        Event {
+            id: EventId::from_suffix(&self.ids.next_id()),
+            platform_id: loan.platform_id.clone(),
+            mode: loan.mode,
+            created_on: self.at,
+            data,
+        }
+    }
+}
+
+impl std::fmt::Debug for SettlementAnnouncer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SettlementAnnouncer")
+            .field("run", &self.run)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Announce for SettlementAnnouncer {
     fn event_for(&self, settled: MerchantSettled) -> Event {
         Event {
             id: EventId::from_suffix(&self.ids.next_id()),
@@ -72,18 +106,15 @@ impl Announce for Announcer {
         }
     }
 
-    fn loan_event(&self, loan: &crate::loan::Loan, data: EventData) -> Event {
-        Event {
-            id: EventId::from_suffix(&self.ids.next_id()),
-            platform_id: loan.platform_id.clone(),
-            mode: loan.mode,
-            created_on: self.at,
-            data,
-        }
-    }
-
-    fn repayment_id(&self) -> crate::ids::LoanRepaymentId {
-        crate::ids::LoanRepaymentId::from_suffix(&self.ids.next_id())
+    fn withholding(&self, loan: &Loan, net: i64, on: OffsetDateTime) -> Option<LoanChange> {
+        let repaying = Repaying {
+            id: LoanRepaymentId::from_suffix(&self.ids.next_id()),
+            kind: RepaymentKind::Withholding,
+            amount: loan.withholding(net),
+            settlement_run_id: Some(self.run.clone()),
+            on,
+        };
+        repayment_change(loan, repaying, |loan, data| self.event(loan, data))
     }
 }
 
@@ -154,5 +185,82 @@ mod tests {
                 withheld: 0,
             }
         );
+    }
+
+    /// A loan being repaid, `repaid` of its 110,000 so far (an advance of 100,000, a fee of
+    /// 10,000, 10 % withheld).
+    fn repaying(repaid: i64) -> Loan {
+        Loan {
+            id: crate::ids::LoanId::from_suffix("L"),
+            platform_id: PlatformId::from_suffix("P"),
+            mode: Mode::Test,
+            merchant_id: MerchantId::from_suffix("M"),
+            currency: Currency::USD,
+            state: crate::loan::LoanState::PaidOut,
+            terms: crate::loan::LoanTerms::new(100_000, 10_000, 1_000, None).unwrap(),
+            repaid,
+            offer_expires_on: NOON,
+            link_hash: None,
+            acceptance: None,
+            payout_id: None,
+            paid_out_on: Some(NOON),
+            created_on: NOON - time::Duration::days(2),
+            updated_on: NOON - time::Duration::days(1),
+        }
+    }
+
+    fn announcer() -> SettlementAnnouncer {
+        let mut ids = MockIds::new();
+        let mut n = 0;
+        ids.expect_next_id().returning(move || {
+            n += 1;
+            format!("{n}")
+        });
+        let run = SettlementRun {
+            id: SettlementRunId::from_suffix("R"),
+            now: NOON,
+            from_start: false,
+        };
+        SettlementAnnouncer::new(Arc::new(ids), &run)
+    }
+
+    /// A run withholds the rule's share of what it settled, as a repayment of its own with its
+    /// journal, guarded by the loan as read, and says so in `loan.repayment` at its time.
+    #[test]
+    fn a_withholding_is_the_rules_share_with_its_journal_and_event() {
+        let loan = repaying(0);
+        let change = announcer()
+            .withholding(&loan, 50_001, NOON)
+            .expect("10 % of 50,001 is 5,000");
+        let repayment = change.repayment.as_ref().unwrap();
+        assert_eq!(
+            (repayment.kind, repayment.amount, repayment.outstanding),
+            (RepaymentKind::Withholding, 5_000, 105_000)
+        );
+        assert_eq!(
+            repayment.settlement_run_id.as_ref().unwrap().as_str(),
+            "srun_R"
+        );
+        assert_eq!((change.from, change.read_on), (loan.state, loan.updated_on));
+        assert_eq!((change.loan.repaid, change.loan.updated_on), (5_000, NOON));
+        assert_eq!(change.journals.len(), 1);
+        assert_eq!(change.journals[0].heading.source, repayment.id.as_str());
+        let types: Vec<_> = change.events.iter().map(|e| e.data.event_type()).collect();
+        assert_eq!(types, [EventType::LoanRepayment]);
+        assert!(change.events.iter().all(|e| e.created_on == NOON));
+    }
+
+    /// The last withholding is what is left, and the loan it repays says `loan.repaid` after
+    /// its `loan.repayment`; a run that settled nothing for the merchant withholds nothing.
+    #[test]
+    fn the_last_withholding_repays_the_loan_and_nothing_settled_withholds_nothing() {
+        let loan = repaying(108_000);
+        let change = announcer().withholding(&loan, 50_000, NOON).unwrap();
+        assert_eq!(change.repayment.as_ref().unwrap().amount, 2_000);
+        assert_eq!(change.loan.state, crate::loan::LoanState::Repaid);
+        let types: Vec<_> = change.events.iter().map(|e| e.data.event_type()).collect();
+        assert_eq!(types, [EventType::LoanRepayment, EventType::LoanRepaid]);
+        assert!(announcer().withholding(&loan, 0, NOON).is_none());
+        assert!(announcer().withholding(&loan, 9, NOON).is_none());
     }
 }

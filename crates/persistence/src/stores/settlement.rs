@@ -11,11 +11,10 @@ use holdfast_domain::ids::{MerchantId, PlatformId};
 use holdfast_domain::ledger::{
     LATE_COMMIT_GRACE, MerchantSettled, SettledAmount, SettlementReport, SettlementRun,
 };
-use holdfast_domain::loan::{
-    Loan, LoanEvent, LoanNews, LoanRepayment, RepaymentEvent, RepaymentKind,
-};
+use holdfast_domain::loan::Loan;
 use holdfast_domain::merchant::Currency;
-use holdfast_domain::ports::{Announce, Changed, EventData, LoanChange};
+use holdfast_domain::ports::{Announce, Changed, StoreError};
+use std::collections::HashMap;
 use time::OffsetDateTime;
 
 use super::outbox::write_event_data;
@@ -129,7 +128,7 @@ pub async fn settle_due(
         .load(diesel::sql_query(SETTLED).bind::<Ts, _>(Instant(stamp)))
         .await?;
     let mut report = SettlementReport {
-        withheld: withhold_for_loans(conn, run, stamp, &settled, announce).await?,
+        withheld: withhold_for_loans(conn, stamp, &settled, announce).await?,
         ..SettlementReport::default()
     };
     for group in by_merchant(settled, run)? {
@@ -153,76 +152,59 @@ pub async fn settle_due(
     Ok(report)
 }
 
-/// Withholds, for each loan being repaid of a merchant this run settled, `Loan::withholding`
-/// of the net it settled in the loan's currency: the repayment, its journal, the loan's new
-/// standing and its events, posted at the run's time. Under the payouts' lock, taken after
-/// the run's statements, so an early repayment of the same loan waits for the run (and the
-/// run for it) but payouts do not wait on the run's long part. How many repayments it made.
+/// Withholds, for each loan being repaid of a merchant this run settled, what the run decides
+/// (`Announce::withholding`: the domain's rule over the net it settled in the loan's currency),
+/// posted at the run's time with its repayment, journal, the loan's new standing and its events.
+/// Under the payouts' lock, taken after the run's statements, so an early repayment of the same
+/// loan waits for the run (and the run for it) but payouts do not wait on the run's long part.
+/// How many repayments it made.
 async fn withhold_for_loans(
     conn: &mut Conn,
-    run: &SettlementRun,
     stamp: OffsetDateTime,
     settled: &[Settled],
     announce: &dyn Announce,
 ) -> QueryResult<u64> {
     conn.lock(Lock::Payouts).await?;
     let loans = super::loans::repaying_loans_settled_at(conn, stamp).await?;
+    if loans.is_empty() {
+        return Ok(0);
+    }
+    let nets: HashMap<(&str, &str, &str, &str), i64> = settled
+        .iter()
+        .map(|s| {
+            let key = (
+                s.platform_id.as_str(),
+                s.mode.as_str(),
+                s.merchant_id.as_str(),
+                s.currency.as_str(),
+            );
+            (key, s.amount)
+        })
+        .collect();
     let mut withheld = 0_u64;
     for row in loans {
         let loan = Loan::try_from(row).map_err(unreadable)?;
-        let net = settled
-            .iter()
-            .find(|s| {
-                s.merchant_id == loan.merchant_id.as_str()
-                    && s.platform_id == loan.platform_id.as_str()
-                    && s.mode == loan.mode.as_str()
-                    && s.currency == loan.currency.as_str()
-            })
-            .map_or(0, |s| s.amount);
-        let amount = loan.withholding(net);
-        if amount < 1 {
+        let key = (
+            loan.platform_id.as_str(),
+            loan.mode.as_str(),
+            loan.merchant_id.as_str(),
+            loan.currency.as_str(),
+        );
+        let net = nets.get(&key).copied().unwrap_or(0);
+        let Some(change) = announce.withholding(&loan, net, stamp) else {
             continue;
-        }
-        let after = loan.after_repaying(amount, stamp);
-        let repayment = LoanRepayment {
-            id: announce.repayment_id(),
-            loan_id: loan.id.clone(),
-            merchant_id: loan.merchant_id.clone(),
-            kind: RepaymentKind::Withholding,
-            amount,
-            currency: loan.currency,
-            settlement_run_id: Some(run.id.clone()),
-            outstanding: after.outstanding(),
-            created_on: stamp,
         };
-        let journal = loan
-            .repayment_journal(&repayment)
-            .ok_or_else(|| unreadable(corrupt("loan", "a withholding no journal can hold")))?;
-        let mut events = vec![announce.loan_event(
-            &loan,
-            EventData::LoanRepayment(Box::new(RepaymentEvent {
-                repayment: repayment.clone(),
-                loan: after.clone(),
-            })),
-        )];
-        if after.state != loan.state {
-            let news = LoanNews {
-                event: LoanEvent::of_move(loan.state, after.state),
-                loan: after.clone(),
-            };
-            events.push(announce.loan_event(&loan, EventData::Loan(Box::new(news))));
-        }
-        let change = LoanChange {
-            from: loan.state,
-            read_on: loan.updated_on,
-            loan: after,
-            journals: vec![journal],
-            payout: None,
-            repayment: Some(repayment),
-            events,
-        };
-        if super::loans::write_change(conn, &change).await? == Changed::Changed {
-            withheld = withheld.saturating_add(1);
+        // Under the payouts' lock nothing else changes the loan, and a withholding takes
+        // nothing from the available balance: anything but written is a fault, and the run's
+        // transaction rolls back whole.
+        match super::loans::write_change(conn, &change).await? {
+            Changed::Changed => withheld = withheld.saturating_add(1),
+            other => {
+                return Err(unreadable(StoreError::Unexpected(format!(
+                    "{}: its withholding was not written ({other:?})",
+                    loan.id
+                ))));
+            }
         }
     }
     Ok(withheld)

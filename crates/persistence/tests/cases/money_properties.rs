@@ -9,8 +9,6 @@
 //! total withheld never passes the advance and fee, and a loan is repaid exactly when nothing
 //! is outstanding.
 
-use std::sync::Arc;
-
 use holdfast_domain::ids::{LoanId, LoanRepaymentId, SettlementRunId};
 use holdfast_domain::ledger::{SettlementDelay, SettlementRun, journal_for};
 use holdfast_domain::loan::{Loan, LoanRepayment, LoanState, LoanTerms, RepaymentKind};
@@ -197,7 +195,7 @@ impl World<'_> {
                 };
                 self.stores
                     .ledger
-                    .settle(&run, Arc::new(super::settlement::Events))
+                    .settle(&run, super::settlement::decisions(&run))
                     .await
                     .unwrap();
                 let now = self.now;

@@ -6,40 +6,18 @@ use std::sync::Arc;
 
 use holdfast_domain::ids::SettlementRunId;
 use holdfast_domain::ledger::{
-    MerchantSettled, SettledAmount, SettlementDelay, SettlementReport, SettlementRun, journal_for,
+    SettledAmount, SettlementDelay, SettlementReport, SettlementRun, journal_for,
 };
-use holdfast_domain::ports::{Announce, Balance};
+use holdfast_domain::ports::Balance;
+use holdfast_domain::services::SettlementAnnouncer;
 use time::Duration;
 
 use super::*;
 
-/// Each merchant's event, as the service makes it (`SettlementService`), stamped at `T0`.
-pub(super) struct Events;
-
-impl Announce for Events {
-    fn event_for(&self, settled: MerchantSettled) -> Event {
-        Event {
-            id: event_id(),
-            platform_id: settled.platform_id.clone(),
-            mode: settled.mode,
-            created_on: T0,
-            data: EventData::BalanceAvailable(settled),
-        }
-    }
-
-    fn loan_event(&self, loan: &holdfast_domain::loan::Loan, data: EventData) -> Event {
-        Event {
-            id: event_id(),
-            platform_id: loan.platform_id.clone(),
-            mode: loan.mode,
-            created_on: T0,
-            data,
-        }
-    }
-
-    fn repayment_id(&self) -> holdfast_domain::ids::LoanRepaymentId {
-        holdfast_domain::ids::LoanRepaymentId::from_suffix(&CountingIds.next_id())
-    }
+/// The run's decisions as the service makes them (`SettlementService`): each merchant's
+/// `balance.available` and each loan's withholding, stamped at the run's time.
+pub(super) fn decisions(run: &SettlementRun) -> Arc<SettlementAnnouncer> {
+    Arc::new(SettlementAnnouncer::new(Arc::new(CountingIds), run))
 }
 
 /// A sale of `amount` for `m` on `plan`, its charge posted at `posted_on`.
@@ -98,7 +76,7 @@ pub(super) async fn run(stores: &Stores, now: OffsetDateTime) -> SettlementRepor
         now,
         from_start: false,
     };
-    stores.ledger.settle(&run, Arc::new(Events)).await.unwrap()
+    stores.ledger.settle(&run, decisions(&run)).await.unwrap()
 }
 
 /// Two merchants, plans of 2 days and of none: each run settles what is due by its time and
@@ -260,7 +238,7 @@ pub async fn a_run_reads_from_the_oldest_charge_left_pending(db: Database) {
     };
     let report = stores
         .ledger
-        .settle(&from_start, Arc::new(Events))
+        .settle(&from_start, decisions(&from_start))
         .await
         .unwrap();
     assert_eq!((report.transactions, report.merchants), (1, 1));
