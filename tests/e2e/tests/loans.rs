@@ -280,15 +280,29 @@ async fn a_loan_is_paid_out_and_repaid_from_settlements(env: Env) {
 }
 
 /// An offer past its end expires at the review; a loan paid out falls past due once a 30-day
-/// minimum is not met, and is charged off by the operator: the books still verify.
+/// minimum is not met, is back in good standing once a settlement's withholding makes it up,
+/// falls due again and is charged off by the operator; an offer is canceled: the books still
+/// verify, and a receiver hears each move in its order.
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 async fn offers_expire_minimums_fall_due_and_the_operator_charges_off(env: Env) {
+    let receiver = Receiver::start(Answer::status(200)).await;
     let platform = env.create_platform("Lender");
     let server = env.serve_with(&[
         ("HOLDFAST_BOOTSTRAP_DEMO", "false"),
+        ("HOLDFAST_WEBHOOK_ALLOW_NETWORKS", "127.0.0.0/8"),
+        ("HOLDFAST_WORKER_POLL_MS", "20"),
         ("HOLDFAST_PAYOUT_EVERY_MS", "0"),
     ]);
     let api = Api::new(&server);
     let key = &platform.private_key;
+    let hook = api
+        .post(
+            "/v1/webhooks",
+            key,
+            &json!({"endpointUrl": receiver.url, "events": MOVES}).to_string(),
+        )
+        .await;
+    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text);
     let first = merchant_settling_at_once(&api, key).await;
     let body = OFFER.replace("{merchant}", &first);
     let offered = api.post("/v1/loans", key, &body).await;
@@ -321,13 +335,23 @@ async fn offers_expire_minimums_fall_due_and_the_operator_charges_off(env: Env) 
         json!({"expired": 0, "paidOut": 0, "moved": 0}),
         "within its first 30 days nothing is due"
     );
-    env.execute_sql(&format!(
-        "UPDATE loans SET paid_out_on = '2020-01-01T00:00:00Z' WHERE id = '{id}';"
-    ))
-    .await;
+    paid_out_days_ago(&env, &id, 31).await;
     assert_eq!(env.cli_json(&["loans", "review"])["moved"], 1);
     assert_eq!(loan(&api, key, &id).await["state"], "past_due");
     verify_clean(&env);
+
+    // A settlement withholds 10 % of 300,000: the first period's 20,000 is made up.
+    settled_sale(&env, &api, key, &first, 300_000).await;
+    let made_up = loan(&api, key, &id).await;
+    assert_eq!(
+        (&made_up["state"], &made_up["repaid"]),
+        (&json!("paid_out"), &json!(30_000)),
+        "{made_up}"
+    );
+    // A second period passes with nothing more repaid.
+    paid_out_days_ago(&env, &id, 61).await;
+    assert_eq!(env.cli_json(&["loans", "review"])["moved"], 1);
+    assert_eq!(loan(&api, key, &id).await["state"], "past_due");
 
     let out = env.cli_json(&[
         "loans",
@@ -372,6 +396,84 @@ async fn offers_expire_minimums_fall_due_and_the_operator_charges_off(env: Env) 
         assert_eq!(proposed.body[field], value, "{field}: {}", proposed.text);
     }
     assert!(proposed.body["acceptanceUrl"].is_string());
+    let proposal = proposed.body["id"].as_str().unwrap();
+    let canceled = api
+        .post(&format!("/v1/loans/{proposal}/cancel"), key, "{}")
+        .await;
+    assert_eq!(canceled.body["state"], "canceled", "{}", canceled.text);
+
+    // Each move at the receiver, signed, in the order it happened.
+    let delivered = receiver.wait_for(12, Duration::from_secs(10)).await;
+    let secret = hook.body["secret"].as_str().unwrap();
+    let mut events: Vec<Value> = delivered
+        .iter()
+        .map(|d| {
+            verify_signature(secret, d).unwrap();
+            d.json()
+        })
+        .collect();
+    events.sort_by_key(|e| {
+        let rank = MOVES.iter().position(|t| e["eventType"] == *t);
+        (e["createdOn"].as_str().unwrap().to_owned(), rank)
+    });
+    let seen: Vec<(&str, &str)> = events
+        .iter()
+        .map(|e| {
+            let loan = match e["eventType"].as_str().unwrap() {
+                "loan.repayment" => &e["data"]["loan"],
+                _ => &e["data"],
+            };
+            (
+                e["eventType"].as_str().unwrap(),
+                loan["state"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("loan.created", "offered"),
+            ("loan.expired", "expired"),
+            ("loan.created", "offered"),
+            ("loan.accepted", "accepted"),
+            ("loan.paid_out", "paid_out"),
+            ("loan.past_due", "past_due"),
+            ("loan.repayment", "paid_out"),
+            ("loan.updated", "paid_out"),
+            ("loan.past_due", "past_due"),
+            ("loan.charged_off", "charged_off"),
+            ("loan.created", "offered"),
+            ("loan.canceled", "canceled"),
+        ]
+    );
+}
+
+/// The loan events in the order a loan's life makes them (the receiver's order for events of
+/// one instant).
+const MOVES: [&str; 10] = [
+    "loan.created",
+    "loan.expired",
+    "loan.accepted",
+    "loan.paid_out",
+    "loan.past_due",
+    "loan.repayment",
+    "loan.updated",
+    "loan.repaid",
+    "loan.charged_off",
+    "loan.canceled",
+];
+
+/// Moves loan `id`'s payout `days` into the past (time travel for its 30-day minimum).
+async fn paid_out_days_ago(env: &Env, id: &str, days: i64) {
+    let at = (time::OffsetDateTime::now_utc() - time::Duration::days(days))
+        .replace_nanosecond(0)
+        .unwrap()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    env.execute_sql(&format!(
+        "UPDATE loans SET paid_out_on = '{at}' WHERE id = '{id}';"
+    ))
+    .await;
 }
 
 /// The merchant accepts on the hosted page in Debian's Chromium (`tests/browser/loan-offer.mjs`):
