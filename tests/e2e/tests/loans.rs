@@ -522,8 +522,10 @@ async fn the_merchant_accepts_on_the_hosted_page(env: Env) {
 }
 
 /// The offer page is in attackers' hands: a post from another origin is refused, a hostile
-/// name is refused in words that never repeat it and nothing is accepted, and guessing links
-/// locks the address out, even from the right link.
+/// name is refused in words that never repeat it and nothing is accepted, an offer past its end
+/// is gone (410) and takes no acceptance, and guessing links locks the address out, even from
+/// the right link.
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 async fn the_offer_page_refuses_forgeries_hostile_names_and_guesses(env: Env) {
     let platform = env.create_platform("Lender");
     let server = env.serve_with(&[
@@ -599,6 +601,22 @@ async fn the_offer_page_refuses_forgeries_hostile_names_and_guesses(env: Env) {
         "offered",
         "nothing accepted"
     );
+    // Its end passed (time travel): the page says so, and takes no acceptance.
+    env.execute_sql(&format!(
+        "UPDATE loans SET offer_expires_on = created_on WHERE id = '{id}';"
+    ))
+    .await;
+    let ended = http.get(server.url(&path)).send().await.unwrap();
+    assert_eq!(ended.status(), StatusCode::GONE);
+    assert!(ended.text().await.unwrap().contains("This offer has ended"));
+    let (status, _) = post(
+        path.clone(),
+        origin.trim_end_matches('/').to_owned(),
+        vec![("name", "Ada Lovelace".to_owned()), yes()],
+    )
+    .await;
+    assert_eq!(status, StatusCode::GONE, "an ended offer is never accepted");
+    assert_eq!(loan(&api, key, &id).await["state"], "offered");
     let guess = "/loans/ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     let mut answers = Vec::new();
     for _ in 0..4 {
