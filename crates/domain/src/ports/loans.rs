@@ -43,6 +43,15 @@ pub struct LoanChange {
     pub events: Vec<Event>,
 }
 
+/// The times a review reads loans by (`LoanStore::loans_to_review`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReviewDue {
+    /// Offers ended by then expire.
+    pub offers_ended_by: time::OffsetDateTime,
+    /// Loans paid out by then have had a first period for their minimum.
+    pub paid_out_by: time::OffsetDateTime,
+}
+
 /// What writing a change did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Changed {
@@ -112,12 +121,14 @@ pub trait LoanStore: Send + Sync {
         page: &PageRequest,
     ) -> Result<Page<LoanRepayment>, StoreError>;
 
-    /// Up to `limit` loans of every platform and mode in one of `states`, by id, after
-    /// `after`: what the loans' review looks at (offers to expire, advances to pay out,
-    /// standings to update).
-    async fn loans_in(
+    /// Up to `limit` loans of every platform and mode that a review may move, by id, after
+    /// `after`: offers whose end is at or before `due.offers_ended_by`, accepted loans (their
+    /// advance to pay out), and loans being repaid with a minimum, paid out at or before
+    /// `due.paid_out_by` (a first period passed: their standing may have moved). The rest
+    /// cannot move with time and are not read.
+    async fn loans_to_review(
         &self,
-        states: &[LoanState],
+        due: ReviewDue,
         after: Option<LoanId>,
         limit: u32,
     ) -> Result<Vec<Loan>, StoreError>;

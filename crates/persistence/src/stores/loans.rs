@@ -8,7 +8,7 @@ use holdfast_domain::ids::{LoanId, MerchantId};
 use holdfast_domain::loan::{Loan, LoanRepayment, LoanState, RepaymentKind};
 use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::ports::{
-    Changed, Event, LoanChange, LoanFilter, LoanStore, Offered, StoreError,
+    Changed, Event, LoanChange, LoanFilter, LoanStore, Offered, ReviewDue, StoreError,
 };
 use holdfast_domain::scope::Scope;
 
@@ -240,19 +240,26 @@ impl LoanStore for SqlStore {
         .await
     }
 
-    async fn loans_in(
+    async fn loans_to_review(
         &self,
-        states: &[LoanState],
+        due: ReviewDue,
         after: Option<LoanId>,
         limit: u32,
     ) -> Result<Vec<Loan>, StoreError> {
         let mut conn = self.conn().await?;
-        let states: Vec<&str> = states.iter().map(|s| s.as_str()).collect();
         let after = after.as_ref().map_or("", LoanId::as_str);
+        let offers_ended = l::state
+            .eq(LoanState::Offered.as_str())
+            .and(l::offer_expires_on.le(Instant(due.offers_ended_by)));
+        let advances_to_pay = l::state.eq(LoanState::Accepted.as_str());
+        let standings_due = l::state
+            .eq_any([LoanState::PaidOut.as_str(), LoanState::PastDue.as_str()])
+            .and(l::minimum_per_30_days.is_not_null())
+            .and(l::paid_out_on.le(Instant(due.paid_out_by)));
         let rows: Vec<LoanRow> = conn
             .load(
                 l::table
-                    .filter(l::state.eq_any(states))
+                    .filter(offers_ended.or(advances_to_pay).or(standings_due))
                     .filter(l::id.gt(after))
                     .order(l::id.asc())
                     .limit(i64::from(limit)),

@@ -3,8 +3,8 @@
 //! standing their repayments and the 30-day minimums give them (docs/loans.md). Time moves
 //! only through the clock port, so tests travel in time instead of sleeping.
 
-use crate::loan::{Loan, LoanState};
-use crate::ports::StoreError;
+use crate::loan::{Loan, LoanState, MINIMUM_PERIOD};
+use crate::ports::{ReviewDue, StoreError};
 
 use super::LoanService;
 
@@ -23,19 +23,18 @@ pub struct ReviewReport {
 }
 
 impl LoanService {
-    /// Reviews every loan that is not final, of every platform and mode.
+    /// Reviews every loan that may move at this time, of every platform and mode.
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn review(&self) -> Result<ReviewReport, StoreError> {
         let mut report = ReviewReport::default();
-        let states = [
-            LoanState::Offered,
-            LoanState::Accepted,
-            LoanState::PaidOut,
-            LoanState::PastDue,
-        ];
+        let now = self.now();
+        let due = ReviewDue {
+            offers_ended_by: now,
+            paid_out_by: now.checked_sub(MINIMUM_PERIOD).unwrap_or(now),
+        };
         let mut after = None;
         loop {
-            let batch = self.loans.loans_in(&states, after.take(), BATCH).await?;
+            let batch = self.loans.loans_to_review(due, after.take(), BATCH).await?;
             let Some(last) = batch.last() else {
                 break;
             };

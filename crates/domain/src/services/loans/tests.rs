@@ -98,13 +98,20 @@ fn service_at(
     answer: Changed,
 ) -> (LoanService, Arc<Mutex<Vec<LoanChange>>>) {
     let (mut loans, asked) = store_of(loan(LoanState::PaidOut, 30_000), answer);
-    loans.expect_loans_in().returning(move |_, after, _| {
-        Ok(if after.is_none() {
-            held.clone()
-        } else {
-            Vec::new()
-        })
-    });
+    loans
+        .expect_loans_to_review()
+        .returning(move |due, after, _| {
+            // Offers ended by now; loans paid out a first period ago.
+            assert_eq!(
+                (due.offers_ended_by, due.paid_out_by),
+                (now, now - Duration::days(30))
+            );
+            Ok(if after.is_none() {
+                held.clone()
+            } else {
+                Vec::new()
+            })
+        });
     (service_over(now, loans, MockBoardingStore::new()), asked)
 }
 
