@@ -446,6 +446,46 @@ async fn offers_expire_minimums_fall_due_and_the_operator_charges_off(env: Env) 
             ("loan.canceled", "canceled"),
         ]
     );
+
+    // `holdfast ledger verify` names a loan whose books do not add up, each way.
+    env.execute_sql(&format!(
+        "UPDATE loans SET repaid = repaid + 1 WHERE id = '{id}';"
+    ))
+    .await;
+    assert_named(
+        &env,
+        &id,
+        "its repaid amount is not what its repayments add up to",
+    );
+    env.execute_sql(&format!(
+        "UPDATE loans SET repaid = repaid - 1 WHERE id = '{id}';
+         DELETE FROM ledger_journals WHERE source_id IN
+                (SELECT id FROM loan_repayments WHERE loan_id = '{id}');"
+    ))
+    .await;
+    assert_named(&env, &id, "a repayment of it has no journal");
+    env.execute_sql(&format!(
+        "UPDATE loans SET state = 'paid_out' WHERE id = '{expiring}';"
+    ))
+    .await;
+    assert_named(
+        &env,
+        &expiring,
+        "paid out without its advance journal or its payout, or has one unpaid",
+    );
+}
+
+/// `holdfast ledger verify` fails, naming `subject` with `what`.
+fn assert_named(env: &Env, subject: &str, what: &str) {
+    let out = env.cli(&["--json", "ledger", "verify"]);
+    assert!(!out.success, "differences fail the command");
+    let found: Value = serde_json::from_str(&out.stdout).unwrap();
+    let named = found["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p.as_str().unwrap() == format!("{subject}: {what}"));
+    assert!(named, "{subject}: {what} in {found}");
 }
 
 /// The loan events in the order a loan's life makes them (the receiver's order for events of

@@ -248,29 +248,29 @@ SELECT j.source_id || ' (' || j.kind || ')' AS subject,
 /// Each loan has repaid what its repayments add up to, each repayment has its journal, and
 /// each loan paid out has its advance's journal and payout.
 const LOAN_BOOKS: &str = "
-SELECT l.id AS subject,
-       CASE WHEN l.repaid <> COALESCE((SELECT sum(r.amount) FROM loan_repayments r
-                                        WHERE r.loan_id = l.id), 0)
-            THEN 'its repaid amount is not what its repayments add up to'
-            WHEN EXISTS (SELECT 1 FROM loan_repayments r
-                          WHERE r.loan_id = l.id AND NOT EXISTS (
-                                SELECT 1 FROM ledger_journals j WHERE j.source_id = r.id))
-            THEN 'a repayment of it has no journal'
+SELECT subject,
+       CASE WHEN repaid_off THEN 'its repaid amount is not what its repayments add up to'
+            WHEN unjournaled THEN 'a repayment of it has no journal'
             ELSE 'paid out without its advance journal or its payout, or has one unpaid' END
          AS what
-  FROM loans l
- WHERE l.repaid <> COALESCE((SELECT sum(r.amount) FROM loan_repayments r
-                              WHERE r.loan_id = l.id), 0)
-    OR EXISTS (SELECT 1 FROM loan_repayments r
-                WHERE r.loan_id = l.id AND NOT EXISTS (
-                      SELECT 1 FROM ledger_journals j WHERE j.source_id = r.id))
-    OR (CASE WHEN l.state IN ('paid_out', 'past_due', 'repaid', 'charged_off') THEN 1 ELSE 0 END)
-       <> (CASE WHEN EXISTS (SELECT 1 FROM ledger_journals j
-                              WHERE j.source_id = l.id AND j.kind = 'loan_advance')
-                 AND EXISTS (SELECT 1 FROM payouts p
-                              WHERE p.id = l.payout_id AND p.method = 'loan'
-                                AND p.amount = l.advance AND p.merchant_id = l.merchant_id)
-                THEN 1 ELSE 0 END)";
+  FROM (SELECT l.id AS subject,
+               l.repaid <> COALESCE((SELECT sum(r.amount) FROM loan_repayments r
+                                      WHERE r.loan_id = l.id), 0) AS repaid_off,
+               EXISTS (SELECT 1 FROM loan_repayments r
+                        WHERE r.loan_id = l.id AND NOT EXISTS (
+                              SELECT 1 FROM ledger_journals j WHERE j.source_id = r.id))
+                 AS unjournaled,
+               (CASE WHEN l.state IN ('paid_out', 'past_due', 'repaid', 'charged_off')
+                     THEN 1 ELSE 0 END)
+               <> (CASE WHEN EXISTS (SELECT 1 FROM ledger_journals j
+                                      WHERE j.source_id = l.id AND j.kind = 'loan_advance')
+                         AND EXISTS (SELECT 1 FROM payouts p
+                                      WHERE p.id = l.payout_id AND p.method = 'loan'
+                                        AND p.amount = l.advance
+                                        AND p.merchant_id = l.merchant_id)
+                        THEN 1 ELSE 0 END) AS payout_off
+          FROM loans l) checked
+ WHERE repaid_off OR unjournaled OR payout_off";
 
 /// Each payout has the journals of the moves that brought it where it is, and no other.
 const PAYOUT_MOVES: &str = "

@@ -114,7 +114,7 @@ impl LoanService {
     /// Lends an accepted loan's advance and pays it out, in one SQL transaction: the
     /// `loan_advance` journal, a payout of method `loan` of the advance, `loan.paid_out` and
     /// `payout.created`.
-    pub async fn pay_out(&self, loan: &Loan) -> Result<Loan, ServiceError> {
+    pub(super) async fn pay_out(&self, loan: &Loan) -> Result<Loan, ServiceError> {
         if loan.state != LoanState::Accepted {
             return Err(refused(loan.state, "only an accepted loan is paid out"));
         }
