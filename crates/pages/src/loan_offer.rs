@@ -69,36 +69,32 @@ async fn accept(
     if let Some(refused) = locked_out(&req, &state) {
         return refused;
     }
-    if form.agree.as_deref() != Some("yes") {
-        // The name goes back into its field to go on, but never what could be a card number.
-        let typed = Typed {
-            name: Some(form.name.as_str()).filter(|name| !could_hold_card_number(name)),
-            refused: Some((
-                "agree",
-                "Tick the box to say you accept these terms for the business.".into(),
-            )),
-        };
-        return match state.loans.offer_by_link(&link).await {
-            Ok(loan) => respond(StatusCode::BAD_REQUEST, offer_page(&loan, &link, &typed)),
-            Err(error) => refused_guess(&req, &state, &error),
-        };
-    }
+    let agreed = form.agree.as_deref() == Some("yes");
     let address = client_address(&req).map_or_else(String::new, |a| a.to_string());
     match state
         .loans
-        .accept_by_link(&link, &form.name, &address)
+        .accept_by_link(&link, &form.name, agreed, &address)
         .await
     {
         Ok(loan) => respond(StatusCode::OK, accepted_page(&loan)),
-        Err(OfferPageError::Invalid(invalid)) => {
-            let typed = Typed {
-                name: None,
-                refused: Some(("name", format!("Your full name {}.", invalid.message))),
+        Err(OfferPageError::Refused(invalid, loan)) => {
+            let typed = if invalid.field == "agree" {
+                // The name goes back into its field to go on, but never what could be a card
+                // number.
+                Typed {
+                    name: Some(form.name.as_str()).filter(|name| !could_hold_card_number(name)),
+                    refused: Some((
+                        "agree",
+                        "Tick the box to say you accept these terms for the business.".into(),
+                    )),
+                }
+            } else {
+                Typed {
+                    name: None,
+                    refused: Some(("name", format!("Your full name {}.", invalid.message))),
+                }
             };
-            match state.loans.offer_by_link(&link).await {
-                Ok(loan) => respond(StatusCode::BAD_REQUEST, offer_page(&loan, &link, &typed)),
-                Err(error) => refused_guess(&req, &state, &error),
-            }
+            respond(StatusCode::BAD_REQUEST, offer_page(&loan, &link, &typed))
         }
         Err(error) => refused_guess(&req, &state, &error),
     }
@@ -178,7 +174,7 @@ fn accepted_page(loan: &Loan) -> Markup {
 
 fn refusal(error: &OfferPageError) -> HttpResponse {
     let (status, title, words) = match error {
-        OfferPageError::UnknownLink | OfferPageError::Invalid(_) => (
+        OfferPageError::UnknownLink | OfferPageError::Refused(..) => (
             StatusCode::NOT_FOUND,
             "Link not found",
             "This link is unknown, or its offer was already accepted or withdrawn. Ask the platform that sent it.",

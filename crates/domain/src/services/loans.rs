@@ -79,9 +79,10 @@ pub enum OfferPageError {
     /// The offer changed while it was accepted (nothing was written): open it again.
     #[error("the offer changed at the same time")]
     Busy,
-    /// The name was refused; nothing was kept.
-    #[error(transparent)]
-    Invalid(#[from] Invalid),
+    /// The form was refused (`name`, or `agree` not ticked); nothing was kept. The offer, to
+    /// show again.
+    #[error("{0}")]
+    Refused(Invalid, Box<Loan>),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -54,16 +54,26 @@ impl LoanService {
         Ok(loan)
     }
 
-    /// Accepts the offer a link opens, by the merchant's `name` typed on the page, from
-    /// `address`, and pays its advance out (`accept`). The loan as it then is.
+    /// Accepts the offer a link opens, by the merchant's `name` typed on the page with the
+    /// terms `agreed` to, from `address`, and pays its advance out (`accept`). The loan as it
+    /// then is; a name that is not one, or terms not agreed to, are `Refused` with the offer.
     pub async fn accept_by_link(
         &self,
         token: &str,
         name: &str,
+        agreed: bool,
         address: &str,
     ) -> Result<Loan, OfferPageError> {
-        let name = accepted_text("name", name)?;
         let loan = self.offer_by_link(token).await?;
+        let name = if agreed {
+            accepted_text("name", name)
+        } else {
+            Err(Invalid::new("agree", "must be ticked to accept the terms"))
+        };
+        let name = match name {
+            Ok(name) => name,
+            Err(invalid) => return Err(OfferPageError::Refused(invalid, Box::new(loan))),
+        };
         let acceptance = Acceptance {
             by: AcceptedBy::Merchant,
             name,
