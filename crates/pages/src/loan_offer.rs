@@ -174,10 +174,16 @@ fn accepted_page(loan: &Loan) -> Markup {
 
 fn refusal(error: &OfferPageError) -> HttpResponse {
     let (status, title, words) = match error {
-        OfferPageError::UnknownLink | OfferPageError::Refused(..) => (
+        OfferPageError::UnknownLink => (
             StatusCode::NOT_FOUND,
             "Link not found",
             "This link is unknown, or its offer was already accepted or withdrawn. Ask the platform that sent it.",
+        ),
+        // The form shows its own refusals with the offer (`accept`); never reached here.
+        OfferPageError::Refused(..) => (
+            StatusCode::BAD_REQUEST,
+            "Check the form",
+            "Open the link again and fill in the form.",
         ),
         OfferPageError::Expired => (
             StatusCode::GONE,

@@ -123,9 +123,9 @@ pub trait LoanStore: Send + Sync {
 
     /// Up to `limit` loans of every platform and mode that a review may move, by id, after
     /// `after`: offers whose end is at or before `due.offers_ended_by`, accepted loans (their
-    /// advance to pay out), and loans being repaid with a minimum, paid out at or before
-    /// `due.paid_out_by` (a first period passed: their standing may have moved). The rest
-    /// cannot move with time and are not read.
+    /// advance to pay out), loans past due, and loans in good standing with a minimum, paid
+    /// out at or before `due.paid_out_by` (a first period passed: they may have fallen due).
+    /// The rest cannot move with time and are not read.
     async fn loans_to_review(
         &self,
         due: ReviewDue,

@@ -114,7 +114,14 @@ impl Announce for SettlementAnnouncer {
             settlement_run_id: Some(self.run.clone()),
             on,
         };
-        repayment_change(loan, repaying, |loan, data| self.event(loan, data))
+        let amount = repaying.amount;
+        let change = repayment_change(loan, repaying, |loan, data| self.event(loan, data));
+        if change.is_none() && amount > 0 {
+            // The rule's share is never more than is outstanding, so a journal always holds
+            // it: this is a fault, named so it is seen.
+            tracing::error!(loan = %loan.id, amount, "a withholding no journal can hold; not withheld");
+        }
+        change
     }
 }
 

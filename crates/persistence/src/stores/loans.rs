@@ -252,14 +252,22 @@ impl LoanStore for SqlStore {
             .eq(LoanState::Offered.as_str())
             .and(l::offer_expires_on.le(Instant(due.offers_ended_by)));
         let advances_to_pay = l::state.eq(LoanState::Accepted.as_str());
-        let standings_due = l::state
-            .eq_any([LoanState::PaidOut.as_str(), LoanState::PastDue.as_str()])
+        // Every loan past due (few, and its standing is the review's to correct whatever its
+        // terms), and the loans in good standing whose minimum may have fallen due.
+        let past_due = l::state.eq(LoanState::PastDue.as_str());
+        let minimums_due = l::state
+            .eq(LoanState::PaidOut.as_str())
             .and(l::minimum_per_30_days.is_not_null())
             .and(l::paid_out_on.le(Instant(due.paid_out_by)));
         let rows: Vec<LoanRow> = conn
             .load(
                 l::table
-                    .filter(offers_ended.or(advances_to_pay).or(standings_due))
+                    .filter(
+                        offers_ended
+                            .or(advances_to_pay)
+                            .or(past_due)
+                            .or(minimums_due),
+                    )
                     .filter(l::id.gt(after))
                     .order(l::id.asc())
                     .limit(i64::from(limit)),
