@@ -218,18 +218,31 @@ impl LoanService {
             .map_err(ServiceError::Store)
     }
 
-    /// A loan's repayments, newest first.
+    /// The repayments of one of the caller's loans, newest first.
     pub async fn repayments(
         &self,
         who: &Principal,
         id: &LoanId,
         page: &PageRequest,
     ) -> Result<Page<LoanRepayment>, ServiceError> {
-        self.get(who, id).await?;
-        self.loans
+        Ok(self.with_repayments(who, id, page).await?.1)
+    }
+
+    /// One of the caller's loans and a page of its repayments, newest first (the dashboard's
+    /// loan page).
+    pub async fn with_repayments(
+        &self,
+        who: &Principal,
+        id: &LoanId,
+        page: &PageRequest,
+    ) -> Result<(Loan, Page<LoanRepayment>), ServiceError> {
+        let loan = self.get(who, id).await?;
+        let repayments = self
+            .loans
             .repayments(&who.scope, id, page)
             .await
-            .map_err(ServiceError::Store)
+            .map_err(ServiceError::Store)?;
+        Ok((loan, repayments))
     }
 
     /// Cancels a loan before its advance is paid out, with `loan.canceled`.

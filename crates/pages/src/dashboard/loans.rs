@@ -5,9 +5,9 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use holdfast_domain::auth::Principal;
 use holdfast_domain::ids::LoanId;
-use holdfast_domain::loan::{Loan, LoanState};
+use holdfast_domain::loan::{Loan, LoanRepayment, LoanState};
 use holdfast_domain::money::format;
-use holdfast_domain::page::PageRequest;
+use holdfast_domain::page::{Page, PageRequest};
 use holdfast_domain::ports::LoanFilter;
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -52,8 +52,9 @@ async fn show(
         .map(|id| id.to_string());
     let body = match LoanId::parse("loan", &query.loan) {
         Ok(id) if !query.loan.is_empty() => {
-            let loan = state.loans.get(&who, &id).await?;
-            one(&state, &who, &loan).await?
+            let page = PageRequest::new(Some(PAGE.into()), None)?;
+            let (loan, repayments) = state.loans.with_repayments(&who, &id, &page).await?;
+            one(&loan, &repayments)
         }
         _ => list(&state, &who, shown, after).await?,
     };
@@ -124,14 +125,10 @@ async fn list(
     })
 }
 
-async fn one(state: &PagesState, who: &Principal, l: &Loan) -> Result<Markup, DashboardError> {
-    let repayments = state
-        .loans
-        .repayments(who, &l.id, &PageRequest::new(Some(PAGE.into()), None)?)
-        .await?;
+fn one(l: &Loan, repayments: &Page<LoanRepayment>) -> Markup {
     let c = l.currency;
     let t = &l.terms;
-    Ok(html! {
+    html! {
         h1 { "Loan " code { (l.id.as_str()) } }
         p { a href=(PATH) { "All loans" } }
         dl.facts {
@@ -176,5 +173,5 @@ async fn one(state: &PagesState, who: &Principal, l: &Loan) -> Result<Markup, Da
                 }
             }
         }
-    })
+    }
 }
