@@ -1,7 +1,7 @@
 // What the dashboard's browser tests share: a fresh profile per test, signing in, an axe and
 // CSP check with a screenshot, a table row by its first cell, and a form the page did not render.
 import assert from 'node:assert/strict';
-import { artifacts, axe, fitsItsWidth, launch, required } from './lib.mjs';
+import { artifacts, checkPage, freshPage, launch, required } from './lib.mjs';
 
 export const HOLDFAST = required('HOLDFAST_URL');
 const shot = artifacts('dashboard');
@@ -10,13 +10,7 @@ export const browser = await launch();
 export { shot };
 
 /** A fresh browser profile's page, its console collected. */
-export async function fresh(viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  const console = [];
-  page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
-  return { context, page, console };
-}
+export const fresh = (viewport) => freshPage(browser, viewport);
 
 export async function signIn(page, { email, password }) {
   await page.goto(`${HOLDFAST}/dashboard`);
@@ -31,13 +25,7 @@ export async function callWith(key) {
   return response.status;
 }
 
-export async function clean(page, console, name) {
-  await shot(page, name);
-  assert.deepEqual((await axe(page)).violations, [], `${name} is axe-clean`);
-  const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
-  assert.deepEqual(refused, [], `${name}: no CSP violation`);
-  await fitsItsWidth(page, name);
-}
+export const clean = (page, console, name) => checkPage(shot, page, console, name);
 
 /** The icon a browser asks for on a first visit is there (a 404 was a console error). */
 export async function hasFavicon(page) {
@@ -75,3 +63,9 @@ export function row(page, name) {
   return page.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) });
 }
 
+/** The text of each body row of the table in region `name`, its cells joined by tabs. */
+export async function rows(page, name) {
+  const region = page.getByRole('region', { name });
+  return region.locator('tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.cells].map((td) => td.innerText.trim()).join('\t')));
+}

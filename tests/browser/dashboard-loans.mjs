@@ -6,16 +6,10 @@
 //   node dashboard-loans.mjs
 import assert from 'node:assert/strict';
 import { main, required } from './lib.mjs';
-import { HOLDFAST, browser, clean, fresh, shot, signIn } from './dashboard-lib.mjs';
+import { HOLDFAST, browser, clean, fresh, rows, shot, signIn } from './dashboard-lib.mjs';
 
 const ADMIN = { email: required('HOLDFAST_ADMIN_EMAIL'), password: required('HOLDFAST_ADMIN_PASSWORD') };
 const LOAN = required('HOLDFAST_LOAN_ID');
-
-async function rows(page, name) {
-  const region = page.getByRole('region', { name });
-  return region.locator('tbody tr').evaluateAll((trs) =>
-    trs.map((tr) => [...tr.cells].map((td) => td.innerText.trim()).join('\t')));
-}
 
 const tests = {
   async "the platform's loans, and one loan's terms and repayments"() {

@@ -7,17 +7,10 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { main, required } from './lib.mjs';
-import { browser, clean, fresh, shot, signIn } from './dashboard-lib.mjs';
+import { browser, clean, fresh, rows, shot, signIn } from './dashboard-lib.mjs';
 
 const ADMIN = { email: required('HOLDFAST_ADMIN_EMAIL'), password: required('HOLDFAST_ADMIN_PASSWORD') };
 const MERCHANT = required('HOLDFAST_MERCHANT_ID');
-
-/** The text of each body row of the table in region `name`, its cells joined by tabs. */
-async function rows(page, name) {
-  const region = page.getByRole('region', { name });
-  return region.locator('tbody tr').evaluateAll((trs) =>
-    trs.map((tr) => [...tr.cells].map((td) => td.innerText.trim()).join('\t')));
-}
 
 const tests = {
   async "a merchant's balances, payouts and balance transactions, and its CSV"() {

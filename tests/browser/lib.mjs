@@ -161,3 +161,24 @@ export async function fitsItsWidth(page, name) {
   }
   await page.setViewportSize(viewport);
 }
+
+/** A fresh profile's page in `browser`, its console collected. */
+export async function freshPage(browser, viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const console = [];
+  page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
+  return { context, page, console };
+}
+
+/**
+ * A page state as it must be: its screenshot `name` taken with `shot`, axe-clean, no
+ * Content-Security-Policy refusal in `console`, no sideways scroll.
+ */
+export async function checkPage(shot, page, console, name) {
+  await shot(page, name);
+  assert.deepEqual((await axe(page)).violations, [], `${name} is axe-clean`);
+  const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
+  assert.deepEqual(refused, [], `${name}: no CSP violation`);
+  await fitsItsWidth(page, name);
+}

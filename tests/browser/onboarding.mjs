@@ -5,28 +5,16 @@
 //
 //   HOLDFAST_URL=… HOLDFAST_FORM_PATH=/onboarding/… node onboarding.mjs
 import assert from 'node:assert/strict';
-import { artifacts, axe, fitsItsWidth, launch, main, required } from './lib.mjs';
+import { artifacts, checkPage, freshPage, launch, main, required } from './lib.mjs';
 
 const HOLDFAST = required('HOLDFAST_URL');
 const FORM = `${HOLDFAST}${required('HOLDFAST_FORM_PATH')}`;
 const shot = artifacts('onboarding');
 const browser = await launch();
 
-async function fresh(viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  const console = [];
-  page.on('console', (message) => console.push(`${message.type()}: ${message.text()}`));
-  return { context, page, console };
-}
+const fresh = (viewport) => freshPage(browser, viewport);
 
-async function clean(page, console, name) {
-  await shot(page, name);
-  assert.deepEqual((await axe(page)).violations, [], `${name} is axe-clean`);
-  const refused = console.filter((line) => /Content Security Policy|Refused to/i.test(line));
-  assert.deepEqual(refused, [], `${name}: no CSP violation`);
-  await fitsItsWidth(page, name);
-}
+const clean = (page, console, name) => checkPage(shot, page, console, name);
 
 const tests = {
   async 'a first visit saves part of the form, and a wrong answer is named, not repeated'() {
