@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use holdfast_e2e::dashboard::{ADMIN_PASSWORD, set_password};
 use holdfast_e2e::money::{balance, merchant_settling_at_once, settled_sale, verify_clean};
-use holdfast_e2e::{Answer, Api, Env, Receiver, on_both_backends, verify_signature};
+use holdfast_e2e::{Answer, Api, Env, Received, Receiver, on_both_backends, verify_signature};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -223,24 +223,7 @@ async fn a_loan_is_paid_out_and_repaid_from_settlements(env: Env) {
     // cannot be resent.
     let delivered = receiver.wait_for(7, Duration::from_secs(10)).await;
     let secret = hook.body["secret"].as_str().unwrap();
-    let order = [
-        "loan.created",
-        "loan.accepted",
-        "loan.paid_out",
-        "loan.repayment",
-        "loan.repaid",
-    ];
-    let mut events: Vec<Value> = delivered
-        .iter()
-        .map(|d| {
-            verify_signature(secret, d).unwrap();
-            d.json()
-        })
-        .collect();
-    events.sort_by_key(|e| {
-        let rank = order.iter().position(|t| e["eventType"] == *t);
-        (e["createdOn"].as_str().unwrap().to_owned(), rank)
-    });
+    let events = in_order(&delivered, secret);
     let seen: Vec<(Value, Value)> = events
         .iter()
         .map(|e| {
@@ -405,17 +388,7 @@ async fn offers_expire_minimums_fall_due_and_the_operator_charges_off(env: Env) 
     // Each move at the receiver, signed, in the order it happened.
     let delivered = receiver.wait_for(12, Duration::from_secs(10)).await;
     let secret = hook.body["secret"].as_str().unwrap();
-    let mut events: Vec<Value> = delivered
-        .iter()
-        .map(|d| {
-            verify_signature(secret, d).unwrap();
-            d.json()
-        })
-        .collect();
-    events.sort_by_key(|e| {
-        let rank = MOVES.iter().position(|t| e["eventType"] == *t);
-        (e["createdOn"].as_str().unwrap().to_owned(), rank)
-    });
+    let events = in_order(&delivered, secret);
     let seen: Vec<(&str, &str)> = events
         .iter()
         .map(|e| {
@@ -502,6 +475,23 @@ const MOVES: [&str; 10] = [
     "loan.charged_off",
     "loan.canceled",
 ];
+
+/// The events `delivered`, each signature checked against `secret`, in the order they happened:
+/// by time (deliveries run concurrently), and for one instant in a loan's life's order (`MOVES`).
+fn in_order(delivered: &[Received], secret: &str) -> Vec<Value> {
+    let mut events: Vec<Value> = delivered
+        .iter()
+        .map(|d| {
+            verify_signature(secret, d).unwrap();
+            d.json()
+        })
+        .collect();
+    events.sort_by_key(|e| {
+        let rank = MOVES.iter().position(|t| e["eventType"] == *t);
+        (e["createdOn"].as_str().unwrap().to_owned(), rank)
+    });
+    events
+}
 
 /// Moves loan `id`'s payout `days` into the past (time travel for its 30-day minimum).
 async fn paid_out_days_ago(env: &Env, id: &str, days: i64) {

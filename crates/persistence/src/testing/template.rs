@@ -1,14 +1,6 @@
 //! The migrated template every PostgreSQL test database is copied from, made once per migration
 //! list, and the names and URLs of the copies.
 
-#![allow(
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    reason = "test support (the `test-support` feature): a panic is the failure report"
-)]
-
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 

@@ -1,9 +1,5 @@
 //! The certificates of the stand-in chain: each signed by the key above it (P-384 for the
 //! root, P-256 below), valid from a day before `now` for a year.
-#![allow(
-    clippy::unwrap_used,
-    reason = "test support: keys and certificates it made itself always encode; a panic is the failure report"
-)]
 
 use std::str::FromStr;
 
