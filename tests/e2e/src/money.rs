@@ -23,11 +23,16 @@ pub async fn settle_at_once(api: &Api, key: &str, merchant: &str) {
         )
         .await;
     assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
+    put_on_plan(api, key, merchant, &plan.body["id"]).await;
+}
+
+/// `merchant` moved onto plan `plan` (its id).
+pub async fn put_on_plan(api: &Api, key: &str, merchant: &str, plan: &Value) {
     let moved = api
         .patch(
             &format!("/v1/merchants/{merchant}"),
             key,
-            &json!({"planId": plan.body["id"]}).to_string(),
+            &json!({"planId": plan}).to_string(),
         )
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);

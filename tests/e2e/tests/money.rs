@@ -8,6 +8,7 @@
 
 use std::time::Duration;
 
+use holdfast_e2e::money::put_on_plan;
 use holdfast_e2e::{Answer, Receiver};
 use holdfast_e2e::{Api, Env, on_both_backends};
 use reqwest::StatusCode;
@@ -272,14 +273,7 @@ async fn merchant_settling_after(api: &Api, key: &str, days: u8) -> String {
     assert_eq!(plan.status, StatusCode::CREATED, "{}", plan.text);
     assert_eq!(plan.body["settlementDelayDays"], days);
     let merchant = api.shop(key).await;
-    let moved = api
-        .patch(
-            &format!("/v1/merchants/{merchant}"),
-            key,
-            &json!({"planId": plan.body["id"]}).to_string(),
-        )
-        .await;
-    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    put_on_plan(api, key, &merchant, &plan.body["id"]).await;
     merchant
 }
 
